@@ -1,0 +1,116 @@
+#include "input_writer.hpp"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "core/error.hpp"
+#include "core/h5_io.hpp"
+
+namespace mpsfw {
+
+void write_input_file(const std::string& path, const Params& params, const std::vector<double>& u0,
+                      std::array<std::uint64_t, 3> u0_dims) {
+  const std::string tmp = path + ".partial";
+  try {
+    h5::Handle file = h5::create_file(tmp);
+    std::map<std::string, h5::Handle> groups;
+    for (const ParamSpec& s : params.schema()) {
+      hid_t where = file.get();
+      if (!s.group.empty()) {
+        auto it = groups.find(s.group);
+        if (it == groups.end()) {
+          it = groups.emplace(s.group, h5::create_group(file.get(), s.group)).first;
+        }
+        where = it->second.get();
+      }
+      const ParamValue& v = params.value(s.name());
+      switch (s.type) {
+        case ParamType::Integer: h5::write_attribute(where, s.key, v.integer); break;
+        case ParamType::Real: h5::write_attribute(where, s.key, v.real); break;
+        case ParamType::Text: h5::write_attribute(where, s.key, v.text); break;
+      }
+    }
+    if (!u0.empty()) {
+      auto it = groups.find("heat");
+      if (it == groups.end()) it = groups.emplace("heat", h5::create_group(file.get(), "heat")).first;
+      h5::write_dataset(it->second.get(), "u0", u0_dims, u0.data());
+    }
+  } catch (...) {
+    std::remove(tmp.c_str());
+    throw;
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw Error(path + ": cannot move the finished file into place");
+  }
+}
+
+namespace {
+
+// FNV-1a over the bytes of a dataset read as float64.
+std::uint64_t hash_doubles(const std::vector<double>& v) {
+  std::uint64_t h = 1469598103934665603ull;
+  const auto* p = reinterpret_cast<const unsigned char*>(v.data());
+  for (size_t i = 0; i < v.size() * sizeof(double); ++i) {
+    h ^= p[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+void describe_group(hid_t group, const std::string& path, std::vector<std::string>* lines) {
+  for (const std::string& a : h5::attribute_names(group)) {
+    const h5::Scalar s = h5::read_scalar(group, a);
+    char value[64];
+    std::string text;
+    switch (s.kind) {
+      case h5::Scalar::Kind::Integer: text = std::to_string(s.integer); break;
+      case h5::Scalar::Kind::Real:
+        std::snprintf(value, sizeof value, "%.17g", s.real);
+        text = value;
+        break;
+      case h5::Scalar::Kind::Text: text = "\"" + s.text + "\""; break;
+      case h5::Scalar::Kind::Other: text = "?"; break;
+    }
+    lines->push_back("attribute " + path + a + " (" + s.type_name + ") = " + text);
+  }
+  for (const std::string& m : h5::member_names(group)) {
+    if (h5::has_group(group, m)) {
+      h5::Handle g = h5::open_group(group, m);
+      describe_group(g.get(), path + m + "/", lines);
+    } else if (h5::has_dataset(group, m)) {
+      const h5::DatasetInfo info = h5::dataset_info(group, m);
+      std::string shape;
+      std::uint64_t n = 1;
+      for (std::uint64_t d : info.dims) {
+        shape += "[" + std::to_string(d) + "]";
+        n *= d;
+      }
+      std::vector<double> data(static_cast<size_t>(n));
+      if (info.dims.size() == 3) {
+        h5::read_block(group, m, {0, 0, 0}, {info.dims[0], info.dims[1], info.dims[2]},
+                       data.data());
+      }
+      lines->push_back("dataset " + path + m + " " + shape + " fnv1a=" +
+                       std::to_string(hash_doubles(data)));
+    }
+  }
+}
+
+}  // namespace
+
+std::string describe_input_file(const std::string& path) {
+  h5::Handle file = h5::open_file_readonly(path);
+  h5::Handle root = h5::open_group(file.get(), "/");
+  std::vector<std::string> lines;
+  describe_group(root.get(), "/", &lines);
+  std::sort(lines.begin(), lines.end());
+  std::string out;
+  for (const std::string& l : lines) out += l + "\n";
+  return out;
+}
+
+}  // namespace mpsfw

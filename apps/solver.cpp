@@ -1,0 +1,89 @@
+// solver: the one executable users run.
+//   mpirun -np N solver input.h5 [--set k=v ...] [--backend ...] [--output F] [--report F]
+// Errors in the input stop every rank with one message and exit code 1;
+// errors during the run abort the whole job (no rank left hanging).
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/collective.hpp"
+#include "core/device.hpp"
+#include "core/error.hpp"
+#include "core/mpi_env.hpp"
+#include "core/params.hpp"
+#include "core/report.hpp"
+#include "solver_options.hpp"
+#include "solvers/heat/heat_config.hpp"
+#include "solvers/heat/heat_report.hpp"
+#include "solvers/heat/heat_solver.hpp"
+
+namespace {
+
+using namespace mpsfw;
+
+int run(MpiEnv& env, int argc, char** argv) {
+  const bool root = env.rank() == 0;
+  SolverOptions options;
+  Params params(heat::heat_schema());
+  heat::HeatConfig config;
+  std::vector<std::string> warnings;
+  run_collectively(env.world(), [&] {
+    options = parse_solver_options(std::vector<std::string>(argv + 1, argv + argc));
+    if (options.help || options.version) return;
+    params.read_file(options.input, &warnings);
+    for (const std::string& o : options.overrides) params.apply_override(o);
+    params.finalize();
+    config = heat::heat_config_from(params);
+  });
+  if (options.help || options.version) {
+    if (root && options.version) std::printf("mpsfw %s\n", MPSFW_VERSION);
+    if (root && options.help) std::printf("%s", solver_usage().c_str());
+    return 0;
+  }
+  if (root) {
+    for (const std::string& w : warnings) std::fprintf(stderr, "mpsfw: warning: %s\n", w.c_str());
+  }
+
+  DeviceBinding device;
+  std::unique_ptr<heat::HeatSolver> solver;
+  run_collectively(env.world(), [&] {
+    device = bind_device(config.backend, env.node_rank(), env.node_size());
+    solver = std::make_unique<heat::HeatSolver>(config, env.world(), device, mpi_is_cuda_aware());
+  });
+  if (root) {
+    const Int3 g = solver->decomposition().rank_grid();
+    std::printf("mpsfw: heat %dx%dx%d cells, %ld steps on %d ranks (%dx%dx%d), backend %s\n",
+                config.cells.x, config.cells.y, config.cells.z, config.steps, env.size(), g.x,
+                g.y, g.z, to_string(device.backend));
+    std::fflush(stdout);
+  }
+  solver->run(root ? stdout : nullptr);
+
+  const RunReport report = heat::make_report(*solver, params, device, env.host(), warnings);
+  if (root) {
+    print_report(stdout, report);
+    if (!options.report_file.empty()) {
+      write_text_file_atomically(options.report_file, report_json(report));
+      std::printf("run report written to %s\n", options.report_file.c_str());
+    }
+    if (!config.output_file.empty()) {
+      std::printf("field snapshots written to %s\n", config.output_file.c_str());
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  mpsfw::MpiEnv env(argc, argv);
+  try {
+    return run(env, argc, argv);
+  } catch (const mpsfw::ReportedError&) {
+    return 1;
+  } catch (const std::exception& e) {
+    // One rank failed on its own: end every rank now rather than leave them waiting.
+    mpsfw::MpiEnv::abort_job(e.what());
+  }
+}

@@ -1,0 +1,60 @@
+#pragma once
+// Cartesian decomposition of a global nx*ny*nz grid over px*py*pz ranks.
+// Remainders are spread one cell each over the first ranks of a dimension, so
+// block sizes differ by at most one cell.
+#include <mpi.h>
+
+#include <array>
+
+#include "box.hpp"
+
+namespace mpsfw {
+
+// Faces of a block, in the order the halo exchange uses.
+enum Face : int { XLo = 0, XHi, YLo, YHi, ZLo, ZHi };
+constexpr int kFaces = 6;
+inline int face_dim(int face) { return face / 2; }
+inline bool face_is_high(int face) { return face % 2 == 1; }
+inline int opposite_face(int face) { return face ^ 1; }
+
+// Offset and length of block `coord` when n cells are split over p blocks.
+struct Span1D {
+  int offset = 0, count = 0;
+};
+Span1D split_evenly(int n, int p, int coord);
+
+// px*py*pz for `ranks` ranks: zeros in `hint` are chosen by MPI_Dims_create,
+// non-zeros are kept. Throws InputError if the hint does not multiply to `ranks`
+// or a dimension would get more ranks than cells.
+Int3 choose_rank_grid(int ranks, Int3 hint, Int3 global_cells);
+
+class CartDecomposition {
+ public:
+  // Collective over `base`. `periodic` sets the wrap per dimension.
+  CartDecomposition(MPI_Comm base, Int3 global_cells, Int3 hint, std::array<bool, 3> periodic);
+  ~CartDecomposition();
+  CartDecomposition(const CartDecomposition&) = delete;
+  CartDecomposition& operator=(const CartDecomposition&) = delete;
+
+  MPI_Comm comm() const { return cart_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  Int3 global_cells() const { return global_; }
+  Int3 rank_grid() const { return dims_; }
+  Int3 coords() const { return coords_; }
+  Int3 local_cells() const { return local_; }
+  // Global index of this block's first interior cell.
+  Int3 offset() const { return offset_; }
+  bool periodic(int dim) const { return periodic_[static_cast<size_t>(dim)]; }
+  // Rank across `face` in comm(), or MPI_PROC_NULL at a non-periodic edge.
+  int neighbor(int face) const { return neighbors_[static_cast<size_t>(face)]; }
+
+ private:
+  MPI_Comm cart_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1;
+  Int3 global_, dims_, coords_, local_, offset_;
+  std::array<bool, 3> periodic_{};
+  std::array<int, kFaces> neighbors_{};
+};
+
+}  // namespace mpsfw

@@ -1,0 +1,31 @@
+#pragma once
+// Binds this rank to a compute device: GPU local_rank % visible GPUs with the
+// CUDA backend, or the host backend where there is no GPU (or none was asked).
+#include <string>
+
+#include "backend.hpp"
+
+namespace mpsfw {
+
+struct DeviceBinding {
+  Backend backend = Backend::Host;
+  int gpu = -1;            // CUDA device ordinal, -1 on the host backend
+  std::string name;        // "NVIDIA H200" or "host (N OpenMP threads)"
+  int multiprocessors = 0;  // SMs this process may use (MPS caps lower it)
+  int visible_gpus = 0;
+};
+
+// Visible CUDA devices; 0 when the build has no CUDA, the machine no driver, or
+// no GPU (cudaErrorInsufficientDriver, cudaErrorStubLibrary, cudaErrorNoDevice).
+int count_visible_gpus();
+
+// `requested` Auto takes CUDA where a GPU is visible. Cuda without a GPU throws.
+// On the host backend, each of the node's `node_size` ranks gets an equal share
+// of the cores as OpenMP threads unless OMP_NUM_THREADS says otherwise.
+DeviceBinding bind_device(Backend requested, int node_rank, int node_size);
+
+// Whether MPI can take device pointers. Open MPI is asked at run time
+// (MPIX_Query_cuda_support); MPSFW_CUDA_AWARE_MPI=0|1 overrides.
+bool mpi_is_cuda_aware();
+
+}  // namespace mpsfw

@@ -1,0 +1,253 @@
+#include "h5_io.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "error.hpp"
+
+namespace mpsfw::h5 {
+namespace {
+
+void check(herr_t status, const std::string& what) {
+  if (status < 0) throw Error("HDF5: " + what + " failed");
+}
+
+hid_t check_id(hid_t id, const std::string& what) {
+  if (id < 0) throw Error("HDF5: " + what + " failed");
+  return id;
+}
+
+// Reproducible files: no modification times in object headers.
+Handle no_times_plist(hid_t cls) {
+  Handle p(check_id(H5Pcreate(cls), "H5Pcreate"), H5Pclose);
+  check(H5Pset_obj_track_times(p.get(), 0), "H5Pset_obj_track_times");
+  return p;
+}
+
+herr_t collect_name(hid_t, const char* name, const H5A_info_t*, void* out) {
+  static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+  return 0;
+}
+
+herr_t collect_link(hid_t, const char* name, const H5L_info_t*, void* out) {
+  static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+  return 0;
+}
+
+std::string describe(hid_t type, hid_t space) {
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  if (n != 1) return std::to_string(n) + "-element array";
+  switch (H5Tget_class(type)) {
+    case H5T_INTEGER: return std::to_string(8 * H5Tget_size(type)) + "-bit integer";
+    case H5T_FLOAT: return std::to_string(8 * H5Tget_size(type)) + "-bit float";
+    case H5T_STRING: return "string";
+    case H5T_ENUM: return "enum (boolean?)";
+    case H5T_COMPOUND: return "compound";
+    default: return "non-numeric type";
+  }
+}
+
+}  // namespace
+
+QuietErrors::QuietErrors() {
+  H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
+QuietErrors::~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+
+Handle open_file_readonly(const std::string& path) {
+  QuietErrors quiet;
+  if (::access(path.c_str(), R_OK) != 0) {
+    throw InputError(path + ": cannot open: " + std::strerror(errno));
+  }
+  const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (id < 0) throw InputError(path + ": cannot open: not an HDF5 file (or a damaged one)");
+  return Handle(id, H5Fclose);
+}
+
+Handle create_file(const std::string& path) {
+  QuietErrors quiet;
+  const hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (id < 0) throw Error(path + ": cannot create HDF5 file");
+  return Handle(id, H5Fclose);
+}
+
+namespace {
+// The kind of object at `name` under `loc`, or H5I_BADID if there is none.
+H5I_type_t object_type(hid_t loc, const std::string& name) {
+  QuietErrors quiet;
+  if (H5Lexists(loc, name.c_str(), H5P_DEFAULT) <= 0) return H5I_BADID;
+  const hid_t obj = H5Oopen(loc, name.c_str(), H5P_DEFAULT);
+  if (obj < 0) return H5I_BADID;
+  const H5I_type_t type = H5Iget_type(obj);
+  H5Oclose(obj);
+  return type;
+}
+}  // namespace
+
+bool has_group(hid_t loc, const std::string& name) {
+  return object_type(loc, name) == H5I_GROUP;
+}
+
+bool has_dataset(hid_t loc, const std::string& name) {
+  return object_type(loc, name) == H5I_DATASET;
+}
+
+Handle open_group(hid_t file, const std::string& name) {
+  return Handle(check_id(H5Gopen2(file, name.c_str(), H5P_DEFAULT), "open group " + name),
+                H5Gclose);
+}
+
+Handle create_group(hid_t file, const std::string& name) {
+  Handle gcpl = no_times_plist(H5P_GROUP_CREATE);
+  return Handle(check_id(H5Gcreate2(file, name.c_str(), H5P_DEFAULT, gcpl.get(), H5P_DEFAULT),
+                         "create group " + name),
+                H5Gclose);
+}
+
+std::vector<std::string> attribute_names(hid_t object) {
+  std::vector<std::string> names;
+  check(H5Aiterate2(object, H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_name, &names),
+        "list attributes");
+  return names;
+}
+
+std::vector<std::string> member_names(hid_t group) {
+  std::vector<std::string> names;
+  check(H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_link, &names),
+        "list group members");
+  return names;
+}
+
+bool has_attribute(hid_t object, const std::string& name) {
+  return H5Aexists(object, name.c_str()) > 0;
+}
+
+Scalar read_scalar(hid_t object, const std::string& name) {
+  QuietErrors quiet;
+  Handle attr(check_id(H5Aopen(object, name.c_str(), H5P_DEFAULT), "open attribute " + name),
+              H5Aclose);
+  Handle type(check_id(H5Aget_type(attr.get()), "attribute type"), H5Tclose);
+  Handle space(check_id(H5Aget_space(attr.get()), "attribute space"), H5Sclose);
+  Scalar s;
+  s.type_name = describe(type.get(), space.get());
+  if (H5Sget_simple_extent_npoints(space.get()) != 1) return s;
+  switch (H5Tget_class(type.get())) {
+    case H5T_INTEGER: {
+      long long v = 0;
+      check(H5Aread(attr.get(), H5T_NATIVE_LLONG, &v), "read attribute " + name);
+      s.kind = Scalar::Kind::Integer;
+      s.integer = v;
+      break;
+    }
+    case H5T_FLOAT: {
+      check(H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &s.real), "read attribute " + name);
+      s.kind = Scalar::Kind::Real;
+      break;
+    }
+    case H5T_STRING: {
+      s.kind = Scalar::Kind::Text;
+      if (H5Tis_variable_str(type.get()) > 0) {
+        // h5py's default for Python str: variable length, UTF-8.
+        Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
+        check(H5Tset_size(mem.get(), H5T_VARIABLE), "string type");
+        check(H5Tset_cset(mem.get(), H5Tget_cset(type.get())), "string type");
+        char* text = nullptr;
+        check(H5Aread(attr.get(), mem.get(), &text), "read attribute " + name);
+        s.text = text ? text : "";
+        H5free_memory(text);
+      } else {
+        const size_t size = H5Tget_size(type.get());
+        std::string buf(size, '\0');
+        Handle mem(H5Tcopy(type.get()), H5Tclose);
+        check(H5Aread(attr.get(), mem.get(), buf.data()), "read attribute " + name);
+        s.text = buf.substr(0, buf.find('\0'));
+        // Fortran-style space padding.
+        while (!s.text.empty() && s.text.back() == ' ') s.text.pop_back();
+      }
+      break;
+    }
+    default: break;
+  }
+  return s;
+}
+
+namespace {
+void write_raw(hid_t object, const std::string& name, hid_t file_type, hid_t mem_type,
+               const void* data) {
+  if (H5Aexists(object, name.c_str()) > 0) check(H5Adelete(object, name.c_str()), "delete " + name);
+  Handle space(check_id(H5Screate(H5S_SCALAR), "H5Screate"), H5Sclose);
+  Handle attr(check_id(H5Acreate2(object, name.c_str(), file_type, space.get(), H5P_DEFAULT,
+                                  H5P_DEFAULT),
+                       "create attribute " + name),
+              H5Aclose);
+  check(H5Awrite(attr.get(), mem_type, data), "write attribute " + name);
+}
+}  // namespace
+
+void write_attribute(hid_t object, const std::string& name, std::int64_t value) {
+  const long long v = value;
+  write_raw(object, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, &v);
+}
+
+void write_attribute(hid_t object, const std::string& name, double value) {
+  write_raw(object, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+}
+
+void write_attribute(hid_t object, const std::string& name, const std::string& value) {
+  // Variable-length UTF-8, the same as h5py writes for a Python str.
+  Handle type(check_id(H5Tcopy(H5T_C_S1), "H5Tcopy"), H5Tclose);
+  check(H5Tset_size(type.get(), H5T_VARIABLE), "H5Tset_size");
+  check(H5Tset_cset(type.get(), H5T_CSET_UTF8), "H5Tset_cset");
+  const char* text = value.c_str();
+  write_raw(object, name, type.get(), type.get(), &text);
+}
+
+DatasetInfo dataset_info(hid_t group, const std::string& name) {
+  Handle ds(check_id(H5Dopen2(group, name.c_str(), H5P_DEFAULT), "open dataset " + name),
+            H5Dclose);
+  Handle type(check_id(H5Dget_type(ds.get()), "dataset type"), H5Tclose);
+  Handle space(check_id(H5Dget_space(ds.get()), "dataset space"), H5Sclose);
+  DatasetInfo info;
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank > 0) {
+    std::vector<hsize_t> dims(static_cast<size_t>(rank));
+    H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+    info.dims.assign(dims.begin(), dims.end());
+  }
+  info.is_float = H5Tget_class(type.get()) == H5T_FLOAT;
+  info.is_integer = H5Tget_class(type.get()) == H5T_INTEGER;
+  return info;
+}
+
+void read_block(hid_t group, const std::string& name, std::array<std::uint64_t, 3> start,
+                std::array<std::uint64_t, 3> count, double* out) {
+  Handle ds(check_id(H5Dopen2(group, name.c_str(), H5P_DEFAULT), "open dataset " + name),
+            H5Dclose);
+  Handle file_space(check_id(H5Dget_space(ds.get()), "dataset space"), H5Sclose);
+  const hsize_t h_start[3] = {start[0], start[1], start[2]};
+  const hsize_t h_count[3] = {count[0], count[1], count[2]};
+  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, h_start, nullptr, h_count, nullptr),
+        "select block of " + name);
+  Handle mem_space(check_id(H5Screate_simple(3, h_count, nullptr), "H5Screate_simple"), H5Sclose);
+  check(H5Dread(ds.get(), H5T_NATIVE_DOUBLE, mem_space.get(), file_space.get(), H5P_DEFAULT, out),
+        "read dataset " + name);
+}
+
+void write_dataset(hid_t group, const std::string& name, std::array<std::uint64_t, 3> dims,
+                   const double* data) {
+  const hsize_t h_dims[3] = {dims[0], dims[1], dims[2]};
+  Handle space(check_id(H5Screate_simple(3, h_dims, nullptr), "H5Screate_simple"), H5Sclose);
+  Handle dcpl = no_times_plist(H5P_DATASET_CREATE);
+  Handle ds(check_id(H5Dcreate2(group, name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
+                                dcpl.get(), H5P_DEFAULT),
+                     "create dataset " + name),
+            H5Dclose);
+  check(H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data),
+        "write dataset " + name);
+}
+
+}  // namespace mpsfw::h5

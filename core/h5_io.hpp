@@ -1,0 +1,103 @@
+#pragma once
+// Small HDF5 helpers for input files: RAII handles, typed scalar attributes
+// of whatever integer/float/string type the writer chose (C, h5py, Fortran),
+// and reading one block of a 3D dataset.
+#include <hdf5.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mpsfw::h5 {
+
+// Owns an HDF5 identifier and closes it with the matching H5?close.
+class Handle {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  Handle() = default;
+  Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
+  ~Handle() { reset(); }
+  Handle(Handle&& o) noexcept : id_(o.id_), closer_(o.closer_) { o.id_ = -1; }
+  Handle& operator=(Handle&& o) noexcept {
+    if (this != &o) {
+      reset();
+      id_ = o.id_;
+      closer_ = o.closer_;
+      o.id_ = -1;
+    }
+    return *this;
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  hid_t get() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+  void reset() {
+    if (id_ >= 0 && closer_ != nullptr) closer_(id_);
+    id_ = -1;
+  }
+  // Closes now and returns the status, for closes whose failure matters (files).
+  herr_t close() {
+    const herr_t status = id_ >= 0 && closer_ != nullptr ? closer_(id_) : 0;
+    id_ = -1;
+    return status;
+  }
+
+ private:
+  hid_t id_ = -1;
+  Closer closer_ = nullptr;
+};
+
+// Silences HDF5's own error printing while alive: we report errors ourselves.
+class QuietErrors {
+ public:
+  QuietErrors();
+  ~QuietErrors();
+  QuietErrors(const QuietErrors&) = delete;
+  QuietErrors& operator=(const QuietErrors&) = delete;
+
+ private:
+  H5E_auto2_t func_ = nullptr;
+  void* data_ = nullptr;
+};
+
+// A scalar attribute as stored: its class, value and a readable type name.
+struct Scalar {
+  enum class Kind { Integer, Real, Text, Other } kind = Kind::Other;
+  std::int64_t integer = 0;
+  double real = 0;
+  std::string text;
+  std::string type_name;  // "64-bit integer", "string", "3-element array", ...
+};
+
+Handle open_file_readonly(const std::string& path);  // throws InputError naming path
+Handle create_file(const std::string& path);         // truncates; throws Error
+bool has_group(hid_t loc, const std::string& name);
+Handle open_group(hid_t file, const std::string& name);
+Handle create_group(hid_t file, const std::string& name);
+std::vector<std::string> attribute_names(hid_t object);
+std::vector<std::string> member_names(hid_t group);  // groups and datasets
+bool has_attribute(hid_t object, const std::string& name);
+bool has_dataset(hid_t loc, const std::string& name);
+// Throws Error if the attribute cannot be read at all; an array or compound
+// comes back as Kind::Other with type_name saying what it is.
+Scalar read_scalar(hid_t object, const std::string& name);
+
+void write_attribute(hid_t object, const std::string& name, std::int64_t value);
+void write_attribute(hid_t object, const std::string& name, double value);
+void write_attribute(hid_t object, const std::string& name, const std::string& value);
+
+// Dataset shape (slowest dimension first) and float-ness, for validation.
+struct DatasetInfo {
+  std::vector<std::uint64_t> dims;
+  bool is_float = false;
+  bool is_integer = false;
+};
+DatasetInfo dataset_info(hid_t group, const std::string& name);
+// Reads the block starting at `start` of size `count` (slowest first) as doubles.
+void read_block(hid_t group, const std::string& name, std::array<std::uint64_t, 3> start,
+                std::array<std::uint64_t, 3> count, double* out);
+void write_dataset(hid_t group, const std::string& name, std::array<std::uint64_t, 3> dims,
+                   const double* data);
+
+}  // namespace mpsfw::h5

@@ -1,0 +1,59 @@
+#pragma once
+// Exchange of the six face halos of a one-cell-halo field (enough for a
+// 7-point stencil: edges and corners are not sent). Split in two so the caller
+// can compute the interior while messages are in flight:
+//   start(u)  pack faces (on the device), post nonblocking receives and sends
+//   finish(u) wait, unpack into the halo
+// With CUDA and an MPI that is not CUDA-aware, messages go through pinned host
+// buffers; a CUDA-aware MPI gets the device buffers directly.
+#include <mpi.h>
+
+#include <array>
+
+#include "backend.hpp"
+#include "decomposition.hpp"
+#include "field_layout.hpp"
+#include "memory.hpp"
+
+namespace mpsfw {
+
+// The interior plane a face sends, and the halo plane it receives into.
+Box face_send_plane(const FieldLayout& layout, int face);
+Box face_halo_plane(const FieldLayout& layout, int face);
+
+class HaloExchange {
+ public:
+  HaloExchange(const CartDecomposition& decomposition, FieldLayout layout, Backend space,
+               bool cuda_aware_mpi);
+  ~HaloExchange();
+  HaloExchange(const HaloExchange&) = delete;
+  HaloExchange& operator=(const HaloExchange&) = delete;
+
+  void start(const double* field);
+  void finish(double* field);
+  // start() then finish(), for callers with nothing to overlap.
+  void exchange(double* field);
+
+  bool staged_through_host() const { return staged_; }
+  // Bytes sent per exchange by this rank.
+  std::int64_t bytes_per_exchange() const;
+
+ private:
+  struct FaceBuffers {
+    int neighbor = MPI_PROC_NULL;
+    Box send_box, recv_box;
+    Array<double> send, recv;  // in the field's space
+    double* send_host = nullptr;  // pinned staging (CUDA without CUDA-aware MPI)
+    double* recv_host = nullptr;
+  };
+
+  MPI_Comm comm_;
+  FieldLayout layout_;
+  Backend space_;
+  bool staged_;
+  std::array<FaceBuffers, kFaces> faces_;
+  std::array<MPI_Request, 2 * kFaces> requests_;
+  bool in_flight_ = false;
+};
+
+}  // namespace mpsfw

@@ -1,0 +1,184 @@
+#include "report.hpp"
+
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "error.hpp"
+#include "json_writer.hpp"
+#include "mpi_check.hpp"
+
+namespace mpsfw {
+namespace {
+
+std::string bytes_text(double b) {
+  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %s", b, unit[u]);
+  return buf;
+}
+
+std::string grid_text(Int3 v) {
+  return std::to_string(v.x) + " x " + std::to_string(v.y) + " x " + std::to_string(v.z);
+}
+
+void min_avg_max_json(JsonWriter& j, const std::string& key, const MinAvgMax& m) {
+  j.begin_object(key).value("min", m.min).value("avg", m.avg).value("max", m.max).end_object();
+}
+
+}  // namespace
+
+MinAvgMax reduce_over_ranks(MPI_Comm comm, double value) {
+  MinAvgMax m;
+  int ranks = 1;
+  MPSFW_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  MPSFW_MPI_CHECK(MPI_Allreduce(&value, &m.min, 1, MPI_DOUBLE, MPI_MIN, comm));
+  MPSFW_MPI_CHECK(MPI_Allreduce(&value, &m.max, 1, MPI_DOUBLE, MPI_MAX, comm));
+  MPSFW_MPI_CHECK(MPI_Allreduce(&value, &m.avg, 1, MPI_DOUBLE, MPI_SUM, comm));
+  m.avg /= ranks;
+  return m;
+}
+
+std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) {
+  int rank = 0, ranks = 1;
+  MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  MPSFW_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(static_cast<size_t>(ranks)), displs(static_cast<size_t>(ranks));
+  MPSFW_MPI_CHECK(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm));
+  int total = 0;
+  for (int r = 0; r < ranks; ++r) {
+    displs[static_cast<size_t>(r)] = total;
+    total += lengths[static_cast<size_t>(r)];
+  }
+  std::string all(rank == 0 ? static_cast<size_t>(total) : 0, '\0');
+  MPSFW_MPI_CHECK(MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(),
+                              displs.data(), MPI_CHAR, 0, comm));
+  std::vector<std::string> out;
+  if (rank == 0) {
+    for (int r = 0; r < ranks; ++r) {
+      out.push_back(all.substr(static_cast<size_t>(displs[static_cast<size_t>(r)]),
+                               static_cast<size_t>(lengths[static_cast<size_t>(r)])));
+    }
+  }
+  return out;
+}
+
+double peak_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) * 1024.0;  // Linux reports KiB
+}
+
+void print_report(std::FILE* out, const RunReport& r) {
+  std::fprintf(out, "\n== mpsfw %s: %s run summary ==\n", r.version.c_str(), r.solver.c_str());
+  std::fprintf(out, "  input          %s\n", r.input_file.c_str());
+  std::fprintf(out, "  global grid    %s cells\n", grid_text(r.global_cells).c_str());
+  std::fprintf(out, "  decomposition  %d ranks as %s\n", r.ranks, grid_text(r.rank_grid).c_str());
+  std::fprintf(out, "  backend        %s\n", r.backend.c_str());
+  std::fprintf(out, "  halo messages  %s\n", r.halo_path.c_str());
+  std::fprintf(out, "  MPS            %s\n", r.mps.c_str());
+  for (const std::string& d : r.device_per_rank) std::fprintf(out, "    %s\n", d.c_str());
+  std::fprintf(out, "  steps          %ld in %.3f s\n", r.steps, r.loop_seconds);
+  std::fprintf(out, "  throughput     %.4g cell-updates/s (%.4g per rank)\n", r.updates_per_second,
+               r.updates_per_second / r.ranks);
+  std::fprintf(out, "\n  %-16s %12s %12s %12s %7s\n", "phase", "min [s]", "avg [s]", "max [s]",
+               "% loop");
+  for (const PhaseStats& p : r.phases) {
+    std::fprintf(out, "  %-16s %12.6f %12.6f %12.6f %6.1f%%\n", p.name.c_str(), p.min, p.avg,
+                 p.max, r.loop_seconds > 0 ? 100.0 * p.avg / r.loop_seconds : 0.0);
+  }
+  std::fprintf(out, "\n  %-16s %12s %12s %12s\n", "memory per rank", "min", "avg", "max");
+  const auto row = [&](const char* name, const MinAvgMax& m) {
+    std::fprintf(out, "  %-16s %12s %12s %12s\n", name, bytes_text(m.min).c_str(),
+                 bytes_text(m.avg).c_str(), bytes_text(m.max).c_str());
+  };
+  row("device (fields)", r.device_bytes);
+  row("host (fields)", r.host_bytes);
+  row("host peak RSS", r.peak_rss_bytes);
+  if (!r.diagnostic_rows.empty()) {
+    std::fprintf(out, "\n ");
+    for (const std::string& c : r.diagnostic_columns) std::fprintf(out, " %16s", c.c_str());
+    std::fprintf(out, "\n");
+    // First and last rows only; run.json has them all.
+    const size_t n = r.diagnostic_rows.size();
+    for (size_t i : {size_t{0}, n - 1}) {
+      std::fprintf(out, " ");
+      for (double v : r.diagnostic_rows[i]) std::fprintf(out, " %16.9g", v);
+      std::fprintf(out, "\n");
+      if (n == 1) break;
+    }
+  }
+  for (const std::string& w : r.warnings) std::fprintf(out, "  warning: %s\n", w.c_str());
+  std::fprintf(out, "\n");
+  std::fflush(out);
+}
+
+std::string report_json(const RunReport& r) {
+  JsonWriter j;
+  j.begin_object();
+  j.value("mpsfw_version", r.version).value("solver", r.solver).value("input", r.input_file);
+  j.value("backend", r.backend).value("halo_path", r.halo_path).value("mps", r.mps);
+  j.value("ranks", r.ranks);
+  j.begin_array("rank_grid").element(r.rank_grid.x).element(r.rank_grid.y).element(r.rank_grid.z);
+  j.end_array();
+  j.begin_array("global_cells");
+  j.element(r.global_cells.x).element(r.global_cells.y).element(r.global_cells.z).end_array();
+  j.begin_array("devices");
+  for (const std::string& d : r.device_per_rank) j.element(d);
+  j.end_array();
+  j.value("steps", static_cast<std::int64_t>(r.steps)).value("loop_seconds", r.loop_seconds);
+  j.value("updates_per_second", r.updates_per_second);
+  j.begin_object("phases");
+  for (const PhaseStats& p : r.phases) {
+    j.begin_object(p.name).value("min", p.min).value("avg", p.avg).value("max", p.max).end_object();
+  }
+  j.end_object();
+  j.begin_object("memory_bytes_per_rank");
+  min_avg_max_json(j, "device_fields", r.device_bytes);
+  min_avg_max_json(j, "host_fields", r.host_bytes);
+  min_avg_max_json(j, "host_peak_rss", r.peak_rss_bytes);
+  j.end_object();
+  j.begin_object("parameters");
+  for (const auto& [k, v] : r.parameters) j.value(k, v);
+  j.end_object();
+  j.begin_array("diagnostics");
+  for (const std::vector<double>& row : r.diagnostic_rows) {
+    j.begin_object();
+    for (size_t c = 0; c < row.size() && c < r.diagnostic_columns.size(); ++c) {
+      j.value(r.diagnostic_columns[c], row[c]);
+    }
+    j.end_object();
+  }
+  j.end_array();
+  j.begin_array("warnings");
+  for (const std::string& w : r.warnings) j.element(w);
+  j.end_array();
+  j.end_object();
+  return j.text() + "\n";
+}
+
+void write_text_file_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".partial";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.flush();
+    if (!f) {
+      std::remove(tmp.c_str());
+      throw Error(path + ": cannot write file");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw Error(path + ": cannot move the finished file into place");
+  }
+}
+
+}  // namespace mpsfw

@@ -1,0 +1,51 @@
+#pragma once
+// The run report: what ran where, how long each phase took (min/avg/max over
+// ranks), throughput, memory. Rank 0 prints it as a table and writes run.json.
+#include <mpi.h>
+
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "box.hpp"
+#include "timers.hpp"
+
+namespace mpsfw {
+
+struct MinAvgMax {
+  double min = 0, avg = 0, max = 0;
+};
+
+struct RunReport {
+  std::string solver, input_file, version;
+  std::string backend;   // host | cuda
+  std::string halo_path;  // how halo messages travel
+  int ranks = 1;
+  Int3 rank_grid, global_cells;
+  std::vector<std::string> device_per_rank;  // "rank 0 on node1: cuda:0 NVIDIA H200"
+  long steps = 0;
+  double loop_seconds = 0;      // slowest rank's time loop
+  double updates_per_second = 0;  // cell (or particle) updates per second, whole job
+  std::vector<PhaseStats> phases;
+  MinAvgMax device_bytes, host_bytes, peak_rss_bytes;  // per rank
+  std::vector<std::pair<std::string, std::string>> parameters;
+  std::vector<std::string> diagnostic_columns;
+  std::vector<std::vector<double>> diagnostic_rows;
+  std::vector<std::string> warnings;
+  std::string mps;  // what MPS did for this run
+};
+
+// Collective helpers for building a report.
+MinAvgMax reduce_over_ranks(MPI_Comm comm, double value);
+// Rank 0 gets every rank's string in rank order; other ranks get an empty vector.
+std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine);
+// This process's peak resident set size in bytes.
+double peak_rss_bytes();
+
+void print_report(std::FILE* out, const RunReport& report);
+std::string report_json(const RunReport& report);
+// Written under a temporary name and renamed: complete or absent.
+void write_text_file_atomically(const std::string& path, const std::string& text);
+
+}  // namespace mpsfw

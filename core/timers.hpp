@@ -1,0 +1,48 @@
+#pragma once
+// Named wall-clock timers for the phases of a time loop, reduced over ranks.
+#include <mpi.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace mpsfw {
+
+struct PhaseStats {
+  std::string name;
+  double min = 0, avg = 0, max = 0;  // seconds, over ranks
+};
+
+class PhaseTimers {
+ public:
+  // Phases are reported in the order they were first timed.
+  void add(const std::string& phase, double seconds);
+  double seconds(const std::string& phase) const;
+
+  // Collective over `comm`: every rank must have timed the same phases.
+  std::vector<PhaseStats> reduce(MPI_Comm comm) const;
+
+  // Adds the time from construction to destruction to one phase.
+  class Scope {
+   public:
+    Scope(PhaseTimers& timers, const char* phase)
+        : timers_(timers), phase_(phase), start_(std::chrono::steady_clock::now()) {}
+    ~Scope() {
+      timers_.add(phase_, std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
+                              .count());
+    }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    PhaseTimers& timers_;
+    const char* phase_;
+    std::chrono::steady_clock::time_point start_;
+  };
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<double> seconds_;
+};
+
+}  // namespace mpsfw

@@ -1,0 +1,133 @@
+#include "xdmf_writer.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <locale>
+#include <sstream>
+
+#include "error.hpp"
+
+namespace mpsfw {
+
+std::string snapshot_dataset(long step) {
+  char name[32];
+  std::snprintf(name, sizeof name, "/u/%08ld", step);
+  return name;
+}
+
+namespace {
+
+// Shortest of 15 or 17 significant digits that reads back exactly, in the "C"
+// locale whatever the process locale is (XML wants '.' as decimal point).
+std::string format_double(double v) {
+  std::ostringstream out;
+  out.imbue(std::locale::classic());
+  for (int digits : {15, 17}) {
+    out.str("");
+    out.precision(digits);
+    out << v;
+    std::istringstream in(out.str());
+    in.imbue(std::locale::classic());
+    double back = 0;
+    if (in >> back && back == v) break;
+  }
+  return out.str();
+}
+
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// XDMF lists vectors slowest dimension first: z y x.
+std::string zyx(const std::array<double, 3>& v) {
+  return format_double(v[2]) + " " + format_double(v[1]) + " " + format_double(v[0]);
+}
+
+std::string render(const XdmfSeries& s) {
+  const std::string dims =
+      std::to_string(s.cells.z) + " " + std::to_string(s.cells.y) + " " + std::to_string(s.cells.x);
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" ?>\n"
+    << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+    << "<Xdmf Version=\"3.0\">\n"
+    << "  <Domain>\n"
+    << "    <Grid Name=\"u\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  for (const XdmfSnapshot& snap : s.snapshots) {
+    const std::string dataset = snapshot_dataset(snap.step);
+    x << "      <Grid Name=\"" << dataset.substr(3) << "\" GridType=\"Uniform\">\n"
+      << "        <Time Value=\"" << format_double(snap.time) << "\"/>\n"
+      << "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << dims << "\"/>\n"
+      << "        <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+      << "          <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" "
+         "Precision=\"8\" Format=\"XML\">"
+      << zyx(s.origin) << "</DataItem>\n"
+      << "          <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" "
+         "Precision=\"8\" Format=\"XML\">"
+      << zyx(s.spacing) << "</DataItem>\n"
+      << "        </Geometry>\n"
+      << "        <Attribute Name=\"u\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+      << "          <DataItem Dimensions=\"" << dims
+      << "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" << xml_escape(s.h5_basename)
+      << ":" << dataset << "</DataItem>\n"
+      << "        </Attribute>\n"
+      << "      </Grid>\n";
+  }
+  x << "    </Grid>\n"
+    << "  </Domain>\n"
+    << "</Xdmf>\n";
+  return x.str();
+}
+
+[[noreturn]] void fail(const std::string& xmf_path, const char* what, int error) {
+  throw Error("cannot write XDMF file '" + xmf_path + "': " + what + ": " + std::strerror(error));
+}
+
+}  // namespace
+
+void write_xdmf(const std::string& xmf_path, const XdmfSeries& series) {
+  const std::string text = render(series);
+  const std::string partial = xmf_path + ".partial";
+  std::FILE* f = std::fopen(partial.c_str(), "w");
+  if (!f) fail(xmf_path, "creating the temporary file", errno);
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  int error = ok ? 0 : errno;
+  // fclose flushes, so it can be the call that reports a full disk.
+  if (std::fclose(f) != 0 && ok) {
+    ok = false;
+    error = errno;
+  }
+  if (!ok) {
+    std::remove(partial.c_str());
+    fail(xmf_path, "writing", error != 0 ? error : EIO);
+  }
+  if (std::rename(partial.c_str(), xmf_path.c_str()) != 0) {
+    error = errno;
+    std::remove(partial.c_str());
+    fail(xmf_path, "renaming the temporary file", error);
+  }
+}
+
+}  // namespace mpsfw

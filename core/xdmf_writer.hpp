@@ -1,0 +1,33 @@
+#pragma once
+// XDMF 3 description of a FieldOutput file, so ParaView/VisIt read the HDF5
+// snapshots as a time series. Values are node-centred: node (i,j,k) sits at the
+// centre of cell (i,j,k), so the mesh has nx*ny*nz nodes and no extra layer.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "box.hpp"
+
+namespace mpsfw {
+
+struct XdmfSnapshot {
+  long step = 0;
+  double time = 0;
+};
+
+struct XdmfSeries {
+  std::string h5_basename;                 // HDF5 file name, relative to the .xmf file
+  Int3 cells;                              // nx, ny, nz
+  std::array<double, 3> origin{0, 0, 0};   // x, y, z of cell (0,0,0)
+  std::array<double, 3> spacing{1, 1, 1};  // dx, dy, dz
+  std::vector<XdmfSnapshot> snapshots;     // each one is dataset /u/<step as %08ld>
+};
+
+// Name of the dataset that holds snapshot `step`, e.g. "/u/00000010".
+std::string snapshot_dataset(long step);
+
+// Writes `series` to `xmf_path` via a temporary file renamed into place.
+// Throws Error naming `xmf_path` on failure.
+void write_xdmf(const std::string& xmf_path, const XdmfSeries& series);
+
+}  // namespace mpsfw

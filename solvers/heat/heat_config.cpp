@@ -1,0 +1,198 @@
+#include "heat_config.hpp"
+
+#include <cstdio>
+
+#include "core/error.hpp"
+#include "core/h5_io.hpp"
+
+namespace mpsfw::heat {
+namespace {
+
+constexpr double kMaxCells1D = 1 << 20;
+
+ParamSpec integer(const char* group, const char* key, bool required, const char* fallback,
+                  double min, double max, const char* meaning) {
+  ParamSpec s;
+  s.group = group;
+  s.key = key;
+  s.type = ParamType::Integer;
+  s.required = required;
+  s.fallback = fallback;
+  s.min = min;
+  s.max = max;
+  s.meaning = meaning;
+  return s;
+}
+
+ParamSpec real(const char* group, const char* key, bool required, const char* fallback,
+               double min, bool min_exclusive, const char* meaning) {
+  ParamSpec s;
+  s.group = group;
+  s.key = key;
+  s.type = ParamType::Real;
+  s.required = required;
+  s.fallback = fallback;
+  s.min = min;
+  s.min_exclusive = min_exclusive;
+  s.meaning = meaning;
+  return s;
+}
+
+ParamSpec text(const char* group, const char* key, bool required, const char* fallback,
+               std::vector<std::string> choices, const char* meaning) {
+  ParamSpec s;
+  s.group = group;
+  s.key = key;
+  s.type = ParamType::Text;
+  s.required = required;
+  s.fallback = fallback;
+  s.choices = std::move(choices);
+  s.meaning = meaning;
+  return s;
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+void check_u0(const HeatConfig& c, const std::string& file) {
+  const std::string where = file + ": dataset /heat/u0";
+  h5::Handle f = h5::open_file_readonly(file);
+  h5::Handle g = h5::open_group(f.get(), "heat");
+  if (!h5::has_dataset(g.get(), "u0")) {
+    throw InputError(where + " is missing: heat.initial=dataset needs a float64 dataset of shape "
+                     "[nz][ny][nx] = [" + std::to_string(c.cells.z) + "][" +
+                     std::to_string(c.cells.y) + "][" + std::to_string(c.cells.x) + "]");
+  }
+  const h5::DatasetInfo info = h5::dataset_info(g.get(), "u0");
+  const std::vector<std::uint64_t> want = {static_cast<std::uint64_t>(c.cells.z),
+                                           static_cast<std::uint64_t>(c.cells.y),
+                                           static_cast<std::uint64_t>(c.cells.x)};
+  if (info.dims != want) {
+    std::string got;
+    for (std::uint64_t d : info.dims) got += "[" + std::to_string(d) + "]";
+    throw InputError(where + ": expected shape [nz][ny][nx] = [" + std::to_string(want[0]) + "][" +
+                     std::to_string(want[1]) + "][" + std::to_string(want[2]) + "], got " +
+                     (got.empty() ? "a scalar" : got));
+  }
+  if (!info.is_float && !info.is_integer) {
+    throw InputError(where + ": expected a numeric (float64) dataset");
+  }
+}
+
+}  // namespace
+
+Backend parse_backend(const std::string& t) {
+  if (t == "host") return Backend::Host;
+  if (t == "cuda") return Backend::Cuda;
+  if (t == "auto") return Backend::Auto;
+  throw InputError("backend: expected auto|host|cuda, got '" + t + "'");
+}
+
+std::vector<ParamSpec> heat_schema() {
+  const double inf = std::numeric_limits<double>::infinity();
+  return {
+      text("", "solver", true, "", {"heat"}, "which solver reads this file"),
+      integer("run", "steps", true, "", 0, 1e12, "time steps to take"),
+      integer("run", "diag_every", false, "0", 0, inf, "steps between diagnostics; 0: at the end"),
+      integer("run", "output_every", false, "0", 0, inf,
+              "steps between field snapshots; 0: first and last only"),
+      text("run", "output_file", false, "", {}, "HDF5 file for field snapshots; empty: none"),
+      text("run", "backend", false, "auto", {"auto", "host", "cuda"}, "where to compute"),
+      integer("run", "px", false, "0", 0, kMaxCells1D, "ranks along x; 0: chosen by MPI"),
+      integer("run", "py", false, "0", 0, kMaxCells1D, "ranks along y; 0: chosen by MPI"),
+      integer("run", "pz", false, "0", 0, kMaxCells1D, "ranks along z; 0: chosen by MPI"),
+      real("run", "progress_seconds", false, "5", 0, true, "seconds between progress lines"),
+      integer("heat", "nx", true, "", 1, kMaxCells1D, "cells along x"),
+      integer("heat", "ny", true, "", 1, kMaxCells1D, "cells along y"),
+      integer("heat", "nz", true, "", 1, kMaxCells1D, "cells along z"),
+      real("heat", "dx", true, "", 0, true, "cell spacing along x, m"),
+      real("heat", "dy", true, "", 0, true, "cell spacing along y, m"),
+      real("heat", "dz", true, "", 0, true, "cell spacing along z, m"),
+      real("heat", "diffusivity", true, "", 0, true, "thermal diffusivity, m^2/s"),
+      real("heat", "dt", true, "", 0, true, "time step, s"),
+      text("heat", "boundary", true, "", {"dirichlet", "periodic"}, "boundary condition"),
+      real("heat", "boundary_value", false, "0", -inf, false, "wall value for dirichlet"),
+      text("heat", "initial", true, "", {"sine", "gaussian", "dataset"},
+           "initial condition; dataset reads /heat/u0"),
+      real("heat", "amplitude", false, "1", -inf, false, "peak of the sine or gaussian"),
+      real("heat", "gaussian_width", false, "0", 0, false,
+           "gaussian width, m; 0: a tenth of the shortest side"),
+  };
+}
+
+std::vector<std::string> heat_template() {
+  return {"solver=heat",   "run.steps=100", "heat.nx=64",           "heat.ny=64",
+          "heat.nz=64",    "heat.dx=0.01",  "heat.dy=0.01",         "heat.dz=0.01",
+          "heat.dt=0.1",   "heat.diffusivity=1e-4", "heat.boundary=dirichlet",
+          "heat.initial=sine"};
+}
+
+Params heat_params_from_overrides(const std::vector<std::string>& overrides) {
+  Params p(heat_schema());
+  for (const std::string& o : heat_template()) p.apply_override(o);
+  for (const std::string& o : overrides) p.apply_override(o);
+  p.finalize();
+  return p;
+}
+
+HeatConfig heat_config_from(const Params& p) {
+  HeatConfig c;
+  c.input_file = p.file();
+  c.steps = p.integer("run.steps");
+  c.diag_every = p.integer("run.diag_every");
+  c.output_every = p.integer("run.output_every");
+  c.output_file = p.text("run.output_file");
+  c.backend = parse_backend(p.text("run.backend"));
+  c.rank_grid_hint = {static_cast<int>(p.integer("run.px")), static_cast<int>(p.integer("run.py")),
+                      static_cast<int>(p.integer("run.pz"))};
+  c.progress_seconds = p.real("run.progress_seconds");
+  c.cells = {static_cast<int>(p.integer("heat.nx")), static_cast<int>(p.integer("heat.ny")),
+             static_cast<int>(p.integer("heat.nz"))};
+  c.spacing[0] = p.real("heat.dx");
+  c.spacing[1] = p.real("heat.dy");
+  c.spacing[2] = p.real("heat.dz");
+  c.diffusivity = p.real("heat.diffusivity");
+  c.dt = p.real("heat.dt");
+  c.boundary = p.text("heat.boundary") == "periodic" ? Boundary::Periodic : Boundary::Dirichlet;
+  c.boundary_value = p.real("heat.boundary_value");
+  const std::string& init = p.text("heat.initial");
+  c.initial = init == "sine" ? Initial::Sine
+                             : (init == "gaussian" ? Initial::Gaussian : Initial::Dataset);
+  c.amplitude = p.real("heat.amplitude");
+  c.gaussian_width = p.real("heat.gaussian_width");
+  if (c.gaussian_width == 0) {
+    double shortest = domain_length(c.cells.x, c.spacing[0], c.boundary);
+    for (int d = 1; d < 3; ++d) {
+      const double len = domain_length(c.cells[d], c.spacing[d], c.boundary);
+      if (len < shortest) shortest = len;
+    }
+    c.gaussian_width = 0.1 * shortest;
+  }
+
+  const double limit = max_stable_dt(c.diffusivity, c.spacing[0], c.spacing[1], c.spacing[2]);
+  if (c.dt > limit) {
+    throw InputError(p.value("heat.dt").origin + ": dt = " + number(c.dt) +
+                     " is unstable for the explicit scheme; the largest stable dt is " +
+                     number(limit) + " = 1 / (2 diffusivity (1/dx^2 + 1/dy^2 + 1/dz^2))");
+  }
+  if (c.cells.product() > (std::int64_t{1} << 40)) {
+    throw InputError(p.file() + ": /heat nx*ny*nz = " + std::to_string(c.cells.product()) +
+                     " cells is more than this build supports (2^40)");
+  }
+  if (c.initial == Initial::Dataset) check_u0(c, p.file());
+  return c;
+}
+
+HeatConfig load_heat_config(const std::string& file, const std::vector<std::string>& overrides,
+                            std::vector<std::string>* warnings) {
+  Params params(heat_schema());
+  params.read_file(file, warnings);
+  for (const std::string& o : overrides) params.apply_override(o);
+  params.finalize();
+  return heat_config_from(params);
+}
+
+}  // namespace mpsfw::heat

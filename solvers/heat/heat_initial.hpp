@@ -1,0 +1,15 @@
+#pragma once
+// The initial field of one rank's block, on the host, halo included (the halo
+// holds the Dirichlet wall value, or is filled by the first exchange).
+#include <vector>
+
+#include "core/decomposition.hpp"
+#include "core/field_layout.hpp"
+#include "heat_config.hpp"
+
+namespace mpsfw::heat {
+
+std::vector<double> initial_block(const HeatConfig& config, const CartDecomposition& decomposition,
+                                  const FieldLayout& layout);
+
+}  // namespace mpsfw::heat

@@ -1,0 +1,49 @@
+#pragma once
+// What a backend must do for the heat solver; each backend only launches the
+// per-cell physics of heat_physics.hpp.
+#include <memory>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/box.hpp"
+#include "core/field_layout.hpp"
+#include "heat_physics.hpp"
+
+namespace mpsfw::heat {
+
+// Sums over this rank's interior cells (reduced over ranks by the caller).
+struct LocalDiagnostics {
+  double total = 0;       // sum of u
+  double max_change = 0;  // max |u - previous|
+};
+
+class HeatKernels {
+ public:
+  virtual ~HeatKernels() = default;
+  // next = one FTCS step of u, for the cells in `box` (may run asynchronously).
+  virtual void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
+                      Coefficients k) = 0;
+  virtual LocalDiagnostics diagnostics(const double* u, const double* previous,
+                                       const FieldLayout& layout) = 0;
+  // Waits for all launched work.
+  virtual void synchronize() = 0;
+};
+
+std::unique_ptr<HeatKernels> make_heat_kernels(Backend backend);
+
+namespace detail {
+std::unique_ptr<HeatKernels> make_host_heat_kernels();
+std::unique_ptr<HeatKernels> make_cuda_heat_kernels();
+}  // namespace detail
+
+// Thread-block shape of the CUDA update kernel: bx*by threads each march
+// through up to z_chunk cells along z. For benchmarks that compare shapes;
+// only the shapes listed in cuda_update_shapes() are compiled.
+struct CudaUpdateShape {
+  int bx = 32, by = 8, z_chunk = 32;
+};
+std::vector<CudaUpdateShape> cuda_update_shapes();
+void set_cuda_update_shape(CudaUpdateShape shape);  // throws Error if not compiled
+CudaUpdateShape cuda_update_shape();
+
+}  // namespace mpsfw::heat

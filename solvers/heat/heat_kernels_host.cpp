@@ -1,0 +1,77 @@
+// Host backend: OpenMP loops over the shared per-cell physics.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "core/error.hpp"
+#include "heat_kernels.hpp"
+
+namespace mpsfw::heat {
+namespace detail {
+namespace {
+
+class HostHeatKernels final : public HeatKernels {
+ public:
+  void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
+              Coefficients k) override {
+    if (box.empty()) return;
+    const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int kz = box.lo.z; kz < box.hi.z; ++kz) {
+      for (int j = box.lo.y; j < box.hi.y; ++j) {
+        const std::int64_t row = layout.index(0, j, kz);
+        for (int i = box.lo.x; i < box.hi.x; ++i) {
+          next[row + i] = updated_cell(u, row + i, sy, sz, k);
+        }
+      }
+    }
+  }
+
+  LocalDiagnostics diagnostics(const double* u, const double* previous,
+                               const FieldLayout& layout) override {
+    double total = 0, max_change = 0;
+    const Box b = layout.interior();
+#pragma omp parallel for collapse(2) reduction(+ : total) reduction(max : max_change)
+    for (int kz = b.lo.z; kz < b.hi.z; ++kz) {
+      for (int j = b.lo.y; j < b.hi.y; ++j) {
+        const std::int64_t row = layout.index(0, j, kz);
+        for (int i = b.lo.x; i < b.hi.x; ++i) {
+          total += u[row + i];
+          max_change = std::max(max_change, std::fabs(u[row + i] - previous[row + i]));
+        }
+      }
+    }
+    return {total, max_change};
+  }
+
+  void synchronize() override {}
+};
+
+}  // namespace
+
+std::unique_ptr<HeatKernels> make_host_heat_kernels() {
+  return std::make_unique<HostHeatKernels>();
+}
+
+#if !MPSFW_HAVE_CUDA
+std::unique_ptr<HeatKernels> make_cuda_heat_kernels() {
+  throw Error("this build of mpsfw has no CUDA backend");
+}
+#endif
+
+}  // namespace detail
+
+#if !MPSFW_HAVE_CUDA
+std::vector<CudaUpdateShape> cuda_update_shapes() { return {}; }
+void set_cuda_update_shape(CudaUpdateShape) {
+  throw Error("this build of mpsfw has no CUDA backend");
+}
+CudaUpdateShape cuda_update_shape() { return {}; }
+#endif
+
+std::unique_ptr<HeatKernels> make_heat_kernels(Backend backend) {
+  return backend == Backend::Cuda ? detail::make_cuda_heat_kernels()
+                                  : detail::make_host_heat_kernels();
+}
+
+}  // namespace mpsfw::heat

@@ -1,0 +1,74 @@
+#pragma once
+// The heat solver's time loop. Each step:
+//   start halo exchange -> update inner cells -> finish exchange -> update shell
+// then, every diag_every steps, diagnostics (total heat, max change), and every
+// output_every steps a snapshot. Communication is HaloExchange's job; physics is
+// heat_physics.hpp's; this file only orders the phases and times them.
+#include <mpi.h>
+
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "core/decomposition.hpp"
+#include "core/device.hpp"
+#include "core/field_layout.hpp"
+#include "core/halo_exchange.hpp"
+#include "core/memory.hpp"
+#include "core/timers.hpp"
+#include "heat_config.hpp"
+#include "heat_kernels.hpp"
+
+namespace mpsfw::heat {
+
+struct Diagnostics {
+  long step = 0;
+  double time = 0;
+  double total_heat = 0;  // sum of u * cell volume over the domain
+  double max_change = 0;  // largest |u change| in the last step
+};
+
+class HeatSolver {
+ public:
+  // Collective over `comm`. Allocates the fields in the device's memory and
+  // sets the initial condition.
+  HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBinding& device,
+             bool cuda_aware_mpi);
+  ~HeatSolver();
+
+  // Collective: takes config.steps steps. Rank 0 prints progress lines to
+  // `progress` (nullptr: silent) when a run is longer than progress_seconds.
+  void run(std::FILE* progress);
+
+  const HeatConfig& config() const { return config_; }
+  const CartDecomposition& decomposition() const { return decomposition_; }
+  const PhaseTimers& timers() const { return timers_; }
+  const std::vector<Diagnostics>& diagnostics() const { return diagnostics_; }
+  double loop_seconds() const { return loop_seconds_; }
+  bool halo_staged_through_host() const { return halo_.staged_through_host(); }
+  std::int64_t halo_bytes_per_step() const { return halo_.bytes_per_exchange(); }
+
+  // This rank's interior cells, x fastest, copied to the host.
+  std::vector<double> local_interior() const;
+  // Collective: the whole field on rank 0 as [nz][ny][nx]; empty elsewhere.
+  std::vector<double> gather_global() const;
+
+ private:
+  Diagnostics measure(long step) const;
+  void step_once();
+
+  HeatConfig config_;
+  DeviceBinding device_;
+  CartDecomposition decomposition_;
+  FieldLayout layout_;
+  Coefficients coefficients_;
+  std::unique_ptr<HeatKernels> kernels_;
+  Array<double> u_, next_;  // next_ holds the previous step after a swap
+  HaloExchange halo_;
+  PhaseTimers timers_;
+  std::vector<Diagnostics> diagnostics_;
+  long step_ = 0;
+  double loop_seconds_ = 0;
+};
+
+}  // namespace mpsfw::heat

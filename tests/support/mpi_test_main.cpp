@@ -1,0 +1,42 @@
+// GoogleTest main for tests that run under mpirun: every rank runs every test;
+// rank 0 prints the usual report, the other ranks print only their failures;
+// the exit code is non-zero if any rank failed.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdio>
+
+namespace {
+
+class FailurePrinter : public testing::EmptyTestEventListener {
+ public:
+  explicit FailurePrinter(int rank) : rank_(rank) {}
+  void OnTestPartResult(const testing::TestPartResult& r) override {
+    if (!r.failed()) return;
+    std::fprintf(stderr, "[rank %d] %s:%d: failure\n%s\n", rank_,
+                 r.file_name() ? r.file_name() : "?", r.line_number(), r.summary());
+  }
+
+ private:
+  int rank_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  testing::InitGoogleTest(&argc, argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) {
+    auto& listeners = testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new FailurePrinter(rank));
+  }
+  const int mine = RUN_ALL_TESTS();
+  int any = 0;
+  MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return any;
+}

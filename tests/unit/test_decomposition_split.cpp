@@ -1,0 +1,60 @@
+// Splitting n cells over p blocks: contiguous, complete, sizes within one.
+#include <gtest/gtest.h>
+
+#include "core/decomposition.hpp"
+#include "core/field_layout.hpp"
+
+namespace mpsfw {
+namespace {
+
+TEST(SplitEvenly, CoversTheRangeContiguouslyWithSizesWithinOne) {
+  for (int n = 1; n <= 40; ++n) {
+    for (int p = 1; p <= n; ++p) {
+      int next = 0, smallest = n, largest = 0;
+      for (int c = 0; c < p; ++c) {
+        const Span1D s = split_evenly(n, p, c);
+        EXPECT_EQ(s.offset, next) << "n=" << n << " p=" << p << " c=" << c;
+        next = s.offset + s.count;
+        smallest = std::min(smallest, s.count);
+        largest = std::max(largest, s.count);
+      }
+      EXPECT_EQ(next, n) << "n=" << n << " p=" << p;
+      EXPECT_LE(largest - smallest, 1) << "n=" << n << " p=" << p;
+      EXPECT_GE(smallest, 1);
+    }
+  }
+}
+
+TEST(SplitEvenly, RemainderGoesToTheFirstBlocks) {
+  EXPECT_EQ(split_evenly(10, 3, 0).count, 4);
+  EXPECT_EQ(split_evenly(10, 3, 1).count, 3);
+  EXPECT_EQ(split_evenly(10, 3, 2).offset, 7);
+}
+
+// Inner box and shell slabs together cover every interior cell exactly once.
+TEST(ShellBoxes, InnerPlusShellCoverTheInteriorOnce) {
+  for (Int3 n : {Int3{1, 1, 1}, Int3{2, 5, 3}, Int3{3, 3, 3}, Int3{7, 4, 9}, Int3{1, 8, 8}}) {
+    const FieldLayout layout{n};
+    std::vector<int> hits(static_cast<size_t>(layout.size()), 0);
+    auto mark = [&](const Box& b) {
+      for (int k = b.lo.z; k < b.hi.z; ++k)
+        for (int j = b.lo.y; j < b.hi.y; ++j)
+          for (int i = b.lo.x; i < b.hi.x; ++i) ++hits[static_cast<size_t>(layout.index(i, j, k))];
+    };
+    if (!inner_box(layout).empty()) mark(inner_box(layout));
+    const ShellBoxes shell = shell_boxes(layout);
+    for (int b = 0; b < shell.count; ++b) mark(shell.box[b]);
+    for (int k = 0; k < n.z + 2; ++k)
+      for (int j = 0; j < n.y + 2; ++j)
+        for (int i = 0; i < n.x + 2; ++i) {
+          const bool interior =
+              i >= 1 && i <= n.x && j >= 1 && j <= n.y && k >= 1 && k <= n.z;
+          EXPECT_EQ(hits[static_cast<size_t>(layout.index(i, j, k))], interior ? 1 : 0)
+              << "block " << n.x << "x" << n.y << "x" << n.z << " cell " << i << "," << j << ","
+              << k;
+        }
+  }
+}
+
+}  // namespace
+}  // namespace mpsfw
