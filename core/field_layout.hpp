@@ -1,7 +1,9 @@
 #pragma once
 // Memory layout of one rank's block of a 3D field with a one-cell halo.
 // Interior cells are i in [1, n.x], j in [1, n.y], k in [1, n.z]; the halo is
-// index 0 and n+1. x is the fastest index, so x rows are contiguous.
+// index 0 and n+1. x is the fastest index, so x rows are contiguous. Rows are
+// padded so that every row's first interior cell (i = 1) starts on a 64-byte
+// boundary: GPU warps then read and write whole 32-byte sectors.
 #include <cstdint>
 
 #include "box.hpp"
@@ -10,13 +12,23 @@
 namespace mpsfw {
 
 struct FieldLayout {
-  Int3 n;  // interior cells per dimension
+  static constexpr std::int64_t kAlignCells = 8;  // 64 bytes of doubles
 
-  MPSFW_HD std::int64_t stride_y() const { return n.x + 2; }
-  MPSFW_HD std::int64_t stride_z() const { return stride_y() * (n.y + 2); }
-  MPSFW_HD std::int64_t size() const { return stride_z() * (n.z + 2); }
+  Int3 n;                   // interior cells per dimension
+  std::int64_t pitch = 0;   // distance between rows (y neighbours)
+  std::int64_t first = 0;   // index of cell (0, 0, 0)
+
+  FieldLayout() = default;
+  MPSFW_HD explicit FieldLayout(Int3 cells)
+      : n(cells),
+        pitch((cells.x + 2 + kAlignCells - 1) / kAlignCells * kAlignCells),
+        first(kAlignCells - 1) {}
+
+  MPSFW_HD std::int64_t stride_y() const { return pitch; }
+  MPSFW_HD std::int64_t stride_z() const { return pitch * (n.y + 2); }
+  MPSFW_HD std::int64_t size() const { return first + stride_z() * (n.z + 2); }
   MPSFW_HD std::int64_t index(int i, int j, int k) const {
-    return i + j * stride_y() + k * stride_z();
+    return first + i + j * stride_y() + k * stride_z();
   }
   MPSFW_HD Box interior() const { return {{1, 1, 1}, {n.x + 1, n.y + 1, n.z + 1}}; }
 };
@@ -25,35 +37,46 @@ struct FieldLayout {
 
 namespace mpsfw {
 
-// Cells of the block whose 7-point stencil does not touch the halo: these can
-// be updated while the halo exchange is in flight. Empty for blocks <= 2 wide.
-MPSFW_HD Box inner_box(const FieldLayout& layout) {
-  return {{2, 2, 2}, {layout.n.x, layout.n.y, layout.n.z}};
+// Which faces receive halo data from a neighbour (bit f for face f, in the
+// order XLo, XHi, YLo, YHi, ZLo, ZHi). Cells next to other faces read only
+// fixed wall values and need not wait for the exchange.
+using FaceMask = unsigned;
+constexpr FaceMask kAllFaces = 0x3f;
+
+// Cells whose 7-point stencil reads no exchanged halo cell: they can be
+// updated while the exchange is in flight. Possibly empty.
+MPSFW_HD Box inner_box(const FieldLayout& layout, FaceMask exchanged = kAllFaces) {
+  Box b;
+  for (int d = 0; d < 3; ++d) {
+    const int lo_cut = (exchanged >> (2 * d)) & 1u;
+    const int hi_cut = (exchanged >> (2 * d + 1)) & 1u;
+    b.lo[d] = 1 + lo_cut;
+    const int hi = layout.n[d] + 1 - hi_cut;
+    b.hi[d] = hi > b.lo[d] ? hi : b.lo[d];
+  }
+  return b;
 }
 
-// The rest of the interior (the one-cell shell next to the halo) as at most six
-// disjoint slabs; a block with an empty inner box is one slab, itself.
+// The rest of the interior as at most six disjoint slabs: x slabs span all of
+// y and z, y slabs the inner x range, z slabs the inner x and y ranges.
 struct ShellBoxes {
   Box box[6];
   int count = 0;
 };
 
-MPSFW_HD ShellBoxes shell_boxes(const FieldLayout& layout) {
-  ShellBoxes s;
-  const Box all = layout.interior();
-  const Box in = inner_box(layout);
-  if (in.empty()) {
-    s.box[s.count++] = all;
-    return s;
-  }
+MPSFW_HD ShellBoxes shell_boxes(const FieldLayout& layout, FaceMask exchanged = kAllFaces) {
+  const Box in = inner_box(layout, exchanged);
   const Int3 n = layout.n;
-  // x slabs span everything in y and z; y slabs skip the x slabs; z slabs skip both.
-  s.box[s.count++] = {{1, 1, 1}, {2, n.y + 1, n.z + 1}};
-  s.box[s.count++] = {{n.x, 1, 1}, {n.x + 1, n.y + 1, n.z + 1}};
-  s.box[s.count++] = {{2, 1, 1}, {n.x, 2, n.z + 1}};
-  s.box[s.count++] = {{2, n.y, 1}, {n.x, n.y + 1, n.z + 1}};
-  s.box[s.count++] = {{2, 2, 1}, {n.x, n.y, 2}};
-  s.box[s.count++] = {{2, 2, n.z}, {n.x, n.y, n.z + 1}};
+  ShellBoxes s;
+  const auto add = [&s](Box b) {
+    if (!b.empty()) s.box[s.count++] = b;
+  };
+  add({{1, 1, 1}, {in.lo.x, n.y + 1, n.z + 1}});
+  add({{in.hi.x, 1, 1}, {n.x + 1, n.y + 1, n.z + 1}});
+  add({{in.lo.x, 1, 1}, {in.hi.x, in.lo.y, n.z + 1}});
+  add({{in.lo.x, in.hi.y, 1}, {in.hi.x, n.y + 1, n.z + 1}});
+  add({{in.lo.x, in.lo.y, 1}, {in.hi.x, in.hi.y, in.lo.z}});
+  add({{in.lo.x, in.lo.y, in.hi.z}, {in.hi.x, in.hi.y, n.z + 1}});
   return s;
 }
 

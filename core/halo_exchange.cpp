@@ -49,6 +49,14 @@ HaloExchange::~HaloExchange() {
   }
 }
 
+FaceMask HaloExchange::exchanged_faces() const {
+  FaceMask mask = 0;
+  for (int f = 0; f < kFaces; ++f) {
+    if (faces_[static_cast<size_t>(f)].neighbor != MPI_PROC_NULL) mask |= 1u << f;
+  }
+  return mask;
+}
+
 std::int64_t HaloExchange::bytes_per_exchange() const {
   std::int64_t bytes = 0;
   for (const FaceBuffers& fb : faces_) {

@@ -35,6 +35,8 @@ class HaloExchange {
   void exchange(double* field);
 
   bool staged_through_host() const { return staged_; }
+  // Faces that receive data from a neighbour (the others keep wall values).
+  FaceMask exchanged_faces() const;
   // Bytes sent per exchange by this rank.
   std::int64_t bytes_per_exchange() const;
 

@@ -37,10 +37,12 @@ std::unique_ptr<HeatKernels> make_cuda_heat_kernels();
 }  // namespace detail
 
 // Thread-block shape of the CUDA update kernel: bx*by threads each march
-// through up to z_chunk cells along z. For benchmarks that compare shapes;
-// only the shapes listed in cuda_update_shapes() are compiled.
+// through up to z_chunk cells along z, storing with or without the streaming
+// (evict-first) hint. For benchmarks that compare shapes; only the shapes
+// listed in cuda_update_shapes() are compiled.
 struct CudaUpdateShape {
-  int bx = 32, by = 8, z_chunk = 32;
+  int bx = 64, by = 4, z_chunk = 8;
+  bool streaming_store = false;
 };
 std::vector<CudaUpdateShape> cuda_update_shapes();
 void set_cuda_update_shape(CudaUpdateShape shape);  // throws Error if not compiled

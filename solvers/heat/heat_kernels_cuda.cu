@@ -18,41 +18,95 @@ namespace {
 
 CudaUpdateShape g_shape;
 
-template <int BX, int BY>
+// Each thread owns one (i, j) column and marches ZC cells along z, passing the
+// z neighbours on in registers. A whole chunk is unrolled so that all its loads
+// can be in flight at once; only the last, partial chunk of a box takes the
+// rolled loop. Streaming stores (evict-first) are an option the benchmark
+// compares: they keep the written field from pushing the read one out of L2.
+template <bool kStreamingStore>
+__device__ __forceinline__ void store(double* p, double v) {
+  if (kStreamingStore) {
+    __stcs(p, v);
+  } else {
+    *p = v;
+  }
+}
+
+template <int BX, int BY, int ZC, bool kStreamingStore>
 __global__ void __launch_bounds__(BX* BY)
     update_kernel(const double* __restrict__ u, double* __restrict__ next, FieldLayout layout,
-                  Box box, Coefficients k, int z_chunk) {
+                  Box box, Coefficients k) {
   const int i = box.lo.x + static_cast<int>(blockIdx.x) * BX + static_cast<int>(threadIdx.x);
   const int j = box.lo.y + static_cast<int>(blockIdx.y) * BY + static_cast<int>(threadIdx.y);
   if (i >= box.hi.x || j >= box.hi.y) return;
-  const int k0 = box.lo.z + static_cast<int>(blockIdx.z) * z_chunk;
-  const int k1 = min(k0 + z_chunk, box.hi.z);
+  const int k0 = box.lo.z + static_cast<int>(blockIdx.z) * ZC;
   const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
   std::int64_t c = layout.index(i, j, k0);
   double below = __ldg(u + c - sz);
   double center = __ldg(u + c);
-  for (int kz = k0; kz < k1; ++kz) {
+  if (k0 + ZC <= box.hi.z) {
+#pragma unroll
+    for (int z = 0; z < ZC; ++z) {
+      const double above = __ldg(u + c + sz);
+      store<kStreamingStore>(next + c, updated_value(center, __ldg(u + c - 1), __ldg(u + c + 1),
+                                                     __ldg(u + c - sy), __ldg(u + c + sy), below,
+                                                     above, k));
+      below = center;
+      center = above;
+      c += sz;
+    }
+    return;
+  }
+  for (int kz = k0; kz < box.hi.z; ++kz) {
     const double above = __ldg(u + c + sz);
-    next[c] = updated_value(center, __ldg(u + c - 1), __ldg(u + c + 1), __ldg(u + c - sy),
-                            __ldg(u + c + sy), below, above, k);
+    store<kStreamingStore>(next + c, updated_value(center, __ldg(u + c - 1), __ldg(u + c + 1),
+                                                   __ldg(u + c - sy), __ldg(u + c + sy), below,
+                                                   above, k));
     below = center;
     center = above;
     c += sz;
   }
 }
 
-template <int BX, int BY>
+template <int BX, int BY, int ZC, bool kStreamingStore>
 void launch_update(const double* u, double* next, const FieldLayout& layout, const Box& box,
-                   Coefficients k, int z_chunk) {
+                   Coefficients k) {
   const Int3 s = box.size();
   const dim3 block(BX, BY, 1);
-  const dim3 grid((s.x + BX - 1) / BX, (s.y + BY - 1) / BY, (s.z + z_chunk - 1) / z_chunk);
+  const dim3 grid((s.x + BX - 1) / BX, (s.y + BY - 1) / BY, (s.z + ZC - 1) / ZC);
   if (grid.y > 65535 || grid.z > 65535) {
     throw Error("CUDA update: box " + std::to_string(s.x) + "x" + std::to_string(s.y) + "x" +
                 std::to_string(s.z) + " is too large for one launch");
   }
-  update_kernel<BX, BY><<<grid, block>>>(u, next, layout, box, k, z_chunk);
+  update_kernel<BX, BY, ZC, kStreamingStore><<<grid, block>>>(u, next, layout, box, k);
   MPSFW_CUDA_CHECK_LAUNCH();
+}
+
+// The compiled shapes; add a line to try another.
+using Launcher = void (*)(const double*, double*, const FieldLayout&, const Box&, Coefficients);
+struct CompiledShape {
+  CudaUpdateShape shape;
+  Launcher launch;
+};
+#define MPSFW_SHAPE(BX, BY, ZC)                                         \
+  {{BX, BY, ZC, false}, launch_update<BX, BY, ZC, false>}, {          \
+    {BX, BY, ZC, true}, launch_update<BX, BY, ZC, true>               \
+  }
+#define MPSFW_SHAPES(BX, BY) \
+  MPSFW_SHAPE(BX, BY, 2), MPSFW_SHAPE(BX, BY, 4), MPSFW_SHAPE(BX, BY, 8), MPSFW_SHAPE(BX, BY, 16)
+const CompiledShape kShapes[] = {MPSFW_SHAPES(32, 4), MPSFW_SHAPES(32, 8), MPSFW_SHAPES(64, 2),
+                                 MPSFW_SHAPES(64, 4), MPSFW_SHAPES(128, 2), MPSFW_SHAPE(1, 128, 8)};
+#undef MPSFW_SHAPES
+#undef MPSFW_SHAPE
+
+const CompiledShape* find_shape(const CudaUpdateShape& want) {
+  for (const CompiledShape& s : kShapes) {
+    if (s.shape.bx == want.bx && s.shape.by == want.by && s.shape.z_chunk == want.z_chunk &&
+        s.shape.streaming_store == want.streaming_store) {
+      return &s;
+    }
+  }
+  return nullptr;
 }
 
 // Maps an interior cell number (x fastest) to its index in the padded layout.
@@ -88,18 +142,11 @@ class CudaHeatKernels final : public HeatKernels {
   void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
               Coefficients k) override {
     if (box.empty()) return;
-    const CudaUpdateShape s = g_shape;
-    if (s.bx == 32 && s.by == 8) {
-      launch_update<32, 8>(u, next, layout, box, k, s.z_chunk);
-    } else if (s.bx == 32 && s.by == 4) {
-      launch_update<32, 4>(u, next, layout, box, k, s.z_chunk);
-    } else if (s.bx == 64 && s.by == 4) {
-      launch_update<64, 4>(u, next, layout, box, k, s.z_chunk);
-    } else if (s.bx == 128 && s.by == 2) {
-      launch_update<128, 2>(u, next, layout, box, k, s.z_chunk);
-    } else {
-      launch_update<256, 1>(u, next, layout, box, k, s.z_chunk);
-    }
+    // A slab one or two cells thin in x (the shell next to an x face) would
+    // leave most of a wide block idle: threads go along y instead.
+    const bool thin_x = box.size().x < 8;
+    const CudaUpdateShape s = thin_x ? CudaUpdateShape{1, 128, 8, false} : g_shape;
+    find_shape(s)->launch(u, next, layout, box, k);
   }
 
   LocalDiagnostics diagnostics(const double* u, const double* previous,
@@ -124,25 +171,18 @@ class CudaHeatKernels final : public HeatKernels {
 
 std::vector<CudaUpdateShape> cuda_update_shapes() {
   std::vector<CudaUpdateShape> shapes;
-  for (int z : {8, 16, 32, 64}) {
-    shapes.push_back({32, 8, z});
-    shapes.push_back({32, 4, z});
-    shapes.push_back({64, 4, z});
-    shapes.push_back({128, 2, z});
-    shapes.push_back({256, 1, z});
+  for (const CompiledShape& s : kShapes) {
+    if (s.shape.bx >= 8) shapes.push_back(s.shape);  // narrower ones are for thin slabs
   }
   return shapes;
 }
 
 void set_cuda_update_shape(CudaUpdateShape shape) {
-  for (const CudaUpdateShape& s : cuda_update_shapes()) {
-    if (s.bx == shape.bx && s.by == shape.by && s.z_chunk == shape.z_chunk) {
-      g_shape = shape;
-      return;
-    }
+  if (find_shape(shape) == nullptr) {
+    throw Error("CUDA update shape " + std::to_string(shape.bx) + "x" + std::to_string(shape.by) +
+                " z" + std::to_string(shape.z_chunk) + " is not compiled in");
   }
-  throw Error("CUDA update shape " + std::to_string(shape.bx) + "x" + std::to_string(shape.by) +
-              " z" + std::to_string(shape.z_chunk) + " is not compiled in");
+  g_shape = shape;
 }
 
 CudaUpdateShape cuda_update_shape() { return g_shape; }

@@ -1,6 +1,7 @@
 #pragma once
 // The heat solver's time loop. Each step:
 //   start halo exchange -> update inner cells -> finish exchange -> update shell
+// (cells next to faces without a neighbour, i.e. fixed walls, count as inner)
 // then, every diag_every steps, diagnostics (total heat, max change), and every
 // output_every steps a snapshot. Communication is HaloExchange's job; physics is
 // heat_physics.hpp's; this file only orders the phases and times them.
@@ -65,6 +66,7 @@ class HeatSolver {
   std::unique_ptr<HeatKernels> kernels_;
   Array<double> u_, next_;  // next_ holds the previous step after a swap
   HaloExchange halo_;
+  FaceMask exchanged_;  // faces whose cells must wait for the exchange
   PhaseTimers timers_;
   std::vector<Diagnostics> diagnostics_;
   long step_ = 0;

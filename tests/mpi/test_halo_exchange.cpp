@@ -22,7 +22,7 @@ int wrap(int g, int n) { return (g % n + n) % n; }
 
 void check_exchange(Int3 global, Int3 hint, bool periodic, Backend space) {
   CartDecomposition d(MPI_COMM_WORLD, global, hint, {periodic, periodic, periodic});
-  const FieldLayout layout{d.local_cells()};
+  const FieldLayout layout(d.local_cells());
   const Int3 n = layout.n, off = d.offset();
   std::vector<double> host(static_cast<size_t>(layout.size()), kUntouched);
   for (int k = 1; k <= n.z; ++k)

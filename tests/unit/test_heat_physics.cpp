@@ -20,7 +20,7 @@ TEST(HeatPhysics, StableDtIsTheFtcsLimit) {
 }
 
 TEST(HeatPhysics, UniformFieldStaysUniform) {
-  const FieldLayout layout{{3, 3, 3}};
+  const FieldLayout layout({3, 3, 3});
   std::vector<double> u(static_cast<size_t>(layout.size()), 7.25);
   const Coefficients k = coefficients(1.0, 0.1, 1.0, 1.0, 1.0);
   EXPECT_EQ(updated_cell(u.data(), layout.index(2, 2, 2), layout.stride_y(), layout.stride_z(), k),
@@ -30,7 +30,7 @@ TEST(HeatPhysics, UniformFieldStaysUniform) {
 TEST(HeatPhysics, SineModeDecaysByTheDiscreteEigenvalueFactor) {
   const int n = 9;
   const double h = 0.1;
-  const FieldLayout layout{{n, n, n}};
+  const FieldLayout layout({n, n, n});
   const double length = domain_length(n, h, Boundary::Dirichlet);
   const double kw = sine_wavenumber(length, Boundary::Dirichlet);
   const double kv[3] = {kw, kw, kw};

@@ -1,0 +1,147 @@
+// heat_bandwidth: how close the CUDA heat update comes to the device's memory
+// bandwidth, measured in one run:
+//   copy    cudaMemcpy device-to-device of one field, bytes read + written
+//   kernel  one update launch over the whole n^3 interior (16 bytes per cell:
+//           each cell read once and written once, neighbours from cache)
+//   step    a full solver step on one rank (inner + shell + sync), as runs see it
+// Each figure is the median of --repeats timings taken with CUDA events. With
+// --sweep every compiled thread-block shape of the update kernel is timed.
+//   heat_bandwidth [--n 512] [--repeats 20] [--sweep]
+#include <cuda_runtime.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/cuda_check.hpp"
+#include "core/device.hpp"
+#include "core/memory.hpp"
+#include "solvers/heat/heat_config.hpp"
+#include "solvers/heat/heat_kernels.hpp"
+#include "solvers/heat/heat_solver.hpp"
+
+namespace {
+
+using namespace mpsfw;
+
+// Median seconds of `repeats` timed calls of `work`, after two warm-up calls.
+double median_seconds(int repeats, const std::function<void()>& work) {
+  cudaEvent_t start, stop;
+  MPSFW_CUDA_CHECK(cudaEventCreate(&start));
+  MPSFW_CUDA_CHECK(cudaEventCreate(&stop));
+  work();
+  work();
+  std::vector<double> times;
+  for (int r = 0; r < repeats; ++r) {
+    MPSFW_CUDA_CHECK(cudaEventRecord(start));
+    work();
+    MPSFW_CUDA_CHECK(cudaEventRecord(stop));
+    MPSFW_CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    MPSFW_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    times.push_back(ms * 1e-3);
+  }
+  MPSFW_CUDA_CHECK(cudaEventDestroy(start));
+  MPSFW_CUDA_CHECK(cudaEventDestroy(stop));
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+int run(int argc, char** argv) {
+  int n = 512, repeats = 20;
+  bool sweep = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--n" && i + 1 < argc) {
+      n = std::atoi(argv[++i]);
+    } else if (a == "--repeats" && i + 1 < argc) {
+      repeats = std::atoi(argv[++i]);
+    } else if (a == "--sweep") {
+      sweep = true;
+    } else {
+      std::fprintf(stderr, "usage: heat_bandwidth [--n N] [--repeats R] [--sweep]\n");
+      return 2;
+    }
+  }
+  const DeviceBinding device = bind_device(Backend::Cuda, 0, 1);
+  std::printf("device: %s (%d SMs)\n", device.name.c_str(), device.multiprocessors);
+
+  const FieldLayout layout({n, n, n});
+  const double cells = static_cast<double>(layout.n.product());
+  const double field_bytes = static_cast<double>(layout.size()) * sizeof(double);
+  Array<double> u(Backend::Cuda, static_cast<size_t>(layout.size()));
+  Array<double> next(Backend::Cuda, static_cast<size_t>(layout.size()));
+  {
+    // Non-trivial data: timings on zeros can flatter a kernel.
+    std::vector<double> host(static_cast<size_t>(layout.size()));
+    for (size_t i = 0; i < host.size(); ++i) host[i] = 1.0 + 1e-3 * static_cast<double>(i % 977);
+    u.copy_from_host(host.data());
+    next.copy_from_host(host.data());
+  }
+
+  const double copy_s = median_seconds(repeats, [&] {
+    MPSFW_CUDA_CHECK(cudaMemcpy(next.data(), u.data(), static_cast<size_t>(field_bytes),
+                                cudaMemcpyDeviceToDevice));
+  });
+  const double copy_bw = 2 * field_bytes / copy_s;
+
+  auto kernels = heat::make_heat_kernels(Backend::Cuda);
+  const heat::Coefficients k = heat::coefficients(1e-4, 0.1, 0.01, 0.01, 0.01);
+  const auto kernel_bw = [&] {
+    const double s = median_seconds(repeats, [&] {
+      kernels->update(u.data(), next.data(), layout, layout.interior(), k);
+    });
+    return 16.0 * cells / s;
+  };
+
+  std::printf("\n%-28s %10s %8s\n", "what", "GB/s", "of copy");
+  std::printf("%-28s %10.1f %8.3f\n", "device copy (read+write)", copy_bw * 1e-9, 1.0);
+  if (sweep) {
+    const heat::CudaUpdateShape chosen = heat::cuda_update_shape();
+    for (const heat::CudaUpdateShape& s : heat::cuda_update_shapes()) {
+      heat::set_cuda_update_shape(s);
+      const double bw = kernel_bw();
+      std::printf("kernel %3dx%-3d z%-3d %-9s     %10.1f %8.3f\n", s.bx, s.by, s.z_chunk,
+                  s.streaming_store ? "stream" : "", bw * 1e-9, bw / copy_bw);
+    }
+    heat::set_cuda_update_shape(chosen);
+  }
+  const double kbw = kernel_bw();
+  const heat::CudaUpdateShape shape = heat::cuda_update_shape();
+  std::printf("kernel (default %dx%d z%d%s)   %10.1f %8.3f\n", shape.bx, shape.by, shape.z_chunk,
+              shape.streaming_store ? " stream" : "", kbw * 1e-9, kbw / copy_bw);
+
+  // Full solver steps as a run takes them: inner + shell launches, the per-step
+  // synchronisation, one diagnostics pass at the end of the batch.
+  const int batch = 50;
+  const heat::HeatConfig config = heat::heat_config_from(heat::heat_params_from_overrides(
+      {"heat.nx=" + std::to_string(n), "heat.ny=" + std::to_string(n),
+       "heat.nz=" + std::to_string(n), "run.steps=" + std::to_string(batch)}));
+  heat::HeatSolver solver(config, MPI_COMM_SELF, device, false);
+  const double step_s = median_seconds(std::max(3, repeats / 4), [&] { solver.run(nullptr); }) / batch;
+  const double step_bw = 16.0 * cells / step_s;
+  std::printf("%-28s %10.1f %8.3f\n", "solver step (50-step runs)", step_bw * 1e-9,
+              step_bw / copy_bw);
+  std::printf("\nheat update at %d^3 fp64: %.3f of the device's copy bandwidth (kernel), "
+              "%.3f (full step); target >= 0.85\n",
+              n, kbw / copy_bw, step_bw / copy_bw);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int code = 1;
+  try {
+    code = run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "heat_bandwidth: %s\n", e.what());
+  }
+  MPI_Finalize();
+  return code;
+}

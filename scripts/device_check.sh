@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Everything one GPU check needs, in one command (the GPU machine is lent
+# briefly and starts bare): configure + build with CUDA for sm_90, the whole
+# test suite, the bandwidth benchmark, and the solver at 1, 4 and 8 ranks on
+# the one GPU. Logs go to $OUT (or ./device-logs).
+#   scripts/device_check.sh
+set -uo pipefail
+source "$(dirname "$0")/env.sh"
+out="${OUT:-$MPSFW_ROOT/device-logs}"
+mkdir -p "$out"
+build="$MPSFW_ROOT/build/device"
+gen=()
+command -v ninja >/dev/null && gen=(-G Ninja)
+
+{
+  nvidia-smi --query-gpu=name,memory.total,driver_version,compute_mode --format=csv
+  nvcc --version | tail -2
+  mpirun --version | head -1
+} > "$out/machine.txt" 2>&1
+cat "$out/machine.txt"
+
+cmake -S "$MPSFW_ROOT" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DMPSFW_ENABLE_CUDA=ON > "$out/configure.log" 2>&1 ||
+  { tail -40 "$out/configure.log"; exit 1; }
+grep "mpsfw:" "$out/configure.log"
+cmake --build "$build" -j 16 > "$out/build.log" 2>&1 || { tail -60 "$out/build.log"; exit 1; }
+echo "build: ok"
+
+(cd "$build" && ctest --output-on-failure -j 4 > "$out/ctest.log" 2>&1)
+echo "ctest: exit $?"
+grep -E "tests passed|Skipped|Failed|\*\*\*" "$out/ctest.log" | head -30
+grep -E "host vs cuda|sine-mode" "$out/ctest.log" | sort -u
+
+"$build/bench/heat_bandwidth" --n 512 --repeats 20 --sweep > "$out/bench.log" 2>&1
+echo "bench: exit $?"
+cat "$out/bench.log"
+
+for np in 1 4 8; do
+  mpirun -np "$np" "$build/apps/solver" "$MPSFW_ROOT/inputs/heat_default.h5" \
+    --set heat.nx=256 --set heat.ny=256 --set heat.nz=256 --set run.steps=200 \
+    --report "$out/run_np$np.json" > "$out/solver_np$np.log" 2>&1
+  echo "solver np=$np: exit $?"
+  grep -E "decomposition|backend|halo messages|steps  |throughput|update|halo|^  rank" \
+    "$out/solver_np$np.log"
+done
