@@ -4,32 +4,47 @@
 
 namespace mpsfw {
 
-void pack_box(Backend space, const double* field, const FieldLayout& layout, const Box& box,
-              double* buffer) {
-  if (box.empty()) return;
+void BoxList::add(const Box& b) {
+  if (b.empty()) return;
+  if (count == kMax) throw Error("BoxList holds at most six boxes");
+  box[count] = b;
+  offset[count] = cells;
+  cells += b.cells();
+  ++count;
+}
+
+static void copy_boxes(Backend space, double* field, const FieldLayout& layout,
+                       const BoxList& boxes, double* buffer, bool to_buffer) {
+  if (boxes.count == 0) return;
   if (space == Backend::Cuda) {
-    detail::cuda_pack_box(field, layout, box, buffer);
+    detail::cuda_copy_boxes(field, layout, boxes, buffer, to_buffer);
   } else {
-    detail::host_pack_box(field, layout, box, buffer);
+    detail::host_copy_boxes(field, layout, boxes, buffer, to_buffer);
   }
 }
 
-void unpack_box(Backend space, double* field, const FieldLayout& layout, const Box& box,
-                const double* buffer) {
-  if (box.empty()) return;
-  if (space == Backend::Cuda) {
-    detail::cuda_unpack_box(field, layout, box, buffer);
-  } else {
-    detail::host_unpack_box(field, layout, box, buffer);
-  }
+void pack_boxes(Backend space, const double* field, const FieldLayout& layout,
+                const BoxList& boxes, double* buffer) {
+  // The field is only read when packing.
+  copy_boxes(space, const_cast<double*>(field), layout, boxes, buffer, true);
+}
+
+void unpack_boxes(Backend space, double* field, const FieldLayout& layout, const BoxList& boxes,
+                  const double* buffer) {
+  // The buffer is only read when unpacking.
+  copy_boxes(space, field, layout, boxes, const_cast<double*>(buffer), false);
+}
+
+void pack_box(Backend space, const double* field, const FieldLayout& layout, const Box& box,
+              double* buffer) {
+  BoxList one;
+  one.add(box);
+  pack_boxes(space, field, layout, one, buffer);
 }
 
 #if !MPSFW_HAVE_CUDA
 namespace detail {
-void cuda_pack_box(const double*, const FieldLayout&, const Box&, double*) {
-  throw Error("this build of mpsfw has no CUDA backend");
-}
-void cuda_unpack_box(double*, const FieldLayout&, const Box&, const double*) {
+void cuda_copy_boxes(double*, const FieldLayout&, const BoxList&, double*, bool) {
   throw Error("this build of mpsfw has no CUDA backend");
 }
 }  // namespace detail

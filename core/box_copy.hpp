@@ -1,25 +1,42 @@
 #pragma once
-// Copies between a box of a field and a contiguous buffer (x fastest): the
-// pack/unpack step of halo exchange and of output. Runs where the field lives.
+// Copies between boxes of a field and one contiguous buffer (each box x
+// fastest, boxes one after another): the pack/unpack step of halo exchange and
+// of output. Runs where the field lives; all boxes of a call go in one launch.
+#include <cstdint>
+
 #include "backend.hpp"
 #include "box.hpp"
 #include "field_layout.hpp"
 
 namespace mpsfw {
 
+// Up to six boxes and where each starts in the buffer (in doubles).
+struct BoxList {
+  static constexpr int kMax = 6;
+  Box box[kMax];
+  std::int64_t offset[kMax] = {};
+  int count = 0;
+  std::int64_t cells = 0;  // total, = the buffer length
+
+  // Appends `b` after the boxes already listed; empty boxes are skipped.
+  void add(const Box& b);
+};
+
+void pack_boxes(Backend space, const double* field, const FieldLayout& layout,
+                const BoxList& boxes, double* buffer);
+void unpack_boxes(Backend space, double* field, const FieldLayout& layout, const BoxList& boxes,
+                  const double* buffer);
+
+// One box.
 void pack_box(Backend space, const double* field, const FieldLayout& layout, const Box& box,
               double* buffer);
-void unpack_box(Backend space, double* field, const FieldLayout& layout, const Box& box,
-                const double* buffer);
 
 namespace detail {
-// Per-backend implementations; the CUDA pair launches kernels on the default stream.
-void host_pack_box(const double* field, const FieldLayout& layout, const Box& box, double* buffer);
-void host_unpack_box(double* field, const FieldLayout& layout, const Box& box,
-                     const double* buffer);
-void cuda_pack_box(const double* field, const FieldLayout& layout, const Box& box, double* buffer);
-void cuda_unpack_box(double* field, const FieldLayout& layout, const Box& box,
-                     const double* buffer);
+// Per-backend implementations; the CUDA pair launches on the default stream.
+void host_copy_boxes(double* field, const FieldLayout& layout, const BoxList& boxes,
+                     double* buffer, bool to_buffer);
+void cuda_copy_boxes(double* field, const FieldLayout& layout, const BoxList& boxes,
+                     double* buffer, bool to_buffer);
 }  // namespace detail
 
 }  // namespace mpsfw

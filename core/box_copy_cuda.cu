@@ -6,11 +6,14 @@
 namespace mpsfw::detail {
 namespace {
 
-// One thread per cell of the box; `to_buffer` picks the direction.
+// blockIdx.y picks the box; the blocks along x stride over its cells.
 template <bool to_buffer>
-__global__ void copy_box_kernel(double* field, FieldLayout layout, Box box, double* buffer) {
+__global__ void copy_boxes_kernel(double* field, FieldLayout layout, BoxList boxes,
+                                  double* buffer) {
+  const Box box = boxes.box[blockIdx.y];
   const Int3 s = box.size();
   const std::int64_t n = box.cells();
+  double* base = buffer + boxes.offset[blockIdx.y];
   for (std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; t < n;
        t += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const int i = static_cast<int>(t % s.x);
@@ -18,31 +21,29 @@ __global__ void copy_box_kernel(double* field, FieldLayout layout, Box box, doub
     const int k = static_cast<int>(t / (static_cast<std::int64_t>(s.x) * s.y));
     const std::int64_t f = layout.index(box.lo.x + i, box.lo.y + j, box.lo.z + k);
     if (to_buffer) {
-      buffer[t] = field[f];
+      base[t] = field[f];
     } else {
-      field[f] = buffer[t];
+      field[f] = base[t];
     }
   }
 }
 
-template <bool to_buffer>
-void launch(double* field, const FieldLayout& layout, const Box& box, double* buffer) {
-  constexpr int threads = 256;
-  const std::int64_t blocks_needed = (box.cells() + threads - 1) / threads;
-  const int blocks = static_cast<int>(blocks_needed < 65535 ? blocks_needed : 65535);
-  copy_box_kernel<to_buffer><<<blocks, threads>>>(field, layout, box, buffer);
-  MPSFW_CUDA_CHECK_LAUNCH();
-}
-
 }  // namespace
 
-void cuda_pack_box(const double* field, const FieldLayout& layout, const Box& box, double* buffer) {
-  launch<true>(const_cast<double*>(field), layout, box, buffer);
-}
-
-void cuda_unpack_box(double* field, const FieldLayout& layout, const Box& box,
-                     const double* buffer) {
-  launch<false>(field, layout, box, const_cast<double*>(buffer));
+void cuda_copy_boxes(double* field, const FieldLayout& layout, const BoxList& boxes,
+                     double* buffer, bool to_buffer) {
+  constexpr int threads = 256;
+  std::int64_t largest = 0;
+  for (int b = 0; b < boxes.count; ++b) largest = std::max(largest, boxes.box[b].cells());
+  const std::int64_t wanted = (largest + threads - 1) / threads;
+  const dim3 grid(static_cast<unsigned>(wanted < 4096 ? wanted : 4096),
+                  static_cast<unsigned>(boxes.count));
+  if (to_buffer) {
+    copy_boxes_kernel<true><<<grid, threads>>>(field, layout, boxes, buffer);
+  } else {
+    copy_boxes_kernel<false><<<grid, threads>>>(field, layout, boxes, buffer);
+  }
+  MPSFW_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace mpsfw::detail

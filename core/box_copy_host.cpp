@@ -4,27 +4,25 @@
 
 namespace mpsfw::detail {
 
-void host_pack_box(const double* field, const FieldLayout& layout, const Box& box, double* buffer) {
-  const Int3 s = box.size();
+void host_copy_boxes(double* field, const FieldLayout& layout, const BoxList& boxes,
+                     double* buffer, bool to_buffer) {
+  for (int b = 0; b < boxes.count; ++b) {
+    const Box& box = boxes.box[b];
+    const Int3 s = box.size();
+    double* base = buffer + boxes.offset[b];
 #pragma omp parallel for collapse(2) schedule(static)
-  for (int k = 0; k < s.z; ++k) {
-    for (int j = 0; j < s.y; ++j) {
-      const std::int64_t row = (static_cast<std::int64_t>(k) * s.y + j) * s.x;
-      const double* src = field + layout.index(box.lo.x, box.lo.y + j, box.lo.z + k);
-      for (int i = 0; i < s.x; ++i) buffer[row + i] = src[i];
-    }
-  }
-}
-
-void host_unpack_box(double* field, const FieldLayout& layout, const Box& box,
-                     const double* buffer) {
-  const Int3 s = box.size();
-#pragma omp parallel for collapse(2) schedule(static)
-  for (int k = 0; k < s.z; ++k) {
-    for (int j = 0; j < s.y; ++j) {
-      const std::int64_t row = (static_cast<std::int64_t>(k) * s.y + j) * s.x;
-      double* dst = field + layout.index(box.lo.x, box.lo.y + j, box.lo.z + k);
-      for (int i = 0; i < s.x; ++i) dst[i] = buffer[row + i];
+    for (int k = 0; k < s.z; ++k) {
+      for (int j = 0; j < s.y; ++j) {
+        double* row = base + (static_cast<std::int64_t>(k) * s.y + j) * s.x;
+        double* cells = field + layout.index(box.lo.x, box.lo.y + j, box.lo.z + k);
+        for (int i = 0; i < s.x; ++i) {
+          if (to_buffer) {
+            row[i] = cells[i];
+          } else {
+            cells[i] = row[i];
+          }
+        }
+      }
     }
   }
 }

@@ -11,6 +11,7 @@
 #include <array>
 
 #include "backend.hpp"
+#include "box_copy.hpp"
 #include "decomposition.hpp"
 #include "field_layout.hpp"
 #include "memory.hpp"
@@ -41,19 +42,23 @@ class HaloExchange {
   std::int64_t bytes_per_exchange() const;
 
  private:
-  struct FaceBuffers {
+  // Where each face's message sits in the send and receive buffers.
+  struct FaceSlot {
     int neighbor = MPI_PROC_NULL;
-    Box send_box, recv_box;
-    Array<double> send, recv;  // in the field's space
-    double* send_host = nullptr;  // pinned staging (CUDA without CUDA-aware MPI)
-    double* recv_host = nullptr;
+    std::int64_t offset = 0, cells = 0;
   };
 
   MPI_Comm comm_;
   FieldLayout layout_;
   Backend space_;
   bool staged_;
-  std::array<FaceBuffers, kFaces> faces_;
+  std::array<FaceSlot, kFaces> slots_;
+  BoxList send_boxes_, recv_boxes_;  // exchanged faces only, in face order
+  // All faces' messages in one buffer per direction: one pack launch, one
+  // unpack launch and (staged) one copy each way per exchange.
+  Array<double> send_, recv_;             // in the field's space
+  double* send_host_ = nullptr;           // pinned staging (CUDA without CUDA-aware MPI)
+  double* recv_host_ = nullptr;
   std::array<MPI_Request, 2 * kFaces> requests_;
   bool in_flight_ = false;
 };

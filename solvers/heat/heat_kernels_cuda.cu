@@ -2,7 +2,6 @@
 // keeping the z neighbours in registers so each cell is read from memory about
 // once; Thrust for the diagnostics reductions.
 #include <thrust/execution_policy.h>
-#include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/transform_reduce.h>
 
@@ -121,19 +120,24 @@ struct InteriorIndex {
   }
 };
 
-struct ValueAt {
-  const double* u;
-  InteriorIndex at;
-  __device__ double operator()(std::int64_t t) const { return u[at(t)]; }
+struct SumAndMax {
+  double sum, max;
 };
 
-struct ChangeAt {
+struct CombineSumAndMax {
+  __host__ __device__ SumAndMax operator()(const SumAndMax& a, const SumAndMax& b) const {
+    return {a.sum + b.sum, a.max > b.max ? a.max : b.max};
+  }
+};
+
+// Per cell: its value (for the total) and its change since the last step.
+struct ValueAndChange {
   const double* u;
   const double* previous;
   InteriorIndex at;
-  __device__ double operator()(std::int64_t t) const {
+  __device__ SumAndMax operator()(std::int64_t t) const {
     const std::int64_t c = at(t);
-    return fabs(u[c] - previous[c]);
+    return {u[c], fabs(u[c] - previous[c])};
   }
 };
 
@@ -154,14 +158,12 @@ class CudaHeatKernels final : public HeatKernels {
     const std::int64_t n = layout.n.product();
     const InteriorIndex at{layout};
     const thrust::counting_iterator<std::int64_t> first(0);
-    LocalDiagnostics d;
-    d.total = thrust::transform_reduce(thrust::device, first, first + n, ValueAt{u, at}, 0.0,
-                                       thrust::plus<double>());
-    d.max_change = thrust::transform_reduce(thrust::device, first, first + n,
-                                            ChangeAt{u, previous, at}, 0.0,
-                                            thrust::maximum<double>());
+    // One pass over the field for both figures.
+    const SumAndMax r = thrust::transform_reduce(thrust::device, first, first + n,
+                                                 ValueAndChange{u, previous, at},
+                                                 SumAndMax{0.0, 0.0}, CombineSumAndMax());
     MPSFW_CUDA_CHECK(cudaGetLastError());
-    return d;
+    return {r.sum, r.max};
   }
 
   void synchronize() override { MPSFW_CUDA_CHECK(cudaDeviceSynchronize()); }
