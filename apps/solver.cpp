@@ -8,10 +8,12 @@
 #include <vector>
 
 #include "core/collective.hpp"
+#include "core/decomposition.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/mpi_env.hpp"
 #include "core/params.hpp"
+#include "core/paths.hpp"
 #include "core/report.hpp"
 #include "solver_options.hpp"
 #include "solvers/heat/heat_config.hpp"
@@ -21,6 +23,22 @@
 namespace {
 
 using namespace mpsfw;
+
+// Output files must be creatable and must not overwrite the input: checked
+// before the run, so a typo costs no compute.
+void check_outputs(const SolverOptions& options, const Params& params,
+                   const heat::HeatConfig& config) {
+  const auto check = [&](const std::string& path, const std::string& origin) {
+    check_can_create(path, origin);
+    if (same_file(path, options.input)) {
+      throw InputError(origin + ": '" + path + "' is the input file; choose another name");
+    }
+  };
+  if (!config.output_file.empty()) {
+    check(config.output_file, params.value("run.output_file").origin);
+  }
+  if (!options.report_file.empty()) check(options.report_file, "--report " + options.report_file);
+}
 
 int run(MpiEnv& env, int argc, char** argv) {
   const bool root = env.rank() == 0;
@@ -32,9 +50,17 @@ int run(MpiEnv& env, int argc, char** argv) {
     options = parse_solver_options(std::vector<std::string>(argv + 1, argv + argc));
     if (options.help || options.version) return;
     params.read_file(options.input, &warnings);
-    for (const std::string& o : options.overrides) params.apply_override(o);
+    for (size_t i = 0; i < options.overrides.size(); ++i) {
+      params.apply_override(options.overrides[i], options.origins[i]);
+    }
     params.finalize();
     config = heat::heat_config_from(params);
+    check_outputs(options, params, config);
+    try {
+      choose_rank_grid(env.size(), config.rank_grid_hint, config.cells);
+    } catch (const InputError& e) {
+      throw InputError(options.input + ": /run/px, /run/py, /run/pz: " + e.what());
+    }
   });
   if (options.help || options.version) {
     if (root && options.version) std::printf("mpsfw %s\n", MPSFW_VERSION);
@@ -81,6 +107,10 @@ int main(int argc, char** argv) {
   try {
     return run(env, argc, argv);
   } catch (const mpsfw::ReportedError&) {
+    return 1;
+  } catch (const mpsfw::AgreedError& e) {
+    // Every rank has the same message: print it once, end normally.
+    if (env.rank() == 0) std::fprintf(stderr, "mpsfw: error: %s\n", e.what());
     return 1;
   } catch (const std::exception& e) {
     // One rank failed on its own: end every rank now rather than leave them waiting.

@@ -32,11 +32,17 @@ SolverOptions parse_solver_options(const std::vector<std::string>& args) {
     } else if (a == "--version") {
       o.version = true;
     } else if (is(a, "--set")) {
-      o.overrides.push_back(value_of(i, "--set"));
+      const std::string v = value_of(i, "--set");
+      o.overrides.push_back(v);
+      o.origins.push_back("--set " + v);
     } else if (is(a, "--backend")) {
-      o.overrides.push_back("run.backend=" + value_of(i, "--backend"));
+      const std::string v = value_of(i, "--backend");
+      o.overrides.push_back("run.backend=" + v);
+      o.origins.push_back("--backend " + v);
     } else if (is(a, "--output")) {
-      o.overrides.push_back("run.output_file=" + value_of(i, "--output"));
+      const std::string v = value_of(i, "--output");
+      o.overrides.push_back("run.output_file=" + v);
+      o.origins.push_back("--output " + v);
     } else if (is(a, "--report")) {
       o.report_file = value_of(i, "--report");
     } else if (!a.empty() && a[0] == '-') {

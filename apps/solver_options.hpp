@@ -8,6 +8,7 @@ namespace mpsfw {
 struct SolverOptions {
   std::string input;
   std::vector<std::string> overrides;  // group.key=value, in order
+  std::vector<std::string> origins;    // what the user typed for each override
   std::string report_file;             // "" = no run.json
   bool help = false, version = false;
 };

@@ -27,7 +27,7 @@ std::string first_error(MPI_Comm comm, const std::string& local_error) {
 
 void agree_on_error(MPI_Comm comm, const std::string& local_error) {
   const std::string message = first_error(comm, local_error);
-  if (!message.empty()) throw Error(message);
+  if (!message.empty()) throw AgreedError(message);
 }
 
 void run_collectively(MPI_Comm comm, const std::function<void()>& step) {

@@ -12,8 +12,8 @@ namespace mpsfw {
 // empty on every rank.
 std::string first_error(MPI_Comm comm, const std::string& local_error);
 
-// Collective: throws Error(first failing rank's message) on every rank if any
-// rank passed a non-empty `local_error`.
+// Collective: throws AgreedError(first failing rank's message) on every rank if
+// any rank passed a non-empty `local_error`.
 void agree_on_error(MPI_Comm comm, const std::string& local_error);
 
 // Runs a step that may fail on some ranks (reading input, allocating memory).

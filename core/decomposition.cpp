@@ -23,21 +23,20 @@ static std::string to_text(Int3 v) {
 Int3 choose_rank_grid(int ranks, Int3 hint, Int3 global_cells) {
   for (int d = 0; d < 3; ++d) {
     if (hint[d] < 0) {
-      throw InputError("decomposition hint " + to_text(hint) + " has a negative entry");
+      throw InputError("rank grid " + to_text(hint) + " has a negative entry");
     }
   }
   int dims[3] = {hint.x, hint.y, hint.z};
   const bool complete = hint.x > 0 && hint.y > 0 && hint.z > 0;
   if (complete && hint.product() != ranks) {
-    throw InputError("decomposition hint " + to_text(hint) + " uses " +
-                     std::to_string(hint.product()) + " ranks but the job has " +
-                     std::to_string(ranks));
+    throw InputError("rank grid " + to_text(hint) + " has " + std::to_string(hint.product()) +
+                     " blocks but the job has " + std::to_string(ranks) + " ranks");
   }
   if (!complete) {
     std::int64_t fixed = 1;
     for (int d = 0; d < 3; ++d) fixed *= hint[d] > 0 ? hint[d] : 1;
     if (ranks % fixed != 0) {
-      throw InputError("decomposition hint " + to_text(hint) + " does not divide the job's " +
+      throw InputError("rank grid " + to_text(hint) + " (0 = free) cannot be completed for " +
                        std::to_string(ranks) + " ranks");
     }
     MPSFW_MPI_CHECK(MPI_Dims_create(ranks, 3, dims));
@@ -47,7 +46,7 @@ Int3 choose_rank_grid(int ranks, Int3 hint, Int3 global_cells) {
     if (grid[d] > global_cells[d]) {
       throw InputError("rank grid " + to_text(grid) + " puts more ranks than cells (" +
                        std::to_string(global_cells[d]) + ") along dimension " + "xyz"[d] +
-                       "; use fewer ranks or set run.px/py/pz");
+                       "; use fewer ranks or another rank grid");
     }
   }
   return grid;

@@ -18,6 +18,13 @@ class InputError : public Error {
   using Error::Error;
 };
 
+// Thrown on every rank at once when all ranks agreed on a failure (see
+// collective.hpp): the caller prints the message once and exits, no abort needed.
+class AgreedError : public Error {
+ public:
+  using Error::Error;
+};
+
 // Thrown on every rank after a collective check failed and rank 0 already
 // printed the reason: the caller only has to exit with a non-zero code.
 class ReportedError : public Error {

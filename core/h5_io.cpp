@@ -44,7 +44,7 @@ std::string describe(hid_t type, hid_t space) {
     case H5T_INTEGER: return std::to_string(8 * H5Tget_size(type)) + "-bit integer";
     case H5T_FLOAT: return std::to_string(8 * H5Tget_size(type)) + "-bit float";
     case H5T_STRING: return "string";
-    case H5T_ENUM: return "enum (boolean?)";
+    case H5T_ENUM: return "boolean or enum";
     case H5T_COMPOUND: return "compound";
     default: return "non-numeric type";
   }

@@ -135,7 +135,8 @@ void Params::read_file(const std::string& file, std::vector<std::string>* warnin
   // Groups in the file that the schema does not know.
   for (const std::string& member : h5::member_names(f.get())) {
     if (groups.count(member) == 0 && warnings) {
-      warnings->push_back(file + ": /" + member + " is not a known group and is ignored");
+      warnings->push_back(file + ": /" + member +
+                          " is not a group or dataset this solver reads; ignored");
     }
   }
 }
@@ -154,8 +155,8 @@ void Params::set_from_text(const ParamSpec& s, const std::string& text, const st
   values_[s.name()] = v;
 }
 
-void Params::apply_override(const std::string& assignment) {
-  const std::string origin = "--set " + assignment;
+void Params::apply_override(const std::string& assignment, const std::string& given_origin) {
+  const std::string origin = given_origin.empty() ? "--set " + assignment : given_origin;
   const size_t eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) {
     throw InputError(origin + ": expected group.key=value, e.g. --set heat.nx=128");

@@ -44,8 +44,9 @@ class Params {
   // Reads every schema key present in `file`; keys and groups the schema does
   // not know are reported in `warnings`. Mistyped values throw InputError.
   void read_file(const std::string& file, std::vector<std::string>* warnings);
-  // "group.key=value": the value is parsed as the key's type.
-  void apply_override(const std::string& assignment);
+  // "group.key=value": the value is parsed as the key's type. `origin` names
+  // where it came from in messages (default: "--set group.key=value").
+  void apply_override(const std::string& assignment, const std::string& origin = "");
   // Fills defaults, then checks required keys, ranges and choices.
   void finalize();
 

@@ -179,7 +179,7 @@ HeatConfig heat_config_from(const Params& p) {
                      number(limit) + " = 1 / (2 diffusivity (1/dx^2 + 1/dy^2 + 1/dz^2))");
   }
   if (c.cells.product() > (std::int64_t{1} << 40)) {
-    throw InputError(p.file() + ": /heat nx*ny*nz = " + std::to_string(c.cells.product()) +
+    throw InputError("heat.nx*ny*nz = " + std::to_string(c.cells.product()) +
                      " cells is more than this build supports (2^40)");
   }
   if (c.initial == Initial::Dataset) check_u0(c, p.file());

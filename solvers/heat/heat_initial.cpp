@@ -1,5 +1,9 @@
 #include "heat_initial.hpp"
 
+#include <cmath>
+#include <string>
+
+#include "core/error.hpp"
 #include "core/h5_io.hpp"
 
 namespace mpsfw::heat {
@@ -23,7 +27,16 @@ std::vector<double> initial_block(const HeatConfig& c, const CartDecomposition& 
     size_t t = 0;
     for (int k = 1; k <= n.z; ++k)
       for (int j = 1; j <= n.y; ++j)
-        for (int i = 1; i <= n.x; ++i) u[static_cast<size_t>(layout.index(i, j, k))] = block[t++];
+        for (int i = 1; i <= n.x; ++i) {
+          const double v = block[t++];
+          if (!std::isfinite(v)) {
+            throw InputError(c.input_file + ": dataset /heat/u0: expected finite values, got " +
+                             std::to_string(v) + " at [" + std::to_string(off.z + k - 1) + "][" +
+                             std::to_string(off.y + j - 1) + "][" +
+                             std::to_string(off.x + i - 1) + "] ([z][y][x])");
+          }
+          u[static_cast<size_t>(layout.index(i, j, k))] = v;
+        }
     return u;
   }
 

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "core/box_copy.hpp"
+#include "core/collective.hpp"
 #include "core/field_output.hpp"
 #include "core/mpi_check.hpp"
 #include "heat_initial.hpp"
@@ -37,16 +38,24 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
       decomposition_(comm, config.cells, config.rank_grid_hint, periodic_dims(config.boundary)),
       layout_(decomposition_.local_cells()),
       coefficients_(coefficients(config.diffusivity, config.dt, config.spacing[0],
-                                 config.spacing[1], config.spacing[2])),
-      kernels_(make_heat_kernels(device.backend)),
-      u_(device.backend, static_cast<size_t>(layout_.size())),
-      next_(device.backend, static_cast<size_t>(layout_.size())),
-      halo_(decomposition_, layout_, device.backend, cuda_aware_mpi),
-      exchanged_(halo_.exchanged_faces()) {
-  const std::vector<double> initial = initial_block(config_, decomposition_, layout_);
-  // Both buffers start equal so the Dirichlet walls in the halo stay fixed.
-  u_.copy_from_host(initial.data());
-  next_.copy_from_host(initial.data());
+                                 config.spacing[1], config.spacing[2])) {
+  std::string error;
+  try {
+    kernels_ = make_heat_kernels(device.backend);
+    u_ = Array<double>(device.backend, static_cast<size_t>(layout_.size()));
+    next_ = Array<double>(device.backend, static_cast<size_t>(layout_.size()));
+    halo_ = std::make_unique<HaloExchange>(decomposition_, layout_, device.backend, cuda_aware_mpi);
+    exchanged_ = halo_->exchanged_faces();
+    const std::vector<double> initial = initial_block(config_, decomposition_, layout_);
+    // Both buffers start equal so the Dirichlet walls in the halo stay fixed.
+    u_.copy_from_host(initial.data());
+    next_.copy_from_host(initial.data());
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  // A failure on some ranks only (a bad value in their part of u0, out of
+  // memory) must stop every rank before the first collective below.
+  agree_on_error(decomposition_.comm(), error);
   diagnostics_.push_back(measure(0));
 }
 
@@ -55,7 +64,7 @@ HeatSolver::~HeatSolver() = default;
 void HeatSolver::step_once() {
   {
     PhaseTimers::Scope t(timers_, "halo start");
-    halo_.start(u_.data());
+    halo_->start(u_.data());
   }
   {
     PhaseTimers::Scope t(timers_, "inner update");
@@ -64,7 +73,7 @@ void HeatSolver::step_once() {
   }
   {
     PhaseTimers::Scope t(timers_, "halo finish");
-    halo_.finish(u_.data());
+    halo_->finish(u_.data());
   }
   {
     PhaseTimers::Scope t(timers_, "shell update");

@@ -35,7 +35,8 @@ struct Diagnostics {
 class HeatSolver {
  public:
   // Collective over `comm`. Allocates the fields in the device's memory and
-  // sets the initial condition.
+  // sets the initial condition; if that fails on any rank, every rank throws
+  // AgreedError with the first failing rank's message.
   HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBinding& device,
              bool cuda_aware_mpi);
   ~HeatSolver();
@@ -49,8 +50,8 @@ class HeatSolver {
   const PhaseTimers& timers() const { return timers_; }
   const std::vector<Diagnostics>& diagnostics() const { return diagnostics_; }
   double loop_seconds() const { return loop_seconds_; }
-  bool halo_staged_through_host() const { return halo_.staged_through_host(); }
-  std::int64_t halo_bytes_per_step() const { return halo_.bytes_per_exchange(); }
+  bool halo_staged_through_host() const { return halo_->staged_through_host(); }
+  std::int64_t halo_bytes_per_step() const { return halo_->bytes_per_exchange(); }
 
   // This rank's interior cells, x fastest, copied to the host.
   std::vector<double> local_interior() const;
@@ -68,8 +69,8 @@ class HeatSolver {
   Coefficients coefficients_;
   std::unique_ptr<HeatKernels> kernels_;
   Array<double> u_, next_;  // next_ holds the previous step after a swap
-  HaloExchange halo_;
-  FaceMask exchanged_;  // faces whose cells must wait for the exchange
+  std::unique_ptr<HaloExchange> halo_;
+  FaceMask exchanged_ = 0;  // faces whose cells must wait for the exchange
   PhaseTimers timers_;
   std::vector<Diagnostics> diagnostics_;
   long step_ = 0;

@@ -1,0 +1,323 @@
+#!/usr/bin/env bash
+# Bad inputs must fail fast and clearly: for each case the solver must exit
+# non-zero, say what is wrong (file, attribute path or option, what was
+# expected), print the error once (from rank 0, not once per rank) and not hang.
+#
+#   tests/cli/bad_inputs.sh --solver PATH --make-bad PATH [options] [CASE...]
+#   tests/cli/bad_inputs.sh --list [--cuda 0|1]
+# Options:
+#   --mpiexec PATH      MPI launcher (default: mpiexec)
+#   --np-flag FLAG      its process-count flag (default: -n)
+#   --preflags "..."    extra launcher flags before the program
+#   --cuda 0|1          whether the solver was built with the CUDA backend (default: 1)
+#   --timeout SECONDS   a run still going after this long is a hang (default: 60)
+#   --keep              keep the work folder with the files and outputs
+# With no CASE every case runs; the last line is "N passed, M failed".
+# ctest runs one case per test (cli.bad.<case>), see CMakeLists.txt.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=cli_lib.sh source-path=SCRIPTDIR
+source "$here/cli_lib.sh"
+
+MAKE_BAD=""
+CUDA_BUILD=1
+LIST=0
+KEEP=0
+selected=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --solver) SOLVER=$2; shift 2 ;;
+    --make-bad) MAKE_BAD=$2; shift 2 ;;
+    --mpiexec) MPIEXEC=$2; shift 2 ;;
+    --np-flag) NP_FLAG=$2; shift 2 ;;
+    --preflags) PREFLAGS=$2; shift 2 ;;
+    --cuda) CUDA_BUILD=$2; shift 2 ;;
+    --timeout) CASE_TIMEOUT=$2; shift 2 ;;
+    --keep) KEEP=1; shift ;;
+    --list) LIST=1; shift ;;
+    -h | --help) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -*) cli_die "unknown option '$1' (see --help)" ;;
+    *) selected+=("$1"); shift ;;
+  esac
+done
+
+# ---------------------------------------------------------------------------
+# The cases. add_case NAME NP EXPECT ARGS [PATTERN...]
+#   NP      ranks (0: the solver alone, without mpiexec, as an MPI singleton)
+#   EXPECT  fail: exit non-zero with exactly one "mpsfw: error:" line
+#           warn: exit 0, the run summary, and each PATTERN on stderr
+#           ok:   exit 0 and the run summary
+#   ARGS    solver arguments split on spaces; @D@ is the folder with the files
+#           that make_bad_inputs wrote (good.h5 is a valid input)
+#   PATTERN fixed strings that must all appear in the output
+# CASE_ENV[NAME] may hold VAR=value words to set for that run.
+# ---------------------------------------------------------------------------
+declare -a CASES=()
+declare -A C_NP C_EXPECT C_ARGS C_PATTERNS CASE_ENV
+add_case() {
+  local name=$1 np=$2 expect=$3 args=$4
+  shift 4
+  CASES+=("$name")
+  C_NP[$name]=$np
+  C_EXPECT[$name]=$expect
+  C_ARGS[$name]=$args
+  local p joined=""
+  for p in "$@"; do joined+="$p"$'\n'; done
+  C_PATTERNS[$name]=$joined
+}
+
+range_nx='expected an integer in [1, 1048576] (cells along x)'
+
+# The control: the file every other one is derived from runs.
+add_case good_file_runs 2 ok "@D@/good.h5"
+
+# Files that cannot be read at all.
+add_case missing_file 2 fail "@D@/does_not_exist.h5" \
+  "does_not_exist.h5: cannot open: No such file or directory"
+add_case missing_file_np1 1 fail "@D@/does_not_exist.h5" \
+  "does_not_exist.h5: cannot open: No such file or directory"
+add_case missing_file_singleton 0 fail "@D@/does_not_exist.h5" \
+  "does_not_exist.h5: cannot open: No such file or directory"
+add_case not_hdf5 2 fail "@D@/not_hdf5.h5" \
+  "not_hdf5.h5: cannot open: not an HDF5 file"
+add_case empty_file 1 fail "@D@/empty.h5" \
+  "empty.h5: cannot open: not an HDF5 file"
+add_case directory_as_input 2 fail "@D@" \
+  "cannot open"
+
+# The root attribute /solver.
+add_case no_solver 2 fail "@D@/no_solver.h5" \
+  "no_solver.h5: attribute /solver is missing: expected one of heat"
+add_case wrong_solver 2 fail "@D@/wrong_solver.h5" \
+  "wrong_solver.h5: attribute /solver: expected one of heat" 'got "wave"'
+add_case solver_integer 2 fail "@D@/solver_integer.h5" \
+  "solver_integer.h5: attribute /solver: expected one of heat" "got a 64-bit integer"
+
+# Required keys and their types and ranges.
+add_case no_steps 1 fail "@D@/no_steps.h5" \
+  "no_steps.h5: attribute /run/steps is missing: expected an integer"
+add_case no_heat_group 2 fail "@D@/no_heat_group.h5" \
+  "no_heat_group.h5: attribute /heat/nx is missing: $range_nx"
+add_case no_nx 2 fail "@D@/no_nx.h5" \
+  "no_nx.h5: attribute /heat/nx is missing: $range_nx"
+add_case nx_string 2 fail "@D@/nx_string.h5" \
+  "nx_string.h5: attribute /heat/nx: $range_nx" 'got the string "12"'
+add_case nx_float 1 fail "@D@/nx_float.h5" \
+  "nx_float.h5: attribute /heat/nx: $range_nx" "got a 64-bit float"
+add_case nx_zero 2 fail "@D@/nx_zero.h5" \
+  "nx_zero.h5: attribute /heat/nx: $range_nx, got 0"
+add_case nx_negative 2 fail "@D@/nx_negative.h5" \
+  "nx_negative.h5: attribute /heat/nx: $range_nx, got -12"
+add_case nx_too_large 2 fail "@D@/nx_too_large.h5" \
+  "nx_too_large.h5: attribute /heat/nx: $range_nx, got 2097152"
+add_case nx_array 2 fail "@D@/nx_array.h5" \
+  "nx_array.h5: attribute /heat/nx: $range_nx" "got a 3-element array"
+add_case dx_negative 2 fail "@D@/dx_negative.h5" \
+  "dx_negative.h5: attribute /heat/dx: expected a number > 0 (cell spacing along x, m), got -0.01"
+add_case dx_zero 2 fail "@D@/dx_zero.h5" \
+  "dx_zero.h5: attribute /heat/dx: expected a number > 0 (cell spacing along x, m), got 0"
+add_case dt_nan 2 fail "@D@/dt_nan.h5" \
+  "dt_nan.h5: attribute /heat/dt: expected a number > 0 (time step, s), got nan"
+add_case boundary_unknown 2 fail "@D@/boundary_unknown.h5" \
+  "boundary_unknown.h5: attribute /heat/boundary: expected one of dirichlet|periodic" \
+  'got "neumann"'
+add_case initial_unknown 2 fail "@D@/initial_unknown.h5" \
+  "initial_unknown.h5: attribute /heat/initial: expected one of sine|gaussian|dataset" \
+  'got "step"'
+add_case backend_unknown_in_file 2 fail "@D@/backend_unknown.h5" \
+  "backend_unknown.h5: attribute /run/backend: expected one of auto|host|cuda" 'got "gpu"'
+
+# Cross-checks of heat_config_from: stability and the u0 dataset.
+add_case dt_unstable 2 fail "@D@/dt_unstable.h5" \
+  "dt_unstable.h5: attribute /heat/dt: dt = 1 is unstable for the explicit scheme" \
+  "the largest stable dt is 0.166667"
+add_case dataset_without_u0 2 fail "@D@/dataset_without_u0.h5" \
+  "dataset_without_u0.h5: dataset /heat/u0 is missing" "[nz][ny][nx] = [8][10][12]"
+add_case u0_wrong_shape 2 fail "@D@/u0_transposed.h5" \
+  "u0_transposed.h5: dataset /heat/u0: expected shape [nz][ny][nx] = [8][10][12], got [12][10][8]"
+add_case u0_nan 2 fail "@D@/u0_nan.h5" \
+  "u0_nan.h5: dataset /heat/u0: expected finite values, got nan at [7][9][11] ([z][y][x])"
+add_case output_is_input 2 fail "@D@/victim.h5 --output @D@/victim.h5" \
+  "--output" "victim.h5' is the input file; choose another name"
+add_case u0_2d 1 fail "@D@/u0_2d.h5" \
+  "u0_2d.h5: dataset /heat/u0: expected shape [nz][ny][nx] = [8][10][12], got [80][12]"
+
+# Decomposition: hints that do not fit the job, more ranks than cells.
+add_case hint_wrong_product 2 fail "@D@/hint_3x1x1.h5" \
+  "hint_3x1x1.h5: /run/px, /run/py, /run/pz: rank grid 3x1x1 has 3 blocks but the job has 2 ranks"
+add_case hint_does_not_divide 2 fail "@D@/hint_px3.h5" \
+  "hint_px3.h5: /run/px, /run/py, /run/pz: rank grid 3x0x0 (0 = free) cannot be completed for 2 ranks"
+add_case set_hint_wrong_product 2 fail "@D@/good.h5 --set run.px=1 --set run.py=1 --set run.pz=1" \
+  "/run/px, /run/py, /run/pz: rank grid 1x1x1 has 1 blocks but the job has 2 ranks"
+add_case more_ranks_than_cells 2 fail "@D@/nx_one.h5" \
+  "nx_one.h5: /run/px, /run/py, /run/pz: rank grid 2x1x1 puts more ranks than cells (1) along dimension x" "another rank grid"
+
+# --set overrides.
+add_case set_unknown_key 2 fail "@D@/good.h5 --set heat.nxx=3" \
+  "--set heat.nxx=3: unknown key 'heat.nxx'; known keys: solver, run.steps," "heat.nx,"
+add_case set_malformed_integer 2 fail "@D@/good.h5 --set heat.nx=abc" \
+  "--set heat.nx=abc: $range_nx, got 'abc'"
+add_case set_malformed_real 1 fail "@D@/good.h5 --set heat.dt=0.1s" \
+  "--set heat.dt=0.1s: expected a number > 0 (time step, s), got '0.1s'"
+add_case set_without_equals 2 fail "@D@/good.h5 --set heatnx" \
+  "--set heatnx: expected group.key=value, e.g. --set heat.nx=128"
+add_case set_empty_key 2 fail "@D@/good.h5 --set =3" \
+  "--set =3: expected group.key=value"
+add_case set_missing_value 2 fail "@D@/good.h5 --set" \
+  "--set needs a value" "usage:"
+add_case set_out_of_range 2 fail "@D@/good.h5 --set heat.nx=0" \
+  "--set heat.nx=0: $range_nx, got 0"
+add_case set_bad_choice 2 fail "@D@/good.h5 --set heat.boundary=neumann" \
+  "--set heat.boundary=neumann: expected one of dirichlet|periodic" 'got "neumann"'
+add_case set_unstable_dt 2 fail "@D@/good.h5 --set heat.dt=0.5" \
+  "--set heat.dt=0.5: dt = 0.5 is unstable" "the largest stable dt is 0.166667"
+add_case set_dataset_without_u0 2 fail "@D@/good.h5 --set heat.initial=dataset" \
+  "good.h5: dataset /heat/u0 is missing"
+
+# The command line itself.
+add_case unknown_option 2 fail "@D@/good.h5 --bogus" \
+  "unknown option '--bogus'" "usage: mpirun -np N solver INPUT.h5"
+add_case no_input_file 2 fail "" \
+  "no input file given" "usage: mpirun -np N solver INPUT.h5"
+add_case two_input_files 1 fail "@D@/good.h5 @D@/good.h5" \
+  "more than one input file"
+add_case backend_option_unknown 2 fail "@D@/good.h5 --backend gpu" \
+  "--backend gpu: expected one of auto|host|cuda" 'got "gpu"'
+
+# --backend cuda: what it must do depends on the build and the machine.
+if [ "$CUDA_BUILD" = 0 ]; then
+  add_case backend_cuda 2 fail "@D@/good.h5 --backend cuda" \
+    "backend 'cuda' was requested but this build has no CUDA backend"
+elif cli_gpu_present; then
+  # Inverted on a GPU machine: it must run there.
+  add_case backend_cuda 2 ok "@D@/good.h5 --backend cuda" "backend cuda"
+else
+  add_case backend_cuda 2 fail "@D@/good.h5 --backend cuda" \
+    "backend 'cuda' was requested but no GPU is visible" "--backend host"
+fi
+if [ "$CUDA_BUILD" != 0 ]; then
+  # Hiding every GPU gives the same clear error on any machine.
+  add_case backend_cuda_gpus_hidden 2 fail "@D@/good.h5 --backend cuda" \
+    "backend 'cuda' was requested but no GPU is visible" "CUDA_VISIBLE_DEVICES"
+  CASE_ENV[backend_cuda_gpus_hidden]="CUDA_VISIBLE_DEVICES="
+fi
+
+# Unknown keys in a file are only a warning.
+add_case unknown_key_is_warning 2 warn "@D@/unknown_keys.h5" \
+  "mpsfw: warning: " "unknown_keys.h5: attribute /heat/conductivity is not a known key and is ignored" \
+  "unknown_keys.h5: /notes is not a group or dataset this solver reads; ignored"
+
+# ---------------------------------------------------------------------------
+
+if [ "$LIST" = 1 ]; then
+  for name in "${CASES[@]}"; do echo "$name ${C_NP[$name]}"; done
+  exit 0
+fi
+
+cli_require_tools
+[ -n "$MAKE_BAD" ] || cli_die "--make-bad PATH is required"
+[ -x "$MAKE_BAD" ] || cli_die "make_bad_inputs '$MAKE_BAD' is not an executable"
+
+if [ ${#selected[@]} -eq 0 ]; then
+  selected=("${CASES[@]}")
+else
+  for name in "${selected[@]}"; do
+    [ -n "${C_EXPECT[$name]:-}" ] || cli_die "no case named '$name' (see --list)"
+  done
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/mpsfw-bad-inputs.XXXXXX") || cli_die "mktemp failed"
+if [ "$KEEP" = 1 ]; then
+  echo "work folder (kept): $work"
+else
+  trap 'rm -rf "$work"' EXIT
+fi
+mkdir -p "$work/files" "$work/out"
+"$MAKE_BAD" "$work/files" || cli_die "make_bad_inputs failed to write the bad files"
+
+# count_lines FILE REGEX: lines matching an extended regex.
+count_lines() { grep -cE "$2" "$1" 2>/dev/null || true; }
+
+run_case() {
+  local name=$1
+  local np=${C_NP[$name]} expect=${C_EXPECT[$name]}
+  local out="$work/out/$name.stdout" err="$work/out/$name.stderr" all="$work/out/$name.all"
+  local -a words=() args=() envs=()
+  local w
+  [ -n "${C_ARGS[$name]}" ] && read -r -a words <<<"${C_ARGS[$name]}"
+  for w in "${words[@]}"; do args+=("${w//@D@/$work/files}"); done
+  [ -n "${CASE_ENV[$name]:-}" ] && read -r -a envs <<<"${CASE_ENV[$name]}"
+
+  if [ ${#envs[@]} -gt 0 ]; then
+    # In a subshell, so the variables reach only this run.
+    (
+      for w in "${envs[@]}"; do export "${w?}"; done
+      cli_run "$np" "$out" "$err" "${args[@]}"
+      exit "$CLI_RC"
+    )
+    CLI_RC=$?
+  else
+    cli_run "$np" "$out" "$err" "${args[@]}"
+  fi
+  local rc=$CLI_RC
+  cat "$out" "$err" >"$all"
+
+  local -a problems=()
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    problems+=("still running after ${CASE_TIMEOUT} s and killed (exit $rc): a rank hangs?")
+  elif [ "$expect" = fail ]; then
+    [ "$rc" -ne 0 ] || problems+=("exit code 0, expected a failure")
+    local n
+    n=$(count_lines "$err" '^mpsfw: error: ')
+    [ "$n" -eq 1 ] || problems+=("$n lines 'mpsfw: error: ...' on stderr, expected exactly 1")
+    ! grep -q 'error on rank' "$all" ||
+      problems+=("the job was aborted ('error on rank'), expected a clean input error")
+    ! grep -q 'MPI_ABORT' "$all" || problems+=("MPI_ABORT was called, expected a clean exit")
+  else
+    [ "$rc" -eq 0 ] || problems+=("exit code $rc, expected 0")
+    grep -q 'heat run summary' "$out" || problems+=("no run summary on stdout")
+    [ "$(count_lines "$err" '^mpsfw: error')" -eq 0 ] || problems+=("an error was printed")
+  fi
+  local p
+  while IFS= read -r p; do
+    [ -n "$p" ] || continue
+    local where=$all
+    [ "$expect" = warn ] && where=$err
+    grep -qF -- "$p" "$where" || problems+=("missing text: $p")
+  done <<<"${C_PATTERNS[$name]}"
+  if [ "$expect" = warn ]; then
+    local n
+    n=$(count_lines "$err" '^mpsfw: warning: .*/heat/conductivity')
+    [ "$n" -eq 1 ] || problems+=("the warning appears $n times on stderr, expected once (rank 0)")
+  fi
+
+  local envtext=""
+  [ ${#envs[@]} -gt 0 ] && envtext="${envs[*]} "
+  if [ ${#problems[@]} -eq 0 ]; then
+    echo "PASS  $name  (exit $rc; np=$np; $expect)"
+    return 0
+  fi
+  echo "FAIL  $name"
+  echo "    command: $envtext$(cli_command_text "$np" "${args[@]}")"
+  echo "    exit code: $rc"
+  for p in "${problems[@]}"; do echo "    - $p"; done
+  cli_show stdout "$out"
+  cli_show stderr "$err"
+  return 1
+}
+
+passed=0
+failed=0
+failed_names=()
+for name in "${selected[@]}"; do
+  if run_case "$name"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    failed_names+=("$name")
+  fi
+done
+[ "$failed" -eq 0 ] || echo "failed cases: ${failed_names[*]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# Whole runs of the solver and the files they leave behind.
+#
+#   tests/cli/run_checks.sh --solver PATH --input FILE.h5 --workdir DIR [options] CHECK...
+# Options: --mpiexec PATH, --np-flag FLAG, --preflags "...", --timeout SECONDS,
+#          --python PATH (a python3 for parsing the report; empty: parse skipped)
+# CHECKs:
+#   smoke             mpirun -np 4 solver FILE --report R.json --output O.h5: exit 0,
+#                     R.json (valid JSON with the run's facts), O.h5 and O.xmf exist
+#   error_before_run  an input error (--set heat.dt=1) with --output/--report: exit
+#                     non-zero and no O.h5, O.h5.partial, O.xmf or R.json behind
+#   bad_output_dir    --output in a folder that does not exist: a clear error naming
+#                     the file, non-zero exit, no hang, nothing written
+#   bad_report_dir    --report in a folder that does not exist: the same
+#   killed_run        a long run with --output killed by SIGTERM: no O.h5 or O.xmf
+#                     (the file is only moved into place when complete)
+# The last line is "N passed, M failed".
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=cli_lib.sh source-path=SCRIPTDIR
+source "$here/cli_lib.sh"
+
+INPUT=""
+WORKDIR=""
+PYTHON=""
+checks=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --solver) SOLVER=$2; shift 2 ;;
+    --input) INPUT=$2; shift 2 ;;
+    --workdir) WORKDIR=$2; shift 2 ;;
+    --python) PYTHON=$2; shift 2 ;;
+    --mpiexec) MPIEXEC=$2; shift 2 ;;
+    --np-flag) NP_FLAG=$2; shift 2 ;;
+    --preflags) PREFLAGS=$2; shift 2 ;;
+    --timeout) CASE_TIMEOUT=$2; shift 2 ;;
+    -h | --help) sed -n '2,19s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -*) cli_die "unknown option '$1' (see --help)" ;;
+    *) checks+=("$1"); shift ;;
+  esac
+done
+cli_require_tools
+[ -r "$INPUT" ] || cli_die "--input '$INPUT' is not a readable file"
+[ -n "$WORKDIR" ] || cli_die "--workdir DIR is required"
+[ ${#checks[@]} -gt 0 ] || cli_die "name at least one check (see --help)"
+case "$PYTHON" in *NOTFOUND) PYTHON="" ;; esac
+INPUT=$(cd "$(dirname "$INPUT")" && pwd)/$(basename "$INPUT")
+
+problems=()
+problem() { problems+=("$*"); }
+
+# Runs the solver in $dir; sets rc, out, err.
+run_in() {
+  local np=$1
+  shift
+  out=$dir/stdout
+  err=$dir/stderr
+  (
+    cd "$dir" || exit 2
+    cli_run "$np" "$out" "$err" "$@"
+    exit "$CLI_RC"
+  )
+  rc=$?
+  last_command=$(cli_command_text "$np" "$@")
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    problem "still running after ${CASE_TIMEOUT} s and killed (exit $rc): a rank hangs?"
+  fi
+}
+
+expect_absent() {
+  local f
+  for f in "$@"; do
+    [ ! -e "$f" ] || problem "$(basename "$f") exists but should not: $f"
+  done
+}
+
+expect_text() {
+  local file=$1
+  shift
+  local p
+  for p in "$@"; do
+    grep -qF -- "$p" "$file" || problem "missing text in $(basename "$file"): $p"
+  done
+}
+
+check_smoke() {
+  run_in 4 "$INPUT" --report R.json --output O.h5
+  [ "$rc" -eq 0 ] || problem "exit code $rc, expected 0"
+  local f
+  for f in R.json O.h5 O.xmf; do
+    [ -s "$dir/$f" ] || problem "$f was not written (or is empty)"
+  done
+  expect_absent "$dir/O.h5.partial" "$dir/R.json.partial"
+  expect_text "$out" "heat run summary" "on 4 ranks" "run report written to R.json" \
+    "field snapshots written to O.h5"
+  [ -s "$dir/O.xmf" ] && expect_text "$dir/O.xmf" "O.h5:/u/00000000" "O.h5:/u/00000200"
+  if [ -z "$PYTHON" ]; then
+    echo "note: no python3 found: R.json was not parsed"
+  elif [ -s "$dir/R.json" ]; then
+    local msg
+    if ! msg=$("$PYTHON" - "$dir/R.json" 2>&1 <<'EOF'
+import json, sys
+with open(sys.argv[1]) as f:
+    r = json.load(f)
+problems = []
+def want(key, value):
+    if r.get(key) != value:
+        problems.append("%s is %r, expected %r" % (key, r.get(key), value))
+want("solver", "heat")
+want("ranks", 4)
+want("steps", 200)
+want("global_cells", [64, 64, 64])
+steps = [row.get("step") for row in r.get("diagnostics", [])]
+if steps != [0, 50, 100, 150, 200]:
+    problems.append("diagnostics at steps %r, expected [0, 50, 100, 150, 200]" % steps)
+if len(r.get("devices", [])) != 4:
+    problems.append("devices lists %d ranks, expected 4" % len(r.get("devices", [])))
+if problems:
+    print("; ".join(problems))
+    sys.exit(1)
+EOF
+    ); then
+      problem "R.json: ${msg:-is not valid JSON}"
+    fi
+  fi
+}
+
+check_error_before_run() {
+  run_in 2 "$INPUT" --report R.json --output O.h5 --set heat.dt=1
+  [ "$rc" -ne 0 ] || problem "exit code 0, expected a failure"
+  expect_text "$err" "--set heat.dt=1: dt = 1 is unstable"
+  expect_absent "$dir/O.h5" "$dir/O.h5.partial" "$dir/O.xmf" "$dir/R.json" "$dir/R.json.partial"
+}
+
+check_bad_output_dir() {
+  run_in 2 "$INPUT" --output "$dir/no_such_dir/O.h5" --set run.steps=5
+  [ "$rc" -ne 0 ] || problem "exit code 0, expected a failure"
+  expect_text "$err" "--output $dir/no_such_dir/O.h5: folder '$dir/no_such_dir' does not exist"
+  expect_absent "$dir/no_such_dir" "$dir/O.h5" "$dir/O.xmf"
+}
+
+check_bad_report_dir() {
+  run_in 2 "$INPUT" --report "$dir/no_such_dir/R.json" --set run.steps=5
+  [ "$rc" -ne 0 ] || problem "exit code 0, expected a failure"
+  expect_text "$err" "--report $dir/no_such_dir/R.json: folder '$dir/no_such_dir' does not exist"
+  expect_absent "$dir/no_such_dir" "$dir/R.json"
+}
+
+check_killed_run() {
+  # Far more steps than can run in the few seconds before the kill, on any device.
+  local -a pre=()
+  [ -n "$PREFLAGS" ] && read -r -a pre <<<"$PREFLAGS"
+  out=$dir/stdout
+  err=$dir/stderr
+  last_command="$MPIEXEC $NP_FLAG 2 $SOLVER $INPUT --output O.h5 --set run.steps=100000000 (SIGTERM after 4 s)"
+  (cd "$dir" && timeout -s TERM -k 20 4 "$MPIEXEC" "$NP_FLAG" 2 "${pre[@]}" "$SOLVER" "$INPUT" \
+    --output O.h5 --set run.steps=100000000 --set run.progress_seconds=1 >"$out" 2>"$err" </dev/null)
+  rc=$?
+  [ "$rc" -eq 124 ] || problem "exit code $rc, expected 124 (killed by timeout after 4 s)"
+  grep -q '^mpsfw: heat ' "$out" || problem "the run did not start before it was killed"
+  sleep 1
+  expect_absent "$dir/O.h5" "$dir/O.xmf"
+  [ -e "$dir/O.h5.partial" ] && echo "note: the killed run left O.h5.partial behind (expected: it never completed)"
+  if command -v pgrep >/dev/null 2>&1 && pgrep -f -- "$SOLVER $INPUT --output O.h5 --set run.steps=100000000" >/dev/null; then
+    problem "solver processes still running after the kill"
+  fi
+}
+
+passed=0
+failed=0
+for check in "${checks[@]}"; do
+  case "$check" in
+    smoke | error_before_run | bad_output_dir | bad_report_dir | killed_run) ;;
+    *) cli_die "no check named '$check' (see --help)" ;;
+  esac
+  dir=$WORKDIR/$check
+  { rm -rf "$dir" && mkdir -p "$dir"; } || cli_die "cannot make $dir"
+  problems=()
+  rc=0
+  out=$dir/stdout
+  err=$dir/stderr
+  last_command=""
+  "check_$check"
+  if [ ${#problems[@]} -eq 0 ]; then
+    echo "PASS  $check  (exit $rc)"
+    passed=$((passed + 1))
+  else
+    echo "FAIL  $check"
+    echo "    command: (in $dir) $last_command"
+    echo "    exit code: $rc"
+    for p in "${problems[@]}"; do echo "    - $p"; done
+    cli_show stdout "$out"
+    cli_show stderr "$err"
+    failed=$((failed + 1))
+  fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
