@@ -75,13 +75,6 @@ std::string ParamSpec::expected() const {
   return meaning.empty() ? what : what + " (" + meaning + ")";
 }
 
-const ParamSpec& Params::spec(const std::string& name) const {
-  for (const ParamSpec& s : schema_) {
-    if (s.name() == name) return s;
-  }
-  throw Error("internal: parameter '" + name + "' is not in the schema");
-}
-
 void Params::read_file(const std::string& file, std::vector<std::string>* warnings) {
   file_ = file;
   h5::Handle f = h5::open_file_readonly(file);

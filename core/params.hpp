@@ -61,7 +61,6 @@ class Params {
   std::string as_text(const std::string& name) const;
 
  private:
-  const ParamSpec& spec(const std::string& name) const;
   void set_from_text(const ParamSpec& spec, const std::string& text, const std::string& origin);
   void check_range(const ParamSpec& spec, const ParamValue& value) const;
 

@@ -31,6 +31,21 @@ __device__ __forceinline__ void store(double* p, double v) {
   }
 }
 
+// Updates cell c from registers (below, center) and memory, then moves the
+// register window one cell up in z.
+template <bool kStreamingStore>
+__device__ __forceinline__ void march_one(const double* __restrict__ u, double* __restrict__ next,
+                                          std::int64_t& c, std::int64_t sy, std::int64_t sz,
+                                          double& below, double& center, Coefficients k) {
+  const double above = __ldg(u + c + sz);
+  store<kStreamingStore>(next + c, updated_value(center, __ldg(u + c - 1), __ldg(u + c + 1),
+                                                 __ldg(u + c - sy), __ldg(u + c + sy), below,
+                                                 above, k));
+  below = center;
+  center = above;
+  c += sz;
+}
+
 template <int BX, int BY, int ZC, bool kStreamingStore>
 __global__ void __launch_bounds__(BX* BY)
     update_kernel(const double* __restrict__ u, double* __restrict__ next, FieldLayout layout,
@@ -45,25 +60,11 @@ __global__ void __launch_bounds__(BX* BY)
   double center = __ldg(u + c);
   if (k0 + ZC <= box.hi.z) {
 #pragma unroll
-    for (int z = 0; z < ZC; ++z) {
-      const double above = __ldg(u + c + sz);
-      store<kStreamingStore>(next + c, updated_value(center, __ldg(u + c - 1), __ldg(u + c + 1),
-                                                     __ldg(u + c - sy), __ldg(u + c + sy), below,
-                                                     above, k));
-      below = center;
-      center = above;
-      c += sz;
-    }
+    for (int z = 0; z < ZC; ++z) march_one<kStreamingStore>(u, next, c, sy, sz, below, center, k);
     return;
   }
   for (int kz = k0; kz < box.hi.z; ++kz) {
-    const double above = __ldg(u + c + sz);
-    store<kStreamingStore>(next + c, updated_value(center, __ldg(u + c - 1), __ldg(u + c + 1),
-                                                   __ldg(u + c - sy), __ldg(u + c + sy), below,
-                                                   above, k));
-    below = center;
-    center = above;
-    c += sz;
+    march_one<kStreamingStore>(u, next, c, sy, sz, below, center, k);
   }
 }
 

@@ -133,7 +133,7 @@ void HeatSolver::run(std::FILE* progress) {
       }
     }
   }
-  {
+  if (device_.backend == Backend::Cuda) {
     PhaseTimers::Scope t(timers_, "device sync");
     kernels_->synchronize();
   }
