@@ -8,7 +8,10 @@ std::string solver_usage() {
   return "usage: mpirun -np N solver INPUT.h5 [options]\n"
          "  --set group.key=value   override a scalar of the input file (repeatable)\n"
          "  --backend auto|cuda|host  where to compute (default: the input's run.backend)\n"
-         "  --output FILE.h5        write field snapshots (and FILE.xmf) \n"
+         "  --mps auto|on|off       NVIDIA MPS for ranks that share a GPU (default: the input's\n"
+         "                          mps.enable, auto)\n"
+         "  --mps-atp auto|N        active thread percentage per rank (mps.active_thread_percentage)\n"
+         "  --output FILE.h5        write field snapshots (and FILE.xmf)\n"
          "  --report FILE.json      write the run report as JSON\n"
          "  --help, --version\n"
          "The input format is described in docs/input-format.md.\n";
@@ -39,6 +42,14 @@ SolverOptions parse_solver_options(const std::vector<std::string>& args) {
       const std::string v = value_of(i, "--backend");
       o.overrides.push_back("run.backend=" + v);
       o.origins.push_back("--backend " + v);
+    } else if (is(a, "--mps")) {
+      const std::string v = value_of(i, "--mps");
+      o.overrides.push_back("mps.enable=" + v);
+      o.origins.push_back("--mps " + v);
+    } else if (is(a, "--mps-atp")) {
+      const std::string v = value_of(i, "--mps-atp");
+      o.overrides.push_back("mps.active_thread_percentage=" + v);
+      o.origins.push_back("--mps-atp " + v);
     } else if (is(a, "--output")) {
       const std::string v = value_of(i, "--output");
       o.overrides.push_back("run.output_file=" + v);

@@ -67,7 +67,7 @@ int run(int argc, char** argv) {
       return 2;
     }
   }
-  const DeviceBinding device = bind_device(Backend::Cuda, 0, 1);
+  const DeviceBinding device = bind_device(Backend::Cuda, 0, 1, CudaGate::without_mps());
   std::printf("device: %s (%d SMs)\n", device.name.c_str(), device.multiprocessors);
 
   const FieldLayout layout({n, n, n});

@@ -17,7 +17,7 @@
 
 namespace mpsfw {
 
-int count_visible_gpus() {
+int count_visible_gpus(const CudaGate&) {
 #if MPSFW_HAVE_CUDA
   int count = 0;
   const cudaError_t code = cudaGetDeviceCount(&count);
@@ -51,13 +51,13 @@ static DeviceBinding host_binding(int visible_gpus, int node_size) {
   return b;
 }
 
-DeviceBinding bind_device(Backend requested, int node_rank, int node_size) {
+DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const CudaGate& gate) {
   if (requested == Backend::Host) return host_binding(0, node_size);
   if (requested == Backend::Cuda && !built_with_cuda()) {
     throw Error("backend 'cuda' was requested but this build has no CUDA backend "
                 "(configure with -DMPSFW_ENABLE_CUDA=ON)");
   }
-  const int gpus = count_visible_gpus();
+  const int gpus = count_visible_gpus(gate);
   if (gpus == 0) {
     if (requested == Backend::Cuda) {
       throw Error("backend 'cuda' was requested but no GPU is visible "
@@ -75,9 +75,18 @@ DeviceBinding bind_device(Backend requested, int node_rank, int node_size) {
   MPSFW_CUDA_CHECK(cudaGetDeviceProperties(&prop, b.gpu));
   b.name = prop.name;
   MPSFW_CUDA_CHECK(cudaDeviceGetAttribute(&b.multiprocessors, cudaDevAttrMultiProcessorCount, b.gpu));
+  MPSFW_CUDA_CHECK(cudaDeviceGetAttribute(&b.mps_enabled, cudaDevAttrMpsEnabled, b.gpu));
   return b;
 #else
   return host_binding(gpus, node_size);
+#endif
+}
+
+void release_device(const DeviceBinding& binding) {
+#if MPSFW_HAVE_CUDA
+  if (binding.backend == Backend::Cuda) MPSFW_CUDA_CHECK(cudaDeviceReset());
+#else
+  (void)binding;
 #endif
 }
 

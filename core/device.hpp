@@ -7,22 +7,46 @@
 
 namespace mpsfw {
 
+namespace mps {
+class NodeSession;
+}
+
+// Proof that CUDA may be initialised now. A process that initialises CUDA
+// before the node's MPS daemon is up runs WITHOUT MPS, silently; so every
+// function here that may touch CUDA takes a gate, and only a ready
+// mps::NodeSession hands gates out. Programs that never use MPS (tests,
+// benchmarks) say so with CudaGate::without_mps().
+class CudaGate {
+ public:
+  static CudaGate without_mps() { return CudaGate(); }
+
+ private:
+  friend class mps::NodeSession;
+  CudaGate() = default;
+};
+
 struct DeviceBinding {
   Backend backend = Backend::Host;
   int gpu = -1;            // CUDA device ordinal, -1 on the host backend
   std::string name;        // "NVIDIA H200" or "host (N OpenMP threads)"
   int multiprocessors = 0;  // SMs this process may use (MPS caps lower it)
   int visible_gpus = 0;
+  int mps_enabled = -1;  // cudaDevAttrMpsEnabled: 1 client of an MPS server, 0 not, -1 host
 };
 
 // Visible CUDA devices; 0 when the build has no CUDA, the machine no driver, or
 // no GPU (cudaErrorInsufficientDriver, cudaErrorStubLibrary, cudaErrorNoDevice).
-int count_visible_gpus();
+int count_visible_gpus(const CudaGate& gate);
 
 // `requested` Auto takes CUDA where a GPU is visible. Cuda without a GPU throws.
 // On the host backend, each of the node's `node_size` ranks gets an equal share
 // of the cores as OpenMP threads unless OMP_NUM_THREADS says otherwise.
-DeviceBinding bind_device(Backend requested, int node_rank, int node_size);
+DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const CudaGate& gate);
+
+// Destroys this process's CUDA context (cudaDeviceReset): an MPS client leaves
+// its server, so the daemon can be stopped cleanly. Call after all device memory
+// is freed. No-op on the host backend.
+void release_device(const DeviceBinding& binding);
 
 // Whether MPI can take device pointers. Open MPI is asked at run time
 // (MPIX_Query_cuda_support); MPSFW_CUDA_AWARE_MPI=0|1 overrides.

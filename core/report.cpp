@@ -84,6 +84,7 @@ void print_report(std::FILE* out, const RunReport& r) {
   std::fprintf(out, "  backend        %s\n", r.backend.c_str());
   std::fprintf(out, "  halo messages  %s\n", r.halo_path.c_str());
   std::fprintf(out, "  MPS            %s\n", r.mps.c_str());
+  for (const std::string& line : r.mps_per_rank) std::fprintf(out, "    %s\n", line.c_str());
   for (const std::string& d : r.device_per_rank) std::fprintf(out, "    %s\n", d.c_str());
   std::fprintf(out, "  steps          %ld in %.3f s\n", r.steps, r.loop_seconds);
   std::fprintf(out, "  throughput     %.4g cell-updates/s (%.4g per rank)\n", r.updates_per_second,
@@ -144,6 +145,12 @@ std::string report_json(const RunReport& r) {
   min_avg_max_json(j, "device_fields", r.device_bytes);
   min_avg_max_json(j, "host_fields", r.host_bytes);
   min_avg_max_json(j, "host_peak_rss", r.peak_rss_bytes);
+  j.end_object();
+  j.begin_object("mps_details");
+  for (const auto& [k, v] : r.mps_details) j.value(k, v);
+  j.begin_array("per_rank");
+  for (const std::string& line : r.mps_per_rank) j.element(line);
+  j.end_array();
   j.end_object();
   j.begin_object("parameters");
   for (const auto& [k, v] : r.parameters) j.value(k, v);

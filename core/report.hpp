@@ -33,7 +33,9 @@ struct RunReport {
   std::vector<std::string> diagnostic_columns;
   std::vector<std::vector<double>> diagnostic_rows;
   std::vector<std::string> warnings;
-  std::string mps;  // what MPS did for this run
+  std::string mps;  // what MPS did for this run, one line
+  std::vector<std::pair<std::string, std::string>> mps_details;
+  std::vector<std::string> mps_per_rank;  // node 0's ranks: cap, SMs, client or not
 };
 
 // Collective helpers for building a report.

@@ -18,7 +18,6 @@ RunReport make_report(const HeatSolver& solver, const Params& params, const Devi
                     : (solver.halo_staged_through_host()
                            ? "staged through pinned host buffers (MPI is not CUDA-aware)"
                            : "device pointers (CUDA-aware MPI)");
-  r.mps = "not managed by mpsfw in this version";
   r.ranks = d.size();
   r.rank_grid = d.rank_grid();
   r.global_cells = d.global_cells();

@@ -81,7 +81,7 @@ class HaloExchangeTest : public testing::TestWithParam<Backend> {
       MPI_Comm_rank(node, &node_rank);
       MPI_Comm_size(node, &node_size);
       MPI_Comm_free(&node);
-      bind_device(Backend::Cuda, node_rank, node_size);
+      bind_device(Backend::Cuda, node_rank, node_size, CudaGate::without_mps());
     }
   }
 };

@@ -31,7 +31,7 @@ inline std::vector<double> run_and_gather(const heat::HeatConfig& config, MPI_Co
                                           Backend backend) {
   int node_size = 1;
   const int node_rank = node_rank_and_size(comm, &node_size);
-  const DeviceBinding device = bind_device(backend, node_rank, node_size);
+  const DeviceBinding device = bind_device(backend, node_rank, node_size, CudaGate::without_mps());
   heat::HeatSolver solver(config, comm, device, mpi_is_cuda_aware());
   solver.run(nullptr);
   return solver.gather_global();

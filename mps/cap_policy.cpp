@@ -1,0 +1,51 @@
+#include "cap_policy.hpp"
+
+#include <cctype>
+#include <cstdlib>
+
+#include "core/error.hpp"
+
+namespace mpsfw::mps {
+
+int gpu_of_rank(int local_rank, int gpus) { return gpus > 0 ? local_rank % gpus : 0; }
+
+int ranks_on_gpu(int gpu, int local_size, int gpus) {
+  if (gpus <= 0) return local_size;
+  return local_size / gpus + (gpu < local_size % gpus ? 1 : 0);
+}
+
+int auto_active_thread_percentage(int k, AtpPolicy policy) {
+  if (k <= 1) return 100;
+  if (policy == AtpPolicy::Even) return 100 / k > 0 ? 100 / k : 1;
+  const int doubled = (200 + k - 1) / k;
+  return doubled < 100 ? doubled : 100;
+}
+
+int expected_sms(int total_sms, int percentage) {
+  if (percentage >= 100) return total_sms;
+  const int sms = total_sms * percentage / 100 / 2 * 2;
+  return sms < 2 ? 2 : sms;
+}
+
+std::int64_t parse_memory_size(const std::string& text, const std::string& origin) {
+  const auto bad = [&] {
+    return InputError(origin + ": expected a size such as 8G, 512M or a number of bytes, got '" +
+                      text + "'");
+  };
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) throw bad();
+  char* end = nullptr;
+  const long long value = std::strtoll(text.c_str(), &end, 10);
+  std::int64_t scale = 1;
+  const std::string unit = end;
+  if (unit == "K" || unit == "k") scale = std::int64_t{1} << 10;
+  else if (unit == "M" || unit == "m") scale = std::int64_t{1} << 20;
+  else if (unit == "G" || unit == "g") scale = std::int64_t{1} << 30;
+  else if (unit == "T" || unit == "t") scale = std::int64_t{1} << 40;
+  else if (!unit.empty()) throw bad();
+  if (value <= 0) throw bad();
+  return value * scale;
+}
+
+int max_clients_per_gpu(int cuda_version) { return cuda_version >= 13010 ? 60 : 48; }
+
+}  // namespace mpsfw::mps

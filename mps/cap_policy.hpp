@@ -1,0 +1,32 @@
+#pragma once
+// How local ranks map to GPUs and how much of its GPU each rank may use.
+#include <cstdint>
+#include <string>
+
+namespace mpsfw::mps {
+
+// GPU of a local rank: local_rank % gpus, the same rule core/device.cpp binds by.
+int gpu_of_rank(int local_rank, int gpus);
+// Local ranks that share `gpu` (local_size ranks spread round-robin over gpus).
+int ranks_on_gpu(int gpu, int local_size, int gpus);
+
+enum class AtpPolicy {
+  Double,  // min(100, ceil(200 / k)): each of k ranks may use twice its share, so
+           // one rank's idle phases (halo exchange) leave SMs to the others
+  Even,    // floor(100 / k): strict partition, no overlap
+};
+
+// Active thread percentage for a GPU shared by k ranks (k >= 1).
+int auto_active_thread_percentage(int k, AtpPolicy policy);
+
+// SMs a client should see under a cap: the device hands out SMs in pairs (TPCs),
+// rounding down, and never fewer than two.
+int expected_sms(int total_sms, int percentage);
+
+// "8G", "512M", "1073741824" -> bytes; throws InputError naming `origin`.
+std::int64_t parse_memory_size(const std::string& text, const std::string& origin);
+
+// Most MPS clients one GPU's server takes: 48 before CUDA 13.1, 60 from it.
+int max_clients_per_gpu(int cuda_version);  // e.g. 13000 for 13.0
+
+}  // namespace mpsfw::mps

@@ -1,0 +1,107 @@
+#include "control.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "core/error.hpp"
+
+namespace mpsfw::mps {
+namespace {
+
+std::vector<long> numbers_in(const std::string& text) {
+  std::vector<long> out;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    char* end = nullptr;
+    const long v = std::strtol(line.c_str(), &end, 10);
+    if (end != line.c_str() && v > 0) out.push_back(v);
+  }
+  return out;
+}
+
+bool alive(long pid) { return pid > 0 && (kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+
+std::vector<std::string> daemon_env(const DaemonDirs& dirs) {
+  return {"CUDA_MPS_PIPE_DIRECTORY=" + dirs.pipe, "CUDA_MPS_LOG_DIRECTORY=" + dirs.log};
+}
+
+}  // namespace
+
+std::string control_program() {
+  const char* p = std::getenv("MPSFW_MPS_CONTROL");
+  return p && *p ? p : "nvidia-cuda-mps-control";
+}
+
+ProcessResult ControlClient::send(const std::string& command) const {
+  return run_process({control_program()}, daemon_env(dirs_), command + "\n", timeout_);
+}
+
+bool ControlClient::answers() const {
+  return daemon_pid() > 0 && send("get_server_list").exit_code == 0;
+}
+
+long ControlClient::daemon_pid() const {
+  std::ifstream f(dirs_.pipe + "/nvidia-cuda-mps-control.pid");
+  long pid = -1;
+  if (!(f >> pid)) return -1;
+  return alive(pid) ? pid : -1;
+}
+
+std::vector<long> ControlClient::server_pids() const {
+  const ProcessResult r = send("get_server_list");
+  return r.exit_code == 0 ? numbers_in(r.output) : std::vector<long>{};
+}
+
+std::vector<long> ControlClient::client_pids(long server_pid) const {
+  const ProcessResult r = send("get_client_list " + std::to_string(server_pid));
+  return r.exit_code == 0 ? numbers_in(r.output) : std::vector<long>{};
+}
+
+long start_daemon(const DaemonDirs& dirs, const std::string& gpu_uuid, double timeout_seconds) {
+  std::vector<std::string> env = daemon_env(dirs);
+  env.push_back("CUDA_VISIBLE_DEVICES=" + gpu_uuid);
+  const std::string launch_log = dirs.log + "/mpsfw-launch.log";
+  const int code = run_detaching({control_program(), "-d"}, env, launch_log, timeout_seconds);
+  if (code != 0) {
+    throw Error("MPS: '" + control_program() + " -d' for GPU " + gpu_uuid + " failed (exit " +
+                std::to_string(code) + "); see " + launch_log + " and " + dirs.log +
+                "/control.log");
+  }
+  const ControlClient client(dirs, 2.0);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const long pid = client.daemon_pid();
+    if (pid > 0 && client.answers()) return pid;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  throw Error("MPS: the control daemon for GPU " + gpu_uuid + " did not answer within " +
+              std::to_string(static_cast<int>(timeout_seconds)) + " s; see " + dirs.log +
+              "/control.log");
+}
+
+bool stop_daemon(const DaemonDirs& dirs, double timeout_seconds) {
+  const ControlClient client(dirs, timeout_seconds);
+  const long pid = client.daemon_pid();
+  if (pid <= 0) return true;
+  client.send("quit -t " + std::to_string(static_cast<int>(timeout_seconds)));
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration<double>(timeout_seconds + 2.0);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (!alive(pid)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(static_cast<pid_t>(pid), SIGKILL);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  return !alive(pid);
+}
+
+}  // namespace mpsfw::mps

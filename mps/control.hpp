@@ -1,0 +1,48 @@
+#pragma once
+// Talking to one MPS control daemon through `nvidia-cuda-mps-control`
+// (MPSFW_MPS_CONTROL names another program, e.g. a test double): start it,
+// ask it questions, stop it.
+#include <string>
+#include <vector>
+
+#include "process.hpp"
+
+namespace mpsfw::mps {
+
+struct DaemonDirs {
+  std::string pipe;  // CUDA_MPS_PIPE_DIRECTORY
+  std::string log;   // CUDA_MPS_LOG_DIRECTORY (control.log, server.log)
+};
+
+class ControlClient {
+ public:
+  explicit ControlClient(DaemonDirs dirs, double timeout_seconds = 5.0)
+      : dirs_(std::move(dirs)), timeout_(timeout_seconds) {}
+
+  ProcessResult send(const std::string& command) const;
+  // The daemon answers get_server_list within the time limit.
+  bool answers() const;
+  // PID from the daemon's pid file if that process is alive, else -1. The
+  // socket files stay after a daemon quits: only this says one is running.
+  long daemon_pid() const;
+  std::vector<long> server_pids() const;
+  std::vector<long> client_pids(long server_pid) const;
+  const DaemonDirs& dirs() const { return dirs_; }
+
+ private:
+  DaemonDirs dirs_;
+  double timeout_;
+};
+
+std::string control_program();
+
+// Starts `nvidia-cuda-mps-control -d` for one GPU (CUDA_VISIBLE_DEVICES=uuid)
+// and waits until it answers. Throws Error naming the log folder on failure
+// or after `timeout_seconds`. Returns the daemon's PID.
+long start_daemon(const DaemonDirs& dirs, const std::string& gpu_uuid, double timeout_seconds);
+
+// Asks the daemon to quit, waits until it is gone (SIGKILL after the time
+// limit). True when no daemon is left.
+bool stop_daemon(const DaemonDirs& dirs, double timeout_seconds);
+
+}  // namespace mpsfw::mps

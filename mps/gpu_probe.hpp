@@ -1,0 +1,19 @@
+#pragma once
+// Facts about a GPU that only CUDA can tell (SM count, memory, compute mode),
+// asked in a short-lived child process so that the caller itself does not
+// initialise CUDA before its MPS daemon is up.
+#include <cstdint>
+#include <string>
+
+namespace mpsfw::mps {
+
+struct GpuFacts {
+  bool known = false;
+  int sms = 0;
+  std::int64_t memory_bytes = 0;
+  int compute_mode = -1;  // cudaComputeMode: 0 default, 2 prohibited, 3 exclusive process
+};
+
+GpuFacts probe_gpu(const std::string& uuid);
+
+}  // namespace mpsfw::mps

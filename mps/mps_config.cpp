@@ -1,0 +1,101 @@
+#include "mps_config.hpp"
+
+#include <cstdlib>
+
+#include "core/error.hpp"
+
+namespace mpsfw::mps {
+namespace {
+
+ParamSpec text(const char* key, const char* fallback, std::vector<std::string> choices,
+               const char* meaning) {
+  ParamSpec s;
+  s.group = "mps";
+  s.key = key;
+  s.type = ParamType::Text;
+  s.fallback = fallback;
+  s.choices = std::move(choices);
+  s.meaning = meaning;
+  return s;
+}
+
+}  // namespace
+
+const char* to_string(Enable e) {
+  switch (e) {
+    case Enable::Auto: return "auto";
+    case Enable::On: return "on";
+    case Enable::Off: return "off";
+  }
+  return "?";
+}
+
+std::vector<ParamSpec> mps_schema() {
+  ParamSpec timeout;
+  timeout.group = "mps";
+  timeout.key = "timeout_seconds";
+  timeout.type = ParamType::Real;
+  timeout.fallback = "30";
+  timeout.min = 0;
+  timeout.min_exclusive = true;
+  timeout.max = 3600;
+  timeout.meaning = "longest wait for a daemon or for the node leader";
+  return {
+      text("enable", "auto", {"auto", "on", "off"},
+           "auto: MPS when ranks share a GPU; on: MPS or fail; off: never"),
+      text("active_thread_percentage", "auto", {},
+           "auto or 1..100: share of a GPU's SMs each rank may use"),
+      text("atp_policy", "double", {"double", "even"},
+           "auto cap for k ranks per GPU: double = min(100, ceil(200/k)), even = floor(100/k)"),
+      text("pinned_device_mem_limit", "", {}, "device memory per rank, e.g. 8G; empty: no limit"),
+      text("directory", "", {}, "root of the job's MPS folders; empty: $TMPDIR or /tmp"),
+      timeout,
+  };
+}
+
+MpsConfig mps_config_from(const Params& p) {
+  MpsConfig c;
+  const std::string& e = p.text("mps.enable");
+  c.enable = e == "on" ? Enable::On : (e == "off" ? Enable::Off : Enable::Auto);
+  const ParamValue& atp = p.value("mps.active_thread_percentage");
+  if (atp.text != "auto") {
+    char* end = nullptr;
+    const long v = std::strtol(atp.text.c_str(), &end, 10);
+    if (atp.text.empty() || *end != '\0' || v < 1 || v > 100) {
+      throw InputError(atp.origin + ": expected auto or an integer in [1, 100], got \"" +
+                       atp.text + "\"");
+    }
+    c.active_thread_percentage = static_cast<int>(v);
+  }
+  c.policy = p.text("mps.atp_policy") == "even" ? AtpPolicy::Even : AtpPolicy::Double;
+  c.pinned_device_mem_limit = p.text("mps.pinned_device_mem_limit");
+  if (!c.pinned_device_mem_limit.empty()) {
+    c.pinned_bytes = parse_memory_size(c.pinned_device_mem_limit,
+                                       p.value("mps.pinned_device_mem_limit").origin);
+  }
+  c.directory = p.text("mps.directory");
+  c.timeout_seconds = p.real("mps.timeout_seconds");
+  return c;
+}
+
+MpsConfig read_mps_config(const std::string& file, const std::vector<std::string>& overrides,
+                          const std::vector<std::string>& origins, std::string* error) {
+  try {
+    Params params(mps_schema());
+    if (!file.empty()) params.read_file(file, nullptr);  // the full read later warns
+    for (size_t i = 0; i < overrides.size(); ++i) {
+      if (overrides[i].rfind("mps.", 0) == 0) {
+        params.apply_override(overrides[i], i < origins.size() ? origins[i] : "");
+      }
+    }
+    params.finalize();
+    return mps_config_from(params);
+  } catch (const std::exception& e) {
+    if (error) *error = e.what();
+    MpsConfig off;
+    off.enable = Enable::Off;  // never start MPS from a configuration we could not read
+    return off;
+  }
+}
+
+}  // namespace mpsfw::mps

@@ -1,0 +1,41 @@
+#pragma once
+// The /mps input group and --mps / --mps-atp options: whether and how mpsfw
+// brings up MPS on each node. Read before MPI_Init by the same Params reader
+// the solvers use.
+#include <string>
+#include <vector>
+
+#include "cap_policy.hpp"
+#include "core/params.hpp"
+
+namespace mpsfw::mps {
+
+enum class Enable {
+  Auto,  // on when ranks share a GPU and MPS can be brought up; else runs without, and says so
+  On,    // MPS or a failed job
+  Off,   // never touch MPS
+};
+
+struct MpsConfig {
+  Enable enable = Enable::Auto;
+  int active_thread_percentage = 0;  // 0: auto (policy below)
+  AtpPolicy policy = AtpPolicy::Double;
+  std::string pinned_device_mem_limit;  // per client, e.g. "8G"; "" none
+  std::int64_t pinned_bytes = 0;
+  std::string directory;  // root of the session folders; "" = $TMPDIR or /tmp
+  double timeout_seconds = 30;
+};
+
+std::vector<ParamSpec> mps_schema();
+MpsConfig mps_config_from(const Params& params);
+
+// The /mps part of `file` plus the mps.* overrides, without MPI (before
+// MPI_Init). Errors are returned as text so the caller can report them once,
+// after MPI_Init, on every rank alike.
+// `origins` says where each override came from (as Params::apply_override).
+MpsConfig read_mps_config(const std::string& file, const std::vector<std::string>& overrides,
+                          const std::vector<std::string>& origins, std::string* error);
+
+const char* to_string(Enable e);
+
+}  // namespace mpsfw::mps

@@ -1,0 +1,492 @@
+#include "node_session.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "cap_policy.hpp"
+#include "control.hpp"
+#include "core/collective.hpp"
+#include "core/error.hpp"
+#include "core/mpi_check.hpp"
+#include "gpu_probe.hpp"
+
+#if MPSFW_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#define MPSFW_CUDART_VERSION CUDART_VERSION
+#else
+#define MPSFW_CUDART_VERSION 0
+#endif
+
+namespace mpsfw::mps {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kReady = "ready";
+constexpr const char* kFailed = "failed";
+
+std::string host_name() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+// Letters, digits, '.', '_' and '-' only: the job id ends up in a path.
+std::string path_safe(const std::string& text) {
+  std::string out;
+  for (char c : text) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '_';
+  return out;
+}
+
+bool process_alive(long pid) { return pid > 0 && (kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+
+void write_atomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".partial";
+  {
+    std::ofstream f(tmp);
+    f << text;
+    if (!f) throw Error("MPS: cannot write " + tmp.string());
+  }
+  fs::rename(tmp, path);
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// The ready file: "leader PID" then one line per GPU.
+std::string ready_text(long leader, const std::vector<SessionGpu>& gpus) {
+  std::ostringstream out;
+  out << "leader " << leader << "\n";
+  for (const SessionGpu& g : gpus) {
+    out << "gpu " << g.index << " " << g.uuid << " " << g.daemon_pid << " " << g.cap << " "
+        << g.total_sms << " " << g.pipe_dir << " " << g.log_dir << "\n";
+  }
+  return out.str();
+}
+
+std::vector<SessionGpu> parse_ready(const std::string& text, long* leader) {
+  std::vector<SessionGpu> gpus;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream f(line);
+    std::string kind;
+    f >> kind;
+    if (kind == "leader") {
+      f >> *leader;
+    } else if (kind == "gpu") {
+      SessionGpu g;
+      f >> g.index >> g.uuid >> g.daemon_pid >> g.cap >> g.total_sms >> g.pipe_dir >> g.log_dir;
+      gpus.push_back(g);
+    }
+  }
+  return gpus;
+}
+
+// Stops every daemon found under a session folder and removes it.
+void remove_session(const fs::path& dir, double timeout) {
+  std::error_code ec;
+  for (const auto& gpu : fs::directory_iterator(dir, ec)) {
+    if (fs::is_directory(gpu.path() / "pipe")) {
+      stop_daemon({(gpu.path() / "pipe").string(), (gpu.path() / "log").string()}, timeout);
+    }
+  }
+  fs::remove_all(dir, ec);
+}
+
+// The watchdog: waits on a pipe the leader holds; when the leader asks ('q')
+// or dies (end of file) it stops the daemons and removes the folder. Returns
+// its PID, with the leader's ends of the command and acknowledgement pipes.
+// The pipes are close-on-exec so the daemons the leader starts later do not
+// hold the write end open.
+pid_t start_watchdog(const std::string& dir, double timeout, int* command_fd, int* ack_fd) {
+  int cmd[2], ack[2];
+  if (pipe2(cmd, O_CLOEXEC) != 0) return -1;
+  if (pipe2(ack, O_CLOEXEC) != 0) {
+    close(cmd[0]);
+    close(cmd[1]);
+    return -1;
+  }
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    setsid();  // not killed with the rank's process group
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    close(cmd[1]);
+    close(ack[0]);
+    char c = 0;
+    const ssize_t n = read(cmd[0], &c, 1);
+    remove_session(dir, timeout);
+    if (n == 1) {
+      const ssize_t w = write(ack[1], "d", 1);
+      (void)w;
+    }
+    _exit(0);
+  }
+  close(cmd[0]);
+  close(ack[1]);
+  *command_fd = cmd[1];
+  *ack_fd = ack[0];
+  return pid;
+}
+
+}  // namespace
+
+std::string NodeSession::default_root(const MpsConfig& config) {
+  if (!config.directory.empty()) return config.directory;
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp && *tmp ? tmp : "/tmp";
+}
+
+std::string NodeSession::session_dir(const std::string& root, const std::string& job) {
+  return root + "/mpsfw-mps-" + path_safe(job) + "-" + path_safe(host_name());
+}
+
+NodeSession::NodeSession(NodeSession&& o) noexcept
+    : config_(std::move(o.config_)),
+      launcher_(std::move(o.launcher_)),
+      status_(std::move(o.status_)),
+      dir_(std::move(o.dir_)),
+      gpus_(std::move(o.gpus_)),
+      my_gpu_(o.my_gpu_),
+      ready_(o.ready_),
+      pending_error_(std::move(o.pending_error_)),
+      watchdog_pid_(o.watchdog_pid_),
+      watchdog_fd_(o.watchdog_fd_),
+      watchdog_ack_fd_(o.watchdog_ack_fd_),
+      torn_down_(o.torn_down_) {
+  o.watchdog_pid_ = -1;
+  o.watchdog_fd_ = -1;
+  o.watchdog_ack_fd_ = -1;
+  o.torn_down_ = true;
+}
+
+NodeSession::~NodeSession() {
+  // Closing the pipe is the watchdog's signal to clean up; it outlives us.
+  if (watchdog_fd_ >= 0) close(watchdog_fd_);
+  if (watchdog_ack_fd_ >= 0) close(watchdog_ack_fd_);
+}
+
+NodeSession NodeSession::before_mpi(const MpsConfig& config, const LauncherInfo& launcher) {
+  NodeSession s(config);
+  s.launcher_ = launcher;
+  if (config.enable == Enable::Off) {
+    s.status_.reason = "mps.enable = off";
+    s.ready_ = true;
+    return s;
+  }
+  if (!launcher.known) {
+    s.status_.bring_up = "after MPI_Init (the launcher set no local-rank variables)";
+    return s;  // after_mpi brings it up
+  }
+  s.status_.bring_up = "before MPI_Init (local rank from " + launcher.source + ")";
+  try {
+    s.bring_up(launcher.local_rank, launcher.local_size);
+  } catch (const std::exception& e) {
+    s.pending_error_ = e.what();
+  }
+  return s;
+}
+
+void NodeSession::after_mpi(MPI_Comm node) {
+  if (!ready_ && pending_error_.empty()) {
+    int rank = 0, size = 1;
+    MPSFW_MPI_CHECK(MPI_Comm_rank(node, &rank));
+    MPSFW_MPI_CHECK(MPI_Comm_size(node, &size));
+    // Without launcher variables all ranks agree on a job name through MPI.
+    long leader_pid = static_cast<long>(getpid());
+    MPSFW_MPI_CHECK(MPI_Bcast(&leader_pid, 1, MPI_LONG, 0, node));
+    launcher_.job = "pid" + std::to_string(leader_pid);
+    try {
+      bring_up(rank, size);
+    } catch (const std::exception& e) {
+      pending_error_ = e.what();
+    }
+  }
+  if (!pending_error_.empty()) throw Error(pending_error_);
+}
+
+CudaGate NodeSession::cuda_gate() const {
+  if (!ready_) throw Error("internal: CUDA used before the MPS session was ready");
+  return CudaGate();
+}
+
+void NodeSession::give_up(const std::string& reason) {
+  if (config_.enable == Enable::On) throw Error("MPS (mps.enable = on): " + reason);
+  status_.state = "NOT active";
+  status_.reason = reason;
+  unsetenv("CUDA_MPS_PIPE_DIRECTORY");
+  unsetenv("CUDA_MPS_LOG_DIRECTORY");
+  ready_ = true;
+}
+
+void NodeSession::bring_up(int local_rank, int local_size) {
+  const std::vector<GpuInfo> gpus = visible_gpus();
+  if (gpus.empty()) {
+    give_up("no GPU is visible (CUDA_VISIBLE_DEVICES, /proc/driver/nvidia/gpus, nvidia-smi)");
+    return;
+  }
+  const int n = static_cast<int>(gpus.size());
+  my_gpu_ = gpu_of_rank(local_rank, n);
+  const int k = ranks_on_gpu(my_gpu_, local_size, n);
+  const int busiest = ranks_on_gpu(0, local_size, n);
+  if (config_.enable == Enable::Auto && busiest <= 1) {
+    status_.state = "not needed";
+    status_.reason = "one rank per GPU";
+    ready_ = true;
+    return;
+  }
+  // Preflight: what MPS would refuse later, refused now with a clear message.
+  const int limit = max_clients_per_gpu(MPSFW_CUDART_VERSION);
+  if (busiest > limit) {
+    throw Error("MPS: " + std::to_string(busiest) + " ranks would share one GPU, more than the " +
+                std::to_string(limit) + " clients an MPS server takes; use fewer ranks per node");
+  }
+  rlimit files{};
+  getrlimit(RLIMIT_NOFILE, &files);
+  const rlim_t need = static_cast<rlim_t>(64 + 16 * busiest);
+  if (files.rlim_cur != RLIM_INFINITY && files.rlim_cur < need) {
+    throw Error("MPS: the open-file limit (ulimit -n = " + std::to_string(files.rlim_cur) +
+                ") is below the " + std::to_string(need) + " that " + std::to_string(busiest) +
+                " clients per GPU need; raise it (ulimit -n " + std::to_string(need) + ")");
+  }
+  const int cap = config_.active_thread_percentage > 0
+                      ? config_.active_thread_percentage
+                      : auto_active_thread_percentage(k, config_.policy);
+
+  // A daemon that already answers (site, prolog, user) is reused, never stopped.
+  const char* site_pipe = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
+  if (site_pipe && *site_pipe) {
+    const char* site_log = std::getenv("CUDA_MPS_LOG_DIRECTORY");
+    const ControlClient site({site_pipe, site_log ? site_log : ""}, config_.timeout_seconds);
+    if (site.answers()) {
+      status_.state = "reused";
+      status_.reason = "a daemon already answered in CUDA_MPS_PIPE_DIRECTORY=" + std::string(site_pipe);
+      status_.pipe_dir = site_pipe;
+      status_.gpu_uuid = gpus[static_cast<size_t>(my_gpu_)].uuid;
+      // A cap the site set (Slurm --gres=mps:N) wins over our default.
+      const char* site_cap = std::getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+      status_.cap = site_cap && config_.active_thread_percentage == 0 ? std::atoi(site_cap) : cap;
+      setenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", std::to_string(status_.cap).c_str(), 1);
+      SessionGpu g;
+      g.index = my_gpu_;
+      g.uuid = status_.gpu_uuid;
+      g.pipe_dir = site_pipe;
+      g.log_dir = site_log ? site_log : "";
+      g.daemon_pid = site.daemon_pid();
+      g.cap = status_.cap;
+      gpus_.assign(static_cast<size_t>(n), g);
+      ready_ = true;
+      return;
+    }
+  }
+
+  dir_ = session_dir(default_root(config_), launcher_.job);
+  if (local_rank == 0) {
+    lead(gpus, local_size);
+  } else {
+    follow();
+  }
+  if (status_.state == "NOT active") return;
+  export_environment(gpus_.at(static_cast<size_t>(my_gpu_)), gpus_.at(static_cast<size_t>(my_gpu_)).cap);
+  ready_ = true;
+}
+
+void NodeSession::lead(const std::vector<GpuInfo>& gpus, int local_size) {
+  const int n = static_cast<int>(gpus.size());
+  std::error_code ec;
+  if (fs::exists(dir_, ec)) {
+    // Same job name on this node: left behind by a run that died. Its daemons
+    // are not ours to keep.
+    remove_session(dir_, config_.timeout_seconds);
+    status_.reason = "removed a stale session folder " + dir_;
+  }
+  try {
+    fs::create_directories(dir_);
+    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::replace);
+    watchdog_pid_ = start_watchdog(dir_, config_.timeout_seconds, &watchdog_fd_, &watchdog_ack_fd_);
+    if (watchdog_pid_ < 0) throw Error("MPS: cannot start the watchdog process");
+    for (int g = 0; g < n && g < local_size; ++g) {
+      SessionGpu s;
+      s.index = g;
+      s.uuid = gpus[static_cast<size_t>(g)].uuid;
+      const fs::path gdir = fs::path(dir_) / ("gpu" + std::to_string(g));
+      s.pipe_dir = (gdir / "pipe").string();
+      s.log_dir = (gdir / "log").string();
+      fs::create_directories(s.pipe_dir);
+      fs::create_directories(s.log_dir);
+      const int k = ranks_on_gpu(g, local_size, n);
+      s.cap = config_.active_thread_percentage > 0 ? config_.active_thread_percentage
+                                                   : auto_active_thread_percentage(k, config_.policy);
+      // Before the daemon exists: a child process asks CUDA what the GPU is.
+      const GpuFacts facts = probe_gpu(s.uuid);
+      if (facts.known) {
+        s.total_sms = facts.sms;
+        if (config_.pinned_bytes > 0 && config_.pinned_bytes * k > facts.memory_bytes) {
+          throw Error("MPS: mps.pinned_device_mem_limit = " + config_.pinned_device_mem_limit +
+                      " for each of " + std::to_string(k) + " ranks does not fit the " +
+                      std::to_string(facts.memory_bytes >> 20) + " MiB of GPU " + s.uuid);
+        }
+        if (facts.compute_mode == 2) {
+          throw Error("MPS: GPU " + s.uuid + " is in compute mode Prohibited; MPS needs Default "
+                      "or Exclusive-process");
+        }
+      }
+      s.daemon_pid = start_daemon({s.pipe_dir, s.log_dir}, s.uuid, config_.timeout_seconds);
+      const ControlClient control({s.pipe_dir, s.log_dir}, config_.timeout_seconds);
+      control.send("set_default_active_thread_percentage " + std::to_string(s.cap));
+      if (!config_.pinned_device_mem_limit.empty()) {
+        control.send("set_default_device_pinned_mem_limit 0 " + config_.pinned_device_mem_limit);
+      }
+      gpus_.push_back(s);
+    }
+    write_atomically(fs::path(dir_) / kReady, ready_text(getpid(), gpus_));
+    status_.owner = true;
+    status_.state = "started";
+    for (const SessionGpu& g : gpus_) status_.daemon_pids.push_back(g.daemon_pid);
+  } catch (const std::exception& e) {
+    std::error_code ignore;
+    if (fs::exists(dir_, ignore)) {
+      std::ofstream(fs::path(dir_) / kFailed) << e.what() << "\n";
+    }
+    give_up(e.what());
+  }
+}
+
+void NodeSession::follow() {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration<double>(config_.timeout_seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::error_code ec;
+    if (fs::exists(fs::path(dir_) / kFailed, ec)) {
+      give_up("the node leader could not start MPS: " + read_file(fs::path(dir_) / kFailed));
+      return;
+    }
+    if (fs::exists(fs::path(dir_) / kReady, ec)) {
+      long leader = -1;
+      std::vector<SessionGpu> gpus = parse_ready(read_file(fs::path(dir_) / kReady), &leader);
+      // A ready file whose leader is gone is a stale one the leader will remove.
+      if (process_alive(leader) && static_cast<size_t>(my_gpu_) < gpus.size()) {
+        gpus_ = std::move(gpus);
+        status_.state = "started";
+        return;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  give_up("no ready file from the node leader in " + dir_ + " after " +
+          std::to_string(static_cast<int>(config_.timeout_seconds)) + " s (mps.timeout_seconds)");
+}
+
+void NodeSession::export_environment(const SessionGpu& gpu, int cap) {
+  setenv("CUDA_MPS_PIPE_DIRECTORY", gpu.pipe_dir.c_str(), 1);
+  setenv("CUDA_MPS_LOG_DIRECTORY", gpu.log_dir.c_str(), 1);
+  // One daemon per GPU serves that GPU only; the client sees it as device 0.
+  setenv("CUDA_VISIBLE_DEVICES", gpu.uuid.c_str(), 1);
+  setenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", std::to_string(cap).c_str(), 1);
+  if (!config_.pinned_device_mem_limit.empty()) {
+    setenv("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", ("0=" + config_.pinned_device_mem_limit).c_str(), 1);
+  }
+  status_.pipe_dir = gpu.pipe_dir;
+  status_.gpu_uuid = gpu.uuid;
+  status_.cap = cap;
+  status_.total_sms = gpu.total_sms;
+}
+
+void NodeSession::verify(MPI_Comm node, const DeviceBinding& device) {
+  int rank = 0, size = 1;
+  MPSFW_MPI_CHECK(MPI_Comm_rank(node, &rank));
+  MPSFW_MPI_CHECK(MPI_Comm_size(node, &size));
+  status_.sms = device.multiprocessors;
+  const bool managed = status_.state == "started" || status_.state == "reused";
+  // What each rank knows of itself: pid, GPU, MPS attribute, SMs, cap.
+  long mine[5] = {static_cast<long>(getpid()), my_gpu_, device.mps_enabled, device.multiprocessors,
+                  status_.cap};
+  std::vector<long> all(rank == 0 ? 5 * static_cast<size_t>(size) : 0);
+  MPSFW_MPI_CHECK(MPI_Gather(mine, 5, MPI_LONG, all.data(), 5, MPI_LONG, 0, node));
+  std::vector<int> ok(static_cast<size_t>(size), 0);
+  std::string reasons;
+  if (rank == 0 && managed) {
+    std::vector<std::vector<long>> clients(gpus_.size());
+    for (size_t g = 0; g < gpus_.size(); ++g) {
+      const ControlClient control({gpus_[g].pipe_dir, gpus_[g].log_dir}, config_.timeout_seconds);
+      for (long server : control.server_pids()) {
+        if (std::find(status_.server_pids.begin(), status_.server_pids.end(), server) ==
+            status_.server_pids.end()) {
+          status_.server_pids.push_back(server);
+        }
+        for (long c : control.client_pids(server)) clients[g].push_back(c);
+      }
+    }
+    for (int r = 0; r < size; ++r) {
+      const long* x = &all[5 * static_cast<size_t>(r)];
+      const size_t g = static_cast<size_t>(x[1]) < gpus_.size() ? static_cast<size_t>(x[1]) : 0;
+      const bool client = std::find(clients[g].begin(), clients[g].end(), x[0]) != clients[g].end();
+      const int want = gpus_[g].total_sms > 0 ? expected_sms(gpus_[g].total_sms, static_cast<int>(x[4])) : -1;
+      const bool sms_ok = want < 0 || std::abs(static_cast<int>(x[3]) - want) <= 2;
+      ok[static_cast<size_t>(r)] = x[2] == 1 && client && sms_ok;
+      std::ostringstream line;
+      line << "local rank " << r << " (pid " << x[0] << "): GPU " << gpus_[g].uuid << ", cap "
+           << x[4] << "%, " << x[3] << " SMs" << (want > 0 ? " (expected " + std::to_string(want) + ")" : "")
+           << ", MPS attribute " << x[2] << ", " << (client ? "in" : "NOT in")
+           << " the server's client list";
+      status_.per_rank.push_back(line.str());
+      if (!ok[static_cast<size_t>(r)]) reasons += (reasons.empty() ? "" : "; ") + line.str();
+    }
+  }
+  MPSFW_MPI_CHECK(MPI_Bcast(ok.data(), size, MPI_INT, 0, node));
+  int verified = 0;
+  for (int v : ok) verified += v;
+  status_.verified = managed ? verified : 0;
+  status_.expected = managed ? size : 0;
+  status_.active = managed && ok[static_cast<size_t>(rank)] == 1;
+  if (!managed) return;
+  if (verified == size) {
+    status_.state = status_.state == "reused" ? "active (reused daemon)" : "active";
+    return;
+  }
+  std::string message = std::to_string(size - verified) + " of " + std::to_string(size) +
+                         " local ranks are not verified MPS clients: " + reasons;
+  if (config_.enable == Enable::On) agree_on_error(node, rank == 0 ? "MPS (mps.enable = on): " + message : "MPS verification failed");
+  status_.state = "NOT active";
+  status_.reason = message;
+}
+
+void NodeSession::teardown(MPI_Comm node) {
+  if (torn_down_) return;
+  torn_down_ = true;
+  // Every local rank has released its device: no client is left.
+  MPSFW_MPI_CHECK(MPI_Barrier(node));
+  if (watchdog_fd_ < 0) return;
+  const ssize_t w = write(watchdog_fd_, "q", 1);
+  (void)w;
+  char c = 0;
+  const ssize_t r = read(watchdog_ack_fd_, &c, 1);
+  close(watchdog_fd_);
+  close(watchdog_ack_fd_);
+  watchdog_fd_ = watchdog_ack_fd_ = -1;
+  int status = 0;
+  waitpid(watchdog_pid_, &status, 0);
+  status_.reason += (status_.reason.empty() ? "" : "; ") +
+                    std::string(r == 1 ? "daemons stopped, folders removed" : "watchdog did not confirm teardown");
+}
+
+}  // namespace mpsfw::mps

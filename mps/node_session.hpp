@@ -1,0 +1,114 @@
+#pragma once
+// The node's MPS session, seen from one rank. The order is the point:
+//
+//   NodeSession s = NodeSession::before_mpi(config, detect_launcher());  // no CUDA yet
+//   MpiEnv env(argc, argv);                                               // MPI may touch CUDA
+//   s.after_mpi(env.node());          // deferred bring-up when the launcher said nothing
+//   bind_device(..., s.cuda_gate());  // CUDA from here on
+//   s.verify(env.node(), device);     // did every rank really get MPS?
+//   ... run ...
+//   release_device(device); s.teardown(env.node());
+//
+// Node-local rank 0 (the leader) starts one control daemon per GPU in
+// job-scoped folders, or reuses a daemon that already answers (a site's
+// Slurm gres/mps, a prolog, `mpsctl start`) and then never stops it. The other
+// local ranks wait for the leader's ready file. Every rank then exports
+// CUDA_MPS_PIPE_DIRECTORY, CUDA_MPS_LOG_DIRECTORY, CUDA_VISIBLE_DEVICES (its
+// GPU) and its own CUDA_MPS_ACTIVE_THREAD_PERCENTAGE and pinned-memory limit.
+// A watchdog process (forked by the leader, in its own session) stops the
+// daemons and removes the folders when the leader ends, however it ends:
+// normal teardown, an exception, MPI_Abort, SIGTERM or SIGKILL.
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "core/device.hpp"
+#include "gpu_inventory.hpp"
+#include "launcher.hpp"
+#include "mps_config.hpp"
+
+namespace mpsfw::mps {
+
+// What MPS did, for the summary table and run.json.
+struct MpsStatus {
+  std::string state = "off";  // off | not needed | active | NOT active | reused
+  std::string reason;         // why it is not active, or what was reused
+  std::string bring_up;       // when and from what the local rank was known
+  bool owner = false;         // this job started the daemons (and stops them)
+  bool active = false;        // verified on this rank
+  std::string pipe_dir;       // this rank's CUDA_MPS_PIPE_DIRECTORY
+  std::string gpu_uuid;
+  int cap = 100;              // this rank's active thread percentage
+  int sms = 0;                // SMs this rank sees
+  int total_sms = 0;          // SMs of the GPU (0: unknown)
+  std::vector<long> daemon_pids, server_pids;  // known on the leader
+  int verified = 0, expected = 0;              // ranks of this node
+  std::vector<std::string> per_rank;           // on the leader: one line per local rank
+};
+
+// One GPU of the session, as the leader's ready file lists it.
+struct SessionGpu {
+  int index = 0;
+  std::string uuid;
+  std::string pipe_dir, log_dir;
+  long daemon_pid = -1;
+  int cap = 100;
+  int total_sms = 0;
+};
+
+class NodeSession {
+ public:
+  static NodeSession before_mpi(const MpsConfig& config, const LauncherInfo& launcher);
+  NodeSession(NodeSession&& other) noexcept;
+  NodeSession& operator=(NodeSession&&) = delete;
+  NodeSession(const NodeSession&) = delete;
+  NodeSession& operator=(const NodeSession&) = delete;
+  // Without teardown(): the leader lets its watchdog stop the daemons.
+  ~NodeSession();
+
+  // After MPI_Init, on every rank: brings MPS up now if the launcher gave no
+  // local rank. Throws (on this rank) what went wrong before or now; callers
+  // wrap it in run_collectively so every rank stops together.
+  void after_mpi(MPI_Comm node);
+  // Throws Error if bring-up has not finished: no CUDA before that.
+  CudaGate cuda_gate() const;
+  // Collective over `node`, after bind_device: checks the MPS attribute, the
+  // SM count against the cap, and (leader) every local rank's PID in its
+  // server's client list. With mps=on an unverified rank fails the job
+  // (AgreedError on every rank); with auto the status says MPS was NOT active.
+  void verify(MPI_Comm node, const DeviceBinding& device);
+  // Collective over `node`, after release_device on every local rank: the
+  // leader stops the daemons it started and removes the session's folders.
+  void teardown(MPI_Comm node);
+
+  const MpsStatus& status() const { return status_; }
+  const MpsConfig& config() const { return config_; }
+
+  // The folder of a job's session under `root` (also used by mpsctl).
+  static std::string session_dir(const std::string& root, const std::string& job);
+  static std::string default_root(const MpsConfig& config);
+
+ private:
+  explicit NodeSession(MpsConfig config) : config_(std::move(config)) {}
+  void bring_up(int local_rank, int local_size);
+  void lead(const std::vector<GpuInfo>& gpus, int local_size);
+  void follow();
+  void export_environment(const SessionGpu& gpu, int cap);
+  void give_up(const std::string& reason);  // auto: run without MPS
+
+  MpsConfig config_;
+  LauncherInfo launcher_;
+  MpsStatus status_;
+  std::string dir_;                // the session folder (ours only)
+  std::vector<SessionGpu> gpus_;   // from the ready file
+  int my_gpu_ = 0;
+  bool ready_ = false;
+  std::string pending_error_;
+  int watchdog_pid_ = -1;
+  int watchdog_fd_ = -1;           // write end: 'q' = stop now; EOF = leader gone
+  int watchdog_ack_fd_ = -1;
+  bool torn_down_ = false;
+};
+
+}  // namespace mpsfw::mps
