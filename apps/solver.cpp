@@ -47,7 +47,9 @@ void check_outputs(const SolverOptions& options, const Params& params,
 // What the MPS session did, for the summary and run.json (rank 0 complete).
 void add_mps_to_report(const mps::NodeSession& session, MPI_Comm world, RunReport* report) {
   const mps::MpsStatus& m = session.status();
-  int counts[2] = {m.verified, m.expected}, total[2] = {0, 0};
+  // Each rank counts itself: verified, and whether MPS was meant for it.
+  const bool managed = m.expected > 0;
+  int counts[2] = {m.active ? 1 : 0, managed ? 1 : 0}, total[2] = {0, 0};
   MPSFW_MPI_CHECK(MPI_Allreduce(counts, total, 2, MPI_INT, MPI_SUM, world));
   report->mps = m.state + (m.reason.empty() ? "" : " (" + m.reason + ")");
   if (total[1] > 0) {

@@ -27,8 +27,6 @@ std::vector<long> numbers_in(const std::string& text) {
   return out;
 }
 
-bool alive(long pid) { return pid > 0 && (kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
-
 std::vector<std::string> daemon_env(const DaemonDirs& dirs) {
   return {"CUDA_MPS_PIPE_DIRECTORY=" + dirs.pipe, "CUDA_MPS_LOG_DIRECTORY=" + dirs.log};
 }
@@ -52,7 +50,7 @@ long ControlClient::daemon_pid() const {
   std::ifstream f(dirs_.pipe + "/nvidia-cuda-mps-control.pid");
   long pid = -1;
   if (!(f >> pid)) return -1;
-  return alive(pid) ? pid : -1;
+  return process_alive(pid) ? pid : -1;
 }
 
 std::vector<long> ControlClient::server_pids() const {
@@ -92,16 +90,18 @@ bool stop_daemon(const DaemonDirs& dirs, double timeout_seconds) {
   const ControlClient client(dirs, timeout_seconds);
   const long pid = client.daemon_pid();
   if (pid <= 0) return true;
-  client.send("quit -t " + std::to_string(static_cast<int>(timeout_seconds)));
+  // Clients have left by now (or are dead): a short grace for the server.
+  client.send("quit -t 5");
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration<double>(timeout_seconds + 2.0);
   while (std::chrono::steady_clock::now() < deadline) {
-    if (!alive(pid)) return true;
+    // The daemon removes its pid file when it has quit.
+    if (!process_alive(pid) || client.daemon_pid() <= 0) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   kill(static_cast<pid_t>(pid), SIGKILL);
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  return !alive(pid);
+  return !process_alive(pid);
 }
 
 }  // namespace mpsfw::mps

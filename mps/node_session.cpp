@@ -21,7 +21,6 @@
 #include "core/collective.hpp"
 #include "core/error.hpp"
 #include "core/mpi_check.hpp"
-#include "gpu_probe.hpp"
 
 #if MPSFW_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -34,9 +33,6 @@ namespace mpsfw::mps {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* kReady = "ready";
-constexpr const char* kFailed = "failed";
-
 std::string host_name() {
   char name[256] = {};
   gethostname(name, sizeof name - 1);
@@ -48,66 +44,6 @@ std::string path_safe(const std::string& text) {
   std::string out;
   for (char c : text) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '_';
   return out;
-}
-
-bool process_alive(long pid) { return pid > 0 && (kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
-
-void write_atomically(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".partial";
-  {
-    std::ofstream f(tmp);
-    f << text;
-    if (!f) throw Error("MPS: cannot write " + tmp.string());
-  }
-  fs::rename(tmp, path);
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-// The ready file: "leader PID" then one line per GPU.
-std::string ready_text(long leader, const std::vector<SessionGpu>& gpus) {
-  std::ostringstream out;
-  out << "leader " << leader << "\n";
-  for (const SessionGpu& g : gpus) {
-    out << "gpu " << g.index << " " << g.uuid << " " << g.daemon_pid << " " << g.cap << " "
-        << g.total_sms << " " << g.pipe_dir << " " << g.log_dir << "\n";
-  }
-  return out.str();
-}
-
-std::vector<SessionGpu> parse_ready(const std::string& text, long* leader) {
-  std::vector<SessionGpu> gpus;
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    std::istringstream f(line);
-    std::string kind;
-    f >> kind;
-    if (kind == "leader") {
-      f >> *leader;
-    } else if (kind == "gpu") {
-      SessionGpu g;
-      f >> g.index >> g.uuid >> g.daemon_pid >> g.cap >> g.total_sms >> g.pipe_dir >> g.log_dir;
-      gpus.push_back(g);
-    }
-  }
-  return gpus;
-}
-
-// Stops every daemon found under a session folder and removes it.
-void remove_session(const fs::path& dir, double timeout) {
-  std::error_code ec;
-  for (const auto& gpu : fs::directory_iterator(dir, ec)) {
-    if (fs::is_directory(gpu.path() / "pipe")) {
-      stop_daemon({(gpu.path() / "pipe").string(), (gpu.path() / "log").string()}, timeout);
-    }
-  }
-  fs::remove_all(dir, ec);
 }
 
 // The watchdog: waits on a pipe the leader holds; when the leader asks ('q')
@@ -272,31 +208,10 @@ void NodeSession::bring_up(int local_rank, int local_size) {
                       ? config_.active_thread_percentage
                       : auto_active_thread_percentage(k, config_.policy);
 
-  // A daemon that already answers (site, prolog, user) is reused, never stopped.
-  const char* site_pipe = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
-  if (site_pipe && *site_pipe) {
-    const char* site_log = std::getenv("CUDA_MPS_LOG_DIRECTORY");
-    const ControlClient site({site_pipe, site_log ? site_log : ""}, config_.timeout_seconds);
-    if (site.answers()) {
-      status_.state = "reused";
-      status_.reason = "a daemon already answered in CUDA_MPS_PIPE_DIRECTORY=" + std::string(site_pipe);
-      status_.pipe_dir = site_pipe;
-      status_.gpu_uuid = gpus[static_cast<size_t>(my_gpu_)].uuid;
-      // A cap the site set (Slurm --gres=mps:N) wins over our default.
-      const char* site_cap = std::getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
-      status_.cap = site_cap && config_.active_thread_percentage == 0 ? std::atoi(site_cap) : cap;
-      setenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", std::to_string(status_.cap).c_str(), 1);
-      SessionGpu g;
-      g.index = my_gpu_;
-      g.uuid = status_.gpu_uuid;
-      g.pipe_dir = site_pipe;
-      g.log_dir = site_log ? site_log : "";
-      g.daemon_pid = site.daemon_pid();
-      g.cap = status_.cap;
-      gpus_.assign(static_cast<size_t>(n), g);
-      ready_ = true;
-      return;
-    }
+  // Daemons that already answer (site, prolog, mpsctl) are reused, never stopped.
+  if (reuse_mpsctl_session() || reuse_site_daemon(gpus, cap)) {
+    ready_ = true;
+    return;
   }
 
   dir_ = session_dir(default_root(config_), launcher_.job);
@@ -310,6 +225,56 @@ void NodeSession::bring_up(int local_rank, int local_size) {
   ready_ = true;
 }
 
+bool NodeSession::reuse_mpsctl_session() {
+  const char* dir = std::getenv("MPSFW_MPS_SESSION");
+  if (dir == nullptr || *dir == '\0') return false;
+  SessionRecord record;
+  if (!read_ready(dir, &record) || static_cast<size_t>(my_gpu_) >= record.gpus.size()) {
+    give_up(std::string("MPSFW_MPS_SESSION=") + dir + " holds no ready session for GPU " +
+            std::to_string(my_gpu_) + " (start one with mpsctl start)");
+    return true;
+  }
+  const SessionGpu& mine = record.gpus[static_cast<size_t>(my_gpu_)];
+  if (!ControlClient({mine.pipe_dir, mine.log_dir}, config_.timeout_seconds).answers()) {
+    give_up("the daemon of MPSFW_MPS_SESSION=" + std::string(dir) + " for GPU " + mine.uuid +
+            " does not answer");
+    return true;
+  }
+  gpus_ = record.gpus;
+  status_.state = "reused";
+  status_.reason = std::string("daemons of the mpsctl session ") + dir;
+  // The session's caps were set for its own rank count; ours may differ.
+  const int cap = config_.active_thread_percentage > 0 ? config_.active_thread_percentage : mine.cap;
+  export_environment(mine, cap);
+  return true;
+}
+
+bool NodeSession::reuse_site_daemon(const std::vector<GpuInfo>& gpus, int cap) {
+  const char* site_pipe = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
+  if (site_pipe == nullptr || *site_pipe == '\0') return false;
+  const char* site_log = std::getenv("CUDA_MPS_LOG_DIRECTORY");
+  const ControlClient site({site_pipe, site_log ? site_log : ""}, config_.timeout_seconds);
+  if (!site.answers()) return false;
+  status_.state = "reused";
+  status_.reason = "a daemon already answered in CUDA_MPS_PIPE_DIRECTORY=" + std::string(site_pipe);
+  status_.pipe_dir = site_pipe;
+  status_.gpu_uuid = gpus[static_cast<size_t>(my_gpu_)].uuid;
+  // A cap the site set (Slurm --gres=mps:N) wins over our default.
+  const char* site_cap = std::getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+  status_.cap = site_cap && config_.active_thread_percentage == 0 ? std::atoi(site_cap) : cap;
+  setenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", std::to_string(status_.cap).c_str(), 1);
+  SessionGpu g;
+  g.index = my_gpu_;
+  g.uuid = status_.gpu_uuid;
+  g.pipe_dir = site_pipe;
+  g.log_dir = site_log ? site_log : "";
+  g.daemon_pid = site.daemon_pid();
+  g.cap = status_.cap;
+  // One daemon serves every GPU here: the same entry for each.
+  gpus_.assign(gpus.size(), g);
+  return true;
+}
+
 void NodeSession::lead(const std::vector<GpuInfo>& gpus, int local_size) {
   const int n = static_cast<int>(gpus.size());
   std::error_code ec;
@@ -321,52 +286,17 @@ void NodeSession::lead(const std::vector<GpuInfo>& gpus, int local_size) {
   }
   try {
     fs::create_directories(dir_);
-    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::replace);
     watchdog_pid_ = start_watchdog(dir_, config_.timeout_seconds, &watchdog_fd_, &watchdog_ack_fd_);
     if (watchdog_pid_ < 0) throw Error("MPS: cannot start the watchdog process");
-    for (int g = 0; g < n && g < local_size; ++g) {
-      SessionGpu s;
-      s.index = g;
-      s.uuid = gpus[static_cast<size_t>(g)].uuid;
-      const fs::path gdir = fs::path(dir_) / ("gpu" + std::to_string(g));
-      s.pipe_dir = (gdir / "pipe").string();
-      s.log_dir = (gdir / "log").string();
-      fs::create_directories(s.pipe_dir);
-      fs::create_directories(s.log_dir);
-      const int k = ranks_on_gpu(g, local_size, n);
-      s.cap = config_.active_thread_percentage > 0 ? config_.active_thread_percentage
-                                                   : auto_active_thread_percentage(k, config_.policy);
-      // Before the daemon exists: a child process asks CUDA what the GPU is.
-      const GpuFacts facts = probe_gpu(s.uuid);
-      if (facts.known) {
-        s.total_sms = facts.sms;
-        if (config_.pinned_bytes > 0 && config_.pinned_bytes * k > facts.memory_bytes) {
-          throw Error("MPS: mps.pinned_device_mem_limit = " + config_.pinned_device_mem_limit +
-                      " for each of " + std::to_string(k) + " ranks does not fit the " +
-                      std::to_string(facts.memory_bytes >> 20) + " MiB of GPU " + s.uuid);
-        }
-        if (facts.compute_mode == 2) {
-          throw Error("MPS: GPU " + s.uuid + " is in compute mode Prohibited; MPS needs Default "
-                      "or Exclusive-process");
-        }
-      }
-      s.daemon_pid = start_daemon({s.pipe_dir, s.log_dir}, s.uuid, config_.timeout_seconds);
-      const ControlClient control({s.pipe_dir, s.log_dir}, config_.timeout_seconds);
-      control.send("set_default_active_thread_percentage " + std::to_string(s.cap));
-      if (!config_.pinned_device_mem_limit.empty()) {
-        control.send("set_default_device_pinned_mem_limit 0 " + config_.pinned_device_mem_limit);
-      }
-      gpus_.push_back(s);
-    }
-    write_atomically(fs::path(dir_) / kReady, ready_text(getpid(), gpus_));
+    std::vector<int> ranks(static_cast<size_t>(n));
+    for (int g = 0; g < n; ++g) ranks[static_cast<size_t>(g)] = ranks_on_gpu(g, local_size, n);
+    gpus_ = start_session_daemons(dir_, gpus, ranks, config_);
+    write_ready(dir_, {static_cast<long>(getpid()), gpus_});
     status_.owner = true;
     status_.state = "started";
     for (const SessionGpu& g : gpus_) status_.daemon_pids.push_back(g.daemon_pid);
   } catch (const std::exception& e) {
-    std::error_code ignore;
-    if (fs::exists(dir_, ignore)) {
-      std::ofstream(fs::path(dir_) / kFailed) << e.what() << "\n";
-    }
+    write_failed(dir_, e.what());
     give_up(e.what());
   }
 }
@@ -375,20 +305,18 @@ void NodeSession::follow() {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration<double>(config_.timeout_seconds);
   while (std::chrono::steady_clock::now() < deadline) {
-    std::error_code ec;
-    if (fs::exists(fs::path(dir_) / kFailed, ec)) {
-      give_up("the node leader could not start MPS: " + read_file(fs::path(dir_) / kFailed));
+    const std::string failed = read_failed(dir_);
+    if (!failed.empty()) {
+      give_up("the node leader could not start MPS: " + failed);
       return;
     }
-    if (fs::exists(fs::path(dir_) / kReady, ec)) {
-      long leader = -1;
-      std::vector<SessionGpu> gpus = parse_ready(read_file(fs::path(dir_) / kReady), &leader);
-      // A ready file whose leader is gone is a stale one the leader will remove.
-      if (process_alive(leader) && static_cast<size_t>(my_gpu_) < gpus.size()) {
-        gpus_ = std::move(gpus);
-        status_.state = "started";
-        return;
-      }
+    SessionRecord record;
+    // A ready file whose leader is gone is a stale one the leader will remove.
+    if (read_ready(dir_, &record) && process_alive(record.leader) &&
+        static_cast<size_t>(my_gpu_) < record.gpus.size()) {
+      gpus_ = std::move(record.gpus);
+      status_.state = "started";
+      return;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }

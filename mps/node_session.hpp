@@ -10,8 +10,9 @@
 //   release_device(device); s.teardown(env.node());
 //
 // Node-local rank 0 (the leader) starts one control daemon per GPU in
-// job-scoped folders, or reuses a daemon that already answers (a site's
-// Slurm gres/mps, a prolog, `mpsctl start`) and then never stops it. The other
+// job-scoped folders (session_dir.hpp), or reuses daemons that already answer
+// (CUDA_MPS_PIPE_DIRECTORY from a site's Slurm gres/mps or a prolog, or
+// MPSFW_MPS_SESSION from `mpsctl start`) and then never stops them. The other
 // local ranks wait for the leader's ready file. Every rank then exports
 // CUDA_MPS_PIPE_DIRECTORY, CUDA_MPS_LOG_DIRECTORY, CUDA_VISIBLE_DEVICES (its
 // GPU) and its own CUDA_MPS_ACTIVE_THREAD_PERCENTAGE and pinned-memory limit.
@@ -27,6 +28,7 @@
 #include "gpu_inventory.hpp"
 #include "launcher.hpp"
 #include "mps_config.hpp"
+#include "session_dir.hpp"
 
 namespace mpsfw::mps {
 
@@ -45,16 +47,6 @@ struct MpsStatus {
   std::vector<long> daemon_pids, server_pids;  // known on the leader
   int verified = 0, expected = 0;              // ranks of this node
   std::vector<std::string> per_rank;           // on the leader: one line per local rank
-};
-
-// One GPU of the session, as the leader's ready file lists it.
-struct SessionGpu {
-  int index = 0;
-  std::string uuid;
-  std::string pipe_dir, log_dir;
-  long daemon_pid = -1;
-  int cap = 100;
-  int total_sms = 0;
 };
 
 class NodeSession {
@@ -94,6 +86,8 @@ class NodeSession {
   void bring_up(int local_rank, int local_size);
   void lead(const std::vector<GpuInfo>& gpus, int local_size);
   void follow();
+  bool reuse_site_daemon(const std::vector<GpuInfo>& gpus, int cap);
+  bool reuse_mpsctl_session();
   void export_environment(const SessionGpu& gpu, int cap);
   void give_up(const std::string& reason);  // auto: run without MPS
 

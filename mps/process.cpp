@@ -7,8 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fstream>
+#include <string>
 
 extern char** environ;
 
@@ -98,6 +101,17 @@ ProcessResult run_process(const std::vector<std::string>& argv,
   waitpid(pid, &status, 0);
   result.exit_code = timed_out ? 124 : (WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
   return result;
+}
+
+bool process_alive(long pid) {
+  if (pid <= 0) return false;
+  if (kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;  // no /proc: trust kill()
+  // "pid (comm) S ...": the state follows the last ')'.
+  const size_t paren = line.rfind(')');
+  return paren == std::string::npos || paren + 2 >= line.size() || line[paren + 2] != 'Z';
 }
 
 int run_detaching(const std::vector<std::string>& argv, const std::vector<std::string>& env,

@@ -21,6 +21,10 @@ ProcessResult run_process(const std::vector<std::string>& argv,
 // Runs a program that starts a daemon and returns (nvidia-cuda-mps-control -d):
 // its output goes to `log_file` (appended) rather than a pipe the daemon could
 // keep open. Returns the launcher's exit code, 124 at the time limit.
+// True while `pid` runs. A zombie (exited, not yet reaped: daemons end up as
+// children of whatever reaps orphans, e.g. mpirun's daemon) counts as gone.
+bool process_alive(long pid);
+
 int run_detaching(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                   const std::string& log_file, double timeout_seconds);
 

@@ -1,0 +1,185 @@
+// mpsctl: MPS for job scripts and prologs, with the same code the solver uses
+// in-process (mps/session_dir.hpp).
+//   mpsctl start   [--gpus all|0,1] [--ranks-per-gpu K] [--atp auto|N] [--policy double|even]
+//                  [--pinned-mem 8G] [--dir ROOT] [--job NAME] [--timeout S]
+//   mpsctl stop    [--dir ROOT] [--job NAME | --session DIR]
+//   mpsctl status  [--dir ROOT]
+//   mpsctl cleanup [--dir ROOT] [--all]
+// `start` prints `export MPSFW_MPS_SESSION=DIR`: solvers started with it reuse
+// the daemons and never stop them; `stop` does.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "mps/cap_policy.hpp"
+#include "mps/control.hpp"
+#include "mps/gpu_inventory.hpp"
+#include "mps/mps_config.hpp"
+#include "mps/node_session.hpp"
+#include "mps/session_dir.hpp"
+
+namespace {
+
+using namespace mpsfw;
+using namespace mpsfw::mps;
+
+const char* kUsage =
+    "usage: mpsctl start   [--gpus all|I,J..] [--ranks-per-gpu K] [--atp auto|N]\n"
+    "                      [--policy double|even] [--pinned-mem 8G] [--dir ROOT] [--job NAME]\n"
+    "                      [--timeout S]\n"
+    "       mpsctl stop    [--dir ROOT] [--job NAME | --session DIR]\n"
+    "       mpsctl status  [--dir ROOT]\n"
+    "       mpsctl cleanup [--dir ROOT] [--all]\n"
+    "ROOT defaults to $TMPDIR or /tmp; NAME to $SLURM_JOB_ID or 'mpsctl'.\n"
+    "cleanup removes sessions whose owning rank is gone (and stops their daemons);\n"
+    "--all also removes sessions started by mpsctl.\n";
+
+struct Options {
+  std::string command, gpus = "all", dir, job, session;
+  int ranks_per_gpu = 2;
+  bool all = false;
+  MpsConfig config;
+};
+
+Options parse(const std::vector<std::string>& args) {
+  if (args.empty()) throw InputError(std::string("no command given\n") + kUsage);
+  Options o;
+  o.command = args[0];
+  std::string atp = "auto";
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) throw InputError(a + " needs a value\n" + kUsage);
+      return args[++i];
+    };
+    if (a == "--gpus") o.gpus = value();
+    else if (a == "--ranks-per-gpu") o.ranks_per_gpu = std::atoi(value().c_str());
+    else if (a == "--atp") atp = value();
+    else if (a == "--policy") o.config.policy = value() == "even" ? AtpPolicy::Even : AtpPolicy::Double;
+    else if (a == "--pinned-mem") o.config.pinned_device_mem_limit = value();
+    else if (a == "--dir") o.config.directory = value();
+    else if (a == "--job") o.job = value();
+    else if (a == "--session") o.session = value();
+    else if (a == "--timeout") o.config.timeout_seconds = std::atof(value().c_str());
+    else if (a == "--all") o.all = true;
+    else throw InputError("unknown option '" + a + "'\n" + kUsage);
+  }
+  if (atp != "auto") {
+    o.config.active_thread_percentage = std::atoi(atp.c_str());
+    if (o.config.active_thread_percentage < 1 || o.config.active_thread_percentage > 100) {
+      throw InputError("--atp: expected auto or an integer in [1, 100], got '" + atp + "'");
+    }
+  }
+  if (o.ranks_per_gpu < 1) throw InputError("--ranks-per-gpu: expected a positive integer");
+  if (!o.config.pinned_device_mem_limit.empty()) {
+    o.config.pinned_bytes = parse_memory_size(o.config.pinned_device_mem_limit, "--pinned-mem");
+  }
+  if (o.job.empty()) {
+    const char* slurm = std::getenv("SLURM_JOB_ID");
+    o.job = slurm && *slurm ? slurm : "mpsctl";
+  }
+  o.dir = NodeSession::default_root(o.config);
+  return o;
+}
+
+int start(const Options& o) {
+  std::vector<GpuInfo> gpus = visible_gpus();
+  if (o.gpus != "all") gpus = apply_visible_devices(gpus, o.gpus);
+  if (gpus.empty()) throw Error("mpsctl start: no GPU is visible");
+  const std::string dir = NodeSession::session_dir(o.dir, o.job);
+  SessionRecord existing;
+  if (read_ready(dir, &existing)) {
+    throw Error("mpsctl start: a session already exists in " + dir + " (mpsctl stop first)");
+  }
+  const std::vector<int> ranks(gpus.size(), o.ranks_per_gpu);
+  SessionRecord record;
+  record.leader = 0;  // persistent: no owning rank
+  record.gpus = start_session_daemons(dir, gpus, ranks, o.config);
+  write_ready(dir, record);
+  for (const SessionGpu& g : record.gpus) {
+    std::fprintf(stderr, "mpsctl: GPU %d %s: daemon %ld, cap %d%%, pipe %s\n", g.index,
+                 g.uuid.c_str(), g.daemon_pid, g.cap, g.pipe_dir.c_str());
+  }
+  std::printf("export MPSFW_MPS_SESSION=%s\n", dir.c_str());
+  return 0;
+}
+
+int stop(const Options& o) {
+  const std::string dir = o.session.empty() ? NodeSession::session_dir(o.dir, o.job) : o.session;
+  SessionRecord record;
+  if (!read_ready(dir, &record) && read_failed(dir).empty()) {
+    std::fprintf(stderr, "mpsctl stop: no session in %s\n", dir.c_str());
+    return 1;
+  }
+  remove_session(dir, o.config.timeout_seconds);
+  std::printf("stopped and removed %s\n", dir.c_str());
+  return 0;
+}
+
+int status(const Options& o) {
+  const std::vector<std::string> sessions = list_sessions(o.dir);
+  if (sessions.empty()) std::printf("no mpsfw MPS sessions under %s\n", o.dir.c_str());
+  for (const std::string& dir : sessions) {
+    SessionRecord r;
+    const bool ready = read_ready(dir, &r);
+    std::printf("%s\n  owner: %s\n", dir.c_str(),
+                !ready ? "none (not ready)"
+                       : (r.leader == 0 ? "mpsctl"
+                                        : ("rank process " + std::to_string(r.leader) +
+                                           (process_alive(r.leader) ? "" : " (gone: stale)"))
+                                              .c_str()));
+    for (const SessionGpu& g : r.gpus) {
+      const ControlClient control({g.pipe_dir, g.log_dir}, o.config.timeout_seconds);
+      const long daemon = control.daemon_pid();
+      std::printf("  GPU %d %s: cap %d%%, daemon %s\n", g.index, g.uuid.c_str(), g.cap,
+                  daemon > 0 ? std::to_string(daemon).c_str() : "not running");
+      if (daemon <= 0) continue;
+      for (long server : control.server_pids()) {
+        std::printf("    server %ld, clients:", server);
+        for (long c : control.client_pids(server)) std::printf(" %ld", c);
+        std::printf("\n");
+      }
+    }
+  }
+  return 0;
+}
+
+int cleanup(const Options& o) {
+  int removed = 0;
+  for (const std::string& dir : list_sessions(o.dir)) {
+    SessionRecord r;
+    const bool ready = read_ready(dir, &r);
+    const bool orphan = !ready || (r.leader > 0 && !process_alive(r.leader));
+    if (orphan || (o.all && r.leader == 0)) {
+      remove_session(dir, o.config.timeout_seconds);
+      std::printf("removed %s\n", dir.c_str());
+      ++removed;
+    }
+  }
+  std::printf("%d session(s) removed\n", removed);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Options o = parse(std::vector<std::string>(argv + 1, argv + argc));
+    if (o.command == "start") return start(o);
+    if (o.command == "stop") return stop(o);
+    if (o.command == "status") return status(o);
+    if (o.command == "cleanup") return cleanup(o);
+    if (o.command == "--help" || o.command == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    throw InputError("unknown command '" + o.command + "'\n" + kUsage);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mpsctl: error: %s\n", e.what());
+    return 1;
+  }
+}

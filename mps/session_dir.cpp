@@ -1,0 +1,160 @@
+#include "session_dir.hpp"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cap_policy.hpp"
+#include "control.hpp"
+#include "core/error.hpp"
+#include "gpu_probe.hpp"
+#include "process.hpp"
+
+namespace mpsfw::mps {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kReady = "ready";
+constexpr const char* kFailed = "failed";
+
+std::string read_text(const fs::path& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// Refuses what MPS would refuse later, with a message that says why.
+void check_gpu(const GpuFacts& facts, const std::string& uuid, int ranks,
+               const MpsConfig& config) {
+  if (!facts.known) return;
+  if (config.pinned_bytes > 0 && config.pinned_bytes * ranks > facts.memory_bytes) {
+    throw Error("MPS: mps.pinned_device_mem_limit = " + config.pinned_device_mem_limit +
+                " for each of " + std::to_string(ranks) + " ranks does not fit the " +
+                std::to_string(facts.memory_bytes >> 20) + " MiB of GPU " + uuid);
+  }
+  if (facts.compute_mode == 2) {
+    throw Error("MPS: GPU " + uuid +
+                " is in compute mode Prohibited; MPS needs Default or Exclusive-process");
+  }
+}
+
+}  // namespace
+
+std::vector<SessionGpu> start_session_daemons(const std::string& dir,
+                                              const std::vector<GpuInfo>& gpus,
+                                              const std::vector<int>& ranks_per_gpu,
+                                              const MpsConfig& config) {
+  std::vector<SessionGpu> started;
+  try {
+    fs::create_directories(dir);
+    fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace);
+    for (size_t g = 0; g < gpus.size(); ++g) {
+      const int ranks = g < ranks_per_gpu.size() ? ranks_per_gpu[g] : 0;
+      if (ranks == 0) continue;
+      SessionGpu s;
+      s.index = static_cast<int>(g);
+      s.uuid = gpus[g].uuid;
+      const fs::path gdir = fs::path(dir) / ("gpu" + std::to_string(g));
+      s.pipe_dir = (gdir / "pipe").string();
+      s.log_dir = (gdir / "log").string();
+      fs::create_directories(s.pipe_dir);
+      fs::create_directories(s.log_dir);
+      s.cap = config.active_thread_percentage > 0
+                  ? config.active_thread_percentage
+                  : auto_active_thread_percentage(ranks, config.policy);
+      // Before the daemon exists: a child process asks CUDA what the GPU is.
+      const GpuFacts facts = probe_gpu(s.uuid);
+      check_gpu(facts, s.uuid, ranks, config);
+      s.total_sms = facts.known ? facts.sms : 0;
+      s.daemon_pid = start_daemon({s.pipe_dir, s.log_dir}, s.uuid, config.timeout_seconds);
+      started.push_back(s);
+      const ControlClient control({s.pipe_dir, s.log_dir}, config.timeout_seconds);
+      control.send("set_default_active_thread_percentage " + std::to_string(s.cap));
+      if (!config.pinned_device_mem_limit.empty()) {
+        control.send("set_default_device_pinned_mem_limit 0 " + config.pinned_device_mem_limit);
+      }
+    }
+  } catch (...) {
+    for (const SessionGpu& s : started) stop_daemon({s.pipe_dir, s.log_dir}, config.timeout_seconds);
+    throw;
+  }
+  return started;
+}
+
+void write_ready(const std::string& dir, const SessionRecord& record) {
+  std::ostringstream out;
+  out << "leader " << record.leader << "\n";
+  for (const SessionGpu& g : record.gpus) {
+    out << "gpu " << g.index << " " << g.uuid << " " << g.daemon_pid << " " << g.cap << " "
+        << g.total_sms << " " << g.pipe_dir << " " << g.log_dir << "\n";
+  }
+  const fs::path tmp = fs::path(dir) / "ready.partial";
+  {
+    std::ofstream f(tmp);
+    f << out.str();
+    if (!f) throw Error("MPS: cannot write " + tmp.string());
+  }
+  fs::rename(tmp, fs::path(dir) / kReady);
+}
+
+void write_failed(const std::string& dir, const std::string& reason) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) std::ofstream(fs::path(dir) / kFailed) << reason << "\n";
+}
+
+bool read_ready(const std::string& dir, SessionRecord* record) {
+  std::error_code ec;
+  if (!fs::exists(fs::path(dir) / kReady, ec)) return false;
+  SessionRecord r;
+  std::istringstream lines(read_text(fs::path(dir) / kReady));
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream f(line);
+    std::string kind;
+    f >> kind;
+    if (kind == "leader") {
+      f >> r.leader;
+    } else if (kind == "gpu") {
+      SessionGpu g;
+      f >> g.index >> g.uuid >> g.daemon_pid >> g.cap >> g.total_sms >> g.pipe_dir >> g.log_dir;
+      r.gpus.push_back(g);
+    }
+  }
+  *record = r;
+  return true;
+}
+
+std::string read_failed(const std::string& dir) {
+  std::error_code ec;
+  return fs::exists(fs::path(dir) / kFailed, ec) ? read_text(fs::path(dir) / kFailed) : "";
+}
+
+void remove_session(const std::string& dir, double timeout_seconds) {
+  std::error_code ec;
+  for (const auto& gpu : fs::directory_iterator(dir, ec)) {
+    if (fs::is_directory(gpu.path() / "pipe", ec)) {
+      stop_daemon({(gpu.path() / "pipe").string(), (gpu.path() / "log").string()},
+                  timeout_seconds);
+    }
+  }
+  fs::remove_all(dir, ec);
+}
+
+std::vector<std::string> list_sessions(const std::string& root) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    if (e.is_directory(ec) && e.path().filename().string().rfind("mpsfw-mps-", 0) == 0) {
+      out.push_back(e.path().string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace mpsfw::mps

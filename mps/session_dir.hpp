@@ -1,0 +1,53 @@
+#pragma once
+// A session folder on disk, shared by the in-process NodeSession and mpsctl:
+//   <root>/mpsfw-mps-<job>-<host>/
+//     gpu<N>/pipe, gpu<N>/log   one control daemon per GPU (fault isolation)
+//     ready                     written last: "leader PID" (0 for mpsctl) and a
+//                               line per GPU (index uuid daemon-pid cap SMs pipe log)
+//     failed                    instead of ready: why bring-up failed
+#include <string>
+#include <vector>
+
+#include "gpu_inventory.hpp"
+#include "mps_config.hpp"
+#include "process.hpp"
+
+namespace mpsfw::mps {
+
+struct SessionGpu {
+  int index = 0;
+  std::string uuid;
+  std::string pipe_dir, log_dir;
+  long daemon_pid = -1;
+  int cap = 100;
+  int total_sms = 0;  // 0: unknown
+};
+
+struct SessionRecord {
+  long leader = -1;  // PID of the rank that owns it; 0: started by mpsctl (persistent)
+  std::vector<SessionGpu> gpus;
+};
+
+// Creates the folder and starts one daemon per GPU in `gpus` with its cap
+// (ranks_per_gpu[i] ranks share GPU i; caps from `config`). Checks first what
+// the GPU can tell without CUDA in this process (SM count, memory, compute
+// mode). Throws Error naming logs on failure; leaves no daemon behind then.
+std::vector<SessionGpu> start_session_daemons(const std::string& dir,
+                                              const std::vector<GpuInfo>& gpus,
+                                              const std::vector<int>& ranks_per_gpu,
+                                              const MpsConfig& config);
+
+void write_ready(const std::string& dir, const SessionRecord& record);
+void write_failed(const std::string& dir, const std::string& reason);
+// False when there is no ready file (yet).
+bool read_ready(const std::string& dir, SessionRecord* record);
+// The failed file's text, or "".
+std::string read_failed(const std::string& dir);
+
+// Quits every daemon under `dir` and removes it.
+void remove_session(const std::string& dir, double timeout_seconds);
+
+// Session folders under `root` (names starting with mpsfw-mps-).
+std::vector<std::string> list_sessions(const std::string& root);
+
+}  // namespace mpsfw::mps

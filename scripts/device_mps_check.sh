@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The MPS helper against the real daemon, in one command on the GPU machine:
+# build, 8 ranks on one GPU with mps=on (every rank verified, SMs as the cap
+# says, nvidia-smi shows the MPS server), nothing left after the run, nothing
+# left after a rank or the leader is killed; then the scaling benchmark.
+#   scripts/device_mps_check.sh [--no-bench | --bench-only]
+# MPSFW_BUILD_TESTS=ON also runs the whole ctest suite; REPEATS, BENCH_BLOCKS,
+# BENCH_RANKS, BENCH_SECONDS shape the benchmark (bench/mps_scaling.sh).
+set -uo pipefail
+source "$(dirname "$0")/env.sh"
+out="${OUT:-$MPSFW_ROOT/device-logs}"   # what comes back: few files
+logs=/tmp/mpsfw-device-logs                # everything else
+mkdir -p "$out" "$logs"
+build="$MPSFW_ROOT/build/device"
+export TMPDIR=/tmp/mpsfw-mps-check
+rm -rf "$TMPDIR" && mkdir -p "$TMPDIR"
+gen=()
+command -v ninja >/dev/null && gen=(-G Ninja)
+cmake -S "$MPSFW_ROOT" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DMPSFW_BUILD_TESTS=${MPSFW_BUILD_TESTS:-OFF} > "$logs/configure.log" 2>&1 &&
+  cmake --build "$build" -j 16 > "$logs/build.log" 2>&1 || { tail -40 "$logs/build.log"; exit 1; }
+echo "build: ok"
+solver="$build/apps/solver"
+input="$MPSFW_ROOT/inputs/heat_default.h5"
+leftovers() {
+  # Daemons and session folders that outlived a run.
+  echo "  daemons left: $(pgrep -fc nvidia-cuda-mps-control || true)," \
+       "servers left: $(pgrep -fc nvidia-cuda-mps-server || true)," \
+       "session folders left: $(ls -d "$TMPDIR"/mpsfw-mps-* 2>/dev/null | wc -l)"
+}
+
+if [ "${1:-}" != "--bench-only" ]; then
+echo "== 8 ranks, one GPU, --mps on"
+mpirun -np 8 "$solver" "$input" --mps on --set heat.nx=256 --set heat.ny=256 --set heat.nz=256 \
+  --set run.steps=3000 --report "$out/mps8.json" > "$out/mps8.log" 2>&1 &
+run=$!
+sleep 6
+nvidia-smi > "$out/mps8_nvidia_smi.txt" 2>&1
+grep -E "mps-server|M\+C|C  " "$out/mps8_nvidia_smi.txt" | head -12
+wait $run
+echo "  exit $?"
+grep -E "MPS|local rank|steps  |throughput" "$out/mps8.log"
+leftovers
+
+echo "== 8 ranks, --mps on, local rank 3 killed with SIGKILL after 5 s"
+mpirun -np 8 "$solver" "$input" --mps on --set heat.nx=256 --set heat.ny=256 --set heat.nz=256 \
+  --set run.steps=200000 > "$logs/kill3.log" 2>&1 &
+run=$!
+sleep 5
+ps -eo pid,args | grep "[a]pps/solver" | awk 'NR==4 {print $1}' | xargs -r kill -9
+wait $run
+echo "  mpirun exit $?"
+sleep 8
+leftovers
+
+echo "== 8 ranks, --mps on, the leader (local rank 0) killed with SIGKILL after 5 s"
+mpirun -np 8 "$solver" "$input" --mps on --set heat.nx=256 --set heat.ny=256 --set heat.nz=256 \
+  --set run.steps=200000 > "$logs/kill0.log" 2>&1 &
+run=$!
+sleep 5
+ps -eo pid,args | grep "[a]pps/solver" | awk 'NR==1 {print $1}' | xargs -r kill -9
+wait $run
+echo "  mpirun exit $?"
+sleep 8
+leftovers
+
+echo "== mpsctl start / solver reuses / mpsctl stop"
+eval "$("$build/apps/mpsctl" start --ranks-per-gpu 4)"
+"$build/apps/mpsctl" status
+mpirun -np 4 "$solver" "$input" --mps on --report "$logs/reuse.json" > "$logs/reuse.log" 2>&1
+echo "  solver exit $?"
+grep -E "MPS" "$logs/reuse.log" | head -3
+"$build/apps/mpsctl" status | head -8
+"$build/apps/mpsctl" stop
+unset MPSFW_MPS_SESSION
+leftovers
+
+fi
+
+if [ "${MPSFW_BUILD_TESTS:-OFF}" = ON ]; then
+  (cd "$build" && ctest -j 8 --output-on-failure > "$logs/ctest.log" 2>&1)
+  echo "ctest: exit $?"
+  grep -E "tests passed|\*\*\*|Failed" "$logs/ctest.log" | head -20
+fi
+
+if [ "${1:-}" != "--no-bench" ]; then
+  echo "== scaling benchmark"
+  "$MPSFW_ROOT/bench/mps_scaling.sh" "$build" "$logs/scaling" "${BENCH_BLOCKS:-64 128}" \
+    "${BENCH_RANKS:-1 2 4 8 16}" 2>&1 | tee "$out/scaling.txt" | tail -40
+  cp "$logs/scaling/mps_scaling.csv" "$out/" 2>/dev/null
+fi
