@@ -52,6 +52,7 @@ static DeviceBinding host_binding(int visible_gpus, int node_size) {
 }
 
 DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const CudaGate& gate) {
+  (void)node_rank;  // used only with the CUDA backend
   if (requested == Backend::Host) return host_binding(0, node_size);
   if (requested == Backend::Cuda && !built_with_cuda()) {
     throw Error("backend 'cuda' was requested but this build has no CUDA backend "

@@ -1,6 +1,8 @@
 #include "cap_policy.hpp"
 
 #include <cctype>
+#include <cerrno>
+#include <limits>
 #include <cstdlib>
 
 #include "core/error.hpp"
@@ -34,7 +36,9 @@ std::int64_t parse_memory_size(const std::string& text, const std::string& origi
   };
   if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) throw bad();
   char* end = nullptr;
+  errno = 0;
   const long long value = std::strtoll(text.c_str(), &end, 10);
+  if (errno == ERANGE) throw bad();
   std::int64_t scale = 1;
   const std::string unit = end;
   if (unit == "K" || unit == "k") scale = std::int64_t{1} << 10;
@@ -42,7 +46,7 @@ std::int64_t parse_memory_size(const std::string& text, const std::string& origi
   else if (unit == "G" || unit == "g") scale = std::int64_t{1} << 30;
   else if (unit == "T" || unit == "t") scale = std::int64_t{1} << 40;
   else if (!unit.empty()) throw bad();
-  if (value <= 0) throw bad();
+  if (value <= 0 || value > std::numeric_limits<std::int64_t>::max() / scale) throw bad();
   return value * scale;
 }
 

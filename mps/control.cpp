@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -14,6 +16,8 @@
 
 namespace mpsfw::mps {
 namespace {
+
+bool runs_control_program(long pid);
 
 std::vector<long> numbers_in(const std::string& text) {
   std::vector<long> out;
@@ -29,6 +33,19 @@ std::vector<long> numbers_in(const std::string& text) {
 
 std::vector<std::string> daemon_env(const DaemonDirs& dirs) {
   return {"CUDA_MPS_PIPE_DIRECTORY=" + dirs.pipe, "CUDA_MPS_LOG_DIRECTORY=" + dirs.log};
+}
+
+// The process's command line names the control program (or our test double,
+// whose name contains it). Without /proc we cannot tell, and trust the file.
+bool runs_control_program(long pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/cmdline");
+  if (!f) return true;
+  std::string cmdline((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  for (char& c : cmdline) c = c == '\0' ? ' ' : c;
+  const std::string program = control_program();
+  const std::string base = program.substr(program.find_last_of('/') + 1);
+  return cmdline.find(base) != std::string::npos ||
+         cmdline.find("nvidia-cuda-mps-control") != std::string::npos;
 }
 
 }  // namespace
@@ -50,7 +67,9 @@ long ControlClient::daemon_pid() const {
   std::ifstream f(dirs_.pipe + "/nvidia-cuda-mps-control.pid");
   long pid = -1;
   if (!(f >> pid)) return -1;
-  return process_alive(pid) ? pid : -1;
+  // A stale pid file may name a PID the system has given to another program:
+  // only the control program counts (never quit or kill anything else).
+  return process_alive(pid) && runs_control_program(pid) ? pid : -1;
 }
 
 std::vector<long> ControlClient::server_pids() const {
@@ -81,9 +100,10 @@ long start_daemon(const DaemonDirs& dirs, const std::string& gpu_uuid, double ti
     if (pid > 0 && client.answers()) return pid;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", timeout_seconds);
   throw Error("MPS: the control daemon for GPU " + gpu_uuid + " did not answer within " +
-              std::to_string(static_cast<int>(timeout_seconds)) + " s; see " + dirs.log +
-              "/control.log");
+              seconds + " s; see " + dirs.log + "/control.log");
 }
 
 bool stop_daemon(const DaemonDirs& dirs, double timeout_seconds) {

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -209,7 +210,7 @@ void NodeSession::bring_up(int local_rank, int local_size) {
                       : auto_active_thread_percentage(k, config_.policy);
 
   // Daemons that already answer (site, prolog, mpsctl) are reused, never stopped.
-  if (reuse_mpsctl_session() || reuse_site_daemon(gpus, cap)) {
+  if (reuse_mpsctl_session(cap) || reuse_site_daemon(gpus, cap)) {
     ready_ = true;
     return;
   }
@@ -218,14 +219,14 @@ void NodeSession::bring_up(int local_rank, int local_size) {
   if (local_rank == 0) {
     lead(gpus, local_size);
   } else {
-    follow();
+    follow(static_cast<int>(gpus.size()));
   }
   if (status_.state == "NOT active") return;
   export_environment(gpus_.at(static_cast<size_t>(my_gpu_)), gpus_.at(static_cast<size_t>(my_gpu_)).cap);
   ready_ = true;
 }
 
-bool NodeSession::reuse_mpsctl_session() {
+bool NodeSession::reuse_mpsctl_session(int cap) {
   const char* dir = std::getenv("MPSFW_MPS_SESSION");
   if (dir == nullptr || *dir == '\0') return false;
   SessionRecord record;
@@ -243,8 +244,8 @@ bool NodeSession::reuse_mpsctl_session() {
   gpus_ = record.gpus;
   status_.state = "reused";
   status_.reason = std::string("daemons of the mpsctl session ") + dir;
-  // The session's caps were set for its own rank count; ours may differ.
-  const int cap = config_.active_thread_percentage > 0 ? config_.active_thread_percentage : mine.cap;
+  // The session's default cap was set for mpsctl's guess of the rank count;
+  // this job knows its own, and a client's CUDA_MPS_ACTIVE_THREAD_PERCENTAGE wins.
   export_environment(mine, cap);
   return true;
 }
@@ -296,16 +297,18 @@ void NodeSession::lead(const std::vector<GpuInfo>& gpus, int local_size) {
     status_.state = "started";
     for (const SessionGpu& g : gpus_) status_.daemon_pids.push_back(g.daemon_pid);
   } catch (const std::exception& e) {
-    write_failed(dir_, e.what());
+    write_failed(dir_, static_cast<long>(getpid()), e.what());
     give_up(e.what());
   }
 }
 
-void NodeSession::follow() {
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration<double>(config_.timeout_seconds);
+void NodeSession::follow(int gpus) {
+  // The leader may spend one timeout on a stale folder and one per GPU.
+  const double wait = config_.timeout_seconds * (gpus + 2);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait);
   while (std::chrono::steady_clock::now() < deadline) {
-    const std::string failed = read_failed(dir_);
+    // A failed file from a dead leader is stale; the live leader will remove it.
+    const std::string failed = read_failed(dir_, /*live_only=*/true);
     if (!failed.empty()) {
       give_up("the node leader could not start MPS: " + failed);
       return;
@@ -320,8 +323,10 @@ void NodeSession::follow() {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  give_up("no ready file from the node leader in " + dir_ + " after " +
-          std::to_string(static_cast<int>(config_.timeout_seconds)) + " s (mps.timeout_seconds)");
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", wait);
+  give_up("no ready file from the node leader in " + dir_ + " after " + seconds +
+          " s ((GPUs + 2) x mps.timeout_seconds)");
 }
 
 void NodeSession::export_environment(const SessionGpu& gpu, int cap) {

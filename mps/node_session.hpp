@@ -85,9 +85,9 @@ class NodeSession {
   explicit NodeSession(MpsConfig config) : config_(std::move(config)) {}
   void bring_up(int local_rank, int local_size);
   void lead(const std::vector<GpuInfo>& gpus, int local_size);
-  void follow();
+  void follow(int gpus);
   bool reuse_site_daemon(const std::vector<GpuInfo>& gpus, int cap);
-  bool reuse_mpsctl_session();
+  bool reuse_mpsctl_session(int cap);
   void export_environment(const SessionGpu& gpu, int cap);
   void give_up(const std::string& reason);  // auto: run without MPS
 

@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -102,9 +103,9 @@ void write_ready(const std::string& dir, const SessionRecord& record) {
   fs::rename(tmp, fs::path(dir) / kReady);
 }
 
-void write_failed(const std::string& dir, const std::string& reason) {
+void write_failed(const std::string& dir, long leader, const std::string& reason) {
   std::error_code ec;
-  if (fs::exists(dir, ec)) std::ofstream(fs::path(dir) / kFailed) << reason << "\n";
+  if (fs::exists(dir, ec)) std::ofstream(fs::path(dir) / kFailed) << leader << " " << reason;
 }
 
 bool read_ready(const std::string& dir, SessionRecord* record) {
@@ -129,9 +130,17 @@ bool read_ready(const std::string& dir, SessionRecord* record) {
   return true;
 }
 
-std::string read_failed(const std::string& dir) {
+std::string read_failed(const std::string& dir, bool live_only) {
   std::error_code ec;
-  return fs::exists(fs::path(dir) / kFailed, ec) ? read_text(fs::path(dir) / kFailed) : "";
+  if (!fs::exists(fs::path(dir) / kFailed, ec)) return "";
+  std::istringstream text(read_text(fs::path(dir) / kFailed));
+  long leader = -1;
+  text >> leader;
+  if (live_only && !process_alive(leader)) return "";
+  std::string reason;
+  std::getline(text >> std::ws, reason, '\0');
+  while (!reason.empty() && std::isspace(static_cast<unsigned char>(reason.back()))) reason.pop_back();
+  return reason.empty() ? "unknown reason" : reason;
 }
 
 void remove_session(const std::string& dir, double timeout_seconds) {

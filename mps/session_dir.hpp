@@ -38,11 +38,12 @@ std::vector<SessionGpu> start_session_daemons(const std::string& dir,
                                               const MpsConfig& config);
 
 void write_ready(const std::string& dir, const SessionRecord& record);
-void write_failed(const std::string& dir, const std::string& reason);
+// `leader`: the PID that failed, so that a stale file is told from a fresh one.
+void write_failed(const std::string& dir, long leader, const std::string& reason);
 // False when there is no ready file (yet).
 bool read_ready(const std::string& dir, SessionRecord* record);
-// The failed file's text, or "".
-std::string read_failed(const std::string& dir);
+// The failed file's reason, or "" (also when `live_only` and its leader is gone).
+std::string read_failed(const std::string& dir, bool live_only = false);
 
 // Quits every daemon under `dir` and removes it.
 void remove_session(const std::string& dir, double timeout_seconds);

@@ -1,0 +1,243 @@
+// mps_session_probe: the node's MPS session driven exactly as apps/solver.cpp
+// drives it (NodeSession::before_mpi with detect_launcher() before MPI_Init,
+// MpiEnv, after_mpi inside run_collectively, teardown on the node communicator,
+// the same catch clauses in main), but with no CUDA at all: no bind_device and
+// no verify. Each rank prints what the session exported; the test scripts in
+// this folder check those lines against the MPS test double's record.
+//
+//   mps_session_probe [--enable auto|on|off] [--atp N|auto] [--policy double|even]
+//                     [--pinned SIZE] [--dir ROOT] [--timeout S] [--hold S]
+//                     [--fail-rank R --fail-mode MODE [--fail-phase PHASE]]
+//   mps_session_probe [--dir ROOT] --session-dir-of JOB   (no MPI: prints the folder)
+//
+// MODE: throw       the rank throws outside any collective step: main catches it
+//                   and ends the job with MPI_Abort, as the solver does
+//       collective  the rank throws inside run_collectively: every rank leaves
+//                   with exit code 1 and no teardown (the destructor path)
+//       abort       MPI_Abort(MPI_COMM_WORLD, 3)
+//       sigterm     the rank sends itself SIGTERM
+//       sigkill     the rank sends itself SIGKILL
+// PHASE: run (default; after the PROBE lines, before teardown) or mpi_init
+// (right after MPI_Init, before after_mpi).
+//
+// Output, one line per rank and event (values never contain spaces except the
+// last field of a line):
+//   PROBE rank=R node_rank=N node_size=S launcher=SRC local=L/LS state=ST owner=0|1
+//         pipe=P log=D cvd=V atp=A pinned=M daemon=PID answers=0|1 gpu=UUID cap=C
+//         daemons=PIDS bring_up=TEXT
+//   REASON rank=R TEXT
+//   FINAL rank=R state=ST owner=0|1 reason=TEXT          (after teardown)
+// Unset variables print as "-"; spaces in states print as "_" ("NOT_active").
+#include <mpi.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/collective.hpp"
+#include "core/error.hpp"
+#include "core/mpi_check.hpp"
+#include "core/mpi_env.hpp"
+#include "mps/control.hpp"
+#include "mps/launcher.hpp"
+#include "mps/mps_config.hpp"
+#include "mps/node_session.hpp"
+
+namespace {
+
+using namespace mpsfw;
+
+struct Options {
+  std::vector<std::string> overrides, origins;
+  int fail_rank = -1;
+  std::string fail_mode;
+  std::string fail_phase = "run";
+  double hold_seconds = 0;
+  std::string session_dir_of;
+};
+
+Options parse(const std::vector<std::string>& args) {
+  Options o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) throw InputError(a + ": missing value");
+      return args[++i];
+    };
+    const auto mps = [&](const char* key) {
+      const std::string v = value();
+      o.overrides.push_back(std::string("mps.") + key + "=" + v);
+      o.origins.push_back(a + " " + v);
+      return v;
+    };
+    if (a == "--enable") {
+      mps("enable");
+    } else if (a == "--atp") {
+      mps("active_thread_percentage");
+    } else if (a == "--policy") {
+      mps("atp_policy");
+    } else if (a == "--pinned") {
+      mps("pinned_device_mem_limit");
+    } else if (a == "--dir") {
+      mps("directory");
+    } else if (a == "--timeout") {
+      mps("timeout_seconds");
+    } else if (a == "--hold") {
+      o.hold_seconds = std::stod(value());
+    } else if (a == "--fail-rank") {
+      o.fail_rank = std::stoi(value());
+    } else if (a == "--fail-mode") {
+      o.fail_mode = value();
+      if (o.fail_mode != "throw" && o.fail_mode != "collective" && o.fail_mode != "abort" &&
+          o.fail_mode != "sigterm" && o.fail_mode != "sigkill") {
+        throw InputError("--fail-mode: expected throw, collective, abort, sigterm or sigkill");
+      }
+    } else if (a == "--fail-phase") {
+      o.fail_phase = value();
+      if (o.fail_phase != "run" && o.fail_phase != "mpi_init") {
+        throw InputError("--fail-phase: expected run or mpi_init");
+      }
+    } else if (a == "--session-dir-of") {
+      o.session_dir_of = value();
+    } else {
+      throw InputError("unknown option '" + a + "'");
+    }
+  }
+  if (o.fail_rank >= 0 && o.fail_mode.empty()) throw InputError("--fail-rank needs --fail-mode");
+  return o;
+}
+
+std::string env_or_dash(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : "-";
+}
+
+std::string underscores(std::string s) {
+  for (char& c : s) {
+    if (c == ' ') c = '_';
+  }
+  return s.empty() ? "-" : s;
+}
+
+std::string pid_list(const std::vector<long>& pids) {
+  std::string out;
+  for (long p : pids) out += (out.empty() ? "" : ",") + std::to_string(p);
+  return out.empty() ? "-" : out;
+}
+
+// Does what --fail-mode asks, on --fail-rank, when `phase` is --fail-phase.
+void maybe_fail(const Options& o, const std::string& phase, MPI_Comm world) {
+  int rank = 0;
+  MPSFW_MPI_CHECK(MPI_Comm_rank(world, &rank));
+  if (o.fail_phase != phase) return;
+  if (o.fail_mode == "collective") {
+    run_collectively(world, [&] {
+      if (rank == o.fail_rank) throw Error("probe: collective failure asked on rank " + std::to_string(rank));
+    });
+    return;
+  }
+  if (rank != o.fail_rank) return;
+  std::fprintf(stderr, "probe: rank %d fails now (%s, phase %s)\n", rank, o.fail_mode.c_str(),
+               phase.c_str());
+  std::fflush(stderr);
+  if (o.fail_mode == "throw") throw std::runtime_error("probe: exception asked on rank " + std::to_string(rank));
+  if (o.fail_mode == "abort") MPI_Abort(MPI_COMM_WORLD, 3);
+  if (o.fail_mode == "sigterm") kill(getpid(), SIGTERM);
+  if (o.fail_mode == "sigkill") kill(getpid(), SIGKILL);
+  std::this_thread::sleep_for(std::chrono::seconds(30));  // the signal ends us first
+  throw std::runtime_error("probe: still alive after " + o.fail_mode);
+}
+
+int run(MpiEnv& env, mps::NodeSession& session, const mps::LauncherInfo& launcher,
+        const Options& o, const std::string& early_error) {
+  maybe_fail(o, "mpi_init", env.world());
+  // As the solver: input errors and the session's bring-up errors together.
+  run_collectively(env.world(), [&] {
+    if (!early_error.empty()) throw InputError(early_error);
+    session.after_mpi(env.node());
+  });
+  session.cuda_gate();  // throws if bring-up did not finish: no CUDA would be allowed
+
+  const mps::MpsStatus& s = session.status();
+  const std::string pipe = env_or_dash("CUDA_MPS_PIPE_DIRECTORY");
+  const std::string log = env_or_dash("CUDA_MPS_LOG_DIRECTORY");
+  long daemon = -1;
+  int answers = 0;
+  if (pipe != "-") {
+    // The daemon this rank's CUDA calls would go to.
+    const mps::ControlClient control({pipe, log == "-" ? "" : log}, 5.0);
+    daemon = control.daemon_pid();
+    answers = control.answers() ? 1 : 0;
+  }
+  std::printf(
+      "PROBE rank=%d node_rank=%d node_size=%d launcher=%s local=%d/%d state=%s owner=%d "
+      "pipe=%s log=%s cvd=%s atp=%s pinned=%s daemon=%ld answers=%d gpu=%s cap=%d daemons=%s "
+      "bring_up=%s\n",
+      env.rank(), env.node_rank(), env.node_size(), underscores(launcher.source).c_str(),
+      launcher.local_rank, launcher.local_size, underscores(s.state).c_str(), s.owner ? 1 : 0,
+      pipe.c_str(), log.c_str(), env_or_dash("CUDA_VISIBLE_DEVICES").c_str(),
+      env_or_dash("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE").c_str(),
+      env_or_dash("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT").c_str(), daemon, answers,
+      underscores(s.gpu_uuid).c_str(), s.cap, pid_list(s.daemon_pids).c_str(),
+      s.bring_up.empty() ? "-" : s.bring_up.c_str());
+  std::printf("REASON rank=%d %s\n", env.rank(), s.reason.c_str());
+  std::fflush(stdout);
+
+  MPSFW_MPI_CHECK(MPI_Barrier(env.world()));
+  if (o.hold_seconds > 0) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(o.hold_seconds));
+  }
+  maybe_fail(o, "run", env.world());
+  MPSFW_MPI_CHECK(MPI_Barrier(env.world()));
+
+  // No device to release: the probe never created a CUDA context.
+  session.teardown(env.node());
+  std::printf("FINAL rank=%d state=%s owner=%d reason=%s\n", env.rank(),
+              underscores(session.status().state).c_str(), session.status().owner ? 1 : 0,
+              session.status().reason.c_str());
+  std::fflush(stdout);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string early_error;
+  Options options;
+  try {
+    options = parse(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const std::exception& e) {
+    early_error = e.what();
+  }
+  mps::MpsConfig config;
+  config.enable = mps::Enable::Off;
+  if (early_error.empty()) {
+    config = mps::read_mps_config("", options.overrides, options.origins, &early_error);
+  }
+  if (early_error.empty() && !options.session_dir_of.empty()) {
+    std::printf("%s\n", mps::NodeSession::session_dir(mps::NodeSession::default_root(config),
+                                                      options.session_dir_of)
+                            .c_str());
+    return 0;
+  }
+  const mps::LauncherInfo launcher = mps::detect_launcher();
+  mps::NodeSession session = mps::NodeSession::before_mpi(config, launcher);
+
+  MpiEnv env(argc, argv);
+  try {
+    return run(env, session, launcher, options, early_error);
+  } catch (const ReportedError&) {
+    return 1;
+  } catch (const AgreedError& e) {
+    if (env.rank() == 0) std::fprintf(stderr, "mpsfw: error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    MpiEnv::abort_job(e.what());
+  }
+}

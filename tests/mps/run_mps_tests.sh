@@ -1,0 +1,1092 @@
+#!/usr/bin/env bash
+# The node-local MPS session (mps/) against a test double of
+# nvidia-cuda-mps-control, on a fake GPU inventory, on a machine without a GPU.
+# Every case gets its own folder with a fake /proc/driver/nvidia/gpus tree (1 or
+# 2 GPUs, MPSFW_NVIDIA_PROC_ROOT), the double first on PATH, a record file the
+# double appends to (FAKE_MPS_RECORD) and a private session root (--dir), runs
+# mps_session_probe and compares what each rank exported with what the double
+# saw. See README.md.
+#
+#   tests/mps/run_mps_tests.sh --probe PATH [options] [CASE...]
+#   tests/mps/run_mps_tests.sh --list
+# Options:
+#   --probe PATH       the mps_session_probe executable (required to run cases)
+#   --python PATH      python3 for the double (default: /usr/bin/python3, else python3)
+#   --double PATH      the double (default: fake-nvidia-cuda-mps-control beside this script)
+#   --mpiexec PATH     MPI launcher (default: mpiexec); --np-flag FLAG (default: -n)
+#   --preflags "..."   extra launcher flags before the program
+#   --timeout SECONDS  one probe run still going after this long is a hang (default: 30)
+#   --workdir DIR      parent of the case folders (default: a new temporary folder)
+#   --keep             keep the folders of passing cases too
+#   --all              with no CASE: run the disabled cases (known bugs) as well
+# With no CASE every enabled case runs; the last line is "N passed, M failed".
+# ctest runs one case per test (mps.<case>) under subreaper.py.
+# shellcheck disable=SC2015,SC2016  # "A && B || problem" and bash -c '...' are meant
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+PROBE=""
+PYTHON=""
+DOUBLE=$here/fake-nvidia-cuda-mps-control
+MPIEXEC=mpiexec
+NP_FLAG=-n
+PREFLAGS=""
+RUN_TIMEOUT=30
+WORKDIR=""
+KEEP=0
+LIST=0
+ALL=0
+selected=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --probe) PROBE=$2; shift 2 ;;
+    --python) PYTHON=$2; shift 2 ;;
+    --double) DOUBLE=$2; shift 2 ;;
+    --mpiexec) MPIEXEC=$2; shift 2 ;;
+    --np-flag) NP_FLAG=$2; shift 2 ;;
+    --preflags) PREFLAGS=$2; shift 2 ;;
+    --timeout) RUN_TIMEOUT=$2; shift 2 ;;
+    --workdir) WORKDIR=$2; shift 2 ;;
+    --keep) KEEP=1; shift ;;
+    --list) LIST=1; shift ;;
+    --all) ALL=1; shift ;;
+    -h | --help) sed -n '2,23s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -*) echo "$(basename "$0"): unknown option '$1' (see --help)" >&2; exit 2 ;;
+    *) selected+=("$1"); shift ;;
+  esac
+done
+
+# ---------------------------------------------------------------------------
+# The cases: add_case NAME PROCESSES [disabled]. PROCESSES is the most MPI
+# processes the case runs at once (ctest PROCESSORS). "disabled": the case shows
+# a known bug (README.md) and fails until it is fixed; ctest lists it as disabled.
+# ---------------------------------------------------------------------------
+declare -a CASES=()
+declare -A C_NP C_OFF
+add_case() {
+  CASES+=("$1")
+  C_NP[$1]=$2
+  C_OFF[$1]=${3:-}
+}
+add_case double 1
+add_case start_np1_gpu2_on 1
+add_case start_np2_gpu1 2
+add_case start_np4_gpu1 4
+add_case start_np3_gpu2_even 3
+add_case start_np4_gpu2_even 4
+add_case start_np6_gpu1 6
+add_case start_np8_gpu2 8
+add_case start_np8_gpu1_even 8
+add_case start_np4_gpu2_atp_pinned 4
+add_case not_needed 2
+add_case off 2
+add_case visible_devices 4
+add_case control_program 2
+add_case reuse 4
+add_case reuse_mpsctl_session 4
+add_case timeout_on 2
+add_case timeout_auto 2
+add_case fail_start 2
+add_case stale 1
+add_case teardown_normal 4
+add_case teardown_throw 4
+add_case teardown_throw_leader 4
+add_case teardown_collective 4
+add_case teardown_abort 4
+add_case teardown_sigterm_leader 4
+add_case teardown_sigkill_leader 4
+add_case teardown_stuck_daemon 2
+add_case preflight_open_files 4
+add_case preflight_clients 1
+add_case after_mpi_singleton 1
+add_case after_mpi_np3 3
+add_case zombie_daemon_not_running 2
+add_case stale_failed_file_race 2
+add_case follower_outwaited_by_leader 4
+add_case stale_pid_file_names_other_process 1
+
+if [ "$LIST" = 1 ]; then
+  for c in "${CASES[@]}"; do echo "$c ${C_NP[$c]}${C_OFF[$c]:+ ${C_OFF[$c]}}"; done
+  exit 0
+fi
+
+[ -n "$PROBE" ] || { echo "$(basename "$0"): --probe PATH is required" >&2; exit 2; }
+[ -x "$PROBE" ] || { echo "$(basename "$0"): probe '$PROBE' is not an executable" >&2; exit 2; }
+if [ -z "$PYTHON" ]; then
+  PYTHON=/usr/bin/python3
+  [ -x "$PYTHON" ] || PYTHON=$(command -v python3 || true)
+fi
+[ -x "$PYTHON" ] || { echo "$(basename "$0"): no python3 for the double" >&2; exit 2; }
+[ -r "$DOUBLE" ] || { echo "$(basename "$0"): double '$DOUBLE' not found" >&2; exit 2; }
+command -v timeout >/dev/null 2>&1 || { echo "$(basename "$0"): 'timeout' (coreutils) needed" >&2; exit 2; }
+command -v "$MPIEXEC" >/dev/null 2>&1 || { echo "$(basename "$0"): '$MPIEXEC' not found" >&2; exit 2; }
+PROBE=$(cd "$(dirname "$PROBE")" && pwd)/$(basename "$PROBE")
+if [ -z "$WORKDIR" ]; then
+  WORKDIR=$(mktemp -d "${TMPDIR:-/tmp}/mpsfw-mps-tests.XXXXXX")
+fi
+mkdir -p "$WORKDIR"
+WORKDIR=$(cd "$WORKDIR" && pwd)
+
+# Open MPI as root, more ranks than cores, no UCX probing (ctest sets these too).
+export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1}
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
+export OMPI_MCA_rmaps_base_oversubscribe=${OMPI_MCA_rmaps_base_oversubscribe:-1}
+export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1}
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+# Nothing of the machine's (or CI job's) GPUs, MPS or launcher may leak in.
+unset CUDA_VISIBLE_DEVICES CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY \
+  CUDA_MPS_ACTIVE_THREAD_PERCENTAGE CUDA_MPS_PINNED_DEVICE_MEM_LIMIT MPSFW_MPS_CONTROL \
+  MPSFW_MPS_SESSION MPSFW_NVIDIA_PROC_ROOT MPI_LOCALRANKID MPI_LOCALNRANKS
+for v in $(compgen -e); do
+  case "$v" in
+    SLURM_* | PMI_* | FAKE_MPS_* | OMPI_COMM_WORLD_*) unset "$v" ;;
+  esac
+done
+BASE_PATH=$PATH
+
+# Fake GPUs: PCI order differs from UUID order on purpose (CUDA counts by PCI bus).
+PCI_ALL=(0000:1a:00.0 0000:3b:00.0 0000:5e:00.0 0000:86:00.0)
+UUID_ALL=(GPU-d0d0d0d0-0000-4000-8000-000000000000 GPU-a1a1a1a1-0000-4000-8000-000000000001
+          GPU-c2c2c2c2-0000-4000-8000-000000000002 GPU-b3b3b3b3-0000-4000-8000-000000000003)
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+problems=()
+problem() { problems+=("$*"); }
+
+# setup_case NAME: a fresh folder, the double on PATH, an empty record.
+setup_case() {
+  W=$WORKDIR/$1
+  rm -rf "$W"
+  mkdir -p "$W/bin" "$W/root" "$W/proc"
+  printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$PYTHON" "$DOUBLE" >"$W/bin/nvidia-cuda-mps-control"
+  chmod +x "$W/bin/nvidia-cuda-mps-control"
+  export PATH="$W/bin:$BASE_PATH"
+  export FAKE_MPS_RECORD=$W/record
+  export FAKE_MPS_MAX_LIFETIME=$((RUN_TIMEOUT * 4))
+  export MPSFW_NVIDIA_PROC_ROOT=$W/proc
+  ROOT=$W/root
+  REC=$W/record
+  : >"$REC"
+  problems=()
+  runs=0
+  RC=0
+  ELAPSED=0
+  OUT=/dev/null
+  ERR=/dev/null
+  LAST_CMD=""
+  KEEP_ALIVE=()
+  WRAP=()
+  PREFIX=()
+  ULIMIT_N=""
+  USED_UUIDS=()
+}
+
+# make_gpus N: N fake GPUs in the /proc tree; sets UUIDS to them in CUDA order.
+make_gpus() {
+  local i
+  UUIDS=()
+  for ((i = 0; i < $1; i++)); do
+    mkdir -p "$W/proc/${PCI_ALL[$i]}"
+    printf 'Model: \t\t Fake GPU %d\nIRQ:   \t\t 255\nGPU UUID: \t %s\nBus Location: \t %s\n' \
+      "$i" "${UUID_ALL[$i]}" "${PCI_ALL[$i]}" >"$W/proc/${PCI_ALL[$i]}/information"
+    UUIDS+=("${UUID_ALL[$i]}")
+  done
+}
+
+# run_probe NP [VAR=value...] [--] [PROBE ARGS...]: NP ranks under mpiexec (0:
+# the probe alone, an MPI singleton), with --dir ROOT. Sets RC, OUT, ERR.
+# WRAP (array) goes between mpiexec and the probe, PREFIX (array) before the
+# time limit; ULIMIT_N sets `ulimit -n` (mpiexec included).
+run_probe() {
+  local np=$1
+  shift
+  local -a envs=()
+  while [ $# -gt 0 ] && [[ $1 == [A-Za-z_]*=* ]]; do
+    envs+=("$1")
+    shift
+  done
+  [ "${1:-}" = "--" ] && shift
+  runs=$((runs + 1))
+  OUT=$W/run$runs.out
+  ERR=$W/run$runs.err
+  local -a cmd=(env "${envs[@]}")
+  [ -n "$ULIMIT_N" ] && cmd+=(bash -c 'ulimit -n "$0" && exec "$@"' "$ULIMIT_N")
+  cmd+=("${PREFIX[@]}")
+  cmd+=(timeout -k 5 "$RUN_TIMEOUT")
+  if [ "$np" -gt 0 ]; then
+    local -a pre=()
+    [ -n "$PREFLAGS" ] && read -r -a pre <<<"$PREFLAGS"
+    cmd+=("$MPIEXEC" "$NP_FLAG" "$np" "${pre[@]}")
+  fi
+  cmd+=("${WRAP[@]}" "$PROBE" --dir "$ROOT" "$@")
+  LAST_CMD="${cmd[*]}"
+  echo "$LAST_CMD" >"$W/run$runs.cmd"
+  RC=0
+  local t0=$SECONDS
+  "${cmd[@]}" >"$OUT" 2>"$ERR" </dev/null || RC=$?
+  ELAPSED=$((SECONDS - t0))
+  # 137 is also what mpiexec returns for a rank killed by SIGKILL: time tells.
+  if [ "$RC" -eq 124 ] || { [ "$RC" -eq 137 ] && [ $((SECONDS - t0)) -ge "$RUN_TIMEOUT" ]; }; then
+    problem "run $runs still going after $RUN_TIMEOUT s and killed (exit $RC): a hang? ($LAST_CMD)"
+  fi
+}
+
+# field LINE KEY: the value of " KEY=value" in a PROBE/record line.
+field() {
+  local re=" $2=([^ ]*)"
+  [[ " $1" =~ $re ]] && echo "${BASH_REMATCH[1]}"
+}
+# probe_line RANK: that rank's PROBE line of the last run.
+probe_line() { grep -E "^PROBE rank=$1 " "$OUT" | head -n 1; }
+final_line() { grep -E "^FINAL rank=$1 " "$OUT" | head -n 1; }
+# rec_lines EVENT [PIPE]: the record's lines of one event (on one pipe folder).
+rec_lines() {
+  if [ $# -gt 1 ]; then
+    grep -F " $1 " "$REC" | grep -F " pipe=$2 " || true
+  else
+    grep -F " $1 " "$REC" || true
+  fi
+}
+rec_count() { rec_lines "$@" | grep -c . || true; }
+# commands CMD_PREFIX PIPE: the commands starting with CMD_PREFIX sent to PIPE's daemon.
+commands() { rec_lines command "$2" | sed -n 's/.* cmd=//p' | grep -E "^$1" || true; }
+
+alive() {
+  local pid=$1
+  [ -n "$pid" ] && [ "$pid" -gt 0 ] 2>/dev/null || return 1
+  kill -0 "$pid" 2>/dev/null || return 1
+  # A zombie is not running.
+  ! sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | grep -q '^Z'
+}
+# session_of PID: the session id (field 6 of /proc/PID/stat).
+session_of() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f4; }
+in_list() {
+  local x=$1
+  shift
+  local y
+  for y in "$@"; do [ "$x" = "$y" ] && return 0; done
+  return 1
+}
+# new_record: later checks see only what comes next (the old lines stay in record.N).
+new_record() {
+  mv "$REC" "$REC.$runs"
+  : >"$REC"
+}
+# Daemons the double started in this case (all records), by PID.
+spawned_pids() { cat "$REC"* 2>/dev/null | grep -F " daemon-spawn " | sed -n 's/.* pid=\([0-9]*\) .*/\1/p'; }
+up_pids() { rec_lines daemon-up | sed -n 's/.* pid=\([0-9]*\) .*/\1/p'; }
+# Processes of this case's probe still running (ranks, or a leader's watchdog).
+probe_pids() {
+  local p
+  for p in /proc/[0-9]*; do
+    [ "$(readlink "$p/exe" 2>/dev/null)" = "$PROBE" ] || continue
+    tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qxF "FAKE_MPS_RECORD=$REC" && echo "${p#/proc/}"
+  done
+}
+session_folders() { find "$ROOT" -mindepth 1 -maxdepth 1 -name 'mpsfw-mps-*' 2>/dev/null; }
+# nothing_left: no session folder, no daemon of the case (but KEEP_ALIVE), no probe.
+nothing_left() {
+  [ -z "$(session_folders)" ] || return 1
+  local p
+  for p in $(spawned_pids); do
+    in_list "$p" "${KEEP_ALIVE[@]}" && continue
+    alive "$p" && return 1
+  done
+  [ -z "$(probe_pids)" ]
+}
+# expect_clean_after SECONDS: within SECONDS the run left nothing behind.
+expect_clean_after() {
+  local deadline=$((SECONDS + $1))
+  while ! nothing_left && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
+  nothing_left && return 0
+  [ -z "$(session_folders)" ] || problem "session folder(s) left after $1 s: $(session_folders | tr '\n' ' ')"
+  local p
+  for p in $(spawned_pids); do
+    in_list "$p" "${KEEP_ALIVE[@]}" && continue
+    alive "$p" && problem "daemon $p still running $1 s after the run ($(rec_lines daemon-spawn | grep -F " pid=$p " | sed 's/.* pipe=\([^ ]*\).*/\1/'))"
+  done
+  [ -z "$(probe_pids)" ] || problem "probe process(es) $(probe_pids | tr '\n' ' ') still running $1 s after the run (a watchdog?)"
+}
+# expect_quit_by_session: every daemon that came up (but KEEP_ALIVE) ended by `quit`,
+# not abandoned (its folder removed under it) or killed.
+expect_quit_by_session() {
+  local p reason
+  for p in $(up_pids); do
+    in_list "$p" "${KEEP_ALIVE[@]}" && continue
+    reason=$(rec_lines daemon-exit | grep -F " pid=$p " | sed -n 's/.* reason=\([^ ]*\).*/\1/p')
+    [ "$reason" = quit ] || problem "daemon $p did not end by 'quit' (exit reason: ${reason:-none recorded})"
+  done
+}
+expect_eq() {
+  [ "$2" = "$3" ] || problem "$1: got '$2', expected '$3'"
+}
+expect_rc_zero() {
+  [ "$RC" -eq 0 ] || problem "exit code $RC, expected 0"
+}
+expect_rc_nonzero() {
+  [ "$RC" -ne 0 ] || problem "exit code 0, expected a failure"
+}
+# expect_text FILE TEXT...: fixed strings that must all be in FILE.
+expect_text() {
+  local file=$1 t
+  shift
+  for t in "$@"; do
+    grep -qF -- "$t" "$file" || problem "$(basename "$file") lacks: $t"
+  done
+}
+expect_no_text() {
+  local file=$1 t
+  shift
+  for t in "$@"; do
+    grep -qF -- "$t" "$file" && problem "$(basename "$file") should not contain: $t"
+  done
+  return 0
+}
+# expect_one_error TEXT...: stderr has exactly one "mpsfw: error:" line, with each TEXT.
+expect_one_error() {
+  local n
+  n=$(grep -c '^mpsfw: error:' "$ERR")
+  [ "$n" -eq 1 ] || problem "expected one 'mpsfw: error:' line on stderr, found $n"
+  local t line
+  line=$(grep '^mpsfw: error:' "$ERR" | head -n 1)
+  for t in "$@"; do
+    [[ $line == *"$t"* ]] || problem "error line lacks '$t': $line"
+  done
+}
+
+# Independent of mps/cap_policy.cpp: count round-robin ranks, apply the formula.
+ranks_on() {
+  local g=$1 np=$2 n=$3 r c=0
+  for ((r = 0; r < np; r++)); do [ $((r % n)) -eq "$g" ] && c=$((c + 1)); done
+  echo "$c"
+}
+cap_for() {
+  local k=$1 policy=$2 atp=$3 c
+  if [ "$atp" != auto ]; then echo "$atp"; return; fi
+  if [ "$k" -le 1 ]; then echo 100; return; fi
+  if [ "$policy" = even ]; then
+    c=$((100 / k))
+  else
+    c=$(((200 + k - 1) / k))
+    [ "$c" -gt 100 ] && c=100
+  fi
+  [ "$c" -lt 1 ] && c=1
+  echo "$c"
+}
+
+# start_daemon_by_hand PIPE LOG [VAR=value...]: the double as a site (or a
+# previous run) would have it; prints its PID.
+start_daemon_by_hand() {
+  local pipe=$1 log=$2
+  shift 2
+  mkdir -p "$pipe" "$log"
+  env "$@" CUDA_MPS_PIPE_DIRECTORY="$pipe" CUDA_MPS_LOG_DIRECTORY="$log" \
+    nvidia-cuda-mps-control -d >/dev/null 2>&1 </dev/null || return 1
+  local i
+  for ((i = 0; i < 100; i++)); do
+    if [ -s "$pipe/nvidia-cuda-mps-control.pid" ]; then
+      cat "$pipe/nvidia-cuda-mps-control.pid"
+      return 0
+    fi
+    sleep 0.05
+  done
+  return 1
+}
+quit_by_hand() {
+  echo "quit" | CUDA_MPS_PIPE_DIRECTORY="$1" CUDA_MPS_LOG_DIRECTORY="${2:-$1}" \
+    nvidia-cuda-mps-control >/dev/null 2>&1
+}
+
+# check_started NP NGPU POLICY ATP [PINNED]: the last run brought up one daemon
+# per used GPU with the right caps, each rank exported its GPU's folders, UUID
+# and cap, and the normal teardown quit the daemons and removed the folder.
+# EXP_LAUNCHER / EXP_BRING_UP: what the status should say about the launcher.
+EXP_LAUNCHER=-
+EXP_BRING_UP=-
+check_started() {
+  local np=$1 ngpu=$2 policy=$3 atp=$4 pinned=${5:-}
+  local used=$((ngpu < np ? ngpu : np))
+  expect_rc_zero
+  local n
+  n=$(grep -c '^PROBE ' "$OUT")
+  expect_eq "PROBE lines" "$n" "$np"
+  local session="" r
+  for ((r = 0; r < np; r++)); do
+    local line g k cap pipe
+    line=$(probe_line "$r")
+    if [ -z "$line" ]; then
+      problem "rank $r printed no PROBE line"
+      continue
+    fi
+    g=$((r % ngpu))
+    k=$(ranks_on "$g" "$np" "$ngpu")
+    cap=$(cap_for "$k" "$policy" "$atp")
+    pipe=$(field "$line" pipe)
+    if [ -z "$session" ]; then session=${pipe%/gpu*/pipe}; fi
+    [[ $session == "$ROOT"/mpsfw-mps-* ]] || problem "rank $r: pipe folder '$pipe' is not in a session folder under $ROOT"
+    expect_eq "rank $r state" "$(field "$line" state)" started
+    expect_eq "rank $r CUDA_MPS_PIPE_DIRECTORY" "$pipe" "$session/gpu$g/pipe"
+    expect_eq "rank $r CUDA_MPS_LOG_DIRECTORY" "$(field "$line" log)" "$session/gpu$g/log"
+    expect_eq "rank $r CUDA_VISIBLE_DEVICES" "$(field "$line" cvd)" "${USED_UUIDS[$g]}"
+    expect_eq "rank $r CUDA_MPS_ACTIVE_THREAD_PERCENTAGE ($k ranks on GPU $g, $policy, atp $atp)" \
+      "$(field "$line" atp)" "$cap"
+    expect_eq "rank $r status cap" "$(field "$line" cap)" "$cap"
+    expect_eq "rank $r CUDA_MPS_PINNED_DEVICE_MEM_LIMIT" "$(field "$line" pinned)" "${pinned:+0=$pinned}$([ -z "$pinned" ] && echo -)"
+    expect_eq "rank $r: its daemon answers" "$(field "$line" answers)" 1
+    local up
+    up=$(rec_lines daemon-up "$pipe" | head -n 1 | sed -n 's/.* pid=\([0-9]*\) .*/\1/p')
+    expect_eq "rank $r: daemon PID in its pipe folder" "$(field "$line" daemon)" "${up:-none came up}"
+    expect_eq "rank $r owner" "$(field "$line" owner)" "$([ "$r" -eq 0 ] && echo 1 || echo 0)"
+    expect_eq "rank $r node rank" "$(field "$line" node_rank)" "$r"
+    expect_eq "rank $r launcher" "$(field "$line" launcher)" "$EXP_LAUNCHER"
+    [ "$EXP_LAUNCHER" != - ] && expect_eq "rank $r launcher local rank" "$(field "$line" local)" "$r/$np"
+    [[ $line == *"bring_up=$EXP_BRING_UP" ]] || problem "rank $r bring_up: ${line#*bring_up=} (expected $EXP_BRING_UP)"
+  done
+  # What the daemons saw: one start per used GPU, with its UUID, and its cap.
+  expect_eq "daemon launches" "$(rec_count launch)" "$used"
+  expect_eq "daemons up" "$(rec_count daemon-up)" "$used"
+  local g
+  for ((g = 0; g < used; g++)); do
+    local pipe="$session/gpu$g/pipe" k cap
+    k=$(ranks_on "$g" "$np" "$ngpu")
+    cap=$(cap_for "$k" "$policy" "$atp")
+    expect_eq "launches for GPU $g" "$(rec_count launch "$pipe")" 1
+    expect_eq "CUDA_VISIBLE_DEVICES of GPU $g's daemon" \
+      "$(rec_lines daemon-up "$pipe" | head -n 1 | sed -n 's/.* cvd=\([^ ]*\).*/\1/p')" "${USED_UUIDS[$g]}"
+    expect_eq "set_default_active_thread_percentage sent to GPU $g's daemon" \
+      "$(commands set_default_active_thread_percentage "$pipe" | tr '\n' ';')" \
+      "set_default_active_thread_percentage $cap;"
+    expect_eq "set_default_device_pinned_mem_limit sent to GPU $g's daemon" \
+      "$(commands set_default_device_pinned_mem_limit "$pipe" | tr '\n' ';')" \
+      "${pinned:+set_default_device_pinned_mem_limit 0 $pinned;}"
+    expect_eq "quit sent to GPU $g's daemon" "$(commands quit "$pipe" | grep -c .)" 1
+  done
+  # Normal teardown is synchronous: nothing may be left when mpiexec returns.
+  expect_eq "FINAL lines" "$(grep -c '^FINAL ' "$OUT")" "$np"
+  [[ $(final_line 0) == *"daemons stopped, folders removed"* ]] ||
+    problem "rank 0 FINAL does not say the daemons were stopped: $(final_line 0)"
+  [ -z "$(session_folders)" ] || problem "session folder left after a normal end: $(session_folders)"
+  local p
+  for p in $(up_pids); do
+    alive "$p" && problem "daemon $p still running after a normal end"
+  done
+  expect_quit_by_session
+}
+
+# start_case NP NGPU POLICY ATP [PINNED] [ENABLE]: the usual bring-up at NP ranks.
+start_case() {
+  local np=$1 ngpu=$2 policy=$3 atp=$4 pinned=${5:-} enable=${6:-auto}
+  make_gpus "$ngpu"
+  USED_UUIDS=("${UUIDS[@]}")
+  local -a args=(--enable "$enable" --policy "$policy")
+  [ "$atp" != auto ] && args+=(--atp "$atp")
+  [ -n "$pinned" ] && args+=(--pinned "$pinned")
+  run_probe "$np" -- "${args[@]}"
+  check_started "$np" "$ngpu" "$policy" "$atp" "$pinned"
+}
+
+# Everything exported by a rank that runs without MPS (state ST).
+check_without_mps() {
+  local np=$1 state=$2 r line
+  expect_eq "PROBE lines" "$(grep -c '^PROBE ' "$OUT")" "$np"
+  for ((r = 0; r < np; r++)); do
+    line=$(probe_line "$r")
+    expect_eq "rank $r state" "$(field "$line" state)" "$state"
+    expect_eq "rank $r CUDA_MPS_PIPE_DIRECTORY" "$(field "$line" pipe)" -
+    expect_eq "rank $r CUDA_MPS_LOG_DIRECTORY" "$(field "$line" log)" -
+    expect_eq "rank $r CUDA_MPS_ACTIVE_THREAD_PERCENTAGE" "$(field "$line" atp)" -
+    expect_eq "rank $r owner" "$(field "$line" owner)" 0
+  done
+}
+
+# ---------------------------------------------------------------------------
+# The cases
+# ---------------------------------------------------------------------------
+
+# The double itself: what the other cases rely on.
+case_double() {
+  local pipe=$W/site/pipe log=$W/site/log out t0 pid
+  mkdir -p "$pipe" "$log"
+  export CUDA_MPS_PIPE_DIRECTORY=$pipe CUDA_MPS_LOG_DIRECTORY=$log
+  out=$(echo get_server_list | nvidia-cuda-mps-control 2>&1) &&
+    problem "a client without a daemon exited 0"
+  [[ $out == *"Cannot find MPS control daemon"* ]] || problem "client without daemon said: $out"
+  FAKE_MPS_FAIL_START=1 nvidia-cuda-mps-control -d >/dev/null 2>&1 &&
+    problem "-d with FAKE_MPS_FAIL_START=1 exited 0"
+  [ -e "$pipe/nvidia-cuda-mps-control.pid" ] && problem "FAKE_MPS_FAIL_START=1 wrote a pid file"
+  # -d returns at once and does not hold the caller's output open (else $(...) would wait).
+  t0=$(date +%s%N)
+  out=$(CUDA_VISIBLE_DEVICES=GPU-test FAKE_MPS_START_DELAY=0.6 timeout 5 nvidia-cuda-mps-control -d 2>&1) ||
+    problem "-d failed or held its output open: $out"
+  [ $(($(date +%s%N) - t0)) -lt 500000000 ] || problem "-d took more than 0.5 s (FAKE_MPS_START_DELAY must not delay it)"
+  [ -e "$pipe/nvidia-cuda-mps-control.pid" ] && problem "pid file written before FAKE_MPS_START_DELAY"
+  echo get_server_list | nvidia-cuda-mps-control >/dev/null 2>&1 && problem "answered before FAKE_MPS_START_DELAY"
+  sleep 1
+  pid=$(cat "$pipe/nvidia-cuda-mps-control.pid" 2>/dev/null)
+  alive "$pid" || problem "no live daemon after -d (pid file: '$pid')"
+  local sid
+  sid=$(session_of "$pid")
+  [ -n "$sid" ] && [ "$sid" != "$(session_of $$)" ] ||
+    problem "daemon $pid is in the caller's session (no setsid)"
+  # The caller's pipes (its stdout here) must not be held open by the daemon.
+  find "/proc/$pid/fd" -mindepth 1 -printf '%l\n' 2>/dev/null | grep -q '^pipe:' &&
+    problem "daemon $pid holds a pipe open: $(find "/proc/$pid/fd" -mindepth 1 -printf '%f->%l ' 2>/dev/null)"
+  nvidia-cuda-mps-control -d >/dev/null 2>&1 && problem "a second -d in the same pipe folder exited 0"
+  expect_eq "get_server_list without server" "$(echo get_server_list | nvidia-cuda-mps-control)" ""
+  echo 4242 >"$pipe/fake_server"
+  printf '111\n222\n' >"$pipe/fake_clients"
+  expect_eq "get_server_list" "$(echo get_server_list | nvidia-cuda-mps-control)" 4242
+  expect_eq "get_client_list" "$(echo 'get_client_list 4242' | nvidia-cuda-mps-control | tr '\n' ' ')" "111 222 "
+  expect_eq "get_client_list of another server" "$(echo 'get_client_list 7' | nvidia-cuda-mps-control)" ""
+  printf 'set_default_active_thread_percentage 37\nset_default_device_pinned_mem_limit 0 8G\n' |
+    nvidia-cuda-mps-control >/dev/null || problem "set commands failed"
+  expect_eq "get_default_active_thread_percentage" \
+    "$(echo get_default_active_thread_percentage | nvidia-cuda-mps-control)" 37
+  expect_eq "get_default_device_pinned_mem_limit" \
+    "$(echo 'get_default_device_pinned_mem_limit 0' | nvidia-cuda-mps-control)" 8G
+  echo "quit -t 5" | nvidia-cuda-mps-control || problem "quit failed"
+  local i
+  for ((i = 0; i < 40; i++)); do alive "$pid" || break; sleep 0.05; done
+  alive "$pid" && problem "daemon $pid still running 2 s after quit"
+  [ -e "$pipe/nvidia-cuda-mps-control.pid" ] && problem "quit left the pid file"
+  [ -S "$pipe/control" ] || problem "quit removed the control socket (the real daemon leaves it)"
+  echo get_server_list | nvidia-cuda-mps-control >/dev/null 2>&1 && problem "a client after quit exited 0"
+  expect_eq "recorded launches" "$(rec_count launch "$pipe")" 3
+  expect_eq "recorded refused launches" "$(rec_count launch-failed "$pipe")" 2
+  expect_eq "recorded daemon cvd" "$(rec_lines daemon-up | sed -n 's/.* cvd=\([^ ]*\).*/\1/p')" GPU-test
+  expect_eq "recorded atp command" "$(commands set_default_active_thread_percentage "$pipe")" \
+    "set_default_active_thread_percentage 37"
+  expect_eq "recorded exit" "$(rec_lines daemon-exit | sed -n 's/.* reason=\([^ ]*\).*/\1/p')" quit
+  expect_text "$log/control.log" "set_default_active_thread_percentage 37"
+  # A daemon whose folder disappears gives up (and says so) instead of leaking.
+  pid=$(start_daemon_by_hand "$W/gone/pipe" "$W/gone/log") || problem "could not start a daemon in $W/gone"
+  rm -rf "$W/gone"
+  for ((i = 0; i < 40; i++)); do alive "$pid" || break; sleep 0.05; done
+  alive "$pid" && problem "daemon $pid still running after its folder was removed"
+  expect_eq "exit reason without folder" \
+    "$(rec_lines daemon-exit | grep -F " pid=$pid " | sed -n 's/.* reason=\([^ ]*\).*/\1/p')" dir-gone
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+}
+
+# on with one rank and two GPUs: a daemon for the GPU in use only.
+case_start_np1_gpu2_on() { start_case 1 2 double auto "" on; }
+case_start_np2_gpu1() { start_case 2 1 double auto; }
+case_start_np4_gpu1() { start_case 4 1 double auto; }
+case_start_np3_gpu2_even() { start_case 3 2 even auto; }
+case_start_np4_gpu2_even() { start_case 4 2 even auto; }
+case_start_np6_gpu1() { start_case 6 1 double auto; }
+case_start_np8_gpu2() { start_case 8 2 double auto; }
+case_start_np8_gpu1_even() { start_case 8 1 even auto; }
+case_start_np4_gpu2_atp_pinned() { start_case 4 2 double 30 8G; }
+
+# auto with at most one rank per GPU: nothing started, nothing exported.
+case_not_needed() {
+  make_gpus 2
+  run_probe 2 -- --enable auto
+  expect_rc_zero
+  check_without_mps 2 not_needed
+  expect_text "$OUT" "REASON rank=0 one rank per GPU"
+  expect_eq "rank 0 CUDA_VISIBLE_DEVICES" "$(field "$(probe_line 0)" cvd)" -
+  run_probe 1 -- --enable auto
+  expect_rc_zero
+  check_without_mps 1 not_needed
+  expect_eq "daemon launches" "$(rec_count launch)" 0
+  expect_eq "session folders" "$(session_folders)" ""
+}
+
+case_off() {
+  make_gpus 1
+  run_probe 2 -- --enable off
+  expect_rc_zero
+  check_without_mps 2 off
+  expect_text "$OUT" "REASON rank=0 mps.enable = off"
+  expect_eq "daemon launches" "$(rec_count launch)" 0
+  expect_eq "session folders" "$(session_folders)" ""
+}
+
+# CUDA_VISIBLE_DEVICES=1 of two GPUs: one daemon, for the second GPU's UUID.
+case_visible_devices() {
+  make_gpus 2
+  USED_UUIDS=("${UUIDS[1]}")
+  run_probe 2 CUDA_VISIBLE_DEVICES=1 -- --enable auto
+  check_started 2 1 double auto
+  # UUID prefixes, in the reverse of PCI order: CUDA's order is the listed one.
+  new_record
+  USED_UUIDS=("${UUIDS[1]}" "${UUIDS[0]}")
+  run_probe 4 "CUDA_VISIBLE_DEVICES=${UUIDS[1]:0:12},${UUIDS[0]:0:12}" -- --enable auto
+  check_started 4 2 double auto
+}
+
+# MPSFW_MPS_CONTROL names the program; a missing program with auto runs without MPS.
+case_control_program() {
+  make_gpus 1
+  USED_UUIDS=("${UUIDS[@]}")
+  export PATH=$BASE_PATH
+  mkdir -p "$W/elsewhere"
+  cp "$W/bin/nvidia-cuda-mps-control" "$W/elsewhere/my-mps-control"
+  run_probe 2 "MPSFW_MPS_CONTROL=$W/elsewhere/my-mps-control" -- --enable auto
+  check_started 2 1 double auto
+  new_record
+  run_probe 2 "MPSFW_MPS_CONTROL=$W/missing/nvidia-cuda-mps-control" -- --enable auto
+  expect_rc_zero
+  check_without_mps 2 NOT_active
+  expect_text "$OUT" "$W/missing/nvidia-cuda-mps-control -d' for GPU ${UUIDS[0]} failed"
+  expect_clean_after 5
+}
+
+# A daemon already answering in CUDA_MPS_PIPE_DIRECTORY is used, never stopped.
+case_reuse() {
+  make_gpus 1
+  local site=$W/site pid launches r line
+  pid=$(start_daemon_by_hand "$site/pipe" "$site/log" CUDA_VISIBLE_DEVICES=GPU-site) ||
+    { problem "could not start the site daemon"; return; }
+  KEEP_ALIVE=("$pid")
+  launches=$(rec_count launch)
+  local -a site_env=(CUDA_MPS_PIPE_DIRECTORY="$site/pipe" CUDA_MPS_LOG_DIRECTORY="$site/log")
+  local want
+  for want in "auto:-:50" "auto:40:40" "30:40:30"; do
+    local atp=${want%%:*} site_cap
+    site_cap=${want#*:}
+    site_cap=${site_cap%%:*}
+    local -a extra=()
+    [ "$site_cap" != - ] && extra=(CUDA_MPS_ACTIVE_THREAD_PERCENTAGE="$site_cap")
+    run_probe 4 "${site_env[@]}" "${extra[@]}" -- --enable on --atp "$atp"
+    expect_rc_zero
+    for ((r = 0; r < 4; r++)); do
+      line=$(probe_line "$r")
+      expect_eq "rank $r state (atp $atp, site cap $site_cap)" "$(field "$line" state)" reused
+      expect_eq "rank $r CUDA_MPS_PIPE_DIRECTORY" "$(field "$line" pipe)" "$site/pipe"
+      expect_eq "rank $r daemon" "$(field "$line" daemon)" "$pid"
+      expect_eq "rank $r CUDA_MPS_ACTIVE_THREAD_PERCENTAGE (atp $atp, site cap $site_cap)" \
+        "$(field "$line" atp)" "${want##*:}"
+      expect_eq "rank $r owner" "$(field "$line" owner)" 0
+      [[ $(final_line "$r") == *"state=reused"* ]] || problem "rank $r FINAL: $(final_line "$r")"
+    done
+  done
+  expect_eq "daemon launches by the runs" "$(rec_count launch)" "$launches"
+  expect_eq "commands other than get_server_list sent to the site daemon" \
+    "$(rec_lines command "$site/pipe" | sed -n 's/.* cmd=//p' | grep -v '^get_server_list$' | tr '\n' ';')" ""
+  alive "$pid" || problem "the site daemon $pid is gone after the runs"
+  expect_eq "session folders" "$(session_folders)" ""
+  # A folder whose daemon has quit (socket and old pid file left) is not reused.
+  local dead=$W/dead old
+  old=$(start_daemon_by_hand "$dead/pipe" "$dead/log") || problem "could not start a daemon in $dead"
+  quit_by_hand "$dead/pipe" "$dead/log"
+  sleep 0.3
+  echo "$old" >"$dead/pipe/nvidia-cuda-mps-control.pid"
+  USED_UUIDS=("${UUIDS[@]}")
+  new_record
+  run_probe 2 CUDA_MPS_PIPE_DIRECTORY="$dead/pipe" CUDA_MPS_LOG_DIRECTORY="$dead/log" -- --enable auto
+  check_started 2 1 double auto
+  quit_by_hand "$site/pipe" "$site/log"
+}
+
+# MPSFW_MPS_SESSION names a persistent session (as `mpsctl start` leaves it,
+# leader 0 in its ready file): every rank uses its GPU's daemon of that session,
+# which the run never stops; a session that is not there is NOT active (auto)
+# or an error (on).
+case_reuse_mpsctl_session() {
+  make_gpus 2
+  local ctl=$W/ctl g r line
+  local -a pids=()
+  for g in 0 1; do
+    pids+=("$(start_daemon_by_hand "$ctl/gpu$g/pipe" "$ctl/gpu$g/log" CUDA_VISIBLE_DEVICES="${UUIDS[$g]}")") ||
+      problem "could not start the session's daemon for GPU $g"
+  done
+  KEEP_ALIVE=("${pids[@]}")
+  printf 'leader 0\ngpu 0 %s %s 77 0 %s %s\ngpu 1 %s %s 77 0 %s %s\n' \
+    "${UUIDS[0]}" "${pids[0]}" "$ctl/gpu0/pipe" "$ctl/gpu0/log" \
+    "${UUIDS[1]}" "${pids[1]}" "$ctl/gpu1/pipe" "$ctl/gpu1/log" >"$ctl/ready"
+  local launches
+  launches=$(rec_count launch)
+  local atp
+  for atp in 30 auto; do
+    run_probe 4 MPSFW_MPS_SESSION="$ctl" -- --enable on --atp "$atp"
+    expect_rc_zero
+    for ((r = 0; r < 4; r++)); do
+      g=$((r % 2))
+      line=$(probe_line "$r")
+      expect_eq "rank $r state (atp $atp)" "$(field "$line" state)" reused
+      expect_eq "rank $r CUDA_MPS_PIPE_DIRECTORY" "$(field "$line" pipe)" "$ctl/gpu$g/pipe"
+      expect_eq "rank $r CUDA_MPS_LOG_DIRECTORY" "$(field "$line" log)" "$ctl/gpu$g/log"
+      expect_eq "rank $r CUDA_VISIBLE_DEVICES" "$(field "$line" cvd)" "${UUIDS[$g]}"
+      expect_eq "rank $r daemon" "$(field "$line" daemon)" "${pids[$g]}"
+      expect_eq "rank $r owner" "$(field "$line" owner)" 0
+      [ "$atp" = auto ] || expect_eq "rank $r CUDA_MPS_ACTIVE_THREAD_PERCENTAGE" "$(field "$line" atp)" "$atp"
+    done
+  done
+  expect_eq "daemon launches by the runs" "$(rec_count launch)" "$launches"
+  expect_eq "commands other than get_server_list sent to the session's daemons" \
+    "$(rec_lines command | sed -n 's/.* cmd=//p' | grep -v '^get_server_list$' | tr '\n' ';')" ""
+  for g in 0 1; do alive "${pids[$g]}" || problem "the session's daemon ${pids[$g]} is gone after the runs"; done
+  [ -f "$ctl/ready" ] || problem "the session's ready file is gone after the runs"
+  expect_eq "session folders under the run's root" "$(session_folders)" ""
+  run_probe 4 MPSFW_MPS_SESSION="$W/no-such-session" -- --enable auto
+  expect_rc_zero
+  check_without_mps 4 NOT_active
+  expect_text "$OUT" "MPSFW_MPS_SESSION=$W/no-such-session holds no ready session"
+  run_probe 2 MPSFW_MPS_SESSION="$W/no-such-session" -- --enable on
+  expect_rc_nonzero
+  expect_one_error "MPSFW_MPS_SESSION=$W/no-such-session holds no ready session"
+  for g in 0 1; do quit_by_hand "$ctl/gpu$g/pipe" "$ctl/gpu$g/log"; done
+}
+
+# A daemon that does not answer within mps.timeout_seconds.
+timeout_case() {
+  local enable=$1
+  make_gpus 1
+  run_probe 2 FAKE_MPS_START_DELAY=4 -- --enable "$enable" --timeout 1
+  local log_hint="/gpu0/log/control.log"
+  if [ "$enable" = on ]; then
+    expect_rc_nonzero
+    expect_one_error "did not answer within 1 s" "$ROOT/mpsfw-mps-" "$log_hint"
+    expect_eq "PROBE lines" "$(grep -c '^PROBE ' "$OUT")" 0
+  else
+    expect_rc_zero
+    check_without_mps 2 NOT_active
+    expect_text "$OUT" "REASON rank=0 MPS: the control daemon for GPU ${UUIDS[0]} did not answer within 1 s; see $ROOT/mpsfw-mps-"
+    # The follower may report the leader's error or its own wait running out
+    # (it waits one timeout too; see follower_outwaited_by_leader).
+    grep -qE "^REASON rank=1 .*(did not answer within 1 s; see $ROOT/mpsfw-mps-.*$log_hint|no ready file from the node leader)" "$OUT" ||
+      problem "rank 1 gives no reason for running without MPS"
+    grep -E "^FINAL rank=[01] state=NOT_active" "$OUT" | grep -c . | grep -qx 2 ||
+      problem "FINAL lines do not say NOT active"
+  fi
+  expect_clean_after 10
+}
+case_timeout_on() { timeout_case on; }
+case_timeout_auto() { timeout_case auto; }
+
+# The control program fails to start a daemon.
+# The followers learn it from the leader's `failed` file, not by waiting.
+case_fail_start() {
+  make_gpus 1
+  run_probe 2 FAKE_MPS_FAIL_START=1 -- --enable auto --timeout 10
+  expect_rc_zero
+  check_without_mps 2 NOT_active
+  expect_text "$OUT" "REASON rank=0 MPS: '" "-d' for GPU ${UUIDS[0]} failed (exit 1); see $ROOT/mpsfw-mps-" \
+    "/gpu0/log/mpsfw-launch.log" "REASON rank=1 the node leader could not start MPS: MPS: '"
+  [ "$ELAPSED" -lt 8 ] || problem "the run took $ELAPSED s: the follower waited for its timeout (10 s)"
+  expect_clean_after 5
+  run_probe 2 FAKE_MPS_FAIL_START=1 -- --enable on --timeout 10
+  expect_rc_nonzero
+  expect_one_error "MPS (mps.enable = on)" "failed (exit 1)"
+  [ "$ELAPSED" -lt 8 ] || problem "the run took $ELAPSED s: the follower waited for its timeout (10 s)"
+  expect_clean_after 5
+}
+
+# A session folder of the same job name, left by a run that died: its daemons
+# (on two GPUs, though this run uses one) are quit, the folder is replaced.
+case_stale() {
+  make_gpus 1
+  USED_UUIDS=("${UUIDS[@]}")
+  local dir old0 old1 dead
+  dir=$("$PROBE" --dir "$ROOT" --session-dir-of stalejob) || { problem "--session-dir-of failed"; return; }
+  old0=$(start_daemon_by_hand "$dir/gpu0/pipe" "$dir/gpu0/log") || problem "could not start a stale daemon"
+  old1=$(start_daemon_by_hand "$dir/gpu1/pipe" "$dir/gpu1/log") || problem "could not start a stale daemon"
+  sleep 0 &
+  dead=$!
+  wait "$dead"
+  printf 'leader %s\ngpu 0 GPU-old %s 50 0 %s %s\n' "$dead" "$old0" "$dir/gpu0/pipe" "$dir/gpu0/log" >"$dir/ready"
+  local launches_before
+  launches_before=$(rec_count launch)
+  run_probe 0 MPI_LOCALRANKID=0 MPI_LOCALNRANKS=2 PMI_KVSNAME=stalejob -- --enable auto
+  expect_rc_zero
+  local line
+  line=$(probe_line 0)
+  expect_eq "state" "$(field "$line" state)" started
+  expect_eq "launcher" "$(field "$line" launcher)" MPICH/Hydra
+  expect_eq "pipe folder" "$(field "$line" pipe)" "$dir/gpu0/pipe"
+  expect_eq "cap (2 local ranks on one GPU)" "$(field "$line" atp)" 100
+  expect_text "$OUT" "removed a stale session folder $dir"
+  local new
+  new=$(field "$line" daemon)
+  [ -n "$new" ] && [ "$new" != "$old0" ] && [ "$new" != "$old1" ] ||
+    problem "the run's daemon ($new) is not a new one (stale: $old0 $old1)"
+  alive "$old0" && problem "stale daemon $old0 still running"
+  alive "$old1" && problem "stale daemon $old1 (GPU 1, unused by this run) still running"
+  local p
+  for p in "$old0" "$old1"; do
+    expect_eq "stale daemon $p exit reason" \
+      "$(rec_lines daemon-exit | grep -F " pid=$p " | sed -n 's/.* reason=\([^ ]*\).*/\1/p')" quit
+  done
+  # The stale daemons were quit before the new one was launched.
+  local quit_line launch_line
+  quit_line=$(grep -n -F " daemon-exit pid=$old0 " "$REC" | cut -d: -f1)
+  launch_line=$(grep -n -F " launch " "$REC" | tail -n 1 | cut -d: -f1)
+  [ -n "$quit_line" ] && [ -n "$launch_line" ] && [ "$quit_line" -lt "$launch_line" ] ||
+    problem "the new daemon was launched before the stale one was quit"
+  expect_eq "launches by the run" "$(($(rec_count launch) - launches_before))" 1
+  expect_clean_after 5
+  expect_quit_by_session
+}
+
+# Normal end at 4 ranks on 2 GPUs: both daemons quit, pid files and folder gone.
+case_teardown_normal() {
+  make_gpus 2
+  USED_UUIDS=("${UUIDS[@]}")
+  run_probe 4 -- --enable auto --hold 0.5
+  check_started 4 2 double auto
+  local g
+  for g in 0 1; do
+    local pipe
+    pipe=$(field "$(probe_line "$g")" pipe)
+    [ -e "$pipe/nvidia-cuda-mps-control.pid" ] && problem "pid file of GPU $g left"
+  done
+  expect_clean_after 0
+}
+
+# A run that ends abnormally: the leader's watchdog quits both daemons and
+# removes the folder. crash_case RANK MODE EXPECTED_STDERR
+crash_case() {
+  local rank=$1 mode=$2 text=$3
+  make_gpus 2
+  run_probe 4 -- --enable auto --fail-rank "$rank" --fail-mode "$mode"
+  expect_rc_nonzero
+  local line
+  line=$(probe_line 0)
+  expect_eq "rank 0 state before the failure" "$(field "$line" state)" started
+  [ "$(field "$line" daemons | tr ',' '\n' | grep -c .)" -eq 2 ] || problem "rank 0 did not list 2 daemons: $line"
+  [ -n "$text" ] && expect_text "$ERR" "$text"
+  expect_eq "FINAL lines (no teardown after a failure)" "$(grep -c '^FINAL ' "$OUT")" 0
+  expect_eq "daemons up" "$(rec_count daemon-up)" 2
+  expect_clean_after 15
+  expect_quit_by_session
+}
+case_teardown_throw() { crash_case 1 throw "probe: exception asked on rank 1"; }
+case_teardown_throw_leader() { crash_case 0 throw "probe: exception asked on rank 0"; }
+case_teardown_collective() {
+  crash_case 2 collective "mpsfw: error: probe: collective failure asked on rank 2"
+  expect_eq "exit code (every rank leaves normally)" "$RC" 1
+}
+case_teardown_abort() { crash_case 1 abort ""; }
+case_teardown_sigterm_leader() { crash_case 0 sigterm ""; }
+case_teardown_sigkill_leader() { crash_case 0 sigkill ""; }
+
+# A daemon that ignores quit: SIGKILL after timeout + 2 s, folder still removed.
+case_teardown_stuck_daemon() {
+  make_gpus 1
+  run_probe 2 FAKE_MPS_IGNORE_QUIT=1 -- --enable auto --timeout 1
+  expect_rc_zero
+  expect_eq "quit ignored by the double" "$(rec_count quit-ignored)" 1
+  local p
+  for p in $(up_pids); do
+    alive "$p" && problem "stuck daemon $p still running"
+    # Killed, so it recorded no exit (dir-gone: it left by itself, abandoned).
+    expect_eq "exit record of the stuck daemon $p" "$(rec_lines daemon-exit | grep -F " pid=$p ")" ""
+  done
+  expect_eq "session folders" "$(session_folders)" ""
+  expect_clean_after 2
+}
+
+# The open-file limit is too low for the ranks sharing a GPU: refused up front.
+case_preflight_open_files() {
+  make_gpus 1
+  # Lowered for the ranks only: mpiexec keeps its own limit.
+  WRAP=(bash -c 'ulimit -n 100 && exec "$@"' ulimit-100)
+  run_probe 4 -- --enable auto
+  WRAP=()
+  expect_rc_nonzero
+  expect_one_error "the open-file limit (ulimit -n = 100) is below the 128 that 4 clients per GPU need" \
+    "ulimit -n 128"
+  expect_eq "daemon launches" "$(rec_count launch)" 0
+  expect_clean_after 2
+}
+
+# More ranks on a GPU than an MPS server takes (one process claims 61 local ranks).
+case_preflight_clients() {
+  make_gpus 1
+  run_probe 0 MPI_LOCALRANKID=0 MPI_LOCALNRANKS=61 PMI_KVSNAME=clients -- --enable auto
+  expect_rc_nonzero
+  expect_one_error "MPS: 61 ranks would share one GPU, more than the" "clients an MPS server takes"
+  grep -qE "more than the (48|60) clients" "$ERR" || problem "the limit named is neither 48 nor 60"
+  expect_eq "daemon launches" "$(rec_count launch)" 0
+  # 40 local ranks fit: one daemon with cap ceil(200/40) = 5.
+  local hard
+  hard=$(ulimit -Hn)
+  [ "$hard" = unlimited ] || [ "$hard" -ge 1024 ] && ULIMIT_N=1024
+  run_probe 0 MPI_LOCALRANKID=0 MPI_LOCALNRANKS=40 PMI_KVSNAME=clients -- --enable auto
+  ULIMIT_N=""
+  expect_rc_zero
+  expect_eq "state with 40 ranks" "$(field "$(probe_line 0)" state)" started
+  expect_eq "cap with 40 ranks" "$(field "$(probe_line 0)" atp)" 5
+  local pipe
+  pipe=$(field "$(probe_line 0)" pipe)
+  expect_eq "cap sent" "$(commands set_default_active_thread_percentage "$pipe")" \
+    "set_default_active_thread_percentage 5"
+  expect_clean_after 2
+}
+
+# No local-rank variables: bring-up after MPI_Init, job named after the leader's PID.
+case_after_mpi_singleton() {
+  make_gpus 1
+  USED_UUIDS=("${UUIDS[@]}")
+  EXP_LAUNCHER=-
+  EXP_BRING_UP="after MPI_Init (the launcher set no local-rank variables)"
+  run_probe 0 -- --enable on
+  check_started 1 1 double auto
+  [[ $(field "$(probe_line 0)" pipe) == "$ROOT"/mpsfw-mps-pid[0-9]*-*/gpu0/pipe ]] ||
+    problem "session folder not named after the leader's PID: $(field "$(probe_line 0)" pipe)"
+  new_record
+  run_probe 0 -- --enable auto
+  expect_rc_zero
+  check_without_mps 1 not_needed
+  expect_eq "daemon launches" "$(rec_count launch)" 0
+}
+
+case_after_mpi_np3() {
+  make_gpus 1
+  USED_UUIDS=("${UUIDS[@]}")
+  EXP_LAUNCHER=-
+  EXP_BRING_UP="after MPI_Init (the launcher set no local-rank variables)"
+  WRAP=(env -u OMPI_COMM_WORLD_LOCAL_RANK -u OMPI_COMM_WORLD_LOCAL_SIZE -u MPI_LOCALRANKID
+    -u MPI_LOCALNRANKS -u PMI_LOCAL_RANK -u PMI_LOCAL_SIZE -u SLURM_LOCALID)
+  run_probe 3 -- --enable auto
+  check_started 3 1 double auto
+}
+
+# --- Once known bugs, now fixed: keep them fixed --------------------------------
+
+# A stale folder holding a `failed` file: a follower that starts polling before
+# the leader has removed the folder takes the old failure for the new one.
+case_stale_failed_file_race() {
+  make_gpus 1
+  local dir old
+  dir=$("$PROBE" --dir "$ROOT" --session-dir-of racejob)
+  old=$(start_daemon_by_hand "$dir/gpu0/pipe" "$dir/gpu0/log") || problem "could not start a stale daemon"
+  echo "MPS: an old failure of a previous run" >"$dir/failed"
+  local -a common=(MPI_LOCALNRANKS=2 PMI_KVSNAME=racejob)
+  # The follower first, then the leader: both are singletons sharing the job name.
+  runs=$((runs + 1))
+  env "${common[@]}" MPI_LOCALRANKID=1 timeout -k 5 "$RUN_TIMEOUT" "$PROBE" --dir "$ROOT" --enable on \
+    --timeout 10 >"$W/follower.out" 2>"$W/follower.err" </dev/null &
+  local follower=$!
+  sleep 0.3
+  run_probe 0 "${common[@]}" MPI_LOCALRANKID=0 -- --enable on --timeout 10 --hold 1
+  local frc=0
+  wait "$follower" || frc=$?
+  expect_rc_zero
+  [ "$frc" -eq 0 ] || problem "the follower failed (exit $frc): $(grep 'mpsfw: error' "$W/follower.err")"
+  grep -q "^PROBE rank=0 .*state=started" "$W/follower.out" ||
+    problem "the follower did not start MPS: $(grep -h '^PROBE\|^REASON' "$W/follower.out")"
+  expect_clean_after 5
+}
+
+# The leader may take up to (GPUs x timeout) to start its daemons, but followers
+# wait only one timeout for its ready file.
+case_follower_outwaited_by_leader() {
+  make_gpus 2
+  USED_UUIDS=("${UUIDS[@]}")
+  run_probe 4 FAKE_MPS_START_DELAY=0.9 -- --enable on --timeout 1.5
+  check_started 4 2 double auto
+}
+
+# A stale pid file that names a live process that is no daemon (PID reused):
+# the leader's cleanup must not SIGKILL it.
+case_stale_pid_file_names_other_process() {
+  make_gpus 1
+  local dir victim
+  dir=$("$PROBE" --dir "$ROOT" --session-dir-of pidjob)
+  mkdir -p "$dir/gpu0/pipe" "$dir/gpu0/log"
+  sleep 60 &
+  victim=$!
+  echo "$victim" >"$dir/gpu0/pipe/nvidia-cuda-mps-control.pid"
+  run_probe 0 MPI_LOCALRANKID=0 MPI_LOCALNRANKS=2 PMI_KVSNAME=pidjob -- --enable auto --timeout 1
+  expect_rc_zero
+  alive "$victim" || problem "the session killed process $victim named by a stale pid file (not a daemon)"
+  kill "$victim" 2>/dev/null
+  wait "$victim" 2>/dev/null
+  expect_clean_after 5
+}
+
+# A daemon that has quit but is not reaped yet (a container whose PID 1 reaps
+# nothing) is a zombie, and kill(pid, 0) succeeds on it: teardown must not wait
+# timeout + 2 s for each such daemon. The orphans go to a subreaper that does
+# not reap them until the run is over.
+case_zombie_daemon_not_running() {
+  make_gpus 1
+  PREFIX=("$PYTHON" "$here/subreaper.py" --no-reap)
+  local t0=$SECONDS
+  run_probe 2 -- --enable auto --timeout 3
+  PREFIX=()
+  expect_rc_zero
+  [ $((SECONDS - t0)) -lt 4 ] ||
+    problem "the run took $((SECONDS - t0)) s: teardown waited for a daemon that had quit (a zombie)"
+  expect_clean_after 5
+}
+
+# ---------------------------------------------------------------------------
+# Driver
+# ---------------------------------------------------------------------------
+show() {
+  local label=$1 file=$2
+  echo "    --- $label ---"
+  if [ -s "$file" ]; then
+    sed -n '1,60{s/^/    | /;p}' "$file"
+    local n
+    n=$(wc -l <"$file")
+    [ "$n" -gt 60 ] && echo "    | ... ($n lines in all)"
+  else
+    echo "    | (empty)"
+  fi
+  return 0
+}
+
+# Whatever a case left running (a leaked or kept daemon, a watchdog) goes now.
+cleanup_case() {
+  local p
+  for p in $(spawned_pids) $(probe_pids); do
+    alive "$p" && kill -KILL "$p" 2>/dev/null
+  done
+  return 0
+}
+
+if [ ${#selected[@]} -eq 0 ]; then
+  for c in "${CASES[@]}"; do
+    [ -z "${C_OFF[$c]}" ] || [ "$ALL" = 1 ] && selected+=("$c")
+  done
+fi
+passed=0
+failed=0
+for c in "${selected[@]}"; do
+  if ! declare -F "case_$c" >/dev/null; then
+    echo "$(basename "$0"): unknown case '$c' (see --list)" >&2
+    exit 2
+  fi
+done
+# What mpiexec's ranks are told before MPI_Init (the project's CI uses Open MPI).
+LAUNCHER=-
+launcher_env=$(env "$MPIEXEC" "$NP_FLAG" 1 env 2>/dev/null </dev/null)
+if grep -q '^OMPI_COMM_WORLD_LOCAL_RANK=' <<<"$launcher_env"; then
+  LAUNCHER="Open MPI"
+elif grep -q '^MPI_LOCALRANKID=' <<<"$launcher_env"; then
+  LAUNCHER="MPICH/Hydra"
+elif grep -q '^PMI_LOCAL_RANK=' <<<"$launcher_env"; then
+  LAUNCHER="PMI"
+fi
+for c in "${selected[@]}"; do
+  EXP_LAUNCHER=${LAUNCHER// /_}
+  EXP_BRING_UP="before MPI_Init (local rank from $LAUNCHER)"
+  setup_case "$c"
+  start=$SECONDS
+  "case_$c"
+  cleanup_case
+  if [ ${#problems[@]} -eq 0 ]; then
+    echo "PASS  $c ($((SECONDS - start)) s)"
+    passed=$((passed + 1))
+    [ "$KEEP" = 1 ] || rm -rf "$W"
+  else
+    echo "FAIL  $c ($((SECONDS - start)) s)"
+    for p in "${problems[@]}"; do echo "    - $p"; done
+    echo "    last command: $LAST_CMD"
+    show "stdout of the last run" "$OUT"
+    show "stderr of the last run" "$ERR"
+    show "record of the double ($REC)" "$REC"
+    echo "    (files kept in $W)"
+    failed=$((failed + 1))
+  fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
