@@ -163,6 +163,9 @@ setup_case() {
   printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$PYTHON" "$DOUBLE" >"$W/bin/nvidia-cuda-mps-control"
   chmod +x "$W/bin/nvidia-cuda-mps-control"
   export PATH="$W/bin:$BASE_PATH"
+  # By name too: mpirun may put its own prefix (where a real control program
+  # lives on GPU machines) in front of PATH.
+  export MPSFW_MPS_CONTROL=$W/bin/nvidia-cuda-mps-control
   export FAKE_MPS_RECORD=$W/record
   export FAKE_MPS_MAX_LIFETIME=$((RUN_TIMEOUT * 4))
   export MPSFW_NVIDIA_PROC_ROOT=$W/proc
@@ -624,6 +627,7 @@ case_control_program() {
   make_gpus 1
   USED_UUIDS=("${UUIDS[@]}")
   export PATH=$BASE_PATH
+  unset MPSFW_MPS_CONTROL
   mkdir -p "$W/elsewhere"
   cp "$W/bin/nvidia-cuda-mps-control" "$W/elsewhere/my-mps-control"
   run_probe 2 "MPSFW_MPS_CONTROL=$W/elsewhere/my-mps-control" -- --enable auto
