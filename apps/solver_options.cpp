@@ -1,5 +1,7 @@
 #include "solver_options.hpp"
 
+#include <utility>
+
 #include "core/error.hpp"
 
 namespace mpsfw {
@@ -15,6 +17,21 @@ std::string solver_usage() {
          "  --report FILE.json      write the run report as JSON\n"
          "  --help, --version\n"
          "The input format is described in docs/input-format.md.\n";
+}
+
+// The key an option overrides ("" for --set itself), or nullptr.
+static const char* key_set_by(const std::string& arg) {
+  static const std::pair<const char*, const char*> kOptions[] = {
+      {"--set", ""},
+      {"--backend", "run.backend"},
+      {"--output", "run.output_file"},
+      {"--mps", "mps.enable"},
+      {"--mps-atp", "mps.active_thread_percentage"}};
+  const std::string flag = arg.substr(0, arg.find('='));
+  for (const auto& [option, key] : kOptions) {
+    if (flag == option) return key;
+  }
+  return nullptr;
 }
 
 SolverOptions parse_solver_options(const std::vector<std::string>& args) {
@@ -34,26 +51,13 @@ SolverOptions parse_solver_options(const std::vector<std::string>& args) {
       o.help = true;
     } else if (a == "--version") {
       o.version = true;
-    } else if (is(a, "--set")) {
-      const std::string v = value_of(i, "--set");
-      o.overrides.push_back(v);
-      o.origins.push_back("--set " + v);
-    } else if (is(a, "--backend")) {
-      const std::string v = value_of(i, "--backend");
-      o.overrides.push_back("run.backend=" + v);
-      o.origins.push_back("--backend " + v);
-    } else if (is(a, "--mps")) {
-      const std::string v = value_of(i, "--mps");
-      o.overrides.push_back("mps.enable=" + v);
-      o.origins.push_back("--mps " + v);
-    } else if (is(a, "--mps-atp")) {
-      const std::string v = value_of(i, "--mps-atp");
-      o.overrides.push_back("mps.active_thread_percentage=" + v);
-      o.origins.push_back("--mps-atp " + v);
-    } else if (is(a, "--output")) {
-      const std::string v = value_of(i, "--output");
-      o.overrides.push_back("run.output_file=" + v);
-      o.origins.push_back("--output " + v);
+    } else if (const char* key = key_set_by(a)) {
+      // A shorthand for --set: validated like every other key, and errors
+      // name the option the user typed.
+      const std::string flag = a.substr(0, a.find('='));
+      const std::string v = value_of(i, flag);
+      o.overrides.push_back(*key ? std::string(key) + "=" + v : v);
+      o.origins.push_back(flag + " " + v);
     } else if (is(a, "--report")) {
       o.report_file = value_of(i, "--report");
     } else if (!a.empty() && a[0] == '-') {

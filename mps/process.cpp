@@ -38,6 +38,17 @@ std::vector<char*> c_strings(std::vector<std::string>& v) {
   return out;
 }
 
+// posix_spawnp with `env` merged into this process's environment; -1 on failure
+// (errno-style code in *error).
+pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+            const posix_spawn_file_actions_t* actions, int* error) {
+  std::vector<std::string> args = argv, environment = merged_environment(env);
+  std::vector<char*> c_args = c_strings(args), c_env = c_strings(environment);
+  pid_t pid = -1;
+  *error = posix_spawnp(&pid, c_args[0], actions, nullptr, c_args.data(), c_env.data());
+  return *error == 0 ? pid : -1;
+}
+
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv,
@@ -56,11 +67,8 @@ ProcessResult run_process(const std::vector<std::string>& argv,
   posix_spawn_file_actions_adddup2(&actions, in_pipe[0], 0);
   posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
   posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 2);
-  std::vector<std::string> args = argv, environment = merged_environment(env);
-  std::vector<char*> c_args = c_strings(args), c_env = c_strings(environment);
-  pid_t pid = -1;
-  const int spawned =
-      posix_spawnp(&pid, c_args[0], &actions, nullptr, c_args.data(), c_env.data());
+  int spawned = 0;
+  const pid_t pid = spawn(argv, env, &actions, &spawned);
   posix_spawn_file_actions_destroy(&actions);
   close(in_pipe[0]);
   close(out_pipe[1]);
@@ -122,13 +130,10 @@ int run_detaching(const std::vector<std::string>& argv, const std::vector<std::s
   posix_spawn_file_actions_addopen(&actions, 1, log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND,
                                    0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  std::vector<std::string> args = argv, environment = merged_environment(env);
-  std::vector<char*> c_args = c_strings(args), c_env = c_strings(environment);
-  pid_t pid = -1;
-  const int spawned =
-      posix_spawnp(&pid, c_args[0], &actions, nullptr, c_args.data(), c_env.data());
+  int spawned = 0;
+  const pid_t pid = spawn(argv, env, &actions, &spawned);
   posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) return -1;
+  if (pid < 0) return -1;
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
   int status = 0;

@@ -42,27 +42,22 @@ echo "  exit $?"
 grep -E "MPS|local rank|steps  |throughput" "$out/mps8.log"
 leftovers
 
-echo "== 8 ranks, --mps on, local rank 3 killed with SIGKILL after 5 s"
-mpirun -np 8 "$solver" "$input" --mps on --set heat.nx=256 --set heat.ny=256 --set heat.nz=256 \
-  --set run.steps=200000 > "$logs/kill3.log" 2>&1 &
-run=$!
-sleep 5
-ps -eo pid,args | grep "[a]pps/solver" | awk 'NR==4 {print $1}' | xargs -r kill -9
-wait $run
-echo "  mpirun exit $?"
-sleep 8
-leftovers
-
-echo "== 8 ranks, --mps on, the leader (local rank 0) killed with SIGKILL after 5 s"
-mpirun -np 8 "$solver" "$input" --mps on --set heat.nx=256 --set heat.ny=256 --set heat.nz=256 \
-  --set run.steps=200000 > "$logs/kill0.log" 2>&1 &
-run=$!
-sleep 5
-ps -eo pid,args | grep "[a]pps/solver" | awk 'NR==1 {print $1}' | xargs -r kill -9
-wait $run
-echo "  mpirun exit $?"
-sleep 8
-leftovers
+# kill_one N: 8 ranks with --mps on; the Nth solver process (0 = the leader)
+# gets SIGKILL after 5 s; then nothing may be left.
+kill_one() {
+  echo "== 8 ranks, --mps on, local rank $1 killed with SIGKILL after 5 s"
+  mpirun -np 8 "$solver" "$input" --mps on --set heat.nx=256 --set heat.ny=256 \
+    --set heat.nz=256 --set run.steps=200000 > "$logs/kill$1.log" 2>&1 &
+  local run=$!
+  sleep 5
+  ps -eo pid,args | grep "[a]pps/solver" | awk -v n=$(($1 + 1)) 'NR==n {print $1}' | xargs -r kill -9
+  wait $run
+  echo "  mpirun exit $?"
+  sleep 8
+  leftovers
+}
+kill_one 3
+kill_one 0
 
 echo "== mpsctl start / solver reuses / mpsctl stop"
 eval "$("$build/apps/mpsctl" start --ranks-per-gpu 4)"
