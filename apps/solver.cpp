@@ -178,7 +178,8 @@ int main(int argc, char** argv) {
     return 1;
   } catch (const std::exception& e) {
     // One rank failed on its own: end every rank now rather than leave them
-    // waiting. The node leader's watchdog stops the MPS daemons.
-    MpiEnv::abort_job(e.what());
+    // waiting. The node leader's watchdog stops the MPS daemons. Under MPS a GPU
+    // fault in one rank fails all ranks of that GPU: say which one the server blames.
+    MpiEnv::abort_job(e.what() + session.fault_report(e.what()));
   }
 }

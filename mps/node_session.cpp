@@ -22,6 +22,7 @@
 #include "core/collective.hpp"
 #include "core/error.hpp"
 #include "core/mpi_check.hpp"
+#include "fault_report.hpp"
 
 #if MPSFW_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -350,11 +351,19 @@ void NodeSession::verify(MPI_Comm node, const DeviceBinding& device) {
   MPSFW_MPI_CHECK(MPI_Comm_size(node, &size));
   status_.sms = device.multiprocessors;
   const bool managed = status_.state == "started" || status_.state == "reused";
-  // What each rank knows of itself: pid, GPU, MPS attribute, SMs, cap.
-  long mine[5] = {static_cast<long>(getpid()), my_gpu_, device.mps_enabled, device.multiprocessors,
-                  status_.cap};
-  std::vector<long> all(rank == 0 ? 5 * static_cast<size_t>(size) : 0);
-  MPSFW_MPI_CHECK(MPI_Gather(mine, 5, MPI_LONG, all.data(), 5, MPI_LONG, 0, node));
+  // What each rank knows of itself: pid, GPU, MPS attribute, SMs, cap, world rank.
+  constexpr int kFields = 6;
+  int world_rank = 0;
+  MPSFW_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
+  long mine[kFields] = {static_cast<long>(getpid()), my_gpu_, device.mps_enabled,
+                        device.multiprocessors, status_.cap, world_rank};
+  std::vector<long> all(kFields * static_cast<size_t>(size));
+  MPSFW_MPI_CHECK(MPI_Allgather(mine, kFields, MPI_LONG, all.data(), kFields, MPI_LONG, node));
+  // Every rank keeps the node's PIDs: a dying rank names the faulting one.
+  for (int r = 0; r < size; ++r) {
+    rank_of_pid_[all[kFields * static_cast<size_t>(r)]] =
+        static_cast<int>(all[kFields * static_cast<size_t>(r) + 5]);
+  }
   std::vector<int> ok(static_cast<size_t>(size), 0);
   std::string reasons;
   if (rank == 0 && managed) {
@@ -370,7 +379,7 @@ void NodeSession::verify(MPI_Comm node, const DeviceBinding& device) {
       }
     }
     for (int r = 0; r < size; ++r) {
-      const long* x = &all[5 * static_cast<size_t>(r)];
+      const long* x = &all[kFields * static_cast<size_t>(r)];
       const size_t g = static_cast<size_t>(x[1]) < gpus_.size() ? static_cast<size_t>(x[1]) : 0;
       const bool client = std::find(clients[g].begin(), clients[g].end(), x[0]) != clients[g].end();
       const int want = gpus_[g].total_sms > 0 ? expected_sms(gpus_[g].total_sms, static_cast<int>(x[4])) : -1;
@@ -401,6 +410,20 @@ void NodeSession::verify(MPI_Comm node, const DeviceBinding& device) {
   if (config_.enable == Enable::On) agree_on_error(node, rank == 0 ? "MPS (mps.enable = on): " + message : "MPS verification failed");
   status_.state = "NOT active";
   status_.reason = message;
+}
+
+std::string NodeSession::fault_report(const std::string& error) const {
+  if (rank_of_pid_.empty() || static_cast<size_t>(my_gpu_) >= gpus_.size()) return "";
+  std::ifstream log(gpus_[static_cast<size_t>(my_gpu_)].log_dir + "/server.log");
+  std::stringstream text;
+  text << log.rdbuf();
+  const std::string fault = describe_server_fault(text.str(), rank_of_pid_);
+  const bool victim = is_mps_victim_error(error);
+  if (fault.empty() && !victim) return "";
+  std::string out = " [MPS";
+  if (victim) out += ": this rank failed because its GPU's MPS server failed (another client's fault?)";
+  if (!fault.empty()) out += std::string(victim ? "; " : ": ") + fault;
+  return out + "]";
 }
 
 void NodeSession::teardown(MPI_Comm node) {

@@ -21,6 +21,7 @@
 // normal teardown, an exception, MPI_Abort, SIGTERM or SIGKILL.
 #include <mpi.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,10 @@ class NodeSession {
   // leader stops the daemons it started and removes the session's folders.
   void teardown(MPI_Comm node);
 
+  // For an error about to abort the job: what the MPS server's log says about
+  // a fault and which rank it names; "" without MPS or without such lines.
+  std::string fault_report(const std::string& error) const;
+
   const MpsStatus& status() const { return status_; }
   const MpsConfig& config() const { return config_; }
 
@@ -97,6 +102,7 @@ class NodeSession {
   std::string dir_;                // the session folder (ours only)
   std::vector<SessionGpu> gpus_;   // from the ready file
   int my_gpu_ = 0;
+  std::map<long, int> rank_of_pid_;  // this node's clients, from verify()
   bool ready_ = false;
   std::string pending_error_;
   int watchdog_pid_ = -1;

@@ -15,6 +15,7 @@
 
 #include "core/error.hpp"
 #include "mps/cap_policy.hpp"
+#include "mps/fault_report.hpp"
 #include "mps/gpu_inventory.hpp"
 #include "mps/launcher.hpp"
 
@@ -413,6 +414,36 @@ TEST_F(FakeProc, EmptyOrMissingTreeMeansNoGpuAndNoNvidiaSmi) {
   // With MPSFW_NVIDIA_PROC_ROOT set, nvidia-smi is not asked: no GPU here.
   EXPECT_TRUE(visible_gpus(env()).empty());
   EXPECT_TRUE(visible_gpus(fake_env({{"MPSFW_NVIDIA_PROC_ROOT", (root_ / "missing").string()}})).empty());
+}
+
+// The server log names PIDs; the session maps them to ranks.
+TEST(MpsFaultReport, NamesTheRankWhosePidTheFaultLineMentions) {
+  const std::string log =
+      "[2026-11-21 10:00:00.000 Server 900] New client 1001 connected\n"
+      "[2026-11-21 10:00:00.100 Server 900] New client 1002 connected\n"
+      "[2026-11-21 10:00:05.000 Server 900] Client 1002 encountered a fatal GPU exception\n"
+      "[2026-11-21 10:00:05.001 Server 900] Server is in FAULT state\n";
+  const std::string report = describe_server_fault(log, {{1001, 0}, {1002, 7}});
+  EXPECT_NE(report.find("rank 7 (pid 1002)"), std::string::npos) << report;
+  EXPECT_EQ(report.find("rank 0"), std::string::npos) << report;  // 1001 only connected
+  EXPECT_NE(report.find("Server is in FAULT state"), std::string::npos) << report;
+}
+
+TEST(MpsFaultReport, QuietWhenTheLogSpeaksOfNoFault) {
+  EXPECT_EQ(describe_server_fault("[x Server 9] New client 5 connected\n", {{5, 0}}), "");
+  EXPECT_EQ(describe_server_fault("", {}), "");
+}
+
+TEST(MpsFaultReport, FaultLineWithoutKnownPidIsStillReported) {
+  const std::string report = describe_server_fault("Xid 31 from an unknown client 42\n", {{7, 1}});
+  EXPECT_NE(report.find("Xid 31"), std::string::npos) << report;
+  EXPECT_EQ(report.find("it names"), std::string::npos) << report;
+}
+
+TEST(MpsFaultReport, VictimErrorsAreTheMpsOnes) {
+  EXPECT_TRUE(is_mps_victim_error("CUDA call failed: x: cudaErrorMpsClientTerminated: ..."));
+  EXPECT_TRUE(is_mps_victim_error("cudaErrorMpsServerNotReady"));
+  EXPECT_FALSE(is_mps_victim_error("CUDA call failed: x: cudaErrorIllegalAddress: ..."));
 }
 
 }  // namespace
