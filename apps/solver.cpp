@@ -112,7 +112,8 @@ int run(MpiEnv& env, mps::NodeSession& session, const SolverOptions& options,
   run_collectively(env.world(), [&] {
     device = bind_device(config.backend, env.node_rank(), env.node_size(), session.cuda_gate());
   });
-  session.verify(env.node(), device);
+  // Verification runs per node; a failure on one node must stop all nodes.
+  run_collectively(env.world(), [&] { session.verify(env.node(), device); });
   run_collectively(env.world(), [&] {
     solver = std::make_unique<heat::HeatSolver>(config, env.world(), device, mpi_is_cuda_aware());
   });
