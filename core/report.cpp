@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 
@@ -70,6 +71,22 @@ std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) 
   return out;
 }
 
+std::string file_hash(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return "";
+  std::uint64_t h = 1469598103934665603ull;
+  char buf[1 << 16];
+  while (f.read(buf, sizeof buf) || f.gcount() > 0) {
+    for (std::streamsize i = 0; i < f.gcount(); ++i) {
+      h ^= static_cast<unsigned char>(buf[i]);
+      h *= 1099511628211ull;
+    }
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
 double peak_rss_bytes() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -124,7 +141,8 @@ void print_report(std::FILE* out, const RunReport& r) {
 std::string report_json(const RunReport& r) {
   JsonWriter j;
   j.begin_object();
-  j.value("mpsfw_version", r.version).value("solver", r.solver).value("input", r.input_file);
+  j.value("mpsfw_version", r.version).value("git_revision", r.git_revision);
+  j.value("solver", r.solver).value("input", r.input_file).value("input_fnv1a64", r.input_hash);
   j.value("backend", r.backend).value("halo_path", r.halo_path).value("mps", r.mps);
   j.value("ranks", r.ranks);
   j.begin_array("rank_grid").element(r.rank_grid.x).element(r.rank_grid.y).element(r.rank_grid.z);

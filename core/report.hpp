@@ -19,6 +19,8 @@ struct MinAvgMax {
 
 struct RunReport {
   std::string solver, input_file, version;
+  std::string git_revision;  // of the build
+  std::string input_hash;    // FNV-1a 64 of the input file's bytes, hex
   std::string backend;   // host | cuda
   std::string halo_path;  // how halo messages travel
   int ranks = 1;
@@ -42,6 +44,9 @@ struct RunReport {
 MinAvgMax reduce_over_ranks(MPI_Comm comm, double value);
 // Rank 0 gets every rank's string in rank order; other ranks get an empty vector.
 std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine);
+// FNV-1a 64-bit hash of a file's bytes as 16 hex digits ("" if unreadable):
+// tells results of different inputs apart.
+std::string file_hash(const std::string& path);
 // This process's peak resident set size in bytes.
 double peak_rss_bytes();
 

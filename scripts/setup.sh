@@ -19,8 +19,10 @@ if ! ls /usr/lib/x86_64-linux-gnu/cmake/GTest /usr/lib/*/cmake/GTest /usr/lib/cm
     >/dev/null 2>&1; then
   missing+=(libgtest-dev googletest)
 fi
-# h5py for the test that feeds the solver a file written the way Python users do.
+# h5py for the test that feeds the solver a file written the way Python users do;
+# matplotlib for the ranks-per-GPU sweep's plots (scripts/sweep.py).
 /usr/bin/python3 -c 'import h5py, numpy' >/dev/null 2>&1 || missing+=(python3-h5py python3-numpy)
+/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1 || missing+=(python3-matplotlib)
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all dependencies present"

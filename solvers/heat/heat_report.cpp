@@ -11,6 +11,8 @@ RunReport make_report(const HeatSolver& solver, const Params& params, const Devi
   RunReport r;
   r.solver = "heat";
   r.version = MPSFW_VERSION;
+  r.git_revision = MPSFW_GIT_REVISION;
+  r.input_hash = file_hash(params.file());
   r.input_file = params.file();
   r.backend = to_string(device.backend);
   r.halo_path = device.backend == Backend::Host

@@ -1,0 +1,284 @@
+#!/usr/bin/python3
+"""Ranks-per-GPU study: how many ranks per GPU, and does MPS pay?
+
+Runs the solver on one input at several ranks per GPU x sharing modes x
+scaling kinds, with repeats; collects every run.json into one CSV, draws PNG
+plots (aggregate throughput and efficiency vs ranks per GPU, one line per
+sharing mode) and writes a Markdown summary.
+
+  scripts/sweep.py INPUT.h5 --out DIR [--ranks-per-gpu 1,2,4,8,16]
+      [--modes timeslice,mps,mps-caps] [--scaling strong,weak] [--repeats 3]
+      [--gpus N] [--launcher mpirun|srun] [--solver PATH] [--set key=value ...]
+
+Sharing modes: timeslice = --mps off; mps = MPS without caps (--mps-atp 100);
+mps-caps = MPS with the auto cap. Strong scaling keeps the input's global grid;
+weak scaling uses the input's grid as the block of every rank. A point that
+asked for MPS and did not get it (no GPU, verification failed) is marked in
+the CSV and drawn hollow, never as MPS. Resumable: runs whose report exists
+are not repeated; a DIR holding results of another input or build is refused.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import zlib
+
+MODES = {
+    "timeslice": ["--mps", "off"],
+    "mps": ["--mps-atp", "100"],
+    "mps-caps": ["--mps-atp", "auto"],
+}
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def rank_grid(ranks):
+    """A balanced px*py*pz = ranks, largest factor along x (as MPI_Dims_create)."""
+    dims = [1, 1, 1]
+    n = ranks
+    factors = []
+    f = 2
+    while n > 1:
+        while n % f == 0:
+            factors.append(f)
+            n //= f
+        f += 1
+    for f in sorted(factors, reverse=True):
+        dims[dims.index(min(dims))] *= f
+    return sorted(dims, reverse=True)
+
+
+def gpus_here():
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20)
+        return len([l for l in out.stdout.splitlines() if l.startswith("GPU ")])
+    except (OSError, subprocess.SubprocessError):
+        return 0
+
+
+def input_grid(solver, launcher_cmd, path):
+    """The input's global grid, from a zero-step run's report."""
+    report = os.path.join(os.environ.get("TMPDIR", "/tmp"), "mpsfw-sweep-probe-%d.json" % os.getpid())
+    cmd = launcher_cmd(1) + [solver, path, "--set", "run.steps=0", "--mps", "off",
+                             "--backend", "host", "--report", report]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        sys.exit("sweep: cannot read %s with %s:\n%s" % (path, solver, done.stderr[-2000:]))
+    with open(report) as f:
+        r = json.load(f)
+    os.remove(report)
+    return r["global_cells"], r["git_revision"], r["input_fnv1a64"]
+
+
+def run_point(args, launcher_cmd, point, report):
+    ranks, grid, mode = point["ranks"], point["grid"], point["mode"]
+    sets = ["--set", "heat.nx=%d" % grid[0], "--set", "heat.ny=%d" % grid[1],
+            "--set", "heat.nz=%d" % grid[2]]
+    dims = rank_grid(ranks)
+    sets += ["--set", "run.px=%d" % dims[0], "--set", "run.py=%d" % dims[1],
+             "--set", "run.pz=%d" % dims[2]]
+    for s in args.set:
+        sets += ["--set", s]
+    mps = list(MODES[mode])
+    if mode != "timeslice":
+        mps = ["--mps", args.mps_enable] + mps
+    cmd = launcher_cmd(ranks) + [args.solver, args.input] + sets + mps + ["--report", report + ".tmp"]
+    log = report[:-5] + ".log"
+    with open(log, "w") as out:
+        rc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=args.timeout).returncode
+    if rc != 0:
+        print("  run failed (exit %d), see %s" % (rc, log))
+        return False
+    os.replace(report + ".tmp", report)  # complete or absent: resuming trusts it
+    return True
+
+
+def point_row(point, report):
+    with open(report) as f:
+        r = json.load(f)
+    m = r.get("mps_details", {})
+    state = m.get("state", "")
+    verified, expected = int(m.get("verified_clients", "0") or 0), int(m.get("expected_clients", "0") or 0)
+    asked = point["mode"] != "timeslice"
+    got = state.startswith("active") and expected > 0 and verified == expected
+    sms = [l.split(" SMs")[0].split(", ")[-1] for l in m.get("per_rank", []) if " SMs" in l]
+    return {
+        "scaling": point["scaling"], "ranks_per_gpu": point["rpg"], "ranks": point["ranks"],
+        "mode": point["mode"], "repeat": point["repeat"], "backend": r["backend"],
+        "global_cells": "x".join(str(v) for v in r["global_cells"]),
+        "updates_per_second": r["updates_per_second"], "loop_seconds": r["loop_seconds"],
+        "mps_state": state, "verified_clients": verified, "expected_clients": expected,
+        "sms_per_rank": " ".join(sms), "mps_as_asked": "yes" if (got or not asked) else "NO",
+        "git_revision": r["git_revision"], "input_fnv1a64": r["input_fnv1a64"],
+    }
+
+
+def medians(rows):
+    groups = {}
+    for row in rows:
+        key = (row["scaling"], row["mode"], int(row["ranks_per_gpu"]))
+        groups.setdefault(key, []).append(row)
+    out = {}
+    for key, group in groups.items():
+        out[key] = (statistics.median(float(r["updates_per_second"]) for r in group),
+                    all(r["mps_as_asked"] == "yes" for r in group))
+    return out
+
+
+def plot(rows, out_dir, title_note):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: no plots (the CSV and summary are written)")
+        return []
+    med = medians(rows)
+    files = []
+    for scaling in sorted({k[0] for k in med}):
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+        for mode in MODES:
+            pts = sorted((k[2], v) for k, v in med.items() if k[0] == scaling and k[1] == mode)
+            if not pts:
+                continue
+            xs = [p[0] for p in pts]
+            ys = [p[1][0] for p in pts]
+            ok = [p[1][1] for p in pts]
+            base = ys[0] if xs[0] == 1 else float("nan")
+            # Points that asked for MPS and ran without it are never drawn as MPS:
+            # hollow markers, dashed, labelled.
+            good = [(x, y) for x, y, o in zip(xs, ys, ok) if o]
+            bad = [(x, y) for x, y, o in zip(xs, ys, ok) if not o]
+            color = None
+            if good:
+                line, = ax1.plot([g[0] for g in good], [g[1] for g in good], marker="o", label=mode)
+                color = line.get_color()
+                ax2.plot([g[0] for g in good], [g[1] / base for g in good], marker="o", color=color,
+                         label=mode)
+            if bad:
+                ax1.plot([b[0] for b in bad], [b[1] for b in bad], linestyle=":", marker="o",
+                         markerfacecolor="none", color=color, label="%s asked, MPS NOT active" % mode)
+        for ax, label in ((ax1, "aggregate cell-updates/s"), (ax2, "throughput / 1 rank per GPU")):
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("ranks per GPU")
+            ax.set_ylabel(label)
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize=8)
+        fig.suptitle("%s scaling, %s" % (scaling, title_note))
+        fig.tight_layout()
+        path = os.path.join(out_dir, "sweep_%s.png" % scaling)
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        files.append(path)
+    return files
+
+
+def summary(rows, out_dir, title_note, plots):
+    med = medians(rows)
+    lines = ["# Ranks-per-GPU sweep", "", title_note, ""]
+    for scaling in sorted({k[0] for k in med}):
+        best = max(((v[0], k) for k, v in med.items() if k[0] == scaling and v[1]), default=None)
+        lines += ["## %s scaling" % scaling, ""]
+        if best:
+            lines += ["Best: %s at %d ranks per GPU, %.4g cell-updates/s." % (best[1][1], best[1][2], best[0]), ""]
+        lines += ["| ranks/GPU | " + " | ".join(MODES) + " | mps / timeslice | mps-caps / timeslice |",
+                  "|---" * (len(MODES) + 3) + "|"]
+        for rpg in sorted({k[2] for k in med if k[0] == scaling}):
+            v = {m: med.get((scaling, m, rpg)) for m in MODES}
+            cell = lambda m: "—" if v[m] is None else ("%.4g" % v[m][0]) + ("" if v[m][1] else " (MPS NOT active)")
+            ts = v["timeslice"][0] if v["timeslice"] else float("nan")
+            ratio = lambda m: ("—" if v[m] is None or not ts or not v[m][1]
+                               else "%.2f" % (v[m][0] / ts))
+            lines.append("| %d | %s | %s | %s |" % (rpg, " | ".join(cell(m) for m in MODES),
+                                                   ratio("mps"), ratio("mps-caps")))
+        lines.append("")
+    lines += ["Plots: " + ", ".join(os.path.basename(p) for p in plots) if plots else "No plots.", ""]
+    with open(os.path.join(out_dir, "summary.md"), "w") as f:
+        f.write("\n".join(lines))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("input")
+    p.add_argument("--out", required=True)
+    p.add_argument("--ranks-per-gpu", default="1,2,4,8,16")
+    p.add_argument("--modes", default=",".join(MODES))
+    p.add_argument("--scaling", default="strong,weak")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--gpus", type=int, default=None, help="GPUs per node (default: nvidia-smi -L; 0 = host)")
+    p.add_argument("--launcher", choices=["mpirun", "srun"], default="mpirun")
+    p.add_argument("--solver", default=os.path.join(ROOT, "build", "default", "apps", "solver"))
+    p.add_argument("--set", action="append", default=[], help="group.key=value for every run")
+    p.add_argument("--timeout", type=float, default=600, help="seconds one run may take")
+    args = p.parse_args()
+    if os.geteuid() == 0:  # Open MPI refuses root unless told (containers, CI)
+        os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    args.input = os.path.abspath(args.input)
+    gpus = gpus_here() if args.gpus is None else args.gpus
+    # With GPUs a point that asks for MPS must get it; without, runs go on and are marked.
+    args.mps_enable = "on" if gpus > 0 else "auto"
+    per_node = max(gpus, 1)
+    if args.launcher == "srun":
+        launcher_cmd = lambda n: ["srun", "--mpi=pmix", "-n", str(n)]
+    else:
+        launcher_cmd = lambda n: ["mpirun", "--oversubscribe", "-np", str(n)]
+    os.makedirs(os.path.join(args.out, "runs"), exist_ok=True)
+    grid, revision, input_hash = input_grid(args.solver, launcher_cmd, args.input)
+    stamp = os.path.join(args.out, "provenance.json")
+    mine = {"input": args.input, "input_fnv1a64": input_hash, "git_revision": revision}
+    if os.path.exists(stamp):
+        with open(stamp) as f:
+            old = json.load(f)
+        if (old["input_fnv1a64"], old["git_revision"]) != (input_hash, revision):
+            sys.exit("sweep: %s holds results of input %s / build %s, not %s / %s; use another --out"
+                     % (args.out, old["input_fnv1a64"], old["git_revision"], input_hash, revision))
+    else:
+        with open(stamp, "w") as f:
+            json.dump(mine, f, indent=1)
+
+    points = []
+    for scaling in args.scaling.split(","):
+        for rpg in (int(v) for v in args.ranks_per_gpu.split(",")):
+            ranks = rpg * per_node
+            if scaling == "weak":
+                d = rank_grid(ranks)
+                g = [grid[0] * d[0], grid[1] * d[1], grid[2] * d[2]]
+            else:
+                g = list(grid)
+            for mode in args.modes.split(","):
+                for repeat in range(1, args.repeats + 1):
+                    points.append({"scaling": scaling, "rpg": rpg, "ranks": ranks, "grid": g,
+                                   "mode": mode, "repeat": repeat})
+    rows = []
+    for i, pt in enumerate(points):
+        name = "%s-rpg%d-%s-r%d.json" % (pt["scaling"], pt["rpg"], pt["mode"], pt["repeat"])
+        report = os.path.join(args.out, "runs", name)
+        if os.path.exists(report):
+            print("[%d/%d] %s: done before" % (i + 1, len(points), name))
+        else:
+            print("[%d/%d] %s" % (i + 1, len(points), name), flush=True)
+            if not run_point(args, launcher_cmd, pt, report):
+                continue
+        rows.append(point_row(pt, report))
+    if not rows:
+        sys.exit("sweep: no run completed")
+    with open(os.path.join(args.out, "sweep.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    backend = rows[0]["backend"]
+    note = ("%d GPU(s) per node, %s backend" % (gpus, backend) if gpus
+            else "host backend: no GPU on this machine, MPS modes cannot be active")
+    plots = plot(rows, args.out, note)
+    summary(rows, args.out, note, plots)
+    print("wrote %s, %s and %d plot(s)" % (os.path.join(args.out, "sweep.csv"),
+                                           os.path.join(args.out, "summary.md"), len(plots)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The ranks-per-GPU sweep on the host backend (no GPU needed): the CSV has one
+# row per run, MPS points that could not get MPS are marked, plots and summary
+# are written, a second call resumes without re-running, and a different input
+# in the same folder is refused.
+#   tests/sweep/test_sweep.sh PYTHON SWEEP_PY SOLVER MKINPUT WORKDIR
+set -uo pipefail
+python=$1 sweep=$2 solver=$3 mkinput=$4 work=$5
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+"$mkinput" in.h5 --set heat.nx=12 --set heat.ny=10 --set heat.nz=8 --set run.steps=5 >/dev/null ||
+  { echo "FAIL: mkinput"; exit 1; }
+run() { "$python" "$sweep" "$@" --solver "$solver" --gpus 0 --ranks-per-gpu 1,2 --repeats 1; }
+
+run in.h5 --out out > first.log 2>&1 || fail "first sweep exited $? ($(tail -3 first.log))"
+rows=$(($(wc -l < out/sweep.csv) - 1))
+[ "$rows" -eq 12 ] || fail "sweep.csv has $rows rows, expected 12 (2 scalings x 2 ranks/GPU x 3 modes)"
+marked=$(grep -c ',NO,' out/sweep.csv)
+[ "$marked" -eq 8 ] || fail "$marked rows marked 'MPS not as asked', expected the 8 MPS rows"
+grep -q '^weak,2,2,timeslice,1,host,24x10x8,' out/sweep.csv || fail "weak scaling at 2 ranks is not 2 blocks of 12x10x8"
+grep -q '^strong,2,2,timeslice,1,host,12x10x8,' out/sweep.csv || fail "strong scaling changed the grid"
+grep -q "MPS NOT active" out/summary.md || fail "summary does not mark the MPS points"
+grep -q "host backend" out/summary.md || fail "summary does not say it ran on the host backend"
+if "$python" -c 'import matplotlib' 2>/dev/null; then
+  for p in out/sweep_strong.png out/sweep_weak.png; do [ -s "$p" ] || fail "no plot $p"; done
+fi
+runs=$(ls out/runs/*.json | wc -l)
+[ "$runs" -eq 12 ] || fail "$runs run reports, expected 12"
+
+run in.h5 --out out > second.log 2>&1 || fail "resumed sweep exited $?"
+again=$(grep -c "done before" second.log)
+[ "$again" -eq 12 ] || fail "the resumed sweep re-ran $((12 - again)) points"
+
+"$mkinput" other.h5 --set heat.nx=14 --set heat.ny=10 --set heat.nz=8 --set run.steps=5 >/dev/null
+if run other.h5 --out out > third.log 2>&1; then
+  fail "a different input was accepted into the same folder"
+else
+  grep -q "holds results of input" third.log || fail "refusal does not say why: $(tail -2 third.log)"
+fi
+
+if [ "$failures" -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
+[ "$failures" -eq 0 ]
