@@ -19,10 +19,16 @@ if ! ls /usr/lib/x86_64-linux-gnu/cmake/GTest /usr/lib/*/cmake/GTest /usr/lib/cm
     >/dev/null 2>&1; then
   missing+=(libgtest-dev googletest)
 fi
+# A real one-node Slurm for the job-script test (tests/slurm/).
+command -v slurmctld >/dev/null || [ -x /usr/sbin/slurmctld ] || missing+=(slurmctld)
+command -v slurmd >/dev/null || [ -x /usr/sbin/slurmd ] || missing+=(slurmd)
+command -v sbatch >/dev/null || missing+=(slurm-client)
+[ -x /usr/sbin/munged ] || missing+=(munge)
 # h5py for the test that feeds the solver a file written the way Python users do;
 # matplotlib for the ranks-per-GPU sweep's plots (scripts/sweep.py).
 /usr/bin/python3 -c 'import h5py, numpy' >/dev/null 2>&1 || missing+=(python3-h5py python3-numpy)
 /usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1 || missing+=(python3-matplotlib)
+/usr/bin/python3 -c 'import yaml' >/dev/null 2>&1 || missing+=(python3-yaml)
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all dependencies present"
