@@ -8,7 +8,7 @@ sharing mode) and writes a Markdown summary.
 
   scripts/sweep.py INPUT.h5 --out DIR [--ranks-per-gpu 1,2,4,8,16]
       [--modes timeslice,mps,mps-caps] [--scaling strong,weak] [--repeats 3]
-      [--gpus N] [--launcher mpirun|srun] [--solver PATH] [--set key=value ...]
+      [--gpus N] [--nodes N] [--launcher mpirun|srun] [--solver PATH] [--set key=value ...]
 
 Sharing modes: timeslice = --mps off; mps = MPS without caps (--mps-atp 100);
 mps-caps = MPS with the auto cap. Strong scaling keeps the input's global grid;
@@ -210,6 +210,8 @@ def main():
     p.add_argument("--scaling", default="strong,weak")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--gpus", type=int, default=None, help="GPUs per node (default: nvidia-smi -L; 0 = host)")
+    p.add_argument("--nodes", type=int, default=int(os.environ.get("SLURM_NNODES", "1")),
+                   help="nodes to spread ranks over (srun; default $SLURM_NNODES or 1)")
     p.add_argument("--launcher", choices=["mpirun", "srun"], default="mpirun")
     p.add_argument("--solver", default=os.path.join(ROOT, "build", "default", "apps", "solver"))
     p.add_argument("--set", action="append", default=[], help="group.key=value for every run")
@@ -224,7 +226,7 @@ def main():
     args.mps_enable = "on" if gpus > 0 else "auto"
     per_node = max(gpus, 1)
     if args.launcher == "srun":
-        launcher_cmd = lambda n: ["srun", "--mpi=pmix", "-n", str(n)]
+        launcher_cmd = lambda n: ["srun", "--mpi=pmix", "-N", str(min(args.nodes, n)), "-n", str(n)]
     else:
         launcher_cmd = lambda n: ["mpirun", "--oversubscribe", "-np", str(n)]
     os.makedirs(os.path.join(args.out, "runs"), exist_ok=True)
@@ -244,7 +246,7 @@ def main():
     points = []
     for scaling in args.scaling.split(","):
         for rpg in (int(v) for v in args.ranks_per_gpu.split(",")):
-            ranks = rpg * per_node
+            ranks = rpg * per_node * (args.nodes if args.launcher == "srun" else 1)
             if scaling == "weak":
                 d = rank_grid(ranks)
                 g = [grid[0] * d[0], grid[1] * d[1], grid[2] * d[2]]
