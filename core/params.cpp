@@ -48,6 +48,40 @@ bool parse_real(const std::string& text, double* out) {
 
 }  // namespace
 
+ParamSpec integer_param(std::string group, std::string key, bool required, std::string fallback,
+                        double min, double max, std::string meaning) {
+  ParamSpec s;
+  s.group = std::move(group);
+  s.key = std::move(key);
+  s.type = ParamType::Integer;
+  s.required = required;
+  s.fallback = std::move(fallback);
+  s.min = min;
+  s.max = max;
+  s.meaning = std::move(meaning);
+  return s;
+}
+
+ParamSpec real_param(std::string group, std::string key, bool required, std::string fallback,
+                     double min, bool min_exclusive, std::string meaning, double max) {
+  ParamSpec s = integer_param(std::move(group), std::move(key), required, std::move(fallback), min,
+                              max, std::move(meaning));
+  s.type = ParamType::Real;
+  s.min_exclusive = min_exclusive;
+  return s;
+}
+
+ParamSpec text_param(std::string group, std::string key, bool required, std::string fallback,
+                     std::vector<std::string> choices, std::string meaning) {
+  ParamSpec s = integer_param(std::move(group), std::move(key), required, std::move(fallback), 0,
+                              0, std::move(meaning));
+  s.type = ParamType::Text;
+  s.min = -std::numeric_limits<double>::infinity();
+  s.max = std::numeric_limits<double>::infinity();
+  s.choices = std::move(choices);
+  return s;
+}
+
 std::string attribute_path(const ParamSpec& spec) {
   return spec.group.empty() ? "/" + spec.key : "/" + spec.group + "/" + spec.key;
 }

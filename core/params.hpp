@@ -29,6 +29,16 @@ struct ParamSpec {
   std::string expected() const;  // "an integer in [1, 1048576] (cells along x)"
 };
 
+// Schema entries. A required key has no fallback; min/max are inclusive
+// unless min_exclusive.
+ParamSpec integer_param(std::string group, std::string key, bool required, std::string fallback,
+                        double min, double max, std::string meaning);
+ParamSpec real_param(std::string group, std::string key, bool required, std::string fallback,
+                     double min, bool min_exclusive, std::string meaning,
+                     double max = std::numeric_limits<double>::infinity());
+ParamSpec text_param(std::string group, std::string key, bool required, std::string fallback,
+                     std::vector<std::string> choices, std::string meaning);
+
 struct ParamValue {
   ParamType type = ParamType::Real;
   std::int64_t integer = 0;

@@ -5,21 +5,6 @@
 #include "core/error.hpp"
 
 namespace mpsfw::mps {
-namespace {
-
-ParamSpec text(const char* key, const char* fallback, std::vector<std::string> choices,
-               const char* meaning) {
-  ParamSpec s;
-  s.group = "mps";
-  s.key = key;
-  s.type = ParamType::Text;
-  s.fallback = fallback;
-  s.choices = std::move(choices);
-  s.meaning = meaning;
-  return s;
-}
-
-}  // namespace
 
 const char* to_string(Enable e) {
   switch (e) {
@@ -31,15 +16,10 @@ const char* to_string(Enable e) {
 }
 
 std::vector<ParamSpec> mps_schema() {
-  ParamSpec timeout;
-  timeout.group = "mps";
-  timeout.key = "timeout_seconds";
-  timeout.type = ParamType::Real;
-  timeout.fallback = "30";
-  timeout.min = 0;
-  timeout.min_exclusive = true;
-  timeout.max = 3600;
-  timeout.meaning = "longest wait for a daemon or for the node leader";
+  const auto text = [](const char* key, const char* fallback, std::vector<std::string> choices,
+                       const char* meaning) {
+    return text_param("mps", key, false, fallback, std::move(choices), meaning);
+  };
   return {
       text("enable", "auto", {"auto", "on", "off"},
            "auto: MPS when ranks share a GPU; on: MPS or fail; off: never"),
@@ -49,7 +29,8 @@ std::vector<ParamSpec> mps_schema() {
            "auto cap for k ranks per GPU: double = min(100, ceil(200/k)), even = floor(100/k)"),
       text("pinned_device_mem_limit", "", {}, "device memory per rank, e.g. 8G; empty: no limit"),
       text("directory", "", {}, "root of the job's MPS folders; empty: $TMPDIR or /tmp"),
-      timeout,
+      real_param("mps", "timeout_seconds", false, "30", 0, true,
+                 "longest wait for a daemon or for the node leader", 3600),
   };
 }
 

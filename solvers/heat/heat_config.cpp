@@ -10,47 +10,6 @@ namespace {
 
 constexpr double kMaxCells1D = 1 << 20;
 
-ParamSpec integer(const char* group, const char* key, bool required, const char* fallback,
-                  double min, double max, const char* meaning) {
-  ParamSpec s;
-  s.group = group;
-  s.key = key;
-  s.type = ParamType::Integer;
-  s.required = required;
-  s.fallback = fallback;
-  s.min = min;
-  s.max = max;
-  s.meaning = meaning;
-  return s;
-}
-
-ParamSpec real(const char* group, const char* key, bool required, const char* fallback,
-               double min, bool min_exclusive, const char* meaning) {
-  ParamSpec s;
-  s.group = group;
-  s.key = key;
-  s.type = ParamType::Real;
-  s.required = required;
-  s.fallback = fallback;
-  s.min = min;
-  s.min_exclusive = min_exclusive;
-  s.meaning = meaning;
-  return s;
-}
-
-ParamSpec text(const char* group, const char* key, bool required, const char* fallback,
-               std::vector<std::string> choices, const char* meaning) {
-  ParamSpec s;
-  s.group = group;
-  s.key = key;
-  s.type = ParamType::Text;
-  s.required = required;
-  s.fallback = fallback;
-  s.choices = std::move(choices);
-  s.meaning = meaning;
-  return s;
-}
-
 std::string number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -94,31 +53,31 @@ Backend parse_backend(const std::string& t) {
 std::vector<ParamSpec> heat_schema() {
   const double inf = std::numeric_limits<double>::infinity();
   return {
-      text("", "solver", true, "", {"heat"}, "which solver reads this file"),
-      integer("run", "steps", true, "", 0, 1e12, "time steps to take"),
-      integer("run", "diag_every", false, "0", 0, inf, "steps between diagnostics; 0: at the end"),
-      integer("run", "output_every", false, "0", 0, inf,
+      text_param("", "solver", true, "", {"heat"}, "which solver reads this file"),
+      integer_param("run", "steps", true, "", 0, 1e12, "time steps to take"),
+      integer_param("run", "diag_every", false, "0", 0, inf, "steps between diagnostics; 0: at the end"),
+      integer_param("run", "output_every", false, "0", 0, inf,
               "steps between field snapshots; 0: first and last only"),
-      text("run", "output_file", false, "", {}, "HDF5 file for field snapshots; empty: none"),
-      text("run", "backend", false, "auto", {"auto", "host", "cuda"}, "where to compute"),
-      integer("run", "px", false, "0", 0, kMaxCells1D, "ranks along x; 0: chosen by MPI"),
-      integer("run", "py", false, "0", 0, kMaxCells1D, "ranks along y; 0: chosen by MPI"),
-      integer("run", "pz", false, "0", 0, kMaxCells1D, "ranks along z; 0: chosen by MPI"),
-      real("run", "progress_seconds", false, "5", 0, true, "seconds between progress lines"),
-      integer("heat", "nx", true, "", 1, kMaxCells1D, "cells along x"),
-      integer("heat", "ny", true, "", 1, kMaxCells1D, "cells along y"),
-      integer("heat", "nz", true, "", 1, kMaxCells1D, "cells along z"),
-      real("heat", "dx", true, "", 0, true, "cell spacing along x, m"),
-      real("heat", "dy", true, "", 0, true, "cell spacing along y, m"),
-      real("heat", "dz", true, "", 0, true, "cell spacing along z, m"),
-      real("heat", "diffusivity", true, "", 0, true, "thermal diffusivity, m^2/s"),
-      real("heat", "dt", true, "", 0, true, "time step, s"),
-      text("heat", "boundary", true, "", {"dirichlet", "periodic"}, "boundary condition"),
-      real("heat", "boundary_value", false, "0", -inf, false, "wall value for dirichlet"),
-      text("heat", "initial", true, "", {"sine", "gaussian", "dataset"},
+      text_param("run", "output_file", false, "", {}, "HDF5 file for field snapshots; empty: none"),
+      text_param("run", "backend", false, "auto", {"auto", "host", "cuda"}, "where to compute"),
+      integer_param("run", "px", false, "0", 0, kMaxCells1D, "ranks along x; 0: chosen by MPI"),
+      integer_param("run", "py", false, "0", 0, kMaxCells1D, "ranks along y; 0: chosen by MPI"),
+      integer_param("run", "pz", false, "0", 0, kMaxCells1D, "ranks along z; 0: chosen by MPI"),
+      real_param("run", "progress_seconds", false, "5", 0, true, "seconds between progress lines"),
+      integer_param("heat", "nx", true, "", 1, kMaxCells1D, "cells along x"),
+      integer_param("heat", "ny", true, "", 1, kMaxCells1D, "cells along y"),
+      integer_param("heat", "nz", true, "", 1, kMaxCells1D, "cells along z"),
+      real_param("heat", "dx", true, "", 0, true, "cell spacing along x, m"),
+      real_param("heat", "dy", true, "", 0, true, "cell spacing along y, m"),
+      real_param("heat", "dz", true, "", 0, true, "cell spacing along z, m"),
+      real_param("heat", "diffusivity", true, "", 0, true, "thermal diffusivity, m^2/s"),
+      real_param("heat", "dt", true, "", 0, true, "time step, s"),
+      text_param("heat", "boundary", true, "", {"dirichlet", "periodic"}, "boundary condition"),
+      real_param("heat", "boundary_value", false, "0", -inf, false, "wall value for dirichlet"),
+      text_param("heat", "initial", true, "", {"sine", "gaussian", "dataset"},
            "initial condition; dataset reads /heat/u0"),
-      real("heat", "amplitude", false, "1", -inf, false, "peak of the sine or gaussian"),
-      real("heat", "gaussian_width", false, "0", 0, false,
+      real_param("heat", "amplitude", false, "1", -inf, false, "peak of the sine or gaussian"),
+      real_param("heat", "gaussian_width", false, "0", 0, false,
            "gaussian width, m; 0: a tenth of the shortest side"),
   };
 }
