@@ -68,16 +68,6 @@ cli_gpu_present() {
 }
 
 # Prints a captured file indented, at most 40 lines, for failure reports.
-cli_show() {
-  local label=$1 file=$2
-  echo "    --- $label ---"
-  if [ -s "$file" ]; then
-    sed -n '1,40{s/^/    | /;p}' "$file"
-    local n
-    n=$(wc -l <"$file")
-    [ "$n" -gt 40 ] && echo "    | ... ($n lines in all)"
-  else
-    echo "    | (empty)"
-  fi
-  return 0
-}
+# shellcheck source=../support/show_file.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../support/show_file.sh"
+cli_show() { show_file "$1" "$2" 40; }
