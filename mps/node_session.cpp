@@ -382,14 +382,21 @@ void NodeSession::verify(MPI_Comm node, const DeviceBinding& device) {
       const long* x = &all[kFields * static_cast<size_t>(r)];
       const size_t g = static_cast<size_t>(x[1]) < gpus_.size() ? static_cast<size_t>(x[1]) : 0;
       const bool client = std::find(clients[g].begin(), clients[g].end(), x[0]) != clients[g].end();
+      // A rank must be a client of its own GPU's server only (fault isolation).
+      std::string elsewhere;
+      for (size_t o = 0; o < gpus_.size(); ++o) {
+        if (o != g && std::find(clients[o].begin(), clients[o].end(), x[0]) != clients[o].end()) {
+          elsewhere += ", ALSO in the client list of GPU " + gpus_[o].uuid;
+        }
+      }
       const int want = gpus_[g].total_sms > 0 ? expected_sms(gpus_[g].total_sms, static_cast<int>(x[4])) : -1;
       const bool sms_ok = want < 0 || std::abs(static_cast<int>(x[3]) - want) <= 2;
-      ok[static_cast<size_t>(r)] = x[2] == 1 && client && sms_ok;
+      ok[static_cast<size_t>(r)] = x[2] == 1 && client && elsewhere.empty() && sms_ok;
       std::ostringstream line;
       line << "local rank " << r << " (pid " << x[0] << "): GPU " << gpus_[g].uuid << ", cap "
            << x[4] << "%, " << x[3] << " SMs" << (want > 0 ? " (expected " + std::to_string(want) + ")" : "")
            << ", MPS attribute " << x[2] << ", " << (client ? "in" : "NOT in")
-           << " the server's client list";
+           << " the server's client list" << elsewhere;
       status_.per_rank.push_back(line.str());
       if (!ok[static_cast<size_t>(r)]) reasons += (reasons.empty() ? "" : "; ") + line.str();
     }
@@ -414,10 +421,22 @@ void NodeSession::verify(MPI_Comm node, const DeviceBinding& device) {
 
 std::string NodeSession::fault_report(const std::string& error) const {
   if (rank_of_pid_.empty() || static_cast<size_t>(my_gpu_) >= gpus_.size()) return "";
-  std::ifstream log(gpus_[static_cast<size_t>(my_gpu_)].log_dir + "/server.log");
-  std::stringstream text;
-  text << log.rdbuf();
-  const std::string fault = describe_server_fault(text.str(), rank_of_pid_);
+  const std::string path = gpus_[static_cast<size_t>(my_gpu_)].log_dir + "/server.log";
+  const auto read_fault = [&] {
+    std::ifstream log(path);
+    std::stringstream text;
+    text << log.rdbuf();
+    return describe_server_fault(text.str(), rank_of_pid_);
+  };
+  std::string fault = read_fault();
+  // The faulting client can see its error before the server has logged it:
+  // after a CUDA error, give the server a moment (this path ends the job anyway).
+  const auto give_up_at = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (fault.empty() && error.find("CUDA") != std::string::npos &&
+         std::chrono::steady_clock::now() < give_up_at) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    fault = read_fault();
+  }
   const bool victim = is_mps_victim_error(error);
   if (fault.empty() && !victim) return "";
   std::string out = " [MPS";

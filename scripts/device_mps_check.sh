@@ -2,7 +2,8 @@
 # The MPS helper against the real daemon, in one command on the GPU machine:
 # build, 8 ranks on one GPU with mps=on (every rank verified, SMs as the cap
 # says, nvidia-smi shows the MPS server), nothing left after the run, nothing
-# left after a rank or the leader is killed; then the scaling benchmark.
+# left after a rank or the leader is killed, a real GPU fault named by rank;
+# then the scaling benchmark.
 #   scripts/device_mps_check.sh [--no-bench | --bench-only]
 # MPSFW_BUILD_TESTS=ON also runs the whole ctest suite; REPEATS, BENCH_BLOCKS,
 # BENCH_RANKS, BENCH_SECONDS shape the benchmark (bench/mps_scaling.sh).
@@ -16,9 +17,11 @@ export TMPDIR=/tmp/mpsfw-mps-check
 rm -rf "$TMPDIR" && mkdir -p "$TMPDIR"
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
+targets=(--target solver mpsctl mps_fault_probe)
+[ "${MPSFW_BUILD_TESTS:-OFF}" = ON ] && targets=()
 cmake -S "$MPSFW_ROOT" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CUDA_ARCHITECTURES=90 -DMPSFW_BUILD_TESTS=${MPSFW_BUILD_TESTS:-OFF} > "$logs/configure.log" 2>&1 &&
-  cmake --build "$build" -j 16 > "$logs/build.log" 2>&1 || { tail -40 "$logs/build.log"; exit 1; }
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DMPSFW_BUILD_TESTS=ON > "$logs/configure.log" 2>&1 &&
+  cmake --build "$build" -j 16 "${targets[@]}" > "$logs/build.log" 2>&1 || { tail -40 "$logs/build.log"; exit 1; }
 echo "build: ok"
 solver="$build/apps/solver"
 input="$MPSFW_ROOT/inputs/heat_default.h5"
@@ -37,9 +40,21 @@ run=$!
 sleep 6
 nvidia-smi > "$out/mps8_nvidia_smi.txt" 2>&1
 grep -E "mps-server|M\+C|C  " "$out/mps8_nvidia_smi.txt" | head -12
+# Servers and their clients per GPU (with two GPUs: each rank on its own GPU's only).
+"$build/apps/mpsctl" status --dir "$TMPDIR" | tee "$out/mps8_status.txt"
 wait $run
 echo "  exit $?"
 grep -E "MPS|local rank|steps  |throughput" "$out/mps8.log"
+leftovers
+
+# A real GPU fault: the job must end, and its message must name the faulting
+# rank from the MPS server's log.
+echo "== 4 ranks, --mps on, rank 1 writes through a null pointer after 2 s"
+mpirun -np 4 "$build/tests/mps/mps_fault_probe" --fault-rank 1 --after 2 --seconds 30 \
+  --keep-log "$out/fault_server.log" > "$out/fault.log" 2>&1
+echo "  mpirun exit $?"
+grep -E "^mpsfw: error|^probe:" "$out/fault.log" | cut -c1-600
+sleep 5
 leftovers
 
 # kill_one N: 8 ranks with --mps on; the Nth solver process (0 = the leader)
