@@ -82,6 +82,15 @@ std::vector<long> ControlClient::client_pids(long server_pid) const {
   return r.exit_code == 0 ? numbers_in(r.output) : std::vector<long>{};
 }
 
+int ControlClient::default_thread_percentage() const {
+  const ProcessResult r = send("get_default_active_thread_percentage");
+  if (r.exit_code != 0) return -1;
+  // The real daemon answers e.g. "100.0"; a client gets whole SM shares.
+  char* end = nullptr;
+  const double value = std::strtod(r.output.c_str(), &end);
+  return end != r.output.c_str() && value > 0 && value <= 100 ? static_cast<int>(value) : -1;
+}
+
 long start_daemon(const DaemonDirs& dirs, const std::string& gpu_uuid, double timeout_seconds) {
   std::vector<std::string> env = daemon_env(dirs);
   env.push_back("CUDA_VISIBLE_DEVICES=" + gpu_uuid);

@@ -27,6 +27,9 @@ class ControlClient {
   long daemon_pid() const;
   std::vector<long> server_pids() const;
   std::vector<long> client_pids(long server_pid) const;
+  // The daemon's default active thread percentage (clients cannot exceed it),
+  // or -1 when it does not say.
+  int default_thread_percentage() const;
   const DaemonDirs& dirs() const { return dirs_; }
 
  private:

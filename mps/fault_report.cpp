@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <sstream>
-#include <vector>
 
 namespace mpsfw::mps {
 namespace {
@@ -13,55 +12,90 @@ std::string lower(std::string s) {
   return s;
 }
 
-bool speaks_of_fault(const std::string& line) {
-  const std::string l = lower(line);
-  for (const char* word : {"fault", "exception", "xid", "terminat"}) {
-    if (l.find(word) != std::string::npos) return true;
-  }
-  return false;
+bool contains(const std::string& lowered, const char* word) {
+  return lowered.find(word) != std::string::npos;
 }
 
-std::vector<long> numbers_in(const std::string& line) {
+// Numbers that follow "pid", "process" or "client" (after spaces, ':' or '{'):
+// PIDs, never the timestamp's digits or a context id.
+std::vector<long> pids_in(const std::string& line) {
+  const std::string l = lower(line);
   std::vector<long> out;
-  for (size_t i = 0; i < line.size();) {
-    if (std::isdigit(static_cast<unsigned char>(line[i]))) {
+  for (const char* word : {"pid", "process", "client"}) {
+    const size_t n = std::string(word).size();
+    for (size_t at = l.find(word); at != std::string::npos; at = l.find(word, at + n)) {
+      size_t i = at + n;
+      while (i < l.size() && (l[i] == ' ' || l[i] == ':' || l[i] == '{')) ++i;
       size_t j = i;
-      while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j]))) ++j;
-      if (j - i < 10) out.push_back(std::stol(line.substr(i, j - i)));
-      i = j;
-    } else {
-      ++i;
+      while (j < l.size() && std::isdigit(static_cast<unsigned char>(l[j]))) ++j;
+      if (j > i && j - i < 10) {
+        const long pid = std::stol(l.substr(i, j - i));
+        if (std::find(out.begin(), out.end(), pid) == out.end()) out.push_back(pid);
+      }
     }
+  }
+  return out;
+}
+
+void add_unique(std::vector<long>* to, const std::vector<long>& pids) {
+  for (long p : pids) {
+    if (std::find(to->begin(), to->end(), p) == to->end()) to->push_back(p);
+  }
+}
+
+std::string trimmed(const std::string& line) {
+  // Drop the "[date time Server pid] " prefix: the message is what matters.
+  const size_t close = line.find("] ");
+  return line.front() == '[' && close != std::string::npos ? line.substr(close + 2) : line;
+}
+
+std::string ranks_of(const std::vector<long>& pids, const std::map<long, int>& rank_of_pid) {
+  std::string out;
+  for (long p : pids) {
+    const auto it = rank_of_pid.find(p);
+    out += (out.empty() ? "" : ", ") +
+           (it == rank_of_pid.end() ? "pid " + std::to_string(p) + " (not a rank of this job)"
+                                    : "rank " + std::to_string(it->second) + " (pid " + std::to_string(p) + ")");
   }
   return out;
 }
 
 }  // namespace
 
-std::string describe_server_fault(const std::string& server_log,
-                                  const std::map<long, int>& rank_of_pid) {
+bool find_server_fault(const std::string& server_log, ServerFault* fault) {
   std::istringstream lines(server_log);
-  std::string line, last;
-  std::vector<std::pair<int, long>> named;  // (rank, pid), first mention first
+  std::string line, culprit_line, other_line;
+  std::vector<long> culprits, others;
+  ServerFault f;
   while (std::getline(lines, line)) {
-    if (!speaks_of_fault(line)) continue;
-    last = line;
-    for (long n : numbers_in(line)) {
-      const auto it = rank_of_pid.find(n);
-      if (it == rank_of_pid.end()) continue;
-      const std::pair<int, long> entry{it->second, n};
-      if (std::find(named.begin(), named.end(), entry) == named.end()) named.push_back(entry);
+    const std::string l = lower(line);
+    if (contains(l, "encountered a fatal")) {
+      if (culprit_line.empty()) culprit_line = trimmed(line);
+      add_unique(&culprits, pids_in(line));
+    } else if (contains(l, "to be torn down")) {
+      add_unique(&f.torn_down, pids_in(line));
+    } else if (contains(l, "fault") || contains(l, "xid") || contains(l, "exception")) {
+      other_line = trimmed(line);
+      others = pids_in(line);
     }
   }
-  if (last.empty()) return "";
-  std::string out = "server.log: \"" + last + "\"";
-  if (!named.empty()) {
-    out += "; it names ";
-    for (size_t i = 0; i < named.size(); ++i) {
-      out += (i ? ", " : "") + std::string("rank ") + std::to_string(named[i].first) + " (pid " +
-             std::to_string(named[i].second) + ")";
+  if (culprit_line.empty() && other_line.empty()) return false;
+  f.line = culprit_line.empty() ? other_line : culprit_line;
+  f.faulting = culprit_line.empty() ? others : culprits;
+  *fault = f;
+  return true;
+}
+
+std::string describe_server_fault(const ServerFault& fault, const std::map<long, int>& rank_of_pid) {
+  std::string out = "server.log: \"" + fault.line + "\"";
+  if (!fault.faulting.empty()) out += "; the fault came from " + ranks_of(fault.faulting, rank_of_pid);
+  std::vector<long> victims;
+  for (long p : fault.torn_down) {
+    if (std::find(fault.faulting.begin(), fault.faulting.end(), p) == fault.faulting.end()) {
+      victims.push_back(p);
     }
   }
+  if (!victims.empty()) out += "; torn down with it: " + ranks_of(victims, rank_of_pid);
   return out;
 }
 

@@ -245,10 +245,19 @@ bool NodeSession::reuse_mpsctl_session(int cap) {
   gpus_ = record.gpus;
   status_.state = "reused";
   status_.reason = std::string("daemons of the mpsctl session ") + dir;
-  // The session's default cap was set for mpsctl's guess of the rank count;
-  // this job knows its own, and a client's CUDA_MPS_ACTIVE_THREAD_PERCENTAGE wins.
-  export_environment(mine, cap);
+  // The session's default cap was set for mpsctl's guess of the rank count.
+  // A client's CUDA_MPS_ACTIVE_THREAD_PERCENTAGE can only lower it (seen on an
+  // H200: a client asking 100% under a 50% daemon got 50%).
+  export_environment(mine, obey_daemon_cap(mine.cap, cap));
   return true;
+}
+
+int NodeSession::obey_daemon_cap(int daemon_cap, int wanted) {
+  if (daemon_cap <= 0 || daemon_cap >= wanted) return wanted;
+  status_.reason += "; the reused daemon's default cap " + std::to_string(daemon_cap) +
+                    "% is below this job's " + std::to_string(wanted) +
+                    "% and a client cannot exceed it: ranks get " + std::to_string(daemon_cap) + "%";
+  return daemon_cap;
 }
 
 bool NodeSession::reuse_site_daemon(const std::vector<GpuInfo>& gpus, int cap) {
@@ -264,6 +273,8 @@ bool NodeSession::reuse_site_daemon(const std::vector<GpuInfo>& gpus, int cap) {
   // A cap the site set (Slurm --gres=mps:N) wins over our default.
   const char* site_cap = std::getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
   status_.cap = site_cap && config_.active_thread_percentage == 0 ? std::atoi(site_cap) : cap;
+  const int daemon_cap = site.default_thread_percentage();
+  if (daemon_cap > 0) status_.cap = obey_daemon_cap(daemon_cap, status_.cap);
   setenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", std::to_string(status_.cap).c_str(), 1);
   SessionGpu g;
   g.index = my_gpu_;
@@ -422,26 +433,35 @@ void NodeSession::verify(MPI_Comm node, const DeviceBinding& device) {
 std::string NodeSession::fault_report(const std::string& error) const {
   if (rank_of_pid_.empty() || static_cast<size_t>(my_gpu_) >= gpus_.size()) return "";
   const std::string path = gpus_[static_cast<size_t>(my_gpu_)].log_dir + "/server.log";
-  const auto read_fault = [&] {
+  const auto read_fault = [&](ServerFault* fault) {
     std::ifstream log(path);
     std::stringstream text;
     text << log.rdbuf();
-    return describe_server_fault(text.str(), rank_of_pid_);
+    return find_server_fault(text.str(), fault);
   };
-  std::string fault = read_fault();
-  // The faulting client can see its error before the server has logged it:
-  // after a CUDA error, give the server a moment (this path ends the job anyway).
+  ServerFault fault;
+  bool found = read_fault(&fault);
+  // A client can see its error before the server has logged it: after a CUDA
+  // error, give the server a moment (this path ends the job anyway).
   const auto give_up_at = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  while (fault.empty() && error.find("CUDA") != std::string::npos &&
+  while (!found && error.find("CUDA") != std::string::npos &&
          std::chrono::steady_clock::now() < give_up_at) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    fault = read_fault();
+    found = read_fault(&fault);
   }
   const bool victim = is_mps_victim_error(error);
-  if (fault.empty() && !victim) return "";
-  std::string out = " [MPS";
-  if (victim) out += ": this rank failed because its GPU's MPS server failed (another client's fault?)";
-  if (!fault.empty()) out += std::string(victim ? "; " : ": ") + fault;
+  if (!found && !victim) return "";
+  const long me = static_cast<long>(getpid());
+  const auto has = [me](const std::vector<long>& pids) {
+    return std::find(pids.begin(), pids.end(), me) != pids.end();
+  };
+  std::string out = " [MPS: ";
+  if (found && has(fault.faulting)) {
+    out += "this rank caused the fault; ";
+  } else if ((found && has(fault.torn_down)) || victim) {
+    out += "this rank failed because its GPU's MPS server tore down its clients after another one's fault; ";
+  }
+  out += found ? describe_server_fault(fault, rank_of_pid_) : "no fault in " + path;
   return out + "]";
 }
 

@@ -95,6 +95,8 @@ class NodeSession {
   bool reuse_mpsctl_session(int cap);
   void export_environment(const SessionGpu& gpu, int cap);
   void give_up(const std::string& reason);  // auto: run without MPS
+  // A reused daemon's default cap bounds its clients': the cap they really get.
+  int obey_daemon_cap(int daemon_cap, int wanted);
 
   MpsConfig config_;
   LauncherInfo launcher_;
