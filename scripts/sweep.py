@@ -9,13 +9,15 @@ sharing mode) and writes a Markdown summary.
   scripts/sweep.py INPUT.h5 --out DIR [--ranks-per-gpu 1,2,4,8,16]
       [--modes timeslice,mps,mps-caps] [--scaling strong,weak] [--repeats 3]
       [--gpus N] [--nodes N] [--launcher mpirun|srun] [--solver PATH] [--set key=value ...]
+  scripts/sweep.py --plot-only --out DIR     (plots and summary again from DIR/sweep.csv)
 
 Sharing modes: timeslice = --mps off; mps = MPS without caps (--mps-atp 100);
 mps-caps = MPS with the auto cap. Strong scaling keeps the input's global grid;
 weak scaling uses the input's grid as the block of every rank. A point that
 asked for MPS and did not get it (no GPU, verification failed) is marked in
 the CSV and drawn hollow, never as MPS. Resumable: runs whose report exists
-are not repeated; a DIR holding results of another input or build is refused.
+are not repeated; a DIR holding results of another input, build or --set list
+is refused.
 """
 import argparse
 import csv
@@ -53,11 +55,46 @@ def rank_grid(ranks):
 
 
 def gpus_here():
+    """(number of GPUs, name of the first) from nvidia-smi -L; (0, "") without."""
     try:
         out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20)
-        return len([l for l in out.stdout.splitlines() if l.startswith("GPU ")])
     except (OSError, subprocess.SubprocessError):
-        return 0
+        return 0, ""
+    names = [l.split(":", 1)[1].split("(UUID")[0].strip() for l in out.stdout.splitlines()
+             if l.startswith("GPU ") and ":" in l]
+    return len(names), (names[0] if names else "")
+
+
+def title_note(gpus, device, backend):
+    if not gpus:
+        return "host backend: no GPU on this machine, MPS modes cannot be active"
+    return "%d GPU(s) per node%s, %s backend" % (gpus, " (%s)" % device if device else "", backend)
+
+
+def write_results(rows, out_dir, note):
+    with open(os.path.join(out_dir, "sweep.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    plots = plot(rows, out_dir, note)
+    summary(rows, out_dir, note, plots)
+    print("wrote %s, %s and %d plot(s)" % (os.path.join(out_dir, "sweep.csv"),
+                                           os.path.join(out_dir, "summary.md"), len(plots)))
+
+
+def plot_only(out_dir):
+    """Plots and summary again from a finished sweep (e.g. on a machine with matplotlib)."""
+    try:
+        with open(os.path.join(out_dir, "sweep.csv"), newline="") as f:
+            rows = list(csv.DictReader(f))
+        with open(os.path.join(out_dir, "provenance.json")) as f:
+            prov = json.load(f)
+    except OSError as e:
+        sys.exit("sweep: --plot-only needs a finished sweep in %s: %s" % (out_dir, e))
+    if not rows:
+        sys.exit("sweep: %s/sweep.csv has no rows" % out_dir)
+    write_results(rows, out_dir, title_note(prov.get("gpus", 0), prov.get("device", ""),
+                                            rows[0]["backend"]))
 
 
 def input_grid(solver, launcher_cmd, path):
@@ -203,8 +240,9 @@ def summary(rows, out_dir, title_note, plots):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("input")
+    p.add_argument("input", nargs="?")
     p.add_argument("--out", required=True)
+    p.add_argument("--plot-only", action="store_true", help="redraw from OUT/sweep.csv, run nothing")
     p.add_argument("--ranks-per-gpu", default="1,2,4,8,16")
     p.add_argument("--modes", default=",".join(MODES))
     p.add_argument("--scaling", default="strong,weak")
@@ -217,11 +255,18 @@ def main():
     p.add_argument("--set", action="append", default=[], help="group.key=value for every run")
     p.add_argument("--timeout", type=float, default=600, help="seconds one run may take")
     args = p.parse_args()
+    if args.plot_only:
+        return plot_only(args.out)
+    if not args.input:
+        p.error("INPUT is required (except with --plot-only)")
     if os.geteuid() == 0:  # Open MPI refuses root unless told (containers, CI)
         os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
         os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     args.input = os.path.abspath(args.input)
-    gpus = gpus_here() if args.gpus is None else args.gpus
+    gpus, device = gpus_here()
+    if args.gpus is not None:
+        gpus = args.gpus
+    device = device if gpus else ""
     # With GPUs a point that asks for MPS must get it; without, runs go on and are marked.
     args.mps_enable = "on" if gpus > 0 else "auto"
     per_node = max(gpus, 1)
@@ -232,13 +277,15 @@ def main():
     os.makedirs(os.path.join(args.out, "runs"), exist_ok=True)
     grid, revision, input_hash = input_grid(args.solver, launcher_cmd, args.input)
     stamp = os.path.join(args.out, "provenance.json")
-    mine = {"input": args.input, "input_fnv1a64": input_hash, "git_revision": revision}
+    mine = {"input": args.input, "input_fnv1a64": input_hash, "git_revision": revision,
+            "set": args.set, "gpus": gpus, "device": device}
     if os.path.exists(stamp):
         with open(stamp) as f:
             old = json.load(f)
-        if (old["input_fnv1a64"], old["git_revision"]) != (input_hash, revision):
-            sys.exit("sweep: %s holds results of input %s / build %s, not %s / %s; use another --out"
-                     % (args.out, old["input_fnv1a64"], old["git_revision"], input_hash, revision))
+        was = (old["input_fnv1a64"], old["git_revision"], old.get("set", []))
+        if was != (input_hash, revision, args.set):
+            sys.exit("sweep: %s holds results of input %s / build %s / --set %s, not %s / %s / %s;"
+                     " use another --out" % ((args.out,) + was + (input_hash, revision, args.set)))
     else:
         with open(stamp, "w") as f:
             json.dump(mine, f, indent=1)
@@ -269,17 +316,7 @@ def main():
         rows.append(point_row(pt, report))
     if not rows:
         sys.exit("sweep: no run completed")
-    with open(os.path.join(args.out, "sweep.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    backend = rows[0]["backend"]
-    note = ("%d GPU(s) per node, %s backend" % (gpus, backend) if gpus
-            else "host backend: no GPU on this machine, MPS modes cannot be active")
-    plots = plot(rows, args.out, note)
-    summary(rows, args.out, note, plots)
-    print("wrote %s, %s and %d plot(s)" % (os.path.join(args.out, "sweep.csv"),
-                                           os.path.join(args.out, "summary.md"), len(plots)))
+    write_results(rows, args.out, title_note(gpus, device, rows[0]["backend"]))
 
 
 if __name__ == "__main__":

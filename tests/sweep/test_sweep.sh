@@ -2,7 +2,8 @@
 # The ranks-per-GPU sweep on the host backend (no GPU needed): the CSV has one
 # row per run, MPS points that could not get MPS are marked, plots and summary
 # are written, a second call resumes without re-running, and a different input
-# in the same folder is refused.
+# (or the same input with other --set values) in the same folder is refused,
+# and --plot-only redraws from the CSV alone.
 #   tests/sweep/test_sweep.sh PYTHON SWEEP_PY SOLVER MKINPUT WORKDIR
 set -uo pipefail
 python=$1 sweep=$2 solver=$3 mkinput=$4 work=$5
@@ -39,6 +40,24 @@ if run other.h5 --out out > third.log 2>&1; then
 else
   grep -q "holds results of input" third.log || fail "refusal does not say why: $(tail -2 third.log)"
 fi
+
+# The same input with other --set values would mix two problems in one plot.
+if run in.h5 --out out --set run.steps=6 > fourth.log 2>&1; then
+  fail "the same input with another --set list was accepted into the same folder"
+else
+  grep -q "holds results of input" fourth.log || fail "refusal does not say why: $(tail -2 fourth.log)"
+fi
+
+# --plot-only redraws from the CSV and runs nothing.
+rm -f out/summary.md out/sweep_*.png
+"$python" "$sweep" --plot-only --out out > fifth.log 2>&1 || fail "--plot-only exited $? ($(tail -2 fifth.log))"
+grep -q "host backend" out/summary.md 2>/dev/null || fail "--plot-only wrote no summary"
+[ "$(ls out/runs/*.json | wc -l)" -eq 12 ] || fail "--plot-only changed the runs"
+if "$python" -c 'import matplotlib' 2>/dev/null; then
+  [ -s out/sweep_weak.png ] || fail "--plot-only drew no plot"
+fi
+"$python" "$sweep" --plot-only --out missing > sixth.log 2>&1 && fail "--plot-only without a sweep succeeded"
+grep -q "needs a finished sweep" sixth.log || fail "--plot-only on an empty folder does not say why"
 
 if [ "$failures" -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
 [ "$failures" -eq 0 ]
