@@ -97,5 +97,6 @@ if [ "${1:-}" != "--no-bench" ]; then
   echo "== scaling benchmark"
   "$MPSFW_ROOT/bench/mps_scaling.sh" "$build" "$logs/scaling" "${BENCH_BLOCKS:-64 128}" \
     "${BENCH_RANKS:-1 2 4 8 16}" 2>&1 | tee "$out/scaling.txt" | tail -40
-  cp "$logs/scaling/mps_scaling.csv" "$out/" 2>/dev/null
+  # Only a few files come back from the GPU machine: one archive of the sweeps.
+  tar czf "$out/scaling.tgz" -C "$logs" scaling 2>/dev/null
 fi

@@ -201,6 +201,7 @@ def plot(rows, out_dir, title_note):
                          markerfacecolor="none", color=color, label="%s asked, MPS NOT active" % mode)
         for ax, label in ((ax1, "aggregate cell-updates/s"), (ax2, "throughput / 1 rank per GPU")):
             ax.set_xscale("log", base=2)
+            ax.set_yscale("log")  # MPS and time-slicing differ by 10-20x: linear hides one
             ax.set_xlabel("ranks per GPU")
             ax.set_ylabel(label)
             ax.grid(True, alpha=0.3)
@@ -232,6 +233,15 @@ def summary(rows, out_dir, title_note, plots):
                                else "%.2f" % (v[m][0] / ts))
             lines.append("| %d | %s | %s | %s |" % (rpg, " | ".join(cell(m) for m in MODES),
                                                    ratio("mps"), ratio("mps-caps")))
+        lines += ["", "Efficiency: throughput / throughput at 1 rank per GPU, same mode.", "",
+                  "| ranks/GPU | " + " | ".join(MODES) + " |", "|---" * (len(MODES) + 1) + "|"]
+        for rpg in sorted({k[2] for k in med if k[0] == scaling}):
+            def eff(m):
+                v, one = med.get((scaling, m, rpg)), med.get((scaling, m, 1))
+                if v is None or one is None or not v[1]:
+                    return "—"
+                return "%.2f" % (v[0] / one[0])
+            lines.append("| %d | %s |" % (rpg, " | ".join(eff(m) for m in MODES)))
         lines.append("")
     lines += ["Plots: " + ", ".join(os.path.basename(p) for p in plots) if plots else "No plots.", ""]
     with open(os.path.join(out_dir, "summary.md"), "w") as f:
