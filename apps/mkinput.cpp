@@ -1,9 +1,12 @@
-// mkinput: writes a valid heat input file.
+// mkinput: writes a valid heat or MD input file.
 //   mkinput OUT.h5 [--set group.key=value ...] [--u0 ramp|random:SEED]
+//   mkinput OUT.h5 --set solver=md [--set md.key=value ...]
 //   mkinput --describe FILE.h5   (canonical listing of an input file)
-// Unset keys take heat_template() (solvers/heat/heat_config.hpp); the written file is read back and
-// validated like the solver does, and removed again if it is not valid.
+// Unset keys take heat_template() (solvers/heat/heat_config.hpp) or, with
+// solver=md, md_template() (solvers/md/md_config.hpp); the written file is read
+// back and validated like the solver does, and removed again if it is not valid.
 #include <cstdint>
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -12,6 +15,7 @@
 #include "core/params.hpp"
 #include "input_writer.hpp"
 #include "solvers/heat/heat_config.hpp"
+#include "solvers/md/md_config.hpp"
 
 namespace {
 
@@ -19,6 +23,7 @@ using namespace mpsfw;
 
 const char* kUsage =
     "usage: mkinput OUT.h5 [--set group.key=value ...] [--u0 ramp|random:SEED]\n"
+    "       mkinput OUT.h5 --set solver=md [--set md.key=value ...]   (an MD input)\n"
     "       mkinput --describe FILE.h5\n"
     "--u0 stores a dataset /heat/u0 and sets heat.initial=dataset:\n"
     "  ramp         u0 = (i + 2j + 3k) / (nx + 2ny + 3nz) at cell (i, j, k)\n"
@@ -68,6 +73,22 @@ int run(const std::vector<std::string>& args) {
   }
   if (out.empty()) throw InputError(std::string("no output file given\n") + kUsage);
 
+  if (std::find(sets.begin(), sets.end(), "solver=md") != sets.end()) {
+    if (!u0_kind.empty()) throw InputError("--u0 is for heat inputs, not solver=md");
+    write_input_file(out, md::md_params_from_overrides(sets), {}, {0, 0, 0});
+    try {
+      Params check(md::md_schema());
+      std::vector<std::string> warnings;
+      check.read_file(out, &warnings);
+      check.finalize();
+      md::md_config_from(check);
+    } catch (...) {
+      std::remove(out.c_str());
+      throw;
+    }
+    std::printf("wrote %s\n", out.c_str());
+    return 0;
+  }
   if (!u0_kind.empty()) sets.insert(sets.begin(), "heat.initial=dataset");
   const Params params = heat::heat_params_from_overrides(sets);
   const Int3 n{static_cast<int>(params.integer("heat.nx")),

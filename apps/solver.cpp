@@ -9,6 +9,7 @@
 
 #include "core/collective.hpp"
 #include "core/decomposition.hpp"
+#include "core/h5_io.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/mpi_check.hpp"
@@ -23,23 +24,26 @@
 #include "solvers/heat/heat_config.hpp"
 #include "solvers/heat/heat_report.hpp"
 #include "solvers/heat/heat_solver.hpp"
+#include "solvers/md/md_config.hpp"
+#include "solvers/md/md_report.hpp"
+#include "solvers/md/md_solver.hpp"
 
 namespace {
 
 using namespace mpsfw;
 
 // Output files must be creatable and must not overwrite the input: checked
-// before the run, so a typo costs no compute.
+// before the run, so a typo costs no compute. `outputs`: (file, its key).
 void check_outputs(const SolverOptions& options, const Params& params,
-                   const heat::HeatConfig& config) {
+                   const std::vector<std::pair<std::string, std::string>>& outputs) {
   const auto check = [&](const std::string& path, const std::string& origin) {
     check_can_create(path, origin);
     if (same_file(path, options.input)) {
       throw InputError(origin + ": '" + path + "' is the input file; choose another name");
     }
   };
-  if (!config.output_file.empty()) {
-    check(config.output_file, params.value("run.output_file").origin);
+  for (const auto& [file, key] : outputs) {
+    if (!file.empty()) check(file, params.value(key).origin);
   }
   if (!options.report_file.empty()) check(options.report_file, "--report " + options.report_file);
 }
@@ -73,47 +77,56 @@ void add_mps_to_report(const mps::NodeSession& session, MPI_Comm world, RunRepor
   report->mps_per_rank = m.per_rank;
 }
 
-int run(MpiEnv& env, mps::NodeSession& session, const SolverOptions& options,
-        const std::string& early_error) {
-  const bool root = env.rank() == 0;
-  std::vector<ParamSpec> schema = heat::heat_schema();
-  for (const ParamSpec& s : mps::mps_schema()) schema.push_back(s);
-  Params params(schema);
-  heat::HeatConfig config;
-  std::vector<std::string> warnings;
-  run_collectively(env.world(), [&] {
-    if (!early_error.empty()) throw InputError(early_error);
-    if (options.help || options.version) return;
-    session.after_mpi(env.node());
-    params.read_file(options.input, &warnings);
-    for (size_t i = 0; i < options.overrides.size(); ++i) {
-      params.apply_override(options.overrides[i], options.origins[i]);
-    }
-    params.finalize();
-    config = heat::heat_config_from(params);
-    check_outputs(options, params, config);
-    try {
-      choose_rank_grid(env.size(), config.rank_grid_hint, config.cells);
-    } catch (const InputError& e) {
-      throw InputError(options.input + ": /run/px, /run/py, /run/pz: " + e.what());
-    }
-  });
-  if (options.help || options.version) {
-    if (root && options.version) std::printf("mpsfw %s\n", MPSFW_VERSION);
-    if (root && options.help) std::printf("%s", solver_usage().c_str());
-    return 0;
+// Which solver the input is for: `--set solver=...`, else the file's root
+// attribute `solver`, else heat (whose reader then names what is wrong).
+std::string workload_of(const SolverOptions& options) {
+  for (const std::string& o : options.overrides) {
+    if (o.rfind("solver=", 0) == 0) return o.substr(7);
   }
-  if (root) {
-    for (const std::string& w : warnings) std::fprintf(stderr, "mpsfw: warning: %s\n", w.c_str());
+  try {
+    h5::Handle file = h5::open_file_readonly(options.input);
+    if (h5::has_attribute(file.get(), "solver")) {
+      const h5::Scalar s = h5::read_scalar(file.get(), "solver");
+      if (s.kind == h5::Scalar::Kind::Text && s.text == "md") return "md";
+    }
+  } catch (const std::exception&) {
   }
+  return "heat";
+}
 
+// The end of every run: devices released, the node's MPS daemons stopped,
+// then the summary and run.json on rank 0.
+int finish(MpiEnv& env, mps::NodeSession& session, const SolverOptions& options,
+           const DeviceBinding& device, RunReport report) {
+  release_device(device);
+  session.teardown(env.node());
+  add_mps_to_report(session, env.world(), &report);
+  if (env.rank() == 0) {
+    print_report(stdout, report);
+    if (!options.report_file.empty()) {
+      write_text_file_atomically(options.report_file, report_json(report));
+      std::printf("run report written to %s\n", options.report_file.c_str());
+    }
+  }
+  return 0;
+}
+
+DeviceBinding bind_and_verify(MpiEnv& env, mps::NodeSession& session, Backend backend) {
   DeviceBinding device;
-  std::unique_ptr<heat::HeatSolver> solver;
   run_collectively(env.world(), [&] {
-    device = bind_device(config.backend, env.node_rank(), env.node_size(), session.cuda_gate());
+    device = bind_device(backend, env.node_rank(), env.node_size(), session.cuda_gate());
   });
   // Verification runs per node; a failure on one node must stop all nodes.
   run_collectively(env.world(), [&] { session.verify(env.node(), device); });
+  return device;
+}
+
+int run_heat(MpiEnv& env, mps::NodeSession& session, const SolverOptions& options,
+             const Params& params, const heat::HeatConfig& config,
+             const std::vector<std::string>& warnings) {
+  const bool root = env.rank() == 0;
+  const DeviceBinding device = bind_and_verify(env, session, config.backend);
+  std::unique_ptr<heat::HeatSolver> solver;
   run_collectively(env.world(), [&] {
     solver = std::make_unique<heat::HeatSolver>(config, env.world(), device, mpi_is_cuda_aware());
   });
@@ -125,24 +138,89 @@ int run(MpiEnv& env, mps::NodeSession& session, const SolverOptions& options,
     std::fflush(stdout);
   }
   solver->run(root ? stdout : nullptr);
-
   RunReport report = heat::make_report(*solver, params, device, env.host(), warnings);
   // The node's MPS daemons go only after every rank has let go of its GPU.
   solver.reset();
-  release_device(device);
-  session.teardown(env.node());
-  add_mps_to_report(session, env.world(), &report);
-  if (root) {
-    print_report(stdout, report);
-    if (!options.report_file.empty()) {
-      write_text_file_atomically(options.report_file, report_json(report));
-      std::printf("run report written to %s\n", options.report_file.c_str());
-    }
-    if (!config.output_file.empty()) {
-      std::printf("field snapshots written to %s\n", config.output_file.c_str());
-    }
+  finish(env, session, options, device, std::move(report));
+  if (root && !config.output_file.empty()) {
+    std::printf("field snapshots written to %s\n", config.output_file.c_str());
   }
   return 0;
+}
+
+int run_md(MpiEnv& env, mps::NodeSession& session, const SolverOptions& options,
+           const Params& params, const md::MdConfig& config, const std::vector<std::string>& warnings) {
+  const bool root = env.rank() == 0;
+  const DeviceBinding device = bind_and_verify(env, session, config.backend);
+  std::unique_ptr<md::MdSolver> solver;
+  run_collectively(env.world(), [&] {
+    solver = std::make_unique<md::MdSolver>(config, env.world(), device);
+  });
+  if (root) {
+    const Int3 g = solver->decomposition().rank_grid();
+    std::printf("mpsfw: md %ld atoms, %ld steps on %d ranks (%dx%dx%d), backend %s, MPS %s\n",
+                solver->total_atoms(), config.steps, env.size(), g.x, g.y, g.z,
+                to_string(device.backend), session.status().state.c_str());
+    std::fflush(stdout);
+  }
+  solver->run(root ? stdout : nullptr);
+  RunReport report = md::make_report(*solver, params, device, env.host(), warnings);
+  solver.reset();
+  return finish(env, session, options, device, std::move(report));
+}
+
+int run(MpiEnv& env, mps::NodeSession& session, const SolverOptions& options,
+        const std::string& early_error) {
+  const bool root = env.rank() == 0;
+  const bool help = options.help || options.version;
+  const std::string workload = early_error.empty() && !help ? workload_of(options) : "heat";
+  std::vector<ParamSpec> schema = workload == "md" ? md::md_schema() : heat::heat_schema();
+  for (const ParamSpec& s : mps::mps_schema()) schema.push_back(s);
+  Params params(schema);
+  heat::HeatConfig heat_config;
+  md::MdConfig md_config;
+  std::vector<std::string> warnings;
+  run_collectively(env.world(), [&] {
+    if (!early_error.empty()) throw InputError(early_error);
+    if (help) return;
+    session.after_mpi(env.node());
+    params.read_file(options.input, &warnings);
+    for (size_t i = 0; i < options.overrides.size(); ++i) {
+      params.apply_override(options.overrides[i], options.origins[i]);
+    }
+    params.finalize();
+    Int3 cells;
+    Int3 hint;
+    if (workload == "md") {
+      md_config = md::md_config_from(params);
+      check_outputs(options, params, {{md_config.output_file, "run.output_file"},
+                                      {md_config.checkpoint_file, "run.checkpoint_file"}});
+      cells = md::link_cells(md_config);
+      hint = md_config.rank_grid_hint;
+    } else {
+      heat_config = heat::heat_config_from(params);
+      check_outputs(options, params, {{heat_config.output_file, "run.output_file"}});
+      cells = heat_config.cells;
+      hint = heat_config.rank_grid_hint;
+    }
+    try {
+      choose_rank_grid(env.size(), hint, cells);
+    } catch (const InputError& e) {
+      const std::string why = workload == "md" ? " (an MD rank needs at least one link cell of "
+                                                 "md.cutoff along each dimension)" : "";
+      throw InputError(options.input + ": /run/px, /run/py, /run/pz: " + e.what() + why);
+    }
+  });
+  if (help) {
+    if (root && options.version) std::printf("mpsfw %s\n", MPSFW_VERSION);
+    if (root && options.help) std::printf("%s", solver_usage().c_str());
+    return 0;
+  }
+  if (root) {
+    for (const std::string& w : warnings) std::fprintf(stderr, "mpsfw: warning: %s\n", w.c_str());
+  }
+  return workload == "md" ? run_md(env, session, options, params, md_config, warnings)
+                          : run_heat(env, session, options, params, heat_config, warnings);
 }
 
 }  // namespace

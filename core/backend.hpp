@@ -19,4 +19,7 @@ inline const char* to_string(Backend b) {
 // True when this build compiled the CUDA backend.
 bool built_with_cuda();
 
+// "auto" | "host" | "cuda"; throws InputError otherwise.
+Backend parse_backend(const std::string& text);
+
 }  // namespace mpsfw

@@ -37,9 +37,7 @@ herr_t collect_link(hid_t, const char* name, const H5L_info_t*, void* out) {
   return 0;
 }
 
-std::string describe(hid_t type, hid_t space) {
-  const hssize_t n = H5Sget_simple_extent_npoints(space);
-  if (n != 1) return std::to_string(n) + "-element array";
+std::string describe_type(hid_t type) {
   switch (H5Tget_class(type)) {
     case H5T_INTEGER: return std::to_string(8 * H5Tget_size(type)) + "-bit integer";
     case H5T_FLOAT: return std::to_string(8 * H5Tget_size(type)) + "-bit float";
@@ -48,6 +46,12 @@ std::string describe(hid_t type, hid_t space) {
     case H5T_COMPOUND: return "compound";
     default: return "non-numeric type";
   }
+}
+
+std::string describe(hid_t type, hid_t space) {
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  if (n != 1) return std::to_string(n) + "-element array";
+  return describe_type(type);
 }
 
 }  // namespace
@@ -70,8 +74,17 @@ Handle open_file_readonly(const std::string& path) {
 
 Handle create_file(const std::string& path) {
   QuietErrors quiet;
-  const hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  // No modification time in the root group's header either.
+  Handle fcpl = no_times_plist(H5P_FILE_CREATE);
+  const hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT);
   if (id < 0) throw Error(path + ": cannot create HDF5 file");
+  return Handle(id, H5Fclose);
+}
+
+Handle open_file_readwrite(const std::string& path) {
+  QuietErrors quiet;
+  const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  if (id < 0) throw Error(path + ": cannot open HDF5 file for writing");
   return Handle(id, H5Fclose);
 }
 
@@ -220,6 +233,7 @@ DatasetInfo dataset_info(hid_t group, const std::string& name) {
   }
   info.is_float = H5Tget_class(type.get()) == H5T_FLOAT;
   info.is_integer = H5Tget_class(type.get()) == H5T_INTEGER;
+  info.type_name = describe_type(type.get());
   return info;
 }
 
@@ -248,6 +262,62 @@ void write_dataset(hid_t group, const std::string& name, std::array<std::uint64_
             H5Dclose);
   check(H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data),
         "write dataset " + name);
+}
+
+namespace {
+
+void write_any(hid_t group, const std::string& name, const std::vector<std::uint64_t>& dims,
+               hid_t file_type, hid_t mem_type, const void* data) {
+  const std::vector<hsize_t> h_dims(dims.begin(), dims.end());
+  hsize_t count = 1;
+  for (hsize_t d : h_dims) count *= d;
+  Handle space(check_id(dims.empty() ? H5Screate(H5S_SCALAR)
+                                     : H5Screate_simple(static_cast<int>(h_dims.size()),
+                                                        h_dims.data(), nullptr),
+                        "create dataspace of " + name),
+               H5Sclose);
+  Handle dcpl = no_times_plist(H5P_DATASET_CREATE);
+  Handle ds(check_id(H5Dcreate2(group, name.c_str(), file_type, space.get(), H5P_DEFAULT,
+                                dcpl.get(), H5P_DEFAULT),
+                     "create dataset " + name),
+            H5Dclose);
+  if (count == 0) return;  // nothing to write (and `data` may be null)
+  check(H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data),
+        "write dataset " + name);
+}
+
+template <class T>
+std::vector<T> read_any(hid_t group, const std::string& name, hid_t mem_type) {
+  Handle ds(check_id(H5Dopen2(group, name.c_str(), H5P_DEFAULT), "open dataset " + name),
+            H5Dclose);
+  Handle space(check_id(H5Dget_space(ds.get()), "dataset space"), H5Sclose);
+  const hssize_t n = H5Sget_simple_extent_npoints(space.get());
+  if (n < 0) throw Error("HDF5: size of dataset " + name + " failed");
+  std::vector<T> out(static_cast<size_t>(n));
+  if (n == 0) return out;
+  check(H5Dread(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()),
+        "read dataset " + name);
+  return out;
+}
+
+}  // namespace
+
+void write_array(hid_t group, const std::string& name, const std::vector<std::uint64_t>& dims,
+                 const double* data) {
+  write_any(group, name, dims, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, data);
+}
+
+void write_array(hid_t group, const std::string& name, const std::vector<std::uint64_t>& dims,
+                 const std::int64_t* data) {
+  write_any(group, name, dims, H5T_STD_I64LE, H5T_NATIVE_INT64, data);
+}
+
+std::vector<double> read_all_doubles(hid_t group, const std::string& name) {
+  return read_any<double>(group, name, H5T_NATIVE_DOUBLE);
+}
+
+std::vector<std::int64_t> read_all_int64(hid_t group, const std::string& name) {
+  return read_any<std::int64_t>(group, name, H5T_NATIVE_INT64);
 }
 
 }  // namespace mpsfw::h5

@@ -1,7 +1,7 @@
 #pragma once
 // Small HDF5 helpers for input files: RAII handles, typed scalar attributes
 // of whatever integer/float/string type the writer chose (C, h5py, Fortran),
-// and reading one block of a 3D dataset.
+// reading one block of a 3D dataset or a whole dataset, and writing datasets.
 #include <hdf5.h>
 
 #include <array>
@@ -70,8 +70,9 @@ struct Scalar {
   std::string type_name;  // "64-bit integer", "string", "3-element array", ...
 };
 
-Handle open_file_readonly(const std::string& path);  // throws InputError naming path
-Handle create_file(const std::string& path);         // truncates; throws Error
+Handle open_file_readonly(const std::string& path);   // throws InputError naming path
+Handle create_file(const std::string& path);          // truncates; throws Error
+Handle open_file_readwrite(const std::string& path);  // an existing file; throws Error
 bool has_group(hid_t loc, const std::string& name);
 Handle open_group(hid_t file, const std::string& name);
 Handle create_group(hid_t file, const std::string& name);
@@ -92,6 +93,7 @@ struct DatasetInfo {
   std::vector<std::uint64_t> dims;
   bool is_float = false;
   bool is_integer = false;
+  std::string type_name;  // of one element: "64-bit float", "32-bit integer", "string", ...
 };
 DatasetInfo dataset_info(hid_t group, const std::string& name);
 // Reads the block starting at `start` of size `count` (slowest first) as doubles.
@@ -99,5 +101,16 @@ void read_block(hid_t group, const std::string& name, std::array<std::uint64_t, 
                 std::array<std::uint64_t, 3> count, double* out);
 void write_dataset(hid_t group, const std::string& name, std::array<std::uint64_t, 3> dims,
                    const double* data);
+
+// Whole datasets of any rank (dims slowest first, e.g. {N, 3}; {} is a scalar),
+// C order, stored as float64 or int64. `data` holds the product of dims values.
+void write_array(hid_t group, const std::string& name, const std::vector<std::uint64_t>& dims,
+                 const double* data);
+void write_array(hid_t group, const std::string& name, const std::vector<std::uint64_t>& dims,
+                 const std::int64_t* data);
+// Every element of a numeric dataset, C order, converted by HDF5 (integers to
+// doubles; for the int64 read, other integer types). Throws Error on failure.
+std::vector<double> read_all_doubles(hid_t group, const std::string& name);
+std::vector<std::int64_t> read_all_int64(hid_t group, const std::string& name);
 
 }  // namespace mpsfw::h5

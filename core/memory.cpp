@@ -14,6 +14,13 @@ namespace mpsfw {
 
 bool built_with_cuda() { return MPSFW_HAVE_CUDA != 0; }
 
+Backend parse_backend(const std::string& t) {
+  if (t == "host") return Backend::Host;
+  if (t == "cuda") return Backend::Cuda;
+  if (t == "auto") return Backend::Auto;
+  throw InputError("backend: expected auto|host|cuda, got '" + t + "'");
+}
+
 namespace memory {
 namespace {
 

@@ -96,7 +96,11 @@ double peak_rss_bytes() {
 void print_report(std::FILE* out, const RunReport& r) {
   std::fprintf(out, "\n== mpsfw %s: %s run summary ==\n", r.version.c_str(), r.solver.c_str());
   std::fprintf(out, "  input          %s\n", r.input_file.c_str());
-  std::fprintf(out, "  global grid    %s cells\n", grid_text(r.global_cells).c_str());
+  if (r.problem.empty()) {
+    std::fprintf(out, "  global grid    %s cells\n", grid_text(r.global_cells).c_str());
+  } else {
+    std::fprintf(out, "  problem        %s\n", r.problem.c_str());
+  }
   std::fprintf(out, "  decomposition  %d ranks as %s\n", r.ranks, grid_text(r.rank_grid).c_str());
   std::fprintf(out, "  backend        %s\n", r.backend.c_str());
   std::fprintf(out, "  halo messages  %s\n", r.halo_path.c_str());
@@ -104,8 +108,8 @@ void print_report(std::FILE* out, const RunReport& r) {
   for (const std::string& line : r.mps_per_rank) std::fprintf(out, "    %s\n", line.c_str());
   for (const std::string& d : r.device_per_rank) std::fprintf(out, "    %s\n", d.c_str());
   std::fprintf(out, "  steps          %ld in %.3f s\n", r.steps, r.loop_seconds);
-  std::fprintf(out, "  throughput     %.4g cell-updates/s (%.4g per rank)\n", r.updates_per_second,
-               r.updates_per_second / r.ranks);
+  std::fprintf(out, "  throughput     %.4g %s (%.4g per rank)\n", r.updates_per_second,
+               r.throughput_unit.c_str(), r.updates_per_second / r.ranks);
   std::fprintf(out, "\n  %-16s %12s %12s %12s %7s\n", "phase", "min [s]", "avg [s]", "max [s]",
                "% loop");
   for (const PhaseStats& p : r.phases) {
@@ -154,6 +158,7 @@ std::string report_json(const RunReport& r) {
   j.end_array();
   j.value("steps", static_cast<std::int64_t>(r.steps)).value("loop_seconds", r.loop_seconds);
   j.value("updates_per_second", r.updates_per_second);
+  j.value("throughput_unit", r.throughput_unit);
   j.begin_object("phases");
   for (const PhaseStats& p : r.phases) {
     j.begin_object(p.name).value("min", p.min).value("avg", p.avg).value("max", p.max).end_object();

@@ -29,6 +29,8 @@ struct RunReport {
   long steps = 0;
   double loop_seconds = 0;      // slowest rank's time loop
   double updates_per_second = 0;  // cell (or particle) updates per second, whole job
+  std::string throughput_unit = "cell-updates/s";  // what updates_per_second counts
+  std::string problem;  // e.g. "32000 atoms in a 33.6^3 box"; "" prints the global grid
   std::vector<PhaseStats> phases;
   MinAvgMax device_bytes, host_bytes, peak_rss_bytes;  // per rank
   std::vector<std::pair<std::string, std::string>> parameters;

@@ -43,17 +43,10 @@ void check_u0(const HeatConfig& c, const std::string& file) {
 
 }  // namespace
 
-Backend parse_backend(const std::string& t) {
-  if (t == "host") return Backend::Host;
-  if (t == "cuda") return Backend::Cuda;
-  if (t == "auto") return Backend::Auto;
-  throw InputError("backend: expected auto|host|cuda, got '" + t + "'");
-}
-
 std::vector<ParamSpec> heat_schema() {
   const double inf = std::numeric_limits<double>::infinity();
   return {
-      text_param("", "solver", true, "", {"heat"}, "which solver reads this file"),
+      text_param("", "solver", true, "", {"heat", "md"}, "which solver reads this file"),
       integer_param("run", "steps", true, "", 0, 1e12, "time steps to take"),
       integer_param("run", "diag_every", false, "0", 0, inf, "steps between diagnostics; 0: at the end"),
       integer_param("run", "output_every", false, "0", 0, inf,

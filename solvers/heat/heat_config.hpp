@@ -56,6 +56,5 @@ HeatConfig heat_config_from(const Params& params);
 HeatConfig load_heat_config(const std::string& file, const std::vector<std::string>& overrides,
                             std::vector<std::string>* warnings);
 
-Backend parse_backend(const std::string& text);  // auto|host|cuda
 
 }  // namespace mpsfw::heat

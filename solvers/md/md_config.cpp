@@ -1,0 +1,143 @@
+#include "md_config.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "core/error.hpp"
+
+namespace mpsfw::md {
+namespace {
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<ParamSpec> md_schema() {
+  const double inf = std::numeric_limits<double>::infinity();
+  return {
+      text_param("", "solver", true, "", {"heat", "md"}, "which solver reads this file"),
+      integer_param("run", "steps", true, "", 0, 1e12, "time steps to take"),
+      integer_param("run", "thermo_every", false, "0", 0, inf, "steps between thermo lines; 0: first and last"),
+      integer_param("run", "output_every", false, "0", 0, inf,
+                    "steps between trajectory frames; 0: first and last only"),
+      text_param("run", "output_file", false, "", {}, "HDF5 trajectory file; empty: none"),
+      text_param("run", "checkpoint_file", false, "", {}, "HDF5 file for the final state; empty: none"),
+      text_param("run", "backend", false, "auto", {"auto", "host", "cuda"}, "where to compute"),
+      integer_param("run", "px", false, "0", 0, 1 << 20, "ranks along x; 0: chosen by MPI"),
+      integer_param("run", "py", false, "0", 0, 1 << 20, "ranks along y; 0: chosen by MPI"),
+      integer_param("run", "pz", false, "0", 0, 1 << 20, "ranks along z; 0: chosen by MPI"),
+      real_param("run", "progress_seconds", false, "5", 0, true, "seconds between progress lines"),
+      text_param("md", "initial", true, "", {"fcc", "dataset"},
+                 "fcc lattice, or datasets /md/positions and /md/velocities"),
+      integer_param("md", "cells_x", false, "0", 0, 1 << 12, "FCC unit cells along x (4 atoms each)"),
+      integer_param("md", "cells_y", false, "0", 0, 1 << 12, "FCC unit cells along y"),
+      integer_param("md", "cells_z", false, "0", 0, 1 << 12, "FCC unit cells along z"),
+      real_param("md", "density", false, "0.8442", 0, true, "FCC number density, atoms per sigma^3"),
+      real_param("md", "temperature", false, "1.44", 0, false, "initial temperature (k_B = 1)"),
+      integer_param("md", "seed", false, "1", 0, 9.2e18, "seed of the initial velocities"),
+      real_param("md", "box_x", false, "0", 0, false, "box length along x (dataset input)"),
+      real_param("md", "box_y", false, "0", 0, false, "box length along y (dataset input)"),
+      real_param("md", "box_z", false, "0", 0, false, "box length along z (dataset input)"),
+      real_param("md", "epsilon", false, "1", 0, true, "LJ well depth"),
+      real_param("md", "sigma", false, "1", 0, true, "LJ length"),
+      real_param("md", "mass", false, "1", 0, true, "atom mass"),
+      real_param("md", "cutoff", false, "2.5", 0, true, "LJ cutoff (length units), energy shifted to 0 there"),
+      real_param("md", "dt", false, "0.005", 0, true, "time step"),
+      text_param("md", "thermostat", false, "none", {"none", "rescale"},
+                 "velocity rescaling towards target_temperature, or none (NVE)"),
+      integer_param("md", "thermostat_every", false, "10", 1, inf, "steps between rescalings"),
+      integer_param("md", "thermostat_until", false, "0", 0, inf,
+                    "last step the thermostat acts on; 0: the whole run"),
+      real_param("md", "target_temperature", false, "0", 0, false,
+                 "thermostat target; 0: md.temperature"),
+  };
+}
+
+std::vector<std::string> md_template() {
+  return {"solver=md", "run.steps=100", "run.thermo_every=10", "md.initial=fcc",
+          "md.cells_x=20", "md.cells_y=20", "md.cells_z=20"};
+}
+
+Params md_params_from_overrides(const std::vector<std::string>& overrides) {
+  Params p(md_schema());
+  for (const std::string& o : md_template()) p.apply_override(o);
+  for (const std::string& o : overrides) p.apply_override(o);
+  p.finalize();
+  return p;
+}
+
+MdConfig md_config_from(const Params& p) {
+  MdConfig c;
+  c.input_file = p.file();
+  c.steps = p.integer("run.steps");
+  c.thermo_every = p.integer("run.thermo_every");
+  c.output_every = p.integer("run.output_every");
+  c.output_file = p.text("run.output_file");
+  c.checkpoint_file = p.text("run.checkpoint_file");
+  c.backend = parse_backend(p.text("run.backend"));
+  c.rank_grid_hint = {static_cast<int>(p.integer("run.px")), static_cast<int>(p.integer("run.py")),
+                      static_cast<int>(p.integer("run.pz"))};
+  c.progress_seconds = p.real("run.progress_seconds");
+  c.initial = p.text("md.initial") == "fcc" ? Initial::Fcc : Initial::Dataset;
+  c.unit_cells = {static_cast<int>(p.integer("md.cells_x")), static_cast<int>(p.integer("md.cells_y")),
+                  static_cast<int>(p.integer("md.cells_z"))};
+  c.density = p.real("md.density");
+  c.temperature = p.real("md.temperature");
+  c.seed = static_cast<long>(p.integer("md.seed"));
+  c.lj.epsilon = p.real("md.epsilon");
+  c.lj.sigma = p.real("md.sigma");
+  c.lj.mass = p.real("md.mass");
+  c.lj.cutoff = p.real("md.cutoff");
+  c.lj = with_energy_shift(c.lj);
+  c.dt = p.real("md.dt");
+  c.thermostat = p.text("md.thermostat") == "rescale" ? Thermostat::Rescale : Thermostat::None;
+  c.thermostat_every = p.integer("md.thermostat_every");
+  c.thermostat_until = p.integer("md.thermostat_until");
+  c.target_temperature = p.real("md.target_temperature");
+  if (c.target_temperature == 0) c.target_temperature = c.temperature;
+
+  const char* axis[3] = {"x", "y", "z"};
+  if (c.initial == Initial::Fcc) {
+    for (int d = 0; d < 3; ++d) {
+      if (c.unit_cells[d] < 1) {
+        throw InputError(p.value(std::string("md.cells_") + axis[d]).origin +
+                         ": md.initial = fcc needs md.cells_" + axis[d] + " >= 1 (unit cells along " +
+                         axis[d] + ")");
+      }
+    }
+    // Four atoms per cubic unit cell of edge a: density = 4 / a^3.
+    const double a = std::cbrt(4.0 / c.density);
+    for (int d = 0; d < 3; ++d) c.box[d] = a * c.unit_cells[d];
+  } else {
+    for (int d = 0; d < 3; ++d) {
+      c.box[d] = p.real(std::string("md.box_") + axis[d]);
+      if (c.box[d] <= 0) {
+        throw InputError(p.value(std::string("md.box_") + axis[d]).origin +
+                         ": md.initial = dataset needs md.box_" + axis[d] + " > 0 (box length along " +
+                         axis[d] + ")");
+      }
+    }
+  }
+  for (int d = 0; d < 3; ++d) {
+    // Minimum image: a pair must not see two images of the same atom.
+    if (c.lj.cutoff > 0.5 * c.box[d]) {
+      throw InputError(p.value("md.cutoff").origin + ": md.cutoff = " + number(c.lj.cutoff) +
+                       " is more than half the box along " + axis[d] + " (" + number(c.box[d]) +
+                       "); use a larger box or a shorter cutoff");
+    }
+  }
+  return c;
+}
+
+Int3 link_cells(const MdConfig& c) {
+  Int3 n;
+  for (int d = 0; d < 3; ++d) n[d] = std::max(1, static_cast<int>(std::floor(c.box[d] / c.lj.cutoff)));
+  return n;
+}
+
+}  // namespace mpsfw::md

@@ -1,0 +1,57 @@
+#pragma once
+// The MD solver's configuration: the input schema (groups /run and /md) and
+// the validated, immutable values a run uses. Reduced LJ units throughout.
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/box.hpp"
+#include "core/params.hpp"
+#include "md_physics.hpp"
+
+namespace mpsfw::md {
+
+enum class Initial { Fcc, Dataset };
+enum class Thermostat { None, Rescale };
+
+struct MdConfig {
+  // /run
+  long steps = 0;
+  long thermo_every = 0;  // 0: first and last step only
+  long output_every = 0;  // 0: first and last step only (with an output file)
+  std::string output_file;      // trajectory; "" = none
+  std::string checkpoint_file;  // last state; "" = none
+  Backend backend = Backend::Auto;
+  Int3 rank_grid_hint;
+  double progress_seconds = 5;
+  // /md
+  Initial initial = Initial::Fcc;
+  Int3 unit_cells;          // FCC: lattice cells along x, y, z (4 atoms each)
+  double density = 0.8442;  // FCC: atoms per sigma^3
+  double temperature = 1.44;  // initial temperature (FCC velocities), k_B = 1
+  long seed = 1;
+  double box[3] = {0, 0, 0};  // box lengths (FCC: from density and cells)
+  LjParams lj;                // with the energy shift applied
+  double dt = 0.005;
+  Thermostat thermostat = Thermostat::None;
+  long thermostat_every = 10;
+  long thermostat_until = 0;  // last step the thermostat acts on; 0: every step of the run
+  double target_temperature = 1.44;
+  std::string input_file;
+};
+
+std::vector<ParamSpec> md_schema();
+// A 32k-atom LJ liquid as in LAMMPS's in.lj (rho 0.8442, T 1.44, r_c 2.5,
+// dt 0.005) on 20^3 FCC cells, 100 steps: what mkinput writes for solver=md.
+std::vector<std::string> md_template();
+Params md_params_from_overrides(const std::vector<std::string>& overrides);
+// Checks what the schema cannot (cutoff vs box, datasets) and builds the
+// configuration. Throws InputError naming the file and the key.
+MdConfig md_config_from(const Params& params);
+
+// Link cells per dimension for the decomposition: as many as fit with an edge
+// of at least the cutoff. A rank owns whole link cells, so its subdomain is
+// never thinner than the cutoff and ghosts come from direct neighbours only.
+Int3 link_cells(const MdConfig& c);
+
+}  // namespace mpsfw::md

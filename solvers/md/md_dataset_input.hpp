@@ -1,0 +1,29 @@
+#pragma once
+// Initial atoms from the input file (md.initial = dataset):
+//   /md/positions   [N][3] numbers (float64; any integer or float type is read
+//                   as float64), every atom inside the box: 0 <= x < md.box_x ...
+//   /md/velocities  [N][3] numbers, finite
+//   /md/ids         [N] integers >= 0, all different (optional; default 0..N-1)
+// Every rank reads the whole datasets and keeps the atoms its subdomain owns.
+// A bad file throws InputError naming the file, the dataset path and what was
+// expected (the same message on every rank, as every rank reads everything).
+#include <string>
+#include <vector>
+
+#include "atom_record.hpp"
+#include "md_config.hpp"
+#include "md_domain.hpp"
+
+namespace mpsfw::md {
+
+// All N atoms of c.input_file, validated against c.box, in file order.
+std::vector<AtomRecord> all_dataset_atoms(const MdConfig& c);
+
+// The atoms of c.input_file that `domain` owns (domain.contains(x)), in file order.
+std::vector<AtomRecord> dataset_atoms(const MdConfig& c, const Subdomain& domain);
+
+// N of /md/positions in `file` after checking the datasets' presence, types and
+// shapes (not their values). Throws InputError like dataset_atoms.
+long dataset_atom_count(const std::string& file);
+
+}  // namespace mpsfw::md

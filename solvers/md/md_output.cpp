@@ -1,0 +1,369 @@
+#include "md_output.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <sstream>
+
+#include "core/collective.hpp"
+#include "core/error.hpp"
+#include "core/h5_io.hpp"
+#include "core/mpi_check.hpp"
+
+namespace mpsfw::md {
+namespace {
+
+const char* const kAxis[3] = {"x", "y", "z"};
+
+// Shortest of 15 or 17 significant digits that reads back as the same double.
+std::string exact(double v) {
+  char buf[40];
+  for (int digits : {15, 17}) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return out;
+}
+
+// Runs `step`; returns "" or its error message prefixed by `context`.
+std::string capture(const std::string& context, const std::function<void()>& step) {
+  try {
+    step();
+  } catch (const std::exception& e) {
+    return context + ": " + (e.what()[0] != '\0' ? e.what() : "unknown error");
+  }
+  return {};
+}
+
+// Every rank's atoms on rank 0, sorted by id (empty on the other ranks).
+std::vector<AtomRecord> gather_sorted(const std::vector<AtomRecord>& local, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  MPSFW_MPI_CHECK(MPI_Comm_size(comm, &size));
+  // Counts travel as int: agree first that they fit, so no rank is left waiting.
+  const long long mine = static_cast<long long>(local.size());
+  long long total = 0;
+  MPSFW_MPI_CHECK(MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, comm));
+  if (total > INT_MAX) {
+    throw Error("MD output: " + std::to_string(total) +
+                " atoms are more than one gather to rank 0 can take (" + std::to_string(INT_MAX) +
+                ")");
+  }
+  // One element of this type is one whole AtomRecord, bytes as they are.
+  struct RecordType {
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    ~RecordType() {
+      if (type != MPI_DATATYPE_NULL) MPI_Type_free(&type);
+    }
+  } record;
+  MPSFW_MPI_CHECK(
+      MPI_Type_contiguous(static_cast<int>(sizeof(AtomRecord)), MPI_BYTE, &record.type));
+  MPSFW_MPI_CHECK(MPI_Type_commit(&record.type));
+
+  const int count = static_cast<int>(local.size());
+  std::vector<int> counts(rank == 0 ? static_cast<size_t>(size) : 0);
+  MPSFW_MPI_CHECK(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm));
+  std::vector<int> displacements(counts.size(), 0);
+  for (size_t r = 1; r < counts.size(); ++r)
+    displacements[r] = displacements[r - 1] + counts[r - 1];
+  std::vector<AtomRecord> all(rank == 0 ? static_cast<size_t>(total) : 0);
+  MPSFW_MPI_CHECK(MPI_Gatherv(local.data(), count, record.type, all.data(), counts.data(),
+                              displacements.data(), record.type, 0, comm));
+  std::sort(all.begin(), all.end(),
+            [](const AtomRecord& a, const AtomRecord& b) { return a.id < b.id; });
+  return all;
+}
+
+// Datasets positions, velocities ([N][3] float64) and ids ([N] int64) in `group`.
+void write_atoms(hid_t group, const std::vector<AtomRecord>& atoms) {
+  const size_t n = atoms.size();
+  std::vector<double> x(3 * n), v(3 * n);
+  std::vector<std::int64_t> ids(n);
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t d = 0; d < 3; ++d) {
+      x[3 * i + d] = atoms[i].x[d];
+      v[3 * i + d] = atoms[i].v[d];
+    }
+    ids[i] = atoms[i].id;
+  }
+  const std::uint64_t rows = n;
+  h5::write_array(group, "positions", {rows, 3}, x.data());
+  h5::write_array(group, "velocities", {rows, 3}, v.data());
+  h5::write_array(group, "ids", {rows}, ids.data());
+}
+
+void write_box(hid_t object, const MdConfig& c) {
+  for (int d = 0; d < 3; ++d) h5::write_attribute(object, std::string("box_") + kAxis[d], c.box[d]);
+}
+
+void close_file(h5::Handle& file, const std::string& name) {
+  if (file.close() < 0) throw Error("HDF5: closing '" + name + "' failed");
+}
+
+void rename_into_place(const std::string& from, const std::string& to) {
+  if (std::rename(from.c_str(), to.c_str()) != 0) {
+    throw Error("renaming '" + from + "' into place failed: " + std::strerror(errno));
+  }
+}
+
+// Writes `text` to `path` via `path`.partial renamed into place.
+void write_text_file(const std::string& path, const std::string& text) {
+  const std::string partial = path + ".partial";
+  std::FILE* f = std::fopen(partial.c_str(), "w");
+  if (!f) throw Error("cannot create '" + partial + "': " + std::strerror(errno));
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  int error = ok ? 0 : errno;
+  if (std::fclose(f) != 0 && ok) {  // the flush can be what finds the disk full
+    ok = false;
+    error = errno;
+  }
+  if (!ok) {
+    std::remove(partial.c_str());
+    throw Error("cannot write '" + partial + "': " + std::strerror(error != 0 ? error : EIO));
+  }
+  if (std::rename(partial.c_str(), path.c_str()) != 0) {
+    error = errno;
+    std::remove(partial.c_str());
+    throw Error("renaming '" + partial + "' into place failed: " + std::strerror(error));
+  }
+}
+
+struct FrameInfo {
+  long step = 0;
+  double time = 0;
+  std::uint64_t atoms = 0;  // rank 0 only
+};
+
+// A temporal collection of point clouds: one Polyvertex grid per frame with
+// the positions as XYZ geometry and velocity (vector) and id (scalar) on the points.
+std::string render_xdmf(const std::string& h5_basename, const std::vector<FrameInfo>& frames) {
+  const std::string file = xml_escape(h5_basename);
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" ?>\n"
+    << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+    << "<Xdmf Version=\"3.0\">\n"
+    << "  <Domain>\n"
+    << "    <Grid Name=\"atoms\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  for (size_t k = 0; k < frames.size(); ++k) {
+    const FrameInfo& f = frames[k];
+    const std::string group = trajectory_frame_group(static_cast<long>(k));
+    const std::string n = std::to_string(f.atoms);
+    x << "      <Grid Name=\"step " << f.step << "\" GridType=\"Uniform\">\n"
+      << "        <Time Value=\"" << exact(f.time) << "\"/>\n"
+      << "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n
+      << "\" NodesPerElement=\"1\"/>\n"
+      << "        <Geometry GeometryType=\"XYZ\">\n"
+      << "          <DataItem Dimensions=\"" << n
+      << " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" << file << ":" << group
+      << "/positions</DataItem>\n"
+      << "        </Geometry>\n"
+      << "        <Attribute Name=\"velocity\" AttributeType=\"Vector\" Center=\"Node\">\n"
+      << "          <DataItem Dimensions=\"" << n
+      << " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" << file << ":" << group
+      << "/velocities</DataItem>\n"
+      << "        </Attribute>\n"
+      << "        <Attribute Name=\"id\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+      << "          <DataItem Dimensions=\"" << n
+      << "\" NumberType=\"Int\" Precision=\"8\" Format=\"HDF\">" << file << ":" << group
+      << "/ids</DataItem>\n"
+      << "        </Attribute>\n"
+      << "      </Grid>\n";
+  }
+  x << "    </Grid>\n"
+    << "  </Domain>\n"
+    << "</Xdmf>\n";
+  return x.str();
+}
+
+}  // namespace
+
+std::string trajectory_xdmf_path(const std::string& h5_path) {
+  const std::filesystem::path p(h5_path);
+  if (p.extension() == ".h5") return std::filesystem::path(p).replace_extension(".xmf").string();
+  return h5_path + ".xmf";
+}
+
+std::string trajectory_frame_group(long frame) {
+  char name[32];
+  std::snprintf(name, sizeof name, "/frames/%08ld", frame);
+  return name;
+}
+
+struct MdTrajectory::Impl {
+  Impl(const std::string& file, const MdConfig& c, MPI_Comm communicator)
+      : path(file),
+        partial(file + ".partial"),
+        xdmf(trajectory_xdmf_path(file)),
+        config(c),
+        comm(communicator) {
+    MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  }
+  // Local cleanup only: no HDF5 handle stays open between calls.
+  ~Impl() {
+    if (rank == 0 && !renamed) std::remove(partial.c_str());
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  std::string context() const { return "MD trajectory '" + path + "'"; }
+
+  void create() const {
+    h5::Handle file = h5::create_file(partial);
+    h5::write_attribute(file.get(), "solver", std::string("md"));
+    write_box(file.get(), config);
+    h5::create_group(file.get(), "frames");
+    close_file(file, partial);
+  }
+
+  void append(long step, double time, const std::vector<AtomRecord>& atoms) const {
+    h5::Handle file = h5::open_file_readwrite(partial);
+    const auto n = static_cast<std::int64_t>(atoms.size());
+    if (frames.empty()) h5::write_attribute(file.get(), "atoms", n);
+    {
+      h5::Handle group =
+          h5::create_group(file.get(), trajectory_frame_group(static_cast<long>(frames.size())));
+      h5::write_attribute(group.get(), "step", static_cast<std::int64_t>(step));
+      h5::write_attribute(group.get(), "time", time);
+      h5::write_attribute(group.get(), "atoms", n);
+      write_atoms(group.get(), atoms);
+    }
+    close_file(file, partial);
+  }
+
+  void publish() {
+    {
+      h5::Handle file = h5::open_file_readwrite(partial);
+      h5::write_attribute(file.get(), "frames", static_cast<std::int64_t>(frames.size()));
+      close_file(file, partial);
+    }
+    rename_into_place(partial, path);
+    renamed = true;
+    write_text_file(xdmf, render_xdmf(std::filesystem::path(path).filename().string(), frames));
+  }
+
+  const std::string path, partial, xdmf;
+  const MdConfig config;
+  const MPI_Comm comm;
+  int rank = 0;
+  std::vector<FrameInfo> frames;
+  bool closed = false;
+  bool renamed = false;
+};
+
+MdTrajectory::MdTrajectory(const std::string& path, const MdConfig& config, MPI_Comm comm)
+    : impl_(std::make_unique<Impl>(path, config, comm)) {
+  std::string error;
+  if (impl_->rank == 0) error = capture(impl_->context(), [&] { impl_->create(); });
+  agree_on_error(comm, error);
+}
+
+MdTrajectory::~MdTrajectory() = default;
+
+void MdTrajectory::write_frame(long step, double time, const std::vector<AtomRecord>& local_atoms) {
+  if (impl_->closed) throw Error(impl_->context() + ": write_frame() after close()");
+  const std::vector<AtomRecord> atoms = gather_sorted(local_atoms, impl_->comm);
+  std::string error;
+  if (impl_->rank == 0)
+    error = capture(impl_->context(), [&] { impl_->append(step, time, atoms); });
+  agree_on_error(impl_->comm, error);
+  impl_->frames.push_back({step, time, atoms.size()});
+}
+
+void MdTrajectory::close() {
+  if (impl_->closed) throw Error(impl_->context() + ": close() twice");
+  impl_->closed = true;
+  std::string error;
+  if (impl_->rank == 0) error = capture(impl_->context(), [&] { impl_->publish(); });
+  agree_on_error(impl_->comm, error);
+}
+
+const std::string& MdTrajectory::path() const { return impl_->path; }
+
+long MdTrajectory::frames() const { return static_cast<long>(impl_->frames.size()); }
+
+void write_checkpoint(const std::string& path, const MdConfig& c, long step, double time,
+                      const std::vector<AtomRecord>& local_atoms, MPI_Comm comm) {
+  const std::vector<AtomRecord> atoms = gather_sorted(local_atoms, comm);
+  int rank = 0;
+  MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  std::string error;
+  if (rank == 0) {
+    const std::string partial = path + ".partial";
+    error = capture("MD checkpoint '" + path + "'", [&] {
+      h5::Handle file = h5::create_file(partial);
+      h5::write_attribute(file.get(), "solver", std::string("md"));
+      h5::write_attribute(file.get(), "step", static_cast<std::int64_t>(step));
+      h5::write_attribute(file.get(), "time", time);
+      {
+        h5::Handle run = h5::create_group(file.get(), "run");
+        h5::write_attribute(run.get(), "steps", static_cast<std::int64_t>(c.steps));
+        h5::write_attribute(run.get(), "thermo_every", static_cast<std::int64_t>(c.thermo_every));
+        h5::write_attribute(run.get(), "output_every", static_cast<std::int64_t>(c.output_every));
+        h5::write_attribute(run.get(), "backend", std::string(to_string(c.backend)));
+        const char* grid[3] = {"px", "py", "pz"};
+        for (int d = 0; d < 3; ++d) {
+          h5::write_attribute(run.get(), grid[d], static_cast<std::int64_t>(c.rank_grid_hint[d]));
+        }
+        h5::write_attribute(run.get(), "progress_seconds", c.progress_seconds);
+      }
+      {
+        h5::Handle md = h5::create_group(file.get(), "md");
+        h5::write_attribute(md.get(), "initial", std::string("dataset"));
+        write_box(md.get(), c);
+        h5::write_attribute(md.get(), "epsilon", c.lj.epsilon);
+        h5::write_attribute(md.get(), "sigma", c.lj.sigma);
+        h5::write_attribute(md.get(), "mass", c.lj.mass);
+        h5::write_attribute(md.get(), "cutoff", c.lj.cutoff);
+        h5::write_attribute(md.get(), "dt", c.dt);
+        h5::write_attribute(md.get(), "temperature", c.temperature);
+        h5::write_attribute(md.get(), "seed", static_cast<std::int64_t>(c.seed));
+        h5::write_attribute(md.get(), "thermostat",
+                            std::string(c.thermostat == Thermostat::Rescale ? "rescale" : "none"));
+        h5::write_attribute(md.get(), "thermostat_every",
+                            static_cast<std::int64_t>(c.thermostat_every));
+        h5::write_attribute(md.get(), "thermostat_until",
+                            static_cast<std::int64_t>(c.thermostat_until));
+        h5::write_attribute(md.get(), "target_temperature", c.target_temperature);
+        write_atoms(md.get(), atoms);
+      }
+      close_file(file, partial);
+      rename_into_place(partial, path);
+    });
+    if (!error.empty()) std::remove(partial.c_str());
+  }
+  agree_on_error(comm, error);
+}
+
+}  // namespace mpsfw::md

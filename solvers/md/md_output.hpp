@@ -1,0 +1,77 @@
+#pragma once
+// MD output files. Both gather every atom to rank 0, which writes alone (any
+// HDF5, serial or parallel), with atoms sorted by id; both are complete or
+// absent: written as `<path>.partial` and renamed into place when finished.
+//
+// Trajectory (MdTrajectory): the atoms at chosen steps, plus an XDMF file
+// beside it (out.h5 -> out.xmf; other names get ".xmf" appended) that shows
+// every frame as points over time in ParaView/VisIt.
+//   /               attributes solver = "md", box_x, box_y, box_z (float64),
+//                   atoms (int64: atoms of the first frame), frames (int64: count)
+//   /frames/<k>     frame k = 0, 1, ... as 8 digits, e.g. /frames/00000002;
+//                   attributes step (int64), time (float64), atoms (int64)
+//     positions     float64 [N][3]
+//     velocities    float64 [N][3]
+//     ids           int64 [N], ascending
+//
+// Checkpoint (write_checkpoint): the state at one step, itself an input file
+// for md.initial = dataset (reads back through Params with md_schema()):
+//   /               attributes solver = "md", step (int64), time (float64)
+//   /run            steps, thermo_every, output_every, px, py, pz (int64),
+//                   backend (string), progress_seconds (float64); not
+//                   output_file or checkpoint_file, so that running the
+//                   checkpoint overwrites neither the trajectory nor itself
+//   /md             initial = "dataset", box_x/y/z, epsilon, sigma, mass,
+//                   cutoff, dt, temperature, target_temperature (float64),
+//                   thermostat (string), thermostat_every, thermostat_until,
+//                   seed (int64)
+//     positions, velocities, ids as in a trajectory frame
+// The root attributes step and time are not schema keys: reading the file as
+// input reports them as ignored.
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "atom_record.hpp"
+#include "md_config.hpp"
+
+namespace mpsfw::md {
+
+// The XDMF file that goes with trajectory `h5_path`: "run.h5" -> "run.xmf",
+// anything else gets ".xmf" appended ("run.hdf5" -> "run.hdf5.xmf").
+std::string trajectory_xdmf_path(const std::string& h5_path);
+// Group of frame `frame` (0, 1, ...) in a trajectory: "/frames/00000002".
+std::string trajectory_frame_group(long frame);
+
+class MdTrajectory {
+ public:
+  // Collective over `comm`: rank 0 creates `path`.partial with the root
+  // attributes. Throws Error naming `path` on every rank if it cannot.
+  MdTrajectory(const std::string& path, const MdConfig& config, MPI_Comm comm);
+  // Local: a trajectory never closed (a failed run) leaves no file behind.
+  ~MdTrajectory();
+  MdTrajectory(const MdTrajectory&) = delete;
+  MdTrajectory& operator=(const MdTrajectory&) = delete;
+
+  // Collective: gathers `local_atoms` of every rank and appends one frame.
+  void write_frame(long step, double time, const std::vector<AtomRecord>& local_atoms);
+  // Collective: renames the file into place and writes the XDMF file. Nothing
+  // may be written after.
+  void close();
+
+  const std::string& path() const;
+  long frames() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Collective over `comm`: writes the atoms of every rank and `c` to `path`
+// (via `path`.partial). Throws Error naming `path` on every rank on failure.
+void write_checkpoint(const std::string& path, const MdConfig& c, long step, double time,
+                      const std::vector<AtomRecord>& local_atoms, MPI_Comm comm);
+
+}  // namespace mpsfw::md

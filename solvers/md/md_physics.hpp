@@ -1,0 +1,72 @@
+#pragma once
+// Lennard-Jones 12-6 physics in reduced units (epsilon, sigma, mass = 1 unless
+// the input says otherwise), shared by every backend: the pair interaction,
+// the velocity-Verlet updates and the per-atom sums. No loops, no launches.
+#include <cmath>
+
+#include "core/hd.hpp"
+
+namespace mpsfw::md {
+
+struct LjParams {
+  double epsilon = 1;  // well depth, energy unit
+  double sigma = 1;    // zero-crossing distance, length unit
+  double cutoff = 2.5;  // r_c, in length units (not in sigma)
+  double mass = 1;
+  double shift = 0;    // U(r_c) before shifting: the energy is U(r) - U(r_c)
+};
+
+// U(r) = 4 eps ((sigma/r)^12 - (sigma/r)^6), unshifted, for r^2 = r2.
+MPSFW_HD double lj_energy_unshifted(double r2, const LjParams& p) {
+  const double s2 = p.sigma * p.sigma / r2;
+  const double s6 = s2 * s2 * s2;
+  return 4 * p.epsilon * (s6 * s6 - s6);
+}
+
+MPSFW_HD LjParams with_energy_shift(LjParams p) {
+  p.shift = lj_energy_unshifted(p.cutoff * p.cutoff, p);
+  return p;
+}
+
+// For a pair at distance^2 r2 < r_c^2: F_i = f_over_r * (x_i - x_j) with
+// f_over_r = -dU/dr / r = 24 eps (2 (sigma/r)^12 - (sigma/r)^6) / r^2,
+// and the shifted pair energy U(r) - U(r_c). Zero beyond the cutoff.
+struct PairTerm {
+  double f_over_r = 0;
+  double energy = 0;
+};
+
+MPSFW_HD PairTerm lj_pair(double r2, const LjParams& p) {
+  PairTerm t;
+  if (r2 >= p.cutoff * p.cutoff || r2 <= 0) return t;
+  const double s2 = p.sigma * p.sigma / r2;
+  const double s6 = s2 * s2 * s2;
+  t.f_over_r = 24 * p.epsilon * (2 * s6 * s6 - s6) / r2;
+  t.energy = 4 * p.epsilon * (s6 * s6 - s6) - p.shift;
+  return t;
+}
+
+// Velocity Verlet, split as kick (v += dt/2 F/m), drift (x += dt v), kick.
+MPSFW_HD double kicked(double v, double f, double half_dt, const LjParams& p) {
+  return v + half_dt * f / p.mass;
+}
+MPSFW_HD double drifted(double x, double v, double dt) { return x + dt * v; }
+
+// Position folded into the periodic box [0, length). Within one box length
+// of it (every sane step) this is one add or subtract, exact for the
+// neighbour that owns the result; farther is folded too, and the migration
+// then reports the atom as having jumped too far.
+MPSFW_HD double wrapped(double x, double length) {
+  if (x < 0) x += length;
+  if (x >= length) x -= length;
+  if (x < 0 || x >= length) x -= length * floor(x / length);
+  // x = -tiny + length can round to length itself.
+  return x >= length ? 0.0 : x;
+}
+
+// Kinetic energy m v^2 / 2 of one atom.
+MPSFW_HD double kinetic_energy(double vx, double vy, double vz, const LjParams& p) {
+  return 0.5 * p.mass * (vx * vx + vy * vy + vz * vz);
+}
+
+}  // namespace mpsfw::md

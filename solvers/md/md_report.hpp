@@ -1,0 +1,16 @@
+#pragma once
+// The run report of an MD run (collective over the solver's communicator).
+#include <string>
+#include <vector>
+
+#include "core/device.hpp"
+#include "core/params.hpp"
+#include "core/report.hpp"
+#include "md_solver.hpp"
+
+namespace mpsfw::md {
+
+RunReport make_report(const MdSolver& solver, const Params& params, const DeviceBinding& device,
+                      const std::string& host_name, const std::vector<std::string>& warnings);
+
+}  // namespace mpsfw::md

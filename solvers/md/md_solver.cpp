@@ -1,0 +1,113 @@
+#include "md_solver.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include "core/collective.hpp"
+#include "core/error.hpp"
+#include "core/mpi_check.hpp"
+#include "md_initial.hpp"
+
+namespace mpsfw::md {
+
+MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& device)
+    : config_(config),
+      decomposition_(comm, link_cells(config), config.rank_grid_hint, {true, true, true}),
+      domain_(subdomain_of(decomposition_, config.box)),
+      comm_(decomposition_, domain_, config.lj.cutoff) {
+  // Errors on one rank (e.g. out of device memory) stop every rank together.
+  run_collectively(decomposition_.comm(), [&] {
+    store_ = make_md_store(device.backend);
+    store_->assign(fcc_atoms(config_, domain_, decomposition_.comm()));
+  });
+  long mine = store_->owned();
+  MPSFW_MPI_CHECK(MPI_Allreduce(&mine, &total_atoms_, 1, MPI_LONG, MPI_SUM, decomposition_.comm()));
+  comm_.exchange_ghosts(*store_);
+  compute_forces();
+}
+
+void MdSolver::compute_forces() {
+  PhaseTimers::Scope t(timers_, "force");
+  last_forces_ = store_->compute_forces(comm_.cell_grid(), config_.lj);
+}
+
+void MdSolver::step_once() {
+  const double dt = config_.dt;
+  {
+    PhaseTimers::Scope t(timers_, "integrate");
+    store_->kick(0.5 * dt, config_.lj);
+    store_->drift(dt, config_.box);
+  }
+  {
+    PhaseTimers::Scope t(timers_, "communicate");
+    comm_.migrate(*store_);
+    comm_.exchange_ghosts(*store_);
+  }
+  compute_forces();
+  {
+    PhaseTimers::Scope t(timers_, "integrate");
+    store_->kick(0.5 * dt, config_.lj);
+  }
+  ++step_;
+  const bool thermostat_on = config_.thermostat == Thermostat::Rescale &&
+                             (config_.thermostat_until == 0 || step_ <= config_.thermostat_until);
+  if (thermostat_on && step_ % config_.thermostat_every == 0) {
+    PhaseTimers::Scope t(timers_, "thermostat");
+    // Velocity rescaling: T -> target exactly (crude, for equilibration only).
+    const double now = measure().temperature;
+    if (now > 0) store_->scale_velocities(std::sqrt(config_.target_temperature / now));
+  }
+}
+
+Thermo MdSolver::measure() {
+  const MotionSums m = store_->motion(config_.lj);
+  double local[6] = {m.kinetic, last_forces_.potential, last_forces_.virial,
+                     m.momentum[0], m.momentum[1], m.momentum[2]};
+  double sum[6];
+  MPSFW_MPI_CHECK(MPI_Allreduce(local, sum, 6, MPI_DOUBLE, MPI_SUM, decomposition_.comm()));
+  Thermo t;
+  const double n = static_cast<double>(total_atoms_);
+  const double volume = config_.box[0] * config_.box[1] * config_.box[2];
+  t.step = step_;
+  t.time = static_cast<double>(step_) * config_.dt;
+  t.temperature = temperature_of(sum[0], total_atoms_);
+  t.kinetic = sum[0] / n;
+  t.potential = sum[1] / n;
+  t.total = t.kinetic + t.potential;
+  // Virial pressure: P = (N T + sum_pairs r . F / 3) / V.
+  t.pressure = (n * t.temperature + sum[2] / 3) / volume;
+  for (int d = 0; d < 3; ++d) t.momentum[d] = sum[3 + d];
+  return t;
+}
+
+void MdSolver::print_thermo_header(std::FILE* out) {
+  std::fprintf(out, "%10s %12s %12s %14s %14s %14s %12s\n", "step", "time", "temperature",
+               "potential", "kinetic", "total", "pressure");
+}
+
+void MdSolver::print_thermo(std::FILE* out, const Thermo& t) {
+  std::fprintf(out, "%10ld %12.6g %12.6f %14.8f %14.8f %14.8f %12.6f\n", t.step, t.time,
+               t.temperature, t.potential, t.kinetic, t.total, t.pressure);
+  std::fflush(out);
+}
+
+void MdSolver::run(std::FILE* out) {
+  const bool root = decomposition_.rank() == 0;
+  if (root && out) print_thermo_header(out);
+  const auto record = [&] {
+    PhaseTimers::Scope t(timers_, "thermo");
+    thermo_.push_back(measure());
+    if (root && out) print_thermo(out, thermo_.back());
+  };
+  record();
+  const auto start = std::chrono::steady_clock::now();
+  while (step_ < config_.steps) {
+    step_once();
+    if (step_ == config_.steps || (config_.thermo_every > 0 && step_ % config_.thermo_every == 0)) {
+      record();
+    }
+  }
+  loop_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace mpsfw::md

@@ -1,0 +1,73 @@
+#pragma once
+// Helpers for tests that run the MD solver: a config from overrides, a solver
+// on a communicator and backend, and every atom gathered on rank 0 by id.
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/device.hpp"
+#include "heat_runs.hpp"
+#include "solvers/md/md_config.hpp"
+#include "solvers/md/md_solver.hpp"
+
+namespace mpsfw::testing_support {
+
+inline md::MdConfig md_config(const std::vector<std::string>& overrides) {
+  return md::md_config_from(md::md_params_from_overrides(overrides));
+}
+
+inline std::unique_ptr<md::MdSolver> make_md_solver(const md::MdConfig& config, MPI_Comm comm,
+                                                    Backend backend) {
+  int node_size = 1;
+  const int node_rank = node_rank_and_size(comm, &node_size);
+  const DeviceBinding device = bind_device(backend, node_rank, node_size, CudaGate::without_mps());
+  return std::make_unique<md::MdSolver>(config, comm, device);
+}
+
+struct GatheredAtom {
+  md::AtomRecord atom;
+  double force[3];
+};
+
+// Collective: every rank's atoms and forces on rank 0 of `comm`, by id.
+inline std::map<std::int64_t, GatheredAtom> gather_atoms(const md::MdSolver& solver, MPI_Comm comm) {
+  const std::vector<md::AtomRecord> atoms = solver.local_atoms();
+  const std::vector<double> forces = solver.local_forces();
+  std::vector<GatheredAtom> mine(atoms.size());
+  for (size_t i = 0; i < atoms.size(); ++i) {
+    mine[i].atom = atoms[i];
+    for (int d = 0; d < 3; ++d) mine[i].force[d] = forces[3 * i + static_cast<size_t>(d)];
+  }
+  int ranks = 1, rank = 0;
+  MPI_Comm_size(comm, &ranks);
+  MPI_Comm_rank(comm, &rank);
+  int bytes = static_cast<int>(mine.size() * sizeof(GatheredAtom));
+  std::vector<int> counts(static_cast<size_t>(ranks)), offsets(static_cast<size_t>(ranks));
+  MPI_Gather(&bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
+  int total = 0;
+  for (int r = 0; r < ranks; ++r) {
+    offsets[static_cast<size_t>(r)] = total;
+    total += counts[static_cast<size_t>(r)];
+  }
+  std::vector<GatheredAtom> all(static_cast<size_t>(total) / sizeof(GatheredAtom));
+  MPI_Gatherv(mine.data(), bytes, MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE, 0,
+              comm);
+  std::map<std::int64_t, GatheredAtom> by_id;
+  if (rank == 0) {
+    for (const GatheredAtom& a : all) by_id[a.atom.id] = a;
+  }
+  return by_id;
+}
+
+// Minimum-image difference along one dimension of a periodic box.
+inline double periodic_delta(double a, double b, double box) {
+  const double d = a - b;
+  return d - box * std::round(d / box);
+}
+
+}  // namespace mpsfw::testing_support
