@@ -21,6 +21,8 @@ std::vector<ParamSpec> md_schema() {
   const double inf = std::numeric_limits<double>::infinity();
   return {
       text_param("", "solver", true, "", {"heat", "md"}, "which solver reads this file"),
+      integer_param("", "step", false, "0", 0, inf, "step of the saved state (checkpoints only)"),
+      real_param("", "time", false, "0", 0, false, "time of the saved state (checkpoints only)"),
       integer_param("run", "steps", true, "", 0, 1e12, "time steps to take"),
       integer_param("run", "thermo_every", false, "0", 0, inf, "steps between thermo lines; 0: first and last"),
       integer_param("run", "output_every", false, "0", 0, inf,

@@ -6,7 +6,9 @@
 #include "core/collective.hpp"
 #include "core/error.hpp"
 #include "core/mpi_check.hpp"
+#include "md_dataset_input.hpp"
 #include "md_initial.hpp"
+#include "md_output.hpp"
 
 namespace mpsfw::md {
 
@@ -18,12 +20,14 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   // Errors on one rank (e.g. out of device memory) stop every rank together.
   run_collectively(decomposition_.comm(), [&] {
     store_ = make_md_store(device.backend);
-    store_->assign(fcc_atoms(config_, domain_, decomposition_.comm()));
+    store_->assign(config_.initial == Initial::Fcc ? fcc_atoms(config_, domain_, decomposition_.comm())
+                                                   : dataset_atoms(config_, domain_));
   });
   long mine = store_->owned();
   MPSFW_MPI_CHECK(MPI_Allreduce(&mine, &total_atoms_, 1, MPI_LONG, MPI_SUM, decomposition_.comm()));
   comm_.exchange_ghosts(*store_);
-  compute_forces();
+  // The first forces are set-up, not a step: untimed.
+  last_forces_ = store_->compute_forces(comm_.cell_grid(), config_.lj);
 }
 
 void MdSolver::compute_forces() {
@@ -99,13 +103,32 @@ void MdSolver::run(std::FILE* out) {
     thermo_.push_back(measure());
     if (root && out) print_thermo(out, thermo_.back());
   };
+  std::unique_ptr<MdTrajectory> trajectory;
+  if (!config_.output_file.empty()) {
+    trajectory = std::make_unique<MdTrajectory>(config_.output_file, config_, decomposition_.comm());
+  }
+  const auto frame = [&] {
+    if (!trajectory) return;
+    PhaseTimers::Scope t(timers_, "output");
+    trajectory->write_frame(step_, static_cast<double>(step_) * config_.dt, store_->download());
+  };
   record();
+  frame();
   const auto start = std::chrono::steady_clock::now();
   while (step_ < config_.steps) {
     step_once();
-    if (step_ == config_.steps || (config_.thermo_every > 0 && step_ % config_.thermo_every == 0)) {
-      record();
-    }
+    const bool last = step_ == config_.steps;
+    if (last || (config_.thermo_every > 0 && step_ % config_.thermo_every == 0)) record();
+    if (last || (config_.output_every > 0 && step_ % config_.output_every == 0)) frame();
+  }
+  if (trajectory) {
+    PhaseTimers::Scope t(timers_, "output");
+    trajectory->close();
+  }
+  if (!config_.checkpoint_file.empty()) {
+    PhaseTimers::Scope t(timers_, "output");
+    write_checkpoint(config_.checkpoint_file, config_, step_, static_cast<double>(step_) * config_.dt,
+                     store_->download(), decomposition_.comm());
   }
   loop_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

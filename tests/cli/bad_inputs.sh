@@ -49,7 +49,8 @@ done
 #           warn: exit 0, the run summary, and each PATTERN on stderr
 #           ok:   exit 0 and the run summary
 #   ARGS    solver arguments split on spaces; @D@ is the folder with the files
-#           that make_bad_inputs wrote (good.h5 is a valid input)
+#           that make_bad_inputs wrote (good.h5 is a valid input), @I@ the
+#           project's inputs/ folder (md_lj.h5: a valid MD input)
 #   PATTERN fixed strings that must all appear in the output
 # CASE_ENV[NAME] may hold VAR=value words to set for that run.
 # ---------------------------------------------------------------------------
@@ -175,6 +176,26 @@ add_case set_unstable_dt 2 fail "@D@/good.h5 --set heat.dt=0.5" \
 add_case set_dataset_without_u0 2 fail "@D@/good.h5 --set heat.initial=dataset" \
   "good.h5: dataset /heat/u0 is missing"
 
+# MD inputs: md_lj.h5 shrunk to 4^3 FCC cells (a 6.72 box, 2 link cells a side).
+EXAMPLES=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../inputs" && pwd)
+md_small="@I@/md_lj.h5 --set md.cells_x=4 --set md.cells_y=4 --set md.cells_z=4 --set run.steps=5"
+add_case md_good_runs 2 ok "$md_small" "atom-steps/s"
+add_case md_cutoff_over_half_box 2 fail "$md_small --set md.cells_x=2" \
+  "md_lj.h5: attribute /md/cutoff: md.cutoff = 2.5 is more than half the box along x (3.35"
+add_case md_more_ranks_than_link_cells 3 fail "$md_small --set run.px=3 --set run.py=1 --set run.pz=1" \
+  "puts more ranks than cells (2) along dimension x" \
+  "an MD rank needs at least one link cell of md.cutoff along each dimension"
+add_case md_fcc_without_cells 2 fail "$md_small --set md.cells_y=0" \
+  "--set md.cells_y=0: md.initial = fcc needs md.cells_y >= 1"
+add_case md_dataset_without_box 2 fail "$md_small --set md.initial=dataset" \
+  "md.initial = dataset needs md.box_x > 0"
+add_case md_thermostat_unknown 1 fail "$md_small --set md.thermostat=berendsen" \
+  "--set md.thermostat=berendsen: expected one of none|rescale"
+add_case md_dt_negative 2 fail "$md_small --set md.dt=-0.005" \
+  "--set md.dt=-0.005: expected a number > 0 (time step)"
+add_case md_heat_key 2 fail "$md_small --set heat.nx=4" \
+  "--set heat.nx=4: unknown key 'heat.nx'"
+
 # The command line itself.
 add_case unknown_option 2 fail "@D@/good.h5 --bogus" \
   "unknown option '--bogus'" "usage: mpirun -np N solver INPUT.h5"
@@ -246,7 +267,10 @@ run_case() {
   local -a words=() args=() envs=()
   local w
   [ -n "${C_ARGS[$name]}" ] && read -r -a words <<<"${C_ARGS[$name]}"
-  for w in "${words[@]}"; do args+=("${w//@D@/$work/files}"); done
+  for w in "${words[@]}"; do
+    w=${w//@D@/$work/files}
+    args+=("${w//@I@/$EXAMPLES}")
+  done
   [ -n "${CASE_ENV[$name]:-}" ] && read -r -a envs <<<"${CASE_ENV[$name]}"
 
   if [ ${#envs[@]} -gt 0 ]; then
@@ -276,7 +300,7 @@ run_case() {
     ! grep -q 'MPI_ABORT' "$all" || problems+=("MPI_ABORT was called, expected a clean exit")
   else
     [ "$rc" -eq 0 ] || problems+=("exit code $rc, expected 0")
-    grep -q 'heat run summary' "$out" || problems+=("no run summary on stdout")
+    grep -qE '(heat|md) run summary' "$out" || problems+=("no run summary on stdout")
     [ "$(count_lines "$err" '^mpsfw: error')" -eq 0 ] || problems+=("an error was printed")
   fi
   local p
