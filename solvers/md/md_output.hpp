@@ -26,8 +26,8 @@
 //                   thermostat (string), thermostat_every, thermostat_until,
 //                   seed (int64)
 //     positions, velocities, ids as in a trajectory frame
-// The root attributes step and time are not schema keys: reading the file as
-// input reports them as ignored.
+// The root attributes step and time are schema keys (informational: a run
+// from a checkpoint counts its steps from 0 again).
 #include <mpi.h>
 
 #include <memory>
