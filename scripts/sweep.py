@@ -12,8 +12,9 @@ sharing mode) and writes a Markdown summary.
   scripts/sweep.py --plot-only --out DIR     (plots and summary again from DIR/sweep.csv)
 
 Sharing modes: timeslice = --mps off; mps = MPS without caps (--mps-atp 100);
-mps-caps = MPS with the auto cap. Strong scaling keeps the input's global grid;
-weak scaling uses the input's grid as the block of every rank. A point that
+mps-caps = MPS with the auto cap. Strong scaling keeps the input's problem;
+weak scaling gives every rank the input's problem (heat: its grid as each
+rank's block; md: its FCC cells per rank, so N atoms per rank). A point that
 asked for MPS and did not get it (no GPU, verification failed) is marked in
 the CSV and drawn hollow, never as MPS. Resumable: runs whose report exists
 are not repeated; a DIR holding results of another input, build or --set list
@@ -97,29 +98,43 @@ def plot_only(out_dir):
                                             rows[0]["backend"]))
 
 
-def input_grid(solver, launcher_cmd, path):
-    """The input's global grid, from a zero-step run's report."""
+def input_size(args, launcher_cmd):
+    """What the input (with the sweep's --set values) asks for, from a zero-step
+    run's report: the solver, the size that weak scaling multiplies (heat: the
+    grid; md: FCC unit cells), the build's revision and the input's hash."""
     report = os.path.join(os.environ.get("TMPDIR", "/tmp"), "mpsfw-sweep-probe-%d.json" % os.getpid())
-    cmd = launcher_cmd(1) + [solver, path, "--set", "run.steps=0", "--mps", "off",
-                             "--backend", "host", "--report", report]
+    sets = [w for s in args.set for w in ("--set", s)]
+    cmd = launcher_cmd(1) + [args.solver, args.input] + sets + [
+        "--set", "run.steps=0", "--mps", "off", "--backend", "host", "--report", report]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     if done.returncode != 0:
-        sys.exit("sweep: cannot read %s with %s:\n%s" % (path, solver, done.stderr[-2000:]))
+        sys.exit("sweep: cannot read %s with %s:\n%s" % (args.input, args.solver, done.stderr[-2000:]))
     with open(report) as f:
         r = json.load(f)
     os.remove(report)
-    return r["global_cells"], r["git_revision"], r["input_fnv1a64"]
+    solver = r.get("solver", "heat")
+    if solver == "md":
+        par = r["parameters"]
+        size = [int(par["md.cells_" + a]) for a in "xyz"]
+        if par.get("md.initial") != "fcc" and "weak" in args.scaling.split(","):
+            sys.exit("sweep: weak scaling of an MD input needs md.initial = fcc (it multiplies "
+                     "md.cells_x/y/z); use --scaling strong for %s" % args.input)
+    else:
+        size = r["global_cells"]
+    return solver, size, r["git_revision"], r["input_fnv1a64"]
 
 
 def run_point(args, launcher_cmd, point, report):
     ranks, grid, mode = point["ranks"], point["grid"], point["mode"]
-    sets = ["--set", "heat.nx=%d" % grid[0], "--set", "heat.ny=%d" % grid[1],
-            "--set", "heat.nz=%d" % grid[2]]
+    # The sweep's own values last: they win over the user's --set of the same key.
+    sets = [w for s in args.set for w in ("--set", s)]
+    keys = ["md.cells_x", "md.cells_y", "md.cells_z"] if args.solver_kind == "md" else [
+        "heat.nx", "heat.ny", "heat.nz"]
+    for key, value in zip(keys, grid):
+        sets += ["--set", "%s=%d" % (key, value)]
     dims = rank_grid(ranks)
     sets += ["--set", "run.px=%d" % dims[0], "--set", "run.py=%d" % dims[1],
              "--set", "run.pz=%d" % dims[2]]
-    for s in args.set:
-        sets += ["--set", s]
     mps = list(MODES[mode])
     if mode != "timeslice":
         mps = ["--mps", args.mps_enable] + mps
@@ -151,6 +166,7 @@ def point_row(point, report):
         "mps_state": state, "verified_clients": verified, "expected_clients": expected,
         "sms_per_rank": " ".join(sms), "mps_as_asked": "yes" if (got or not asked) else "NO",
         "git_revision": r["git_revision"], "input_fnv1a64": r["input_fnv1a64"],
+        "throughput_unit": r.get("throughput_unit", "cell-updates/s"),
     }
 
 
@@ -199,7 +215,8 @@ def plot(rows, out_dir, title_note):
             if bad:
                 ax1.plot([b[0] for b in bad], [b[1] for b in bad], linestyle=":", marker="o",
                          markerfacecolor="none", color=color, label="%s asked, MPS NOT active" % mode)
-        for ax, label in ((ax1, "aggregate cell-updates/s"), (ax2, "throughput / 1 rank per GPU")):
+        unit = rows[0].get("throughput_unit", "cell-updates/s")
+        for ax, label in ((ax1, "aggregate " + unit), (ax2, "throughput / 1 rank per GPU")):
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")  # MPS and time-slicing differ by 10-20x: linear hides one
             ax.set_xlabel("ranks per GPU")
@@ -222,7 +239,8 @@ def summary(rows, out_dir, title_note, plots):
         best = max(((v[0], k) for k, v in med.items() if k[0] == scaling and v[1]), default=None)
         lines += ["## %s scaling" % scaling, ""]
         if best:
-            lines += ["Best: %s at %d ranks per GPU, %.4g cell-updates/s." % (best[1][1], best[1][2], best[0]), ""]
+            lines += ["Best: %s at %d ranks per GPU, %.4g %s." % (best[1][1], best[1][2], best[0],
+                                                                rows[0].get("throughput_unit", "cell-updates/s")), ""]
         lines += ["| ranks/GPU | " + " | ".join(MODES) + " | mps / timeslice | mps-caps / timeslice |",
                   "|---" * (len(MODES) + 3) + "|"]
         for rpg in sorted({k[2] for k in med if k[0] == scaling}):
@@ -285,7 +303,7 @@ def main():
     else:
         launcher_cmd = lambda n: ["mpirun", "--oversubscribe", "-np", str(n)]
     os.makedirs(os.path.join(args.out, "runs"), exist_ok=True)
-    grid, revision, input_hash = input_grid(args.solver, launcher_cmd, args.input)
+    args.solver_kind, grid, revision, input_hash = input_size(args, launcher_cmd)
     stamp = os.path.join(args.out, "provenance.json")
     mine = {"input": args.input, "input_fnv1a64": input_hash, "git_revision": revision,
             "set": args.set, "gpus": gpus, "device": device}
