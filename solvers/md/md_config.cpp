@@ -21,8 +21,8 @@ std::vector<ParamSpec> md_schema() {
   const double inf = std::numeric_limits<double>::infinity();
   return {
       text_param("", "solver", true, "", {"heat", "md"}, "which solver reads this file"),
-      integer_param("", "step", false, "0", 0, inf, "step of the saved state (checkpoints only)"),
-      real_param("", "time", false, "0", 0, false, "time of the saved state (checkpoints only)"),
+      integer_param("", "step", false, "0", 0, 1e15, "step of the saved state (checkpoints): the run counts on from it"),
+      real_param("", "time", false, "0", 0, false, "time of the saved state (checkpoints)"),
       integer_param("run", "steps", true, "", 0, 1e12, "time steps to take"),
       integer_param("run", "thermo_every", false, "0", 0, inf, "steps between thermo lines; 0: first and last"),
       integer_param("run", "output_every", false, "0", 0, inf,
@@ -77,6 +77,8 @@ MdConfig md_config_from(const Params& p) {
   MdConfig c;
   c.input_file = p.file();
   c.steps = p.integer("run.steps");
+  c.start_step = p.integer("step");
+  c.start_time = p.real("time");
   c.thermo_every = p.integer("run.thermo_every");
   c.output_every = p.integer("run.output_every");
   c.output_file = p.text("run.output_file");

@@ -16,7 +16,9 @@ enum class Thermostat { None, Rescale };
 
 struct MdConfig {
   // /run
-  long steps = 0;
+  long steps = 0;          // steps to take
+  long start_step = 0;     // a checkpoint's step: the run counts on from there
+  double start_time = 0;
   long thermo_every = 0;  // 0: first and last step only
   long output_every = 0;  // 0: first and last step only (with an output file)
   std::string output_file;      // trajectory; "" = none

@@ -16,7 +16,8 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
     : config_(config),
       decomposition_(comm, link_cells(config), config.rank_grid_hint, {true, true, true}),
       domain_(subdomain_of(decomposition_, config.box)),
-      comm_(decomposition_, domain_, config.lj.cutoff) {
+      comm_(decomposition_, domain_, config.lj.cutoff),
+      step_(config.start_step) {
   // Errors on one rank (e.g. out of device memory) stop every rank together.
   run_collectively(decomposition_.comm(), [&] {
     store_ = make_md_store(device.backend);
@@ -28,6 +29,10 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   comm_.exchange_ghosts(*store_);
   // The first forces are set-up, not a step: untimed.
   last_forces_ = store_->compute_forces(comm_.cell_grid(), config_.lj);
+}
+
+double MdSolver::time_now() const {
+  return config_.start_time + static_cast<double>(step_ - config_.start_step) * config_.dt;
 }
 
 void MdSolver::compute_forces() {
@@ -73,7 +78,7 @@ Thermo MdSolver::measure() {
   const double n = static_cast<double>(total_atoms_);
   const double volume = config_.box[0] * config_.box[1] * config_.box[2];
   t.step = step_;
-  t.time = static_cast<double>(step_) * config_.dt;
+  t.time = time_now();
   t.temperature = temperature_of(sum[0], total_atoms_);
   t.kinetic = sum[0] / n;
   t.potential = sum[1] / n;
@@ -110,14 +115,15 @@ void MdSolver::run(std::FILE* out) {
   const auto frame = [&] {
     if (!trajectory) return;
     PhaseTimers::Scope t(timers_, "output");
-    trajectory->write_frame(step_, static_cast<double>(step_) * config_.dt, store_->download());
+    trajectory->write_frame(step_, time_now(), store_->download());
   };
   record();
   frame();
   const auto start = std::chrono::steady_clock::now();
-  while (step_ < config_.steps) {
+  const long end = config_.start_step + config_.steps;
+  while (step_ < end) {
     step_once();
-    const bool last = step_ == config_.steps;
+    const bool last = step_ == end;
     if (last || (config_.thermo_every > 0 && step_ % config_.thermo_every == 0)) record();
     if (last || (config_.output_every > 0 && step_ % config_.output_every == 0)) frame();
   }
@@ -127,7 +133,7 @@ void MdSolver::run(std::FILE* out) {
   }
   if (!config_.checkpoint_file.empty()) {
     PhaseTimers::Scope t(timers_, "output");
-    write_checkpoint(config_.checkpoint_file, config_, step_, static_cast<double>(step_) * config_.dt,
+    write_checkpoint(config_.checkpoint_file, config_, step_, time_now(),
                      store_->download(), decomposition_.comm());
   }
   loop_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -57,6 +57,7 @@ class MdSolver {
 
  private:
   Thermo measure();
+  double time_now() const;
   void compute_forces();
   void step_once();
 
