@@ -18,12 +18,25 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
       domain_(subdomain_of(decomposition_, config.box)),
       comm_(decomposition_, domain_, config.lj.cutoff),
       step_(config.start_step) {
-  // Errors on one rank (e.g. out of device memory) stop every rank together.
-  run_collectively(decomposition_.comm(), [&] {
+  // Errors on one rank (a bad dataset, out of device memory) stop every rank
+  // together; the caller reports the agreed message once.
+  std::string error;
+  std::vector<AtomRecord> atoms;
+  try {
     store_ = make_md_store(device.backend);
-    store_->assign(config_.initial == Initial::Fcc ? fcc_atoms(config_, domain_, decomposition_.comm())
-                                                   : dataset_atoms(config_, domain_));
-  });
+    if (config_.initial == Initial::Dataset) atoms = dataset_atoms(config_, domain_);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  agree_on_error(decomposition_.comm(), error);
+  // Collective (momentum and temperature sums): only after every rank is ready.
+  if (config_.initial == Initial::Fcc) atoms = fcc_atoms(config_, domain_, decomposition_.comm());
+  try {
+    store_->assign(atoms);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  agree_on_error(decomposition_.comm(), error);
   long mine = store_->owned();
   MPSFW_MPI_CHECK(MPI_Allreduce(&mine, &total_atoms_, 1, MPI_LONG, MPI_SUM, decomposition_.comm()));
   comm_.exchange_ghosts(*store_);

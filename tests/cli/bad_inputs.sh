@@ -195,6 +195,11 @@ add_case md_dt_negative 2 fail "$md_small --set md.dt=-0.005" \
   "--set md.dt=-0.005: expected a number > 0 (time step)"
 add_case md_heat_key 2 fail "$md_small --set heat.nx=4" \
   "--set heat.nx=4: unknown key 'heat.nx'"
+add_case md_dataset_runs 2 ok "@D@/md_dataset_good.h5" "4 atoms"
+add_case md_atom_outside_box 4 fail "@D@/md_atom_outside.h5" \
+  "md_atom_outside.h5: dataset /md/positions: row 2: y = 8.5 is outside the box [0, 8)"
+add_case md_positions_wrong_shape 2 fail "@D@/md_positions_two_columns.h5" \
+  "md_positions_two_columns.h5: dataset /md/positions: expected shape [N][3], got [4][2]"
 
 # The command line itself.
 add_case unknown_option 2 fail "@D@/good.h5 --bogus" \

@@ -1,4 +1,4 @@
-// make_bad_inputs: writes deliberately broken heat input files for the
+// make_bad_inputs: writes deliberately broken heat and MD input files for the
 // process-level tests in bad_inputs.sh.
 //   make_bad_inputs OUTDIR          write every file into OUTDIR (must exist)
 //   make_bad_inputs --list          print "<file> <what is wrong with it>" lines
@@ -178,6 +178,23 @@ void write_input(const std::string& path, const InputFile& f) {
   for (const std::string& g : f.extra_groups) group(g);
 }
 
+// An MD input with atoms from datasets: 4 atoms in an 8^3 box, one of them
+// (row 2) moved to `row2_y`; `columns` positions per row (3 is right).
+void write_md_dataset_input(const std::string& path, double row2_y, std::uint64_t columns) {
+  h5::Handle file = h5::create_file(path);
+  h5::write_attribute(file.get(), "solver", std::string("md"));
+  h5::Handle run = h5::create_group(file.get(), "run");
+  h5::write_attribute(run.get(), "steps", std::int64_t{3});
+  h5::Handle md = h5::create_group(file.get(), "md");
+  h5::write_attribute(md.get(), "initial", std::string("dataset"));
+  for (const char* box : {"box_x", "box_y", "box_z"}) h5::write_attribute(md.get(), box, 8.0);
+  std::vector<double> x(4 * columns, 1.0), v(4 * 3, 0.0);
+  for (std::uint64_t i = 0; i < 4; ++i) x[i * columns] = 1.0 + 2.0 * static_cast<double>(i);
+  if (columns > 1) x[2 * columns + 1] = row2_y;
+  h5::write_array(md.get(), "positions", {4, columns}, x.data());
+  h5::write_array(md.get(), "velocities", {4, 3}, v.data());
+}
+
 void write_text(const std::string& path, const std::string& content) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << content;
@@ -205,6 +222,12 @@ std::vector<Case> cases() {
   return {
       variant("good.h5", "a valid input: every other file is this one with one change",
               [](InputFile&) {}),
+      {"md_dataset_good.h5", "a valid MD input: 4 atoms from /md/positions and /md/velocities",
+       [](const std::string& p) { write_md_dataset_input(p, 1.0, 3); }},
+      {"md_atom_outside.h5", "MD: row 2 of /md/positions has y = 8.5 in a box of 8",
+       [](const std::string& p) { write_md_dataset_input(p, 8.5, 3); }},
+      {"md_positions_two_columns.h5", "MD: /md/positions of shape [4][2]",
+       [](const std::string& p) { write_md_dataset_input(p, 1.0, 2); }},
       {"not_hdf5.h5", "a text file named .h5",
        [](const std::string& p) { write_text(p, "solver = heat\nnx = 12\n"); }},
       {"empty.h5", "a file of zero bytes", [](const std::string& p) { write_text(p, ""); }},
