@@ -41,7 +41,8 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   MPSFW_MPI_CHECK(MPI_Allreduce(&mine, &total_atoms_, 1, MPI_LONG, MPI_SUM, decomposition_.comm()));
   comm_.exchange_ghosts(*store_);
   // The first forces are set-up, not a step: untimed.
-  last_forces_ = store_->compute_forces(comm_.cell_grid(), config_.lj);
+  store_->build_cells(comm_.cell_grid());
+  last_forces_ = store_->compute_forces(config_.lj);
 }
 
 double MdSolver::time_now() const {
@@ -49,8 +50,12 @@ double MdSolver::time_now() const {
 }
 
 void MdSolver::compute_forces() {
+  {
+    PhaseTimers::Scope t(timers_, "neighbour build");
+    store_->build_cells(comm_.cell_grid());
+  }
   PhaseTimers::Scope t(timers_, "force");
-  last_forces_ = store_->compute_forces(comm_.cell_grid(), config_.lj);
+  last_forces_ = store_->compute_forces(config_.lj);
 }
 
 void MdSolver::step_once() {

@@ -2,7 +2,7 @@
 // The MD solver's time loop (velocity Verlet, NVE; optional velocity
 // rescaling). Each step:
 //   integrate (kick half, drift) -> communicate (migrate, ghosts)
-//   -> neighbour build (link cells) -> force -> integrate (kick half)
+//   -> neighbour build (bin into link cells) -> force -> integrate (kick half)
 //   -> thermostat, thermo every thermo_every steps.
 // Ghosts and link cells are rebuilt every step: no skin, no neighbour list to
 // go stale (costs a binning pass and a ghost exchange per step; see

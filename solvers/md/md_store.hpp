@@ -65,9 +65,13 @@ class MdStore {
   virtual void add_ghosts(const std::vector<GhostRecord>& ghosts) = 0;
   virtual void clear_ghosts() = 0;
 
+  // Bins all atoms (owned and ghosts) into the link cells of `grid` (the
+  // neighbour build). Atoms outside the grid count in its edge cells.
+  virtual void build_cells(const CellGrid& grid) = 0;
   // Forces on owned atoms from all atoms within the cutoff (owned and ghosts),
-  // binned into `grid`. Every atom must lie inside the grid.
-  virtual ForceSums compute_forces(const CellGrid& grid, const LjParams& p) = 0;
+  // through the cells of the last build_cells; throws Error if atoms were
+  // added or removed since.
+  virtual ForceSums compute_forces(const LjParams& p) = 0;
   virtual MotionSums motion(const LjParams& p) const = 0;
 };
 

@@ -350,6 +350,7 @@ class CudaMdStore final : public MdStore {
   void assign(const std::vector<AtomRecord>& atoms) override {
     owned_ = 0;
     ghosts_ = 0;
+    binned_ = -1;
     append_owned(atoms);
   }
 
@@ -402,6 +403,7 @@ class CudaMdStore final : public MdStore {
   void take_leaving(int dim, double lo, double hi, std::vector<AtomRecord>* to_low,
                     std::vector<AtomRecord>* to_high) override {
     ghosts_ = 0;
+    binned_ = -1;
     if (owned_ == 0) return;
     const thrust::counting_iterator<int> first(0);
     index_.reserve(owned_);
@@ -436,6 +438,7 @@ class CudaMdStore final : public MdStore {
 
   void add_owned(const std::vector<AtomRecord>& atoms) override {
     ghosts_ = 0;  // owned atoms must precede the ghosts
+    binned_ = -1;
     append_owned(atoms);
   }
 
@@ -479,22 +482,24 @@ class CudaMdStore final : public MdStore {
     ghosts_ += count;
   }
 
-  void clear_ghosts() override { ghosts_ = 0; }
+  void clear_ghosts() override {
+    ghosts_ = 0;
+    binned_ = -1;
+  }
 
-  ForceSums compute_forces(const CellGrid& grid, const LjParams& p) override {
-    ForceSums sums;
-    if (owned_ == 0) return sums;
+  void build_cells(const CellGrid& grid) override {
     const int n = owned_ + ghosts_;
     const long cells = static_cast<long>(grid.count[0]) * grid.count[1] * grid.count[2];
     if (grid.count[0] < 1 || grid.count[1] < 1 || grid.count[2] < 1 || cells >= INT_MAX) {
       throw Error("CUDA MD store: bad link-cell grid of " + std::to_string(cells) + " cells");
     }
+    grid_ = grid;
+    binned_ = n;
+    if (n == 0) return;
     key_.reserve(n);
     order_.reserve(n);
     for (DeviceBuffer<double>& x : sorted_x_) x.reserve(n);
     start_.reserve(static_cast<int>(cells) + 1);
-    energy_.reserve(owned_);
-    virial_.reserve(owned_);
 
     // Bin into cells: a stable sort by cell, then where each cell begins.
     cell_keys_kernel<<<blocks_for(n, kThreads), kThreads>>>(view(), n, grid, key_.data(),
@@ -507,7 +512,17 @@ class CudaMdStore final : public MdStore {
     gather_positions_kernel<<<blocks_for(n, kThreads), kThreads>>>(
         view(), order_.data(), n, sorted_x_[0].data(), sorted_x_[1].data(), sorted_x_[2].data());
     MPSFW_CUDA_CHECK_LAUNCH();
+  }
 
+  ForceSums compute_forces(const LjParams& p) override {
+    ForceSums sums;
+    const int n = owned_ + ghosts_;
+    if (binned_ != n) throw Error("CUDA MD store: compute_forces without a current build_cells");
+    if (owned_ == 0) return sums;
+    const CellGrid& grid = grid_;
+    energy_.reserve(owned_);
+    virial_.reserve(owned_);
+    const thrust::counting_iterator<int> first(0);
     const CellOrder order{{sorted_x_[0].data(), sorted_x_[1].data(), sorted_x_[2].data()},
                           key_.data(),
                           order_.data(),
@@ -576,7 +591,9 @@ class CudaMdStore final : public MdStore {
   // Atoms: positions of owned atoms then ghosts; the rest for owned atoms.
   DeviceBuffer<double> x_[3], v_[3], f_[3];
   DeviceBuffer<std::int64_t> id_;
-  // Link cells (rebuilt by every compute_forces) and per-atom force sums.
+  // Link cells (rebuilt by every build_cells) and per-atom force sums.
+  CellGrid grid_{};
+  int binned_ = -1;  // atoms binned by the last build_cells; -1: none since a change
   DeviceBuffer<int> key_, order_, start_;
   DeviceBuffer<double> sorted_x_[3], energy_, virial_;
   // Scratch for moving records in and out, also used by const functions.

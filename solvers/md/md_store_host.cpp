@@ -98,10 +98,19 @@ class HostMdStore final : public MdStore {
     for (const GhostRecord& g : ghosts) x_.insert(x_.end(), g.x, g.x + 3);
   }
 
-  void clear_ghosts() override { x_.resize(static_cast<size_t>(3 * owned_)); }
+  void clear_ghosts() override {
+    x_.resize(static_cast<size_t>(3 * owned_));
+    sorted_.clear();  // the cells no longer describe the atoms
+  }
 
-  ForceSums compute_forces(const CellGrid& grid, const LjParams& p) override {
+  void build_cells(const CellGrid& grid) override {
+    grid_ = grid;
     bin(grid);
+  }
+
+  ForceSums compute_forces(const LjParams& p) override {
+    if (sorted_.size() != x_.size() / 3) throw Error("MD: compute_forces without a current build_cells");
+    const CellGrid& grid = grid_;
     double potential = 0, virial = 0;
     const int* n = grid.count;
     // F_i = sum over j within r_c of f_over_r(r_ij) (x_i - x_j); each pair's
@@ -204,6 +213,7 @@ class HostMdStore final : public MdStore {
   }
 
   long owned_ = 0;
+  CellGrid grid_{};
   std::vector<double> x_;  // 3 per atom, owned then ghosts
   std::vector<double> v_, f_;  // 3 per owned atom (f_ may be longer: ignored)
   std::vector<std::int64_t> id_;

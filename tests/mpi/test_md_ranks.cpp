@@ -89,6 +89,29 @@ TEST(MdRanks, TotalEnergyDriftsLessThan1e4AndMomentumStaysZero) {
   }
 }
 
+// Velocity rescaling: every thermostat_every steps the temperature is set to
+// the target exactly; after thermostat_until the run is NVE again and its total
+// energy stays put.
+TEST(MdRanks, RescalingThermostatHoldsTheTargetThenLetsGo) {
+  const md::MdConfig config = md_config({"md.cells_x=4", "md.cells_y=4", "md.cells_z=4",
+                                         "run.steps=200", "run.thermo_every=10",
+                                         "md.thermostat=rescale", "md.thermostat_every=10",
+                                         "md.thermostat_until=100", "md.target_temperature=0.5"});
+  auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Host);
+  solver->run(nullptr);
+  std::vector<double> after_nve;
+  for (const md::Thermo& t : solver->thermo()) {
+    if (t.step > 0 && t.step <= 100) {
+      EXPECT_NEAR(t.temperature, 0.5, 1e-12) << "step " << t.step;
+    }
+    if (t.step >= 110) after_nve.push_back(t.total);
+  }
+  ASSERT_FALSE(after_nve.empty());
+  // Without the thermostat the lattice start would settle near T = 0.72.
+  EXPECT_LT(solver->thermo().back().temperature, 0.65);
+  for (double e : after_nve) EXPECT_NEAR(e, after_nve.front(), 1e-4 * std::abs(after_nve.front()));
+}
+
 // N ranks sum forces in another order than one rank (different ghosts, cells
 // and atom order), so trajectories differ by round-off that chaos amplifies as
 // d(t) = d0 exp(lambda t). Measured here (8 ranks vs 1, 256 atoms): largest
