@@ -68,19 +68,26 @@ void HaloExchange::start(const double* field) {
   // A message is tagged with the face of the receiver's halo it fills, so the
   // two messages between the same pair of ranks (periodic, 1 or 2 ranks across)
   // cannot be confused.
-  for (int f = 0; f < kFaces; ++f) {
-    const FaceSlot& slot = slots_[static_cast<size_t>(f)];
-    if (slot.neighbor == MPI_PROC_NULL) continue;
-    MPSFW_MPI_CHECK(MPI_Irecv(recv_at + slot.offset, static_cast<int>(slot.cells), MPI_DOUBLE,
-                              slot.neighbor, f, comm_, &requests_[static_cast<size_t>(f)]));
+  {
+    PhaseTimers::Scope t(*timers_, "halo post");
+    for (int f = 0; f < kFaces; ++f) {
+      const FaceSlot& slot = slots_[static_cast<size_t>(f)];
+      if (slot.neighbor == MPI_PROC_NULL) continue;
+      MPSFW_MPI_CHECK(MPI_Irecv(recv_at + slot.offset, static_cast<int>(slot.cells), MPI_DOUBLE,
+                                slot.neighbor, f, comm_, &requests_[static_cast<size_t>(f)]));
+    }
   }
-  pack_boxes(space_, field, layout_, send_boxes_, send_.data());
-  if (staged_) {
-    memory::copy(send_host_, Backend::Host, send_.data(), space_,
-                 send_.size() * sizeof(double));
-  } else if (space_ == Backend::Cuda) {
-    memory::synchronize(space_);  // device-pointer sends must not start before the pack is done
+  {
+    PhaseTimers::Scope t(*timers_, "halo pack");
+    pack_boxes(space_, field, layout_, send_boxes_, send_.data());
+    if (staged_) {
+      memory::copy(send_host_, Backend::Host, send_.data(), space_,
+                   send_.size() * sizeof(double));
+    } else if (space_ == Backend::Cuda) {
+      memory::synchronize(space_);  // device-pointer sends must not start before the pack is done
+    }
   }
+  PhaseTimers::Scope t(*timers_, "halo post");
   for (int f = 0; f < kFaces; ++f) {
     const FaceSlot& slot = slots_[static_cast<size_t>(f)];
     if (slot.neighbor == MPI_PROC_NULL) continue;
@@ -93,8 +100,12 @@ void HaloExchange::start(const double* field) {
 
 void HaloExchange::finish(double* field) {
   if (!in_flight_) throw Error("HaloExchange::finish called without start");
-  MPSFW_MPI_CHECK(MPI_Waitall(2 * kFaces, requests_.data(), MPI_STATUSES_IGNORE));
+  {
+    PhaseTimers::Scope t(*timers_, "halo wait");
+    MPSFW_MPI_CHECK(MPI_Waitall(2 * kFaces, requests_.data(), MPI_STATUSES_IGNORE));
+  }
   in_flight_ = false;
+  PhaseTimers::Scope t(*timers_, "halo unpack");
   if (staged_) {
     memory::copy(recv_.data(), space_, recv_host_, Backend::Host, recv_.size() * sizeof(double));
   }

@@ -2,7 +2,7 @@
 // Exchange of the six face halos of a one-cell-halo field (enough for a
 // 7-point stencil: edges and corners are not sent). Split in two so the caller
 // can compute the interior while messages are in flight:
-//   start(u)  pack faces (on the device), post nonblocking receives and sends
+//   start(u)  post nonblocking receives, pack faces (on the device), post sends
 //   finish(u) wait, unpack into the halo
 // With CUDA and an MPI that is not CUDA-aware, messages go through pinned host
 // buffers; a CUDA-aware MPI gets the device buffers directly.
@@ -15,6 +15,7 @@
 #include "decomposition.hpp"
 #include "field_layout.hpp"
 #include "memory.hpp"
+#include "timers.hpp"
 
 namespace mpsfw {
 
@@ -34,6 +35,12 @@ class HaloExchange {
   void finish(double* field);
   // start() then finish(), for callers with nothing to overlap.
   void exchange(double* field);
+
+  // Where the time of start() and finish() goes, as phases "halo post" (MPI
+  // receives and sends posted), "halo pack" (faces packed and, when staged,
+  // copied to the host: waits for the device), "halo wait" (MPI completion:
+  // waits for the neighbours) and "halo unpack" (copied back and unpacked).
+  void set_timers(PhaseTimers* timers) { timers_ = timers; }
 
   bool staged_through_host() const { return staged_; }
   // Faces that receive data from a neighbour (the others keep wall values).
@@ -61,6 +68,8 @@ class HaloExchange {
   double* recv_host_ = nullptr;
   std::array<MPI_Request, 2 * kFaces> requests_;
   bool in_flight_ = false;
+  PhaseTimers untimed_;  // where phases go when nobody asked for them
+  PhaseTimers* timers_ = &untimed_;
 };
 
 }  // namespace mpsfw

@@ -5,7 +5,8 @@
 // then, every diag_every steps, diagnostics (total heat, max change), and every
 // output_every steps a snapshot. Communication is HaloExchange's job; physics is
 // heat_physics.hpp's; this file only orders the phases and times them.
-// Phase times are host wall-clock times. On the CUDA backend launches return at
+// Phase times are host wall-clock times; the exchange splits its share into
+// halo post / pack / wait / unpack. On the CUDA backend launches return at
 // once: device work shows up in the phase that waits for it (the halo copy to
 // the host, diagnostics, output, the final "device sync").
 #include <mpi.h>
