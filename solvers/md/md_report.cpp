@@ -27,7 +27,7 @@ RunReport make_report(const MdSolver& solver, const Params& params, const Device
                 solver.total_atoms(), c.box[0], c.box[1], c.box[2], r.global_cells.x,
                 r.global_cells.y, r.global_cells.z);
   r.problem = problem;
-  long mine = static_cast<long>(solver.local_atoms().size());
+  const long mine = solver.local_atom_count();
   const std::string where = "rank " + std::to_string(d.rank()) + " on " + host_name + ": " +
                             (device.backend == Backend::Cuda
                                  ? "cuda:" + std::to_string(device.gpu) + " " + device.name

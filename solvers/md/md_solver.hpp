@@ -48,6 +48,7 @@ class MdSolver {
   const std::vector<Thermo>& thermo() const { return thermo_; }
   double loop_seconds() const { return loop_seconds_; }
   long total_atoms() const { return total_atoms_; }
+  long local_atom_count() const { return store_->owned(); }
   // This rank's owned atoms and their forces (tests, output).
   std::vector<AtomRecord> local_atoms() const { return store_->download(); }
   std::vector<double> local_forces() const { return store_->download_forces(); }
