@@ -9,8 +9,8 @@
 # aggregate cell-updates/s (median of REPEATS runs), efficiency against one
 # rank and MPS / time-slicing; the sweep folders hold the CSV, plots and runs.
 #   bench/mps_scaling.sh BUILD_DIR OUT_DIR [SIZES="64 128"] [RANKS="1 2 4 8 16"]
-# Environment: SCALING=weak|strong, REPEATS (3), STEPS (default: about the
-# same work per run whatever the size), BENCH_SECONDS (stop after this long;
+# Environment: SCALING=weak|strong, REPEATS (3), STEPS (default: 400 at 64³,
+# fewer for larger sizes but at least 50), BENCH_SECONDS (stop after this long;
 # the sweep resumes where it stopped when called again with the same OUT_DIR).
 set -uo pipefail
 build=${1:?build dir}
@@ -25,9 +25,10 @@ export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1
 
 status=0
 for size in $sizes; do
-  # 64³ -> 400 steps, 128³ -> 50, 256³ -> 6 (at least 5) unless STEPS says.
-  steps=${STEPS:-$(( 400 * 64 * 64 * 64 / (size * size * size) ))}
-  [ "$steps" -lt 5 ] && steps=5
+  # 64³ -> 400 steps, larger -> 50 (at least: shorter loops time badly) unless STEPS says.
+  steps=$(( 400 * 64 * 64 * 64 / (size * size * size) ))
+  [ "$steps" -lt 50 ] && steps=50
+  steps=${STEPS:-$steps}
   left=$(( deadline - $(date +%s) ))
   if [ "$left" -le 0 ]; then
     echo "BENCH_SECONDS reached: size $size not run"
