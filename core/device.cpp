@@ -102,4 +102,8 @@ bool mpi_is_cuda_aware() {
 #endif
 }
 
+std::string device_text(const DeviceBinding& b) {
+  return b.backend == Backend::Cuda ? "cuda:" + std::to_string(b.gpu) + " " + b.name : b.name;
+}
+
 }  // namespace mpsfw

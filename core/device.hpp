@@ -47,6 +47,8 @@ DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const
 // its server, so the daemon can be stopped cleanly. Call after all device memory
 // is freed. No-op on the host backend.
 void release_device(const DeviceBinding& binding);
+// "cuda:0 NVIDIA H200" or the host's description, for reports.
+std::string device_text(const DeviceBinding& binding);
 
 // Whether MPI can take device pointers. Open MPI is asked at run time
 // (MPIX_Query_cuda_support); MPSFW_CUDA_AWARE_MPI=0|1 overrides.

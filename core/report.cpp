@@ -8,6 +8,7 @@
 
 #include "error.hpp"
 #include "json_writer.hpp"
+#include "memory.hpp"
 #include "mpi_check.hpp"
 
 namespace mpsfw {
@@ -91,6 +92,27 @@ double peak_rss_bytes() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) * 1024.0;  // Linux reports KiB
+}
+
+RunReport start_report(const std::string& solver, const Params& params, Backend backend,
+                       const std::vector<std::string>& warnings) {
+  RunReport r;
+  r.solver = solver;
+  r.version = MPSFW_VERSION;
+  r.git_revision = MPSFW_GIT_REVISION;
+  r.input_hash = file_hash(params.file());
+  r.input_file = params.file();
+  r.backend = to_string(backend);
+  for (const ParamSpec& s : params.schema()) r.parameters.emplace_back(s.name(), params.as_text(s.name()));
+  r.warnings = warnings;
+  return r;
+}
+
+void add_memory_usage(MPI_Comm comm, RunReport* r) {
+  const memory::Usage use = memory::usage();
+  r->device_bytes = reduce_over_ranks(comm, static_cast<double>(use.device_peak));
+  r->host_bytes = reduce_over_ranks(comm, static_cast<double>(use.host_peak));
+  r->peak_rss_bytes = reduce_over_ranks(comm, peak_rss_bytes());
 }
 
 void print_report(std::FILE* out, const RunReport& r) {

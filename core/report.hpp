@@ -8,7 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "backend.hpp"
 #include "box.hpp"
+#include "params.hpp"
 #include "timers.hpp"
 
 namespace mpsfw {
@@ -41,6 +43,13 @@ struct RunReport {
   std::vector<std::pair<std::string, std::string>> mps_details;
   std::vector<std::string> mps_per_rank;  // node 0's ranks: cap, SMs, client or not
 };
+
+// What every solver's report starts with: solver name, version, build, input
+// file and its hash, backend, every parameter's final value, warnings.
+RunReport start_report(const std::string& solver, const Params& params, Backend backend,
+                       const std::vector<std::string>& warnings);
+// Collective: memory per rank (device and host fields, peak RSS) into `report`.
+void add_memory_usage(MPI_Comm comm, RunReport* report);
 
 // Collective helpers for building a report.
 MinAvgMax reduce_over_ranks(MPI_Comm comm, double value);

@@ -16,11 +16,7 @@ std::string snapshot_dataset(long step) {
   return name;
 }
 
-namespace {
-
-// Shortest of 15 or 17 significant digits that reads back exactly, in the "C"
-// locale whatever the process locale is (XML wants '.' as decimal point).
-std::string format_double(double v) {
+std::string exact_number(double v) {
   std::ostringstream out;
   out.imbue(std::locale::classic());
   for (int digits : {15, 17}) {
@@ -61,9 +57,11 @@ std::string xml_escape(const std::string& text) {
   return out;
 }
 
+namespace {
+
 // XDMF lists vectors slowest dimension first: z y x.
 std::string zyx(const std::array<double, 3>& v) {
-  return format_double(v[2]) + " " + format_double(v[1]) + " " + format_double(v[0]);
+  return exact_number(v[2]) + " " + exact_number(v[1]) + " " + exact_number(v[0]);
 }
 
 std::string render(const XdmfSeries& s) {
@@ -78,7 +76,7 @@ std::string render(const XdmfSeries& s) {
   for (const XdmfSnapshot& snap : s.snapshots) {
     const std::string dataset = snapshot_dataset(snap.step);
     x << "      <Grid Name=\"" << dataset.substr(3) << "\" GridType=\"Uniform\">\n"
-      << "        <Time Value=\"" << format_double(snap.time) << "\"/>\n"
+      << "        <Time Value=\"" << exact_number(snap.time) << "\"/>\n"
       << "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << dims << "\"/>\n"
       << "        <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
       << "          <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" "

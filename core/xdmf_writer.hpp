@@ -23,6 +23,12 @@ struct XdmfSeries {
   std::vector<XdmfSnapshot> snapshots;     // each one is dataset /u/<step as %08ld>
 };
 
+// Shortest of 15 or 17 significant digits that reads back as the same double,
+// in the "C" locale whatever the process locale is (XML wants '.').
+std::string exact_number(double v);
+// `text` with & < > " ' escaped for an XML attribute or element.
+std::string xml_escape(const std::string& text);
+
 // Name of the dataset that holds snapshot `step`, e.g. "/u/00000010".
 std::string snapshot_dataset(long step);
 

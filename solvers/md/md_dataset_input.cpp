@@ -9,23 +9,17 @@
 
 #include "core/error.hpp"
 #include "core/h5_io.hpp"
+#include "core/xdmf_writer.hpp"
 
 namespace mpsfw::md {
 namespace {
 
 const char* const kAxis[3] = {"x", "y", "z"};
 
-// Shortest of 15 or 17 significant digits that reads back as the same double,
-// so a coordinate a hair outside the box does not print as the box length.
 std::string number(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[40];
-  for (int digits : {15, 17}) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
+  return exact_number(v);  // a coordinate a hair outside the box must not print as the box length
 }
 
 std::string shape(const std::vector<std::uint64_t>& dims) {

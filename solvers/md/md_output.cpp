@@ -14,6 +14,7 @@
 #include "core/collective.hpp"
 #include "core/error.hpp"
 #include "core/h5_io.hpp"
+#include "core/xdmf_writer.hpp"
 #include "core/mpi_check.hpp"
 
 namespace mpsfw::md {
@@ -22,41 +23,6 @@ namespace {
 const char* const kAxis[3] = {"x", "y", "z"};
 
 // Shortest of 15 or 17 significant digits that reads back as the same double.
-std::string exact(double v) {
-  char buf[40];
-  for (int digits : {15, 17}) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
-}
-
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (char ch : text) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += ch;
-    }
-  }
-  return out;
-}
-
 // Runs `step`; returns "" or its error message prefixed by `context`.
 std::string capture(const std::string& context, const std::function<void()>& step) {
   try {
@@ -181,7 +147,7 @@ std::string render_xdmf(const std::string& h5_basename, const std::vector<FrameI
     const std::string group = trajectory_frame_group(static_cast<long>(k));
     const std::string n = std::to_string(f.atoms);
     x << "      <Grid Name=\"step " << f.step << "\" GridType=\"Uniform\">\n"
-      << "        <Time Value=\"" << exact(f.time) << "\"/>\n"
+      << "        <Time Value=\"" << exact_number(f.time) << "\"/>\n"
       << "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n
       << "\" NodesPerElement=\"1\"/>\n"
       << "        <Geometry GeometryType=\"XYZ\">\n"

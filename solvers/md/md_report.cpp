@@ -2,8 +2,6 @@
 
 #include <cstdio>
 
-#include "core/memory.hpp"
-
 namespace mpsfw::md {
 
 RunReport make_report(const MdSolver& solver, const Params& params, const DeviceBinding& device,
@@ -11,13 +9,7 @@ RunReport make_report(const MdSolver& solver, const Params& params, const Device
   const CartDecomposition& d = solver.decomposition();
   MPI_Comm comm = d.comm();
   const MdConfig& c = solver.config();
-  RunReport r;
-  r.solver = "md";
-  r.version = MPSFW_VERSION;
-  r.git_revision = MPSFW_GIT_REVISION;
-  r.input_hash = file_hash(params.file());
-  r.input_file = params.file();
-  r.backend = to_string(device.backend);
+  RunReport r = start_report("md", params, device.backend, warnings);
   r.halo_path = device.backend == Backend::Host ? "host memory" : "staged through host memory";
   r.ranks = d.size();
   r.rank_grid = d.rank_grid();
@@ -29,9 +21,7 @@ RunReport make_report(const MdSolver& solver, const Params& params, const Device
   r.problem = problem;
   const long mine = solver.local_atom_count();
   const std::string where = "rank " + std::to_string(d.rank()) + " on " + host_name + ": " +
-                            (device.backend == Backend::Cuda
-                                 ? "cuda:" + std::to_string(device.gpu) + " " + device.name
-                                 : device.name) +
+                            device_text(device) +
                             ", " + std::to_string(mine) + " atoms";
   r.device_per_rank = gather_strings(comm, where);
   r.steps = c.steps;
@@ -41,17 +31,12 @@ RunReport make_report(const MdSolver& solver, const Params& params, const Device
                                              : 0;
   r.throughput_unit = "atom-steps/s";
   r.phases = solver.timers().reduce(comm);
-  const memory::Usage use = memory::usage();
-  r.device_bytes = reduce_over_ranks(comm, static_cast<double>(use.device_peak));
-  r.host_bytes = reduce_over_ranks(comm, static_cast<double>(use.host_peak));
-  r.peak_rss_bytes = reduce_over_ranks(comm, peak_rss_bytes());
-  for (const ParamSpec& s : params.schema()) r.parameters.emplace_back(s.name(), params.as_text(s.name()));
+  add_memory_usage(comm, &r);
   r.diagnostic_columns = {"step", "time", "temperature", "potential", "kinetic", "total", "pressure"};
   for (const Thermo& t : solver.thermo()) {
     r.diagnostic_rows.push_back({static_cast<double>(t.step), t.time, t.temperature, t.potential,
                                  t.kinetic, t.total, t.pressure});
   }
-  r.warnings = warnings;
   return r;
 }
 

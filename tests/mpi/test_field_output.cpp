@@ -17,6 +17,7 @@
 #include "core/error.hpp"
 #include "core/field_output.hpp"
 #include "core/xdmf_writer.hpp"
+#include "support/mpi_temp_dir.hpp"
 
 namespace mpsfw {
 namespace {
@@ -157,20 +158,10 @@ void expect_snapshot(hid_t file, const char* name, long step, double time,
 class FieldOutputTest : public testing::Test {
  protected:
   void SetUp() override {
-    if (world_rank() == 0) {
-      char name[] = "/tmp/mpsfw_field_output_XXXXXX";
-      if (mkdtemp(name)) dir_ = name;
-    }
-    int length = static_cast<int>(dir_.size());
-    MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    dir_.resize(static_cast<size_t>(length));
-    MPI_Bcast(dir_.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
+    dir_ = testing_support::make_shared_temp_dir("mpsfw_field_output");
     ASSERT_FALSE(dir_.empty()) << "mkdtemp failed";
   }
-  void TearDown() override {
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (world_rank() == 0 && !dir_.empty()) fs::remove_all(dir_);
-  }
+  void TearDown() override { testing_support::remove_shared_temp_dir(dir_); }
 
   std::string dir_;
 };

@@ -29,6 +29,7 @@
 #include "solvers/md/md_domain.hpp"
 #include "solvers/md/md_initial.hpp"
 #include "solvers/md/md_output.hpp"
+#include "support/mpi_temp_dir.hpp"
 
 namespace mpsfw::md {
 namespace {
@@ -152,20 +153,10 @@ std::vector<T> read_dataset(hid_t loc, const std::string& name, hid_t memory_typ
 class MdIoTest : public testing::Test {
  protected:
   void SetUp() override {
-    if (world_rank() == 0) {
-      char name[] = "/tmp/mpsfw_md_io_XXXXXX";
-      if (mkdtemp(name)) dir_ = name;
-    }
-    int length = static_cast<int>(dir_.size());
-    MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    dir_.resize(static_cast<size_t>(length));
-    MPI_Bcast(dir_.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
+    dir_ = testing_support::make_shared_temp_dir("mpsfw_md_io");
     ASSERT_FALSE(dir_.empty()) << "mkdtemp failed";
   }
-  void TearDown() override {
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (world_rank() == 0 && !dir_.empty()) fs::remove_all(dir_);
-  }
+  void TearDown() override { testing_support::remove_shared_temp_dir(dir_); }
 
   // Files left in the directory whose name ends with `suffix`.
   std::vector<std::string> files_ending(const std::string& suffix) const {
