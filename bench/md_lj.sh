@@ -38,5 +38,5 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "md_c*_r*.json")),
     phases = ", ".join("%s %.3f (%.0f%%)" % (k, v["avg"], 100 * v["avg"] / r["loop_seconds"])
                        for k, v in r["phases"].items())
     print("%9d %5d %12.4g %10.3f  %s  [MPS: %s]" % (atoms, r["ranks"], r["updates_per_second"],
-                                                    r["loop_seconds"], phases, r["mps"][:60]))
+                                                    r["loop_seconds"], phases, r["mps"]))
 PY
