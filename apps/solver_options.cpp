@@ -10,6 +10,8 @@ std::string solver_usage() {
   return "usage: mpirun -np N solver INPUT.h5 [options]\n"
          "  --set group.key=value   override a scalar of the input file (repeatable)\n"
          "  --backend auto|cuda|host  where to compute (default: the input's run.backend)\n"
+         "  --halo auto|mpi|ipc     heat: halos between ranks on one GPU copied device to\n"
+         "                          device (CUDA IPC) or sent through MPI (run.halo, auto)\n"
          "  --mps auto|on|off       NVIDIA MPS for ranks that share a GPU (default: the input's\n"
          "                          mps.enable, auto)\n"
          "  --mps-atp auto|N        active thread percentage per rank (mps.active_thread_percentage)\n"
@@ -24,6 +26,7 @@ static const char* key_set_by(const std::string& arg) {
   static const std::pair<const char*, const char*> kOptions[] = {
       {"--set", ""},
       {"--backend", "run.backend"},
+      {"--halo", "run.halo"},
       {"--output", "run.output_file"},
       {"--mps", "mps.enable"},
       {"--mps-atp", "mps.active_thread_percentage"}};

@@ -42,9 +42,29 @@ void pack_box(Backend space, const double* field, const FieldLayout& layout, con
   pack_boxes(space, field, layout, one, buffer);
 }
 
+void PeerBoxList::add(const PeerBox& b) {
+  if (b.dst_box.empty()) return;
+  if (!(b.src_box.size() == b.dst_box.size())) throw Error("PeerBoxList: boxes differ in shape");
+  if (count == kMax) throw Error("PeerBoxList holds at most six boxes");
+  item[count++] = b;
+}
+
+void copy_from_peers(Backend space, double* field, const FieldLayout& layout,
+                     const PeerBoxList& boxes) {
+  if (boxes.count == 0) return;
+  if (space == Backend::Cuda) {
+    detail::cuda_copy_from_peers(field, layout, boxes);
+  } else {
+    detail::host_copy_from_peers(field, layout, boxes);
+  }
+}
+
 #if !MPSFW_HAVE_CUDA
 namespace detail {
 void cuda_copy_boxes(double*, const FieldLayout&, const BoxList&, double*, bool) {
+  throw Error("this build of mpsfw has no CUDA backend");
+}
+void cuda_copy_from_peers(double*, const FieldLayout&, const PeerBoxList&) {
   throw Error("this build of mpsfw has no CUDA backend");
 }
 }  // namespace detail

@@ -31,12 +31,33 @@ void unpack_boxes(Backend space, double* field, const FieldLayout& layout, const
 void pack_box(Backend space, const double* field, const FieldLayout& layout, const Box& box,
               double* buffer);
 
+// A box of another field (a neighbour's, mapped into this process) and the box
+// of this rank's field it is copied to; both boxes have the same shape.
+struct PeerBox {
+  const double* src = nullptr;
+  FieldLayout src_layout;
+  Box src_box, dst_box;
+};
+struct PeerBoxList {
+  static constexpr int kMax = 6;
+  PeerBox item[kMax];
+  int count = 0;
+
+  void add(const PeerBox& b);  // empty boxes are skipped
+};
+
+// All boxes of the list in one launch (device) or loop (host).
+void copy_from_peers(Backend space, double* field, const FieldLayout& layout,
+                     const PeerBoxList& boxes);
+
 namespace detail {
 // Per-backend implementations; the CUDA pair launches on the default stream.
 void host_copy_boxes(double* field, const FieldLayout& layout, const BoxList& boxes,
                      double* buffer, bool to_buffer);
 void cuda_copy_boxes(double* field, const FieldLayout& layout, const BoxList& boxes,
                      double* buffer, bool to_buffer);
+void host_copy_from_peers(double* field, const FieldLayout& layout, const PeerBoxList& boxes);
+void cuda_copy_from_peers(double* field, const FieldLayout& layout, const PeerBoxList& boxes);
 }  // namespace detail
 
 }  // namespace mpsfw

@@ -2,19 +2,39 @@
 // Exchange of the six face halos of a one-cell-halo field (enough for a
 // 7-point stencil: edges and corners are not sent). Split in two so the caller
 // can compute the interior while messages are in flight:
-//   start(u)  post nonblocking receives, pack faces (on the device), post sends
+//   start(u)  post nonblocking receives, pack faces (on the device), post sends;
+//             pull the faces of neighbours on the same GPU (see below)
 //   finish(u) wait, unpack into the halo
+//   finish_step()  after the step's last write to either field
 // With CUDA and an MPI that is not CUDA-aware, messages go through pinned host
 // buffers; a CUDA-aware MPI gets the device buffers directly.
+//
+// Same-GPU neighbours (connect_same_gpu_peers): each rank maps its neighbours'
+// two field buffers into its own address space once (CUDA IPC) and copies
+// their planes device to device into its halo, in start(), on the stream
+// that then updates the field. No host copy, no MPI message. Step s reads
+// buffer s%2 and writes the other, so two orderings keep it correct: a rank
+// pulls from a neighbour only after the neighbour's step s-1 writes, and
+// writes only after its neighbours' step s-1 pulls out of the buffer it
+// overwrites. By default the streams order themselves through device step
+// counters (StreamSignals): the CPU never waits. Where stream memory
+// operations are missing, or MPSFW_HALO_SYNC=barrier, finish_step() waits for
+// the device and for the GPU's other ranks instead (one host rendezvous a step).
 #include <mpi.h>
 
 #include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "backend.hpp"
 #include "box_copy.hpp"
 #include "decomposition.hpp"
 #include "field_layout.hpp"
+#include "halo_transport.hpp"
 #include "memory.hpp"
+#include "stream_signals.hpp"
 #include "timers.hpp"
 
 namespace mpsfw {
@@ -22,6 +42,10 @@ namespace mpsfw {
 // The interior plane a face sends, and the halo plane it receives into.
 Box face_send_plane(const FieldLayout& layout, int face);
 Box face_halo_plane(const FieldLayout& layout, int face);
+// What fills the halo of `face` of a field laid out as `mine` when it is
+// copied straight out of the neighbour's field `theirs` (layout `peer`).
+PeerBox face_pull(const FieldLayout& mine, const FieldLayout& peer, const double* theirs,
+                  int face);
 
 class HaloExchange {
  public:
@@ -31,21 +55,48 @@ class HaloExchange {
   HaloExchange(const HaloExchange&) = delete;
   HaloExchange& operator=(const HaloExchange&) = delete;
 
-  void start(const double* field);
+  // Collective over the decomposition's communicator; call once, after both
+  // fields hold their initial values. `fields` are the two buffers the caller
+  // alternates between, swapping after every step like every other rank.
+  // `gpu` names this rank's GPU (gpu_identity(); "" on the host). Faces
+  // whose neighbour uses the same GPU switch from MPI to direct pulls, as
+  // `mode` allows (see HaloTransport). Throws AgreedError on every rank
+  // when `mode` is Ipc and that is impossible somewhere.
+  void connect_same_gpu_peers(HaloTransport mode, const std::string& gpu,
+                              const std::array<const double*, 2>& fields);
+
+  void start(double* field);
   void finish(double* field);
-  // start() then finish(), for callers with nothing to overlap.
+  // After the step's writes to the field, with direct faces anywhere on this
+  // rank's GPU: tells the neighbours (device counters), or waits for the
+  // device and the GPU's other ranks (barrier mode). Otherwise nothing.
+  void finish_step();
+  // Collective over the ranks of this rank's GPU: returns once nobody reads
+  // this rank's fields any more. Call before freeing or rewriting them from
+  // the host (the end of a run).
+  void quiesce();
+  // start() then finish(), for callers with nothing to overlap (not for
+  // fields with direct faces, which also need finish_step()).
   void exchange(double* field);
 
-  // Where the time of start() and finish() goes, as phases "halo post" (MPI
-  // receives and sends posted), "halo pack" (faces packed and, when staged,
-  // copied to the host: waits for the device), "halo wait" (MPI completion:
-  // waits for the neighbours) and "halo unpack" (copied back and unpacked).
+  // Where the time goes, as phases "halo post" (MPI receives and sends
+  // posted), "halo pack" (faces packed and, when staged, copied to the host:
+  // waits for the device), "halo pull" (direct copies launched), "halo wait"
+  // (MPI completion: waits for the neighbours), "halo unpack" (copied back
+  // and unpacked) and "halo sync" (finish_step, quiesce).
   void set_timers(PhaseTimers* timers) { timers_ = timers; }
 
   bool staged_through_host() const { return staged_; }
-  // Faces that receive data from a neighbour (the others keep wall values).
-  FaceMask exchanged_faces() const;
-  // Bytes sent per exchange by this rank.
+  // Faces filled by finish() (MPI messages) and by start() (direct pulls);
+  // faces in neither keep their wall values.
+  FaceMask mpi_faces() const;
+  FaceMask direct_faces() const { return direct_faces_; }
+  // Why faces that could have been direct use MPI ("" when none did).
+  const std::string& fallback_reason() const { return fallback_; }
+  // How direct pulls are ordered: "device counters", "host barrier", or ""
+  // (no direct faces on this rank's GPU).
+  const char* direct_sync() const;
+  // Bytes sent per exchange by this rank through MPI.
   std::int64_t bytes_per_exchange() const;
 
  private:
@@ -55,12 +106,20 @@ class HaloExchange {
     std::int64_t offset = 0, cells = 0;
   };
 
+  // Sends and receives the faces in `faces` through MPI, the others not.
+  void use_mpi_for(FaceMask faces);
+  // Maps the neighbours' buffers and plans the pulls; "" or why not.
+  std::string map_neighbors(FaceMask faces, const std::array<const double*, 2>& fields);
+  void unmap_neighbors() noexcept;
+  int buffer_index(const double* field) const;
+
   MPI_Comm comm_;
   FieldLayout layout_;
   Backend space_;
   bool staged_;
+  std::array<int, kFaces> neighbors_{};
   std::array<FaceSlot, kFaces> slots_;
-  BoxList send_boxes_, recv_boxes_;  // exchanged faces only, in face order
+  BoxList send_boxes_, recv_boxes_;  // MPI faces only, in face order
   // All faces' messages in one buffer per direction: one pack launch, one
   // unpack launch and (staged) one copy each way per exchange.
   Array<double> send_, recv_;             // in the field's space
@@ -68,6 +127,19 @@ class HaloExchange {
   double* recv_host_ = nullptr;
   std::array<MPI_Request, 2 * kFaces> requests_;
   bool in_flight_ = false;
+
+  // Direct faces: the pulls into each of the two buffers.
+  bool connected_ = false;
+  FaceMask direct_faces_ = 0;
+  std::array<const double*, 2> fields_{};
+  std::array<PeerBoxList, 2> pulls_;
+  std::vector<void*> mapped_;          // neighbours' buffers mapped here
+  MPI_Comm gpu_comm_ = MPI_COMM_NULL;  // the ranks on this rank's GPU
+  bool sync_each_step_ = false;        // any direct face on this GPU
+  std::unique_ptr<StreamSignals> signals_;  // null: host barrier mode
+  std::uint64_t steps_ = 0;                 // exchanges started
+  std::string fallback_;
+
   PhaseTimers untimed_;  // where phases go when nobody asked for them
   PhaseTimers* timers_ = &untimed_;
 };

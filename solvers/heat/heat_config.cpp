@@ -53,6 +53,9 @@ std::vector<ParamSpec> heat_schema() {
               "steps between field snapshots; 0: first and last only"),
       text_param("run", "output_file", false, "", {}, "HDF5 file for field snapshots; empty: none"),
       text_param("run", "backend", false, "auto", {"auto", "host", "cuda"}, "where to compute"),
+      text_param("run", "halo", false, "auto", {"auto", "mpi", "ipc"},
+                 "halo transport between ranks on one GPU: auto (direct device copies where "
+                 "possible), mpi, ipc (direct or fail)"),
       integer_param("run", "px", false, "0", 0, kMaxCells1D, "ranks along x; 0: chosen by MPI"),
       integer_param("run", "py", false, "0", 0, kMaxCells1D, "ranks along y; 0: chosen by MPI"),
       integer_param("run", "pz", false, "0", 0, kMaxCells1D, "ranks along z; 0: chosen by MPI"),
@@ -98,6 +101,7 @@ HeatConfig heat_config_from(const Params& p) {
   c.output_every = p.integer("run.output_every");
   c.output_file = p.text("run.output_file");
   c.backend = parse_backend(p.text("run.backend"));
+  c.halo = parse_halo_transport(p.text("run.halo"));
   c.rank_grid_hint = {static_cast<int>(p.integer("run.px")), static_cast<int>(p.integer("run.py")),
                       static_cast<int>(p.integer("run.pz"))};
   c.progress_seconds = p.real("run.progress_seconds");

@@ -6,6 +6,7 @@
 
 #include "core/backend.hpp"
 #include "core/box.hpp"
+#include "core/halo_transport.hpp"
 #include "core/params.hpp"
 #include "heat_physics.hpp"
 
@@ -20,6 +21,7 @@ struct HeatConfig {
   long output_every = 0;  // 0: first and last step only (when an output file is set)
   std::string output_file;  // "" = no field output
   Backend backend = Backend::Auto;
+  HaloTransport halo = HaloTransport::Auto;
   Int3 rank_grid_hint;  // zeros: chosen by MPI_Dims_create
   double progress_seconds = 5;
   // /heat

@@ -2,16 +2,53 @@
 
 namespace mpsfw::heat {
 
+namespace {
+
+int popcount(FaceMask m) {
+  int n = 0;
+  for (; m != 0; m &= m - 1) ++n;
+  return n;
+}
+
+// How the faces of all ranks travel, e.g. "48 of 48 faces device to device
+// from same-GPU neighbours (CUDA IPC)".
+std::string halo_path(const HaloExchange& halo, Backend backend, MPI_Comm comm) {
+  const int mine[2] = {popcount(halo.direct_faces()), popcount(halo.mpi_faces())};
+  int all[2] = {0, 0};
+  MPI_Allreduce(mine, all, 2, MPI_INT, MPI_SUM, comm);
+  const std::string mpi_how =
+      backend == Backend::Host
+          ? "host memory"
+          : (halo.staged_through_host()
+                 ? "staged through pinned host buffers (MPI is not CUDA-aware)"
+                 : "device pointers (CUDA-aware MPI)");
+  const std::string total = std::to_string(all[0] + all[1]);
+  std::string text;
+  if (all[0] > 0) {
+    const std::string order = halo.direct_sync();
+    text = std::to_string(all[0]) + " of " + total +
+           " faces device to device from same-GPU neighbours (CUDA IPC" +
+           (order.empty() ? std::string() : ", ordered by " + order) + ")";
+  }
+  if (all[1] > 0 || all[0] == 0) {
+    if (!text.empty()) text += "; ";
+    text += (all[0] > 0 ? std::to_string(all[1]) + " of " + total + " faces " : std::string()) +
+            "MPI, " + mpi_how;
+  }
+  if (!halo.fallback_reason().empty()) {
+    text += " (same-GPU neighbours fell back to MPI: " + halo.fallback_reason() + ")";
+  }
+  return text;
+}
+
+}  // namespace
+
 RunReport make_report(const HeatSolver& solver, const Params& params, const DeviceBinding& device,
                       const std::string& host_name, const std::vector<std::string>& warnings) {
   const CartDecomposition& d = solver.decomposition();
   MPI_Comm comm = d.comm();
   RunReport r = start_report("heat", params, device.backend, warnings);
-  r.halo_path = device.backend == Backend::Host
-                    ? "host memory"
-                    : (solver.halo_staged_through_host()
-                           ? "staged through pinned host buffers (MPI is not CUDA-aware)"
-                           : "device pointers (CUDA-aware MPI)");
+  r.halo_path = halo_path(solver.halo(), device.backend, comm);
   r.ranks = d.size();
   r.rank_grid = d.rank_grid();
   r.global_cells = d.global_cells();

@@ -6,6 +6,7 @@
 #include "core/collective.hpp"
 #include "core/field_output.hpp"
 #include "core/mpi_check.hpp"
+#include "core/peer_memory.hpp"
 #include "heat_initial.hpp"
 
 namespace mpsfw::heat {
@@ -39,14 +40,14 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
       layout_(decomposition_.local_cells()),
       coefficients_(coefficients(config.diffusivity, config.dt, config.spacing[0],
                                  config.spacing[1], config.spacing[2])) {
-  std::string error;
+  std::string error, gpu;
   try {
     kernels_ = make_heat_kernels(device.backend);
     u_ = Array<double>(device.backend, static_cast<size_t>(layout_.size()));
     next_ = Array<double>(device.backend, static_cast<size_t>(layout_.size()));
     halo_ = std::make_unique<HaloExchange>(decomposition_, layout_, device.backend, cuda_aware_mpi);
     halo_->set_timers(&timers_);
-    exchanged_ = halo_->exchanged_faces();
+    gpu = gpu_identity(device);
     const std::vector<double> initial = initial_block(config_, decomposition_, layout_);
     // Both buffers start equal so the Dirichlet walls in the halo stay fixed.
     u_.copy_from_host(initial.data());
@@ -57,26 +58,29 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
   // A failure on some ranks only (a bad value in their part of u0, out of
   // memory) must stop every rank before the first collective below.
   agree_on_error(decomposition_.comm(), error);
+  halo_->connect_same_gpu_peers(config_.halo, gpu, {u_.data(), next_.data()});
+  late_faces_ = halo_->mpi_faces();
   diagnostics_.push_back(measure(0));
 }
 
 HeatSolver::~HeatSolver() = default;
 
 void HeatSolver::step_once() {
-  halo_->start(u_.data());  // times its own phases (halo post, halo pack)
+  halo_->start(u_.data());  // times its own phases (halo post, pack, pull)
   {
     PhaseTimers::Scope t(timers_, "inner update");
-    kernels_->update(u_.data(), next_.data(), layout_, inner_box(layout_, exchanged_),
+    kernels_->update(u_.data(), next_.data(), layout_, inner_box(layout_, late_faces_),
                      coefficients_);
   }
   halo_->finish(u_.data());  // halo wait, halo unpack
-  {
+  if (late_faces_ != 0) {
     PhaseTimers::Scope t(timers_, "shell update");
-    const ShellBoxes shell = shell_boxes(layout_, exchanged_);
+    const ShellBoxes shell = shell_boxes(layout_, late_faces_);
     for (int b = 0; b < shell.count; ++b) {
       kernels_->update(u_.data(), next_.data(), layout_, shell.box[b], coefficients_);
     }
   }
+  halo_->finish_step();  // halo sync, with same-GPU neighbours
   u_.swap(next_);
   ++step_;
 }
@@ -132,6 +136,7 @@ void HeatSolver::run(std::FILE* progress) {
     PhaseTimers::Scope t(timers_, "device sync");
     kernels_->synchronize();
   }
+  halo_->quiesce();  // no same-GPU neighbour reads our fields after this
   loop_seconds_ = seconds_since(t0);
   if (output) output->commit();
 }

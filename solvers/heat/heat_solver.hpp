@@ -1,7 +1,9 @@
 #pragma once
 // The heat solver's time loop. Each step:
 //   start halo exchange -> update inner cells -> finish exchange -> update shell
-// (cells next to faces without a neighbour, i.e. fixed walls, count as inner)
+//   -> finish the step's exchange (a rendezvous with same-GPU neighbours)
+// (cells next to walls, and next to faces pulled straight from a same-GPU
+// neighbour before the update starts, count as inner)
 // then, every diag_every steps, diagnostics (total heat, max change), and every
 // output_every steps a snapshot. Communication is HaloExchange's job; physics is
 // heat_physics.hpp's; this file only orders the phases and times them.
@@ -53,6 +55,7 @@ class HeatSolver {
   double loop_seconds() const { return loop_seconds_; }
   bool halo_staged_through_host() const { return halo_->staged_through_host(); }
   std::int64_t halo_bytes_per_step() const { return halo_->bytes_per_exchange(); }
+  const HaloExchange& halo() const { return *halo_; }
 
   // This rank's interior cells, x fastest, copied to the host.
   std::vector<double> local_interior() const;
@@ -71,7 +74,7 @@ class HeatSolver {
   std::unique_ptr<HeatKernels> kernels_;
   Array<double> u_, next_;  // next_ holds the previous step after a swap
   std::unique_ptr<HaloExchange> halo_;
-  FaceMask exchanged_ = 0;  // faces whose cells must wait for the exchange
+  FaceMask late_faces_ = 0;  // faces filled by MPI: their cells wait for finish()
   PhaseTimers timers_;
   std::vector<Diagnostics> diagnostics_;
   long step_ = 0;

@@ -210,6 +210,10 @@ add_case two_input_files 1 fail "@D@/good.h5 @D@/good.h5" \
   "more than one input file"
 add_case backend_option_unknown 2 fail "@D@/good.h5 --backend gpu" \
   "--backend gpu: expected one of auto|host|cuda" 'got "gpu"'
+add_case halo_option_unknown 2 fail "@D@/good.h5 --halo nvlink" \
+  "--halo nvlink: expected one of auto|mpi|ipc" 'got "nvlink"'
+add_case halo_ipc_on_host 2 fail "@D@/good.h5 --backend host --halo ipc" \
+  "run.halo = ipc needs the CUDA backend"
 
 # --backend cuda: what it must do depends on the build and the machine.
 if [ "$CUDA_BUILD" = 0 ]; then

@@ -1,14 +1,21 @@
 // Halo exchange: after one exchange every face halo cell holds the value of the
 // global cell across that face (wrapped when periodic); halos at non-periodic
-// edges, and edges/corners of the halo, are left alone. Host and CUDA.
+// edges, and edges/corners of the halo, are left alone. Host and CUDA, each
+// with every halo transport: on the CUDA backend "auto" and "ipc" pull the
+// faces of same-GPU neighbours straight out of their fields, and the second
+// of the two buffers must pull from the neighbours' second buffers.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/decomposition.hpp"
+#include "core/error.hpp"
 #include "core/device.hpp"
 #include "core/halo_exchange.hpp"
 #include "core/memory.hpp"
+#include "core/peer_memory.hpp"
 #include "support/gpu_skip.hpp"
 
 namespace mpsfw {
@@ -20,22 +27,67 @@ double code(int gx, int gy, int gz) { return gx + 1000.0 * gy + 1000000.0 * gz; 
 
 int wrap(int g, int n) { return (g % n + n) % n; }
 
-void check_exchange(Int3 global, Int3 hint, bool periodic, Backend space) {
-  CartDecomposition d(MPI_COMM_WORLD, global, hint, {periodic, periodic, periodic});
-  const FieldLayout layout(d.local_cells());
+struct ExchangeCase {
+  Backend space = Backend::Host;
+  HaloTransport transport = HaloTransport::Mpi;
+  std::string gpu;  // gpu_identity() of this rank
+  int visible_gpus = 0;
+};
+
+// Every interior cell holds its global code plus `shift`.
+std::vector<double> coded_block(const CartDecomposition& d, const FieldLayout& layout,
+                                double shift) {
   const Int3 n = layout.n, off = d.offset();
   std::vector<double> host(static_cast<size_t>(layout.size()), kUntouched);
   for (int k = 1; k <= n.z; ++k)
     for (int j = 1; j <= n.y; ++j)
       for (int i = 1; i <= n.x; ++i)
         host[static_cast<size_t>(layout.index(i, j, k))] =
-            code(off.x + i - 1, off.y + j - 1, off.z + k - 1);
+            code(off.x + i - 1, off.y + j - 1, off.z + k - 1) + shift;
+  return host;
+}
 
-  Array<double> field(space, host.size());
+void check_halos(const CartDecomposition& d, const FieldLayout& layout, Int3 global,
+                 bool periodic, const std::vector<double>& host, double shift);
+
+void check_exchange(Int3 global, Int3 hint, bool periodic, const ExchangeCase& s) {
+  CartDecomposition d(MPI_COMM_WORLD, global, hint, {periodic, periodic, periodic});
+  const FieldLayout layout(d.local_cells());
+  // Two buffers with different contents, as a solver alternates between.
+  constexpr double kSecond = 0.5;
+  std::vector<double> host = coded_block(d, layout, 0);
+  Array<double> field(s.space, host.size()), other(s.space, host.size());
   field.copy_from_host(host.data());
-  HaloExchange halo(d, layout, space, mpi_is_cuda_aware());
-  halo.exchange(field.data());
-  field.copy_to_host(host.data());
+  other.copy_from_host(coded_block(d, layout, kSecond).data());
+  HaloExchange halo(d, layout, s.space, mpi_is_cuda_aware());
+  halo.connect_same_gpu_peers(s.transport, s.gpu, {field.data(), other.data()});
+
+  FaceMask neighbours = 0;
+  for (int f = 0; f < kFaces; ++f) {
+    if (d.neighbor(f) != MPI_PROC_NULL) neighbours |= 1u << f;
+  }
+  EXPECT_EQ(halo.direct_faces() | halo.mpi_faces(), neighbours);
+  EXPECT_EQ(halo.direct_faces() & halo.mpi_faces(), 0u);
+  const bool one_gpu = s.space == Backend::Cuda && s.visible_gpus == 1;
+  if (s.transport != HaloTransport::Mpi && one_gpu) {
+    EXPECT_EQ(halo.direct_faces(), neighbours) << halo.fallback_reason();
+  } else if (s.transport == HaloTransport::Mpi || s.space == Backend::Host) {
+    EXPECT_EQ(halo.direct_faces(), 0u);
+  }
+
+  for (Array<double>* buffer : {&field, &other}) {
+    halo.start(buffer->data());
+    halo.finish(buffer->data());
+    halo.finish_step();
+    buffer->copy_to_host(host.data());
+    check_halos(d, layout, global, periodic, host, buffer == &field ? 0 : kSecond);
+  }
+  halo.quiesce();  // neighbours may still be pulling from our buffers
+}
+
+void check_halos(const CartDecomposition& d, const FieldLayout& layout, Int3 global,
+                 bool periodic, const std::vector<double>& host, double shift) {
+  const Int3 n = layout.n, off = d.offset();
 
   int checked = 0;
   for (int k = 0; k <= n.z + 1; ++k)
@@ -62,17 +114,21 @@ void check_exchange(Int3 global, Int3 hint, bool periodic, Backend space) {
             }
           }
         }
-        const double want = beyond_wall ? kUntouched : code(g[0], g[1], g[2]);
+        const double want = beyond_wall ? kUntouched : code(g[0], g[1], g[2]) + shift;
         EXPECT_EQ(got, want) << "rank " << d.rank() << " halo cell " << i << "," << j << "," << k;
         ++checked;
       }
   EXPECT_EQ(checked, 2 * (n.x * n.y + n.y * n.z + n.x * n.z));
 }
 
-class HaloExchangeTest : public testing::TestWithParam<Backend> {
+using Param = std::tuple<Backend, HaloTransport>;
+
+class HaloExchangeTest : public testing::TestWithParam<Param> {
  protected:
   void SetUp() override {
-    if (GetParam() == Backend::Cuda) {
+    setup_.space = std::get<0>(GetParam());
+    setup_.transport = std::get<1>(GetParam());
+    if (setup_.space == Backend::Cuda) {
       MPSFW_REQUIRE_GPU();
       int node_size = 1;
       MPI_Comm node;
@@ -81,36 +137,61 @@ class HaloExchangeTest : public testing::TestWithParam<Backend> {
       MPI_Comm_rank(node, &node_rank);
       MPI_Comm_size(node, &node_size);
       MPI_Comm_free(&node);
-      bind_device(Backend::Cuda, node_rank, node_size, CudaGate::without_mps());
+      const DeviceBinding device =
+          bind_device(Backend::Cuda, node_rank, node_size, CudaGate::without_mps());
+      setup_.gpu = gpu_identity(device);
+      setup_.visible_gpus = device.visible_gpus;
     }
   }
+  ExchangeCase setup_;
 };
 
 TEST_P(HaloExchangeTest, EveryFaceNonPeriodicUneven) {
-  check_exchange({9, 7, 5}, {0, 0, 0}, false, GetParam());
+  check_exchange({9, 7, 5}, {0, 0, 0}, false, setup_);
 }
 
 TEST_P(HaloExchangeTest, EveryFacePeriodicWrap) {
-  check_exchange({6, 5, 4}, {0, 0, 0}, true, GetParam());
+  check_exchange({6, 5, 4}, {0, 0, 0}, true, setup_);
 }
 
 TEST_P(HaloExchangeTest, PeriodicWithAllRanksInOneDimension) {
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  check_exchange({3, 4, 2 * ranks + 1}, {1, 1, 0}, true, GetParam());
+  check_exchange({3, 4, 2 * ranks + 1}, {1, 1, 0}, true, setup_);
 }
 
 TEST_P(HaloExchangeTest, SingleCellThickBlocks) {
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  check_exchange({ranks, 3, 2}, {0, 1, 1}, true, GetParam());
-  check_exchange({ranks, 3, 2}, {0, 1, 1}, false, GetParam());
+  check_exchange({ranks, 3, 2}, {0, 1, 1}, true, setup_);
+  check_exchange({ranks, 3, 2}, {0, 1, 1}, false, setup_);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, HaloExchangeTest, testing::Values(Backend::Host, Backend::Cuda),
-                         [](const testing::TestParamInfo<Backend>& p) {
-                           return std::string(to_string(p.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    BackendsAndTransports, HaloExchangeTest,
+    // Host with "ipc" is an error, tested below.
+    testing::Values(Param{Backend::Host, HaloTransport::Mpi}, Param{Backend::Host, HaloTransport::Auto},
+                    Param{Backend::Cuda, HaloTransport::Mpi}, Param{Backend::Cuda, HaloTransport::Auto},
+                    Param{Backend::Cuda, HaloTransport::Ipc}),
+    [](const testing::TestParamInfo<Param>& p) {
+      return std::string(to_string(std::get<0>(p.param))) + "_" +
+             to_string(std::get<1>(p.param));
+    });
+
+// Asking for IPC on the host backend fails on every rank, with the reason.
+TEST(HaloExchangeIpc, OnTheHostIsAnAgreedError) {
+  CartDecomposition d(MPI_COMM_WORLD, {8, 8, 8}, {0, 0, 0}, {false, false, false});
+  const FieldLayout layout(d.local_cells());
+  Array<double> a(Backend::Host, static_cast<size_t>(layout.size()));
+  Array<double> b(Backend::Host, static_cast<size_t>(layout.size()));
+  HaloExchange halo(d, layout, Backend::Host, false);
+  try {
+    halo.connect_same_gpu_peers(HaloTransport::Ipc, "", {a.data(), b.data()});
+    ADD_FAILURE() << "no error";
+  } catch (const AgreedError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs the CUDA backend"), std::string::npos) << e.what();
+  }
+}
 
 }  // namespace
 }  // namespace mpsfw

@@ -1,0 +1,30 @@
+#pragma once
+// Device memory shared between processes on one node (CUDA IPC): a process
+// exports a handle for one of its allocations, a process on the same GPU maps
+// that allocation into its own address space and reads it with its kernels.
+// Works between MPS clients and between time-sliced contexts alike.
+#include <string>
+
+#include "device.hpp"
+
+namespace mpsfw {
+
+// The opaque bytes of a cudaIpcMemHandle_t, safe to send as MPI_BYTE.
+struct PeerMemoryHandle {
+  static constexpr int kBytes = 64;
+  unsigned char bytes[kBytes] = {};
+};
+
+// A name for the physical GPU this rank computes on, equal in every process
+// that uses that GPU (its UUID, whatever CUDA_VISIBLE_DEVICES says); "" on the
+// host backend.
+std::string gpu_identity(const DeviceBinding& device);
+
+// A handle for the allocation that starts at `base` (a cudaMalloc result).
+PeerMemoryHandle export_device_memory(const void* base);
+// Maps another process's exported allocation; unmap with close_peer_memory.
+// Throws Error with CUDA's reason when the allocation cannot be mapped.
+void* open_peer_memory(const PeerMemoryHandle& handle);
+void close_peer_memory(void* mapped) noexcept;
+
+}  // namespace mpsfw

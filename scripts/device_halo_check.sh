@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Same-GPU halos on the GPU machine, in one command: builds what the check
+# needs, runs the halo-exchange and transport tests at 1-8 ranks (IPC vs MPI
+# must agree bit for bit), then times the heat solver on one GPU with every
+# halo through MPI and with same-GPU halos over CUDA IPC. Logs go to $OUT.
+#   scripts/device_halo_check.sh [SIZE=256] [STEPS=400] [RANKS="1 8 16"]
+set -uo pipefail
+source "$(dirname "$0")/env.sh"
+size=${1:-256}
+steps=${2:-400}
+ranks=${3:-1 8 16}
+final="${OUT:-$MPSFW_ROOT/device-logs}"
+out="$final/halo-check"  # archived at the end: the device tool returns few files
+mkdir -p "$out"
+trap 'tar czf "$final/halo-check.tgz" -C "$final" halo-check && rm -rf "$out"' EXIT
+build="$MPSFW_ROOT/build/device"
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1
+[ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
+cmake -S "$MPSFW_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DMPSFW_ENABLE_CUDA=ON > "$out/configure.log" 2>&1 ||
+  { tail -40 "$out/configure.log"; exit 1; }
+cmake --build "$build" -j 16 --target solver test_halo_exchange test_heat_transports \
+  test_halo_transport > "$out/build.log" 2>&1 || { tail -60 "$out/build.log"; exit 1; }
+echo "build: ok"
+
+"$build/tests/test_halo_transport" > "$out/test_halo_transport.log" 2>&1
+echo "test_halo_transport: exit $?"
+for np in 1 2 4 8; do
+  timeout 120 mpirun -np "$np" "$build/tests/test_halo_exchange" > "$out/halo_np$np.log" 2>&1
+  echo "test_halo_exchange np=$np: exit $? ($(grep -cE '^\S*\[       OK' "$out/halo_np$np.log") ok," \
+       "$(grep -c 'SKIPPED \]' "$out/halo_np$np.log") skip lines)"
+  timeout 120 mpirun -np "$np" "$build/tests/test_heat_transports" > "$out/transports_np$np.log" 2>&1
+  echo "test_heat_transports np=$np: exit $?"
+  grep -E "ipc vs mpi|FAILED|Failure" "$out/transports_np$np.log" | head -6
+done
+
+# mpi: every halo through MPI; ipc: same-GPU halos over CUDA IPC ordered by
+# device counters; ipc-barrier: the same, ordered by a host barrier a step.
+for np in $ranks; do
+  for variant in mpi ipc ipc-barrier; do
+    name=heat_${size}_np${np}_$variant
+    sync=signals
+    [ "$variant" = ipc-barrier ] && sync=barrier
+    MPSFW_HALO_SYNC=$sync mpirun -x MPSFW_HALO_SYNC -np "$np" "$build/apps/solver" \
+      "$MPSFW_ROOT/inputs/heat_default.h5" \
+      --set heat.nx="$size" --set heat.ny="$size" --set heat.nz="$size" \
+      --set run.steps="$steps" --set run.diag_every=0 --backend cuda --mps on --mps-atp 100 \
+      --halo "${variant%-barrier}" --report "$out/$name.json" > "$out/$name.log" 2>&1
+    echo "== np=$np $variant: exit $?"
+    grep -E "halo messages|throughput|^  [a-z][a-z ]+  +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+%" \
+      "$out/$name.log" | head -14
+  done
+done

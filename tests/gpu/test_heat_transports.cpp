@@ -1,0 +1,91 @@
+// Same-GPU halos: the heat solver on the CUDA backend gives the same field,
+// bit for bit, whether halos between ranks on the GPU are pulled device to
+// device (run.halo = ipc, ordered by device counters or, with
+// MPSFW_HALO_SYNC=barrier, by a host barrier) or sent through MPI
+// (run.halo = mpi), and all equal a one-rank run. The IPC runs must really use
+// IPC on a one-GPU machine. Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "support/gpu_skip.hpp"
+#include "support/heat_runs.hpp"
+
+namespace mpsfw {
+namespace {
+
+using testing_support::heat_config;
+using testing_support::node_rank_and_size;
+using testing_support::world_rank;
+
+struct Outcome {
+  std::vector<double> field;  // on rank 0 of comm
+  int direct_faces = 0;       // summed over ranks
+  int visible_gpus = 0;
+  std::string order;          // how rank 0 orders its direct pulls
+};
+
+Outcome run_cuda(std::vector<std::string> overrides, const std::string& halo, MPI_Comm comm) {
+  overrides.push_back("run.halo=" + halo);
+  const heat::HeatConfig c = heat_config(overrides);
+  int node_size = 1;
+  const int node_rank = node_rank_and_size(comm, &node_size);
+  const DeviceBinding device =
+      bind_device(Backend::Cuda, node_rank, node_size, CudaGate::without_mps());
+  heat::HeatSolver solver(c, comm, device, mpi_is_cuda_aware());
+  solver.run(nullptr);
+  Outcome o;
+  o.field = solver.gather_global();
+  int mine = 0;
+  for (int f = 0; f < kFaces; ++f) mine += (solver.halo().direct_faces() >> f) & 1u;
+  MPI_Allreduce(&mine, &o.direct_faces, 1, MPI_INT, MPI_SUM, comm);
+  o.visible_gpus = device.visible_gpus;
+  o.order = solver.halo().direct_sync();
+  return o;
+}
+
+bool bitwise_equal(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+void expect_transports_agree(const std::vector<std::string>& overrides, bool periodic) {
+  const Outcome mpi = run_cuda(overrides, "mpi", MPI_COMM_WORLD);
+  const Outcome ipc = run_cuda(overrides, "ipc", MPI_COMM_WORLD);
+  setenv("MPSFW_HALO_SYNC", "barrier", 1);
+  const Outcome ipc_barrier = run_cuda(overrides, "ipc", MPI_COMM_WORLD);
+  unsetenv("MPSFW_HALO_SYNC");
+  Outcome single;
+  if (world_rank() == 0) single = run_cuda(overrides, "mpi", MPI_COMM_SELF);
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  EXPECT_EQ(mpi.direct_faces, 0);
+  if (ipc.visible_gpus == 1 && (ranks > 1 || periodic)) {
+    EXPECT_GT(ipc.direct_faces, 0) << "run.halo = ipc pulled no face on a one-GPU machine";
+  }
+  if (world_rank() != 0) return;
+  std::printf("ipc vs mpi on %d ranks: %d faces pulled over IPC (%s); fields %s; with the "
+              "host barrier %s; vs 1 rank %s\n",
+              ranks, ipc.direct_faces, ipc.order.c_str(), bitwise_equal(ipc.field, mpi.field) ? "identical" : "DIFFER",
+              bitwise_equal(ipc_barrier.field, mpi.field) ? "identical" : "DIFFER",
+              bitwise_equal(ipc.field, single.field) ? "identical" : "DIFFER");
+  ASSERT_FALSE(mpi.field.empty());
+  EXPECT_TRUE(bitwise_equal(ipc.field, mpi.field));
+  EXPECT_TRUE(bitwise_equal(ipc_barrier.field, mpi.field));
+  EXPECT_TRUE(bitwise_equal(ipc.field, single.field));
+}
+
+TEST(HeatTransports, DirichletUneven) {
+  MPSFW_REQUIRE_GPU();
+  expect_transports_agree({"heat.nx=40", "heat.ny=33", "heat.nz=27", "run.steps=30"}, false);
+}
+
+TEST(HeatTransports, PeriodicGaussian) {
+  MPSFW_REQUIRE_GPU();
+  expect_transports_agree({"heat.nx=32", "heat.ny=24", "heat.nz=20", "heat.boundary=periodic",
+                           "heat.initial=gaussian", "run.steps=30", "run.diag_every=7"},
+                          true);
+}
+
+}  // namespace
+}  // namespace mpsfw
