@@ -86,11 +86,11 @@ struct PeerRecord {
   int rank = -1;
   int cells[3] = {};
   PeerMemoryHandle field[2];
-  PeerMemoryHandle signals;  // its step counters (device-counter mode)
+  PeerMemoryHandle signals;  // its step counter (GPU-side waits)
 };
 
-// Device counters unless the driver lacks them or the user asked for the
-// host barrier (MPSFW_HALO_SYNC=barrier, e.g. to compare the two).
+// GPU-side waits under MPS, unless the user asked for the host barrier
+// (MPSFW_HALO_SYNC=barrier, e.g. to compare the two).
 bool want_stream_signals() {
   const char* env = std::getenv("MPSFW_HALO_SYNC");
   if (env != nullptr && std::string(env) == "barrier") return false;
@@ -236,7 +236,7 @@ void HaloExchange::unmap_neighbors() noexcept {
 
 const char* HaloExchange::direct_sync() const {
   if (!sync_each_step_) return "";
-  return signals_ ? "device counters" : "host barrier";
+  return signals_ ? "GPU-side waits" : "a host barrier";
 }
 
 int HaloExchange::buffer_index(const double* field) const {
@@ -298,17 +298,10 @@ void HaloExchange::start(double* field) {
   if (sync_each_step_) {
     PhaseTimers::Scope t(*timers_, "halo pull");
     const PeerBoxList& pulls = pulls_[static_cast<size_t>(buffer_index(field))];
-    const std::uint64_t step = ++steps_;
-    if (signals_) {
-      // Pull once the neighbours wrote step-1; write once they pulled step-1
-      // out of the buffer this step overwrites.
-      signals_->wait_for_neighbors(StreamSignals::kWritten, step - 1);
-      copy_from_peers(space_, field, layout_, pulls);
-      signals_->signal(StreamSignals::kPulled, step);
-      signals_->wait_for_neighbors(StreamSignals::kPulled, step - 1);
-    } else {
-      copy_from_peers(space_, field, layout_, pulls);
-    }
+    // Neighbours done with the previous step have written what this step
+    // pulls and pulled what this step overwrites.
+    if (signals_) signals_->wait_for_neighbors();
+    copy_from_peers(space_, field, layout_, pulls);
   }
 }
 
@@ -334,7 +327,7 @@ void HaloExchange::finish_step() {
   if (!sync_each_step_) return;
   PhaseTimers::Scope t(*timers_, "halo sync");
   if (signals_) {
-    signals_->signal(StreamSignals::kWritten, steps_);
+    signals_->step_done();
     return;
   }
   memory::synchronize(space_);

@@ -16,10 +16,10 @@
 // buffer s%2 and writes the other, so two orderings keep it correct: a rank
 // pulls from a neighbour only after the neighbour's step s-1 writes, and
 // writes only after its neighbours' step s-1 pulls out of the buffer it
-// overwrites. By default the streams order themselves through device step
-// counters (StreamSignals): the CPU never waits. Where stream memory
-// operations are missing, or MPSFW_HALO_SYNC=barrier, finish_step() waits for
-// the device and for the GPU's other ranks instead (one host rendezvous a step).
+// overwrites. Under MPS the streams order themselves through step counters in
+// device memory (StreamSignals): the CPU never waits. Without MPS, or with
+// MPSFW_HALO_SYNC=barrier, finish_step() waits for the device and for the
+// GPU's other ranks instead (one host rendezvous a step).
 #include <mpi.h>
 
 #include <array>
@@ -68,7 +68,7 @@ class HaloExchange {
   void start(double* field);
   void finish(double* field);
   // After the step's writes to the field, with direct faces anywhere on this
-  // rank's GPU: tells the neighbours (device counters), or waits for the
+  // rank's GPU: tells the neighbours (a step counter), or waits for the
   // device and the GPU's other ranks (barrier mode). Otherwise nothing.
   void finish_step();
   // Collective over the ranks of this rank's GPU: returns once nobody reads
@@ -93,7 +93,7 @@ class HaloExchange {
   FaceMask direct_faces() const { return direct_faces_; }
   // Why faces that could have been direct use MPI ("" when none did).
   const std::string& fallback_reason() const { return fallback_; }
-  // How direct pulls are ordered: "device counters", "host barrier", or ""
+  // How direct pulls are ordered: "GPU-side waits", "a host barrier", or ""
   // (no direct faces on this rank's GPU).
   const char* direct_sync() const;
   // Bytes sent per exchange by this rank through MPI.
@@ -137,7 +137,6 @@ class HaloExchange {
   MPI_Comm gpu_comm_ = MPI_COMM_NULL;  // the ranks on this rank's GPU
   bool sync_each_step_ = false;        // any direct face on this GPU
   std::unique_ptr<StreamSignals> signals_;  // null: host barrier mode
-  std::uint64_t steps_ = 0;                 // exchanges started
   std::string fallback_;
 
   PhaseTimers untimed_;  // where phases go when nobody asked for them

@@ -27,14 +27,28 @@ echo "build: ok"
 
 "$build/tests/test_halo_transport" > "$out/test_halo_transport.log" 2>&1
 echo "test_halo_transport: exit $?"
-for np in 1 2 4 8; do
-  timeout 120 mpirun -np "$np" "$build/tests/test_halo_exchange" > "$out/halo_np$np.log" 2>&1
-  echo "test_halo_exchange np=$np: exit $? ($(grep -cE '^\S*\[       OK' "$out/halo_np$np.log") ok," \
-       "$(grep -c 'SKIPPED \]' "$out/halo_np$np.log") skip lines)"
-  timeout 120 mpirun -np "$np" "$build/tests/test_heat_transports" > "$out/transports_np$np.log" 2>&1
-  echo "test_heat_transports np=$np: exit $?"
-  grep -E "ipc vs mpi|FAILED|Failure" "$out/transports_np$np.log" | head -6
-done
+# The tests twice: without MPS (direct pulls ordered by a host barrier) and as
+# clients of an MPS daemon started here (ordered by GPU-side waits).
+run_tests() {
+  local tag=$1 np
+  for np in 1 2 4 8; do
+    timeout 120 mpirun -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -np "$np" \
+      "$build/tests/test_halo_exchange" > "$out/halo_${tag}_np$np.log" 2>&1
+    echo "[$tag] test_halo_exchange np=$np: exit $? ($(grep -cE '^\S*\[       OK' \
+      "$out/halo_${tag}_np$np.log") ok, $(grep -c 'SKIPPED \]' "$out/halo_${tag}_np$np.log") skip lines)"
+    timeout 120 mpirun -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -np "$np" \
+      "$build/tests/test_heat_transports" > "$out/transports_${tag}_np$np.log" 2>&1
+    echo "[$tag] test_heat_transports np=$np: exit $?"
+    grep -E "ipc vs mpi|FAILED|Failure" "$out/transports_${tag}_np$np.log" | head -6
+  done
+}
+export CUDA_MPS_PIPE_DIRECTORY=$out/mps-pipe CUDA_MPS_LOG_DIRECTORY=$out/mps-log
+run_tests no-mps
+mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+nvidia-cuda-mps-control -d && run_tests mps
+echo quit | nvidia-cuda-mps-control
+unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+sleep 1
 
 # mpi: every halo through MPI; ipc: same-GPU halos over CUDA IPC ordered by
 # device counters; ipc-barrier: the same, ordered by a host barrier a step.

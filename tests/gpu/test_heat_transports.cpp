@@ -1,7 +1,7 @@
 // Same-GPU halos: the heat solver on the CUDA backend gives the same field,
 // bit for bit, whether halos between ranks on the GPU are pulled device to
-// device (run.halo = ipc, ordered by device counters or, with
-// MPSFW_HALO_SYNC=barrier, by a host barrier) or sent through MPI
+// device (run.halo = ipc, ordered by GPU-side waits under MPS, else and with
+// MPSFW_HALO_SYNC=barrier by a host barrier) or sent through MPI
 // (run.halo = mpi), and all equal a one-rank run. The IPC runs must really use
 // IPC on a one-GPU machine. Skips without a GPU.
 #include <gtest/gtest.h>
@@ -24,6 +24,7 @@ struct Outcome {
   int direct_faces = 0;       // summed over ranks
   int visible_gpus = 0;
   std::string order;          // how rank 0 orders its direct pulls
+  int mps_enabled = 0;        // 1: an MPS client
 };
 
 Outcome run_cuda(std::vector<std::string> overrides, const std::string& halo, MPI_Comm comm) {
@@ -42,6 +43,7 @@ Outcome run_cuda(std::vector<std::string> overrides, const std::string& halo, MP
   MPI_Allreduce(&mine, &o.direct_faces, 1, MPI_INT, MPI_SUM, comm);
   o.visible_gpus = device.visible_gpus;
   o.order = solver.halo().direct_sync();
+  o.mps_enabled = device.mps_enabled;
   return o;
 }
 
@@ -62,6 +64,9 @@ void expect_transports_agree(const std::vector<std::string>& overrides, bool per
   EXPECT_EQ(mpi.direct_faces, 0);
   if (ipc.visible_gpus == 1 && (ranks > 1 || periodic)) {
     EXPECT_GT(ipc.direct_faces, 0) << "run.halo = ipc pulled no face on a one-GPU machine";
+    // Under MPS the streams wait for each other on the GPU, else a host barrier.
+    EXPECT_EQ(ipc.order, ipc.mps_enabled == 1 ? "GPU-side waits" : "a host barrier");
+    EXPECT_EQ(ipc_barrier.order, "a host barrier");
   }
   if (world_rank() != 0) return;
   std::printf("ipc vs mpi on %d ranks: %d faces pulled over IPC (%s); fields %s; with the "
