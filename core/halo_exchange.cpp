@@ -300,8 +300,12 @@ void HaloExchange::start(double* field) {
     const PeerBoxList& pulls = pulls_[static_cast<size_t>(buffer_index(field))];
     // Neighbours done with the previous step have written what this step
     // pulls and pulled what this step overwrites.
-    if (signals_) signals_->wait_for_neighbors();
-    copy_from_peers(space_, field, layout_, pulls);
+    const std::uint64_t finished = steps_++;
+    if (signals_) {
+      signals_->pull_when_ready(finished, field, layout_, pulls);
+    } else {
+      copy_from_peers(space_, field, layout_, pulls);
+    }
   }
 }
 
@@ -326,10 +330,7 @@ void HaloExchange::finish(double* field) {
 void HaloExchange::finish_step() {
   if (!sync_each_step_) return;
   PhaseTimers::Scope t(*timers_, "halo sync");
-  if (signals_) {
-    signals_->step_done();
-    return;
-  }
+  if (signals_) return;  // the next start() tells the neighbours
   memory::synchronize(space_);
   MPSFW_MPI_CHECK(MPI_Barrier(gpu_comm_));
 }

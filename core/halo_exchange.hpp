@@ -67,9 +67,9 @@ class HaloExchange {
 
   void start(double* field);
   void finish(double* field);
-  // After the step's writes to the field, with direct faces anywhere on this
-  // rank's GPU: tells the neighbours (a step counter), or waits for the
-  // device and the GPU's other ranks (barrier mode). Otherwise nothing.
+  // After the step's writes to the field, in barrier mode: waits for the
+  // device and the GPU's other ranks. Otherwise nothing (with GPU-side waits
+  // the next start() tells the neighbours).
   void finish_step();
   // Collective over the ranks of this rank's GPU: returns once nobody reads
   // this rank's fields any more. Call before freeing or rewriting them from
@@ -137,6 +137,7 @@ class HaloExchange {
   MPI_Comm gpu_comm_ = MPI_COMM_NULL;  // the ranks on this rank's GPU
   bool sync_each_step_ = false;        // any direct face on this GPU
   std::unique_ptr<StreamSignals> signals_;  // null: host barrier mode
+  std::uint64_t steps_ = 0;                 // exchanges started
   std::string fallback_;
 
   PhaseTimers untimed_;  // where phases go when nobody asked for them

@@ -38,8 +38,10 @@ StreamSignals::StreamSignals() { throw Error("this build of mpsfw has no CUDA ba
 StreamSignals::~StreamSignals() = default;
 PeerMemoryHandle StreamSignals::handle() const { return {}; }
 namespace detail {
-void cuda_wait_for_counters(const std::uint64_t*, const std::uint64_t* const*, int) {}
-void cuda_bump_counter(std::uint64_t*) {}
+void cuda_pull_when_ready(std::uint64_t*, const std::uint64_t* const*, int, std::uint64_t,
+                          double*, const FieldLayout&, const PeerBoxList&) {
+  throw Error("this build of mpsfw has no CUDA backend");
+}
 }  // namespace detail
 #endif
 
@@ -50,15 +52,15 @@ void StreamSignals::add_neighbor(const PeerMemoryHandle& handle) {
   neighbors_.push_back(open_peer_memory(handle));
 }
 
-void StreamSignals::wait_for_neighbors() {
-  if (neighbors_.empty()) return;
+void StreamSignals::pull_when_ready(std::uint64_t finished_step, double* field,
+                                    const FieldLayout& layout, const PeerBoxList& pulls) {
+  if (neighbors_.empty() && pulls.count == 0) return;  // nobody waits for this rank
   const std::uint64_t* theirs[kMaxNeighbors] = {};
   for (size_t n = 0; n < neighbors_.size(); ++n) {
     theirs[n] = static_cast<const std::uint64_t*>(neighbors_[n]);
   }
-  detail::cuda_wait_for_counters(mine_, theirs, static_cast<int>(neighbors_.size()));
+  detail::cuda_pull_when_ready(mine_, theirs, static_cast<int>(neighbors_.size()), finished_step,
+                               field, layout, pulls);
 }
-
-void StreamSignals::step_done() { detail::cuda_bump_counter(mine_); }
 
 }  // namespace mpsfw

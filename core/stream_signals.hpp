@@ -1,19 +1,23 @@
 #pragma once
 // Step counters in device memory that ranks on one GPU order their streams
-// by, without the host: after a step a rank's stream bumps its counter; before
-// the next step a neighbour's stream waits, in a one-warp kernel, until the
-// counters of all its neighbours have caught up with its own. The CPU only
-// enqueues, so it runs ahead of the GPU and no step waits for a host round
-// trip.
+// by, without the host. Each step a rank launches one kernel that (1) sets
+// its counter to the steps it has finished (the kernel starts only after them
+// in stream order), (2) waits until its neighbours' counters have caught up,
+// and (3) pulls the halo planes out of their fields. The CPU only enqueues,
+// so it runs ahead of the GPU and no step waits for a host round trip; one
+// small kernel a step is all the ordering costs the GPU.
 //
-// Needs MPS: the waiting kernel spins, which is harmless while other clients'
-// kernels run beside it, but under time-slicing it would hold the GPU for the
-// rest of its time slice. (Stream memory operations, cuStreamWaitValue64, were
-// measured first: correct, but each call cost the CPU tens of microseconds
-// under MPS, more than a whole step; see docs/performance.md.)
+// Needs MPS: the waiting blocks spin, which is harmless while other clients'
+// kernels run beside them, but under time-slicing they would hold the GPU for
+// the rest of their time slice. The grid is kept small (kMaxBlocks) so that
+// spinning blocks of many ranks never fill the GPU. Measured before this
+// design: stream memory operations (cuStreamWaitValue64) cost the CPU tens of
+// microseconds per call under MPS, and separate wait / pull / signal kernels
+// cost the GPU about a microsecond each per rank (docs/performance.md).
 #include <cstdint>
 #include <vector>
 
+#include "box_copy.hpp"
 #include "peer_memory.hpp"
 
 namespace mpsfw {
@@ -35,12 +39,11 @@ class StreamSignals {
   // Maps a neighbour's counter (from its handle()) to wait for.
   void add_neighbor(const PeerMemoryHandle& handle);
 
-  // Enqueued on the default stream. wait_for_neighbors: later work starts once
-  // every neighbour's counter is >= this process's (as of this point in the
-  // stream); step_done: this process's counter goes up by one once all
-  // earlier work on the stream is done.
-  void wait_for_neighbors();
-  void step_done();
+  // Enqueued on the default stream: marks `finished_step` steps done, waits
+  // for every neighbour to have marked as many, then copies `pulls` into
+  // `field` (laid out as `layout`).
+  void pull_when_ready(std::uint64_t finished_step, double* field, const FieldLayout& layout,
+                       const PeerBoxList& pulls);
 
  private:
   std::uint64_t* mine_ = nullptr;  // in device memory
@@ -48,10 +51,11 @@ class StreamSignals {
 };
 
 namespace detail {
-// The two kernels (stream_signals_cuda.cu).
-void cuda_wait_for_counters(const std::uint64_t* mine, const std::uint64_t* const* theirs,
-                            int count);
-void cuda_bump_counter(std::uint64_t* mine);
+static constexpr int kMaxBlocks = 16;
+// The kernel (stream_signals_cuda.cu).
+void cuda_pull_when_ready(std::uint64_t* mine, const std::uint64_t* const* theirs, int count,
+                          std::uint64_t finished_step, double* field, const FieldLayout& layout,
+                          const PeerBoxList& pulls);
 }  // namespace detail
 
 }  // namespace mpsfw

@@ -12,7 +12,7 @@ ranks=${3:-1 8 16}
 final="${OUT:-$MPSFW_ROOT/device-logs}"
 out="$final/halo-check"  # archived at the end: the device tool returns few files
 mkdir -p "$out"
-trap 'tar czf "$final/halo-check.tgz" -C "$final" halo-check && rm -rf "$out"' EXIT
+trap 'tar czf "$final/halo-check.tgz" -C "$final" --exclude=mps-pipe halo-check && rm -rf "$out"' EXIT
 build="$MPSFW_ROOT/build/device"
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -51,17 +51,20 @@ unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 sleep 1
 
 # mpi: every halo through MPI; ipc: same-GPU halos over CUDA IPC ordered by
-# device counters; ipc-barrier: the same, ordered by a host barrier a step.
+# GPU-side waits; ipc-barrier: the same, ordered by a host barrier a step;
+# ipc-caps: ipc with MPS thread caps (--mps-atp auto). All under MPS.
 for np in $ranks; do
-  for variant in mpi ipc ipc-barrier; do
+  for variant in mpi ipc ipc-barrier ipc-caps; do
     name=heat_${size}_np${np}_$variant
-    sync=signals
+    sync=gpu atp=100 halo=ipc
+    [ "$variant" = mpi ] && halo=mpi
     [ "$variant" = ipc-barrier ] && sync=barrier
+    [ "$variant" = ipc-caps ] && atp=auto
     MPSFW_HALO_SYNC=$sync mpirun -x MPSFW_HALO_SYNC -np "$np" "$build/apps/solver" \
       "$MPSFW_ROOT/inputs/heat_default.h5" \
       --set heat.nx="$size" --set heat.ny="$size" --set heat.nz="$size" \
-      --set run.steps="$steps" --set run.diag_every=0 --backend cuda --mps on --mps-atp 100 \
-      --halo "${variant%-barrier}" --report "$out/$name.json" > "$out/$name.log" 2>&1
+      --set run.steps="$steps" --set run.diag_every=0 --backend cuda --mps on --mps-atp "$atp" \
+      --halo "$halo" --report "$out/$name.json" > "$out/$name.log" 2>&1
     echo "== np=$np $variant: exit $?"
     grep -E "halo messages|throughput|^  [a-z][a-z ]+  +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+%" \
       "$out/$name.log" | head -14
