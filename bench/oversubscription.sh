@@ -7,14 +7,14 @@
 # between ranks on the GPU copied device to device through CUDA IPC).
 #   bench/oversubscription.sh BUILD_DIR OUT_DIR [SIZES="256 512"]
 # Environment: HALO (default "mpi auto"), REPEATS (3), STEPS (default: 400
-# steps at 256³, scaled by cells down to at least 50), BENCH_SECONDS.
+# steps at 256³, scaled by cells down to at least 100), BENCH_SECONDS.
 set -uo pipefail
 build=${1:?build dir}
 out=${2:?output dir}
 status=0
 for size in ${3:-256 512}; do
   steps=$(( 400 * 256 * 256 * 256 / (size * size * size) ))
-  [ "$steps" -lt 50 ] && steps=50
+  [ "$steps" -lt 100 ] && steps=100
   STEPS=${STEPS:-$steps} HALO=${HALO:-mpi auto} SCALING=strong \
     "$(dirname "$0")/mps_scaling.sh" "$build" "$out" "$size" "1 2 4 8 16" || status=1
 done
