@@ -301,11 +301,8 @@ void HaloExchange::start(double* field) {
     // Neighbours done with the previous step have written what this step
     // pulls and pulled what this step overwrites.
     const std::uint64_t finished = steps_++;
-    if (signals_) {
-      signals_->pull_when_ready(finished, field, layout_, pulls);
-    } else {
-      copy_from_peers(space_, field, layout_, pulls);
-    }
+    if (signals_) signals_->wait_for_neighbors(finished);
+    copy_from_peers(space_, field, layout_, pulls);
   }
 }
 

@@ -38,8 +38,7 @@ StreamSignals::StreamSignals() { throw Error("this build of mpsfw has no CUDA ba
 StreamSignals::~StreamSignals() = default;
 PeerMemoryHandle StreamSignals::handle() const { return {}; }
 namespace detail {
-void cuda_pull_when_ready(std::uint64_t*, const std::uint64_t* const*, int, std::uint64_t,
-                          double*, const FieldLayout&, const PeerBoxList&) {
+void cuda_mark_and_wait(std::uint64_t*, const std::uint64_t* const*, int, std::uint64_t) {
   throw Error("this build of mpsfw has no CUDA backend");
 }
 }  // namespace detail
@@ -52,15 +51,13 @@ void StreamSignals::add_neighbor(const PeerMemoryHandle& handle) {
   neighbors_.push_back(open_peer_memory(handle));
 }
 
-void StreamSignals::pull_when_ready(std::uint64_t finished_step, double* field,
-                                    const FieldLayout& layout, const PeerBoxList& pulls) {
-  if (neighbors_.empty() && pulls.count == 0) return;  // nobody waits for this rank
+void StreamSignals::wait_for_neighbors(std::uint64_t finished_step) {
+  if (neighbors_.empty()) return;  // nobody waits for this rank either
   const std::uint64_t* theirs[kMaxNeighbors] = {};
   for (size_t n = 0; n < neighbors_.size(); ++n) {
     theirs[n] = static_cast<const std::uint64_t*>(neighbors_[n]);
   }
-  detail::cuda_pull_when_ready(mine_, theirs, static_cast<int>(neighbors_.size()), finished_step,
-                               field, layout, pulls);
+  detail::cuda_mark_and_wait(mine_, theirs, static_cast<int>(neighbors_.size()), finished_step);
 }
 
 }  // namespace mpsfw

@@ -1,23 +1,22 @@
 #pragma once
 // Step counters in device memory that ranks on one GPU order their streams
-// by, without the host. Each step a rank launches one kernel that (1) sets
-// its counter to the steps it has finished (the kernel starts only after them
-// in stream order), (2) waits until its neighbours' counters have caught up,
-// and (3) pulls the halo planes out of their fields. The CPU only enqueues,
-// so it runs ahead of the GPU and no step waits for a host round trip; one
-// small kernel a step is all the ordering costs the GPU.
+// by, without the host. Each step a rank launches one single-warp kernel that
+// (1) sets its counter to the steps it has finished (the kernel starts only
+// after them, in stream order) and (2) waits until its neighbours' counters
+// have caught up; the pull of the halo planes follows on the stream. The CPU
+// only enqueues, so it runs ahead of the GPU and no step waits for a host
+// round trip.
 //
-// Needs MPS: the waiting blocks spin, which is harmless while other clients'
-// kernels run beside them, but under time-slicing they would hold the GPU for
-// the rest of their time slice. The grid is kept small (kMaxBlocks) so that
-// spinning blocks of many ranks never fill the GPU. Measured before this
-// design: stream memory operations (cuStreamWaitValue64) cost the CPU tens of
-// microseconds per call under MPS, and separate wait / pull / signal kernels
-// cost the GPU about a microsecond each per rank (docs/performance.md).
+// Needs MPS: the waiting warp spins, which is harmless while other clients'
+// kernels run beside it, but under time-slicing it would hold the GPU for the
+// rest of its time slice. Only one warp per rank spins, so spinning never
+// fills the GPU. Measured on the way here (docs/performance.md): stream memory
+// operations (cuStreamWaitValue64) cost the CPU tens of microseconds per call
+// under MPS; folding the pull into the waiting kernel forced a small grid on
+// the copy, which made large faces slow (512³ slower than MPI).
 #include <cstdint>
 #include <vector>
 
-#include "box_copy.hpp"
 #include "peer_memory.hpp"
 
 namespace mpsfw {
@@ -39,11 +38,9 @@ class StreamSignals {
   // Maps a neighbour's counter (from its handle()) to wait for.
   void add_neighbor(const PeerMemoryHandle& handle);
 
-  // Enqueued on the default stream: marks `finished_step` steps done, waits
-  // for every neighbour to have marked as many, then copies `pulls` into
-  // `field` (laid out as `layout`).
-  void pull_when_ready(std::uint64_t finished_step, double* field, const FieldLayout& layout,
-                       const PeerBoxList& pulls);
+  // Enqueued on the default stream: marks `finished_step` steps done and
+  // holds later work until every neighbour has marked as many.
+  void wait_for_neighbors(std::uint64_t finished_step);
 
  private:
   std::uint64_t* mine_ = nullptr;  // in device memory
@@ -51,11 +48,9 @@ class StreamSignals {
 };
 
 namespace detail {
-static constexpr int kMaxBlocks = 16;
 // The kernel (stream_signals_cuda.cu).
-void cuda_pull_when_ready(std::uint64_t* mine, const std::uint64_t* const* theirs, int count,
-                          std::uint64_t finished_step, double* field, const FieldLayout& layout,
-                          const PeerBoxList& pulls);
+void cuda_mark_and_wait(std::uint64_t* mine, const std::uint64_t* const* theirs, int count,
+                        std::uint64_t finished_step);
 }  // namespace detail
 
 }  // namespace mpsfw
