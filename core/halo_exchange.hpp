@@ -9,24 +9,13 @@
 // With CUDA and an MPI that is not CUDA-aware, messages go through pinned host
 // buffers; a CUDA-aware MPI gets the device buffers directly.
 //
-// Same-GPU neighbours (connect_same_gpu_peers): each rank maps its neighbours'
-// two field buffers into its own address space once (CUDA IPC) and copies
-// their planes device to device into its halo, in start(), on the stream
-// that then updates the field. No host copy, no MPI message. Step s reads
-// buffer s%2 and writes the other, so two orderings keep it correct: a rank
-// pulls from a neighbour only after the neighbour's step s-1 writes, and
-// writes only after its neighbours' step s-1 pulls out of the buffer it
-// overwrites. Under MPS the streams order themselves through step counters in
-// device memory (StreamSignals): the CPU never waits. Without MPS, or with
-// MPSFW_HALO_SYNC=barrier, finish_step() waits for the device and for the
-// GPU's other ranks instead (one host rendezvous a step).
+// Same-GPU neighbours (connect_same_gpu_peers) skip MPI: start() pulls their
+// planes device to device through CUDA IPC (SameGpuPeers has how and why).
 #include <mpi.h>
 
 #include <array>
 #include <cstdint>
-#include <memory>
 #include <string>
-#include <vector>
 
 #include "backend.hpp"
 #include "box_copy.hpp"
@@ -34,7 +23,7 @@
 #include "field_layout.hpp"
 #include "halo_transport.hpp"
 #include "memory.hpp"
-#include "stream_signals.hpp"
+#include "same_gpu_peers.hpp"
 #include "timers.hpp"
 
 namespace mpsfw {
@@ -90,12 +79,12 @@ class HaloExchange {
   // Faces filled by finish() (MPI messages) and by start() (direct pulls);
   // faces in neither keep their wall values.
   FaceMask mpi_faces() const;
-  FaceMask direct_faces() const { return direct_faces_; }
+  FaceMask direct_faces() const { return peers_.faces(); }
   // Why faces that could have been direct use MPI ("" when none did).
-  const std::string& fallback_reason() const { return fallback_; }
+  const std::string& fallback_reason() const { return peers_.fallback_reason(); }
   // How direct pulls are ordered: "GPU-side waits", "a host barrier", or ""
   // (no direct faces on this rank's GPU).
-  const char* direct_sync() const;
+  const char* direct_sync() const { return peers_.ordering(); }
   // Bytes sent per exchange by this rank through MPI.
   std::int64_t bytes_per_exchange() const;
 
@@ -108,16 +97,12 @@ class HaloExchange {
 
   // Sends and receives the faces in `faces` through MPI, the others not.
   void use_mpi_for(FaceMask faces);
-  // Maps the neighbours' buffers and plans the pulls; "" or why not.
-  std::string map_neighbors(FaceMask faces, const std::array<const double*, 2>& fields);
-  void unmap_neighbors() noexcept;
-  int buffer_index(const double* field) const;
 
   MPI_Comm comm_;
   FieldLayout layout_;
   Backend space_;
   bool staged_;
-  std::array<int, kFaces> neighbors_{};
+  std::array<int, kFaces> neighbors_;
   std::array<FaceSlot, kFaces> slots_;
   BoxList send_boxes_, recv_boxes_;  // MPI faces only, in face order
   // All faces' messages in one buffer per direction: one pack launch, one
@@ -128,17 +113,8 @@ class HaloExchange {
   std::array<MPI_Request, 2 * kFaces> requests_;
   bool in_flight_ = false;
 
-  // Direct faces: the pulls into each of the two buffers.
   bool connected_ = false;
-  FaceMask direct_faces_ = 0;
-  std::array<const double*, 2> fields_{};
-  std::array<PeerBoxList, 2> pulls_;
-  std::vector<void*> mapped_;          // neighbours' buffers mapped here
-  MPI_Comm gpu_comm_ = MPI_COMM_NULL;  // the ranks on this rank's GPU
-  bool sync_each_step_ = false;        // any direct face on this GPU
-  std::unique_ptr<StreamSignals> signals_;  // null: host barrier mode
-  std::uint64_t steps_ = 0;                 // exchanges started
-  std::string fallback_;
+  SameGpuPeers peers_;
 
   PhaseTimers untimed_;  // where phases go when nobody asked for them
   PhaseTimers* timers_ = &untimed_;

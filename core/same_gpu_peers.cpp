@@ -1,0 +1,206 @@
+#include "same_gpu_peers.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "collective.hpp"
+#include "error.hpp"
+#include "halo_exchange.hpp"
+#include "memory.hpp"
+#include "mpi_check.hpp"
+#include "peer_memory.hpp"
+
+namespace mpsfw {
+
+SameGpuPeers::SameGpuPeers(MPI_Comm comm, const std::array<int, kFaces>& neighbors,
+                           FieldLayout layout, Backend space)
+    : comm_(comm), neighbors_(neighbors), layout_(layout), space_(space) {}
+
+SameGpuPeers::~SameGpuPeers() {
+  unmap_neighbors();
+  if (gpu_comm_ != MPI_COMM_NULL) MPI_Comm_free(&gpu_comm_);
+}
+
+namespace {
+
+// What a rank tells the other ranks on its GPU: who it is, its block, and
+// handles for its two buffers.
+struct PeerRecord {
+  int rank = -1;
+  int cells[3] = {};
+  PeerMemoryHandle field[2];
+  PeerMemoryHandle signals;  // its step counter (GPU-side waits)
+};
+
+// GPU-side waits under MPS, unless the user asked for the host barrier
+// (MPSFW_HALO_SYNC=barrier, e.g. to compare the two).
+bool want_stream_signals() {
+  const char* env = std::getenv("MPSFW_HALO_SYNC");
+  if (env != nullptr && std::string(env) == "barrier") return false;
+  return StreamSignals::available();
+}
+
+std::vector<std::string> all_gpu_names(MPI_Comm comm, const std::string& mine) {
+  constexpr size_t kWidth = 64;
+  if (mine.size() >= kWidth) throw Error("GPU name too long to exchange: " + mine);
+  int size = 0;
+  MPSFW_MPI_CHECK(MPI_Comm_size(comm, &size));
+  char padded[kWidth] = {};
+  std::memcpy(padded, mine.data(), mine.size());
+  std::vector<char> all(kWidth * static_cast<size_t>(size));
+  MPSFW_MPI_CHECK(MPI_Allgather(padded, kWidth, MPI_CHAR, all.data(), kWidth, MPI_CHAR, comm));
+  std::vector<std::string> names;
+  for (int r = 0; r < size; ++r) names.emplace_back(&all[kWidth * static_cast<size_t>(r)]);
+  return names;
+}
+
+}  // namespace
+
+void SameGpuPeers::connect(HaloTransport mode, const std::string& gpu,
+                           const std::array<const double*, 2>& fields) {
+  agree_on_error(comm_, mode == HaloTransport::Ipc && space_ != Backend::Cuda
+                            ? "run.halo = ipc needs the CUDA backend (this rank computes on the host)"
+                            : "");
+  if (mode == HaloTransport::Mpi) return;
+  int me = 0;
+  MPSFW_MPI_CHECK(MPI_Comm_rank(comm_, &me));
+  const std::vector<std::string> gpus =
+      all_gpu_names(comm_, space_ == Backend::Cuda ? gpu : std::string());
+  const FaceMask faces = same_gpu_faces(neighbors_, me, gpus);
+  // One communicator per GPU, named by its lowest rank.
+  const auto first = std::find(gpus.begin(), gpus.end(), gpus[static_cast<size_t>(me)]);
+  const int color = gpus[static_cast<size_t>(me)].empty()
+                        ? MPI_UNDEFINED
+                        : static_cast<int>(first - gpus.begin());
+  MPSFW_MPI_CHECK(MPI_Comm_split(comm_, color, me, &gpu_comm_));
+
+  const std::string failed = first_error(comm_, map_neighbors(faces, fields));
+  if (!failed.empty()) {
+    unmap_neighbors();
+    active_ = false;
+    pulls_ = {};
+    if (mode == HaloTransport::Ipc) throw AgreedError("run.halo = ipc: " + failed);
+    fallback_ = failed;
+    return;
+  }
+  faces_ = faces;
+  fields_ = fields;
+}
+
+std::string SameGpuPeers::map_neighbors(FaceMask faces,
+                                        const std::array<const double*, 2>& fields) {
+  if (gpu_comm_ == MPI_COMM_NULL) return "";
+  // Every rank on the GPU joins the per-step rendezvous if any of them pulls;
+  // if none does, nothing is shared.
+  int any = faces != 0 ? 1 : 0, all_any = 0;
+  MPSFW_MPI_CHECK(MPI_Allreduce(&any, &all_any, 1, MPI_INT, MPI_LOR, gpu_comm_));
+  active_ = all_any != 0;
+  if (!active_) return "";
+  // One ordering mode for the whole GPU.
+  int signals_here = want_stream_signals() ? 1 : 0, signals_everywhere = 0;
+  MPSFW_MPI_CHECK(MPI_Allreduce(&signals_here, &signals_everywhere, 1, MPI_INT, MPI_LAND,
+                                gpu_comm_));
+  // Every buffer must hold its initial values before a neighbour may read it.
+  std::string error;
+  PeerRecord mine;
+  try {
+    memory::synchronize(space_);
+    MPSFW_MPI_CHECK(MPI_Comm_rank(comm_, &mine.rank));
+    for (int d = 0; d < 3; ++d) mine.cells[d] = layout_.n[d];
+    for (int b = 0; b < 2; ++b) mine.field[b] = export_device_memory(fields[static_cast<size_t>(b)]);
+    if (signals_everywhere) {
+      signals_ = std::make_unique<StreamSignals>();
+      mine.signals = signals_->handle();
+    }
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  int group = 0;
+  MPSFW_MPI_CHECK(MPI_Comm_size(gpu_comm_, &group));
+  std::vector<PeerRecord> records(static_cast<size_t>(group));
+  MPSFW_MPI_CHECK(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, records.data(), sizeof mine,
+                                MPI_BYTE, gpu_comm_));
+  // A failed export anywhere on the GPU leaves a record nobody may open.
+  int ok = error.empty() ? 1 : 0, all_ok = 0;
+  MPSFW_MPI_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, gpu_comm_));
+  if (!error.empty()) return "rank " + std::to_string(mine.rank) + ": " + error;
+  if (!all_ok) return "";  // the failing rank says why
+
+  // Map each neighbour once, however many faces it sits across.
+  std::vector<std::pair<int, std::array<const double*, 2>>> mapped_by_rank;
+  try {
+    for (int f = 0; f < kFaces; ++f) {
+      if (!(faces & (1u << f))) continue;
+      const int n = neighbors_[static_cast<size_t>(f)];
+      std::array<const double*, 2> theirs = fields;
+      FieldLayout peer = layout_;
+      if (n != mine.rank) {
+        const auto rec = std::find_if(records.begin(), records.end(),
+                                      [n](const PeerRecord& r) { return r.rank == n; });
+        if (rec == records.end()) throw Error("neighbour rank " + std::to_string(n) + " is not on this GPU");
+        peer = FieldLayout({rec->cells[0], rec->cells[1], rec->cells[2]});
+        const auto known = std::find_if(mapped_by_rank.begin(), mapped_by_rank.end(),
+                                        [n](const auto& m) { return m.first == n; });
+        if (known != mapped_by_rank.end()) {
+          theirs = known->second;
+        } else {
+          for (int b = 0; b < 2; ++b) {
+            mapped_.push_back(open_peer_memory(rec->field[b]));
+            theirs[static_cast<size_t>(b)] = static_cast<const double*>(mapped_.back());
+          }
+          if (signals_) signals_->add_neighbor(rec->signals);
+          mapped_by_rank.emplace_back(n, theirs);
+        }
+      }
+      for (int b = 0; b < 2; ++b) {
+        pulls_[static_cast<size_t>(b)].add(
+            face_pull(layout_, peer, theirs[static_cast<size_t>(b)], f));
+      }
+    }
+  } catch (const std::exception& e) {
+    return "rank " + std::to_string(mine.rank) + " could not map a neighbour's field: " + e.what();
+  }
+  return "";
+}
+
+void SameGpuPeers::unmap_neighbors() noexcept {
+  for (void* p : mapped_) close_peer_memory(p);
+  mapped_.clear();
+  signals_.reset();
+}
+
+const char* SameGpuPeers::ordering() const {
+  if (!active_) return "";
+  return signals_ ? "GPU-side waits" : "a host barrier";
+}
+
+int SameGpuPeers::buffer_index(const double* field) const {
+  if (field == fields_[0]) return 0;
+  if (field == fields_[1]) return 1;
+  throw Error("same-GPU halos: the field is neither of the two buffers given to "
+              "connect_same_gpu_peers");
+}
+
+void SameGpuPeers::pull(double* field) {
+  const PeerBoxList& pulls = pulls_[static_cast<size_t>(buffer_index(field))];
+  // Neighbours done with the previous step have written what this step
+  // pulls and pulled what this step overwrites.
+  const std::uint64_t finished = steps_++;
+  if (signals_) signals_->wait_for_neighbors(finished);
+  copy_from_peers(space_, field, layout_, pulls);
+}
+
+void SameGpuPeers::finish_step() {
+  if (!active_ || signals_) return;  // with GPU-side waits the next pull tells the neighbours
+  memory::synchronize(space_);
+  MPSFW_MPI_CHECK(MPI_Barrier(gpu_comm_));
+}
+
+void SameGpuPeers::quiesce() {
+  if (!active_) return;
+  memory::synchronize(space_);
+  MPSFW_MPI_CHECK(MPI_Barrier(gpu_comm_));
+}
+
+}  // namespace mpsfw
