@@ -14,7 +14,8 @@
 # the sweep resumes where it stopped when called again with the same OUT_DIR),
 # HALO (a list of run.halo values, e.g. "mpi auto": one sweep per value, in
 # folders named SCALING-SIZE-HALO; unset: the input's run.halo, folders
-# SCALING-SIZE).
+# SCALING-SIZE), MODES (sharing modes, default "timeslice,mps,mps-caps": fewer
+# to fit a run into a short device lease).
 set -uo pipefail
 build=${1:?build dir}
 out=${2:?output dir}
@@ -48,6 +49,7 @@ for halo in ${HALO:-input}; do
   timeout "$left" /usr/bin/python3 "$root/scripts/sweep.py" "$root/inputs/heat_default.h5" \
     --out "$dir" --solver "$build/apps/solver" --scaling "$scaling" \
     --ranks-per-gpu "$(echo $ranks | tr ' ' ',')" --repeats "${REPEATS:-3}" \
+    --modes "${MODES:-timeslice,mps,mps-caps}" \
     --set heat.nx="$size" --set heat.ny="$size" --set heat.nz="$size" \
     --set run.steps="$steps" --set run.diag_every=0 "${halo_set[@]}" > "$dir.log" 2>&1 || {
     echo "sweep for size $size stopped (exit $?): see $dir.log"

@@ -7,7 +7,9 @@
 # between ranks on the GPU copied device to device through CUDA IPC).
 #   bench/oversubscription.sh BUILD_DIR OUT_DIR [SIZES="256 512"]
 # Environment: HALO (default "mpi auto"), REPEATS (3), STEPS (default: 400
-# steps at 256³, scaled by cells down to at least 100), BENCH_SECONDS.
+# steps at 256³, scaled by cells down to at least 100), MODES, BENCH_SECONDS.
+# The whole table takes about 12 minutes on one H200 (2 repeats): split it by
+# SIZES or HALO where a command may run 10 minutes at most.
 set -uo pipefail
 build=${1:?build dir}
 out=${2:?output dir}
