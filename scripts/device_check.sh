@@ -32,6 +32,7 @@ grep -E "tests passed|Skipped|Failed|\*\*\*" "$out/ctest.log" | head -30
 # The figures the GPU tests print (ctest hides the output of passing tests).
 mpirun -np 2 "$build/tests/test_heat_backends" 2>&1 | grep -E "host vs cuda|OK|FAILED|SKIPPED"
 mpirun -np 4 "$build/tests/test_heat_analytic" 2>&1 | grep -E "sine-mode|OK|FAILED"
+mpirun -np 8 "$build/tests/test_heat_transports" 2>&1 | grep -E "ipc vs mpi|OK|FAILED"
 
 "$build/bench/heat_bandwidth" --n 512 --repeats 20 --sweep > "$out/bench.log" 2>&1
 echo "bench: exit $?"
