@@ -31,13 +31,13 @@ PeerBox face_pull(const FieldLayout& mine, const FieldLayout& peer, const double
 }
 
 HaloExchange::HaloExchange(const CartDecomposition& decomposition, FieldLayout layout,
-                           Backend space, bool cuda_aware_mpi)
+                           Backend space, bool cuda_aware_mpi, PeerMemory& peer_memory)
     : comm_(decomposition.comm()),
       layout_(layout),
       space_(space),
       staged_(space == Backend::Cuda && !cuda_aware_mpi),
       neighbors_(neighbors_of(decomposition)),
-      peers_(comm_, neighbors_, layout, space) {
+      peers_(comm_, neighbors_, layout, space, peer_memory) {
   requests_.fill(MPI_REQUEST_NULL);
   FaceMask all = 0;
   for (int f = 0; f < kFaces; ++f) {

@@ -23,6 +23,7 @@
 #include "field_layout.hpp"
 #include "halo_transport.hpp"
 #include "memory.hpp"
+#include "peer_memory.hpp"
 #include "same_gpu_peers.hpp"
 #include "timers.hpp"
 
@@ -38,8 +39,10 @@ PeerBox face_pull(const FieldLayout& mine, const FieldLayout& peer, const double
 
 class HaloExchange {
  public:
+  // `peer_memory` shares the fields with same-GPU neighbours (tests pass
+  // host shared memory).
   HaloExchange(const CartDecomposition& decomposition, FieldLayout layout, Backend space,
-               bool cuda_aware_mpi);
+               bool cuda_aware_mpi, PeerMemory& peer_memory = cuda_ipc_memory());
   ~HaloExchange();
   HaloExchange(const HaloExchange&) = delete;
   HaloExchange& operator=(const HaloExchange&) = delete;
@@ -47,7 +50,8 @@ class HaloExchange {
   // Collective over the decomposition's communicator; call once, after both
   // fields hold their initial values. `fields` are the two buffers the caller
   // alternates between, swapping after every step like every other rank.
-  // `gpu` names this rank's GPU (gpu_identity(); "" on the host). Faces
+  // `gpu` names this rank's GPU (gpu_identity(); "" on the host, where
+  // Ipc is an error). Faces
   // whose neighbour uses the same GPU switch from MPI to direct pulls, as
   // `mode` allows (see HaloTransport). Throws AgreedError on every rank
   // when `mode` is Ipc and that is impossible somewhere.

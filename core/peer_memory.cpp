@@ -57,4 +57,14 @@ void* open_peer_memory(const PeerMemoryHandle&) {
 void close_peer_memory(void*) noexcept {}
 #endif
 
+PeerMemory& cuda_ipc_memory() {
+  struct CudaIpc final : PeerMemory {
+    PeerMemoryHandle share(const void* base) override { return export_device_memory(base); }
+    void* map(const PeerMemoryHandle& handle) override { return open_peer_memory(handle); }
+    void unmap(void* mapped) noexcept override { close_peer_memory(mapped); }
+  };
+  static CudaIpc ipc;
+  return ipc;
+}
+
 }  // namespace mpsfw

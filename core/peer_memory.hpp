@@ -20,6 +20,23 @@ struct PeerMemoryHandle {
 // host backend.
 std::string gpu_identity(const DeviceBinding& device);
 
+// How a process shares its buffers with the other processes on its device:
+// CUDA IPC in production (cuda_ipc_memory()); tests substitute host shared
+// memory, so the same-GPU halo logic runs in CI without a GPU.
+class PeerMemory {
+ public:
+  virtual ~PeerMemory() = default;
+  // A handle for the allocation that starts at `base`.
+  virtual PeerMemoryHandle share(const void* base) = 0;
+  // Another process's shared allocation, mapped here; throws Error if it
+  // cannot be.
+  virtual void* map(const PeerMemoryHandle& handle) = 0;
+  virtual void unmap(void* mapped) noexcept = 0;
+};
+
+// The functions below, as a PeerMemory.
+PeerMemory& cuda_ipc_memory();
+
 // A handle for the allocation that starts at `base` (a cudaMalloc result).
 PeerMemoryHandle export_device_memory(const void* base);
 // Maps another process's exported allocation; unmap with close_peer_memory.

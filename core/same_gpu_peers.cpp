@@ -14,8 +14,8 @@
 namespace mpsfw {
 
 SameGpuPeers::SameGpuPeers(MPI_Comm comm, const std::array<int, kFaces>& neighbors,
-                           FieldLayout layout, Backend space)
-    : comm_(comm), neighbors_(neighbors), layout_(layout), space_(space) {}
+                           FieldLayout layout, Backend space, PeerMemory& memory)
+    : comm_(comm), neighbors_(neighbors), layout_(layout), space_(space), memory_(memory) {}
 
 SameGpuPeers::~SameGpuPeers() {
   unmap_neighbors();
@@ -59,14 +59,14 @@ std::vector<std::string> all_gpu_names(MPI_Comm comm, const std::string& mine) {
 
 void SameGpuPeers::connect(HaloTransport mode, const std::string& gpu,
                            const std::array<const double*, 2>& fields) {
-  agree_on_error(comm_, mode == HaloTransport::Ipc && space_ != Backend::Cuda
+  agree_on_error(comm_, mode == HaloTransport::Ipc && gpu.empty()
                             ? "run.halo = ipc needs the CUDA backend (this rank computes on the host)"
                             : "");
   if (mode == HaloTransport::Mpi) return;
   int me = 0;
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm_, &me));
   const std::vector<std::string> gpus =
-      all_gpu_names(comm_, space_ == Backend::Cuda ? gpu : std::string());
+      all_gpu_names(comm_, gpu);
   const FaceMask faces = same_gpu_faces(neighbors_, me, gpus);
   // One communicator per GPU, named by its lowest rank.
   const auto first = std::find(gpus.begin(), gpus.end(), gpus[static_cast<size_t>(me)]);
@@ -108,7 +108,7 @@ std::string SameGpuPeers::map_neighbors(FaceMask faces,
     memory::synchronize(space_);
     MPSFW_MPI_CHECK(MPI_Comm_rank(comm_, &mine.rank));
     for (int d = 0; d < 3; ++d) mine.cells[d] = layout_.n[d];
-    for (int b = 0; b < 2; ++b) mine.field[b] = export_device_memory(fields[static_cast<size_t>(b)]);
+    for (int b = 0; b < 2; ++b) mine.field[b] = memory_.share(fields[static_cast<size_t>(b)]);
     if (signals_everywhere) {
       signals_ = std::make_unique<StreamSignals>();
       mine.signals = signals_->handle();
@@ -146,7 +146,7 @@ std::string SameGpuPeers::map_neighbors(FaceMask faces,
           theirs = known->second;
         } else {
           for (int b = 0; b < 2; ++b) {
-            mapped_.push_back(open_peer_memory(rec->field[b]));
+            mapped_.push_back(memory_.map(rec->field[b]));
             theirs[static_cast<size_t>(b)] = static_cast<const double*>(mapped_.back());
           }
           if (signals_) signals_->add_neighbor(rec->signals);
@@ -165,7 +165,7 @@ std::string SameGpuPeers::map_neighbors(FaceMask faces,
 }
 
 void SameGpuPeers::unmap_neighbors() noexcept {
-  for (void* p : mapped_) close_peer_memory(p);
+  for (void* p : mapped_) memory_.unmap(p);
   mapped_.clear();
   signals_.reset();
 }

@@ -23,6 +23,7 @@
 #include "decomposition.hpp"
 #include "field_layout.hpp"
 #include "halo_transport.hpp"
+#include "peer_memory.hpp"
 #include "stream_signals.hpp"
 
 namespace mpsfw {
@@ -30,8 +31,9 @@ namespace mpsfw {
 class SameGpuPeers {
  public:
   // `neighbors[f]`: the rank across face f in `comm`, MPI_PROC_NULL at walls.
+  // `memory` shares and maps the field buffers (CUDA IPC but in tests).
   SameGpuPeers(MPI_Comm comm, const std::array<int, kFaces>& neighbors, FieldLayout layout,
-               Backend space);
+               Backend space, PeerMemory& memory);
   ~SameGpuPeers();
   SameGpuPeers(const SameGpuPeers&) = delete;
   SameGpuPeers& operator=(const SameGpuPeers&) = delete;
@@ -66,6 +68,7 @@ class SameGpuPeers {
   std::array<int, kFaces> neighbors_;
   FieldLayout layout_;
   Backend space_;
+  PeerMemory& memory_;
   FaceMask faces_ = 0;
   bool active_ = false;
   std::array<const double*, 2> fields_{};

@@ -3,9 +3,16 @@
 // edges, and edges/corners of the halo, are left alone. Host and CUDA, each
 // with every halo transport: on the CUDA backend "auto" and "ipc" pull the
 // faces of same-GPU neighbours straight out of their fields, and the second
-// of the two buffers must pull from the neighbours' second buffers.
+// of the two buffers must pull from the neighbours' second buffers. The
+// same-GPU path also runs on the host, with an MPI shared-memory window in
+// place of CUDA IPC and made-up GPU names (mixed direct and MPI faces, the
+// fallback when a rank cannot map, the error when "ipc" was demanded).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <functional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -191,6 +198,156 @@ TEST(HaloExchangeIpc, OnTheHostIsAnAgreedError) {
   } catch (const AgreedError& e) {
     EXPECT_NE(std::string(e.what()).find("needs the CUDA backend"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace mpsfw
+
+namespace mpsfw {
+namespace {
+
+// Host shared memory standing in for CUDA IPC, so the same-GPU path (naming,
+// mapping, the two buffers, ordering, fallback) runs in CI: every rank's two
+// buffers live in one MPI shared-memory window of the node, and a handle is
+// (owner's rank in the window, byte offset).
+class SharedWindowMemory final : public PeerMemory {
+ public:
+  SharedWindowMemory(MPI_Comm node, std::size_t doubles) {
+    MPI_Win_allocate_shared(static_cast<MPI_Aint>(doubles * sizeof(double)), sizeof(double),
+                            MPI_INFO_NULL, node, &base_, &win_);
+    MPI_Comm_rank(node, &rank_);
+  }
+  ~SharedWindowMemory() override { MPI_Win_free(&win_); }
+  SharedWindowMemory(const SharedWindowMemory&) = delete;
+  SharedWindowMemory& operator=(const SharedWindowMemory&) = delete;
+
+  double* base() const { return static_cast<double*>(base_); }
+  PeerMemoryHandle share(const void* p) override {
+    const Where w{rank_, static_cast<const char*>(p) - static_cast<const char*>(base_)};
+    PeerMemoryHandle h;
+    std::memcpy(h.bytes, &w, sizeof w);
+    return h;
+  }
+  void* map(const PeerMemoryHandle& h) override {
+    if (refuse_) throw Error("mapping refused by the test");
+    Where w;
+    std::memcpy(&w, h.bytes, sizeof w);
+    MPI_Aint size = 0;
+    int unit = 0;
+    void* theirs = nullptr;
+    MPI_Win_shared_query(win_, w.rank, &size, &unit, &theirs);
+    return static_cast<char*>(theirs) + w.offset;
+  }
+  void unmap(void*) noexcept override {}
+  void refuse_maps() { refuse_ = true; }
+
+ private:
+  struct Where {
+    int rank;
+    std::ptrdiff_t offset;
+  };
+  MPI_Win win_ = MPI_WIN_NULL;
+  void* base_ = nullptr;
+  int rank_ = 0;
+  bool refuse_ = false;
+};
+
+// Ranks "on the same GPU" by a name the test makes up: gpu_of(cart rank).
+struct SharedCase {
+  HaloTransport transport = HaloTransport::Auto;
+  std::function<std::string(int)> gpu_of;
+  int refusing_rank = -1;  // this rank's maps fail
+};
+
+void check_shared_exchange(Int3 global, Int3 hint, bool periodic, const SharedCase& c) {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_size = 0, world_size = 0;
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  if (node_size != world_size) {
+    MPI_Comm_free(&node);
+    GTEST_SKIP() << "ranks on several nodes: no shared window for all";
+  }
+  CartDecomposition d(MPI_COMM_WORLD, global, hint, {periodic, periodic, periodic});
+  const FieldLayout layout(d.local_cells());
+  const auto cells = static_cast<size_t>(layout.size());
+  {
+    SharedWindowMemory shared(node, 2 * cells);
+    if (d.rank() == c.refusing_rank) shared.refuse_maps();
+    double* field = shared.base();
+    double* other = shared.base() + cells;
+    constexpr double kSecond = 0.5;
+    const std::vector<double> first = coded_block(d, layout, 0);
+    const std::vector<double> second = coded_block(d, layout, kSecond);
+    std::copy(first.begin(), first.end(), field);
+    std::copy(second.begin(), second.end(), other);
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    HaloExchange halo(d, layout, Backend::Host, false, shared);
+    const bool refused = c.refusing_rank >= 0 && c.refusing_rank < d.size();
+    if (refused && c.transport == HaloTransport::Ipc) {
+      EXPECT_THROW(halo.connect_same_gpu_peers(c.transport, c.gpu_of(d.rank()), {field, other}),
+                   AgreedError);
+      MPI_Comm_free(&node);
+      return;
+    }
+    halo.connect_same_gpu_peers(c.transport, c.gpu_of(d.rank()), {field, other});
+
+    FaceMask same = 0, neighbours = 0;
+    for (int f = 0; f < kFaces; ++f) {
+      const int n = d.neighbor(f);
+      if (n == MPI_PROC_NULL) continue;
+      neighbours |= 1u << f;
+      if (c.gpu_of(n) == c.gpu_of(d.rank())) same |= 1u << f;
+    }
+    if (c.transport == HaloTransport::Mpi) {
+      EXPECT_EQ(halo.direct_faces(), 0u);
+    } else if (refused) {
+      EXPECT_EQ(halo.direct_faces(), 0u) << "a refused map must send everyone back to MPI";
+      EXPECT_NE(halo.fallback_reason().find("mapping refused by the test"), std::string::npos)
+          << halo.fallback_reason();
+    } else {
+      EXPECT_EQ(halo.direct_faces(), same);
+    }
+    EXPECT_EQ(halo.direct_faces() | halo.mpi_faces(), neighbours);
+    EXPECT_EQ(halo.direct_faces() & halo.mpi_faces(), 0u);
+
+    for (double* buffer : {field, other}) {
+      halo.start(buffer);
+      halo.finish(buffer);
+      halo.finish_step();
+      check_halos(d, layout, global, periodic, std::vector<double>(buffer, buffer + cells),
+                  buffer == field ? 0 : kSecond);
+    }
+    halo.quiesce();
+  }
+  MPI_Comm_free(&node);
+}
+
+std::string one_gpu(int) { return "GPU-fake"; }
+std::string gpu_by_parity(int rank) { return rank % 2 == 0 ? "GPU-even" : "GPU-odd"; }
+
+TEST(HaloExchangeSharedMemory, AllRanksOnOneGpu) {
+  check_shared_exchange({9, 7, 5}, {0, 0, 0}, false, {HaloTransport::Auto, one_gpu, -1});
+  check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Ipc, one_gpu, -1});
+}
+
+TEST(HaloExchangeSharedMemory, TwoGpusMixDirectAndMpiFaces) {
+  check_shared_exchange({9, 7, 5}, {0, 0, 0}, false, {HaloTransport::Auto, gpu_by_parity, -1});
+  check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Auto, gpu_by_parity, -1});
+}
+
+TEST(HaloExchangeSharedMemory, MpiModeSharesNothing) {
+  check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Mpi, one_gpu, -1});
+}
+
+TEST(HaloExchangeSharedMemory, OneRankCannotMapSoAllFallBack) {
+  check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Auto, one_gpu, 1});
+}
+
+TEST(HaloExchangeSharedMemory, OneRankCannotMapIsAnErrorForIpc) {
+  check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Ipc, one_gpu, 1});
 }
 
 }  // namespace
