@@ -43,6 +43,13 @@ namespace mpsfw {
 using FaceMask = unsigned;
 constexpr FaceMask kAllFaces = 0x3f;
 
+// How many faces a mask holds.
+MPSFW_HD int face_count(FaceMask m) {
+  int n = 0;
+  for (; m != 0; m &= m - 1) ++n;
+  return n;
+}
+
 // Cells whose 7-point stencil reads no exchanged halo cell: they can be
 // updated while the exchange is in flight. Possibly empty.
 MPSFW_HD Box inner_box(const FieldLayout& layout, FaceMask exchanged = kAllFaces) {

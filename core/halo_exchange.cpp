@@ -39,11 +39,10 @@ HaloExchange::HaloExchange(const CartDecomposition& decomposition, FieldLayout l
       neighbors_(neighbors_of(decomposition)),
       peers_(comm_, neighbors_, layout, space, peer_memory) {
   requests_.fill(MPI_REQUEST_NULL);
-  FaceMask all = 0;
   for (int f = 0; f < kFaces; ++f) {
-    if (neighbors_[static_cast<size_t>(f)] != MPI_PROC_NULL) all |= 1u << f;
+    if (neighbors_[static_cast<size_t>(f)] != MPI_PROC_NULL) neighbor_faces_ |= 1u << f;
   }
-  use_mpi_for(all);
+  use_mpi_for(neighbor_faces_);
 }
 
 HaloExchange::~HaloExchange() {
@@ -83,11 +82,7 @@ void HaloExchange::connect_same_gpu_peers(HaloTransport mode, const std::string&
   if (in_flight_) throw Error("HaloExchange::connect_same_gpu_peers during an exchange");
   connected_ = true;
   peers_.connect(mode, gpu, fields);
-  FaceMask mpi = 0;
-  for (int f = 0; f < kFaces; ++f) {
-    if (neighbors_[static_cast<size_t>(f)] != MPI_PROC_NULL) mpi |= 1u << f;
-  }
-  use_mpi_for(mpi & ~peers_.faces());
+  use_mpi_for(neighbor_faces_ & ~peers_.faces());
 }
 
 FaceMask HaloExchange::mpi_faces() const {

@@ -107,6 +107,7 @@ class HaloExchange {
   Backend space_;
   bool staged_;
   std::array<int, kFaces> neighbors_;
+  FaceMask neighbor_faces_ = 0;  // faces with a neighbour (not a wall)
   std::array<FaceSlot, kFaces> slots_;
   BoxList send_boxes_, recv_boxes_;  // MPI faces only, in face order
   // All faces' messages in one buffer per direction: one pack launch, one

@@ -4,16 +4,10 @@ namespace mpsfw::heat {
 
 namespace {
 
-int popcount(FaceMask m) {
-  int n = 0;
-  for (; m != 0; m &= m - 1) ++n;
-  return n;
-}
-
 // How the faces of all ranks travel, e.g. "48 of 48 faces device to device
 // from same-GPU neighbours (CUDA IPC)".
 std::string halo_path(const HaloExchange& halo, Backend backend, MPI_Comm comm) {
-  const int mine[2] = {popcount(halo.direct_faces()), popcount(halo.mpi_faces())};
+  const int mine[2] = {face_count(halo.direct_faces()), face_count(halo.mpi_faces())};
   int all[2] = {0, 0};
   MPI_Allreduce(mine, all, 2, MPI_INT, MPI_SUM, comm);
   const std::string mpi_how =

@@ -53,8 +53,6 @@ class HeatSolver {
   const PhaseTimers& timers() const { return timers_; }
   const std::vector<Diagnostics>& diagnostics() const { return diagnostics_; }
   double loop_seconds() const { return loop_seconds_; }
-  bool halo_staged_through_host() const { return halo_->staged_through_host(); }
-  std::int64_t halo_bytes_per_step() const { return halo_->bytes_per_exchange(); }
   const HaloExchange& halo() const { return *halo_; }
 
   // This rank's interior cells, x fastest, copied to the host.

@@ -38,8 +38,7 @@ Outcome run_cuda(std::vector<std::string> overrides, const std::string& halo, MP
   solver.run(nullptr);
   Outcome o;
   o.field = solver.gather_global();
-  int mine = 0;
-  for (int f = 0; f < kFaces; ++f) mine += (solver.halo().direct_faces() >> f) & 1u;
+  const int mine = face_count(solver.halo().direct_faces());
   MPI_Allreduce(&mine, &o.direct_faces, 1, MPI_INT, MPI_SUM, comm);
   o.visible_gpus = device.visible_gpus;
   o.order = solver.halo().direct_sync();
