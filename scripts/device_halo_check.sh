@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # Same-GPU halos on the GPU machine, in one command: builds what the check
 # needs, runs the halo-exchange and transport tests at 1-8 ranks (IPC vs MPI
-# must agree bit for bit), then times the heat solver on one GPU with every
-# halo through MPI and with same-GPU halos over CUDA IPC. Logs go to $OUT.
+# must agree bit for bit), measures with bench/heat_ceiling what N ranks on
+# the GPU reach with and without coupling, then times the heat solver on one
+# GPU with every halo through MPI and with same-GPU halos over CUDA IPC.
+# Logs go to $OUT.
 #   scripts/device_halo_check.sh [SIZE=256] [STEPS=400] [RANKS="1 8 16"]
+# Environment: TESTS=0 skips the tests; VARIANTS (default "mpi ipc ipc-barrier ipc-caps"; empty: none).
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 size=${1:-256}
 steps=${2:-400}
 ranks=${3:-1 8 16}
 final="${OUT:-$MPSFW_ROOT/device-logs}"
-out="$final/halo-check"  # archived at the end: the device tool returns few files
+out="$final/halo-check-$size"  # archived at the end: the device tool returns few files
 mkdir -p "$out"
-trap 'tar czf "$final/halo-check.tgz" -C "$final" --exclude=mps-pipe halo-check && rm -rf "$out"' EXIT
+trap 'tar czf "$out.tgz" -C "$final" --exclude=mps-pipe "halo-check-$size" && rm -rf "$out"' EXIT
 build="$MPSFW_ROOT/build/device"
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -22,7 +25,7 @@ cmake -S "$MPSFW_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DMPSFW_ENABLE_CUDA=ON > "$out/configure.log" 2>&1 ||
   { tail -40 "$out/configure.log"; exit 1; }
 cmake --build "$build" -j 16 --target solver test_halo_exchange test_heat_transports \
-  test_halo_transport > "$out/build.log" 2>&1 || { tail -60 "$out/build.log"; exit 1; }
+  test_halo_transport heat_ceiling > "$out/build.log" 2>&1 || { tail -60 "$out/build.log"; exit 1; }
 echo "build: ok"
 
 "$build/tests/test_halo_transport" > "$out/test_halo_transport.log" 2>&1
@@ -31,6 +34,7 @@ echo "test_halo_transport: exit $?"
 # clients of an MPS daemon started here (ordered by GPU-side waits).
 run_tests() {
   local tag=$1 np
+  [ "${TESTS:-1}" = 0 ] && return
   for np in 1 2 4 8; do
     timeout 120 mpirun -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -np "$np" \
       "$build/tests/test_halo_exchange" > "$out/halo_${tag}_np$np.log" 2>&1
@@ -46,6 +50,14 @@ export CUDA_MPS_PIPE_DIRECTORY=$out/mps-pipe CUDA_MPS_LOG_DIRECTORY=$out/mps-log
 run_tests no-mps
 mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
 nvidia-cuda-mps-control -d && run_tests mps
+# Under the same daemon: one rank vs N independent blocks vs the coupled run.
+for np in $ranks; do
+  [ "$np" -gt 1 ] || continue
+  timeout 120 mpirun -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -np "$np" \
+    "$build/bench/heat_ceiling" --n "$size" --steps "$steps" > "$out/ceiling_np$np.log" 2>&1
+  echo "== heat_ceiling np=$np: exit $?"
+  cat "$out/ceiling_np$np.log"
+done
 echo quit | nvidia-cuda-mps-control
 unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 sleep 1
@@ -54,7 +66,7 @@ sleep 1
 # GPU-side waits; ipc-barrier: the same, ordered by a host barrier a step;
 # ipc-caps: ipc with MPS thread caps (--mps-atp auto). All under MPS.
 for np in $ranks; do
-  for variant in mpi ipc ipc-barrier ipc-caps; do
+  for variant in ${VARIANTS-mpi ipc ipc-barrier ipc-caps}; do
     name=heat_${size}_np${np}_$variant
     sync=gpu atp=100 halo=ipc
     [ "$variant" = mpi ] && halo=mpi

@@ -1,0 +1,149 @@
+// heat_ceiling: where the time goes when N ranks share one GPU, in one run of
+// `mpirun -np N` (all ranks on one GPU, under MPS or not, as launched):
+//   one rank     rank 0 alone runs the whole n^3 problem; the others wait
+//   independent  every rank runs its own block of the N-rank decomposition as
+//                a separate problem (MPI_COMM_SELF): no halo, no waits. The
+//                most N concurrent ranks can reach with this kernel.
+//   coupled      the real run: one n^3 problem over all ranks, halos as
+//                run.halo says (default auto)
+// Throughput = cells * steps / the slowest rank's loop time, median of
+// --repeats runs, each started together after a barrier. independent / one
+// rank is the cost of splitting the GPU; coupled / independent is the cost of
+// exchanging halos and ordering the steps.
+//   mpirun -np N heat_ceiling [--n 256] [--steps 400] [--repeats 5] [--halo auto]
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/decomposition.hpp"
+#include "core/device.hpp"
+#include "solvers/heat/heat_config.hpp"
+#include "solvers/heat/heat_solver.hpp"
+
+namespace {
+
+using namespace mpsfw;
+
+heat::HeatConfig config_for(Int3 cells, int steps, const std::string& halo) {
+  return heat::heat_config_from(heat::heat_params_from_overrides(
+      {"heat.nx=" + std::to_string(cells.x), "heat.ny=" + std::to_string(cells.y),
+       "heat.nz=" + std::to_string(cells.z), "run.steps=" + std::to_string(steps),
+       "run.diag_every=0", "run.halo=" + halo}));
+}
+
+// Median over `repeats` of the slowest participating rank's run() time; ranks
+// with no solver only keep the barriers. One warm-up run first.
+double median_loop_seconds(heat::HeatSolver* solver, int repeats) {
+  std::vector<double> times;
+  for (int r = -1; r < repeats; ++r) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (solver != nullptr) solver->run(nullptr);
+    const double mine =
+        solver != nullptr
+            ? std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()
+            : 0.0;
+    double slowest = 0;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (r >= 0) times.push_back(slowest);
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+int run(int argc, char** argv) {
+  int n = 256, steps = 400, repeats = 5;
+  std::string halo = "auto";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--n" && i + 1 < argc) {
+      n = std::atoi(argv[++i]);
+    } else if (a == "--steps" && i + 1 < argc) {
+      steps = std::atoi(argv[++i]);
+    } else if (a == "--repeats" && i + 1 < argc) {
+      repeats = std::atoi(argv[++i]);
+    } else if (a == "--halo" && i + 1 < argc) {
+      halo = argv[++i];
+    } else {
+      std::fprintf(stderr,
+                   "usage: heat_ceiling [--n N] [--steps S] [--repeats R] [--halo auto|mpi|ipc]\n");
+      return 2;
+    }
+  }
+  if (n < 8 || steps < 1 || repeats < 1) {
+    std::fprintf(stderr, "heat_ceiling: --n must be >= 8, --steps and --repeats >= 1\n");
+    return 2;
+  }
+  int me = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  // All ranks on GPU 0: the question is how N ranks share one GPU.
+  const DeviceBinding device = bind_device(Backend::Cuda, 0, 1, CudaGate::without_mps());
+  int all_mps = 0;
+  MPI_Allreduce(&device.mps_enabled, &all_mps, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+
+  const Int3 global{n, n, n};
+  const double cell_steps = static_cast<double>(global.product()) * steps;
+  const heat::HeatConfig whole = config_for(global, steps, halo);
+
+  double one_rank = 0;
+  {
+    std::unique_ptr<heat::HeatSolver> solver;
+    if (me == 0) {
+      solver = std::make_unique<heat::HeatSolver>(whole, MPI_COMM_SELF, device, false);
+    }
+    one_rank = cell_steps / median_loop_seconds(solver.get(), repeats);
+  }
+  // The same blocks as the coupled run, each a problem of its own.
+  const CartDecomposition split(MPI_COMM_WORLD, global, whole.rank_grid_hint,
+                                {false, false, false});
+  const Int3 block = split.local_cells();
+  double independent = 0;
+  {
+    heat::HeatSolver solver(config_for(block, steps, halo), MPI_COMM_SELF, device, false);
+    independent = cell_steps / median_loop_seconds(&solver, repeats);
+  }
+  double coupled = 0;
+  std::string halo_path;
+  {
+    heat::HeatSolver solver(whole, MPI_COMM_WORLD, device, mpi_is_cuda_aware());
+    coupled = cell_steps / median_loop_seconds(&solver, repeats);
+    const HaloExchange& h = solver.halo();
+    halo_path = std::to_string(face_count(h.direct_faces())) + " faces device to device, " +
+                std::to_string(face_count(h.mpi_faces())) + " through MPI" +
+                (h.fallback_reason().empty() ? "" : " (fell back: " + h.fallback_reason() + ")");
+  }
+  if (me == 0) {
+    std::printf("heat_ceiling: %d^3 fp64, %d steps, %d ranks on %s, MPS %s, run.halo=%s\n", n,
+                steps, ranks, device.name.c_str(), all_mps == 1 ? "on (every rank)" : "off",
+                halo.c_str());
+    std::printf("block %dx%dx%d per rank; rank 0: %s\n", block.x, block.y, block.z,
+                halo_path.c_str());
+    std::printf("%-12s %14s %12s\n", "run", "cells/s", "vs one rank");
+    std::printf("%-12s %14.3e %12.3f\n", "one rank", one_rank, 1.0);
+    std::printf("%-12s %14.3e %12.3f\n", "independent", independent, independent / one_rank);
+    std::printf("%-12s %14.3e %12.3f\n", "coupled", coupled, coupled / one_rank);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int code = 1;
+  try {
+    code = run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "heat_ceiling: %s\n", e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Finalize();
+  return code;
+}
