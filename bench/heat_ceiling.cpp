@@ -11,6 +11,7 @@
 // rank is the cost of splitting the GPU; coupled / independent is the cost of
 // exchanging halos and ordering the steps.
 //   mpirun -np N heat_ceiling [--n 256] [--steps 400] [--repeats 5] [--halo auto]
+//                             [--grid PXxPYxPZ]   (rank grid, 0 = free; default 0x0x0)
 #include <mpi.h>
 
 #include <algorithm>
@@ -30,11 +31,12 @@ namespace {
 
 using namespace mpsfw;
 
-heat::HeatConfig config_for(Int3 cells, int steps, const std::string& halo) {
+heat::HeatConfig config_for(Int3 cells, int steps, const std::string& halo, Int3 grid) {
   return heat::heat_config_from(heat::heat_params_from_overrides(
       {"heat.nx=" + std::to_string(cells.x), "heat.ny=" + std::to_string(cells.y),
        "heat.nz=" + std::to_string(cells.z), "run.steps=" + std::to_string(steps),
-       "run.diag_every=0", "run.halo=" + halo}));
+       "run.diag_every=0", "run.halo=" + halo, "run.px=" + std::to_string(grid.x),
+       "run.py=" + std::to_string(grid.y), "run.pz=" + std::to_string(grid.z)}));
 }
 
 // Median over `repeats` of the slowest participating rank's run() time; ranks
@@ -60,6 +62,7 @@ double median_loop_seconds(heat::HeatSolver* solver, int repeats) {
 int run(int argc, char** argv) {
   int n = 256, steps = 400, repeats = 5;
   std::string halo = "auto";
+  Int3 grid{0, 0, 0};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--n" && i + 1 < argc) {
@@ -70,9 +73,13 @@ int run(int argc, char** argv) {
       repeats = std::atoi(argv[++i]);
     } else if (a == "--halo" && i + 1 < argc) {
       halo = argv[++i];
+    } else if (a == "--grid" && i + 1 < argc &&
+               std::sscanf(argv[i + 1], "%dx%dx%d", &grid.x, &grid.y, &grid.z) == 3) {
+      ++i;
     } else {
       std::fprintf(stderr,
-                   "usage: heat_ceiling [--n N] [--steps S] [--repeats R] [--halo auto|mpi|ipc]\n");
+                   "usage: heat_ceiling [--n N] [--steps S] [--repeats R] [--halo auto|mpi|ipc] "
+                   "[--grid PXxPYxPZ]\n");
       return 2;
     }
   }
@@ -90,7 +97,7 @@ int run(int argc, char** argv) {
 
   const Int3 global{n, n, n};
   const double cell_steps = static_cast<double>(global.product()) * steps;
-  const heat::HeatConfig whole = config_for(global, steps, halo);
+  const heat::HeatConfig whole = config_for(global, steps, halo, grid);
 
   double one_rank = 0;
   {
@@ -104,9 +111,10 @@ int run(int argc, char** argv) {
   const CartDecomposition split(MPI_COMM_WORLD, global, whole.rank_grid_hint,
                                 {false, false, false});
   const Int3 block = split.local_cells();
+  const Int3 rank_grid = split.rank_grid();
   double independent = 0;
   {
-    heat::HeatSolver solver(config_for(block, steps, halo), MPI_COMM_SELF, device, false);
+    heat::HeatSolver solver(config_for(block, steps, halo, Int3{0, 0, 0}), MPI_COMM_SELF, device, false);
     independent = cell_steps / median_loop_seconds(&solver, repeats);
   }
   double coupled = 0;
@@ -123,8 +131,8 @@ int run(int argc, char** argv) {
     std::printf("heat_ceiling: %d^3 fp64, %d steps, %d ranks on %s, MPS %s, run.halo=%s\n", n,
                 steps, ranks, device.name.c_str(), all_mps == 1 ? "on (every rank)" : "off",
                 halo.c_str());
-    std::printf("block %dx%dx%d per rank; rank 0: %s\n", block.x, block.y, block.z,
-                halo_path.c_str());
+    std::printf("rank grid %dx%dx%d, block %dx%dx%d per rank; rank 0: %s\n", rank_grid.x,
+                rank_grid.y, rank_grid.z, block.x, block.y, block.z, halo_path.c_str());
     std::printf("%-12s %14s %12s\n", "run", "cells/s", "vs one rank");
     std::printf("%-12s %14.3e %12.3f\n", "one rank", one_rank, 1.0);
     std::printf("%-12s %14.3e %12.3f\n", "independent", independent, independent / one_rank);
