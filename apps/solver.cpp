@@ -204,7 +204,7 @@ int run(MpiEnv& env, mps::NodeSession& session, const SolverOptions& options,
       hint = heat_config.rank_grid_hint;
     }
     try {
-      choose_rank_grid(env.size(), hint, cells);
+      choose_rank_grid(env.size(), hint, cells);  // can the job be split at all?
     } catch (const InputError& e) {
       const std::string why = workload == "md" ? " (an MD rank needs at least one link cell of "
                                                  "md.cutoff along each dimension)" : "";

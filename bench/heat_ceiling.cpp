@@ -109,7 +109,7 @@ int run(int argc, char** argv) {
   }
   // The same blocks as the coupled run, each a problem of its own.
   const CartDecomposition split(MPI_COMM_WORLD, global, whole.rank_grid_hint,
-                                {false, false, false});
+                                {false, false, false}, kStridedFaceCost);
   const Int3 block = split.local_cells();
   const Int3 rank_grid = split.rank_grid();
   double independent = 0;

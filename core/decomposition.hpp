@@ -23,15 +23,19 @@ struct Span1D {
 };
 Span1D split_evenly(int n, int p, int coord);
 
-// px*py*pz for `ranks` ranks: zeros in `hint` are chosen by MPI_Dims_create,
-// non-zeros are kept. Throws InputError if the hint does not multiply to `ranks`
-// or a dimension would get more ranks than cells.
-Int3 choose_rank_grid(int ranks, Int3 hint, Int3 global_cells);
+// px*py*pz for `ranks` ranks: non-zeros in `hint` are kept; the zeros are
+// chosen so that a block exchanges the fewest halo cells, a cell of a face
+// across x counting `x_face_cost` times (see kStridedFaceCost); ties go to
+// more ranks along z. Throws InputError if the hint does not multiply to
+// `ranks` or no grid gives every rank at least one cell along each dimension.
+Int3 choose_rank_grid(int ranks, Int3 hint, Int3 global_cells, double x_face_cost = 1.0);
 
 class CartDecomposition {
  public:
-  // Collective over `base`. `periodic` sets the wrap per dimension.
-  CartDecomposition(MPI_Comm base, Int3 global_cells, Int3 hint, std::array<bool, 3> periodic);
+  // Collective over `base`. `periodic` sets the wrap per dimension; `hint` and
+  // `x_face_cost` choose the rank grid (choose_rank_grid).
+  CartDecomposition(MPI_Comm base, Int3 global_cells, Int3 hint, std::array<bool, 3> periodic,
+                    double x_face_cost = 1.0);
   ~CartDecomposition();
   CartDecomposition(const CartDecomposition&) = delete;
   CartDecomposition& operator=(const CartDecomposition&) = delete;

@@ -33,6 +33,12 @@ struct FieldLayout {
   MPSFW_HD Box interior() const { return {{1, 1, 1}, {n.x + 1, n.y + 1, n.z + 1}}; }
 };
 
+// A face across x holds one cell per row, so copying it moves a whole 32-byte
+// memory sector per 8-byte value: four times the traffic of a y or z face,
+// whose cells lie along rows. Rank grids for fields weigh x faces by this
+// (choose_rank_grid); docs/performance.md has what cutting x cost on a GPU.
+inline constexpr double kStridedFaceCost = 4.0;
+
 }  // namespace mpsfw
 
 namespace mpsfw {

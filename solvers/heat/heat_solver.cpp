@@ -36,7 +36,8 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
                        bool cuda_aware_mpi)
     : config_(config),
       device_(device),
-      decomposition_(comm, config.cells, config.rank_grid_hint, periodic_dims(config.boundary)),
+      decomposition_(comm, config.cells, config.rank_grid_hint, periodic_dims(config.boundary),
+                     kStridedFaceCost),
       layout_(decomposition_.local_cells()),
       coefficients_(coefficients(config.diffusivity, config.dt, config.spacing[0],
                                  config.spacing[1], config.spacing[2])) {

@@ -151,8 +151,11 @@ add_case hint_does_not_divide 2 fail "@D@/hint_px3.h5" \
   "hint_px3.h5: /run/px, /run/py, /run/pz: rank grid 3x0x0 (0 = free) cannot be completed for 2 ranks"
 add_case set_hint_wrong_product 2 fail "@D@/good.h5 --set run.px=1 --set run.py=1 --set run.pz=1" \
   "/run/px, /run/py, /run/pz: rank grid 1x1x1 has 1 blocks but the job has 2 ranks"
-add_case more_ranks_than_cells 2 fail "@D@/nx_one.h5" \
-  "nx_one.h5: /run/px, /run/py, /run/pz: rank grid 2x1x1 puts more ranks than cells (1) along dimension x" "another rank grid"
+add_case more_ranks_than_cells 2 fail "@D@/nx_one.h5 --set run.px=2" \
+  "nx_one.h5: /run/px, /run/py, /run/pz: rank grid 2x0x0 puts more ranks than cells (1) along dimension x" "another rank grid"
+add_case thin_x_is_not_cut 2 ok "@D@/nx_one.h5" "2 ranks as 1 x 2 x 1"
+add_case no_rank_grid_fits 2 fail "@D@/good.h5 --set heat.nx=1 --set heat.ny=1 --set heat.nz=1" \
+  "good.h5: /run/px, /run/py, /run/pz: no rank grid 0x0x0 (0 = free) for 2 ranks fits 1x1x1 cells"
 
 # --set overrides.
 add_case set_unknown_key 2 fail "@D@/good.h5 --set heat.nxx=3" \

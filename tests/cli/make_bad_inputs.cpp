@@ -292,7 +292,7 @@ std::vector<Case> cases() {
               }),
       variant("hint_px3.h5", "/run/px = 3, py and pz free (3 does not divide 2 ranks)",
               [](InputFile& f) { f.set(integer("run", "px", 3)); }),
-      variant("nx_one.h5", "/heat/nx = 1: two ranks cannot split one cell along x",
+      variant("nx_one.h5", "/heat/nx = 1: two ranks cannot split one cell along x (so they split z)",
               [](InputFile& f) { f.set(integer("heat", "nx", 1)); }),
       variant("unknown_keys.h5",
               "valid, plus an unknown attribute /heat/conductivity and an unknown group /notes",
