@@ -134,14 +134,14 @@ void HaloExchange::start(double* field) {
     }
   }
   in_flight_ = true;
-}
-
-void HaloExchange::finish(double* field) {
-  if (!in_flight_) throw Error("HaloExchange::finish called without start");
   if (peers_.active()) {
     PhaseTimers::Scope t(*timers_, "halo pull");
     peers_.pull(field);
   }
+}
+
+void HaloExchange::finish(double* field) {
+  if (!in_flight_) throw Error("HaloExchange::finish called without start");
   if (send_boxes_.count == 0) {
     in_flight_ = false;
     return;

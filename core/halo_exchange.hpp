@@ -2,16 +2,14 @@
 // Exchange of the six face halos of a one-cell-halo field (enough for a
 // 7-point stencil: edges and corners are not sent). Split in two so the caller
 // can compute the interior while messages are in flight:
-//   start(u)  post nonblocking receives, pack faces (on the device), post sends
-//   finish(u) pull the faces of neighbours on the same GPU (see below); wait,
-//             unpack into the halo
+//   start(u)  post nonblocking receives, pack faces (on the device), post sends;
+//             pull the faces of neighbours on the same GPU (see below)
+//   finish(u) wait, unpack into the halo
 //   finish_step()  after the step's last write to either field
-// Between start and finish the caller may update every cell that no halo
-// face feeds (inner_box of all exchanged faces); the rest after finish.
 // With CUDA and an MPI that is not CUDA-aware, messages go through pinned host
 // buffers; a CUDA-aware MPI gets the device buffers directly.
 //
-// Same-GPU neighbours (connect_same_gpu_peers) skip MPI: finish() pulls their
+// Same-GPU neighbours (connect_same_gpu_peers) skip MPI: start() pulls their
 // planes device to device through CUDA IPC (SameGpuPeers has how and why).
 #include <mpi.h>
 
@@ -62,9 +60,9 @@ class HaloExchange {
 
   void start(double* field);
   void finish(double* field);
-  // After the step's writes to the field: tells the same-GPU neighbours the
-  // step is done (a counter on the device, or in barrier mode a wait for the
-  // device and the GPU's other ranks). Nothing without direct faces.
+  // After the step's writes to the field, in barrier mode: waits for the
+  // device and the GPU's other ranks. Otherwise nothing (with GPU-side waits
+  // the next start() tells the neighbours).
   void finish_step();
   // Collective over the ranks of this rank's GPU: returns once nobody reads
   // this rank's fields any more. Call before freeing or rewriting them from
@@ -76,14 +74,14 @@ class HaloExchange {
 
   // Where the time goes, as phases "halo post" (MPI receives and sends
   // posted), "halo pack" (faces packed and, when staged, copied to the host:
-  // waits for the device), "halo pull" (direct copies launched, in finish), "halo wait"
+  // waits for the device), "halo pull" (direct copies launched), "halo wait"
   // (MPI completion: waits for the neighbours), "halo unpack" (copied back
   // and unpacked) and "halo sync" (finish_step, quiesce).
   void set_timers(PhaseTimers* timers) { timers_ = timers; }
 
   bool staged_through_host() const { return staged_; }
-  // Faces filled by finish() from MPI messages and from direct pulls; faces
-  // in neither keep their wall values.
+  // Faces filled by finish() (MPI messages) and by start() (direct pulls);
+  // faces in neither keep their wall values.
   FaceMask mpi_faces() const;
   FaceMask direct_faces() const { return peers_.faces(); }
   // Why faces that could have been direct use MPI ("" when none did).

@@ -186,17 +186,13 @@ void SameGpuPeers::pull(double* field) {
   const PeerBoxList& pulls = pulls_[static_cast<size_t>(buffer_index(field))];
   // Neighbours done with the previous step have written what this step
   // pulls and pulled what this step overwrites.
-  if (signals_) signals_->wait_for_neighbors(steps_done_);
+  const std::uint64_t finished = steps_++;
+  if (signals_) signals_->wait_for_neighbors(finished);
   copy_from_peers(space_, field, layout_, pulls);
 }
 
 void SameGpuPeers::finish_step() {
-  if (!active_) return;
-  ++steps_done_;
-  if (signals_) {
-    signals_->mark(steps_done_);
-    return;
-  }
+  if (!active_ || signals_) return;  // with GPU-side waits the next pull tells the neighbours
   memory::synchronize(space_);
   MPSFW_MPI_CHECK(MPI_Barrier(gpu_comm_));
 }

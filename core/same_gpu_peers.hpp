@@ -3,13 +3,11 @@
 // neighbours' two field buffers into its own address space once (CUDA IPC)
 // and copies their planes device to device into its halo, on the stream that
 // then updates the field: no host copy, no MPI message. Step s reads buffer
-// s%2 and writes the other. Neighbours read only the plane next to the shared
-// face, so a step may update its inner cells at once; pull() holds the rest
-// of the stream until the neighbours have finished step s-1 (written the
-// planes it pulls, pulled the planes it is about to overwrite), and the
-// caller updates the cells next to direct faces after pull(), then calls
-// finish_step(). Under MPS the streams order themselves through step counters
-// in device memory (StreamSignals): the CPU never waits. Without MPS, or with
+// s%2 and writes the other, so two orderings keep it correct: a rank pulls
+// from a neighbour only after the neighbour's step s-1 writes, and writes only
+// after its neighbours' step s-1 pulls out of the buffer it overwrites. Under
+// MPS the streams order themselves through step counters in device memory
+// (StreamSignals): the CPU never waits. Without MPS, or with
 // MPSFW_HALO_SYNC=barrier, finish_step() waits for the device and for the
 // GPU's other ranks instead (one host rendezvous a step).
 #include <mpi.h>
@@ -53,11 +51,9 @@ class SameGpuPeers {
   // "GPU-side waits", "a host barrier", or "" when not active.
   const char* ordering() const;
 
-  // Enqueues this step's pulls into `field` (one of the connected buffers),
-  // behind a wait for the neighbours' previous step.
+  // Enqueues this step's pulls into `field` (one of the connected buffers).
   void pull(double* field);
-  // After the step's last write: tells the neighbours (a device counter, or
-  // the host barrier in barrier mode).
+  // After the step's last write to the field (host barrier in barrier mode).
   void finish_step();
   // Collective over the GPU's ranks: nobody reads this rank's fields after.
   void quiesce();
@@ -80,7 +76,7 @@ class SameGpuPeers {
   std::vector<void*> mapped_;          // neighbours' buffers mapped here
   MPI_Comm gpu_comm_ = MPI_COMM_NULL;  // the ranks on this rank's GPU
   std::unique_ptr<StreamSignals> signals_;  // null: host barrier mode
-  std::uint64_t steps_done_ = 0;            // finish_step() calls
+  std::uint64_t steps_ = 0;                 // pulls enqueued
   std::string fallback_;
 };
 

@@ -38,10 +38,7 @@ StreamSignals::StreamSignals() { throw Error("this build of mpsfw has no CUDA ba
 StreamSignals::~StreamSignals() = default;
 PeerMemoryHandle StreamSignals::handle() const { return {}; }
 namespace detail {
-void cuda_mark(std::uint64_t*, std::uint64_t) {
-  throw Error("this build of mpsfw has no CUDA backend");
-}
-void cuda_wait_for(const std::uint64_t* const*, int, std::uint64_t) {
+void cuda_mark_and_wait(std::uint64_t*, const std::uint64_t* const*, int, std::uint64_t) {
   throw Error("this build of mpsfw has no CUDA backend");
 }
 }  // namespace detail
@@ -54,18 +51,13 @@ void StreamSignals::add_neighbor(const PeerMemoryHandle& handle) {
   neighbors_.push_back(open_peer_memory(handle));
 }
 
-void StreamSignals::mark(std::uint64_t steps_done) {
-  if (neighbors_.empty()) return;  // nobody waits for this rank
-  detail::cuda_mark(mine_, steps_done);
-}
-
-void StreamSignals::wait_for_neighbors(std::uint64_t steps_done) {
-  if (neighbors_.empty()) return;
+void StreamSignals::wait_for_neighbors(std::uint64_t finished_step) {
+  if (neighbors_.empty()) return;  // nobody waits for this rank either
   const std::uint64_t* theirs[kMaxNeighbors] = {};
   for (size_t n = 0; n < neighbors_.size(); ++n) {
     theirs[n] = static_cast<const std::uint64_t*>(neighbors_[n]);
   }
-  detail::cuda_wait_for(theirs, static_cast<int>(neighbors_.size()), steps_done);
+  detail::cuda_mark_and_wait(mine_, theirs, static_cast<int>(neighbors_.size()), finished_step);
 }
 
 }  // namespace mpsfw

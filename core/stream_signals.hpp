@@ -1,11 +1,11 @@
 #pragma once
 // Step counters in device memory that ranks on one GPU order their streams
-// by, without the host. At the end of a step a rank enqueues a one-thread
-// kernel that sets its counter to the steps it has finished (the kernel runs
-// only after them, in stream order); before it pulls its neighbours' halo
-// planes it enqueues a single-warp kernel that waits until their counters
-// have caught up. The CPU only enqueues, so it runs ahead of the GPU and no
-// step waits for a host round trip.
+// by, without the host. Each step a rank launches one single-warp kernel that
+// (1) sets its counter to the steps it has finished (the kernel starts only
+// after them, in stream order) and (2) waits until its neighbours' counters
+// have caught up; the pull of the halo planes follows on the stream. The CPU
+// only enqueues, so it runs ahead of the GPU and no step waits for a host
+// round trip.
 //
 // Needs MPS: the waiting warp spins, which is harmless while other clients'
 // kernels run beside it, but under time-slicing it would hold the GPU for the
@@ -38,12 +38,9 @@ class StreamSignals {
   // Maps a neighbour's counter (from its handle()) to wait for.
   void add_neighbor(const PeerMemoryHandle& handle);
 
-  // Enqueued on the default stream. mark: this rank has finished
-  // `steps_done` steps once the work enqueued before it is complete.
-  // wait_for_neighbors: later work waits until every neighbour has marked
-  // at least `steps_done`.
-  void mark(std::uint64_t steps_done);
-  void wait_for_neighbors(std::uint64_t steps_done);
+  // Enqueued on the default stream: marks `finished_step` steps done and
+  // holds later work until every neighbour has marked as many.
+  void wait_for_neighbors(std::uint64_t finished_step);
 
  private:
   std::uint64_t* mine_ = nullptr;  // in device memory
@@ -51,9 +48,9 @@ class StreamSignals {
 };
 
 namespace detail {
-// The kernels (stream_signals_cuda.cu).
-void cuda_mark(std::uint64_t* mine, std::uint64_t steps_done);
-void cuda_wait_for(const std::uint64_t* const* theirs, int count, std::uint64_t steps_done);
+// The kernel (stream_signals_cuda.cu).
+void cuda_mark_and_wait(std::uint64_t* mine, const std::uint64_t* const* theirs, int count,
+                        std::uint64_t finished_step);
 }  // namespace detail
 
 }  // namespace mpsfw

@@ -23,10 +23,6 @@ class HeatKernels {
   // next = one FTCS step of u, for the cells in `box` (may run asynchronously).
   virtual void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
                       Coefficients k) = 0;
-  // The same for every box of `shell` (the thin slabs next to exchanged
-  // faces), in one launch on a device: they sit on the step's critical path.
-  virtual void update_shell(const double* u, double* next, const FieldLayout& layout,
-                            const ShellBoxes& shell, Coefficients k) = 0;
   virtual LocalDiagnostics diagnostics(const double* u, const double* previous,
                                        const FieldLayout& layout) = 0;
   // Waits for all launched work.

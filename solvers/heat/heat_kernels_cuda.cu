@@ -5,7 +5,6 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/transform_reduce.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -83,24 +82,6 @@ void launch_update(const double* u, double* next, const FieldLayout& layout, con
   MPSFW_CUDA_CHECK_LAUNCH();
 }
 
-// blockIdx.y picks the box; the blocks along x stride over its cells, x
-// fastest so that warps read rows.
-__global__ void update_boxes_kernel(const double* __restrict__ u, double* __restrict__ next,
-                                    FieldLayout layout, ShellBoxes boxes, Coefficients k) {
-  const Box box = boxes.box[blockIdx.y];
-  const Int3 s = box.size();
-  const std::int64_t n = box.cells();
-  const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
-  for (std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; t < n;
-       t += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const int i = static_cast<int>(t % s.x);
-    const int j = static_cast<int>((t / s.x) % s.y);
-    const int kz = static_cast<int>(t / (static_cast<std::int64_t>(s.x) * s.y));
-    const std::int64_t c = layout.index(box.lo.x + i, box.lo.y + j, box.lo.z + kz);
-    next[c] = updated_cell(u, c, sy, sz, k);
-  }
-}
-
 // The compiled shapes; add a line to try another.
 using Launcher = void (*)(const double*, double*, const FieldLayout&, const Box&, Coefficients);
 struct CompiledShape {
@@ -171,19 +152,6 @@ class CudaHeatKernels final : public HeatKernels {
     const bool thin_x = box.size().x < 8;
     const CudaUpdateShape s = thin_x ? CudaUpdateShape{1, 128, 8, false} : g_shape;
     find_shape(s)->launch(u, next, layout, box, k);
-  }
-
-  void update_shell(const double* u, double* next, const FieldLayout& layout,
-                    const ShellBoxes& shell, Coefficients k) override {
-    if (shell.count == 0) return;
-    constexpr int threads = 256;
-    std::int64_t largest = 0;
-    for (int b = 0; b < shell.count; ++b) largest = std::max(largest, shell.box[b].cells());
-    const std::int64_t wanted = (largest + threads - 1) / threads;
-    const dim3 grid(static_cast<unsigned>(std::min<std::int64_t>(wanted, 4096)),
-                    static_cast<unsigned>(shell.count));
-    update_boxes_kernel<<<grid, threads>>>(u, next, layout, shell, k);
-    MPSFW_CUDA_CHECK_LAUNCH();
   }
 
   LocalDiagnostics diagnostics(const double* u, const double* previous,

@@ -27,11 +27,6 @@ class HostHeatKernels final : public HeatKernels {
     }
   }
 
-  void update_shell(const double* u, double* next, const FieldLayout& layout,
-                    const ShellBoxes& shell, Coefficients k) override {
-    for (int b = 0; b < shell.count; ++b) update(u, next, layout, shell.box[b], k);
-  }
-
   LocalDiagnostics diagnostics(const double* u, const double* previous,
                                const FieldLayout& layout) override {
     double total = 0, max_change = 0;

@@ -60,25 +60,26 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
   // memory) must stop every rank before the first collective below.
   agree_on_error(decomposition_.comm(), error);
   halo_->connect_same_gpu_peers(config_.halo, gpu, {u_.data(), next_.data()});
-  // Cells next to any exchanged face wait for the halo; the rest do not.
-  late_faces_ = halo_->mpi_faces() | halo_->direct_faces();
+  late_faces_ = halo_->mpi_faces();
   diagnostics_.push_back(measure(0));
 }
 
 HeatSolver::~HeatSolver() = default;
 
 void HeatSolver::step_once() {
-  halo_->start(u_.data());  // times its own phases (halo post, pack)
+  halo_->start(u_.data());  // times its own phases (halo post, pack, pull)
   {
     PhaseTimers::Scope t(timers_, "inner update");
     kernels_->update(u_.data(), next_.data(), layout_, inner_box(layout_, late_faces_),
                      coefficients_);
   }
-  halo_->finish(u_.data());  // halo pull, halo wait, halo unpack
+  halo_->finish(u_.data());  // halo wait, halo unpack
   if (late_faces_ != 0) {
     PhaseTimers::Scope t(timers_, "shell update");
-    kernels_->update_shell(u_.data(), next_.data(), layout_, shell_boxes(layout_, late_faces_),
-                           coefficients_);
+    const ShellBoxes shell = shell_boxes(layout_, late_faces_);
+    for (int b = 0; b < shell.count; ++b) {
+      kernels_->update(u_.data(), next_.data(), layout_, shell.box[b], coefficients_);
+    }
   }
   halo_->finish_step();  // halo sync, with same-GPU neighbours
   u_.swap(next_);

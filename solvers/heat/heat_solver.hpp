@@ -1,11 +1,9 @@
 #pragma once
 // The heat solver's time loop. Each step:
-//   start halo exchange -> update inner cells -> finish exchange (MPI messages
-//   in, same-GPU neighbours' planes pulled) -> update the shell (the cells
-//   next to exchanged faces, one launch) -> finish the step (tell same-GPU
-//   neighbours)
-// Cells next to walls count as inner. Inner cells need nothing from the
-// neighbours, so on a shared GPU they run while the neighbours finish.
+//   start halo exchange -> update inner cells -> finish exchange -> update shell
+//   -> finish the step's exchange (a rendezvous with same-GPU neighbours)
+// (cells next to walls, and next to faces pulled straight from a same-GPU
+// neighbour before the update starts, count as inner)
 // then, every diag_every steps, diagnostics (total heat, max change), and every
 // output_every steps a snapshot. Communication is HaloExchange's job; physics is
 // heat_physics.hpp's; this file only orders the phases and times them.
@@ -74,7 +72,7 @@ class HeatSolver {
   std::unique_ptr<HeatKernels> kernels_;
   Array<double> u_, next_;  // next_ holds the previous step after a swap
   std::unique_ptr<HaloExchange> halo_;
-  FaceMask late_faces_ = 0;  // faces with a halo: their cells wait for finish()
+  FaceMask late_faces_ = 0;  // faces filled by MPI: their cells wait for finish()
   PhaseTimers timers_;
   std::vector<Diagnostics> diagnostics_;
   long step_ = 0;
