@@ -77,20 +77,12 @@ void HaloExchange::use_mpi_for(FaceMask faces) {
 }
 
 void HaloExchange::connect_same_gpu_peers(HaloTransport mode, const std::string& gpu,
-                                          const std::array<const double*, 2>& fields,
-                                          DirectHalo direct) {
+                                          const std::array<const double*, 2>& fields) {
   if (connected_) throw Error("HaloExchange::connect_same_gpu_peers called twice");
   if (in_flight_) throw Error("HaloExchange::connect_same_gpu_peers during an exchange");
   connected_ = true;
-  direct_ = direct;
   peers_.connect(mode, gpu, fields);
   use_mpi_for(neighbor_faces_ & ~peers_.faces());
-}
-
-const RemoteHalo& HaloExchange::remote_halo(const double* field) const {
-  static const RemoteHalo none;
-  if (direct_ != DirectHalo::InPlace || !peers_.active()) return none;
-  return peers_.remote_halo(field);
 }
 
 FaceMask HaloExchange::mpi_faces() const {
@@ -144,11 +136,7 @@ void HaloExchange::start(double* field) {
   in_flight_ = true;
   if (peers_.active()) {
     PhaseTimers::Scope t(*timers_, "halo pull");
-    if (direct_ == DirectHalo::Pull) {
-      peers_.pull(field);
-    } else {
-      peers_.order();
-    }
+    peers_.pull(field);
   }
 }
 

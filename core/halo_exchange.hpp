@@ -10,9 +10,7 @@
 // buffers; a CUDA-aware MPI gets the device buffers directly.
 //
 // Same-GPU neighbours (connect_same_gpu_peers) skip MPI: start() pulls their
-// planes device to device through CUDA IPC (SameGpuPeers has how and why),
-// or, for callers whose kernels read them in place (DirectHalo::InPlace),
-// only orders the step and remote_halo() says where the planes are.
+// planes device to device through CUDA IPC (SameGpuPeers has how and why).
 #include <mpi.h>
 
 #include <array>
@@ -26,7 +24,6 @@
 #include "halo_transport.hpp"
 #include "memory.hpp"
 #include "peer_memory.hpp"
-#include "remote_halo.hpp"
 #include "same_gpu_peers.hpp"
 #include "timers.hpp"
 
@@ -39,11 +36,6 @@ Box face_halo_plane(const FieldLayout& layout, int face);
 // copied straight out of the neighbour's field `theirs` (layout `peer`).
 PeerBox face_pull(const FieldLayout& mine, const FieldLayout& peer, const double* theirs,
                   int face);
-
-// How faces of same-GPU neighbours reach the caller: copied into the halo
-// by start(), or left in the neighbour's field for the caller's kernels to
-// read in place (remote_halo()).
-enum class DirectHalo { Pull, InPlace };
 
 class HaloExchange {
  public:
@@ -64,11 +56,7 @@ class HaloExchange {
   // `mode` allows (see HaloTransport). Throws AgreedError on every rank
   // when `mode` is Ipc and that is impossible somewhere.
   void connect_same_gpu_peers(HaloTransport mode, const std::string& gpu,
-                              const std::array<const double*, 2>& fields,
-                              DirectHalo direct = DirectHalo::Pull);
-  // With DirectHalo::InPlace, where this step's kernels on `field` (one of
-  // the two buffers) read the halo of each direct face; nothing otherwise.
-  const RemoteHalo& remote_halo(const double* field) const;
+                              const std::array<const double*, 2>& fields);
 
   void start(double* field);
   void finish(double* field);
@@ -131,7 +119,6 @@ class HaloExchange {
   bool in_flight_ = false;
 
   bool connected_ = false;
-  DirectHalo direct_ = DirectHalo::Pull;
   SameGpuPeers peers_;
 
   PhaseTimers untimed_;  // where phases go when nobody asked for them

@@ -80,7 +80,6 @@ void SameGpuPeers::connect(HaloTransport mode, const std::string& gpu,
     unmap_neighbors();
     active_ = false;
     pulls_ = {};
-    remote_ = {};
     if (mode == HaloTransport::Ipc) throw AgreedError("run.halo = ipc: " + failed);
     fallback_ = failed;
     return;
@@ -157,8 +156,6 @@ std::string SameGpuPeers::map_neighbors(FaceMask faces,
       for (int b = 0; b < 2; ++b) {
         pulls_[static_cast<size_t>(b)].add(
             face_pull(layout_, peer, theirs[static_cast<size_t>(b)], f));
-        remote_[static_cast<size_t>(b)].field[f] = theirs[static_cast<size_t>(b)];
-        remote_[static_cast<size_t>(b)].layout[f] = peer;
       }
     }
   } catch (const std::exception& e) {
@@ -185,21 +182,13 @@ int SameGpuPeers::buffer_index(const double* field) const {
               "connect_same_gpu_peers");
 }
 
-void SameGpuPeers::order() {
-  // Neighbours done with the previous step have written what this step
-  // reads and read what this step overwrites.
-  const std::uint64_t finished = steps_++;
-  if (signals_) signals_->wait_for_neighbors(finished);
-}
-
 void SameGpuPeers::pull(double* field) {
   const PeerBoxList& pulls = pulls_[static_cast<size_t>(buffer_index(field))];
-  order();
+  // Neighbours done with the previous step have written what this step
+  // pulls and pulled what this step overwrites.
+  const std::uint64_t finished = steps_++;
+  if (signals_) signals_->wait_for_neighbors(finished);
   copy_from_peers(space_, field, layout_, pulls);
-}
-
-const RemoteHalo& SameGpuPeers::remote_halo(const double* field) const {
-  return remote_[static_cast<size_t>(buffer_index(field))];
 }
 
 void SameGpuPeers::finish_step() {

@@ -24,7 +24,6 @@
 #include "field_layout.hpp"
 #include "halo_transport.hpp"
 #include "peer_memory.hpp"
-#include "remote_halo.hpp"
 #include "stream_signals.hpp"
 
 namespace mpsfw {
@@ -54,10 +53,6 @@ class SameGpuPeers {
 
   // Enqueues this step's pulls into `field` (one of the connected buffers).
   void pull(double* field);
-  // The same ordering without the copy, for kernels that read the
-  // neighbours' planes in place: remote_halo(field) says where they are.
-  void order();
-  const RemoteHalo& remote_halo(const double* field) const;
   // After the step's last write to the field (host barrier in barrier mode).
   void finish_step();
   // Collective over the GPU's ranks: nobody reads this rank's fields after.
@@ -78,7 +73,6 @@ class SameGpuPeers {
   bool active_ = false;
   std::array<const double*, 2> fields_{};
   std::array<PeerBoxList, 2> pulls_;  // into each of the two buffers
-  std::array<RemoteHalo, 2> remote_;  // what each buffer's halo reads in place
   std::vector<void*> mapped_;          // neighbours' buffers mapped here
   MPI_Comm gpu_comm_ = MPI_COMM_NULL;  // the ranks on this rank's GPU
   std::unique_ptr<StreamSignals> signals_;  // null: host barrier mode

@@ -7,7 +7,6 @@
 #include "core/backend.hpp"
 #include "core/box.hpp"
 #include "core/field_layout.hpp"
-#include "core/remote_halo.hpp"
 #include "heat_physics.hpp"
 
 namespace mpsfw::heat {
@@ -22,10 +21,8 @@ class HeatKernels {
  public:
   virtual ~HeatKernels() = default;
   // next = one FTCS step of u, for the cells in `box` (may run asynchronously).
-  // Halo cells of the faces in `remote` are read from the neighbours' fields
-  // (same values as a copied halo, same bits out).
   virtual void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
-                      Coefficients k, const RemoteHalo& remote) = 0;
+                      Coefficients k) = 0;
   virtual LocalDiagnostics diagnostics(const double* u, const double* previous,
                                        const FieldLayout& layout) = 0;
   // Waits for all launched work.

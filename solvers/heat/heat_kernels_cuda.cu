@@ -46,12 +46,14 @@ __device__ __forceinline__ void march_one(const double* __restrict__ u, double* 
   c += sz;
 }
 
-// One thread's column of up to ZC cells from layer k0, all neighbours from u.
-template <int ZC, bool kStreamingStore>
-__device__ __forceinline__ void march_column(const double* __restrict__ u,
-                                             double* __restrict__ next, const FieldLayout& layout,
-                                             const Box& box, Coefficients k, int i, int j,
-                                             int k0) {
+template <int BX, int BY, int ZC, bool kStreamingStore>
+__global__ void __launch_bounds__(BX* BY)
+    update_kernel(const double* __restrict__ u, double* __restrict__ next, FieldLayout layout,
+                  Box box, Coefficients k) {
+  const int i = box.lo.x + static_cast<int>(blockIdx.x) * BX + static_cast<int>(threadIdx.x);
+  const int j = box.lo.y + static_cast<int>(blockIdx.y) * BY + static_cast<int>(threadIdx.y);
+  if (i >= box.hi.x || j >= box.hi.y) return;
+  const int k0 = box.lo.z + static_cast<int>(blockIdx.z) * ZC;
   const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
   std::int64_t c = layout.index(i, j, k0);
   double below = __ldg(u + c - sz);
@@ -67,82 +69,8 @@ __device__ __forceinline__ void march_column(const double* __restrict__ u,
 }
 
 template <int BX, int BY, int ZC, bool kStreamingStore>
-__global__ void __launch_bounds__(BX* BY)
-    update_kernel(const double* __restrict__ u, double* __restrict__ next, FieldLayout layout,
-                  Box box, Coefficients k) {
-  const int i = box.lo.x + static_cast<int>(blockIdx.x) * BX + static_cast<int>(threadIdx.x);
-  const int j = box.lo.y + static_cast<int>(blockIdx.y) * BY + static_cast<int>(threadIdx.y);
-  if (i >= box.hi.x || j >= box.hi.y) return;
-  const int k0 = box.lo.z + static_cast<int>(blockIdx.z) * ZC;
-  march_column<ZC, kStreamingStore>(u, next, layout, box, k, i, j, k0);
-}
-
-// The same march for blocks with same-GPU neighbours, whose halo planes are
-// read in place (RemoteHalo): each thread knows once which of its column's
-// lateral neighbours lie across such a face; z faces matter only at the
-// block's first and last layer. Branches are uniform across a warp except at
-// an x face (one lane). A first version that took the checks in every column
-// ran 512^3 at 0.82 of one rank where the pull kernel reached 0.93.
-struct ColumnFaces {
-  bool xlo, xhi, ylo, yhi, zlo, zhi;
-};
-
-template <bool kStreamingStore>
-__device__ __forceinline__ void march_one_remote(const double* __restrict__ u,
-                                                 double* __restrict__ next, std::int64_t& c,
-                                                 int i, int j, int kz, const FieldLayout& layout,
-                                                 double& below, double& center, Coefficients k,
-                                                 const RemoteHalo& r, ColumnFaces f) {
-  const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
-  const double above = f.zhi && kz == layout.n.z ? remote_halo_value(r, 5, i, j, kz + 1)
-                                                 : __ldg(u + c + sz);
-  const double xm = f.xlo ? remote_halo_value(r, 0, 0, j, kz) : __ldg(u + c - 1);
-  const double xp = f.xhi ? remote_halo_value(r, 1, i + 1, j, kz) : __ldg(u + c + 1);
-  const double ym = f.ylo ? remote_halo_value(r, 2, i, 0, kz) : __ldg(u + c - sy);
-  const double yp = f.yhi ? remote_halo_value(r, 3, i, j + 1, kz) : __ldg(u + c + sy);
-  store<kStreamingStore>(next + c, updated_value(center, xm, xp, ym, yp, below, above, k));
-  below = center;
-  center = above;
-  c += sz;
-}
-
-template <int BX, int BY, int ZC, bool kStreamingStore>
-__global__ void __launch_bounds__(BX* BY)
-    update_remote_kernel(const double* __restrict__ u, double* __restrict__ next,
-                         FieldLayout layout, Box box, Coefficients k, RemoteHalo r) {
-  const int i = box.lo.x + static_cast<int>(blockIdx.x) * BX + static_cast<int>(threadIdx.x);
-  const int j = box.lo.y + static_cast<int>(blockIdx.y) * BY + static_cast<int>(threadIdx.y);
-  if (i >= box.hi.x || j >= box.hi.y) return;
-  const int k0 = box.lo.z + static_cast<int>(blockIdx.z) * ZC;
-  const ColumnFaces f{i == 1 && r.field[0] != nullptr, i == layout.n.x && r.field[1] != nullptr,
-                      j == 1 && r.field[2] != nullptr, j == layout.n.y && r.field[3] != nullptr,
-                      r.field[4] != nullptr, r.field[5] != nullptr};
-  // Most columns touch no remote face: they take the plain march, so the
-  // kernel costs what update_kernel does away from the faces.
-  const int k_end = k0 + ZC < box.hi.z ? k0 + ZC : box.hi.z;
-  if (!(f.xlo || f.xhi || f.ylo || f.yhi || (f.zlo && k0 == 1) ||
-        (f.zhi && k_end == layout.n.z + 1))) {
-    march_column<ZC, kStreamingStore>(u, next, layout, box, k, i, j, k0);
-    return;
-  }
-  std::int64_t c = layout.index(i, j, k0);
-  double below = f.zlo && k0 == 1 ? remote_halo_value(r, 4, i, j, 0) : __ldg(u + c - layout.stride_z());
-  double center = __ldg(u + c);
-  if (k0 + ZC <= box.hi.z) {
-#pragma unroll
-    for (int z = 0; z < ZC; ++z) {
-      march_one_remote<kStreamingStore>(u, next, c, i, j, k0 + z, layout, below, center, k, r, f);
-    }
-    return;
-  }
-  for (int kz = k0; kz < box.hi.z; ++kz) {
-    march_one_remote<kStreamingStore>(u, next, c, i, j, kz, layout, below, center, k, r, f);
-  }
-}
-
-template <int BX, int BY, int ZC, bool kStreamingStore>
 void launch_update(const double* u, double* next, const FieldLayout& layout, const Box& box,
-                   Coefficients k, const RemoteHalo& remote) {
+                   Coefficients k) {
   const Int3 s = box.size();
   const dim3 block(BX, BY, 1);
   const dim3 grid((s.x + BX - 1) / BX, (s.y + BY - 1) / BY, (s.z + ZC - 1) / ZC);
@@ -150,18 +78,12 @@ void launch_update(const double* u, double* next, const FieldLayout& layout, con
     throw Error("CUDA update: box " + std::to_string(s.x) + "x" + std::to_string(s.y) + "x" +
                 std::to_string(s.z) + " is too large for one launch");
   }
-  if (remote.any()) {
-    update_remote_kernel<BX, BY, ZC, kStreamingStore><<<grid, block>>>(u, next, layout, box, k,
-                                                                       remote);
-  } else {
-    update_kernel<BX, BY, ZC, kStreamingStore><<<grid, block>>>(u, next, layout, box, k);
-  }
+  update_kernel<BX, BY, ZC, kStreamingStore><<<grid, block>>>(u, next, layout, box, k);
   MPSFW_CUDA_CHECK_LAUNCH();
 }
 
 // The compiled shapes; add a line to try another.
-using Launcher = void (*)(const double*, double*, const FieldLayout&, const Box&, Coefficients,
-                          const RemoteHalo&);
+using Launcher = void (*)(const double*, double*, const FieldLayout&, const Box&, Coefficients);
 struct CompiledShape {
   CudaUpdateShape shape;
   Launcher launch;
@@ -223,13 +145,13 @@ struct ValueAndChange {
 class CudaHeatKernels final : public HeatKernels {
  public:
   void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
-              Coefficients k, const RemoteHalo& remote) override {
+              Coefficients k) override {
     if (box.empty()) return;
     // A slab one or two cells thin in x (the shell next to an x face) would
     // leave most of a wide block idle: threads go along y instead.
     const bool thin_x = box.size().x < 8;
     const CudaUpdateShape s = thin_x ? CudaUpdateShape{1, 128, 8, false} : g_shape;
-    find_shape(s)->launch(u, next, layout, box, k, remote);
+    find_shape(s)->launch(u, next, layout, box, k);
   }
 
   LocalDiagnostics diagnostics(const double* u, const double* previous,

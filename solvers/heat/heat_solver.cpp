@@ -59,8 +59,7 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
   // A failure on some ranks only (a bad value in their part of u0, out of
   // memory) must stop every rank before the first collective below.
   agree_on_error(decomposition_.comm(), error);
-  halo_->connect_same_gpu_peers(config_.halo, gpu, {u_.data(), next_.data()},
-                                DirectHalo::InPlace);
+  halo_->connect_same_gpu_peers(config_.halo, gpu, {u_.data(), next_.data()});
   late_faces_ = halo_->mpi_faces();
   diagnostics_.push_back(measure(0));
 }
@@ -69,19 +68,17 @@ HeatSolver::~HeatSolver() = default;
 
 void HeatSolver::step_once() {
   halo_->start(u_.data());  // times its own phases (halo post, pack, pull)
-  // Same-GPU neighbours' planes are read in place, so their faces count as inner.
-  const RemoteHalo& remote = halo_->remote_halo(u_.data());
   {
     PhaseTimers::Scope t(timers_, "inner update");
     kernels_->update(u_.data(), next_.data(), layout_, inner_box(layout_, late_faces_),
-                     coefficients_, remote);
+                     coefficients_);
   }
   halo_->finish(u_.data());  // halo wait, halo unpack
   if (late_faces_ != 0) {
     PhaseTimers::Scope t(timers_, "shell update");
     const ShellBoxes shell = shell_boxes(layout_, late_faces_);
     for (int b = 0; b < shell.count; ++b) {
-      kernels_->update(u_.data(), next_.data(), layout_, shell.box[b], coefficients_, remote);
+      kernels_->update(u_.data(), next_.data(), layout_, shell.box[b], coefficients_);
     }
   }
   halo_->finish_step();  // halo sync, with same-GPU neighbours

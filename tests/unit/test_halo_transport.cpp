@@ -3,15 +3,11 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-#include <cmath>
-#include <cstring>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/halo_exchange.hpp"
 #include "core/halo_transport.hpp"
-#include "core/remote_halo.hpp"
-#include "solvers/heat/heat_kernels.hpp"
 
 namespace mpsfw {
 namespace {
@@ -97,57 +93,6 @@ TEST(HaloTransport, PullCopiesTheNeighboursFacingPlane) {
     copy_from_peers(Backend::Host, b.data(), high, into_b);
     expect_halo_is_across(a, low, low_at, 2 * dim + 1);
     expect_halo_is_across(b, high, high_at, 2 * dim);
-  }
-}
-
-// The update of block `mine` (at `mine_at`) with its halo of `face` taken
-// from the neighbour's block `theirs`: pulled into the halo first, or read in
-// place (the halo itself then holds NaN). Both must give the same bits.
-void expect_in_place_equals_pulled(const FieldLayout& mine, Int3 mine_at,
-                                   const FieldLayout& theirs, Int3 theirs_at, int face) {
-  auto kernels = heat::make_heat_kernels(Backend::Host);
-  const heat::Coefficients k = heat::coefficients(1e-4, 0.1, 0.01, 0.02, 0.03);
-  const std::vector<double> a = block(mine, mine_at), b = block(theirs, theirs_at);
-
-  std::vector<double> pulled = a;
-  PeerBoxList pull;
-  pull.add(face_pull(mine, theirs, b.data(), face));
-  copy_from_peers(Backend::Host, pulled.data(), mine, pull);
-  std::vector<double> want(a.size()), got(a.size());
-  kernels->update(pulled.data(), want.data(), mine, mine.interior(), k, RemoteHalo{});
-
-  std::vector<double> unpulled = a;
-  const Box plane = face_halo_plane(mine, face);
-  for (int z = plane.lo.z; z < plane.hi.z; ++z)
-    for (int y = plane.lo.y; y < plane.hi.y; ++y)
-      for (int x = plane.lo.x; x < plane.hi.x; ++x)
-        unpulled[static_cast<size_t>(mine.index(x, y, z))] = std::nan("");
-  RemoteHalo remote;
-  remote.field[face] = b.data();
-  remote.layout[face] = theirs;
-  kernels->update(unpulled.data(), got.data(), mine, mine.interior(), k, remote);
-
-  const Box in = mine.interior();
-  for (int z = in.lo.z; z < in.hi.z; ++z)
-    for (int y = in.lo.y; y < in.hi.y; ++y)
-      for (int x = in.lo.x; x < in.hi.x; ++x) {
-        const auto c = static_cast<size_t>(mine.index(x, y, z));
-        EXPECT_EQ(std::memcmp(&got[c], &want[c], sizeof(double)), 0)
-            << "face " << face << " cell " << x << "," << y << "," << z << ": " << got[c]
-            << " vs " << want[c];
-      }
-}
-
-TEST(HaloTransport, ReadingInPlaceEqualsPullingFirst) {
-  for (int dim = 0; dim < 3; ++dim) {
-    Int3 low_cells{5, 4, 3}, high_cells{5, 4, 3};
-    low_cells[dim] = 2;  // the blocks differ in thickness along the split
-    high_cells[dim] = 6;
-    const FieldLayout low(low_cells), high(high_cells);
-    Int3 low_at{0, 0, 0}, high_at{0, 0, 0};
-    high_at[dim] = low_cells[dim];
-    expect_in_place_equals_pulled(low, low_at, high, high_at, 2 * dim + 1);
-    expect_in_place_equals_pulled(high, high_at, low, low_at, 2 * dim);
   }
 }
 
