@@ -132,9 +132,12 @@ def run_point(args, launcher_cmd, point, report):
         "heat.nx", "heat.ny", "heat.nz"]
     for key, value in zip(keys, grid):
         sets += ["--set", "%s=%d" % (key, value)]
-    dims = rank_grid(ranks)
-    sets += ["--set", "run.px=%d" % dims[0], "--set", "run.py=%d" % dims[1],
-             "--set", "run.pz=%d" % dims[2]]
+    if point["scaling"] == "weak":
+        # The global grid grew by these factors: each rank keeps its block.
+        dims = rank_grid(ranks)
+        sets += ["--set", "run.px=%d" % dims[0], "--set", "run.py=%d" % dims[1],
+                 "--set", "run.pz=%d" % dims[2]]
+    # Strong scaling leaves the rank grid to the solver (heat cuts x last).
     mps = list(MODES[mode])
     if mode != "timeslice":
         mps = ["--mps", args.mps_enable] + mps
