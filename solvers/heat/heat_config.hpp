@@ -22,7 +22,7 @@ struct HeatConfig {
   std::string output_file;  // "" = no field output
   Backend backend = Backend::Auto;
   HaloTransport halo = HaloTransport::Auto;
-  Int3 rank_grid_hint;  // zeros: chosen by MPI_Dims_create
+  Int3 rank_grid_hint;  // zeros: chosen by choose_rank_grid (x cut last)
   double progress_seconds = 5;
   // /heat
   Int3 cells;
