@@ -81,7 +81,8 @@ TEST(RankGrid, NoOtherGridHasASmallerHalo) {
 }
 
 TEST(RankGrid, ImpossibleGridsAreRefusedWithTheReason) {
-  EXPECT_EQ(refusal(2, {1, 1, 1}, {8, 8, 8}), "rank grid 1x1x1 has 1 blocks but the job has 2 ranks");
+  EXPECT_EQ(refusal(2, {1, 1, 1}, {8, 8, 8}),
+            "rank grid 1x1x1 has 1 blocks but the job has 2 ranks");
   EXPECT_EQ(refusal(2, {3, 0, 0}, {8, 8, 8}),
             "rank grid 3x0x0 (0 = free) cannot be completed for 2 ranks");
   EXPECT_EQ(refusal(2, {2, 0, 0}, {1, 8, 8}),
