@@ -13,13 +13,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <string>
 #include <vector>
 
+#include "bench/bench_support.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device.hpp"
-#include "core/memory.hpp"
 #include "solvers/heat/heat_config.hpp"
 #include "solvers/heat/heat_kernels.hpp"
 #include "solvers/heat/heat_solver.hpp"
@@ -27,29 +26,6 @@
 namespace {
 
 using namespace mpsfw;
-
-// Median seconds of `repeats` timed calls of `work`, after two warm-up calls.
-double median_seconds(int repeats, const std::function<void()>& work) {
-  cudaEvent_t start, stop;
-  MPSFW_CUDA_CHECK(cudaEventCreate(&start));
-  MPSFW_CUDA_CHECK(cudaEventCreate(&stop));
-  work();
-  work();
-  std::vector<double> times;
-  for (int r = 0; r < repeats; ++r) {
-    MPSFW_CUDA_CHECK(cudaEventRecord(start));
-    work();
-    MPSFW_CUDA_CHECK(cudaEventRecord(stop));
-    MPSFW_CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    MPSFW_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(ms * 1e-3);
-  }
-  MPSFW_CUDA_CHECK(cudaEventDestroy(start));
-  MPSFW_CUDA_CHECK(cudaEventDestroy(stop));
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
 
 int run(int argc, char** argv) {
   int n = 512, repeats = 20;
@@ -75,15 +51,10 @@ int run(int argc, char** argv) {
   const double field_bytes = static_cast<double>(layout.size()) * sizeof(double);
   Array<double> u(Backend::Cuda, static_cast<size_t>(layout.size()));
   Array<double> next(Backend::Cuda, static_cast<size_t>(layout.size()));
-  {
-    // Non-trivial data: timings on zeros can flatter a kernel.
-    std::vector<double> host(static_cast<size_t>(layout.size()));
-    for (size_t i = 0; i < host.size(); ++i) host[i] = 1.0 + 1e-3 * static_cast<double>(i % 977);
-    u.copy_from_host(host.data());
-    next.copy_from_host(host.data());
-  }
+  bench::fill_test_pattern(u);
+  bench::fill_test_pattern(next);
 
-  const double copy_s = median_seconds(repeats, [&] {
+  const double copy_s = bench::median_event_seconds(repeats, [&] {
     MPSFW_CUDA_CHECK(cudaMemcpy(next.data(), u.data(), static_cast<size_t>(field_bytes),
                                 cudaMemcpyDeviceToDevice));
   });
@@ -92,7 +63,7 @@ int run(int argc, char** argv) {
   auto kernels = heat::make_heat_kernels(Backend::Cuda);
   const heat::Coefficients k = heat::coefficients(1e-4, 0.1, 0.01, 0.01, 0.01);
   const auto kernel_bw = [&] {
-    const double s = median_seconds(repeats, [&] {
+    const double s = bench::median_event_seconds(repeats, [&] {
       kernels->update(u.data(), next.data(), layout, layout.interior(), k);
     });
     return 16.0 * cells / s;
@@ -122,7 +93,8 @@ int run(int argc, char** argv) {
       {"heat.nx=" + std::to_string(n), "heat.ny=" + std::to_string(n),
        "heat.nz=" + std::to_string(n), "run.steps=" + std::to_string(batch)}));
   heat::HeatSolver solver(config, MPI_COMM_SELF, device, false);
-  const double step_s = median_seconds(std::max(3, repeats / 4), [&] { solver.run(nullptr); }) / batch;
+  const double step_s =
+      bench::median_event_seconds(std::max(3, repeats / 4), [&] { solver.run(nullptr); }) / batch;
   const double step_bw = 16.0 * cells / step_s;
   std::printf("%-28s %10.1f %8.3f\n", "solver step (50-step runs)", step_bw * 1e-9,
               step_bw / copy_bw);
@@ -135,13 +107,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int code = 1;
-  try {
-    code = run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "heat_bandwidth: %s\n", e.what());
-  }
-  MPI_Finalize();
-  return code;
+  return mpsfw::bench::mpi_bench_main("heat_bandwidth", argc, argv, run);
 }

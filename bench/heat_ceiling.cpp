@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_support.hpp"
 #include "core/decomposition.hpp"
 #include "core/device.hpp"
 #include "solvers/heat/heat_config.hpp"
@@ -147,14 +148,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int code = 1;
-  try {
-    code = run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "heat_ceiling: %s\n", e.what());
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  MPI_Finalize();
-  return code;
+  return mpsfw::bench::mpi_bench_main("heat_ceiling", argc, argv, run);
 }

@@ -7,52 +7,20 @@
 #include <cuda_runtime.h>
 #include <mpi.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <string>
-#include <vector>
 
+#include "bench/bench_support.hpp"
 #include "core/box_copy.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device.hpp"
 #include "core/halo_exchange.hpp"
-#include "core/memory.hpp"
 #include "core/peer_memory.hpp"
 
 namespace {
 
 using namespace mpsfw;
-
-// Median seconds of `repeats` timed calls of `work`, after two warm-up calls.
-double median_seconds(int repeats, const std::function<void()>& work) {
-  cudaEvent_t start, stop;
-  MPSFW_CUDA_CHECK(cudaEventCreate(&start));
-  MPSFW_CUDA_CHECK(cudaEventCreate(&stop));
-  work();
-  work();
-  std::vector<double> times;
-  for (int r = 0; r < repeats; ++r) {
-    MPSFW_CUDA_CHECK(cudaEventRecord(start));
-    work();
-    MPSFW_CUDA_CHECK(cudaEventRecord(stop));
-    MPSFW_CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    MPSFW_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(ms * 1e-3);
-  }
-  MPSFW_CUDA_CHECK(cudaEventDestroy(start));
-  MPSFW_CUDA_CHECK(cudaEventDestroy(stop));
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
-void fill(Array<double>& a) {
-  std::vector<double> host(a.size());
-  for (size_t i = 0; i < host.size(); ++i) host[i] = 1.0 + 1e-3 * static_cast<double>(i % 977);
-  a.copy_from_host(host.data());
-}
 
 int run(int argc, char** argv) {
   Int3 cells{256, 512, 512};
@@ -79,7 +47,7 @@ int run(int argc, char** argv) {
   const DeviceBinding device = bind_device(Backend::Cuda, 0, 1, CudaGate::without_mps());
   const FieldLayout layout(cells);
   Array<double> field(Backend::Cuda, static_cast<size_t>(layout.size()));
-  fill(field);
+  bench::fill_test_pattern(field);
   MPSFW_CUDA_CHECK(cudaDeviceSynchronize());
   PeerMemoryHandle handle = export_device_memory(field.data());
   MPI_Bcast(handle.bytes, PeerMemoryHandle::kBytes, MPI_BYTE, 1, MPI_COMM_WORLD);
@@ -89,7 +57,7 @@ int run(int argc, char** argv) {
   }
   const double* peer = static_cast<const double*>(open_peer_memory(handle));
   Array<double> own(Backend::Cuda, static_cast<size_t>(layout.size()));
-  fill(own);
+  bench::fill_test_pattern(own);
   Array<double> bytes_out(Backend::Cuda, static_cast<size_t>(cells.y) * cells.z * 2 +
                                              static_cast<size_t>(cells.x) * cells.z * 2 +
                                              static_cast<size_t>(cells.x) * cells.y * 2);
@@ -105,15 +73,15 @@ int run(int argc, char** argv) {
     from_peer.add(face_pull(layout, layout, peer, f));
     const std::int64_t n = from_own.item[0].dst_box.cells();
     const size_t face_bytes = static_cast<size_t>(n) * sizeof(double);
-    const double own_s = median_seconds(
+    const double own_s = bench::median_event_seconds(
         repeats, [&] { copy_from_peers(Backend::Cuda, field.data(), layout, from_own); });
-    const double peer_s = median_seconds(
+    const double peer_s = bench::median_event_seconds(
         repeats, [&] { copy_from_peers(Backend::Cuda, field.data(), layout, from_peer); });
-    const double own_copy_s = median_seconds(repeats, [&] {
+    const double own_copy_s = bench::median_event_seconds(repeats, [&] {
       MPSFW_CUDA_CHECK(cudaMemcpy(bytes_out.data(), own.data(), face_bytes,
                                   cudaMemcpyDeviceToDevice));
     });
-    const double peer_copy_s = median_seconds(repeats, [&] {
+    const double peer_copy_s = bench::median_event_seconds(repeats, [&] {
       MPSFW_CUDA_CHECK(
           cudaMemcpy(bytes_out.data(), peer, face_bytes, cudaMemcpyDeviceToDevice));
     });
@@ -128,14 +96,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int code = 1;
-  try {
-    code = run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "peer_pull: %s\n", e.what());
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  MPI_Finalize();
-  return code;
+  return mpsfw::bench::mpi_bench_main("peer_pull", argc, argv, run);
 }
