@@ -64,7 +64,7 @@ int run(int argc, char** argv) {
   const heat::Coefficients k = heat::coefficients(1e-4, 0.1, 0.01, 0.01, 0.01);
   const auto kernel_bw = [&] {
     const double s = bench::median_event_seconds(repeats, [&] {
-      kernels->update(u.data(), next.data(), layout, layout.interior(), k);
+      kernels->update(u.data(), next.data(), layout, layout.interior(), k, {}, {});
     });
     return 16.0 * cells / s;
   };

@@ -30,6 +30,20 @@ PeerBox face_pull(const FieldLayout& mine, const FieldLayout& peer, const double
   return {theirs, peer, face_send_plane(peer, opposite_face(face)), face_halo_plane(mine, face)};
 }
 
+HaloPushes::Target push_target(const FieldLayout& mine, int face, const FieldLayout& peer,
+                               double* theirs) {
+  const int d = face_dim(face);
+  HaloPushes::Target t;
+  t.dim = d;
+  t.plane = face_is_high(face) ? mine.n[d] : 1;
+  // My high face meets the neighbour's low halo (index 0), and vice versa.
+  const int halo = face_is_high(face) ? 0 : peer.n[d] + 1;
+  const std::int64_t stride[3] = {1, peer.stride_y(), peer.stride_z()};
+  for (int e = 0; e < 3; ++e) t.stride[e] = e == d ? 0 : stride[e];
+  t.base = theirs + peer.first + halo * stride[d];
+  return t;
+}
+
 HaloExchange::HaloExchange(const CartDecomposition& decomposition, FieldLayout layout,
                            Backend space, bool cuda_aware_mpi, PeerMemory& peer_memory)
     : comm_(decomposition.comm()),
@@ -77,11 +91,11 @@ void HaloExchange::use_mpi_for(FaceMask faces) {
 }
 
 void HaloExchange::connect_same_gpu_peers(HaloTransport mode, const std::string& gpu,
-                                          const std::array<const double*, 2>& fields) {
+                                          const std::array<double*, 2>& fields, DirectHalo how) {
   if (connected_) throw Error("HaloExchange::connect_same_gpu_peers called twice");
   if (in_flight_) throw Error("HaloExchange::connect_same_gpu_peers during an exchange");
   connected_ = true;
-  peers_.connect(mode, gpu, fields);
+  peers_.connect(mode, gpu, fields, how);
   use_mpi_for(neighbor_faces_ & ~peers_.faces());
 }
 
@@ -134,7 +148,7 @@ void HaloExchange::start(double* field) {
     }
   }
   in_flight_ = true;
-  if (peers_.active()) {
+  if (peers_.active() && peers_.how() == DirectHalo::Pull) {
     PhaseTimers::Scope t(*timers_, "halo pull");
     peers_.pull(field);
   }

@@ -9,8 +9,9 @@
 // With CUDA and an MPI that is not CUDA-aware, messages go through pinned host
 // buffers; a CUDA-aware MPI gets the device buffers directly.
 //
-// Same-GPU neighbours (connect_same_gpu_peers) skip MPI: start() pulls their
-// planes device to device through CUDA IPC (SameGpuPeers has how and why).
+// Same-GPU neighbours (connect_same_gpu_peers) skip MPI: their planes move
+// device to device through CUDA IPC, pulled by start() or pushed by the
+// caller's update kernel (SameGpuPeers has how and why).
 #include <mpi.h>
 
 #include <array>
@@ -21,6 +22,7 @@
 #include "box_copy.hpp"
 #include "decomposition.hpp"
 #include "field_layout.hpp"
+#include "halo_push.hpp"
 #include "halo_transport.hpp"
 #include "memory.hpp"
 #include "peer_memory.hpp"
@@ -36,6 +38,10 @@ Box face_halo_plane(const FieldLayout& layout, int face);
 // copied straight out of the neighbour's field `theirs` (layout `peer`).
 PeerBox face_pull(const FieldLayout& mine, const FieldLayout& peer, const double* theirs,
                   int face);
+// Where the send plane of `face` of a field laid out as `mine` lands in the
+// halo of the neighbour's field `theirs` (layout `peer`) across that face.
+HaloPushes::Target push_target(const FieldLayout& mine, int face, const FieldLayout& peer,
+                               double* theirs);
 
 class HaloExchange {
  public:
@@ -49,20 +55,32 @@ class HaloExchange {
 
   // Collective over the decomposition's communicator; call once, after both
   // fields hold their initial values. `fields` are the two buffers the caller
-  // alternates between, swapping after every step like every other rank.
-  // `gpu` names this rank's GPU (gpu_identity(); "" on the host, where
-  // Ipc is an error). Faces
-  // whose neighbour uses the same GPU switch from MPI to direct pulls, as
-  // `mode` allows (see HaloTransport). Throws AgreedError on every rank
-  // when `mode` is Ipc and that is impossible somewhere.
+  // alternates between, swapping after every step like every other rank;
+  // the first step reads fields[0]. `gpu` names this rank's GPU
+  // (gpu_identity(); "" on the host, where Ipc is an error). Faces whose
+  // neighbour uses the same GPU switch from MPI to direct copies, as `mode`
+  // allows (see HaloTransport). Throws AgreedError on every rank when `mode`
+  // is Ipc and that is impossible somewhere.
+  //
+  // `how` = Push is for callers whose update writes every boundary cell
+  // through pushes(next): start() then moves nothing for direct faces, and
+  // finish_step() must follow every step's writes.
   void connect_same_gpu_peers(HaloTransport mode, const std::string& gpu,
-                              const std::array<const double*, 2>& fields);
+                              const std::array<double*, 2>& fields,
+                              DirectHalo how = DirectHalo::Pull);
 
   void start(double* field);
   void finish(double* field);
-  // After the step's writes to the field, in barrier mode: waits for the
-  // device and the GPU's other ranks. Otherwise nothing (with GPU-side waits
-  // the next start() tells the neighbours).
+  // Push: every write of a boundary cell of `next` also goes here (empty when
+  // there is nothing to push).
+  const HaloPushes& pushes(const double* next) const { return peers_.pushes(next); }
+  // Push under GPU-side waits: the end-of-step handshake, for the step's last
+  // kernel to run in its tail (see SameGpuPeers); inactive otherwise.
+  StepSignal take_step_signal() { return peers_.take_step_signal(); }
+  // After the step's writes to the field: in barrier mode waits for the
+  // device and the GPU's other ranks; push under GPU-side waits enqueues the
+  // end-of-step handshake unless a kernel took it; pull under GPU-side waits:
+  // nothing (the next start() tells the neighbours).
   void finish_step();
   // Collective over the ranks of this rank's GPU: returns once nobody reads
   // this rank's fields any more. Call before freeing or rewriting them from

@@ -33,12 +33,17 @@ struct PeerRecord {
   PeerMemoryHandle signals;  // its step counter (GPU-side waits)
 };
 
-// GPU-side waits under MPS, unless the user asked for the host barrier
-// (MPSFW_HALO_SYNC=barrier, e.g. to compare the two).
-bool want_stream_signals() {
+// MPSFW_HALO_SYNC picks how same-GPU steps are ordered, to compare them:
+// "barrier" (host barrier), "kernel" (GPU-side waits in a kernel of their
+// own), unset: GPU-side waits in the tail of the step's last kernel.
+std::string halo_sync_choice() {
   const char* env = std::getenv("MPSFW_HALO_SYNC");
-  if (env != nullptr && std::string(env) == "barrier") return false;
-  return StreamSignals::available();
+  return env == nullptr ? "" : env;
+}
+
+// GPU-side waits under MPS, unless the user asked for the host barrier.
+bool want_stream_signals() {
+  return halo_sync_choice() != "barrier" && StreamSignals::available();
 }
 
 std::vector<std::string> all_gpu_names(MPI_Comm comm, const std::string& mine) {
@@ -58,7 +63,7 @@ std::vector<std::string> all_gpu_names(MPI_Comm comm, const std::string& mine) {
 }  // namespace
 
 void SameGpuPeers::connect(HaloTransport mode, const std::string& gpu,
-                           const std::array<const double*, 2>& fields) {
+                           const std::array<double*, 2>& fields, DirectHalo how) {
   agree_on_error(comm_, mode == HaloTransport::Ipc && gpu.empty()
                             ? "run.halo = ipc needs the CUDA backend (this rank computes on the host)"
                             : "");
@@ -80,16 +85,25 @@ void SameGpuPeers::connect(HaloTransport mode, const std::string& gpu,
     unmap_neighbors();
     active_ = false;
     pulls_ = {};
+    pushes_ = {};
     if (mode == HaloTransport::Ipc) throw AgreedError("run.halo = ipc: " + failed);
     fallback_ = failed;
     return;
   }
   faces_ = faces;
-  fields_ = fields;
+  fields_ = {fields[0], fields[1]};
+  how_ = how;
+  fuse_signal_ = halo_sync_choice() != "kernel";
+  if (how_ == DirectHalo::Push && faces_ != 0) {
+    // Nobody pushed into the first buffer's halo: fill it once. The
+    // neighbours overwrite what this reads no earlier than their second step,
+    // which waits for this rank's first.
+    copy_from_peers(space_, fields[0], layout_, pulls_[0]);
+    memory::synchronize(space_);
+  }
 }
 
-std::string SameGpuPeers::map_neighbors(FaceMask faces,
-                                        const std::array<const double*, 2>& fields) {
+std::string SameGpuPeers::map_neighbors(FaceMask faces, const std::array<double*, 2>& fields) {
   if (gpu_comm_ == MPI_COMM_NULL) return "";
   // Every rank on the GPU joins the per-step rendezvous if any of them pulls;
   // if none does, nothing is shared.
@@ -128,12 +142,12 @@ std::string SameGpuPeers::map_neighbors(FaceMask faces,
   if (!all_ok) return "";  // the failing rank says why
 
   // Map each neighbour once, however many faces it sits across.
-  std::vector<std::pair<int, std::array<const double*, 2>>> mapped_by_rank;
+  std::vector<std::pair<int, std::array<double*, 2>>> mapped_by_rank;
   try {
     for (int f = 0; f < kFaces; ++f) {
       if (!(faces & (1u << f))) continue;
       const int n = neighbors_[static_cast<size_t>(f)];
-      std::array<const double*, 2> theirs = fields;
+      std::array<double*, 2> theirs = fields;
       FieldLayout peer = layout_;
       if (n != mine.rank) {
         const auto rec = std::find_if(records.begin(), records.end(),
@@ -147,15 +161,18 @@ std::string SameGpuPeers::map_neighbors(FaceMask faces,
         } else {
           for (int b = 0; b < 2; ++b) {
             mapped_.push_back(memory_.map(rec->field[b]));
-            theirs[static_cast<size_t>(b)] = static_cast<const double*>(mapped_.back());
+            theirs[static_cast<size_t>(b)] = static_cast<double*>(mapped_.back());
           }
           if (signals_) signals_->add_neighbor(rec->signals);
           mapped_by_rank.emplace_back(n, theirs);
         }
       }
       for (int b = 0; b < 2; ++b) {
-        pulls_[static_cast<size_t>(b)].add(
-            face_pull(layout_, peer, theirs[static_cast<size_t>(b)], f));
+        double* buffer = theirs[static_cast<size_t>(b)];
+        pulls_[static_cast<size_t>(b)].add(face_pull(layout_, peer, buffer, f));
+        HaloPushes& push = pushes_[static_cast<size_t>(b)];
+        push.face[f] = push_target(layout_, f, peer, buffer);
+        push.faces |= 1u << f;
       }
     }
   } catch (const std::exception& e) {
@@ -183,16 +200,36 @@ int SameGpuPeers::buffer_index(const double* field) const {
 }
 
 void SameGpuPeers::pull(double* field) {
+  if (how_ == DirectHalo::Push) return;
   const PeerBoxList& pulls = pulls_[static_cast<size_t>(buffer_index(field))];
   // Neighbours done with the previous step have written what this step
   // pulls and pulled what this step overwrites.
   const std::uint64_t finished = steps_++;
-  if (signals_) signals_->wait_for_neighbors(finished);
+  if (signals_) signals_->mark_and_wait(finished);
   copy_from_peers(space_, field, layout_, pulls);
 }
 
+const HaloPushes& SameGpuPeers::pushes(const double* next) const {
+  if (how_ != DirectHalo::Push || faces_ == 0) return no_pushes_;
+  return pushes_[static_cast<size_t>(buffer_index(next))];
+}
+
+StepSignal SameGpuPeers::take_step_signal() {
+  if (how_ != DirectHalo::Push || !signals_ || !fuse_signal_) return {};
+  signal_taken_ = true;
+  return signals_->at_step_end(steps_ + 1);
+}
+
 void SameGpuPeers::finish_step() {
-  if (!active_ || signals_) return;  // with GPU-side waits the next pull tells the neighbours
+  if (!active_) return;
+  if (how_ == DirectHalo::Push) ++steps_;
+  if (signals_) {
+    // Pull: the next pull tells the neighbours. Push: the step's end does,
+    // in the last kernel's tail unless nobody took the signal.
+    if (how_ == DirectHalo::Push && !signal_taken_) signals_->mark_and_wait(steps_);
+    signal_taken_ = false;
+    return;
+  }
   memory::synchronize(space_);
   MPSFW_MPI_CHECK(MPI_Barrier(gpu_comm_));
 }

@@ -1,15 +1,19 @@
 #pragma once
 // The same-GPU half of the halo exchange. Each rank maps its same-GPU
-// neighbours' two field buffers into its own address space once (CUDA IPC)
-// and copies their planes device to device into its halo, on the stream that
-// then updates the field: no host copy, no MPI message. Step s reads buffer
-// s%2 and writes the other, so two orderings keep it correct: a rank pulls
-// from a neighbour only after the neighbour's step s-1 writes, and writes only
-// after its neighbours' step s-1 pulls out of the buffer it overwrites. Under
-// MPS the streams order themselves through step counters in device memory
-// (StreamSignals): the CPU never waits. Without MPS, or with
-// MPSFW_HALO_SYNC=barrier, finish_step() waits for the device and for the
-// GPU's other ranks instead (one host rendezvous a step).
+// neighbours' two field buffers into its own address space once (CUDA IPC);
+// halo planes then move device to device, no host copy, no MPI message, in
+// one of two ways (DirectHalo):
+//   Pull  start() copies the neighbours' planes into this rank's halo, on the
+//         stream that then updates the field;
+//   Push  the kernel that writes a boundary cell also writes it into the
+//         neighbour's halo (HaloPushes), so a step needs no copy kernel.
+// Step s reads buffer s%2 and writes the other, so two orderings keep it
+// correct: a halo is read only after the neighbour's step s-1 has written
+// what it holds, and a buffer is overwritten only after the neighbours' step
+// s-1 is done reading it. Under MPS the streams order themselves through step
+// counters in device memory (StreamSignals): the CPU never waits. Without
+// MPS, or with MPSFW_HALO_SYNC=barrier, finish_step() waits for the device
+// and for the GPU's other ranks instead (one host rendezvous a step).
 #include <mpi.h>
 
 #include <array>
@@ -22,11 +26,14 @@
 #include "box_copy.hpp"
 #include "decomposition.hpp"
 #include "field_layout.hpp"
+#include "halo_push.hpp"
 #include "halo_transport.hpp"
 #include "peer_memory.hpp"
 #include "stream_signals.hpp"
 
 namespace mpsfw {
+
+enum class DirectHalo { Pull, Push };
 
 class SameGpuPeers {
  public:
@@ -39,28 +46,39 @@ class SameGpuPeers {
   SameGpuPeers& operator=(const SameGpuPeers&) = delete;
 
   // Collective over `comm`; see HaloExchange::connect_same_gpu_peers.
-  void connect(HaloTransport mode, const std::string& gpu,
-               const std::array<const double*, 2>& fields);
+  void connect(HaloTransport mode, const std::string& gpu, const std::array<double*, 2>& fields,
+               DirectHalo how);
 
   // Faces pulled directly (the others go through MPI or are walls).
   FaceMask faces() const { return faces_; }
   // Whether this rank takes part in the per-step ordering (any direct face
   // on its GPU).
   bool active() const { return active_; }
+  DirectHalo how() const { return how_; }
   const std::string& fallback_reason() const { return fallback_; }
   // "GPU-side waits", "a host barrier", or "" when not active.
   const char* ordering() const;
 
-  // Enqueues this step's pulls into `field` (one of the connected buffers).
+  // Pull: enqueues this step's pulls into `field` (one of the connected
+  // buffers). Push: nothing (the neighbours pushed).
   void pull(double* field);
-  // After the step's last write to the field (host barrier in barrier mode).
+  // Push: where writers of `next` (one of the buffers) also write its
+  // boundary cells. Empty in pull mode.
+  const HaloPushes& pushes(const double* next) const;
+  // Push under GPU-side waits: the end-of-step handshake for the step's last
+  // kernel to run in its tail; finish_step() then launches nothing. Inactive
+  // otherwise (also with MPSFW_HALO_SYNC=kernel, which keeps it a kernel of
+  // its own to compare).
+  StepSignal take_step_signal();
+  // After the step's last write to the field: the end-of-step handshake
+  // (push) or, in barrier mode, the host barrier.
   void finish_step();
   // Collective over the GPU's ranks: nobody reads this rank's fields after.
   void quiesce();
 
  private:
   // Maps the neighbours' buffers and plans the pulls; "" or why not.
-  std::string map_neighbors(FaceMask faces, const std::array<const double*, 2>& fields);
+  std::string map_neighbors(FaceMask faces, const std::array<double*, 2>& fields);
   void unmap_neighbors() noexcept;
   int buffer_index(const double* field) const;
 
@@ -71,12 +89,17 @@ class SameGpuPeers {
   PeerMemory& memory_;
   FaceMask faces_ = 0;
   bool active_ = false;
+  DirectHalo how_ = DirectHalo::Pull;
   std::array<const double*, 2> fields_{};
-  std::array<PeerBoxList, 2> pulls_;  // into each of the two buffers
+  std::array<PeerBoxList, 2> pulls_;    // into each of the two buffers
+  std::array<HaloPushes, 2> pushes_;    // out of each of the two buffers
+  HaloPushes no_pushes_;
   std::vector<void*> mapped_;          // neighbours' buffers mapped here
   MPI_Comm gpu_comm_ = MPI_COMM_NULL;  // the ranks on this rank's GPU
   std::unique_ptr<StreamSignals> signals_;  // null: host barrier mode
-  std::uint64_t steps_ = 0;                 // pulls enqueued
+  std::uint64_t steps_ = 0;  // pulls enqueued (pull), steps finished (push)
+  bool fuse_signal_ = true;  // false: MPSFW_HALO_SYNC=kernel
+  bool signal_taken_ = false;
   std::string fallback_;
 };
 

@@ -6,7 +6,9 @@
 # GPU with every halo through MPI and with same-GPU halos over CUDA IPC.
 # Logs go to $OUT.
 #   scripts/device_halo_check.sh [SIZE=256] [STEPS=400] [RANKS="1 8 16"]
-# Environment: TESTS=0 skips the tests; VARIANTS (default "mpi ipc ipc-barrier ipc-caps"; empty: none).
+# Environment: TESTS=0 skips the tests; VARIANTS (default "mpi ipc ipc-barrier ipc-caps"; empty: none);
+# SYNCS: how heat_ceiling's coupled run orders same-GPU steps (default "tail": the wait in the
+# update kernel's tail; "kernel": in a kernel of its own, MPSFW_HALO_SYNC=kernel).
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 size=${1:-256}
@@ -25,11 +27,17 @@ cmake -S "$MPSFW_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DMPSFW_ENABLE_CUDA=ON > "$out/configure.log" 2>&1 ||
   { tail -40 "$out/configure.log"; exit 1; }
 cmake --build "$build" -j 16 --target solver test_halo_exchange test_heat_transports \
-  test_halo_transport heat_ceiling > "$out/build.log" 2>&1 || { tail -60 "$out/build.log"; exit 1; }
+  test_halo_transport test_heat_backends heat_ceiling > "$out/build.log" 2>&1 ||
+  { tail -60 "$out/build.log"; exit 1; }
 echo "build: ok"
 
 "$build/tests/test_halo_transport" > "$out/test_halo_transport.log" 2>&1
 echo "test_halo_transport: exit $?"
+if [ "${TESTS:-1}" != 0 ]; then
+  timeout 120 mpirun -np 1 "$build/tests/test_heat_backends" > "$out/heat_backends.log" 2>&1
+  echo "test_heat_backends: exit $?"
+  grep -E "FAILED|Failure" "$out/heat_backends.log" | head -6
+fi
 # The tests twice: without MPS (direct pulls ordered by a host barrier) and as
 # clients of an MPS daemon started here (ordered by GPU-side waits).
 run_tests() {
@@ -53,10 +61,15 @@ nvidia-cuda-mps-control -d && run_tests mps
 # Under the same daemon: one rank vs N independent blocks vs the coupled run.
 for np in $ranks; do
   [ "$np" -gt 1 ] || continue
-  timeout 120 mpirun -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -np "$np" \
-    "$build/bench/heat_ceiling" --n "$size" --steps "$steps" > "$out/ceiling_np$np.log" 2>&1
-  echo "== heat_ceiling np=$np: exit $?"
-  cat "$out/ceiling_np$np.log"
+  for sync in ${SYNCS:-tail}; do
+    log="$out/ceiling_np${np}_$sync.log"
+    [ "$sync" = tail ] && unset MPSFW_HALO_SYNC || export MPSFW_HALO_SYNC=$sync
+    timeout 120 mpirun -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -x MPSFW_HALO_SYNC \
+      -np "$np" "$build/bench/heat_ceiling" --n "$size" --steps "$steps" > "$log" 2>&1
+    echo "== heat_ceiling np=$np sync=$sync: exit $?"
+    cat "$log"
+  done
+  unset MPSFW_HALO_SYNC
 done
 echo quit | nvidia-cuda-mps-control
 unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY

@@ -7,6 +7,8 @@
 #include "core/backend.hpp"
 #include "core/box.hpp"
 #include "core/field_layout.hpp"
+#include "core/halo_push.hpp"
+#include "core/step_signal.hpp"
 #include "heat_physics.hpp"
 
 namespace mpsfw::heat {
@@ -21,8 +23,11 @@ class HeatKernels {
  public:
   virtual ~HeatKernels() = default;
   // next = one FTCS step of u, for the cells in `box` (may run asynchronously).
+  // Each new value of a cell on a pushed face's plane is also written where
+  // `pushes` says (same-GPU neighbours' halos). An active `step_end` runs the
+  // end-of-step handshake after the update's last write (CUDA only).
   virtual void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
-                      Coefficients k) = 0;
+                      Coefficients k, const HaloPushes& pushes, const StepSignal& step_end) = 0;
   virtual LocalDiagnostics diagnostics(const double* u, const double* previous,
                                        const FieldLayout& layout) = 0;
   // Waits for all launched work.

@@ -10,6 +10,8 @@
 
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
+#include "core/step_signal.cuh"
+#include "core/stream_signals.hpp"
 #include "heat_kernels.hpp"
 
 namespace mpsfw::heat {
@@ -32,45 +34,75 @@ __device__ __forceinline__ void store(double* p, double v) {
 }
 
 // Updates cell c from registers (below, center) and memory, then moves the
-// register window one cell up in z.
+// register window one cell up in z. Returns the new value.
 template <bool kStreamingStore>
-__device__ __forceinline__ void march_one(const double* __restrict__ u, double* __restrict__ next,
-                                          std::int64_t& c, std::int64_t sy, std::int64_t sz,
-                                          double& below, double& center, Coefficients k) {
+__device__ __forceinline__ double march_one(const double* __restrict__ u,
+                                            double* __restrict__ next, std::int64_t& c,
+                                            std::int64_t sy, std::int64_t sz, double& below,
+                                            double& center, Coefficients k) {
   const double above = __ldg(u + c + sz);
-  store<kStreamingStore>(next + c, updated_value(center, __ldg(u + c - 1), __ldg(u + c + 1),
-                                                 __ldg(u + c - sy), __ldg(u + c + sy), below,
-                                                 above, k));
+  const double v = updated_value(center, __ldg(u + c - 1), __ldg(u + c + 1), __ldg(u + c - sy),
+                                 __ldg(u + c + sy), below, above, k);
+  store<kStreamingStore>(next + c, v);
   below = center;
   center = above;
   c += sz;
+  return v;
+}
+
+// Cells [k0, k_end) of column (i, j); this block's chunk along z.
+template <int ZC, bool kStreamingStore>
+__device__ __forceinline__ void update_column(const double* __restrict__ u,
+                                              double* __restrict__ next,
+                                              const FieldLayout& layout, const Box& box,
+                                              Coefficients k, const HaloPushes& pushes, int i,
+                                              int j) {
+  const int k0 = box.lo.z + static_cast<int>(blockIdx.z) * ZC;
+  const int k_end = k0 + ZC < box.hi.z ? k0 + ZC : box.hi.z;
+  const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
+  std::int64_t c = layout.index(i, j, k0);
+  double below = __ldg(u + c - sz);
+  double center = __ldg(u + c);
+  if (pushes.column_faces(i, j) != 0) {
+    // On the plane of a face across x or y (few columns): every cell is
+    // pushed to the neighbour too.
+    for (int kz = k0; kz < k_end; ++kz) {
+      pushes.store_cell(i, j, kz, march_one<kStreamingStore>(u, next, c, sy, sz, below, center, k));
+    }
+    return;
+  }
+  double first = 0, last = 0;  // kept for the faces across z
+  if (k_end == k0 + ZC) {
+#pragma unroll
+    for (int z = 0; z < ZC; ++z) {
+      last = march_one<kStreamingStore>(u, next, c, sy, sz, below, center, k);
+      if (z == 0) first = last;
+    }
+  } else {
+    for (int kz = k0; kz < k_end; ++kz) {
+      last = march_one<kStreamingStore>(u, next, c, sy, sz, below, center, k);
+      if (kz == k0) first = last;
+    }
+  }
+  pushes.store_z_ends(i, j, k0, first, k_end - 1, last);
 }
 
 template <int BX, int BY, int ZC, bool kStreamingStore>
 __global__ void __launch_bounds__(BX* BY)
     update_kernel(const double* __restrict__ u, double* __restrict__ next, FieldLayout layout,
-                  Box box, Coefficients k) {
+                  Box box, Coefficients k, HaloPushes pushes, StepSignal step_end) {
   const int i = box.lo.x + static_cast<int>(blockIdx.x) * BX + static_cast<int>(threadIdx.x);
   const int j = box.lo.y + static_cast<int>(blockIdx.y) * BY + static_cast<int>(threadIdx.y);
-  if (i >= box.hi.x || j >= box.hi.y) return;
-  const int k0 = box.lo.z + static_cast<int>(blockIdx.z) * ZC;
-  const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
-  std::int64_t c = layout.index(i, j, k0);
-  double below = __ldg(u + c - sz);
-  double center = __ldg(u + c);
-  if (k0 + ZC <= box.hi.z) {
-#pragma unroll
-    for (int z = 0; z < ZC; ++z) march_one<kStreamingStore>(u, next, c, sy, sz, below, center, k);
-    return;
+  if (i < box.hi.x && j < box.hi.y) {
+    update_column<ZC, kStreamingStore>(u, next, layout, box, k, pushes, i, j);
   }
-  for (int kz = k0; kz < box.hi.z; ++kz) {
-    march_one<kStreamingStore>(u, next, c, sy, sz, below, center, k);
-  }
+  // Every thread, so the whole block has written before it arrives.
+  if (step_end.active()) arrive_and_wait(step_end);
 }
 
 template <int BX, int BY, int ZC, bool kStreamingStore>
 void launch_update(const double* u, double* next, const FieldLayout& layout, const Box& box,
-                   Coefficients k) {
+                   Coefficients k, const HaloPushes& pushes, const StepSignal& step_end) {
   const Int3 s = box.size();
   const dim3 block(BX, BY, 1);
   const dim3 grid((s.x + BX - 1) / BX, (s.y + BY - 1) / BY, (s.z + ZC - 1) / ZC);
@@ -78,12 +110,14 @@ void launch_update(const double* u, double* next, const FieldLayout& layout, con
     throw Error("CUDA update: box " + std::to_string(s.x) + "x" + std::to_string(s.y) + "x" +
                 std::to_string(s.z) + " is too large for one launch");
   }
-  update_kernel<BX, BY, ZC, kStreamingStore><<<grid, block>>>(u, next, layout, box, k);
+  update_kernel<BX, BY, ZC, kStreamingStore>
+      <<<grid, block>>>(u, next, layout, box, k, pushes, step_end);
   MPSFW_CUDA_CHECK_LAUNCH();
 }
 
 // The compiled shapes; add a line to try another.
-using Launcher = void (*)(const double*, double*, const FieldLayout&, const Box&, Coefficients);
+using Launcher = void (*)(const double*, double*, const FieldLayout&, const Box&, Coefficients,
+                         const HaloPushes&, const StepSignal&);
 struct CompiledShape {
   CudaUpdateShape shape;
   Launcher launch;
@@ -145,13 +179,16 @@ struct ValueAndChange {
 class CudaHeatKernels final : public HeatKernels {
  public:
   void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
-              Coefficients k) override {
-    if (box.empty()) return;
+              Coefficients k, const HaloPushes& pushes, const StepSignal& step_end) override {
+    if (box.empty()) {
+      if (step_end.active()) mpsfw::detail::cuda_mark_and_wait(step_end);
+      return;
+    }
     // A slab one or two cells thin in x (the shell next to an x face) would
     // leave most of a wide block idle: threads go along y instead.
     const bool thin_x = box.size().x < 8;
     const CudaUpdateShape s = thin_x ? CudaUpdateShape{1, 128, 8, false} : g_shape;
-    find_shape(s)->launch(u, next, layout, box, k);
+    find_shape(s)->launch(u, next, layout, box, k, pushes, step_end);
   }
 
   LocalDiagnostics diagnostics(const double* u, const double* previous,

@@ -13,15 +13,21 @@ namespace {
 class HostHeatKernels final : public HeatKernels {
  public:
   void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
-              Coefficients k) override {
+              Coefficients k, const HaloPushes& pushes, const StepSignal& step_end) override {
+    if (step_end.active()) {
+      throw Error("the host heat backend cannot run a GPU-side step handshake");
+    }
     if (box.empty()) return;
     const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
+    const bool pushing = !pushes.empty();
 #pragma omp parallel for collapse(2) schedule(static)
     for (int kz = box.lo.z; kz < box.hi.z; ++kz) {
       for (int j = box.lo.y; j < box.hi.y; ++j) {
         const std::int64_t row = layout.index(0, j, kz);
         for (int i = box.lo.x; i < box.hi.x; ++i) {
-          next[row + i] = updated_cell(u, row + i, sy, sz, k);
+          const double v = updated_cell(u, row + i, sy, sz, k);
+          next[row + i] = v;
+          if (pushing) pushes.store_cell(i, j, kz, v);
         }
       }
     }

@@ -59,7 +59,8 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
   // A failure on some ranks only (a bad value in their part of u0, out of
   // memory) must stop every rank before the first collective below.
   agree_on_error(decomposition_.comm(), error);
-  halo_->connect_same_gpu_peers(config_.halo, gpu, {u_.data(), next_.data()});
+  // Same-GPU faces are pushed by the update kernel itself: one kernel a step.
+  halo_->connect_same_gpu_peers(config_.halo, gpu, {u_.data(), next_.data()}, DirectHalo::Push);
   late_faces_ = halo_->mpi_faces();
   diagnostics_.push_back(measure(0));
 }
@@ -67,18 +68,23 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
 HeatSolver::~HeatSolver() = default;
 
 void HeatSolver::step_once() {
-  halo_->start(u_.data());  // times its own phases (halo post, pack, pull)
+  halo_->start(u_.data());  // times its own phases (halo post, pack)
+  const HaloPushes& pushes = halo_->pushes(next_.data());
   {
     PhaseTimers::Scope t(timers_, "inner update");
+    // Without MPI faces this is the step's only kernel: it also ends the
+    // step with the same-GPU neighbours.
+    const StepSignal step_end = late_faces_ == 0 ? halo_->take_step_signal() : StepSignal{};
     kernels_->update(u_.data(), next_.data(), layout_, inner_box(layout_, late_faces_),
-                     coefficients_);
+                     coefficients_, pushes, step_end);
   }
   halo_->finish(u_.data());  // halo wait, halo unpack
   if (late_faces_ != 0) {
     PhaseTimers::Scope t(timers_, "shell update");
     const ShellBoxes shell = shell_boxes(layout_, late_faces_);
     for (int b = 0; b < shell.count; ++b) {
-      kernels_->update(u_.data(), next_.data(), layout_, shell.box[b], coefficients_);
+      kernels_->update(u_.data(), next_.data(), layout_, shell.box[b], coefficients_, pushes,
+                       {});
     }
   }
   halo_->finish_step();  // halo sync, with same-GPU neighbours

@@ -1,8 +1,10 @@
 // Same-GPU halos: the heat solver on the CUDA backend gives the same field,
-// bit for bit, whether halos between ranks on the GPU are pulled device to
-// device (run.halo = ipc, ordered by GPU-side waits under MPS, else and with
-// MPSFW_HALO_SYNC=barrier by a host barrier) or sent through MPI
-// (run.halo = mpi), and all equal a one-rank run. The IPC runs must really use
+// bit for bit, whether halos between ranks on the GPU are pushed device to
+// device by the update kernel (run.halo = ipc; ordered by GPU-side waits in
+// the kernel's tail under MPS, in a kernel of their own with
+// MPSFW_HALO_SYNC=kernel, by a host barrier without MPS and with
+// MPSFW_HALO_SYNC=barrier) or sent through MPI (run.halo = mpi), and all
+// equal a one-rank run. The IPC runs must really use
 // IPC on a one-GPU machine. Skips without a GPU.
 #include <gtest/gtest.h>
 
@@ -55,6 +57,8 @@ void expect_transports_agree(const std::vector<std::string>& overrides, bool per
   const Outcome ipc = run_cuda(overrides, "ipc", MPI_COMM_WORLD);
   setenv("MPSFW_HALO_SYNC", "barrier", 1);
   const Outcome ipc_barrier = run_cuda(overrides, "ipc", MPI_COMM_WORLD);
+  setenv("MPSFW_HALO_SYNC", "kernel", 1);
+  const Outcome ipc_kernel = run_cuda(overrides, "ipc", MPI_COMM_WORLD);
   unsetenv("MPSFW_HALO_SYNC");
   Outcome single;
   if (world_rank() == 0) single = run_cuda(overrides, "mpi", MPI_COMM_SELF);
@@ -62,20 +66,23 @@ void expect_transports_agree(const std::vector<std::string>& overrides, bool per
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   EXPECT_EQ(mpi.direct_faces, 0);
   if (ipc.visible_gpus == 1 && (ranks > 1 || periodic)) {
-    EXPECT_GT(ipc.direct_faces, 0) << "run.halo = ipc pulled no face on a one-GPU machine";
+    EXPECT_GT(ipc.direct_faces, 0) << "run.halo = ipc moved no face directly on a one-GPU machine";
     // Under MPS the streams wait for each other on the GPU, else a host barrier.
     EXPECT_EQ(ipc.order, ipc.mps_enabled == 1 ? "GPU-side waits" : "a host barrier");
     EXPECT_EQ(ipc_barrier.order, "a host barrier");
   }
   if (world_rank() != 0) return;
-  std::printf("ipc vs mpi on %d ranks: %d faces pulled over IPC (%s); fields %s; with the "
-              "host barrier %s; vs 1 rank %s\n",
-              ranks, ipc.direct_faces, ipc.order.c_str(), bitwise_equal(ipc.field, mpi.field) ? "identical" : "DIFFER",
-              bitwise_equal(ipc_barrier.field, mpi.field) ? "identical" : "DIFFER",
-              bitwise_equal(ipc.field, single.field) ? "identical" : "DIFFER");
+  const auto same = [](const Outcome& a, const Outcome& b) {
+    return bitwise_equal(a.field, b.field) ? "identical" : "DIFFER";
+  };
+  std::printf("ipc vs mpi on %d ranks: %d faces over IPC (%s); fields %s; with the host "
+              "barrier %s; with the wait in its own kernel %s; vs 1 rank %s\n",
+              ranks, ipc.direct_faces, ipc.order.c_str(), same(ipc, mpi), same(ipc_barrier, mpi),
+              same(ipc_kernel, mpi), same(ipc, single));
   ASSERT_FALSE(mpi.field.empty());
   EXPECT_TRUE(bitwise_equal(ipc.field, mpi.field));
   EXPECT_TRUE(bitwise_equal(ipc_barrier.field, mpi.field));
+  EXPECT_TRUE(bitwise_equal(ipc_kernel.field, mpi.field));
   EXPECT_TRUE(bitwise_equal(ipc.field, single.field));
 }
 

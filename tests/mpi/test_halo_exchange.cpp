@@ -6,7 +6,9 @@
 // of the two buffers must pull from the neighbours' second buffers. The
 // same-GPU path also runs on the host, with an MPI shared-memory window in
 // place of CUDA IPC and made-up GPU names (mixed direct and MPI faces, the
-// fallback when a rank cannot map, the error when "ipc" was demanded).
+// fallback when a rank cannot map, the error when "ipc" was demanded), in
+// pull mode and in push mode (the writer of a buffer fills the neighbours'
+// halos).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -325,6 +327,70 @@ void check_shared_exchange(Int3 global, Int3 hint, bool periodic, const SharedCa
   MPI_Comm_free(&node);
 }
 
+// Push mode over the shared-memory stand-in, as a solver runs it: each step
+// reads buffer s%2 (its MPI faces via start/finish, its direct faces pushed by
+// the neighbours' previous step, or filled at connect for the first), then
+// writes every interior cell of the other buffer through pushes(), then
+// finish_step(). Each step writes different values, so a stale halo shows.
+void check_shared_push(Int3 global, Int3 hint, bool periodic,
+                       const std::function<std::string(int)>& gpu_of) {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_size = 0, world_size = 0;
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  if (node_size != world_size) {
+    MPI_Comm_free(&node);
+    GTEST_SKIP() << "ranks on several nodes: no shared window for all";
+  }
+  CartDecomposition d(MPI_COMM_WORLD, global, hint, {periodic, periodic, periodic});
+  const FieldLayout layout(d.local_cells());
+  const auto cells = static_cast<size_t>(layout.size());
+  {
+    SharedWindowMemory shared(node, 2 * cells);
+    double* buffers[2] = {shared.base(), shared.base() + cells};
+    constexpr double kStale = 1e9;  // what the second buffer holds before step 0
+    const std::vector<double> first = coded_block(d, layout, 0);
+    const std::vector<double> stale = coded_block(d, layout, kStale);
+    std::copy(first.begin(), first.end(), buffers[0]);
+    std::copy(stale.begin(), stale.end(), buffers[1]);
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    HaloExchange halo(d, layout, Backend::Host, false, shared);
+    halo.connect_same_gpu_peers(HaloTransport::Auto, gpu_of(d.rank()), {buffers[0], buffers[1]},
+                                DirectHalo::Push);
+    FaceMask same = 0;
+    for (int f = 0; f < kFaces; ++f) {
+      const int n = d.neighbor(f);
+      if (n != MPI_PROC_NULL && gpu_of(n) == gpu_of(d.rank())) same |= 1u << f;
+    }
+    EXPECT_EQ(halo.direct_faces(), same);
+    EXPECT_EQ(halo.pushes(buffers[1]).faces, same);
+    EXPECT_FALSE(halo.take_step_signal().active()) << "no GPU-side waits on the host";
+
+    constexpr int kSteps = 4;
+    for (int step = 0; step < kSteps; ++step) {
+      double* u = buffers[step % 2];
+      double* next = buffers[(step + 1) % 2];
+      halo.start(u);
+      halo.finish(u);
+      check_halos(d, layout, global, periodic, std::vector<double>(u, u + cells), 0.25 * step);
+      const std::vector<double> values = coded_block(d, layout, 0.25 * (step + 1));
+      const HaloPushes& pushes = halo.pushes(next);
+      for (int k = 1; k <= layout.n.z; ++k)
+        for (int j = 1; j <= layout.n.y; ++j)
+          for (int i = 1; i <= layout.n.x; ++i) {
+            const double v = values[static_cast<size_t>(layout.index(i, j, k))];
+            next[layout.index(i, j, k)] = v;
+            pushes.store_cell(i, j, k, v);
+          }
+      halo.finish_step();
+    }
+    halo.quiesce();
+  }
+  MPI_Comm_free(&node);
+}
+
 std::string one_gpu(int) { return "GPU-fake"; }
 std::string gpu_by_parity(int rank) { return rank % 2 == 0 ? "GPU-even" : "GPU-odd"; }
 
@@ -336,6 +402,16 @@ TEST(HaloExchangeSharedMemory, AllRanksOnOneGpu) {
 TEST(HaloExchangeSharedMemory, TwoGpusMixDirectAndMpiFaces) {
   check_shared_exchange({9, 7, 5}, {0, 0, 0}, false, {HaloTransport::Auto, gpu_by_parity, -1});
   check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Auto, gpu_by_parity, -1});
+}
+
+TEST(HaloExchangeSharedMemory, PushAllRanksOnOneGpu) {
+  check_shared_push({9, 7, 5}, {0, 0, 0}, false, one_gpu);
+  check_shared_push({6, 5, 4}, {0, 0, 0}, true, one_gpu);
+}
+
+TEST(HaloExchangeSharedMemory, PushMixesDirectAndMpiFaces) {
+  check_shared_push({9, 7, 5}, {0, 0, 0}, false, gpu_by_parity);
+  check_shared_push({6, 5, 4}, {0, 0, 0}, true, gpu_by_parity);
 }
 
 TEST(HaloExchangeSharedMemory, MpiModeSharesNothing) {

@@ -1,12 +1,15 @@
-// Which faces go device to device, and what a direct pull copies: the logic of
-// same-GPU halos without a GPU (host fields stand in for mapped device memory).
+// Which faces go device to device, what a direct pull copies and where a push
+// writes: the logic of same-GPU halos without a GPU (host fields stand in for
+// mapped device memory).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/halo_exchange.hpp"
+#include "core/halo_push.hpp"
 #include "core/halo_transport.hpp"
 
 namespace mpsfw {
@@ -94,6 +97,71 @@ TEST(HaloTransport, PullCopiesTheNeighboursFacingPlane) {
     expect_halo_is_across(a, low, low_at, 2 * dim + 1);
     expect_halo_is_across(b, high, high_at, 2 * dim);
   }
+}
+
+// Pushing every cell of one block through its HaloPushes fills exactly the
+// facing halo of the other block, nothing else.
+TEST(HaloTransport, PushWritesTheNeighboursFacingHalo) {
+  for (int dim = 0; dim < 3; ++dim) {
+    Int3 low_cells{5, 4, 3}, high_cells{5, 4, 3};
+    low_cells[dim] = 2;
+    high_cells[dim] = 6;
+    const FieldLayout low(low_cells), high(high_cells);
+    Int3 low_at{0, 0, 0}, high_at{0, 0, 0};
+    high_at[dim] = low_cells[dim];
+    std::vector<double> a = block(low, low_at), b = block(high, high_at);
+    const std::vector<double> a_before = a, b_before = b;
+    HaloPushes from_a, from_b;
+    from_a.face[2 * dim + 1] = push_target(low, 2 * dim + 1, high, b.data());
+    from_a.faces = 1u << (2 * dim + 1);
+    from_b.face[2 * dim] = push_target(high, 2 * dim, low, a.data());
+    from_b.faces = 1u << (2 * dim);
+    const auto push_all = [](const FieldLayout& l, const std::vector<double>& f,
+                             const HaloPushes& p) {
+      for (int k = 1; k <= l.n.z; ++k)
+        for (int j = 1; j <= l.n.y; ++j)
+          for (int i = 1; i <= l.n.x; ++i)
+            p.store_cell(i, j, k, f[static_cast<size_t>(l.index(i, j, k))]);
+    };
+    push_all(low, a_before, from_a);
+    push_all(high, b_before, from_b);
+    expect_halo_is_across(a, low, low_at, 2 * dim + 1);
+    expect_halo_is_across(b, high, high_at, 2 * dim);
+    const auto changed = [](const std::vector<double>& x, const std::vector<double>& y) {
+      long n = 0;
+      for (size_t c = 0; c < x.size(); ++c) n += x[c] != y[c];
+      return n;
+    };
+    EXPECT_EQ(changed(a, a_before), face_halo_plane(low, 2 * dim + 1).cells()) << "dim " << dim;
+    EXPECT_EQ(changed(b, b_before), face_halo_plane(high, 2 * dim).cells()) << "dim " << dim;
+  }
+}
+
+// The CUDA update pushes a column's cells one of two ways: every cell when
+// the column lies on a face across x or y, else only its ends across z. Both
+// must reach exactly the cells store_cell would.
+TEST(HaloTransport, ColumnAndZEndPushesCoverEveryPlaneCell) {
+  const FieldLayout mine({4, 3, 5});
+  std::vector<double> sink(static_cast<size_t>(mine.size()), 0.0);
+  HaloPushes all;
+  for (int f = 0; f < kFaces; ++f) {
+    all.face[f] = push_target(mine, f, mine, sink.data());  // a periodic wrap onto itself
+    all.faces |= 1u << f;
+  }
+  for (int k = 1; k <= 5; ++k)
+    for (int j = 1; j <= 3; ++j)
+      for (int i = 1; i <= 4; ++i) all.store_cell(i, j, k, code(i, j, k));
+  const std::vector<double> by_cell = sink;
+  std::fill(sink.begin(), sink.end(), 0.0);
+  for (int j = 1; j <= 3; ++j)
+    for (int i = 1; i <= 4; ++i) {
+      if (all.column_faces(i, j) != 0) {
+        for (int k = 1; k <= 5; ++k) all.store_cell(i, j, k, code(i, j, k));
+      } else {
+        all.store_z_ends(i, j, 1, code(i, j, 1), 5, code(i, j, 5));
+      }
+    }
+  EXPECT_EQ(sink, by_cell);
 }
 
 TEST(HaloTransport, PeerBoxesMustMatchInShape) {
