@@ -41,9 +41,13 @@ std::string halo_sync_choice() {
   return env == nullptr ? "" : env;
 }
 
-// GPU-side waits under MPS, unless the user asked for the host barrier.
-bool want_stream_signals() {
-  return halo_sync_choice() != "barrier" && StreamSignals::available();
+// GPU-side waits for fields on a GPU under MPS, unless the user asked for the
+// host barrier. Host fields (the tests' stand-in) always take the barrier:
+// device counters would not order host copies, even in a process that is an
+// MPS client.
+bool want_stream_signals(Backend space) {
+  return space == Backend::Cuda && halo_sync_choice() != "barrier" &&
+         StreamSignals::available();
 }
 
 std::vector<std::string> all_gpu_names(MPI_Comm comm, const std::string& mine) {
@@ -112,7 +116,7 @@ std::string SameGpuPeers::map_neighbors(FaceMask faces, const std::array<double*
   active_ = all_any != 0;
   if (!active_) return "";
   // One ordering mode for the whole GPU.
-  int signals_here = want_stream_signals() ? 1 : 0, signals_everywhere = 0;
+  int signals_here = want_stream_signals(space_) ? 1 : 0, signals_everywhere = 0;
   MPSFW_MPI_CHECK(MPI_Allreduce(&signals_here, &signals_everywhere, 1, MPI_INT, MPI_LAND,
                                 gpu_comm_));
   // Every buffer must hold its initial values before a neighbour may read it.

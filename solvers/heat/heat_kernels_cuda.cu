@@ -34,70 +34,73 @@ __device__ __forceinline__ void store(double* p, double v) {
 }
 
 // Updates cell c from registers (below, center) and memory, then moves the
-// register window one cell up in z. Returns the new value.
+// register window one cell up in z.
 template <bool kStreamingStore>
-__device__ __forceinline__ double march_one(const double* __restrict__ u,
-                                            double* __restrict__ next, std::int64_t& c,
-                                            std::int64_t sy, std::int64_t sz, double& below,
-                                            double& center, Coefficients k) {
+__device__ __forceinline__ void march_one(const double* __restrict__ u, double* __restrict__ next,
+                                          std::int64_t& c, std::int64_t sy, std::int64_t sz,
+                                          double& below, double& center, Coefficients k) {
   const double above = __ldg(u + c + sz);
-  const double v = updated_value(center, __ldg(u + c - 1), __ldg(u + c + 1), __ldg(u + c - sy),
-                                 __ldg(u + c + sy), below, above, k);
-  store<kStreamingStore>(next + c, v);
+  store<kStreamingStore>(next + c, updated_value(center, __ldg(u + c - 1), __ldg(u + c + 1),
+                                                 __ldg(u + c - sy), __ldg(u + c + sy), below,
+                                                 above, k));
   below = center;
   center = above;
   c += sz;
-  return v;
 }
 
-// Cells [k0, k_end) of column (i, j); this block's chunk along z.
-template <int ZC, bool kStreamingStore>
-__device__ __forceinline__ void update_column(const double* __restrict__ u,
-                                              double* __restrict__ next,
-                                              const FieldLayout& layout, const Box& box,
-                                              Coefficients k, const HaloPushes& pushes, int i,
-                                              int j) {
-  const int k0 = box.lo.z + static_cast<int>(blockIdx.z) * ZC;
-  const int k_end = k0 + ZC < box.hi.z ? k0 + ZC : box.hi.z;
-  const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
-  std::int64_t c = layout.index(i, j, k0);
-  double below = __ldg(u + c - sz);
-  double center = __ldg(u + c);
+// After a column's cells [k0, k_end) are written: copies those on a pushed
+// face's plane (all of them for a face across x or y, the end cells for one
+// across z) into the neighbours' halos, reading them back from `next` (this
+// thread wrote them). Kept out of line so the march keeps its registers.
+__device__ __noinline__ void push_column(const HaloPushes& pushes, const double* next,
+                                         const FieldLayout& layout, int i, int j, int k0,
+                                         int k_end) {
   if (pushes.column_faces(i, j) != 0) {
-    // On the plane of a face across x or y (few columns): every cell is
-    // pushed to the neighbour too.
     for (int kz = k0; kz < k_end; ++kz) {
-      pushes.store_cell(i, j, kz, march_one<kStreamingStore>(u, next, c, sy, sz, below, center, k));
+      pushes.store_cell(i, j, kz, next[layout.index(i, j, kz)]);
     }
     return;
   }
-  double first = 0, last = 0;  // kept for the faces across z
-  if (k_end == k0 + ZC) {
-#pragma unroll
-    for (int z = 0; z < ZC; ++z) {
-      last = march_one<kStreamingStore>(u, next, c, sy, sz, below, center, k);
-      if (z == 0) first = last;
-    }
-  } else {
-    for (int kz = k0; kz < k_end; ++kz) {
-      last = march_one<kStreamingStore>(u, next, c, sy, sz, below, center, k);
-      if (kz == k0) first = last;
-    }
-  }
-  pushes.store_z_ends(i, j, k0, first, k_end - 1, last);
+  pushes.store_z_ends(i, j, k0, next[layout.index(i, j, k0)], k_end - 1,
+                      next[layout.index(i, j, k_end - 1)]);
 }
 
-template <int BX, int BY, int ZC, bool kStreamingStore>
-__global__ void __launch_bounds__(BX* BY)
+__device__ __noinline__ void end_step(const StepSignal& step_end) { arrive_and_wait(step_end); }
+
+// kDirect: the variant for ranks with same-GPU neighbours (pushes, and the
+// end-of-step handshake). The plain variant is the one-rank kernel, untouched
+// by either: their code took it from 32 to 64 registers and from 0.86 to 0.58
+// of the copy bandwidth (docs/performance.md). The direct variant is held to
+// the plain one's full occupancy (2048 threads an SM) instead.
+template <int BX, int BY, int ZC, bool kStreamingStore, bool kDirect>
+__global__ void __launch_bounds__(BX* BY, kDirect ? 2048 / (BX * BY) : 1)
     update_kernel(const double* __restrict__ u, double* __restrict__ next, FieldLayout layout,
-                  Box box, Coefficients k, HaloPushes pushes, StepSignal step_end) {
+                  Box box, Coefficients k, __grid_constant__ const HaloPushes pushes,
+                  __grid_constant__ const StepSignal step_end) {
   const int i = box.lo.x + static_cast<int>(blockIdx.x) * BX + static_cast<int>(threadIdx.x);
   const int j = box.lo.y + static_cast<int>(blockIdx.y) * BY + static_cast<int>(threadIdx.y);
   if (i < box.hi.x && j < box.hi.y) {
-    update_column<ZC, kStreamingStore>(u, next, layout, box, k, pushes, i, j);
+    const int k0 = box.lo.z + static_cast<int>(blockIdx.z) * ZC;
+    const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
+    std::int64_t c = layout.index(i, j, k0);
+    double below = __ldg(u + c - sz);
+    double center = __ldg(u + c);
+    int k_end = box.hi.z;
+    if (k0 + ZC <= box.hi.z) {
+      k_end = k0 + ZC;
+#pragma unroll
+      for (int z = 0; z < ZC; ++z) {
+        march_one<kStreamingStore>(u, next, c, sy, sz, below, center, k);
+      }
+    } else {
+      for (int kz = k0; kz < box.hi.z; ++kz) {
+        march_one<kStreamingStore>(u, next, c, sy, sz, below, center, k);
+      }
+    }
+    if (kDirect && !pushes.empty()) push_column(pushes, next, layout, i, j, k0, k_end);
   }
   // Every thread, so the whole block has written before it arrives.
-  if (step_end.active()) arrive_and_wait(step_end);
+  if (kDirect && step_end.active()) end_step(step_end);
 }
 
 template <int BX, int BY, int ZC, bool kStreamingStore>
@@ -110,8 +113,13 @@ void launch_update(const double* u, double* next, const FieldLayout& layout, con
     throw Error("CUDA update: box " + std::to_string(s.x) + "x" + std::to_string(s.y) + "x" +
                 std::to_string(s.z) + " is too large for one launch");
   }
-  update_kernel<BX, BY, ZC, kStreamingStore>
-      <<<grid, block>>>(u, next, layout, box, k, pushes, step_end);
+  if (pushes.empty() && !step_end.active()) {
+    update_kernel<BX, BY, ZC, kStreamingStore, false>
+        <<<grid, block>>>(u, next, layout, box, k, pushes, step_end);
+  } else {
+    update_kernel<BX, BY, ZC, kStreamingStore, true>
+        <<<grid, block>>>(u, next, layout, box, k, pushes, step_end);
+  }
   MPSFW_CUDA_CHECK_LAUNCH();
 }
 
