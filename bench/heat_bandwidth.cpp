@@ -3,6 +3,8 @@
 //   copy    cudaMemcpy device-to-device of one field, bytes read + written
 //   kernel  one update launch over the whole n^3 interior (16 bytes per cell:
 //           each cell read once and written once, neighbours from cache)
+//   pushing the update kernel of ranks with same-GPU neighbours, pushing all six
+//           faces (into a scratch field here): what the pushes cost the kernel
 //   step    a full solver step on one rank (inner + shell + sync), as runs see it
 // Each figure is the median of --repeats timings taken with CUDA events. With
 // --sweep every compiled thread-block shape of the update kernel is timed.
@@ -19,6 +21,7 @@
 #include "bench/bench_support.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device.hpp"
+#include "core/halo_exchange.hpp"
 #include "solvers/heat/heat_config.hpp"
 #include "solvers/heat/heat_kernels.hpp"
 #include "solvers/heat/heat_solver.hpp"
@@ -85,6 +88,18 @@ int run(int argc, char** argv) {
   const heat::CudaUpdateShape shape = heat::cuda_update_shape();
   std::printf("kernel (default %dx%d z%d%s)   %10.1f %8.3f\n", shape.bx, shape.by, shape.z_chunk,
               shape.streaming_store ? " stream" : "", kbw * 1e-9, kbw / copy_bw);
+
+  Array<double> scratch(Backend::Cuda, static_cast<size_t>(layout.size()));
+  HaloPushes pushes;
+  for (int f = 0; f < kFaces; ++f) {
+    pushes.face[f] = push_target(layout, f, layout, scratch.data());
+    pushes.faces |= 1u << f;
+  }
+  const double push_s = bench::median_event_seconds(repeats, [&] {
+    kernels->update(u.data(), next.data(), layout, layout.interior(), k, pushes, {});
+  });
+  const double push_bw = 16.0 * cells / push_s;
+  std::printf("%-28s %10.1f %8.3f\n", "kernel pushing 6 faces", push_bw * 1e-9, push_bw / copy_bw);
 
   // Full solver steps as a run takes them: inner + shell launches, the per-step
   // synchronisation, one diagnostics pass at the end of the batch.

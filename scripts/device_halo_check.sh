@@ -7,8 +7,9 @@
 # Logs go to $OUT.
 #   scripts/device_halo_check.sh [SIZE=256] [STEPS=400] [RANKS="1 8 16"]
 # Environment: TESTS=0 skips the tests; VARIANTS (default "mpi ipc ipc-barrier ipc-caps"; empty: none);
-# SYNCS: how heat_ceiling's coupled run orders same-GPU steps (default "tail": the wait in the
-# update kernel's tail; "kernel": in a kernel of its own, MPSFW_HALO_SYNC=kernel).
+# CEILINGS: how heat_ceiling's coupled runs move same-GPU halos (default "push": pushed by the
+# update kernel, the step's handshake in its tail; "push-kernel": the handshake in a kernel of
+# its own, MPSFW_HALO_SYNC=kernel; "pull": a copy kernel pulls them, MPSFW_HALO_DIRECT=pull).
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 size=${1:-256}
@@ -27,7 +28,7 @@ cmake -S "$MPSFW_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DMPSFW_ENABLE_CUDA=ON > "$out/configure.log" 2>&1 ||
   { tail -40 "$out/configure.log"; exit 1; }
 cmake --build "$build" -j 16 --target solver test_halo_exchange test_heat_transports \
-  test_halo_transport test_heat_backends heat_ceiling > "$out/build.log" 2>&1 ||
+  test_halo_transport test_heat_backends heat_ceiling heat_bandwidth > "$out/build.log" 2>&1 ||
   { tail -60 "$out/build.log"; exit 1; }
 echo "build: ok"
 
@@ -61,15 +62,18 @@ nvidia-cuda-mps-control -d && run_tests mps
 # Under the same daemon: one rank vs N independent blocks vs the coupled run.
 for np in $ranks; do
   [ "$np" -gt 1 ] || continue
-  for sync in ${SYNCS:-tail}; do
-    log="$out/ceiling_np${np}_$sync.log"
-    [ "$sync" = tail ] && unset MPSFW_HALO_SYNC || export MPSFW_HALO_SYNC=$sync
+  for how in ${CEILINGS:-push}; do
+    log="$out/ceiling_np${np}_$how.log"
+    export MPSFW_HALO_SYNC= MPSFW_HALO_DIRECT=
+    [ "$how" = push-kernel ] && MPSFW_HALO_SYNC=kernel
+    [ "$how" = pull ] && MPSFW_HALO_DIRECT=pull
     timeout 120 mpirun -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -x MPSFW_HALO_SYNC \
-      -np "$np" "$build/bench/heat_ceiling" --n "$size" --steps "$steps" > "$log" 2>&1
-    echo "== heat_ceiling np=$np sync=$sync: exit $?"
+      -x MPSFW_HALO_DIRECT -np "$np" "$build/bench/heat_ceiling" --n "$size" --steps "$steps" \
+      > "$log" 2>&1
+    echo "== heat_ceiling np=$np $how: exit $?"
     cat "$log"
   done
-  unset MPSFW_HALO_SYNC
+  unset MPSFW_HALO_SYNC MPSFW_HALO_DIRECT
 done
 echo quit | nvidia-cuda-mps-control
 unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY

@@ -67,40 +67,57 @@ __device__ __noinline__ void push_column(const HaloPushes& pushes, const double*
 
 __device__ __noinline__ void end_step(const StepSignal& step_end) { arrive_and_wait(step_end); }
 
-// kDirect: the variant for ranks with same-GPU neighbours (pushes, and the
-// end-of-step handshake). The plain variant is the one-rank kernel, untouched
-// by either: their code took it from 32 to 64 registers and from 0.86 to 0.58
-// of the copy bandwidth (docs/performance.md). The direct variant is held to
-// the plain one's full occupancy (2048 threads an SM) instead.
-template <int BX, int BY, int ZC, bool kStreamingStore, bool kDirect>
-__global__ void __launch_bounds__(BX* BY, kDirect ? 2048 / (BX * BY) : 1)
+// One column's chunk: cells [k0, k_end) of column (i, j) (returns k_end).
+template <int ZC, bool kStreamingStore>
+__device__ __forceinline__ int update_column(const double* __restrict__ u,
+                                             double* __restrict__ next, const FieldLayout& layout,
+                                             const Box& box, Coefficients k, int i, int j,
+                                             int k0) {
+  const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
+  std::int64_t c = layout.index(i, j, k0);
+  double below = __ldg(u + c - sz);
+  double center = __ldg(u + c);
+  if (k0 + ZC <= box.hi.z) {
+#pragma unroll
+    for (int z = 0; z < ZC; ++z) march_one<kStreamingStore>(u, next, c, sy, sz, below, center, k);
+    return k0 + ZC;
+  }
+  for (int kz = k0; kz < box.hi.z; ++kz) {
+    march_one<kStreamingStore>(u, next, c, sy, sz, below, center, k);
+  }
+  return box.hi.z;
+}
+
+template <int BX, int BY, int ZC, bool kStreamingStore>
+__global__ void __launch_bounds__(BX* BY)
     update_kernel(const double* __restrict__ u, double* __restrict__ next, FieldLayout layout,
-                  Box box, Coefficients k, __grid_constant__ const HaloPushes pushes,
-                  __grid_constant__ const StepSignal step_end) {
+                  Box box, Coefficients k) {
+  const int i = box.lo.x + static_cast<int>(blockIdx.x) * BX + static_cast<int>(threadIdx.x);
+  const int j = box.lo.y + static_cast<int>(blockIdx.y) * BY + static_cast<int>(threadIdx.y);
+  if (i >= box.hi.x || j >= box.hi.y) return;
+  const int k0 = box.lo.z + static_cast<int>(blockIdx.z) * ZC;
+  update_column<ZC, kStreamingStore>(u, next, layout, box, k, i, j, k0);
+}
+
+// The same for ranks with same-GPU neighbours: pushes and the end-of-step
+// handshake. A kernel of its own so that the one-rank kernel keeps its code:
+// sharing one kernel took it from 32 to 64 registers and from 0.86 to 0.58 of
+// the copy bandwidth (docs/performance.md). Held to the same full occupancy.
+template <int BX, int BY, int ZC, bool kStreamingStore>
+__global__ void __launch_bounds__(BX* BY, 2048 / (BX * BY))
+    update_direct_kernel(const double* __restrict__ u, double* __restrict__ next,
+                         FieldLayout layout, Box box, Coefficients k,
+                         __grid_constant__ const HaloPushes pushes,
+                         __grid_constant__ const StepSignal step_end) {
   const int i = box.lo.x + static_cast<int>(blockIdx.x) * BX + static_cast<int>(threadIdx.x);
   const int j = box.lo.y + static_cast<int>(blockIdx.y) * BY + static_cast<int>(threadIdx.y);
   if (i < box.hi.x && j < box.hi.y) {
     const int k0 = box.lo.z + static_cast<int>(blockIdx.z) * ZC;
-    const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
-    std::int64_t c = layout.index(i, j, k0);
-    double below = __ldg(u + c - sz);
-    double center = __ldg(u + c);
-    int k_end = box.hi.z;
-    if (k0 + ZC <= box.hi.z) {
-      k_end = k0 + ZC;
-#pragma unroll
-      for (int z = 0; z < ZC; ++z) {
-        march_one<kStreamingStore>(u, next, c, sy, sz, below, center, k);
-      }
-    } else {
-      for (int kz = k0; kz < box.hi.z; ++kz) {
-        march_one<kStreamingStore>(u, next, c, sy, sz, below, center, k);
-      }
-    }
-    if (kDirect && !pushes.empty()) push_column(pushes, next, layout, i, j, k0, k_end);
+    const int k_end = update_column<ZC, kStreamingStore>(u, next, layout, box, k, i, j, k0);
+    if (!pushes.empty()) push_column(pushes, next, layout, i, j, k0, k_end);
   }
   // Every thread, so the whole block has written before it arrives.
-  if (kDirect && step_end.active()) end_step(step_end);
+  if (step_end.active()) end_step(step_end);
 }
 
 template <int BX, int BY, int ZC, bool kStreamingStore>
@@ -114,10 +131,9 @@ void launch_update(const double* u, double* next, const FieldLayout& layout, con
                 std::to_string(s.z) + " is too large for one launch");
   }
   if (pushes.empty() && !step_end.active()) {
-    update_kernel<BX, BY, ZC, kStreamingStore, false>
-        <<<grid, block>>>(u, next, layout, box, k, pushes, step_end);
+    update_kernel<BX, BY, ZC, kStreamingStore><<<grid, block>>>(u, next, layout, box, k);
   } else {
-    update_kernel<BX, BY, ZC, kStreamingStore, true>
+    update_direct_kernel<BX, BY, ZC, kStreamingStore>
         <<<grid, block>>>(u, next, layout, box, k, pushes, step_end);
   }
   MPSFW_CUDA_CHECK_LAUNCH();

@@ -1,6 +1,8 @@
 #include "heat_solver.hpp"
 
 #include <chrono>
+#include <cstdlib>
+#include <string>
 
 #include "core/box_copy.hpp"
 #include "core/collective.hpp"
@@ -24,6 +26,13 @@ GridGeometry geometry_of(const HeatConfig& c) {
     g.origin[static_cast<size_t>(d)] = coordinate(0, c.spacing[d], c.boundary);
   }
   return g;
+}
+
+// Same-GPU faces are pushed by the update kernel itself (one kernel a step);
+// MPSFW_HALO_DIRECT=pull pulls them in a copy kernel instead, to compare.
+DirectHalo direct_halo_choice() {
+  const char* env = std::getenv("MPSFW_HALO_DIRECT");
+  return env != nullptr && std::string(env) == "pull" ? DirectHalo::Pull : DirectHalo::Push;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -59,8 +68,8 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
   // A failure on some ranks only (a bad value in their part of u0, out of
   // memory) must stop every rank before the first collective below.
   agree_on_error(decomposition_.comm(), error);
-  // Same-GPU faces are pushed by the update kernel itself: one kernel a step.
-  halo_->connect_same_gpu_peers(config_.halo, gpu, {u_.data(), next_.data()}, DirectHalo::Push);
+  halo_->connect_same_gpu_peers(config_.halo, gpu, {u_.data(), next_.data()},
+                                direct_halo_choice());
   late_faces_ = halo_->mpi_faces();
   diagnostics_.push_back(measure(0));
 }
