@@ -19,10 +19,9 @@ struct HaloPushes {
   struct Target {
     double* base = nullptr;
     std::int64_t stride[3] = {};
-    int dim = 0;    // normal of the face
-    int plane = 0;  // the send plane's index along dim (1 or n)
+    int plane = 0;  // the send plane's index along the face's normal (1 or n)
   };
-  Target face[6];
+  Target face[6];      // by face, XLo XHi YLo YHi ZLo ZHi (normal: face / 2)
   FaceMask faces = 0;  // faces with a target
 
   MPSFW_HD bool empty() const { return faces == 0; }
@@ -32,30 +31,27 @@ struct HaloPushes {
     t.base[i * t.stride[0] + j * t.stride[1] + k * t.stride[2]] = v;
   }
 
-  // Faces whose send plane holds column (i, j): faces across x or y.
-  MPSFW_HD FaceMask column_faces(int i, int j) const {
-    FaceMask m = 0;
-    for (int f = 0; f < 4; ++f) {
-      if (((faces >> f) & 1u) && (face[f].dim == 0 ? i : j) == face[f].plane) m |= 1u << f;
+  // Whether any cell of column (i, j) between k0 and k_end (exclusive) lies
+  // on a pushed face's plane. Cheap: kernels ask it for every column.
+  MPSFW_HD bool touches_column(int i, int j, int k0, int k_end) const {
+    if (faces == 0) return false;
+    for (int f = 0; f < 6; ++f) {
+      if (!((faces >> f) & 1u)) continue;
+      const int d = f / 2, plane = face[f].plane;
+      if (d == 0 ? i == plane : (d == 1 ? j == plane : (k0 <= plane && plane < k_end))) {
+        return true;
+      }
     }
-    return m;
+    return false;
   }
 
   // Pushes the value of cell (i, j, k) to every face whose plane holds it.
   MPSFW_HD void store_cell(int i, int j, int k, double v) const {
     for (int f = 0; f < 6; ++f) {
       if (!((faces >> f) & 1u)) continue;
-      const int at = face[f].dim == 0 ? i : (face[f].dim == 1 ? j : k);
+      const int at = f < 2 ? i : (f < 4 ? j : k);
       if (at == face[f].plane) store(f, i, j, k, v);
     }
-  }
-
-  // A column's first and last cells (k_first, k_last), for the faces across
-  // z (4 and 5: ZLo, ZHi) whose planes hold them.
-  MPSFW_HD void store_z_ends(int i, int j, int k_first, double first, int k_last,
-                             double last) const {
-    if (((faces >> 4) & 1u) && k_first == face[4].plane) store(4, i, j, k_first, first);
-    if (((faces >> 5) & 1u) && k_last == face[5].plane) store(5, i, j, k_last, last);
   }
 };
 

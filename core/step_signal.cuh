@@ -9,10 +9,12 @@ __device__ inline void arrive_and_wait(const StepSignal& s) {
   __shared__ bool last;
   const unsigned thread =
       threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-  // This thread's writes (own field and pushed halos) before the count.
-  __threadfence();
+  // The block's writes (own field and pushed halos) before its count: the
+  // barrier orders them before thread 0, whose fence makes them visible
+  // GPU-wide (the pattern of cooperative groups' grid sync).
   __syncthreads();
   if (thread == 0) {
+    __threadfence();
     const unsigned blocks = gridDim.x * gridDim.y * gridDim.z;
     last = atomicAdd(s.arrivals, 1u) == blocks - 1;
     if (last) {

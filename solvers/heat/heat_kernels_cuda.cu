@@ -49,20 +49,15 @@ __device__ __forceinline__ void march_one(const double* __restrict__ u, double* 
 }
 
 // After a column's cells [k0, k_end) are written: copies those on a pushed
-// face's plane (all of them for a face across x or y, the end cells for one
+// face's plane (all of them on a face across x or y, the end cells on one
 // across z) into the neighbours' halos, reading them back from `next` (this
-// thread wrote them). Kept out of line so the march keeps its registers.
+// thread wrote them). Out of line: few threads take it.
 __device__ __noinline__ void push_column(const HaloPushes& pushes, const double* next,
                                          const FieldLayout& layout, int i, int j, int k0,
                                          int k_end) {
-  if (pushes.column_faces(i, j) != 0) {
-    for (int kz = k0; kz < k_end; ++kz) {
-      pushes.store_cell(i, j, kz, next[layout.index(i, j, kz)]);
-    }
-    return;
+  for (int kz = k0; kz < k_end; ++kz) {
+    pushes.store_cell(i, j, kz, next[layout.index(i, j, kz)]);
   }
-  pushes.store_z_ends(i, j, k0, next[layout.index(i, j, k0)], k_end - 1,
-                      next[layout.index(i, j, k_end - 1)]);
 }
 
 __device__ __noinline__ void end_step(const StepSignal& step_end) { arrive_and_wait(step_end); }
@@ -114,7 +109,7 @@ __global__ void __launch_bounds__(BX* BY, 2048 / (BX * BY))
   if (i < box.hi.x && j < box.hi.y) {
     const int k0 = box.lo.z + static_cast<int>(blockIdx.z) * ZC;
     const int k_end = update_column<ZC, kStreamingStore>(u, next, layout, box, k, i, j, k0);
-    if (!pushes.empty()) push_column(pushes, next, layout, i, j, k0, k_end);
+    if (pushes.touches_column(i, j, k0, k_end)) push_column(pushes, next, layout, i, j, k0, k_end);
   }
   // Every thread, so the whole block has written before it arrives.
   if (step_end.active()) end_step(step_end);

@@ -137,10 +137,9 @@ TEST(HaloTransport, PushWritesTheNeighboursFacingHalo) {
   }
 }
 
-// The CUDA update pushes a column's cells one of two ways: every cell when
-// the column lies on a face across x or y, else only its ends across z. Both
-// must reach exactly the cells store_cell would.
-TEST(HaloTransport, ColumnAndZEndPushesCoverEveryPlaneCell) {
+// The CUDA update pushes only the column chunks touches_column() names; that
+// must reach every cell store_cell would, for chunks of any length.
+TEST(HaloTransport, TouchedColumnsCoverEveryPlaneCell) {
   const FieldLayout mine({4, 3, 5});
   std::vector<double> sink(static_cast<size_t>(mine.size()), 0.0);
   HaloPushes all;
@@ -152,16 +151,24 @@ TEST(HaloTransport, ColumnAndZEndPushesCoverEveryPlaneCell) {
     for (int j = 1; j <= 3; ++j)
       for (int i = 1; i <= 4; ++i) all.store_cell(i, j, k, code(i, j, k));
   const std::vector<double> by_cell = sink;
-  std::fill(sink.begin(), sink.end(), 0.0);
-  for (int j = 1; j <= 3; ++j)
-    for (int i = 1; i <= 4; ++i) {
-      if (all.column_faces(i, j) != 0) {
-        for (int k = 1; k <= 5; ++k) all.store_cell(i, j, k, code(i, j, k));
-      } else {
-        all.store_z_ends(i, j, 1, code(i, j, 1), 5, code(i, j, 5));
-      }
-    }
-  EXPECT_EQ(sink, by_cell);
+  for (int chunk = 1; chunk <= 5; ++chunk) {
+    std::fill(sink.begin(), sink.end(), 0.0);
+    HaloPushes z_only = all;
+    z_only.faces = (1u << ZLo) | (1u << ZHi);
+    int touched_by_z = 0;
+    for (int j = 1; j <= 3; ++j)
+      for (int i = 1; i <= 4; ++i)
+        for (int k0 = 1; k0 <= 5; k0 += chunk) {
+          const int k_end = std::min(k0 + chunk, 6);
+          touched_by_z += z_only.touches_column(i, j, k0, k_end);
+          if (!all.touches_column(i, j, k0, k_end)) continue;
+          for (int k = k0; k < k_end; ++k) all.store_cell(i, j, k, code(i, j, k));
+        }
+    EXPECT_EQ(sink, by_cell) << "chunks of " << chunk;
+    // Faces across z touch a column's first chunk and its last, nothing between.
+    const int chunks_with_an_end = chunk >= 5 ? 1 : 2;
+    EXPECT_EQ(touched_by_z, 12 * chunks_with_an_end) << "chunks of " << chunk;
+  }
 }
 
 TEST(HaloTransport, PeerBoxesMustMatchInShape) {
