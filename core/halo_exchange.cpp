@@ -34,7 +34,7 @@ HaloPushes::Target push_target(const FieldLayout& mine, int face, const FieldLay
                                double* theirs) {
   const int d = face_dim(face);
   HaloPushes::Target t;
-  t.plane = face_is_high(face) ? mine.n[d] : 1;
+  t.cells = face_send_plane(mine, face);
   // My high face meets the neighbour's low halo (index 0), and vice versa.
   const int halo = face_is_high(face) ? 0 : peer.n[d] + 1;
   const std::int64_t stride[3] = {1, peer.stride_y(), peer.stride_z()};

@@ -62,7 +62,7 @@ class HaloExchange {
   // allows (see HaloTransport). Throws AgreedError on every rank when `mode`
   // is Ipc and that is impossible somewhere.
   //
-  // `how` = Push is for callers whose update writes every boundary cell
+  // `how` = Push is for callers whose update writes the new boundary planes
   // through pushes(next): start() then moves nothing for direct faces, and
   // finish_step() must follow every step's writes.
   void connect_same_gpu_peers(HaloTransport mode, const std::string& gpu,
@@ -71,16 +71,13 @@ class HaloExchange {
 
   void start(double* field);
   void finish(double* field);
-  // Push: every write of a boundary cell of `next` also goes here (empty when
-  // there is nothing to push).
+  // Push: where the writer of `next` puts the new values of its boundary
+  // planes (empty when there is nothing to push).
   const HaloPushes& pushes(const double* next) const { return peers_.pushes(next); }
-  // Push under GPU-side waits: the end-of-step handshake, for the step's last
-  // kernel to run in its tail (see SameGpuPeers); inactive otherwise.
-  StepSignal take_step_signal() { return peers_.take_step_signal(); }
   // After the step's writes to the field: in barrier mode waits for the
   // device and the GPU's other ranks; push under GPU-side waits enqueues the
-  // end-of-step handshake unless a kernel took it; pull under GPU-side waits:
-  // nothing (the next start() tells the neighbours).
+  // end-of-step handshake; pull under GPU-side waits: nothing (the next
+  // start() tells the neighbours).
   void finish_step();
   // Collective over the ranks of this rank's GPU: returns once nobody reads
   // this rank's fields any more. Call before freeing or rewriting them from

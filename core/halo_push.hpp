@@ -1,27 +1,27 @@
 #pragma once
-// Halo pushes: a rank writes each new boundary value twice, into its own
-// field and straight into the halo of the same-GPU neighbour across that face
-// (its buffer of the same parity, mapped through CUDA IPC). The update kernel
-// that computes the value does the second write, so a step needs no separate
-// copy kernel (docs/performance.md: each extra kernel per rank per step costs
-// GPU time that does not overlap under MPS).
+// Halo pushes: the kernel that updates a rank's block also writes the new
+// values of its boundary planes straight into the halos of its same-GPU
+// neighbours (their buffer of the same parity, mapped through CUDA IPC), so a
+// step needs no separate copy kernel (docs/performance.md: each extra kernel
+// per rank per step costs GPU time that does not overlap under MPS).
 #include <cstdint>
 
+#include "box.hpp"
 #include "field_layout.hpp"
 #include "hd.hpp"
 
 namespace mpsfw {
 
 struct HaloPushes {
-  // Cell (i, j, k) of the send plane of a face lands at
+  // The cells of one face's send plane, and where cell (i, j, k) of it lands:
   // base[i * stride[0] + j * stride[1] + k * stride[2]] in the neighbour's
-  // field; the stride along the face's normal is 0 (base holds the halo plane).
+  // field (the stride along the face's normal is 0: base holds the halo plane).
   struct Target {
+    Box cells;
     double* base = nullptr;
     std::int64_t stride[3] = {};
-    int plane = 0;  // the send plane's index along the face's normal (1 or n)
   };
-  Target face[6];      // by face, XLo XHi YLo YHi ZLo ZHi (normal: face / 2)
+  Target face[6];      // by face, XLo XHi YLo YHi ZLo ZHi
   FaceMask faces = 0;  // faces with a target
 
   MPSFW_HD bool empty() const { return faces == 0; }
@@ -31,27 +31,33 @@ struct HaloPushes {
     t.base[i * t.stride[0] + j * t.stride[1] + k * t.stride[2]] = v;
   }
 
-  // Whether any cell of column (i, j) between k0 and k_end (exclusive) lies
-  // on a pushed face's plane. Cheap: kernels ask it for every column.
-  MPSFW_HD bool touches_column(int i, int j, int k0, int k_end) const {
-    if (faces == 0) return false;
+  // Cells over all pushed faces, to spread over threads.
+  MPSFW_HD std::int64_t cells() const {
+    std::int64_t n = 0;
     for (int f = 0; f < 6; ++f) {
-      if (!((faces >> f) & 1u)) continue;
-      const int d = f / 2, plane = face[f].plane;
-      if (d == 0 ? i == plane : (d == 1 ? j == plane : (k0 <= plane && plane < k_end))) {
-        return true;
-      }
+      if ((faces >> f) & 1u) n += face[f].cells.cells();
     }
-    return false;
+    return n;
   }
 
-  // Pushes the value of cell (i, j, k) to every face whose plane holds it.
-  MPSFW_HD void store_cell(int i, int j, int k, double v) const {
+  // Cell t of cells() (faces in order, each plane x fastest): its face and
+  // coordinates.
+  MPSFW_HD int locate(std::int64_t t, int& i, int& j, int& k) const {
     for (int f = 0; f < 6; ++f) {
       if (!((faces >> f) & 1u)) continue;
-      const int at = f < 2 ? i : (f < 4 ? j : k);
-      if (at == face[f].plane) store(f, i, j, k, v);
+      const Box& b = face[f].cells;
+      const std::int64_t n = b.cells();
+      if (t >= n) {
+        t -= n;
+        continue;
+      }
+      const Int3 s = b.size();
+      i = b.lo.x + static_cast<int>(t % s.x);
+      j = b.lo.y + static_cast<int>((t / s.x) % s.y);
+      k = b.lo.z + static_cast<int>(t / (static_cast<std::int64_t>(s.x) * s.y));
+      return f;
     }
+    return -1;
   }
 };
 

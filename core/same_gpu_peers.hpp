@@ -5,8 +5,8 @@
 // one of two ways (DirectHalo):
 //   Pull  start() copies the neighbours' planes into this rank's halo, on the
 //         stream that then updates the field;
-//   Push  the kernel that writes a boundary cell also writes it into the
-//         neighbour's halo (HaloPushes), so a step needs no copy kernel.
+//   Push  the step's last update kernel also writes the new boundary planes
+//         into the neighbours' halos (HaloPushes): no copy kernel.
 // Step s reads buffer s%2 and writes the other, so two orderings keep it
 // correct: a halo is read only after the neighbour's step s-1 has written
 // what it holds, and a buffer is overwritten only after the neighbours' step
@@ -65,11 +65,6 @@ class SameGpuPeers {
   // Push: where writers of `next` (one of the buffers) also write its
   // boundary cells. Empty in pull mode.
   const HaloPushes& pushes(const double* next) const;
-  // Push under GPU-side waits: the end-of-step handshake for the step's last
-  // kernel to run in its tail; finish_step() then launches nothing. Inactive
-  // otherwise (also with MPSFW_HALO_SYNC=kernel, which keeps it a kernel of
-  // its own to compare).
-  StepSignal take_step_signal();
   // After the step's last write to the field: the end-of-step handshake
   // (push) or, in barrier mode, the host barrier.
   void finish_step();
@@ -98,8 +93,6 @@ class SameGpuPeers {
   MPI_Comm gpu_comm_ = MPI_COMM_NULL;  // the ranks on this rank's GPU
   std::unique_ptr<StreamSignals> signals_;  // null: host barrier mode
   std::uint64_t steps_ = 0;  // pulls enqueued (pull), steps finished (push)
-  bool fuse_signal_ = true;  // false: MPSFW_HALO_SYNC=kernel
-  bool signal_taken_ = false;
   std::string fallback_;
 };
 

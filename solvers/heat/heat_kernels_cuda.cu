@@ -10,8 +10,6 @@
 
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
-#include "core/step_signal.cuh"
-#include "core/stream_signals.hpp"
 #include "heat_kernels.hpp"
 
 namespace mpsfw::heat {
@@ -48,26 +46,16 @@ __device__ __forceinline__ void march_one(const double* __restrict__ u, double* 
   c += sz;
 }
 
-// After a column's cells [k0, k_end) are written: copies those on a pushed
-// face's plane (all of them on a face across x or y, the end cells on one
-// across z) into the neighbours' halos, reading them back from `next` (this
-// thread wrote them). Out of line: few threads take it.
-__device__ __noinline__ void push_column(const HaloPushes& pushes, const double* next,
-                                         const FieldLayout& layout, int i, int j, int k0,
-                                         int k_end) {
-  for (int kz = k0; kz < k_end; ++kz) {
-    pushes.store_cell(i, j, kz, next[layout.index(i, j, kz)]);
-  }
-}
-
-__device__ __noinline__ void end_step(const StepSignal& step_end) { arrive_and_wait(step_end); }
-
-// One column's chunk: cells [k0, k_end) of column (i, j) (returns k_end).
-template <int ZC, bool kStreamingStore>
-__device__ __forceinline__ int update_column(const double* __restrict__ u,
+// This thread's column chunk of the box (blocks of BX x BY columns, ZC cells
+// deep along z).
+template <int BX, int BY, int ZC, bool kStreamingStore>
+__device__ __forceinline__ void update_chunk(const double* __restrict__ u,
                                              double* __restrict__ next, const FieldLayout& layout,
-                                             const Box& box, Coefficients k, int i, int j,
-                                             int k0) {
+                                             const Box& box, Coefficients k) {
+  const int i = box.lo.x + static_cast<int>(blockIdx.x) * BX + static_cast<int>(threadIdx.x);
+  const int j = box.lo.y + static_cast<int>(blockIdx.y) * BY + static_cast<int>(threadIdx.y);
+  if (i >= box.hi.x || j >= box.hi.y) return;
+  const int k0 = box.lo.z + static_cast<int>(blockIdx.z) * ZC;
   const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
   std::int64_t c = layout.index(i, j, k0);
   double below = __ldg(u + c - sz);
@@ -75,68 +63,80 @@ __device__ __forceinline__ int update_column(const double* __restrict__ u,
   if (k0 + ZC <= box.hi.z) {
 #pragma unroll
     for (int z = 0; z < ZC; ++z) march_one<kStreamingStore>(u, next, c, sy, sz, below, center, k);
-    return k0 + ZC;
+    return;
   }
   for (int kz = k0; kz < box.hi.z; ++kz) {
     march_one<kStreamingStore>(u, next, c, sy, sz, below, center, k);
   }
-  return box.hi.z;
 }
 
 template <int BX, int BY, int ZC, bool kStreamingStore>
 __global__ void __launch_bounds__(BX* BY)
     update_kernel(const double* __restrict__ u, double* __restrict__ next, FieldLayout layout,
                   Box box, Coefficients k) {
-  const int i = box.lo.x + static_cast<int>(blockIdx.x) * BX + static_cast<int>(threadIdx.x);
-  const int j = box.lo.y + static_cast<int>(blockIdx.y) * BY + static_cast<int>(threadIdx.y);
-  if (i >= box.hi.x || j >= box.hi.y) return;
-  const int k0 = box.lo.z + static_cast<int>(blockIdx.z) * ZC;
-  update_column<ZC, kStreamingStore>(u, next, layout, box, k, i, j, k0);
+  update_chunk<BX, BY, ZC, kStreamingStore>(u, next, layout, box, k);
 }
 
-// The same for ranks with same-GPU neighbours: pushes and the end-of-step
-// handshake. A kernel of its own so that the one-rank kernel keeps its code:
-// sharing one kernel took it from 32 to 64 registers and from 0.86 to 0.58 of
-// the copy bandwidth (docs/performance.md). Held to the same full occupancy.
+// The same, with the pushed planes computed by extra slices of blocks along
+// z (from u, like the update: the same values) and written straight into the
+// neighbours' halos. The update's blocks run the one-rank code untouched:
+// threading pushes through them cost the kernel 18-30% of its bandwidth
+// (docs/performance.md).
 template <int BX, int BY, int ZC, bool kStreamingStore>
-__global__ void __launch_bounds__(BX* BY, 2048 / (BX * BY))
-    update_direct_kernel(const double* __restrict__ u, double* __restrict__ next,
-                         FieldLayout layout, Box box, Coefficients k,
-                         __grid_constant__ const HaloPushes pushes,
-                         __grid_constant__ const StepSignal step_end) {
-  const int i = box.lo.x + static_cast<int>(blockIdx.x) * BX + static_cast<int>(threadIdx.x);
-  const int j = box.lo.y + static_cast<int>(blockIdx.y) * BY + static_cast<int>(threadIdx.y);
-  if (i < box.hi.x && j < box.hi.y) {
-    const int k0 = box.lo.z + static_cast<int>(blockIdx.z) * ZC;
-    const int k_end = update_column<ZC, kStreamingStore>(u, next, layout, box, k, i, j, k0);
-    if (pushes.touches_column(i, j, k0, k_end)) push_column(pushes, next, layout, i, j, k0, k_end);
+__global__ void __launch_bounds__(BX* BY)
+    update_push_kernel(const double* __restrict__ u, double* __restrict__ next,
+                       FieldLayout layout, Box box, Coefficients k,
+                       __grid_constant__ const HaloPushes pushes, unsigned update_slices) {
+  if (blockIdx.z < update_slices) {
+    update_chunk<BX, BY, ZC, kStreamingStore>(u, next, layout, box, k);
+    return;
   }
-  // Every thread, so the whole block has written before it arrives.
-  if (step_end.active()) end_step(step_end);
+  const std::int64_t threads = BX * BY;
+  const std::int64_t per_slice = static_cast<std::int64_t>(gridDim.x) * gridDim.y * threads;
+  const std::int64_t stride = (gridDim.z - update_slices) * per_slice;
+  const std::int64_t n = pushes.cells();
+  const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
+  std::int64_t t = (blockIdx.z - update_slices) * per_slice +
+                   (static_cast<std::int64_t>(blockIdx.y) * gridDim.x + blockIdx.x) * threads +
+                   threadIdx.y * BX + threadIdx.x;
+  for (; t < n; t += stride) {
+    int i = 0, j = 0, kz = 0;
+    const int f = pushes.locate(t, i, j, kz);
+    pushes.store(f, i, j, kz, updated_cell(u, layout.index(i, j, kz), sy, sz, k));
+  }
 }
 
 template <int BX, int BY, int ZC, bool kStreamingStore>
 void launch_update(const double* u, double* next, const FieldLayout& layout, const Box& box,
-                   Coefficients k, const HaloPushes& pushes, const StepSignal& step_end) {
-  const Int3 s = box.size();
+                   Coefficients k, const HaloPushes& pushes) {
+  const Int3 s = box.empty() ? Int3{} : box.size();
   const dim3 block(BX, BY, 1);
-  const dim3 grid((s.x + BX - 1) / BX, (s.y + BY - 1) / BY, (s.z + ZC - 1) / ZC);
+  dim3 grid((s.x + BX - 1) / BX, (s.y + BY - 1) / BY, (s.z + ZC - 1) / ZC);
+  const unsigned update_slices = grid.z;
+  if (!pushes.empty()) {
+    grid.x = grid.x == 0 ? 1 : grid.x;
+    grid.y = grid.y == 0 ? 1 : grid.y;
+    const std::int64_t per_slice = static_cast<std::int64_t>(grid.x) * grid.y * BX * BY;
+    const std::int64_t wanted = (pushes.cells() + per_slice - 1) / per_slice;
+    grid.z = update_slices + static_cast<unsigned>(wanted < 1024 ? wanted : 1024);
+  }
   if (grid.y > 65535 || grid.z > 65535) {
     throw Error("CUDA update: box " + std::to_string(s.x) + "x" + std::to_string(s.y) + "x" +
                 std::to_string(s.z) + " is too large for one launch");
   }
-  if (pushes.empty() && !step_end.active()) {
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
+  if (pushes.empty()) {
     update_kernel<BX, BY, ZC, kStreamingStore><<<grid, block>>>(u, next, layout, box, k);
   } else {
-    update_direct_kernel<BX, BY, ZC, kStreamingStore>
-        <<<grid, block>>>(u, next, layout, box, k, pushes, step_end);
+    update_push_kernel<BX, BY, ZC, kStreamingStore>
+        <<<grid, block>>>(u, next, layout, box, k, pushes, update_slices);
   }
   MPSFW_CUDA_CHECK_LAUNCH();
 }
 
 // The compiled shapes; add a line to try another.
 using Launcher = void (*)(const double*, double*, const FieldLayout&, const Box&, Coefficients,
-                         const HaloPushes&, const StepSignal&);
+                         const HaloPushes&);
 struct CompiledShape {
   CudaUpdateShape shape;
   Launcher launch;
@@ -198,16 +198,13 @@ struct ValueAndChange {
 class CudaHeatKernels final : public HeatKernels {
  public:
   void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
-              Coefficients k, const HaloPushes& pushes, const StepSignal& step_end) override {
-    if (box.empty()) {
-      if (step_end.active()) mpsfw::detail::cuda_mark_and_wait(step_end);
-      return;
-    }
+              Coefficients k, const HaloPushes& pushes) override {
+    if (box.empty() && pushes.empty()) return;
     // A slab one or two cells thin in x (the shell next to an x face) would
     // leave most of a wide block idle: threads go along y instead.
-    const bool thin_x = box.size().x < 8;
+    const bool thin_x = !box.empty() && box.size().x < 8;
     const CudaUpdateShape s = thin_x ? CudaUpdateShape{1, 128, 8, false} : g_shape;
-    find_shape(s)->launch(u, next, layout, box, k, pushes, step_end);
+    find_shape(s)->launch(u, next, layout, box, k, pushes);
   }
 
   LocalDiagnostics diagnostics(const double* u, const double* previous,

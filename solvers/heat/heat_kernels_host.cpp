@@ -13,23 +13,25 @@ namespace {
 class HostHeatKernels final : public HeatKernels {
  public:
   void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
-              Coefficients k, const HaloPushes& pushes, const StepSignal& step_end) override {
-    if (step_end.active()) {
-      throw Error("the host heat backend cannot run a GPU-side step handshake");
-    }
-    if (box.empty()) return;
+              Coefficients k, const HaloPushes& pushes) override {
     const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
-    const bool pushing = !pushes.empty();
+    if (!box.empty()) {
 #pragma omp parallel for collapse(2) schedule(static)
-    for (int kz = box.lo.z; kz < box.hi.z; ++kz) {
-      for (int j = box.lo.y; j < box.hi.y; ++j) {
-        const std::int64_t row = layout.index(0, j, kz);
-        for (int i = box.lo.x; i < box.hi.x; ++i) {
-          const double v = updated_cell(u, row + i, sy, sz, k);
-          next[row + i] = v;
-          if (pushing) pushes.store_cell(i, j, kz, v);
+      for (int kz = box.lo.z; kz < box.hi.z; ++kz) {
+        for (int j = box.lo.y; j < box.hi.y; ++j) {
+          const std::int64_t row = layout.index(0, j, kz);
+          for (int i = box.lo.x; i < box.hi.x; ++i) {
+            next[row + i] = updated_cell(u, row + i, sy, sz, k);
+          }
         }
       }
+    }
+    const std::int64_t pushed = pushes.cells();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t t = 0; t < pushed; ++t) {
+      int i = 0, j = 0, kz = 0;
+      const int f = pushes.locate(t, i, j, kz);
+      pushes.store(f, i, j, kz, updated_cell(u, layout.index(i, j, kz), sy, sz, k));
     }
   }
 

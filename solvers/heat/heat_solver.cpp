@@ -78,22 +78,22 @@ HeatSolver::~HeatSolver() = default;
 
 void HeatSolver::step_once() {
   halo_->start(u_.data());  // times its own phases (halo post, pack)
+  // Same-GPU neighbours' halos are written by the step's last update, once
+  // every halo of u is current.
   const HaloPushes& pushes = halo_->pushes(next_.data());
+  const HaloPushes none;
   {
     PhaseTimers::Scope t(timers_, "inner update");
-    // Without MPI faces this is the step's only kernel: it also ends the
-    // step with the same-GPU neighbours.
-    const StepSignal step_end = late_faces_ == 0 ? halo_->take_step_signal() : StepSignal{};
     kernels_->update(u_.data(), next_.data(), layout_, inner_box(layout_, late_faces_),
-                     coefficients_, pushes, step_end);
+                     coefficients_, late_faces_ == 0 ? pushes : none);
   }
   halo_->finish(u_.data());  // halo wait, halo unpack
   if (late_faces_ != 0) {
     PhaseTimers::Scope t(timers_, "shell update");
     const ShellBoxes shell = shell_boxes(layout_, late_faces_);
     for (int b = 0; b < shell.count; ++b) {
-      kernels_->update(u_.data(), next_.data(), layout_, shell.box[b], coefficients_, pushes,
-                       {});
+      kernels_->update(u_.data(), next_.data(), layout_, shell.box[b], coefficients_,
+                       b + 1 == shell.count ? pushes : none);
     }
   }
   halo_->finish_step();  // halo sync, with same-GPU neighbours

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "core/error.hpp"
@@ -99,8 +100,8 @@ TEST(HaloTransport, PullCopiesTheNeighboursFacingPlane) {
   }
 }
 
-// Pushing every cell of one block through its HaloPushes fills exactly the
-// facing halo of the other block, nothing else.
+// Pushing one block's plane through its HaloPushes fills exactly the facing
+// halo of the other block, nothing else.
 TEST(HaloTransport, PushWritesTheNeighboursFacingHalo) {
   for (int dim = 0; dim < 3; ++dim) {
     Int3 low_cells{5, 4, 3}, high_cells{5, 4, 3};
@@ -118,10 +119,11 @@ TEST(HaloTransport, PushWritesTheNeighboursFacingHalo) {
     from_b.faces = 1u << (2 * dim);
     const auto push_all = [](const FieldLayout& l, const std::vector<double>& f,
                              const HaloPushes& p) {
-      for (int k = 1; k <= l.n.z; ++k)
-        for (int j = 1; j <= l.n.y; ++j)
-          for (int i = 1; i <= l.n.x; ++i)
-            p.store_cell(i, j, k, f[static_cast<size_t>(l.index(i, j, k))]);
+      for (std::int64_t t = 0; t < p.cells(); ++t) {
+        int i = 0, j = 0, k = 0;
+        const int face = p.locate(t, i, j, k);
+        p.store(face, i, j, k, f[static_cast<size_t>(l.index(i, j, k))]);
+      }
     };
     push_all(low, a_before, from_a);
     push_all(high, b_before, from_b);
@@ -137,38 +139,34 @@ TEST(HaloTransport, PushWritesTheNeighboursFacingHalo) {
   }
 }
 
-// The CUDA update pushes only the column chunks touches_column() names; that
-// must reach every cell store_cell would, for chunks of any length.
-TEST(HaloTransport, TouchedColumnsCoverEveryPlaneCell) {
+// locate() walks every cell of every pushed face's plane once, in order, and
+// nothing past cells().
+TEST(HaloTransport, PushesLocateEveryPlaneCellOnce) {
   const FieldLayout mine({4, 3, 5});
   std::vector<double> sink(static_cast<size_t>(mine.size()), 0.0);
-  HaloPushes all;
-  for (int f = 0; f < kFaces; ++f) {
-    all.face[f] = push_target(mine, f, mine, sink.data());  // a periodic wrap onto itself
-    all.faces |= 1u << f;
+  HaloPushes pushes;
+  for (int f : {XHi, YLo, ZLo, ZHi}) {
+    pushes.face[f] = push_target(mine, f, mine, sink.data());
+    pushes.faces |= 1u << f;
   }
-  for (int k = 1; k <= 5; ++k)
-    for (int j = 1; j <= 3; ++j)
-      for (int i = 1; i <= 4; ++i) all.store_cell(i, j, k, code(i, j, k));
-  const std::vector<double> by_cell = sink;
-  for (int chunk = 1; chunk <= 5; ++chunk) {
-    std::fill(sink.begin(), sink.end(), 0.0);
-    HaloPushes z_only = all;
-    z_only.faces = (1u << ZLo) | (1u << ZHi);
-    int touched_by_z = 0;
-    for (int j = 1; j <= 3; ++j)
-      for (int i = 1; i <= 4; ++i)
-        for (int k0 = 1; k0 <= 5; k0 += chunk) {
-          const int k_end = std::min(k0 + chunk, 6);
-          touched_by_z += z_only.touches_column(i, j, k0, k_end);
-          if (!all.touches_column(i, j, k0, k_end)) continue;
-          for (int k = k0; k < k_end; ++k) all.store_cell(i, j, k, code(i, j, k));
-        }
-    EXPECT_EQ(sink, by_cell) << "chunks of " << chunk;
-    // Faces across z touch a column's first chunk and its last, nothing between.
-    const int chunks_with_an_end = chunk >= 5 ? 1 : 2;
-    EXPECT_EQ(touched_by_z, 12 * chunks_with_an_end) << "chunks of " << chunk;
+  EXPECT_EQ(pushes.cells(), 3 * 5 + 4 * 5 + 2 * 4 * 3);
+  std::vector<int> seen(static_cast<size_t>(mine.size()) * kFaces, 0);
+  int last_face = -1;
+  for (std::int64_t t = 0; t < pushes.cells(); ++t) {
+    int i = -1, j = -1, k = -1;
+    const int f = pushes.locate(t, i, j, k);
+    ASSERT_TRUE((pushes.faces >> f) & 1u) << "t " << t;
+    EXPECT_GE(f, last_face) << "faces in order";
+    last_face = f;
+    const Box plane = face_send_plane(mine, f);
+    ASSERT_TRUE(i >= plane.lo.x && i < plane.hi.x && j >= plane.lo.y && j < plane.hi.y &&
+                k >= plane.lo.z && k < plane.hi.z)
+        << "face " << f << " cell " << i << "," << j << "," << k;
+    ++seen[static_cast<size_t>(mine.index(i, j, k)) * kFaces + static_cast<size_t>(f)];
   }
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), pushes.cells());
+  int i = 0, j = 0, k = 0;
+  EXPECT_EQ(pushes.locate(pushes.cells(), i, j, k), -1);
 }
 
 TEST(HaloTransport, PeerBoxesMustMatchInShape) {
