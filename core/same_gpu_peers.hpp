@@ -49,7 +49,7 @@ class SameGpuPeers {
   void connect(HaloTransport mode, const std::string& gpu, const std::array<double*, 2>& fields,
                DirectHalo how);
 
-  // Faces pulled directly (the others go through MPI or are walls).
+  // Faces moved directly (the others go through MPI or are walls).
   FaceMask faces() const { return faces_; }
   // Whether this rank takes part in the per-step ordering (any direct face
   // on its GPU).
@@ -62,8 +62,8 @@ class SameGpuPeers {
   // Pull: enqueues this step's pulls into `field` (one of the connected
   // buffers). Push: nothing (the neighbours pushed).
   void pull(double* field);
-  // Push: where writers of `next` (one of the buffers) also write its
-  // boundary cells. Empty in pull mode.
+  // Push: where the step's last update puts the new boundary planes of
+  // `next` (one of the buffers). Empty in pull mode.
   const HaloPushes& pushes(const double* next) const;
   // After the step's last write to the field: the end-of-step handshake
   // (push) or, in barrier mode, the host barrier.

@@ -28,7 +28,7 @@ GridGeometry geometry_of(const HeatConfig& c) {
   return g;
 }
 
-// Same-GPU faces are pushed by the update kernel itself (one kernel a step);
+// Same-GPU faces are pushed by the update launch itself (no copy kernel);
 // MPSFW_HALO_DIRECT=pull pulls them in a copy kernel instead, to compare.
 DirectHalo direct_halo_choice() {
   const char* env = std::getenv("MPSFW_HALO_DIRECT");
