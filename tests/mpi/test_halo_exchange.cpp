@@ -262,16 +262,20 @@ struct SharedCase {
   int refusing_rank = -1;  // this rank's maps fail
 };
 
-void check_shared_exchange(Int3 global, Int3 hint, bool periodic, const SharedCase& c) {
+// The node's communicator when every rank is on it, else MPI_COMM_NULL.
+MPI_Comm node_of_every_rank() {
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   int node_size = 0, world_size = 0;
   MPI_Comm_size(node, &node_size);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-  if (node_size != world_size) {
-    MPI_Comm_free(&node);
-    GTEST_SKIP() << "ranks on several nodes: no shared window for all";
-  }
+  if (node_size != world_size) MPI_Comm_free(&node);
+  return node;
+}
+
+void check_shared_exchange(Int3 global, Int3 hint, bool periodic, const SharedCase& c) {
+  MPI_Comm node = node_of_every_rank();
+  if (node == MPI_COMM_NULL) GTEST_SKIP() << "ranks on several nodes: no shared window for all";
   CartDecomposition d(MPI_COMM_WORLD, global, hint, {periodic, periodic, periodic});
   const FieldLayout layout(d.local_cells());
   const auto cells = static_cast<size_t>(layout.size());
@@ -336,15 +340,8 @@ void check_shared_exchange(Int3 global, Int3 hint, bool periodic, const SharedCa
 // so a stale halo shows.
 void check_shared_push(Int3 global, Int3 hint, bool periodic,
                        const std::function<std::string(int)>& gpu_of) {
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int node_size = 0, world_size = 0;
-  MPI_Comm_size(node, &node_size);
-  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-  if (node_size != world_size) {
-    MPI_Comm_free(&node);
-    GTEST_SKIP() << "ranks on several nodes: no shared window for all";
-  }
+  MPI_Comm node = node_of_every_rank();
+  if (node == MPI_COMM_NULL) GTEST_SKIP() << "ranks on several nodes: no shared window for all";
   CartDecomposition d(MPI_COMM_WORLD, global, hint, {periodic, periodic, periodic});
   const FieldLayout layout(d.local_cells());
   const auto cells = static_cast<size_t>(layout.size());
