@@ -67,7 +67,7 @@ int run(int argc, char** argv) {
   const heat::Coefficients k = heat::coefficients(1e-4, 0.1, 0.01, 0.01, 0.01);
   const auto kernel_bw = [&] {
     const double s = bench::median_event_seconds(repeats, [&] {
-      kernels->update(u.data(), next.data(), layout, layout.interior(), k, {}, {});
+      kernels->update(u.data(), next.data(), layout, layout.interior(), k, {});
     });
     return 16.0 * cells / s;
   };
@@ -98,7 +98,7 @@ int run(int argc, char** argv) {
     pushes.faces |= 1u << f;
   }
   const double push_s = bench::median_event_seconds(repeats, [&] {
-    kernels->update(u.data(), next.data(), layout, layout.interior(), k, pushes, {});
+    kernels->update(u.data(), next.data(), layout, layout.interior(), k, pushes);
   });
   const double push_bw = 16.0 * cells / push_s;
   std::printf("%-28s %10.1f %8.3f\n", "kernel + pushes (y, z)", push_bw * 1e-9,

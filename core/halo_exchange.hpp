@@ -74,13 +74,10 @@ class HaloExchange {
   // Push: where the writer of `next` puts the new values of its boundary
   // planes (empty when there is nothing to push).
   const HaloPushes& pushes(const double* next) const { return peers_.pushes(next); }
-  // Push under GPU-side waits: the end-of-step handshake, for the step's last
-  // launch to run in its tail (see SameGpuPeers); inactive otherwise.
-  StepSignal take_step_signal() { return peers_.take_step_signal(); }
   // After the step's writes to the field: in barrier mode waits for the
   // device and the GPU's other ranks; push under GPU-side waits enqueues the
-  // end-of-step handshake unless a launch took it; pull under GPU-side
-  // waits: nothing (the next start() tells the neighbours).
+  // end-of-step handshake; pull under GPU-side waits: nothing (the next
+  // start() tells the neighbours).
   void finish_step();
   // Collective over the ranks of this rank's GPU: returns once nobody reads
   // this rank's fields any more. Call before freeing or rewriting them from

@@ -33,20 +33,14 @@ struct PeerRecord {
   PeerMemoryHandle signals;  // its step counter (GPU-side waits)
 };
 
-// MPSFW_HALO_SYNC: "barrier" orders same-GPU steps by a host barrier, "kernel"
-// keeps the GPU-side handshake a kernel of its own (to compare them).
-std::string halo_sync_choice() {
-  const char* env = std::getenv("MPSFW_HALO_SYNC");
-  return env == nullptr ? "" : env;
-}
-
 // GPU-side waits for fields on a GPU under MPS, unless the user asked for the
 // host barrier. Host fields (the tests' stand-in) always take the barrier:
 // device counters would not order host copies, even in a process that is an
 // MPS client.
 bool want_stream_signals(Backend space) {
-  return space == Backend::Cuda && halo_sync_choice() != "barrier" &&
-         StreamSignals::available();
+  const char* env = std::getenv("MPSFW_HALO_SYNC");
+  const bool barrier = env != nullptr && std::string(env) == "barrier";
+  return space == Backend::Cuda && !barrier && StreamSignals::available();
 }
 
 std::vector<std::string> all_gpu_names(MPI_Comm comm, const std::string& mine) {
@@ -96,7 +90,6 @@ void SameGpuPeers::connect(HaloTransport mode, const std::string& gpu,
   faces_ = faces;
   fields_ = {fields[0], fields[1]};
   how_ = how;
-  fuse_signal_ = halo_sync_choice() != "kernel";
   if (how_ == DirectHalo::Push && faces_ != 0) {
     // Nobody pushed into the first buffer's halo: fill it once. The
     // neighbours overwrite what this reads no earlier than their second step,
@@ -208,7 +201,7 @@ void SameGpuPeers::pull(double* field) {
   // Neighbours done with the previous step have written what this step
   // pulls and pulled what this step overwrites.
   const std::uint64_t finished = steps_++;
-  if (signals_) signals_->mark_and_wait(finished);
+  if (signals_) signals_->wait_for_neighbors(finished);
   copy_from_peers(space_, field, layout_, pulls);
 }
 
@@ -217,20 +210,12 @@ const HaloPushes& SameGpuPeers::pushes(const double* next) const {
   return pushes_[static_cast<size_t>(buffer_index(next))];
 }
 
-StepSignal SameGpuPeers::take_step_signal() {
-  if (how_ != DirectHalo::Push || !signals_ || !fuse_signal_) return {};
-  signal_taken_ = true;
-  return signals_->at_step_end(steps_ + 1);
-}
-
 void SameGpuPeers::finish_step() {
   if (!active_) return;
   if (how_ == DirectHalo::Push) ++steps_;
   if (signals_) {
-    // Pull: the next pull tells the neighbours. Push: the step's end does,
-    // in the last launch's tail unless nobody took the signal.
-    if (how_ == DirectHalo::Push && !signal_taken_) signals_->mark_and_wait(steps_);
-    signal_taken_ = false;
+    // Pull: the next pull tells the neighbours. Push: the step's end does.
+    if (how_ == DirectHalo::Push) signals_->wait_for_neighbors(steps_);
     return;
   }
   memory::synchronize(space_);

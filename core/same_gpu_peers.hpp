@@ -65,11 +65,6 @@ class SameGpuPeers {
   // Push: where the step's last update puts the new boundary planes of
   // `next` (one of the buffers). Empty in pull mode.
   const HaloPushes& pushes(const double* next) const;
-  // Push under GPU-side waits: the end-of-step handshake, for the step's
-  // last launch to run in its tail; finish_step() then launches nothing.
-  // Inactive otherwise, and with MPSFW_HALO_SYNC=kernel (which keeps it a
-  // kernel of its own, to compare).
-  StepSignal take_step_signal();
   // After the step's last write to the field: the end-of-step handshake
   // (push) or, in barrier mode, the host barrier.
   void finish_step();
@@ -98,8 +93,6 @@ class SameGpuPeers {
   MPI_Comm gpu_comm_ = MPI_COMM_NULL;  // the ranks on this rank's GPU
   std::unique_ptr<StreamSignals> signals_;  // null: host barrier mode
   std::uint64_t steps_ = 0;  // pulls enqueued (pull), steps finished (push)
-  bool fuse_signal_ = true;  // false: MPSFW_HALO_SYNC=kernel
-  bool signal_taken_ = false;
   std::string fallback_;
 };
 

@@ -23,16 +23,12 @@ StreamSignals::StreamSignals() {
   MPSFW_CUDA_CHECK(cudaMalloc(&p, sizeof(std::uint64_t)));
   mine_ = static_cast<std::uint64_t*>(p);
   MPSFW_CUDA_CHECK(cudaMemset(mine_, 0, sizeof(std::uint64_t)));
-  MPSFW_CUDA_CHECK(cudaMalloc(&p, sizeof(unsigned)));
-  arrivals_ = static_cast<unsigned*>(p);
-  MPSFW_CUDA_CHECK(cudaMemset(arrivals_, 0, sizeof(unsigned)));
   MPSFW_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 StreamSignals::~StreamSignals() {
   for (void* p : neighbors_) close_peer_memory(p);
   if (mine_ != nullptr) cudaFree(mine_);
-  if (arrivals_ != nullptr) cudaFree(arrivals_);
 }
 
 PeerMemoryHandle StreamSignals::handle() const { return export_device_memory(mine_); }
@@ -42,7 +38,7 @@ StreamSignals::StreamSignals() { throw Error("this build of mpsfw has no CUDA ba
 StreamSignals::~StreamSignals() = default;
 PeerMemoryHandle StreamSignals::handle() const { return {}; }
 namespace detail {
-void cuda_mark_and_wait(const StepSignal&) {
+void cuda_mark_and_wait(std::uint64_t*, const std::uint64_t* const*, int, std::uint64_t) {
   throw Error("this build of mpsfw has no CUDA backend");
 }
 }  // namespace detail
@@ -55,22 +51,13 @@ void StreamSignals::add_neighbor(const PeerMemoryHandle& handle) {
   neighbors_.push_back(open_peer_memory(handle));
 }
 
-StepSignal StreamSignals::at_step_end(std::uint64_t finished_step) const {
-  StepSignal s;
-  if (neighbors_.empty()) return s;  // nobody waits for this rank either
-  s.mine = mine_;
-  s.arrivals = arrivals_;
-  s.finished = finished_step;
-  s.count = static_cast<int>(neighbors_.size());
+void StreamSignals::wait_for_neighbors(std::uint64_t finished_step) {
+  if (neighbors_.empty()) return;  // nobody waits for this rank either
+  const std::uint64_t* theirs[kMaxNeighbors] = {};
   for (size_t n = 0; n < neighbors_.size(); ++n) {
-    s.theirs[n] = static_cast<const std::uint64_t*>(neighbors_[n]);
+    theirs[n] = static_cast<const std::uint64_t*>(neighbors_[n]);
   }
-  return s;
-}
-
-void StreamSignals::mark_and_wait(std::uint64_t finished_step) {
-  const StepSignal s = at_step_end(finished_step);
-  if (s.active()) detail::cuda_mark_and_wait(s);
+  detail::cuda_mark_and_wait(mine_, theirs, static_cast<int>(neighbors_.size()), finished_step);
 }
 
 }  // namespace mpsfw

@@ -1,10 +1,12 @@
 #pragma once
 // Step counters in device memory that ranks on one GPU order their streams
-// by, without the host (StepSignal: a rank marks the steps it has finished and
-// waits until its neighbours' counters have caught up). Either the step's last
-// kernel runs the handshake in its tail (signal_at_step_end), or a one-block
-// kernel does (mark_and_wait). The CPU only enqueues, so it runs ahead of the
-// GPU and no step waits for a host round trip.
+// by, without the host. Each step a rank launches one single-warp kernel that
+// (1) sets its counter to the steps it has finished (the kernel starts only
+// after them, in stream order) and (2) waits until its neighbours' counters
+// have caught up; what reads or overwrites the neighbours' data follows on
+// the stream (the pull of the halo planes, or the next update that pushes). The CPU
+// only enqueues, so it runs ahead of the GPU and no step waits for a host
+// round trip.
 //
 // Needs MPS: the waiting warp spins, which is harmless while other clients'
 // kernels run beside it, but under time-slicing it would hold the GPU for the
@@ -17,13 +19,12 @@
 #include <vector>
 
 #include "peer_memory.hpp"
-#include "step_signal.hpp"
 
 namespace mpsfw {
 
 class StreamSignals {
  public:
-  static constexpr int kMaxNeighbors = StepSignal::kMaxNeighbors;
+  static constexpr int kMaxNeighbors = 6;
 
   // Whether the current device runs this process as an MPS client.
   static bool available();
@@ -38,25 +39,19 @@ class StreamSignals {
   // Maps a neighbour's counter (from its handle()) to wait for.
   void add_neighbor(const PeerMemoryHandle& handle);
 
-  // Whether anyone waits for this rank (it has neighbours on the GPU).
-  bool has_neighbors() const { return !neighbors_.empty(); }
-
-  // The handshake for a kernel's tail: marks `finished_step` steps done and
-  // waits until every neighbour has marked as many. Inactive without
-  // neighbours.
-  StepSignal at_step_end(std::uint64_t finished_step) const;
-  // The same in a kernel of its own, enqueued on the default stream.
-  void mark_and_wait(std::uint64_t finished_step);
+  // Enqueued on the default stream: marks `finished_step` steps done and
+  // holds later work until every neighbour has marked as many.
+  void wait_for_neighbors(std::uint64_t finished_step);
 
  private:
   std::uint64_t* mine_ = nullptr;  // in device memory
-  unsigned* arrivals_ = nullptr;   // in device memory (StepSignal::arrivals)
   std::vector<void*> neighbors_;   // theirs, mapped here
 };
 
 namespace detail {
-// A one-block kernel that runs the handshake (stream_signals_cuda.cu).
-void cuda_mark_and_wait(const StepSignal& signal);
+// The kernel (stream_signals_cuda.cu).
+void cuda_mark_and_wait(std::uint64_t* mine, const std::uint64_t* const* theirs, int count,
+                        std::uint64_t finished_step);
 }  // namespace detail
 
 }  // namespace mpsfw

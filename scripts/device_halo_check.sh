@@ -8,8 +8,7 @@
 #   scripts/device_halo_check.sh [SIZE=256] [STEPS=400] [RANKS="1 8 16"]
 # Environment: TESTS=0 skips the tests; VARIANTS (default "mpi ipc ipc-barrier ipc-caps"; empty: none);
 # CEILINGS: how heat_ceiling's coupled runs move same-GPU halos (default "push": pushed by the
-# update launch, the step's handshake in its tail; "push-kernel": the handshake in a kernel of
-# its own, MPSFW_HALO_SYNC=kernel; "pull": a copy kernel pulls them, MPSFW_HALO_DIRECT=pull).
+# update launch; "pull": a copy kernel pulls them, MPSFW_HALO_DIRECT=pull).
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 size=${1:-256}
@@ -64,16 +63,14 @@ for np in $ranks; do
   [ "$np" -gt 1 ] || continue
   for how in ${CEILINGS:-push}; do
     log="$out/ceiling_np${np}_$how.log"
-    export MPSFW_HALO_SYNC= MPSFW_HALO_DIRECT=
-    [ "$how" = push-kernel ] && MPSFW_HALO_SYNC=kernel
+    export MPSFW_HALO_DIRECT=
     [ "$how" = pull ] && MPSFW_HALO_DIRECT=pull
-    timeout 120 mpirun -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -x MPSFW_HALO_SYNC \
-      -x MPSFW_HALO_DIRECT -np "$np" "$build/bench/heat_ceiling" --n "$size" --steps "$steps" \
-      > "$log" 2>&1
+    timeout 120 mpirun -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -x MPSFW_HALO_DIRECT \
+      -np "$np" "$build/bench/heat_ceiling" --n "$size" --steps "$steps" > "$log" 2>&1
     echo "== heat_ceiling np=$np $how: exit $?"
     cat "$log"
   done
-  unset MPSFW_HALO_SYNC MPSFW_HALO_DIRECT
+  unset MPSFW_HALO_DIRECT
 done
 echo quit | nvidia-cuda-mps-control
 unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY

@@ -8,7 +8,6 @@
 #include "core/box.hpp"
 #include "core/field_layout.hpp"
 #include "core/halo_push.hpp"
-#include "core/step_signal.hpp"
 #include "heat_physics.hpp"
 
 namespace mpsfw::heat {
@@ -26,11 +25,9 @@ class HeatKernels {
   // With `pushes`, the same launch also computes the new values of every
   // pushed face's plane (from u, so identical to next's) and writes them where
   // `pushes` says (same-GPU neighbours' halos): give them to the step's last
-  // update only, once every halo of u is current. An active `step_end` runs
-  // the end-of-step handshake in the same launch, after all its writes (CUDA
-  // only; step's last update only).
+  // update only, once every halo of u is current.
   virtual void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
-                      Coefficients k, const HaloPushes& pushes, const StepSignal& step_end) = 0;
+                      Coefficients k, const HaloPushes& pushes) = 0;
   virtual LocalDiagnostics diagnostics(const double* u, const double* previous,
                                        const FieldLayout& layout) = 0;
   // Waits for all launched work.

@@ -10,7 +10,6 @@
 
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
-#include "core/step_signal.cuh"
 #include "heat_kernels.hpp"
 
 namespace mpsfw::heat {
@@ -48,7 +47,7 @@ __device__ __forceinline__ void march_one(const double* __restrict__ u, double* 
 }
 
 // This thread's column chunk of the box (blocks of BX x BY columns, ZC cells
-// deep along z); threads past the box's edge return at once.
+// deep along z).
 template <int BX, int BY, int ZC, bool kStreamingStore>
 __device__ __forceinline__ void update_chunk(const double* __restrict__ u,
                                              double* __restrict__ next, const FieldLayout& layout,
@@ -78,16 +77,20 @@ __global__ void __launch_bounds__(BX* BY)
   update_chunk<BX, BY, ZC, kStreamingStore>(u, next, layout, box, k);
 }
 
-// For ranks with same-GPU neighbours: the update, plus extra slices of blocks
-// along z that compute the pushed planes (from u, like the update: the same
-// values) and write them straight into the neighbours' halos, plus, when
-// step_end is active, the end-of-step handshake in every block's tail. The
-// update's blocks run the one-rank code: threading pushes through them cost
-// the kernel 18-30% of its bandwidth (docs/performance.md).
+// The same, with the pushed planes computed by extra slices of blocks along
+// z (from u, like the update: the same values) and written straight into the
+// neighbours' halos. The update's blocks run the one-rank code untouched:
+// threading pushes through them cost the kernel 18-30% of its bandwidth
+// (docs/performance.md).
 template <int BX, int BY, int ZC, bool kStreamingStore>
-__device__ __forceinline__ void push_planes(const double* __restrict__ u,
-                                            const FieldLayout& layout, Coefficients k,
-                                            const HaloPushes& pushes, unsigned update_slices) {
+__global__ void __launch_bounds__(BX* BY)
+    update_push_kernel(const double* __restrict__ u, double* __restrict__ next,
+                       FieldLayout layout, Box box, Coefficients k,
+                       __grid_constant__ const HaloPushes pushes, unsigned update_slices) {
+  if (blockIdx.z < update_slices) {
+    update_chunk<BX, BY, ZC, kStreamingStore>(u, next, layout, box, k);
+    return;
+  }
   const std::int64_t threads = BX * BY;
   const std::int64_t per_slice = static_cast<std::int64_t>(gridDim.x) * gridDim.y * threads;
   const std::int64_t stride = (gridDim.z - update_slices) * per_slice;
@@ -104,58 +107,36 @@ __device__ __forceinline__ void push_planes(const double* __restrict__ u,
 }
 
 template <int BX, int BY, int ZC, bool kStreamingStore>
-__global__ void __launch_bounds__(BX* BY)
-    update_direct_kernel(const double* __restrict__ u, double* __restrict__ next,
-                         FieldLayout layout, Box box, Coefficients k,
-                         __grid_constant__ const HaloPushes pushes,
-                         __grid_constant__ const StepSignal step_end, unsigned update_slices) {
-  __shared__ unsigned arrived;
-  if (step_end.active()) {
-    if (threadIdx.x + threadIdx.y == 0) arrived = 0;
-    __syncthreads();
-  }
-  if (blockIdx.z < update_slices) {
-    update_chunk<BX, BY, ZC, kStreamingStore>(u, next, layout, box, k);
-  } else {
-    push_planes<BX, BY, ZC, kStreamingStore>(u, layout, k, pushes, update_slices);
-  }
-  // Threads past the box's edge arrive at once: no block barrier at the end.
-  if (step_end.active()) arrive(step_end, &arrived);
-}
-
-template <int BX, int BY, int ZC, bool kStreamingStore>
 void launch_update(const double* u, double* next, const FieldLayout& layout, const Box& box,
-                   Coefficients k, const HaloPushes& pushes, const StepSignal& step_end) {
+                   Coefficients k, const HaloPushes& pushes) {
   const Int3 s = box.empty() ? Int3{} : box.size();
   const dim3 block(BX, BY, 1);
   dim3 grid((s.x + BX - 1) / BX, (s.y + BY - 1) / BY, (s.z + ZC - 1) / ZC);
   const unsigned update_slices = grid.z;
-  const bool direct = !pushes.empty() || step_end.active();
-  if (direct) {
+  if (!pushes.empty()) {
     grid.x = grid.x == 0 ? 1 : grid.x;
     grid.y = grid.y == 0 ? 1 : grid.y;
     const std::int64_t per_slice = static_cast<std::int64_t>(grid.x) * grid.y * BX * BY;
     const std::int64_t wanted = (pushes.cells() + per_slice - 1) / per_slice;
     grid.z = update_slices + static_cast<unsigned>(wanted < 1024 ? wanted : 1024);
-    if (grid.z == 0) grid.z = 1;  // a block to run the handshake
   }
   if (grid.y > 65535 || grid.z > 65535) {
     throw Error("CUDA update: box " + std::to_string(s.x) + "x" + std::to_string(s.y) + "x" +
                 std::to_string(s.z) + " is too large for one launch");
   }
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
-  if (!direct) {
+  if (pushes.empty()) {
     update_kernel<BX, BY, ZC, kStreamingStore><<<grid, block>>>(u, next, layout, box, k);
   } else {
-    update_direct_kernel<BX, BY, ZC, kStreamingStore>
-        <<<grid, block>>>(u, next, layout, box, k, pushes, step_end, update_slices);
+    update_push_kernel<BX, BY, ZC, kStreamingStore>
+        <<<grid, block>>>(u, next, layout, box, k, pushes, update_slices);
   }
   MPSFW_CUDA_CHECK_LAUNCH();
 }
 
 // The compiled shapes; add a line to try another.
 using Launcher = void (*)(const double*, double*, const FieldLayout&, const Box&, Coefficients,
-                         const HaloPushes&, const StepSignal&);
+                         const HaloPushes&);
 struct CompiledShape {
   CudaUpdateShape shape;
   Launcher launch;
@@ -217,13 +198,13 @@ struct ValueAndChange {
 class CudaHeatKernels final : public HeatKernels {
  public:
   void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
-              Coefficients k, const HaloPushes& pushes, const StepSignal& step_end) override {
-    if (box.empty() && pushes.empty() && !step_end.active()) return;
+              Coefficients k, const HaloPushes& pushes) override {
+    if (box.empty() && pushes.empty()) return;
     // A slab one or two cells thin in x (the shell next to an x face) would
     // leave most of a wide block idle: threads go along y instead.
     const bool thin_x = !box.empty() && box.size().x < 8;
     const CudaUpdateShape s = thin_x ? CudaUpdateShape{1, 128, 8, false} : g_shape;
-    find_shape(s)->launch(u, next, layout, box, k, pushes, step_end);
+    find_shape(s)->launch(u, next, layout, box, k, pushes);
   }
 
   LocalDiagnostics diagnostics(const double* u, const double* previous,

@@ -13,10 +13,7 @@ namespace {
 class HostHeatKernels final : public HeatKernels {
  public:
   void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
-              Coefficients k, const HaloPushes& pushes, const StepSignal& step_end) override {
-    if (step_end.active()) {
-      throw Error("the host heat backend cannot run a GPU-side step handshake");
-    }
+              Coefficients k, const HaloPushes& pushes) override {
     const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
     if (!box.empty()) {
 #pragma omp parallel for collapse(2) schedule(static)

@@ -84,21 +84,16 @@ void HeatSolver::step_once() {
   const HaloPushes none;
   {
     PhaseTimers::Scope t(timers_, "inner update");
-    // Without MPI faces this is the step's only launch: it also ends the step
-    // with the same-GPU neighbours (the handshake in its tail).
-    const bool last = late_faces_ == 0;
     kernels_->update(u_.data(), next_.data(), layout_, inner_box(layout_, late_faces_),
-                     coefficients_, last ? pushes : none,
-                     last ? halo_->take_step_signal() : StepSignal{});
+                     coefficients_, late_faces_ == 0 ? pushes : none);
   }
   halo_->finish(u_.data());  // halo wait, halo unpack
   if (late_faces_ != 0) {
     PhaseTimers::Scope t(timers_, "shell update");
     const ShellBoxes shell = shell_boxes(layout_, late_faces_);
     for (int b = 0; b < shell.count; ++b) {
-      const bool last = b + 1 == shell.count;
       kernels_->update(u_.data(), next_.data(), layout_, shell.box[b], coefficients_,
-                       last ? pushes : none, last ? halo_->take_step_signal() : StepSignal{});
+                       b + 1 == shell.count ? pushes : none);
     }
   }
   halo_->finish_step();  // halo sync, with same-GPU neighbours

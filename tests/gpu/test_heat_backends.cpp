@@ -77,11 +77,11 @@ PushedUpdate update_with_pushes(Backend backend, const FieldLayout& layout) {
   }
   auto kernels = heat::make_heat_kernels(backend);
   const heat::Coefficients k = heat::coefficients(1e-4, 0.1, 0.01, 0.01, 0.01);
-  kernels->update(u_at.data(), next_at.data(), layout, inner_box(layout), k, {}, {});
+  kernels->update(u_at.data(), next_at.data(), layout, inner_box(layout), k, {});
   const ShellBoxes shell = shell_boxes(layout);
   for (int b = 0; b < shell.count; ++b) {
     kernels->update(u_at.data(), next_at.data(), layout, shell.box[b], k,
-                    b + 1 == shell.count ? pushes : HaloPushes{}, {});
+                    b + 1 == shell.count ? pushes : HaloPushes{});
   }
   kernels->synchronize();
   PushedUpdate r{std::vector<double>(size), std::vector<double>(size)};
