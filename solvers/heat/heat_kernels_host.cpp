@@ -27,6 +27,7 @@ class HostHeatKernels final : public HeatKernels {
       }
     }
     const std::int64_t pushed = pushes.cells();
+    if (pushed == 0) return;  // no parallel region for nothing, every step
 #pragma omp parallel for schedule(static)
     for (std::int64_t t = 0; t < pushed; ++t) {
       int i = 0, j = 0, kz = 0;

@@ -81,7 +81,7 @@ void HeatSolver::step_once() {
   // Same-GPU neighbours' halos are written by the step's last update, once
   // every halo of u is current.
   const HaloPushes& pushes = halo_->pushes(next_.data());
-  const HaloPushes none;
+  static const HaloPushes none;
   {
     PhaseTimers::Scope t(timers_, "inner update");
     kernels_->update(u_.data(), next_.data(), layout_, inner_box(layout_, late_faces_),
