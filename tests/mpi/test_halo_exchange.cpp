@@ -273,23 +273,44 @@ MPI_Comm node_of_every_rank() {
   return node;
 }
 
+// This rank's block and its two buffers in one shared window of the node,
+// holding coded_block() plus `first_shift` and plus `second_shift`; every
+// rank's buffers are filled when the constructor returns.
+struct SharedBlocks {
+  SharedBlocks(MPI_Comm node, Int3 global, Int3 hint, bool periodic, double first_shift,
+               double second_shift)
+      : d(MPI_COMM_WORLD, global, hint, {periodic, periodic, periodic}),
+        layout(d.local_cells()),
+        cells(static_cast<size_t>(layout.size())),
+        shared(node, 2 * cells),
+        buffer{shared.base(), shared.base() + cells} {
+    const std::vector<double> first = coded_block(d, layout, first_shift);
+    const std::vector<double> second = coded_block(d, layout, second_shift);
+    std::copy(first.begin(), first.end(), buffer[0]);
+    std::copy(second.begin(), second.end(), buffer[1]);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+
+  CartDecomposition d;
+  FieldLayout layout;
+  size_t cells;
+  SharedWindowMemory shared;
+  double* buffer[2];
+};
+
 void check_shared_exchange(Int3 global, Int3 hint, bool periodic, const SharedCase& c) {
   MPI_Comm node = node_of_every_rank();
   if (node == MPI_COMM_NULL) GTEST_SKIP() << "ranks on several nodes: no shared window for all";
-  CartDecomposition d(MPI_COMM_WORLD, global, hint, {periodic, periodic, periodic});
-  const FieldLayout layout(d.local_cells());
-  const auto cells = static_cast<size_t>(layout.size());
   {
-    SharedWindowMemory shared(node, 2 * cells);
-    if (d.rank() == c.refusing_rank) shared.refuse_maps();
-    double* field = shared.base();
-    double* other = shared.base() + cells;
     constexpr double kSecond = 0.5;
-    const std::vector<double> first = coded_block(d, layout, 0);
-    const std::vector<double> second = coded_block(d, layout, kSecond);
-    std::copy(first.begin(), first.end(), field);
-    std::copy(second.begin(), second.end(), other);
-    MPI_Barrier(MPI_COMM_WORLD);
+    SharedBlocks blocks(node, global, hint, periodic, 0, kSecond);
+    const CartDecomposition& d = blocks.d;
+    const FieldLayout& layout = blocks.layout;
+    const size_t cells = blocks.cells;
+    SharedWindowMemory& shared = blocks.shared;
+    if (d.rank() == c.refusing_rank) shared.refuse_maps();
+    double* field = blocks.buffer[0];
+    double* other = blocks.buffer[1];
 
     HaloExchange halo(d, layout, Backend::Host, false, shared);
     const bool refused = c.refusing_rank >= 0 && c.refusing_rank < d.size();
@@ -342,20 +363,15 @@ void check_shared_push(Int3 global, Int3 hint, bool periodic,
                        const std::function<std::string(int)>& gpu_of) {
   MPI_Comm node = node_of_every_rank();
   if (node == MPI_COMM_NULL) GTEST_SKIP() << "ranks on several nodes: no shared window for all";
-  CartDecomposition d(MPI_COMM_WORLD, global, hint, {periodic, periodic, periodic});
-  const FieldLayout layout(d.local_cells());
-  const auto cells = static_cast<size_t>(layout.size());
   {
-    SharedWindowMemory shared(node, 2 * cells);
-    double* buffers[2] = {shared.base(), shared.base() + cells};
     constexpr double kStale = 1e9;  // what the second buffer holds before step 0
-    const std::vector<double> first = coded_block(d, layout, 0);
-    const std::vector<double> stale = coded_block(d, layout, kStale);
-    std::copy(first.begin(), first.end(), buffers[0]);
-    std::copy(stale.begin(), stale.end(), buffers[1]);
-    MPI_Barrier(MPI_COMM_WORLD);
+    SharedBlocks blocks(node, global, hint, periodic, 0, kStale);
+    const CartDecomposition& d = blocks.d;
+    const FieldLayout& layout = blocks.layout;
+    const size_t cells = blocks.cells;
+    double* const* buffers = blocks.buffer;
 
-    HaloExchange halo(d, layout, Backend::Host, false, shared);
+    HaloExchange halo(d, layout, Backend::Host, false, blocks.shared);
     halo.connect_same_gpu_peers(HaloTransport::Auto, gpu_of(d.rank()), {buffers[0], buffers[1]},
                                 DirectHalo::Push);
     FaceMask same = 0;
