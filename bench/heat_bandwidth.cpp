@@ -5,10 +5,16 @@
 //           each cell read once and written once, neighbours from cache)
 //   pushes  the update launch of a rank with same-GPU neighbours across y and z,
 //           pushing its planes (into a scratch field here): what pushes cost
+//   boundary first  the same rank's step as the solver takes it: the pushed
+//           planes in a launch of their own, then the rest with the handshake
+//           block (marking a counter; no neighbour to wait for here)
 //   step    a full solver step on one rank (inner + shell + sync), as runs see it
 // Each figure is the median of --repeats timings taken with CUDA events. With
-// --sweep every compiled thread-block shape of the update kernel is timed.
-//   heat_bandwidth [--n 512] [--repeats 20] [--sweep]
+// --sweep every compiled thread-block shape of the update kernel is timed;
+// --block times a block of that shape instead of n^3 (one rank's block of a
+// strong-scaling run, e.g. 256x64x64 for 256^3 on a 1x4x4 grid), and the
+// launches of a step are also given in microseconds.
+//   heat_bandwidth [--n 512] [--repeats 20] [--sweep] [--block NXxNYxNZ]
 #include <cuda_runtime.h>
 #include <mpi.h>
 
@@ -33,6 +39,7 @@ using namespace mpsfw;
 int run(int argc, char** argv) {
   int n = 512, repeats = 20;
   bool sweep = false;
+  Int3 block{0, 0, 0};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--n" && i + 1 < argc) {
@@ -41,15 +48,24 @@ int run(int argc, char** argv) {
       repeats = std::atoi(argv[++i]);
     } else if (a == "--sweep") {
       sweep = true;
+    } else if (a == "--block" && i + 1 < argc &&
+               std::sscanf(argv[i + 1], "%dx%dx%d", &block.x, &block.y, &block.z) == 3) {
+      ++i;
     } else {
-      std::fprintf(stderr, "usage: heat_bandwidth [--n N] [--repeats R] [--sweep]\n");
+      std::fprintf(stderr,
+                   "usage: heat_bandwidth [--n N] [--repeats R] [--sweep] [--block NXxNYxNZ]\n");
       return 2;
     }
   }
   const DeviceBinding device = bind_device(Backend::Cuda, 0, 1, CudaGate::without_mps());
   std::printf("device: %s (%d SMs)\n", device.name.c_str(), device.multiprocessors);
 
-  const FieldLayout layout({n, n, n});
+  const Int3 cells_per_dim = block.x > 0 ? block : Int3{n, n, n};
+  if (cells_per_dim.x < 4 || cells_per_dim.y < 4 || cells_per_dim.z < 4) {
+    std::fprintf(stderr, "heat_bandwidth: --n and --block need at least 4 cells per dimension\n");
+    return 2;
+  }
+  const FieldLayout layout(cells_per_dim);
   const double cells = static_cast<double>(layout.n.product());
   const double field_bytes = static_cast<double>(layout.size()) * sizeof(double);
   Array<double> u(Backend::Cuda, static_cast<size_t>(layout.size()));
@@ -103,22 +119,44 @@ int run(int argc, char** argv) {
   const double push_bw = 16.0 * cells / push_s;
   std::printf("%-28s %10.1f %8.3f\n", "kernel + pushes (y, z)", push_bw * 1e-9,
               push_bw / copy_bw);
+  Array<std::uint64_t> counter(Backend::Cuda, 1);
+  StepHandshake handshake;
+  handshake.mine = counter.data();
+  handshake.finished = 1;
+  const Box inner = inner_box(layout, pushes.faces);
+  const double first_s = bench::median_event_seconds(repeats, [&] {
+    kernels->update_boundary_first(u.data(), next.data(), layout, inner, k, pushes, handshake);
+  });
+  const double first_bw = 16.0 * cells / first_s;
+  std::printf("%-28s %10.1f %8.3f\n", "boundary first (y, z)", first_bw * 1e-9,
+              first_bw / copy_bw);
+  // Its two launches apart (an empty box or no pushes leaves one of them out).
+  const double boundary_s = bench::median_event_seconds(repeats, [&] {
+    kernels->update_boundary_first(u.data(), next.data(), layout, Box{}, k, pushes, {});
+  });
+  const double inner_s = bench::median_event_seconds(repeats, [&] {
+    kernels->update_boundary_first(u.data(), next.data(), layout, inner, k, {}, handshake);
+  });
+  std::printf("\nper launch, us: kernel %.2f; kernel + pushes %.2f; boundary first %.2f = "
+              "boundary %.2f + inner with handshake %.2f (apart)\n",
+              16.0 * cells / kbw * 1e6, push_s * 1e6, first_s * 1e6, boundary_s * 1e6,
+              inner_s * 1e6);
 
   // Full solver steps as a run takes them: inner + shell launches, the per-step
   // synchronisation, one diagnostics pass at the end of the batch.
   const int batch = 50;
   const heat::HeatConfig config = heat::heat_config_from(heat::heat_params_from_overrides(
-      {"heat.nx=" + std::to_string(n), "heat.ny=" + std::to_string(n),
-       "heat.nz=" + std::to_string(n), "run.steps=" + std::to_string(batch)}));
+      {"heat.nx=" + std::to_string(layout.n.x), "heat.ny=" + std::to_string(layout.n.y),
+       "heat.nz=" + std::to_string(layout.n.z), "run.steps=" + std::to_string(batch)}));
   heat::HeatSolver solver(config, MPI_COMM_SELF, device, false);
   const double step_s =
       bench::median_event_seconds(std::max(3, repeats / 4), [&] { solver.run(nullptr); }) / batch;
   const double step_bw = 16.0 * cells / step_s;
   std::printf("%-28s %10.1f %8.3f\n", "solver step (50-step runs)", step_bw * 1e-9,
               step_bw / copy_bw);
-  std::printf("\nheat update at %d^3 fp64: %.3f of the device's copy bandwidth (kernel), "
+  std::printf("\nheat update at %dx%dx%d fp64: %.3f of the device's copy bandwidth (kernel), "
               "%.3f (full step); target >= 0.85\n",
-              n, kbw / copy_bw, step_bw / copy_bw);
+              layout.n.x, layout.n.y, layout.n.z, kbw / copy_bw, step_bw / copy_bw);
   return 0;
 }
 

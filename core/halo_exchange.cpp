@@ -171,10 +171,10 @@ void HaloExchange::finish(double* field) {
   unpack_boxes(space_, field, layout_, recv_boxes_, recv_.data());
 }
 
-void HaloExchange::finish_step() {
+void HaloExchange::finish_step(Handshake handshake) {
   if (!peers_.active()) return;
   PhaseTimers::Scope t(*timers_, "halo sync");
-  peers_.finish_step();
+  peers_.finish_step(handshake);
 }
 
 void HaloExchange::quiesce() {

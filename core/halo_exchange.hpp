@@ -74,11 +74,14 @@ class HaloExchange {
   // Push: where the writer of `next` puts the new values of its boundary
   // planes (empty when there is nothing to push).
   const HaloPushes& pushes(const double* next) const { return peers_.pushes(next); }
+  // Push under GPU-side waits: the step's handshake, for a caller that runs
+  // it in a block of a launch after its pushes (SameGpuPeers::step_handshake).
+  StepHandshake step_handshake() const { return peers_.step_handshake(); }
   // After the step's writes to the field: in barrier mode waits for the
   // device and the GPU's other ranks; push under GPU-side waits enqueues the
-  // end-of-step handshake; pull under GPU-side waits: nothing (the next
-  // start() tells the neighbours).
-  void finish_step();
+  // end-of-step handshake unless the caller ran it; pull under GPU-side
+  // waits: nothing (the next start() tells the neighbours).
+  void finish_step(Handshake handshake = Handshake::Enqueue);
   // Collective over the ranks of this rank's GPU: returns once nobody reads
   // this rank's fields any more. Call before freeing or rewriting them from
   // the host (the end of a run).

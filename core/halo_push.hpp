@@ -40,6 +40,20 @@ struct HaloPushes {
     return n;
   }
 
+  // The first pushed face whose plane holds cell (i, j, k): planes share
+  // their edges, and a kernel that also stores the cells into the pusher's own
+  // field stores each once, as that face's.
+  MPSFW_HD int first_face_holding(int i, int j, int k) const {
+    for (int f = 0; f < 6; ++f) {
+      const Box& b = face[f].cells;
+      if (((faces >> f) & 1u) && i >= b.lo.x && i < b.hi.x && j >= b.lo.y && j < b.hi.y &&
+          k >= b.lo.z && k < b.hi.z) {
+        return f;
+      }
+    }
+    return -1;
+  }
+
   // Cell t of cells() (faces in order, each plane x fastest): its face and
   // coordinates.
   MPSFW_HD int locate(std::int64_t t, int& i, int& j, int& k) const {

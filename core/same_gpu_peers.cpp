@@ -210,12 +210,19 @@ const HaloPushes& SameGpuPeers::pushes(const double* next) const {
   return pushes_[static_cast<size_t>(buffer_index(next))];
 }
 
-void SameGpuPeers::finish_step() {
+StepHandshake SameGpuPeers::step_handshake() const {
+  if (!active_ || how_ != DirectHalo::Push || !signals_) return {};
+  return signals_->handshake(steps_ + 1);
+}
+
+void SameGpuPeers::finish_step(Handshake handshake) {
   if (!active_) return;
   if (how_ == DirectHalo::Push) ++steps_;
   if (signals_) {
     // Pull: the next pull tells the neighbours. Push: the step's end does.
-    if (how_ == DirectHalo::Push) signals_->wait_for_neighbors(steps_);
+    if (how_ == DirectHalo::Push && handshake == Handshake::Enqueue) {
+      signals_->wait_for_neighbors(steps_);
+    }
     return;
   }
   memory::synchronize(space_);

@@ -5,8 +5,8 @@
 // one of two ways (DirectHalo):
 //   Pull  start() copies the neighbours' planes into this rank's halo, on the
 //         stream that then updates the field;
-//   Push  the step's last update kernel also writes the new boundary planes
-//         into the neighbours' halos (HaloPushes): no copy kernel.
+//   Push  the step's update writes the new boundary planes into the
+//         neighbours' halos as well (HaloPushes): no copy kernel.
 // Step s reads buffer s%2 and writes the other, so two orderings keep it
 // correct: a halo is read only after the neighbour's step s-1 has written
 // what it holds, and a buffer is overwritten only after the neighbours' step
@@ -29,11 +29,17 @@
 #include "halo_push.hpp"
 #include "halo_transport.hpp"
 #include "peer_memory.hpp"
+#include "step_handshake.hpp"
 #include "stream_signals.hpp"
 
 namespace mpsfw {
 
 enum class DirectHalo { Pull, Push };
+
+// Who runs a push step's handshake: finish_step() in a kernel of its own, or
+// the caller, in a block of a launch enqueued after its pushes
+// (step_handshake()).
+enum class Handshake { Enqueue, RunByCaller };
 
 class SameGpuPeers {
  public:
@@ -65,9 +71,14 @@ class SameGpuPeers {
   // Push: where the step's last update puts the new boundary planes of
   // `next` (one of the buffers). Empty in pull mode.
   const HaloPushes& pushes(const double* next) const;
-  // After the step's last write to the field: the end-of-step handshake
-  // (push) or, in barrier mode, the host barrier.
-  void finish_step();
+  // Push under GPU-side waits: this step's handshake as data, for a caller
+  // that runs it itself (mark_and_wait) once its pushes are enqueued: it marks
+  // them done and holds what follows until the neighbours' pushes of this
+  // step are done too. Empty otherwise.
+  StepHandshake step_handshake() const;
+  // After the step's writes to the field: the end-of-step handshake (push,
+  // unless the caller ran it) or, in barrier mode, the host barrier.
+  void finish_step(Handshake handshake = Handshake::Enqueue);
   // Collective over the GPU's ranks: nobody reads this rank's fields after.
   void quiesce();
 

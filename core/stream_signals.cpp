@@ -38,7 +38,7 @@ StreamSignals::StreamSignals() { throw Error("this build of mpsfw has no CUDA ba
 StreamSignals::~StreamSignals() = default;
 PeerMemoryHandle StreamSignals::handle() const { return {}; }
 namespace detail {
-void cuda_mark_and_wait(std::uint64_t*, const std::uint64_t* const*, int, std::uint64_t) {
+void cuda_mark_and_wait(const StepHandshake&) {
   throw Error("this build of mpsfw has no CUDA backend");
 }
 }  // namespace detail
@@ -51,13 +51,21 @@ void StreamSignals::add_neighbor(const PeerMemoryHandle& handle) {
   neighbors_.push_back(open_peer_memory(handle));
 }
 
-void StreamSignals::wait_for_neighbors(std::uint64_t finished_step) {
-  if (neighbors_.empty()) return;  // nobody waits for this rank either
-  const std::uint64_t* theirs[kMaxNeighbors] = {};
+StepHandshake StreamSignals::handshake(std::uint64_t finished_step) const {
+  StepHandshake h;
+  if (neighbors_.empty()) return h;
+  h.mine = mine_;
   for (size_t n = 0; n < neighbors_.size(); ++n) {
-    theirs[n] = static_cast<const std::uint64_t*>(neighbors_[n]);
+    h.theirs[n] = static_cast<const std::uint64_t*>(neighbors_[n]);
   }
-  detail::cuda_mark_and_wait(mine_, theirs, static_cast<int>(neighbors_.size()), finished_step);
+  h.count = static_cast<int>(neighbors_.size());
+  h.finished = finished_step;
+  return h;
+}
+
+void StreamSignals::wait_for_neighbors(std::uint64_t finished_step) {
+  const StepHandshake h = handshake(finished_step);
+  if (!h.empty()) detail::cuda_mark_and_wait(h);
 }
 
 }  // namespace mpsfw

@@ -19,12 +19,13 @@
 #include <vector>
 
 #include "peer_memory.hpp"
+#include "step_handshake.hpp"
 
 namespace mpsfw {
 
 class StreamSignals {
  public:
-  static constexpr int kMaxNeighbors = 6;
+  static constexpr int kMaxNeighbors = StepHandshake::kMaxNeighbors;
 
   // Whether the current device runs this process as an MPS client.
   static bool available();
@@ -42,6 +43,10 @@ class StreamSignals {
   // Enqueued on the default stream: marks `finished_step` steps done and
   // holds later work until every neighbour has marked as many.
   void wait_for_neighbors(std::uint64_t finished_step);
+  // The same as data, for a caller that runs it in a block of its own kernel
+  // (mark_and_wait). Empty when there is no neighbour: nobody waits for this
+  // rank either.
+  StepHandshake handshake(std::uint64_t finished_step) const;
 
  private:
   std::uint64_t* mine_ = nullptr;  // in device memory
@@ -50,8 +55,7 @@ class StreamSignals {
 
 namespace detail {
 // The kernel (stream_signals_cuda.cu).
-void cuda_mark_and_wait(std::uint64_t* mine, const std::uint64_t* const* theirs, int count,
-                        std::uint64_t finished_step);
+void cuda_mark_and_wait(const StepHandshake& handshake);
 }  // namespace detail
 
 }  // namespace mpsfw

@@ -8,7 +8,8 @@
 #   scripts/device_halo_check.sh [SIZE=256] [STEPS=400] [RANKS="1 8 16"]
 # Environment: TESTS=0 skips the tests; VARIANTS (default "mpi ipc ipc-barrier ipc-caps"; empty: none);
 # CEILINGS: how heat_ceiling's coupled runs move same-GPU halos (default "push": pushed by the
-# update launch; "pull": a copy kernel pulls them, MPSFW_HALO_DIRECT=pull).
+# update kernels, boundary first; "push-last": pushed by the step's last update launch; "pull":
+# a copy kernel pulls them; the last two are MPSFW_HALO_DIRECT's values).
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 size=${1:-256}
@@ -64,7 +65,7 @@ for np in $ranks; do
   for how in ${CEILINGS:-push}; do
     log="$out/ceiling_np${np}_$how.log"
     export MPSFW_HALO_DIRECT=
-    [ "$how" = pull ] && MPSFW_HALO_DIRECT=pull
+    [ "$how" = push ] || MPSFW_HALO_DIRECT=$how
     timeout 120 mpirun -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -x MPSFW_HALO_DIRECT \
       -np "$np" "$build/bench/heat_ceiling" --n "$size" --steps "$steps" > "$log" 2>&1
     echo "== heat_ceiling np=$np $how: exit $?"

@@ -8,6 +8,7 @@
 #include "core/box.hpp"
 #include "core/field_layout.hpp"
 #include "core/halo_push.hpp"
+#include "core/step_handshake.hpp"
 #include "heat_physics.hpp"
 
 namespace mpsfw::heat {
@@ -28,6 +29,16 @@ class HeatKernels {
   // update only, once every halo of u is current.
   virtual void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
                       Coefficients k, const HaloPushes& pushes) = 0;
+  // A whole step of a block whose exchanged faces are all pushed (every
+  // neighbour on this GPU), boundary first: one launch computes the pushed
+  // planes and stores them into next and the neighbours' halos; a second
+  // updates `inner` (the rest: inner_box of the pushed faces), one of its
+  // blocks running `handshake` unless it is empty. The neighbours so get this
+  // step's planes as early as possible and a rank waits for them only while
+  // its own boundary runs, not for their whole step.
+  virtual void update_boundary_first(const double* u, double* next, const FieldLayout& layout,
+                                     const Box& inner, Coefficients k, const HaloPushes& pushes,
+                                     const StepHandshake& handshake) = 0;
   virtual LocalDiagnostics diagnostics(const double* u, const double* previous,
                                        const FieldLayout& layout) = 0;
   // Waits for all launched work.

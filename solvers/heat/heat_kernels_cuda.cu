@@ -5,6 +5,7 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/transform_reduce.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -47,15 +48,15 @@ __device__ __forceinline__ void march_one(const double* __restrict__ u, double* 
 }
 
 // This thread's column chunk of the box (blocks of BX x BY columns, ZC cells
-// deep along z).
+// deep along z; `slice` is the block's place along z).
 template <int BX, int BY, int ZC, bool kStreamingStore>
 __device__ __forceinline__ void update_chunk(const double* __restrict__ u,
                                              double* __restrict__ next, const FieldLayout& layout,
-                                             const Box& box, Coefficients k) {
+                                             const Box& box, Coefficients k, unsigned slice) {
   const int i = box.lo.x + static_cast<int>(blockIdx.x) * BX + static_cast<int>(threadIdx.x);
   const int j = box.lo.y + static_cast<int>(blockIdx.y) * BY + static_cast<int>(threadIdx.y);
   if (i >= box.hi.x || j >= box.hi.y) return;
-  const int k0 = box.lo.z + static_cast<int>(blockIdx.z) * ZC;
+  const int k0 = box.lo.z + static_cast<int>(slice) * ZC;
   const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
   std::int64_t c = layout.index(i, j, k0);
   double below = __ldg(u + c - sz);
@@ -74,7 +75,67 @@ template <int BX, int BY, int ZC, bool kStreamingStore>
 __global__ void __launch_bounds__(BX* BY)
     update_kernel(const double* __restrict__ u, double* __restrict__ next, FieldLayout layout,
                   Box box, Coefficients k) {
-  update_chunk<BX, BY, ZC, kStreamingStore>(u, next, layout, box, k);
+  update_chunk<BX, BY, ZC, kStreamingStore>(u, next, layout, box, k, blockIdx.z);
+}
+
+// Threads t, t + stride, ... of the pushed planes: each cell's new value (from
+// u, like the update: the same value) into the neighbour's halo.
+__device__ __forceinline__ void push_cells(const double* __restrict__ u, const FieldLayout& layout,
+                                           Coefficients k, const HaloPushes& pushes,
+                                           std::int64_t t, std::int64_t stride) {
+  const std::int64_t n = pushes.cells();
+  const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
+  for (; t < n; t += stride) {
+    int i = 0, j = 0, kz = 0;
+    const int f = pushes.locate(t, i, j, kz);
+    pushes.store(f, i, j, kz, updated_cell(u, layout.index(i, j, kz), sy, sz, k));
+  }
+}
+
+// The boundary launch of update_boundary_first: blockIdx.z picks a pushed
+// face; threads cover its plane with x (y for an x face) along threadIdx.x,
+// the plane's other dimension along threadIdx.y: neighbouring threads read
+// neighbouring cells, and no thread divides to find its cell.
+constexpr int kBoundaryX = 64, kBoundaryY = 4;
+
+struct PushedFaceList {
+  int face[6];
+};
+
+__global__ void __launch_bounds__(kBoundaryX* kBoundaryY)
+    boundary_kernel(const double* __restrict__ u, double* __restrict__ next, FieldLayout layout,
+                    Coefficients k, __grid_constant__ const HaloPushes pushes,
+                    PushedFaceList list) {
+  const int f = list.face[blockIdx.z];
+  const Box& plane = pushes.face[f].cells;
+  const int normal = f / 2;
+  const int along = normal == 0 ? 1 : 0, across = normal == 2 ? 1 : 2;
+  Int3 c = plane.lo;
+  c[along] += static_cast<int>(blockIdx.x * kBoundaryX + threadIdx.x);
+  c[across] += static_cast<int>(blockIdx.y * kBoundaryY + threadIdx.y);
+  if (c[along] >= plane.hi[along] || c[across] >= plane.hi[across]) return;
+  const std::int64_t at = layout.index(c.x, c.y, c.z);
+  const double v = updated_cell(u, at, layout.stride_y(), layout.stride_z(), k);
+  pushes.store(f, c.x, c.y, c.z, v);
+  // Planes share their edges: each cell of next is stored once.
+  if (pushes.first_face_holding(c.x, c.y, c.z) == f) next[at] = v;
+}
+
+// The update with a slice of blocks in front (dispatched first, so the mark
+// comes as soon as the launch starts) whose first block runs the handshake;
+// the others have nothing to do.
+template <int BX, int BY, int ZC, bool kStreamingStore>
+__global__ void __launch_bounds__(BX* BY)
+    update_handshake_kernel(const double* __restrict__ u, double* __restrict__ next,
+                            FieldLayout layout, Box box, Coefficients k,
+                            __grid_constant__ const StepHandshake handshake) {
+  if (blockIdx.z == 0) {
+    if (blockIdx.x == 0 && blockIdx.y == 0) {
+      mark_and_wait(handshake, static_cast<int>(threadIdx.y * BX + threadIdx.x));
+    }
+    return;
+  }
+  update_chunk<BX, BY, ZC, kStreamingStore>(u, next, layout, box, k, blockIdx.z - 1);
 }
 
 // The same, with the pushed planes computed by extra slices of blocks along
@@ -88,55 +149,59 @@ __global__ void __launch_bounds__(BX* BY)
                        FieldLayout layout, Box box, Coefficients k,
                        __grid_constant__ const HaloPushes pushes, unsigned update_slices) {
   if (blockIdx.z < update_slices) {
-    update_chunk<BX, BY, ZC, kStreamingStore>(u, next, layout, box, k);
+    update_chunk<BX, BY, ZC, kStreamingStore>(u, next, layout, box, k, blockIdx.z);
     return;
   }
   const std::int64_t threads = BX * BY;
   const std::int64_t per_slice = static_cast<std::int64_t>(gridDim.x) * gridDim.y * threads;
-  const std::int64_t stride = (gridDim.z - update_slices) * per_slice;
-  const std::int64_t n = pushes.cells();
-  const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
-  std::int64_t t = (blockIdx.z - update_slices) * per_slice +
-                   (static_cast<std::int64_t>(blockIdx.y) * gridDim.x + blockIdx.x) * threads +
-                   threadIdx.y * BX + threadIdx.x;
-  for (; t < n; t += stride) {
-    int i = 0, j = 0, kz = 0;
-    const int f = pushes.locate(t, i, j, kz);
-    pushes.store(f, i, j, kz, updated_cell(u, layout.index(i, j, kz), sy, sz, k));
-  }
+  const std::int64_t t =
+      (blockIdx.z - update_slices) * per_slice +
+      (static_cast<std::int64_t>(blockIdx.y) * gridDim.x + blockIdx.x) * threads +
+      threadIdx.y * BX + threadIdx.x;
+  push_cells(u, layout, k, pushes, t, (gridDim.z - update_slices) * per_slice);
 }
 
+// The update of `box`, with either pushes or a handshake riding along (or
+// neither).
 template <int BX, int BY, int ZC, bool kStreamingStore>
 void launch_update(const double* u, double* next, const FieldLayout& layout, const Box& box,
-                   Coefficients k, const HaloPushes& pushes) {
+                   Coefficients k, const HaloPushes& pushes, const StepHandshake& handshake) {
   const Int3 s = box.empty() ? Int3{} : box.size();
   const dim3 block(BX, BY, 1);
   dim3 grid((s.x + BX - 1) / BX, (s.y + BY - 1) / BY, (s.z + ZC - 1) / ZC);
   const unsigned update_slices = grid.z;
-  if (!pushes.empty()) {
+  if (!pushes.empty() || !handshake.empty()) {
+    // The extra slices need a grid even when the box is empty.
     grid.x = grid.x == 0 ? 1 : grid.x;
     grid.y = grid.y == 0 ? 1 : grid.y;
+  }
+  if (!pushes.empty()) {
     const std::int64_t per_slice = static_cast<std::int64_t>(grid.x) * grid.y * BX * BY;
     const std::int64_t wanted = (pushes.cells() + per_slice - 1) / per_slice;
     grid.z = update_slices + static_cast<unsigned>(wanted < 1024 ? wanted : 1024);
+  } else if (!handshake.empty()) {
+    grid.z = update_slices + 1;
   }
   if (grid.y > 65535 || grid.z > 65535) {
     throw Error("CUDA update: box " + std::to_string(s.x) + "x" + std::to_string(s.y) + "x" +
                 std::to_string(s.z) + " is too large for one launch");
   }
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
-  if (pushes.empty()) {
-    update_kernel<BX, BY, ZC, kStreamingStore><<<grid, block>>>(u, next, layout, box, k);
-  } else {
+  if (!pushes.empty()) {
     update_push_kernel<BX, BY, ZC, kStreamingStore>
         <<<grid, block>>>(u, next, layout, box, k, pushes, update_slices);
+  } else if (!handshake.empty()) {
+    update_handshake_kernel<BX, BY, ZC, kStreamingStore>
+        <<<grid, block>>>(u, next, layout, box, k, handshake);
+  } else {
+    update_kernel<BX, BY, ZC, kStreamingStore><<<grid, block>>>(u, next, layout, box, k);
   }
   MPSFW_CUDA_CHECK_LAUNCH();
 }
 
 // The compiled shapes; add a line to try another.
 using Launcher = void (*)(const double*, double*, const FieldLayout&, const Box&, Coefficients,
-                         const HaloPushes&);
+                         const HaloPushes&, const StepHandshake&);
 struct CompiledShape {
   CudaUpdateShape shape;
   Launcher launch;
@@ -199,12 +264,28 @@ class CudaHeatKernels final : public HeatKernels {
  public:
   void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
               Coefficients k, const HaloPushes& pushes) override {
-    if (box.empty() && pushes.empty()) return;
-    // A slab one or two cells thin in x (the shell next to an x face) would
-    // leave most of a wide block idle: threads go along y instead.
-    const bool thin_x = !box.empty() && box.size().x < 8;
-    const CudaUpdateShape s = thin_x ? CudaUpdateShape{1, 128, 8, false} : g_shape;
-    find_shape(s)->launch(u, next, layout, box, k, pushes);
+    launch(u, next, layout, box, k, pushes, {});
+  }
+
+  void update_boundary_first(const double* u, double* next, const FieldLayout& layout,
+                             const Box& inner, Coefficients k, const HaloPushes& pushes,
+                             const StepHandshake& handshake) override {
+    if (!pushes.empty()) {
+      PushedFaceList list{};
+      dim3 grid(1, 1, 0);
+      for (int f = 0; f < 6; ++f) {
+        if (!((pushes.faces >> f) & 1u)) continue;
+        list.face[grid.z++] = f;
+        const Int3 s = pushes.face[f].cells.size();
+        const int along = f / 2 == 0 ? s.y : s.x, across = f / 2 == 2 ? s.y : s.z;
+        grid.x = std::max(grid.x, static_cast<unsigned>((along + kBoundaryX - 1) / kBoundaryX));
+        grid.y = std::max(grid.y, static_cast<unsigned>((across + kBoundaryY - 1) / kBoundaryY));
+      }
+      if (grid.y > 65535) throw Error("CUDA boundary update: a face is too large for one launch");
+      boundary_kernel<<<grid, dim3(kBoundaryX, kBoundaryY)>>>(u, next, layout, k, pushes, list);
+      MPSFW_CUDA_CHECK_LAUNCH();
+    }
+    launch(u, next, layout, inner, k, {}, handshake);
   }
 
   LocalDiagnostics diagnostics(const double* u, const double* previous,
@@ -221,6 +302,17 @@ class CudaHeatKernels final : public HeatKernels {
   }
 
   void synchronize() override { MPSFW_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+ private:
+  static void launch(const double* u, double* next, const FieldLayout& layout, const Box& box,
+                     Coefficients k, const HaloPushes& pushes, const StepHandshake& handshake) {
+    if (box.empty() && pushes.empty() && handshake.empty()) return;
+    // A slab one or two cells thin in x (the shell next to an x face) would
+    // leave most of a wide block idle: threads go along y instead.
+    const bool thin_x = !box.empty() && box.size().x < 8;
+    const CudaUpdateShape s = thin_x ? CudaUpdateShape{1, 128, 8, false} : g_shape;
+    find_shape(s)->launch(u, next, layout, box, k, pushes, handshake);
+  }
 };
 
 }  // namespace

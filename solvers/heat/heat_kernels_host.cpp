@@ -14,26 +14,18 @@ class HostHeatKernels final : public HeatKernels {
  public:
   void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
               Coefficients k, const HaloPushes& pushes) override {
-    const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
-    if (!box.empty()) {
-#pragma omp parallel for collapse(2) schedule(static)
-      for (int kz = box.lo.z; kz < box.hi.z; ++kz) {
-        for (int j = box.lo.y; j < box.hi.y; ++j) {
-          const std::int64_t row = layout.index(0, j, kz);
-          for (int i = box.lo.x; i < box.hi.x; ++i) {
-            next[row + i] = updated_cell(u, row + i, sy, sz, k);
-          }
-        }
-      }
-    }
-    const std::int64_t pushed = pushes.cells();
-    if (pushed == 0) return;  // no parallel region for nothing, every step
-#pragma omp parallel for schedule(static)
-    for (std::int64_t t = 0; t < pushed; ++t) {
-      int i = 0, j = 0, kz = 0;
-      const int f = pushes.locate(t, i, j, kz);
-      pushes.store(f, i, j, kz, updated_cell(u, layout.index(i, j, kz), sy, sz, k));
-    }
+    update_box(u, next, layout, box, k);
+    push_planes(u, nullptr, layout, k, pushes);
+  }
+
+  void update_boundary_first(const double* u, double* next, const FieldLayout& layout,
+                             const Box& inner, Coefficients k, const HaloPushes& pushes,
+                             const StepHandshake& handshake) override {
+    // Host fields are ordered by the host barrier (SameGpuPeers): a GPU-side
+    // handshake here would be a caller's mistake.
+    if (!handshake.empty()) throw Error("host heat update: cannot run a GPU-side handshake");
+    push_planes(u, next, layout, k, pushes);
+    update_box(u, next, layout, inner, k);
   }
 
   LocalDiagnostics diagnostics(const double* u, const double* previous,
@@ -54,6 +46,40 @@ class HostHeatKernels final : public HeatKernels {
   }
 
   void synchronize() override {}
+
+ private:
+  static void update_box(const double* u, double* next, const FieldLayout& layout,
+                         const Box& box, Coefficients k) {
+    if (box.empty()) return;
+    const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int kz = box.lo.z; kz < box.hi.z; ++kz) {
+      for (int j = box.lo.y; j < box.hi.y; ++j) {
+        const std::int64_t row = layout.index(0, j, kz);
+        for (int i = box.lo.x; i < box.hi.x; ++i) {
+          next[row + i] = updated_cell(u, row + i, sy, sz, k);
+        }
+      }
+    }
+  }
+
+  // Each pushed plane cell's new value into the neighbour's halo and, when
+  // `next` is given, once into next.
+  static void push_planes(const double* u, double* next, const FieldLayout& layout,
+                          Coefficients k, const HaloPushes& pushes) {
+    const std::int64_t pushed = pushes.cells();
+    if (pushed == 0) return;  // no parallel region for nothing, every step
+    const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t t = 0; t < pushed; ++t) {
+      int i = 0, j = 0, kz = 0;
+      const int f = pushes.locate(t, i, j, kz);
+      const std::int64_t c = layout.index(i, j, kz);
+      const double v = updated_cell(u, c, sy, sz, k);
+      pushes.store(f, i, j, kz, v);
+      if (next != nullptr && pushes.first_face_holding(i, j, kz) == f) next[c] = v;
+    }
+  }
 };
 
 }  // namespace

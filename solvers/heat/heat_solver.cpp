@@ -28,11 +28,17 @@ GridGeometry geometry_of(const HeatConfig& c) {
   return g;
 }
 
-// Same-GPU faces are pushed by the update launch itself (no copy kernel);
-// MPSFW_HALO_DIRECT=pull pulls them in a copy kernel instead, to compare.
-DirectHalo direct_halo_choice() {
+// Same-GPU faces are pushed by the update itself (no copy kernel), the
+// boundary planes first when no face goes through MPI. To compare,
+// MPSFW_HALO_DIRECT=pull pulls them in a copy kernel instead and
+// MPSFW_HALO_DIRECT=push-last pushes them from the step's last update launch.
+std::string direct_halo_env() {
   const char* env = std::getenv("MPSFW_HALO_DIRECT");
-  return env != nullptr && std::string(env) == "pull" ? DirectHalo::Pull : DirectHalo::Push;
+  return env != nullptr ? env : "";
+}
+
+DirectHalo direct_halo_choice() {
+  return direct_halo_env() == "pull" ? DirectHalo::Pull : DirectHalo::Push;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -71,16 +77,30 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
   halo_->connect_same_gpu_peers(config_.halo, gpu, {u_.data(), next_.data()},
                                 direct_halo_choice());
   late_faces_ = halo_->mpi_faces();
+  const FaceMask pushed = halo_->pushes(next_.data()).faces;
+  boundary_first_ = pushed != 0 && late_faces_ == 0 && direct_halo_env() != "push-last";
+  inner_ = inner_box(layout_, pushed);
   diagnostics_.push_back(measure(0));
 }
 
 HeatSolver::~HeatSolver() = default;
 
 void HeatSolver::step_once() {
+  const HaloPushes& pushes = halo_->pushes(next_.data());
+  if (boundary_first_) {
+    {
+      PhaseTimers::Scope t(timers_, "update");
+      kernels_->update_boundary_first(u_.data(), next_.data(), layout_, inner_, coefficients_,
+                                      pushes, halo_->step_handshake());
+    }
+    halo_->finish_step(Handshake::RunByCaller);  // the host barrier, without MPS
+    u_.swap(next_);
+    ++step_;
+    return;
+  }
   halo_->start(u_.data());  // times its own phases (halo post, pack)
   // Same-GPU neighbours' halos are written by the step's last update, once
   // every halo of u is current.
-  const HaloPushes& pushes = halo_->pushes(next_.data());
   static const HaloPushes none;
   {
     PhaseTimers::Scope t(timers_, "inner update");

@@ -73,6 +73,10 @@ class HeatSolver {
   Array<double> u_, next_;  // next_ holds the previous step after a swap
   std::unique_ptr<HaloExchange> halo_;
   FaceMask late_faces_ = 0;  // faces filled by MPI: their cells wait for finish()
+  // Every exchanged face pushed (no MPI face): a step computes the pushed
+  // planes first, then the rest, `inner` (HeatKernels::update_boundary_first).
+  bool boundary_first_ = false;
+  Box inner_;
   PhaseTimers timers_;
   std::vector<Diagnostics> diagnostics_;
   long step_ = 0;

@@ -1,7 +1,8 @@
 // Same-GPU halos: the heat solver on the CUDA backend gives the same field,
 // bit for bit, whether halos between ranks on the GPU go device to device
-// (run.halo = ipc: pushed by the update kernel, or pulled by a copy kernel
-// with MPSFW_HALO_DIRECT=pull; ordered by GPU-side waits under MPS, by a host
+// (run.halo = ipc: pushed by the update kernels boundary first, pushed by the
+// step's last update launch with MPSFW_HALO_DIRECT=push-last, or pulled by a
+// copy kernel with MPSFW_HALO_DIRECT=pull; ordered by GPU-side waits under MPS, by a host
 // barrier without MPS and with MPSFW_HALO_SYNC=barrier) or through MPI
 // (run.halo = mpi), and all equal a one-rank run. The IPC runs must really use
 // IPC on a one-GPU machine. Skips without a GPU.
@@ -59,6 +60,8 @@ void expect_transports_agree(const std::vector<std::string>& overrides, bool per
   unsetenv("MPSFW_HALO_SYNC");
   setenv("MPSFW_HALO_DIRECT", "pull", 1);
   const Outcome ipc_pull = run_cuda(overrides, "ipc", MPI_COMM_WORLD);
+  setenv("MPSFW_HALO_DIRECT", "push-last", 1);
+  const Outcome ipc_push_last = run_cuda(overrides, "ipc", MPI_COMM_WORLD);
   unsetenv("MPSFW_HALO_DIRECT");
   Outcome single;
   if (world_rank() == 0) single = run_cuda(overrides, "mpi", MPI_COMM_SELF);
@@ -76,13 +79,14 @@ void expect_transports_agree(const std::vector<std::string>& overrides, bool per
     return bitwise_equal(a.field, b.field) ? "identical" : "DIFFER";
   };
   std::printf("ipc vs mpi on %d ranks: %d faces over IPC (%s); fields %s; with the host "
-              "barrier %s; pulled instead of pushed %s; vs 1 rank %s\n",
+              "barrier %s; pulled %s; pushed last %s; vs 1 rank %s\n",
               ranks, ipc.direct_faces, ipc.order.c_str(), same(ipc, mpi), same(ipc_barrier, mpi),
-              same(ipc_pull, mpi), same(ipc, single));
+              same(ipc_pull, mpi), same(ipc_push_last, mpi), same(ipc, single));
   ASSERT_FALSE(mpi.field.empty());
   EXPECT_TRUE(bitwise_equal(ipc.field, mpi.field));
   EXPECT_TRUE(bitwise_equal(ipc_barrier.field, mpi.field));
   EXPECT_TRUE(bitwise_equal(ipc_pull.field, mpi.field));
+  EXPECT_TRUE(bitwise_equal(ipc_push_last.field, mpi.field));
   EXPECT_TRUE(bitwise_equal(ipc.field, single.field));
 }
 
