@@ -77,8 +77,16 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
   halo_->connect_same_gpu_peers(config_.halo, gpu, {u_.data(), next_.data()},
                                 direct_halo_choice());
   late_faces_ = halo_->mpi_faces();
+  // Boundary first pays off when other ranks wait for the planes; a rank
+  // that only wraps onto itself (periodic, one rank across) keeps one launch.
   const FaceMask pushed = halo_->pushes(next_.data()).faces;
-  boundary_first_ = pushed != 0 && late_faces_ == 0 && direct_halo_env() != "push-last";
+  bool pushes_to_others = false;
+  for (int f = 0; f < kFaces; ++f) {
+    if (((pushed >> f) & 1u) && decomposition_.neighbor(f) != decomposition_.rank()) {
+      pushes_to_others = true;
+    }
+  }
+  boundary_first_ = pushes_to_others && late_faces_ == 0 && direct_halo_env() != "push-last";
   inner_ = inner_box(layout_, pushed);
   diagnostics_.push_back(measure(0));
 }
