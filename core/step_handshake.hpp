@@ -17,6 +17,10 @@ struct StepHandshake {
   // What to mark (work enqueued before the handshake is done up to this
   // step) and what the neighbours' counters must reach before later work.
   std::uint64_t finished = 0;
+  // For a kernel whose blocks share the marking: how many have arrived (in
+  // device memory, zero between launches; the last to arrive runs the
+  // handshake).
+  unsigned* arrivals = nullptr;
 
   MPSFW_HD bool empty() const { return mine == nullptr; }
 };

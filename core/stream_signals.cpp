@@ -20,9 +20,11 @@ bool StreamSignals::available() {
 
 StreamSignals::StreamSignals() {
   void* p = nullptr;
-  MPSFW_CUDA_CHECK(cudaMalloc(&p, sizeof(std::uint64_t)));
+  // The counter, then the arrivals of a kernel that marks it from its last
+  // block (StepHandshake::arrivals); both zero.
+  MPSFW_CUDA_CHECK(cudaMalloc(&p, 2 * sizeof(std::uint64_t)));
   mine_ = static_cast<std::uint64_t*>(p);
-  MPSFW_CUDA_CHECK(cudaMemset(mine_, 0, sizeof(std::uint64_t)));
+  MPSFW_CUDA_CHECK(cudaMemset(mine_, 0, 2 * sizeof(std::uint64_t)));
   MPSFW_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
@@ -55,6 +57,7 @@ StepHandshake StreamSignals::handshake(std::uint64_t finished_step) const {
   StepHandshake h;
   if (neighbors_.empty()) return h;
   h.mine = mine_;
+  h.arrivals = reinterpret_cast<unsigned*>(mine_ + 1);
   for (size_t n = 0; n < neighbors_.size(); ++n) {
     h.theirs[n] = static_cast<const std::uint64_t*>(neighbors_[n]);
   }

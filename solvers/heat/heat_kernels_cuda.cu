@@ -5,7 +5,6 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/transform_reduce.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -92,50 +91,95 @@ __device__ __forceinline__ void push_cells(const double* __restrict__ u, const F
   }
 }
 
-// The boundary launch of update_boundary_first: blockIdx.z picks a pushed
-// face; threads cover its plane with x (y for an x face) along threadIdx.x,
-// the plane's other dimension along threadIdx.y: neighbouring threads read
-// neighbouring cells, and no thread divides to find its cell.
-constexpr int kBoundaryX = 64, kBoundaryY = 4;
-
-struct PushedFaceList {
+// The pushed planes cut into tiles of BX x BY cells for the boundary blocks
+// of a boundary-first step: BX along the plane's first dimension (x, or y for
+// an x face: neighbouring threads read neighbouring cells), BY along the
+// other. Face n of the list owns tiles [first_tile[n], first_tile[n + 1]).
+struct BoundaryTiles {
   int face[6];
+  int tiles_along[6];
+  int first_tile[7];
+  int faces;
+  __host__ __device__ int total() const { return first_tile[faces]; }
 };
 
-__global__ void __launch_bounds__(kBoundaryX* kBoundaryY)
-    boundary_kernel(const double* __restrict__ u, double* __restrict__ next, FieldLayout layout,
-                    Coefficients k, __grid_constant__ const HaloPushes pushes,
-                    PushedFaceList list) {
-  const int f = list.face[blockIdx.z];
-  const Box& plane = pushes.face[f].cells;
-  const int normal = f / 2;
-  const int along = normal == 0 ? 1 : 0, across = normal == 2 ? 1 : 2;
-  Int3 c = plane.lo;
-  c[along] += static_cast<int>(blockIdx.x * kBoundaryX + threadIdx.x);
-  c[across] += static_cast<int>(blockIdx.y * kBoundaryY + threadIdx.y);
-  if (c[along] >= plane.hi[along] || c[across] >= plane.hi[across]) return;
-  const std::int64_t at = layout.index(c.x, c.y, c.z);
-  const double v = updated_cell(u, at, layout.stride_y(), layout.stride_z(), k);
-  pushes.store(f, c.x, c.y, c.z, v);
-  // Planes share their edges: each cell of next is stored once.
-  if (pushes.first_face_holding(c.x, c.y, c.z) == f) next[at] = v;
+__host__ __device__ inline int plane_along(int face) { return face / 2 == 0 ? 1 : 0; }
+__host__ __device__ inline int plane_across(int face) { return face / 2 == 2 ? 1 : 2; }
+
+BoundaryTiles boundary_tiles(const HaloPushes& pushes, int bx, int by) {
+  BoundaryTiles t{};
+  for (int f = 0; f < 6; ++f) {
+    if (!((pushes.faces >> f) & 1u)) continue;
+    const Int3 s = pushes.face[f].cells.size();
+    const int n = t.faces++;
+    t.face[n] = f;
+    t.tiles_along[n] = (s[plane_along(f)] + bx - 1) / bx;
+    const int tiles_across = (s[plane_across(f)] + by - 1) / by;
+    t.first_tile[n + 1] = t.first_tile[n] + t.tiles_along[n] * tiles_across;
+  }
+  return t;
 }
 
-// The update with a slice of blocks in front (dispatched first, so the mark
-// comes as soon as the launch starts) whose first block runs the handshake;
-// the others have nothing to do.
+// One tile of a boundary-first step: each cell's new value (from u, like the
+// update: the same value) into next and the neighbour's halo. With a
+// handshake, the block that finishes the planes last marks them done and
+// waits for the neighbours' planes; the launch, and with it the next step's
+// reads of the halos, ends only then.
+template <int BX, int BY>
+__device__ __forceinline__ void boundary_tile(const double* __restrict__ u,
+                                              double* __restrict__ next,
+                                              const FieldLayout& layout, Coefficients k,
+                                              const HaloPushes& pushes, const BoundaryTiles& tiles,
+                                              const StepHandshake& handshake, int tile) {
+  int n = 0;
+  while (tile >= tiles.first_tile[n + 1]) ++n;
+  const int f = tiles.face[n];
+  const int local = tile - tiles.first_tile[n];
+  const Box& plane = pushes.face[f].cells;
+  Int3 c = plane.lo;
+  c[plane_along(f)] += (local % tiles.tiles_along[n]) * BX + static_cast<int>(threadIdx.x);
+  c[plane_across(f)] += (local / tiles.tiles_along[n]) * BY + static_cast<int>(threadIdx.y);
+  if (c[plane_along(f)] < plane.hi[plane_along(f)] &&
+      c[plane_across(f)] < plane.hi[plane_across(f)]) {
+    const std::int64_t at = layout.index(c.x, c.y, c.z);
+    const double v = updated_cell(u, at, layout.stride_y(), layout.stride_z(), k);
+    pushes.store(f, c.x, c.y, c.z, v);
+    // Planes share their edges: each cell of next is stored once.
+    if (pushes.first_face_holding(c.x, c.y, c.z) == f) next[at] = v;
+  }
+  if (handshake.empty()) return;
+  __shared__ bool last;
+  const int lane = static_cast<int>(threadIdx.y * BX + threadIdx.x);
+  __syncthreads();  // the block's stores, before its arrival
+  if (lane == 0) {
+    __threadfence();
+    last = atomicAdd(handshake.arrivals, 1u) == static_cast<unsigned>(tiles.total() - 1);
+    if (last) *handshake.arrivals = 0;  // the next launch starts after this one ends
+  }
+  __syncthreads();
+  if (last) mark_and_wait(handshake, lane);
+}
+
+// A boundary-first step in one launch: slices of boundary tiles in front
+// (dispatched first, so the neighbours get the planes early), then the update
+// of the rest, whose blocks run the one-rank code untouched.
 template <int BX, int BY, int ZC, bool kStreamingStore>
 __global__ void __launch_bounds__(BX* BY)
-    update_handshake_kernel(const double* __restrict__ u, double* __restrict__ next,
-                            FieldLayout layout, Box box, Coefficients k,
-                            __grid_constant__ const StepHandshake handshake) {
-  if (blockIdx.z == 0) {
-    if (blockIdx.x == 0 && blockIdx.y == 0) {
-      mark_and_wait(handshake, static_cast<int>(threadIdx.y * BX + threadIdx.x));
-    }
+    update_step_kernel(const double* __restrict__ u, double* __restrict__ next,
+                       FieldLayout layout, Box box, Coefficients k,
+                       __grid_constant__ const HaloPushes pushes,
+                       __grid_constant__ const BoundaryTiles tiles,
+                       __grid_constant__ const StepHandshake handshake,
+                       unsigned boundary_slices) {
+  if (blockIdx.z >= boundary_slices) {
+    update_chunk<BX, BY, ZC, kStreamingStore>(u, next, layout, box, k,
+                                              blockIdx.z - boundary_slices);
     return;
   }
-  update_chunk<BX, BY, ZC, kStreamingStore>(u, next, layout, box, k, blockIdx.z - 1);
+  const int tile = static_cast<int>((blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x);
+  if (tile < tiles.total()) {
+    boundary_tile<BX, BY>(u, next, layout, k, pushes, tiles, handshake, tile);
+  }
 }
 
 // The same, with the pushed planes computed by extra slices of blocks along
@@ -161,47 +205,57 @@ __global__ void __launch_bounds__(BX* BY)
   push_cells(u, layout, k, pushes, t, (gridDim.z - update_slices) * per_slice);
 }
 
-// The update of `box`, with either pushes or a handshake riding along (or
-// neither).
+// The update of `box`; with pushes, pushed last (extra slices behind the
+// update) or boundary first (tiles in front, own planes stored too, the
+// handshake run by the last tile).
+enum class PushOrder { Last, BoundaryFirst };
+
 template <int BX, int BY, int ZC, bool kStreamingStore>
 void launch_update(const double* u, double* next, const FieldLayout& layout, const Box& box,
-                   Coefficients k, const HaloPushes& pushes, const StepHandshake& handshake) {
+                   Coefficients k, const HaloPushes& pushes, PushOrder order,
+                   const StepHandshake& handshake) {
   const Int3 s = box.empty() ? Int3{} : box.size();
   const dim3 block(BX, BY, 1);
   dim3 grid((s.x + BX - 1) / BX, (s.y + BY - 1) / BY, (s.z + ZC - 1) / ZC);
   const unsigned update_slices = grid.z;
-  if (!pushes.empty() || !handshake.empty()) {
+  unsigned extra_slices = 0;
+  BoundaryTiles tiles{};
+  if (!pushes.empty()) {
     // The extra slices need a grid even when the box is empty.
     grid.x = grid.x == 0 ? 1 : grid.x;
     grid.y = grid.y == 0 ? 1 : grid.y;
-  }
-  if (!pushes.empty()) {
-    const std::int64_t per_slice = static_cast<std::int64_t>(grid.x) * grid.y * BX * BY;
-    const std::int64_t wanted = (pushes.cells() + per_slice - 1) / per_slice;
-    grid.z = update_slices + static_cast<unsigned>(wanted < 1024 ? wanted : 1024);
-  } else if (!handshake.empty()) {
-    grid.z = update_slices + 1;
+    const std::int64_t per_slice = static_cast<std::int64_t>(grid.x) * grid.y;
+    std::int64_t wanted = 0;
+    if (order == PushOrder::Last) {
+      wanted = (pushes.cells() + per_slice * BX * BY - 1) / (per_slice * BX * BY);
+      wanted = wanted < 1024 ? wanted : 1024;
+    } else {
+      tiles = boundary_tiles(pushes, BX, BY);
+      wanted = (tiles.total() + per_slice - 1) / per_slice;
+    }
+    extra_slices = static_cast<unsigned>(wanted);
+    grid.z = update_slices + extra_slices;
   }
   if (grid.y > 65535 || grid.z > 65535) {
     throw Error("CUDA update: box " + std::to_string(s.x) + "x" + std::to_string(s.y) + "x" +
                 std::to_string(s.z) + " is too large for one launch");
   }
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
-  if (!pushes.empty()) {
+  if (pushes.empty()) {
+    update_kernel<BX, BY, ZC, kStreamingStore><<<grid, block>>>(u, next, layout, box, k);
+  } else if (order == PushOrder::Last) {
     update_push_kernel<BX, BY, ZC, kStreamingStore>
         <<<grid, block>>>(u, next, layout, box, k, pushes, update_slices);
-  } else if (!handshake.empty()) {
-    update_handshake_kernel<BX, BY, ZC, kStreamingStore>
-        <<<grid, block>>>(u, next, layout, box, k, handshake);
   } else {
-    update_kernel<BX, BY, ZC, kStreamingStore><<<grid, block>>>(u, next, layout, box, k);
+    update_step_kernel<BX, BY, ZC, kStreamingStore>
+        <<<grid, block>>>(u, next, layout, box, k, pushes, tiles, handshake, extra_slices);
   }
   MPSFW_CUDA_CHECK_LAUNCH();
 }
 
 // The compiled shapes; add a line to try another.
 using Launcher = void (*)(const double*, double*, const FieldLayout&, const Box&, Coefficients,
-                         const HaloPushes&, const StepHandshake&);
+                         const HaloPushes&, PushOrder, const StepHandshake&);
 struct CompiledShape {
   CudaUpdateShape shape;
   Launcher launch;
@@ -264,28 +318,17 @@ class CudaHeatKernels final : public HeatKernels {
  public:
   void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
               Coefficients k, const HaloPushes& pushes) override {
-    launch(u, next, layout, box, k, pushes, {});
+    launch(u, next, layout, box, k, pushes, PushOrder::Last, {});
   }
 
   void update_boundary_first(const double* u, double* next, const FieldLayout& layout,
                              const Box& inner, Coefficients k, const HaloPushes& pushes,
                              const StepHandshake& handshake) override {
-    if (!pushes.empty()) {
-      PushedFaceList list{};
-      dim3 grid(1, 1, 0);
-      for (int f = 0; f < 6; ++f) {
-        if (!((pushes.faces >> f) & 1u)) continue;
-        list.face[grid.z++] = f;
-        const Int3 s = pushes.face[f].cells.size();
-        const int along = f / 2 == 0 ? s.y : s.x, across = f / 2 == 2 ? s.y : s.z;
-        grid.x = std::max(grid.x, static_cast<unsigned>((along + kBoundaryX - 1) / kBoundaryX));
-        grid.y = std::max(grid.y, static_cast<unsigned>((across + kBoundaryY - 1) / kBoundaryY));
-      }
-      if (grid.y > 65535) throw Error("CUDA boundary update: a face is too large for one launch");
-      boundary_kernel<<<grid, dim3(kBoundaryX, kBoundaryY)>>>(u, next, layout, k, pushes, list);
-      MPSFW_CUDA_CHECK_LAUNCH();
+    // The last boundary block runs the handshake: no planes, nobody to run it.
+    if (pushes.empty() && !handshake.empty()) {
+      throw Error("CUDA boundary-first update: a handshake needs pushed faces");
     }
-    launch(u, next, layout, inner, k, {}, handshake);
+    launch(u, next, layout, inner, k, pushes, PushOrder::BoundaryFirst, handshake);
   }
 
   LocalDiagnostics diagnostics(const double* u, const double* previous,
@@ -305,13 +348,14 @@ class CudaHeatKernels final : public HeatKernels {
 
  private:
   static void launch(const double* u, double* next, const FieldLayout& layout, const Box& box,
-                     Coefficients k, const HaloPushes& pushes, const StepHandshake& handshake) {
-    if (box.empty() && pushes.empty() && handshake.empty()) return;
+                     Coefficients k, const HaloPushes& pushes, PushOrder order,
+                     const StepHandshake& handshake) {
+    if (box.empty() && pushes.empty()) return;
     // A slab one or two cells thin in x (the shell next to an x face) would
     // leave most of a wide block idle: threads go along y instead.
     const bool thin_x = !box.empty() && box.size().x < 8;
     const CudaUpdateShape s = thin_x ? CudaUpdateShape{1, 128, 8, false} : g_shape;
-    find_shape(s)->launch(u, next, layout, box, k, pushes, handshake);
+    find_shape(s)->launch(u, next, layout, box, k, pushes, order, handshake);
   }
 };
 
