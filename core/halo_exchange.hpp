@@ -75,7 +75,7 @@ class HaloExchange {
   // planes (empty when there is nothing to push).
   const HaloPushes& pushes(const double* next) const { return peers_.pushes(next); }
   // Push under GPU-side waits: the step's handshake, for a caller that runs
-  // it in a block of a launch after its pushes (SameGpuPeers::step_handshake).
+  // it in its pushing launch (SameGpuPeers::step_handshake).
   StepHandshake step_handshake() const { return peers_.step_handshake(); }
   // After the step's writes to the field: in barrier mode waits for the
   // device and the GPU's other ranks; push under GPU-side waits enqueues the

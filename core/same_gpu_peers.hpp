@@ -37,7 +37,7 @@ namespace mpsfw {
 enum class DirectHalo { Pull, Push };
 
 // Who runs a push step's handshake: finish_step() in a kernel of its own, or
-// the caller, in a block of a launch enqueued after its pushes
+// the caller, in the launch that pushes, once its pushes are written
 // (step_handshake()).
 enum class Handshake { Enqueue, RunByCaller };
 
@@ -68,11 +68,11 @@ class SameGpuPeers {
   // Pull: enqueues this step's pulls into `field` (one of the connected
   // buffers). Push: nothing (the neighbours pushed).
   void pull(double* field);
-  // Push: where the step's last update puts the new boundary planes of
+  // Push: where the step's update puts the new boundary planes of
   // `next` (one of the buffers). Empty in pull mode.
   const HaloPushes& pushes(const double* next) const;
   // Push under GPU-side waits: this step's handshake as data, for a caller
-  // that runs it itself (mark_and_wait) once its pushes are enqueued: it marks
+  // that runs it itself (mark_and_wait) once its pushes are written: it marks
   // them done and holds what follows until the neighbours' pushes of this
   // step are done too. Empty otherwise.
   StepHandshake step_handshake() const;

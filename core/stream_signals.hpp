@@ -6,7 +6,9 @@
 // have caught up; what reads or overwrites the neighbours' data follows on
 // the stream (the pull of the halo planes, or the next update that pushes). The CPU
 // only enqueues, so it runs ahead of the GPU and no step waits for a host
-// round trip.
+// round trip. A kernel can also run the same handshake in one of its own
+// blocks (handshake(), StepHandshake): the heat update does, in the block
+// that finishes its pushes last, so a step is one launch.
 //
 // Needs MPS: the waiting warp spins, which is harmless while other clients'
 // kernels run beside it, but under time-slicing it would hold the GPU for the
