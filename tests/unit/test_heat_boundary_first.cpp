@@ -1,8 +1,9 @@
-// The boundary-first step on the host backend (HeatKernels::update_boundary_
-// first): the pushed planes and then the rest give the same next field, bit
-// for bit, as one plain update of the whole block, write every cell once,
-// and push exactly the new planes into the neighbours' halos, for any set of
-// pushed faces. (tests/gpu/test_heat_backends.cpp checks the CUDA kernels.)
+// The boundary-first step on the host backend
+// (HeatKernels::update_boundary_first): the pushed planes and then the rest
+// give the same next field, bit for bit, as one plain update of the whole
+// block, write every interior cell and nothing else, and push exactly the new
+// planes into the neighbours' halos, for several sets of pushed faces.
+// (tests/gpu/test_heat_backends.cpp checks the CUDA kernels.)
 #include <gtest/gtest.h>
 
 #include <cstdint>
