@@ -78,7 +78,8 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
                                 direct_halo_choice());
   late_faces_ = halo_->mpi_faces();
   // Boundary first pays off when other ranks wait for the planes; a rank
-  // that only wraps onto itself (periodic, one rank across) keeps one launch.
+  // that only wraps onto itself (periodic, one rank across) waits for nobody
+  // and keeps the whole block in the update's own blocks (pushed last).
   const FaceMask pushed = halo_->pushes(next_.data()).faces;
   bool pushes_to_others = false;
   for (int f = 0; f < kFaces; ++f) {
