@@ -97,16 +97,20 @@ HeatSolver::~HeatSolver() = default;
 void HeatSolver::step_once() {
   const HaloPushes& pushes = halo_->pushes(next_.data());
   if (boundary_first_) {
-    {
-      PhaseTimers::Scope t(timers_, "update");
-      kernels_->update_boundary_first(u_.data(), next_.data(), layout_, inner_, coefficients_,
-                                      pushes, halo_->step_handshake());
-    }
-    halo_->finish_step(Handshake::RunByCaller);  // the host barrier, without MPS
-    u_.swap(next_);
-    ++step_;
-    return;
+    PhaseTimers::Scope t(timers_, "update");
+    kernels_->update_boundary_first(u_.data(), next_.data(), layout_, inner_, coefficients_,
+                                    pushes, halo_->step_handshake());
+  } else {
+    update_around_exchange(pushes);
   }
+  // Halo sync with same-GPU neighbours: the host barrier without MPS; under
+  // MPS the handshake kernel, unless the boundary-first launch ran it.
+  halo_->finish_step(boundary_first_ ? Handshake::RunByCaller : Handshake::Enqueue);
+  u_.swap(next_);
+  ++step_;
+}
+
+void HeatSolver::update_around_exchange(const HaloPushes& pushes) {
   halo_->start(u_.data());  // times its own phases (halo post, pack)
   // Same-GPU neighbours' halos are written by the step's last update, once
   // every halo of u is current.
@@ -125,9 +129,6 @@ void HeatSolver::step_once() {
                        b + 1 == shell.count ? pushes : none);
     }
   }
-  halo_->finish_step();  // halo sync, with same-GPU neighbours
-  u_.swap(next_);
-  ++step_;
 }
 
 Diagnostics HeatSolver::measure(long step) const {

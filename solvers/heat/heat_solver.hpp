@@ -63,6 +63,9 @@ class HeatSolver {
  private:
   Diagnostics measure(long step) const;
   void step_once();
+  // A step's updates when it is not boundary first: the inner cells while
+  // MPI halos travel, then the shell; same-GPU pushes from the last launch.
+  void update_around_exchange(const HaloPushes& pushes);
 
   HeatConfig config_;
   DeviceBinding device_;
