@@ -32,9 +32,17 @@ std::vector<Record> shift(MPI_Comm comm, const std::vector<Record>& out, int to,
 
 void MdComm::migrate(MdStore& store) const {
   MPI_Comm comm = decomposition_.comm();
+  const Int3 coords = decomposition_.coords(), dims = decomposition_.rank_grid();
   for (int d = 0; d < 3; ++d) {
     std::vector<AtomRecord> to_low, to_high;
     store.take_leaving(d, domain_.lo[d], domain_.hi[d], &to_low, &to_high);
+    // Through the periodic edge an atom arrives as its image inside the box.
+    if (coords[d] == 0) {
+      for (AtomRecord& a : to_low) a.x[d] = across_periodic_edge(a.x[d], domain_.box[d]);
+    }
+    if (coords[d] == dims[d] - 1) {
+      for (AtomRecord& a : to_high) a.x[d] = across_periodic_edge(a.x[d], domain_.box[d]);
+    }
     const int low = decomposition_.neighbor(2 * d), high = decomposition_.neighbor(2 * d + 1);
     std::vector<AtomRecord> from_high = shift(comm, to_low, low, high, 10 + 4 * d);
     std::vector<AtomRecord> from_low = shift(comm, to_high, high, low, 12 + 4 * d);

@@ -17,7 +17,9 @@ class MdComm {
       : decomposition_(decomposition), domain_(domain), cutoff_(cutoff) {}
 
   // After a drift: every owned atom ends up on the rank whose subdomain holds
-  // it. Throws Error if an atom moved farther than the neighbouring subdomain.
+  // it; one that left the box through a face arrives as its periodic image
+  // inside. Throws Error if an atom moved farther than the neighbouring
+  // subdomain.
   void migrate(MdStore& store) const;
   // Replaces the ghosts: every atom (or periodic image) within the cutoff of
   // the subdomain, from the neighbours.

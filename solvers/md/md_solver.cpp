@@ -63,7 +63,7 @@ void MdSolver::step_once() {
   {
     PhaseTimers::Scope t(timers_, "integrate");
     store_->kick(0.5 * dt, config_.lj);
-    store_->drift(dt, config_.box);
+    store_->drift(dt);
   }
   {
     PhaseTimers::Scope t(timers_, "communicate");
@@ -88,10 +88,15 @@ void MdSolver::step_once() {
 
 Thermo MdSolver::measure() {
   const MotionSums m = store_->motion(config_.lj);
-  double local[6] = {m.kinetic, last_forces_.potential, last_forces_.virial,
-                     m.momentum[0], m.momentum[1], m.momentum[2]};
-  double sum[6];
-  MPSFW_MPI_CHECK(MPI_Allreduce(local, sum, 6, MPI_DOUBLE, MPI_SUM, decomposition_.comm()));
+  double local[7] = {m.kinetic, last_forces_.potential, last_forces_.virial,
+                     m.momentum[0], m.momentum[1], m.momentum[2], static_cast<double>(store_->owned())};
+  double sum[7];
+  MPSFW_MPI_CHECK(MPI_Allreduce(local, sum, 7, MPI_DOUBLE, MPI_SUM, decomposition_.comm()));
+  // Every rank sees the same sum: all stop together if an atom went missing.
+  if (sum[6] != static_cast<double>(total_atoms_)) {
+    throw Error("MD: the ranks hold " + std::to_string(static_cast<long>(sum[6])) + " atoms at step " +
+                std::to_string(step_) + ", not " + std::to_string(total_atoms_));
+  }
   Thermo t;
   const double n = static_cast<double>(total_atoms_);
   const double volume = config_.box[0] * config_.box[1] * config_.box[2];

@@ -46,8 +46,10 @@ class MdStore {
 
   // v += half_dt F/m on owned atoms.
   virtual void kick(double half_dt, const LjParams& p) = 0;
-  // x += dt v on owned atoms, then folded into the periodic box.
-  virtual void drift(double dt, const double box[3]) = 0;
+  // x += dt v on owned atoms. Not folded into the box: an atom that crossed
+  // the periodic edge is folded when it migrates (MdComm::migrate), so which
+  // neighbour it goes to follows from the side it left by.
+  virtual void drift(double dt) = 0;
   // v *= factor (thermostat).
   virtual void scale_velocities(double factor) = 0;
 

@@ -121,9 +121,6 @@ struct CellOrder {
   const int* atom;
   const int* start;
 };
-struct Box3 {
-  double length[3];
-};
 
 __device__ int thread_index() { return static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); }
 
@@ -186,11 +183,11 @@ __global__ void kick_kernel(AtomArrays a, int count, double half_dt, LjParams p)
   for (int d = 0; d < 3; ++d) a.v[d][i] = kicked(a.v[d][i], a.f[d][i], half_dt, p);
 }
 
-// x += dt v for owned atoms, folded into the periodic box.
-__global__ void drift_kernel(AtomArrays a, int count, double dt, Box3 box) {
+// x += dt v for owned atoms (folded into the box when they migrate).
+__global__ void drift_kernel(AtomArrays a, int count, double dt) {
   const int i = thread_index();
   if (i >= count) return;
-  for (int d = 0; d < 3; ++d) a.x[d][i] = wrapped(drifted(a.x[d][i], a.v[d][i], dt), box.length[d]);
+  for (int d = 0; d < 3; ++d) a.x[d][i] = drifted(a.x[d][i], a.v[d][i], dt);
 }
 
 // v *= factor for owned atoms.
@@ -384,10 +381,9 @@ class CudaMdStore final : public MdStore {
     MPSFW_CUDA_CHECK_LAUNCH();
   }
 
-  void drift(double dt, const double box[3]) override {
+  void drift(double dt) override {
     if (owned_ == 0) return;
-    const Box3 b{{box[0], box[1], box[2]}};
-    drift_kernel<<<blocks_for(owned_, kThreads), kThreads>>>(arrays(), owned_, dt, b);
+    drift_kernel<<<blocks_for(owned_, kThreads), kThreads>>>(arrays(), owned_, dt);
     MPSFW_CUDA_CHECK_LAUNCH();
   }
 

@@ -43,13 +43,10 @@ class HostMdStore final : public MdStore {
     for (long k = 0; k < 3 * owned_; ++k) v_[static_cast<size_t>(k)] = kicked(v_[static_cast<size_t>(k)], f_[static_cast<size_t>(k)], half_dt, p);
   }
 
-  void drift(double dt, const double box[3]) override {
+  void drift(double dt) override {
 #pragma omp parallel for
-    for (long i = 0; i < owned_; ++i) {
-      for (int d = 0; d < 3; ++d) {
-        const size_t k = static_cast<size_t>(3 * i + d);
-        x_[k] = wrapped(drifted(x_[k], v_[k], dt), box[d]);
-      }
+    for (long k = 0; k < 3 * owned_; ++k) {
+      x_[static_cast<size_t>(k)] = drifted(x_[static_cast<size_t>(k)], v_[static_cast<size_t>(k)], dt);
     }
   }
 

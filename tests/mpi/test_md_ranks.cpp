@@ -1,4 +1,5 @@
-// The MD solver across ranks (ctest runs this at 1, 2, 4 and 8 ranks):
+// The MD solver across ranks (ctest runs this at 1 to 8 ranks; the boxes are
+// long along x so that up to 8 ranks fit along it, uneven at 3, 5, 6, 7):
 // forces against a brute-force O(N^2) reference, energy and momentum
 // conservation, and the N-rank trajectory against the 1-rank one. Host
 // backend: the physics is the same code on every backend (md_physics.hpp);
@@ -32,10 +33,18 @@ int world_size() {
   return n;
 }
 
-// 3x3x3 FCC cells (108 atoms) in a 5.04 box: the cutoff 2.5 is just under half
-// the box, so ghosts wrap through every face, edge and corner at every rank count.
-const std::vector<std::string> kSmall = {"md.cells_x=3", "md.cells_y=3", "md.cells_z=3",
+// 14x3x3 FCC cells (504 atoms) in a 23.5 x 5.04 x 5.04 box: the cutoff 2.5 is
+// just under half the box along y and z, so ghosts wrap through every face,
+// edge and corner at every rank count.
+const std::vector<std::string> kSmall = {"md.cells_x=14", "md.cells_y=3", "md.cells_z=3",
                                          "run.thermo_every=0"};
+// 14x4x4 FCC cells (896 atoms): the liquid of the conservation tests.
+const std::vector<std::string> kLiquid = {"md.cells_x=14", "md.cells_y=4", "md.cells_z=4"};
+
+std::vector<std::string> liquid(std::vector<std::string> more) {
+  more.insert(more.begin(), kLiquid.begin(), kLiquid.end());
+  return more;
+}
 
 TEST(MdRanks, ForcesEqualBruteForceWithMinimumImage) {
   std::vector<std::string> o = kSmall;
@@ -68,10 +77,9 @@ TEST(MdRanks, ForcesEqualBruteForceWithMinimumImage) {
   EXPECT_LT(worst, 1e-10 * largest) << "largest force " << largest;
 }
 
-// rho = 0.8442, T0 = 1.44 (LAMMPS in.lj), 256 atoms, dt = 0.005, 1000 steps.
+// rho = 0.8442, T0 = 1.44 (LAMMPS in.lj), 896 atoms, dt = 0.005, 1000 steps.
 TEST(MdRanks, TotalEnergyDriftsLessThan1e4AndMomentumStaysZero) {
-  const md::MdConfig config = md_config({"md.cells_x=4", "md.cells_y=4", "md.cells_z=4",
-                                         "run.steps=1000", "run.thermo_every=50"});
+  const md::MdConfig config = md_config(liquid({"run.steps=1000", "run.thermo_every=50"}));
   auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Host);
   solver->run(nullptr);
   const std::vector<md::Thermo>& thermo = solver->thermo();
@@ -93,10 +101,10 @@ TEST(MdRanks, TotalEnergyDriftsLessThan1e4AndMomentumStaysZero) {
 // the target exactly; after thermostat_until the run is NVE again and its total
 // energy stays put.
 TEST(MdRanks, RescalingThermostatHoldsTheTargetThenLetsGo) {
-  const md::MdConfig config = md_config({"md.cells_x=4", "md.cells_y=4", "md.cells_z=4",
-                                         "run.steps=200", "run.thermo_every=10",
-                                         "md.thermostat=rescale", "md.thermostat_every=10",
-                                         "md.thermostat_until=100", "md.target_temperature=0.5"});
+  const md::MdConfig config = md_config(liquid({"run.steps=200", "run.thermo_every=10",
+                                                "md.thermostat=rescale", "md.thermostat_every=10",
+                                                "md.thermostat_until=100",
+                                                "md.target_temperature=0.5"}));
   auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Host);
   solver->run(nullptr);
   std::vector<double> after_nve;
@@ -120,9 +128,7 @@ TEST(MdRanks, RescalingThermostatHoldsTheTargetThenLetsGo) {
 // After 100 steps (t = 0.5) the bound is 1e-12 for positions (about 100x the
 // measured value) and 1e-13 relative for the total energy.
 TEST(MdRanks, TrajectoryMatchesOneRankWithinRoundOffGrowth) {
-  std::vector<std::string> o = {"md.cells_x=4", "md.cells_y=4", "md.cells_z=4", "run.steps=100",
-                                "run.thermo_every=100"};
-  const md::MdConfig config = md_config(o);
+  const md::MdConfig config = md_config(liquid({"run.steps=100", "run.thermo_every=100"}));
   auto many = make_md_solver(config, MPI_COMM_WORLD, Backend::Host);
   many->run(nullptr);
   const auto many_atoms = gather_atoms(*many, MPI_COMM_WORLD);
