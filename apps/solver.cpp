@@ -207,7 +207,7 @@ int run(MpiEnv& env, mps::NodeSession& session, const SolverOptions& options,
       choose_rank_grid(env.size(), hint, cells);  // can the job be split at all?
     } catch (const InputError& e) {
       const std::string why = workload == "md" ? " (an MD rank needs at least one link cell of "
-                                                 "md.cutoff along each dimension)" : "";
+                                                 "md.cutoff + md.skin along each dimension)" : "";
       throw InputError(options.input + ": /run/px, /run/py, /run/pz: " + e.what() + why);
     }
   });

@@ -11,10 +11,4 @@ struct AtomRecord {
   std::int64_t id;
 };
 
-// A ghost: a copy of a neighbour's atom near the face, position only (forces
-// on owned atoms need nothing else).
-struct GhostRecord {
-  double x[3];
-};
-
 }  // namespace mpsfw::md

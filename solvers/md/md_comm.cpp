@@ -2,7 +2,10 @@
 
 #include <mpi.h>
 
+#include <climits>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/mpi_check.hpp"
@@ -11,15 +14,14 @@ namespace mpsfw::md {
 namespace {
 
 // Sends `out` to rank `to` and receives from rank `from` (counts first).
-template <class Record>
-std::vector<Record> shift(MPI_Comm comm, const std::vector<Record>& out, int to, int from, int tag) {
+std::vector<AtomRecord> shift(MPI_Comm comm, const std::vector<AtomRecord>& out, int to, int from, int tag) {
   long send_count = static_cast<long>(out.size()), recv_count = 0;
   MPSFW_MPI_CHECK(MPI_Sendrecv(&send_count, 1, MPI_LONG, to, tag, &recv_count, 1, MPI_LONG, from, tag,
                                comm, MPI_STATUS_IGNORE));
-  std::vector<Record> in(static_cast<size_t>(recv_count));
-  const long bytes_out = send_count * static_cast<long>(sizeof(Record));
-  const long bytes_in = recv_count * static_cast<long>(sizeof(Record));
-  if (bytes_out > (1L << 31) - 1 || bytes_in > (1L << 31) - 1) {
+  std::vector<AtomRecord> in(static_cast<size_t>(recv_count));
+  const long bytes_out = send_count * static_cast<long>(sizeof(AtomRecord));
+  const long bytes_in = recv_count * static_cast<long>(sizeof(AtomRecord));
+  if (bytes_out > INT_MAX || bytes_in > INT_MAX) {
     throw Error("MD: a message of more than 2 GiB between neighbours; use more ranks");
   }
   MPSFW_MPI_CHECK(MPI_Sendrecv(out.data(), static_cast<int>(bytes_out), MPI_BYTE, to, tag + 1,
@@ -28,7 +30,20 @@ std::vector<Record> shift(MPI_Comm comm, const std::vector<Record>& out, int to,
   return in;
 }
 
+int position_count(long atoms) {
+  if (3 * atoms > INT_MAX) throw Error("MD: a ghost message of more than 2^31 numbers; use more ranks");
+  return static_cast<int>(3 * atoms);
+}
+
 }  // namespace
+
+MdComm::MdComm(const CartDecomposition& decomposition, const Subdomain& domain, double ghost_width)
+    : decomposition_(decomposition), domain_(domain), ghost_width_(ghost_width) {
+  for (int d = 0; d < 3; ++d) {
+    plan_[2 * d].to = plan_[2 * d + 1].from = decomposition_.neighbor(2 * d);
+    plan_[2 * d].from = plan_[2 * d + 1].to = decomposition_.neighbor(2 * d + 1);
+  }
+}
 
 void MdComm::migrate(MdStore& store) const {
   MPI_Comm comm = decomposition_.comm();
@@ -59,34 +74,56 @@ void MdComm::migrate(MdStore& store) const {
   }
 }
 
-void MdComm::exchange_ghosts(MdStore& store) const {
+void MdComm::exchange_ghosts(MdStore& store) {
   MPI_Comm comm = decomposition_.comm();
   store.clear_ghosts();
   const Int3 coords = decomposition_.coords(), dims = decomposition_.rank_grid();
+  long ghosts = 0;
   for (int d = 0; d < 3; ++d) {
-    std::vector<GhostRecord> to_low, to_high;
-    store.select_ghosts(d, domain_.lo[d] + cutoff_, domain_.hi[d] - cutoff_, &to_low, &to_high);
     // Across the periodic edge an image is shifted by the box length.
-    if (coords[d] == 0) {
-      for (GhostRecord& g : to_low) g.x[d] += domain_.box[d];
+    const double low_shift = coords[d] == 0 ? domain_.box[d] : 0;
+    const double high_shift = coords[d] == dims[d] - 1 ? -domain_.box[d] : 0;
+    long counts[2];
+    store.select_sends(d, domain_.lo[d] + ghost_width_, domain_.hi[d] - ghost_width_, low_shift,
+                       high_shift, counts);
+    // What the high neighbour sends low lands first, then what the low one sends high.
+    for (int side = 0; side < 2; ++side) {
+      Transfer& t = plan_[2 * d + side];
+      t.send_count = counts[side];
+      MPSFW_MPI_CHECK(MPI_Sendrecv(&t.send_count, 1, MPI_LONG, t.to, 30 + 2 * d + side,
+                                   &t.receive_count, 1, MPI_LONG, t.from, 30 + 2 * d + side, comm,
+                                   MPI_STATUS_IGNORE));
+      t.receive_first = ghosts;
+      ghosts += t.receive_count;
+      transfer(store, 2 * d + side, t, 40 + 2 * d + side);
     }
-    if (coords[d] == dims[d] - 1) {
-      for (GhostRecord& g : to_high) g.x[d] -= domain_.box[d];
-    }
-    const int low = decomposition_.neighbor(2 * d), high = decomposition_.neighbor(2 * d + 1);
-    const std::vector<GhostRecord> from_high = shift(comm, to_low, low, high, 30 + 4 * d);
-    const std::vector<GhostRecord> from_low = shift(comm, to_high, high, low, 32 + 4 * d);
-    store.add_ghosts(from_high);
-    store.add_ghosts(from_low);
   }
+}
+
+void MdComm::update_ghosts(MdStore& store) const {
+  for (int list = 0; list < 6; ++list) transfer(store, list, plan_[list], 40 + list);
+}
+
+void MdComm::transfer(MdStore& store, int list, const Transfer& t, int tag) const {
+  const int me = decomposition_.rank();
+  if (t.to == me && t.from == me) {  // one rank across: its own images
+    store.copy_sends_to_ghosts(list, t.receive_first);
+    return;
+  }
+  const double* out = store.pack_sends(list);
+  double* in = store.receive_buffer(t.receive_count);
+  MPSFW_MPI_CHECK(MPI_Sendrecv(out, position_count(t.send_count), MPI_DOUBLE, t.to, tag, in,
+                               position_count(t.receive_count), MPI_DOUBLE, t.from, tag,
+                               decomposition_.comm(), MPI_STATUS_IGNORE));
+  store.unpack_ghosts(t.receive_first, t.receive_count);
 }
 
 CellGrid MdComm::cell_grid() const {
   CellGrid g;
   for (int d = 0; d < 3; ++d) {
-    const double extent = domain_.hi[d] - domain_.lo[d] + 2 * cutoff_;
-    g.origin[d] = domain_.lo[d] - cutoff_;
-    g.count[d] = std::max(3, static_cast<int>(std::floor(extent / cutoff_)));
+    const double extent = domain_.hi[d] - domain_.lo[d] + 2 * ghost_width_;
+    g.origin[d] = domain_.lo[d] - ghost_width_;
+    g.count[d] = std::max(3, static_cast<int>(std::floor(extent / ghost_width_)));
     g.width[d] = extent / g.count[d];
   }
   return g;

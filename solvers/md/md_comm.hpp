@@ -2,9 +2,11 @@
 // MD communication on the Cartesian communicator, in three staged directions
 // (x, then y, then z) so that edges and corners arrive without diagonal
 // messages: `migrate` hands atoms that left the subdomain to their new owner,
-// `exchange_ghosts` copies atoms within the cutoff of a face to the neighbour
-// across it (periodic images shifted by the box length). The only MPI of the
-// MD solver lives here.
+// `exchange_ghosts` copies atoms within the ghost width (cutoff + skin) of a
+// face to the neighbour across it (periodic images shifted by the box length)
+// and keeps who sent what as a plan, and `update_ghosts` moves the same
+// ghosts' positions forward between rebuilds (one message per face, no
+// counts, no selection). The only MPI of the MD solver lives here.
 #include "core/decomposition.hpp"
 #include "md_domain.hpp"
 #include "md_store.hpp"
@@ -13,24 +15,36 @@ namespace mpsfw::md {
 
 class MdComm {
  public:
-  MdComm(const CartDecomposition& decomposition, const Subdomain& domain, double cutoff)
-      : decomposition_(decomposition), domain_(domain), cutoff_(cutoff) {}
+  MdComm(const CartDecomposition& decomposition, const Subdomain& domain, double ghost_width);
 
   // After a drift: every owned atom ends up on the rank whose subdomain holds
   // it; one that left the box through a face arrives as its periodic image
   // inside. Throws Error if an atom moved farther than the neighbouring
   // subdomain.
   void migrate(MdStore& store) const;
-  // Replaces the ghosts: every atom (or periodic image) within the cutoff of
-  // the subdomain, from the neighbours.
-  void exchange_ghosts(MdStore& store) const;
-  // Link cells of this rank's subdomain widened by the cutoff on every side.
+  // Replaces the ghosts: every atom (or periodic image) within the ghost
+  // width of the subdomain, from the neighbours; remembers the plan.
+  void exchange_ghosts(MdStore& store);
+  // The plan's ghosts again, at the atoms' current positions.
+  void update_ghosts(MdStore& store) const;
+  // Link cells of this rank's subdomain widened by the ghost width on every side.
   CellGrid cell_grid() const;
 
  private:
+  // Send list `list` (2 dim: to the low neighbour, 2 dim + 1: to the high
+  // one) and where its counterpart from the opposite neighbour lands.
+  struct Transfer {
+    int to = 0, from = 0;     // ranks
+    long send_count = 0;
+    long receive_first = 0;   // first ghost slot of what arrives
+    long receive_count = 0;
+  };
+  void transfer(MdStore& store, int list, const Transfer& t, int tag) const;
+
   const CartDecomposition& decomposition_;
   Subdomain domain_;
-  double cutoff_;
+  double ghost_width_;
+  Transfer plan_[6];
 };
 
 }  // namespace mpsfw::md

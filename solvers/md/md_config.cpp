@@ -50,6 +50,10 @@ std::vector<ParamSpec> md_schema() {
       real_param("md", "mass", false, "1", 0, true, "atom mass"),
       real_param("md", "cutoff", false, "2.5", 0, true, "LJ cutoff (length units), energy shifted to 0 there"),
       real_param("md", "dt", false, "0.005", 0, true, "time step"),
+      real_param("md", "skin", false, "0.3", 0, false,
+                 "neighbour lists reach cutoff + skin; rebuilt when an atom moved skin/2"),
+      integer_param("md", "rebuild_every", false, "20", 1, inf,
+                    "most steps between neighbour-list rebuilds (1: every step)"),
       text_param("md", "thermostat", false, "none", {"none", "rescale"},
                  "velocity rescaling towards target_temperature, or none (NVE)"),
       integer_param("md", "thermostat_every", false, "10", 1, inf, "steps between rescalings"),
@@ -99,6 +103,8 @@ MdConfig md_config_from(const Params& p) {
   c.lj.cutoff = p.real("md.cutoff");
   c.lj = with_energy_shift(c.lj);
   c.dt = p.real("md.dt");
+  c.skin = p.real("md.skin");
+  c.rebuild_every = p.integer("md.rebuild_every");
   c.thermostat = p.text("md.thermostat") == "rescale" ? Thermostat::Rescale : Thermostat::None;
   c.thermostat_every = p.integer("md.thermostat_every");
   c.thermostat_until = p.integer("md.thermostat_until");
@@ -135,12 +141,23 @@ MdConfig md_config_from(const Params& p) {
                        "); use a larger box or a shorter cutoff");
     }
   }
+  for (int d = 0; d < 3; ++d) {
+    // A subdomain is at least one link cell of cutoff + skin thick.
+    if (c.lj.cutoff + c.skin > c.box[d]) {
+      throw InputError(p.value("md.skin").origin + ": md.skin = " + number(c.skin) +
+                       " with md.cutoff = " + number(c.lj.cutoff) + " reaches " +
+                       number(c.lj.cutoff + c.skin) + ", more than the box along " + axis[d] + " (" +
+                       number(c.box[d]) + "); use a smaller skin");
+    }
+  }
   return c;
 }
 
+double ghost_width(const MdConfig& c) { return c.lj.cutoff + c.skin; }
+
 Int3 link_cells(const MdConfig& c) {
   Int3 n;
-  for (int d = 0; d < 3; ++d) n[d] = std::max(1, static_cast<int>(std::floor(c.box[d] / c.lj.cutoff)));
+  for (int d = 0; d < 3; ++d) n[d] = std::max(1, static_cast<int>(std::floor(c.box[d] / ghost_width(c))));
   return n;
 }
 

@@ -35,6 +35,8 @@ struct MdConfig {
   double box[3] = {0, 0, 0};  // box lengths (FCC: from density and cells)
   LjParams lj;                // with the energy shift applied
   double dt = 0.005;
+  double skin = 0.3;        // neighbour lists reach cutoff + skin
+  long rebuild_every = 20;  // the longest run of steps on one neighbour list
   Thermostat thermostat = Thermostat::None;
   long thermostat_every = 10;
   long thermostat_until = 0;  // last step the thermostat acts on; 0: every step of the run
@@ -52,8 +54,11 @@ Params md_params_from_overrides(const std::vector<std::string>& overrides);
 MdConfig md_config_from(const Params& params);
 
 // Link cells per dimension for the decomposition: as many as fit with an edge
-// of at least the cutoff. A rank owns whole link cells, so its subdomain is
-// never thinner than the cutoff and ghosts come from direct neighbours only.
+// of at least the ghost width (cutoff + skin). A rank owns whole link cells,
+// so its subdomain is never thinner than that and ghosts come from direct
+// neighbours only.
 Int3 link_cells(const MdConfig& c);
+// How far ghosts and neighbour lists reach: cutoff + skin.
+double ghost_width(const MdConfig& c);
 
 }  // namespace mpsfw::md

@@ -19,6 +19,9 @@ RunReport make_report(const MdSolver& solver, const Params& params, const Device
                 solver.total_atoms(), c.box[0], c.box[1], c.box[2], r.global_cells.x,
                 r.global_cells.y, r.global_cells.z);
   r.problem = problem;
+  std::snprintf(problem, sizeof problem, ", neighbour lists to %.4g (cutoff + skin): %ld rebuilds in %ld steps",
+                ghost_width(c), solver.rebuilds(), c.steps);
+  r.problem += problem;
   const long mine = solver.local_atom_count();
   const std::string where = "rank " + std::to_string(d.rank()) + " on " + host_name + ": " +
                             device_text(device) +

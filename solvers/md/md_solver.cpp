@@ -16,7 +16,7 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
     : config_(config),
       decomposition_(comm, link_cells(config), config.rank_grid_hint, {true, true, true}),
       domain_(subdomain_of(decomposition_, config.box)),
-      comm_(decomposition_, domain_, config.lj.cutoff),
+      comm_(decomposition_, domain_, ghost_width(config)),
       step_(config.start_step) {
   // Errors on one rank (a bad dataset, out of device memory) stop every rank
   // together; the caller reports the agreed message once.
@@ -39,23 +39,45 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   agree_on_error(decomposition_.comm(), error);
   long mine = store_->owned();
   MPSFW_MPI_CHECK(MPI_Allreduce(&mine, &total_atoms_, 1, MPI_LONG, MPI_SUM, decomposition_.comm()));
-  comm_.exchange_ghosts(*store_);
-  // The first forces are set-up, not a step: untimed.
-  store_->build_cells(comm_.cell_grid());
-  last_forces_ = store_->compute_forces(config_.lj);
+  // The first lists and forces are set-up, not a step: untimed.
+  rebuild();
+  store_->compute_forces(config_.lj);
+  timers_ = PhaseTimers();
+  rebuilds_ = 0;
 }
 
 double MdSolver::time_now() const {
   return config_.start_time + static_cast<double>(step_ - config_.start_step) * config_.dt;
 }
 
-void MdSolver::compute_forces() {
-  {
-    PhaseTimers::Scope t(timers_, "neighbour build");
-    store_->build_cells(comm_.cell_grid());
+std::vector<AtomRecord> MdSolver::local_atoms() const {
+  std::vector<AtomRecord> atoms = store_->download();
+  for (AtomRecord& a : atoms) {
+    for (int d = 0; d < 3; ++d) a.x[d] = wrapped(a.x[d], config_.box[d]);
   }
-  PhaseTimers::Scope t(timers_, "force");
-  last_forces_ = store_->compute_forces(config_.lj);
+  return atoms;
+}
+
+bool MdSolver::lists_stale() {
+  if (config_.skin == 0 || steps_on_lists_ >= config_.rebuild_every) return true;
+  // A pair within the cutoff now was within cutoff + skin at the build as
+  // long as neither atom moved more than skin/2.
+  double moved = store_->max_displacement(), farthest = 0;
+  MPSFW_MPI_CHECK(MPI_Allreduce(&moved, &farthest, 1, MPI_DOUBLE, MPI_MAX, decomposition_.comm()));
+  return !(farthest <= 0.5 * config_.skin);  // NaN too
+}
+
+void MdSolver::rebuild() {
+  {
+    PhaseTimers::Scope t(timers_, "communicate");
+    comm_.migrate(*store_);
+    store_->sort_by_cell(comm_.cell_grid());
+    comm_.exchange_ghosts(*store_);
+  }
+  PhaseTimers::Scope t(timers_, "neighbour build");
+  store_->build_neighbors(comm_.cell_grid(), ghost_width(config_));
+  ++rebuilds_;
+  steps_on_lists_ = 0;
 }
 
 void MdSolver::step_once() {
@@ -65,12 +87,22 @@ void MdSolver::step_once() {
     store_->kick(0.5 * dt, config_.lj);
     store_->drift(dt);
   }
+  ++steps_on_lists_;
+  bool stale;
   {
-    PhaseTimers::Scope t(timers_, "communicate");
-    comm_.migrate(*store_);
-    comm_.exchange_ghosts(*store_);
+    PhaseTimers::Scope t(timers_, "neighbour check");
+    stale = lists_stale();
   }
-  compute_forces();
+  if (stale) {
+    rebuild();
+  } else {
+    PhaseTimers::Scope t(timers_, "communicate");
+    comm_.update_ghosts(*store_);
+  }
+  {
+    PhaseTimers::Scope t(timers_, "force");
+    store_->compute_forces(config_.lj);
+  }
   {
     PhaseTimers::Scope t(timers_, "integrate");
     store_->kick(0.5 * dt, config_.lj);
@@ -88,7 +120,8 @@ void MdSolver::step_once() {
 
 Thermo MdSolver::measure() {
   const MotionSums m = store_->motion(config_.lj);
-  double local[7] = {m.kinetic, last_forces_.potential, last_forces_.virial,
+  const ForceSums f = store_->pair_sums(config_.lj);
+  double local[7] = {m.kinetic, f.potential, f.virial,
                      m.momentum[0], m.momentum[1], m.momentum[2], static_cast<double>(store_->owned())};
   double sum[7];
   MPSFW_MPI_CHECK(MPI_Allreduce(local, sum, 7, MPI_DOUBLE, MPI_SUM, decomposition_.comm()));
@@ -138,17 +171,30 @@ void MdSolver::run(std::FILE* out) {
   const auto frame = [&] {
     if (!trajectory) return;
     PhaseTimers::Scope t(timers_, "output");
-    trajectory->write_frame(step_, time_now(), store_->download());
+    trajectory->write_frame(step_, time_now(), local_atoms());
   };
   record();
   frame();
   const auto start = std::chrono::steady_clock::now();
+  const auto seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  double next_progress = config_.progress_seconds;
   const long end = config_.start_step + config_.steps;
   while (step_ < end) {
     step_once();
     const bool last = step_ == end;
     if (last || (config_.thermo_every > 0 && step_ % config_.thermo_every == 0)) record();
     if (last || (config_.output_every > 0 && step_ % config_.output_every == 0)) frame();
+    if (root && out && !last && seconds() >= next_progress) {
+      const long done = config_.steps - (end - step_);
+      const double elapsed = seconds();
+      std::fprintf(out, "  step %ld/%ld (%.0f%%), %.1f s elapsed, about %.1f s left\n", done,
+                   config_.steps, 100.0 * done / config_.steps, elapsed,
+                   elapsed / done * (config_.steps - done));
+      std::fflush(out);
+      next_progress = elapsed + config_.progress_seconds;
+    }
   }
   if (trajectory) {
     PhaseTimers::Scope t(timers_, "output");
@@ -157,9 +203,9 @@ void MdSolver::run(std::FILE* out) {
   if (!config_.checkpoint_file.empty()) {
     PhaseTimers::Scope t(timers_, "output");
     write_checkpoint(config_.checkpoint_file, config_, step_, time_now(),
-                     store_->download(), decomposition_.comm());
+                     local_atoms(), decomposition_.comm());
   }
-  loop_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  loop_seconds_ = seconds();
 }
 
 }  // namespace mpsfw::md

@@ -1,13 +1,14 @@
 #pragma once
 // The MD solver's time loop (velocity Verlet, NVE; optional velocity
 // rescaling). Each step:
-//   integrate (kick half, drift) -> communicate (migrate, ghosts)
-//   -> neighbour build (bin into link cells) -> force -> integrate (kick half)
-//   -> thermostat, thermo every thermo_every steps.
-// Ghosts and link cells are rebuilt every step: no skin, no neighbour list to
-// go stale (costs a binning pass and a ghost exchange per step; see
-// docs/md.md). Physics: md_physics.hpp; MPI: md_comm.cpp; per-atom work: the
-// backend's MdStore.
+//   integrate (kick half, drift) -> neighbour check -> communicate (ghost
+//   positions; at a rebuild: migrate, new ghosts) -> [neighbour build] ->
+//   force -> integrate (kick half) -> thermostat, thermo every thermo_every.
+// Neighbour lists reach cutoff + skin and are rebuilt when an atom has moved
+// more than skin/2 since the last build (agreed over all ranks every step,
+// so no pair inside the cutoff is ever missed) or after rebuild_every steps.
+// Physics: md_physics.hpp; MPI: md_comm.cpp; per-atom work: the backend's
+// MdStore.
 #include <mpi.h>
 
 #include <cstdio>
@@ -49,8 +50,13 @@ class MdSolver {
   double loop_seconds() const { return loop_seconds_; }
   long total_atoms() const { return total_atoms_; }
   long local_atom_count() const { return store_->owned(); }
-  // This rank's owned atoms and their forces (tests, output).
-  std::vector<AtomRecord> local_atoms() const { return store_->download(); }
+  // Neighbour-list rebuilds during run() (the set-up's first build not counted).
+  long rebuilds() const { return rebuilds_; }
+  // Steps taken on the current neighbour lists.
+  long steps_on_lists() const { return steps_on_lists_; }
+  // This rank's owned atoms (positions folded into the box) and their forces
+  // (tests, output).
+  std::vector<AtomRecord> local_atoms() const;
   std::vector<double> local_forces() const { return store_->download_forces(); }
 
   static void print_thermo_header(std::FILE* out);
@@ -59,7 +65,10 @@ class MdSolver {
  private:
   Thermo measure();
   double time_now() const;
-  void compute_forces();
+  // Whether the lists must be rebuilt before the next forces (collective).
+  bool lists_stale();
+  // Migration, new ghosts and lists (collective).
+  void rebuild();
   void step_once();
 
   MdConfig config_;
@@ -69,9 +78,10 @@ class MdSolver {
   std::unique_ptr<MdStore> store_;
   PhaseTimers timers_;
   std::vector<Thermo> thermo_;
-  ForceSums last_forces_;
   long total_atoms_ = 0;
   long step_ = 0;
+  long rebuilds_ = 0;
+  long steps_on_lists_ = 0;  // steps since the last rebuild
   double loop_seconds_ = 0;
 };
 

@@ -12,8 +12,9 @@
 
 namespace mpsfw::md {
 
-// Link cells over this rank's subdomain widened by one cutoff on every side:
-// an owned atom's neighbours lie in its own or the 26 adjacent cells.
+// Link cells over this rank's subdomain widened by the ghost width (cutoff +
+// skin) on every side: an owned atom's neighbours lie in its own or the 26
+// adjacent cells.
 struct CellGrid {
   double origin[3];   // corner of the widened region
   double width[3];    // cell edge along each dimension (>= cutoff)
@@ -58,22 +59,47 @@ class MdStore {
   virtual void take_leaving(int dim, double lo, double hi, std::vector<AtomRecord>* to_low,
                             std::vector<AtomRecord>* to_high) = 0;
   virtual void add_owned(const std::vector<AtomRecord>& atoms) = 0;
+  // Reorders the owned atoms by link cell of `grid` (x fastest), so that
+  // atoms near in space are near in memory. Drops all ghosts.
+  virtual void sort_by_cell(const CellGrid& grid) = 0;
 
-  // Positions of all atoms (owned and ghosts so far) with x[dim] < low_edge
-  // (into to_low) or >= high_edge (into to_high).
-  virtual void select_ghosts(int dim, double low_edge, double high_edge,
-                             std::vector<GhostRecord>* to_low,
-                             std::vector<GhostRecord>* to_high) const = 0;
-  virtual void add_ghosts(const std::vector<GhostRecord>& ghosts) = 0;
+  // Ghosts. At a rebuild the caller drops them, then for each dimension in
+  // turn selects the atoms to send and appends what it receives; between
+  // rebuilds it sends the same atoms again, in the same order, so only their
+  // positions move (the "plan" of MdComm).
   virtual void clear_ghosts() = 0;
+  // Remembers the atoms (owned and ghosts so far) with x[dim] < low_edge as
+  // send list 2 dim and those with x[dim] >= high_edge as send list 2 dim + 1,
+  // each sent shifted along dim by its shift (a box length across the
+  // periodic edge, else 0). Returns the two counts.
+  virtual void select_sends(int dim, double low_edge, double high_edge, double low_shift,
+                            double high_shift, long counts[2]) = 0;
+  // The current positions of send list `list` (shift applied), x, y, z per
+  // atom, in a host buffer the store owns (valid until the next call).
+  virtual const double* pack_sends(int list) = 0;
+  // A host buffer with room for `count` positions, for unpack_ghosts.
+  virtual double* receive_buffer(long count) = 0;
+  // Writes the first `count` positions of the receive buffer into ghost slots
+  // first .. first + count - 1 (counted from the first ghost); appends slots
+  // past the current ghosts.
+  virtual void unpack_ghosts(long first, long count) = 0;
+  // Send list `list` straight into ghost slots from `first` (a rank that is
+  // its own neighbour: no buffer on the host).
+  virtual void copy_sends_to_ghosts(int list, long first) = 0;
 
-  // Bins all atoms (owned and ghosts) into the link cells of `grid` (the
-  // neighbour build). Atoms outside the grid count in its edge cells.
-  virtual void build_cells(const CellGrid& grid) = 0;
-  // Forces on owned atoms from all atoms within the cutoff (owned and ghosts),
-  // through the cells of the last build_cells; throws Error if atoms were
-  // added or removed since.
-  virtual ForceSums compute_forces(const LjParams& p) = 0;
+  // Bins all atoms (owned and ghosts) into the link cells of `grid` and lists
+  // for every owned atom the others within `reach` (cutoff + skin); atoms
+  // outside the grid count in its edge cells. Remembers the owned positions
+  // for max_displacement.
+  virtual void build_neighbors(const CellGrid& grid, double reach) = 0;
+  // The largest distance an owned atom moved since build_neighbors.
+  virtual double max_displacement() const = 0;
+  // Forces on owned atoms from the atoms of their lists within the cutoff;
+  // throws Error if atoms were added or removed since build_neighbors.
+  virtual void compute_forces(const LjParams& p) = 0;
+  // Sums of the pair energy and virial over owned atoms at the current
+  // positions (the same pairs as compute_forces).
+  virtual ForceSums pair_sums(const LjParams& p) const = 0;
   virtual MotionSums motion(const LjParams& p) const = 0;
 };
 

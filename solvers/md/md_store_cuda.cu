@@ -1,8 +1,11 @@
 // CUDA backend of the MD store: every atom lives on the GPU as a structure of
-// arrays. Kernels do the per-atom updates and the link-cell force loop; Thrust
-// sorts atoms into cells, compacts leaving atoms and selected ghosts, and sums.
-// Buffers keep their capacity, and Thrust's temporary storage is reused, so a
-// step with a steady atom count allocates nothing.
+// arrays. Kernels do the per-atom updates, the neighbour-list build and the
+// force loop (one thread per owned atom over its full list, stored transposed
+// so that a warp's loads of the k-th neighbour are one coalesced read); Thrust
+// sorts atoms into cells, compacts leaving atoms and ghost send lists, and sums.
+// Ghost positions are packed and unpacked on the device; what goes through MPI
+// is staged in pinned host memory. Buffers keep their capacity, and Thrust's
+// temporary storage is reused, so a step allocates nothing.
 #include <thrust/binary_search.h>
 #include <thrust/copy.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -10,7 +13,10 @@
 #include <thrust/system/cuda/execution_policy.h>
 #include <thrust/transform_reduce.h>
 
+#include <algorithm>
 #include <climits>
+#include <cmath>
+#include <cstring>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -56,9 +62,33 @@ class DeviceBuffer {
     }
     array_.swap(bigger);
   }
+  void swap(DeviceBuffer& o) noexcept { array_.swap(o.array_); }
 
  private:
   Array<T> array_;
+};
+
+// Page-locked host memory that keeps its capacity (MPI staging).
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() { memory::release_pinned(Backend::Cuda, data_); }
+  T* data() { return data_; }
+  void reserve(long n) {
+    if (n <= capacity_) return;
+    const long want = n + n / 4 + 64;
+    T* bigger = static_cast<T*>(memory::allocate_pinned(Backend::Cuda, want * sizeof(T)));
+    memory::release_pinned(Backend::Cuda, data_);
+    data_ = bigger;
+    capacity_ = want;
+  }
+
+ private:
+  T* data_ = nullptr;
+  long capacity_ = 0;
 };
 
 // Thrust's temporary storage (sort, copy_if, reduce): a block returned by one
@@ -151,22 +181,31 @@ __global__ void pack_atoms_kernel(AtomView a, const int* index, int count, AtomR
   out[t] = r;
 }
 
-// Unpacks ghost positions into slots [offset, offset + count).
-__global__ void unpack_positions_kernel(const GhostRecord* in, int count, AtomArrays a,
-                                        int offset) {
-  const int t = thread_index();
-  if (t >= count) return;
-  for (int d = 0; d < 3; ++d) a.x[d][offset + t] = in[t].x[d];
-}
-
-// Packs the position of atom index[t] into ghost record t.
-__global__ void pack_positions_kernel(AtomView a, const int* index, int count, GhostRecord* out) {
+// Positions of send list `index` (shifted by `shift` along `dim`) packed
+// x, y, z per atom into out.
+__global__ void pack_positions_kernel(AtomView a, const int* index, int count, int dim, double shift,
+                                      double* out) {
   const int t = thread_index();
   if (t >= count) return;
   const int i = index[t];
-  GhostRecord g;
-  for (int d = 0; d < 3; ++d) g.x[d] = a.x[d][i];
-  out[t] = g;
+  for (int d = 0; d < 3; ++d) out[3 * t + d] = a.x[d][i] + (d == dim ? shift : 0.0);
+}
+
+// Packed positions into slots [first, first + count).
+__global__ void unpack_positions_kernel(const double* in, int count, AtomArrays a, int first) {
+  const int t = thread_index();
+  if (t >= count) return;
+  for (int d = 0; d < 3; ++d) a.x[d][first + t] = in[3 * t + d];
+}
+
+// Send list `index` (shifted) straight into slots [first, first + count): the
+// sources are atoms that existed before this stage's slots, so none is written.
+__global__ void copy_positions_kernel(AtomArrays a, const int* index, int count, int dim,
+                                      double shift, int first) {
+  const int t = thread_index();
+  if (t >= count) return;
+  const int i = index[t];
+  for (int d = 0; d < 3; ++d) a.x[d][first + t] = a.x[d][i] + (d == dim ? shift : 0.0);
 }
 
 // Forces of owned atoms interleaved as out[3 i + d].
@@ -183,11 +222,28 @@ __global__ void kick_kernel(AtomArrays a, int count, double half_dt, LjParams p)
   for (int d = 0; d < 3; ++d) a.v[d][i] = kicked(a.v[d][i], a.f[d][i], half_dt, p);
 }
 
-// x += dt v for owned atoms (folded into the box when they migrate).
-__global__ void drift_kernel(AtomArrays a, int count, double dt) {
+// x += dt v for owned atoms (folded into the box when they migrate), and the
+// largest squared distance from the positions at the last neighbour build,
+// kept as the bits of a non-negative double (ordered like the values).
+__global__ void drift_kernel(AtomArrays a, int count, double dt, const double* built0,
+                             const double* built1, const double* built2,
+                             unsigned long long* farthest2) {
   const int i = thread_index();
-  if (i >= count) return;
-  for (int d = 0; d < 3; ++d) a.x[d][i] = drifted(a.x[d][i], a.v[d][i], dt);
+  double r2 = 0;
+  if (i < count) {
+    const double* built[3] = {built0, built1, built2};
+    for (int d = 0; d < 3; ++d) {
+      const double x = drifted(a.x[d][i], a.v[d][i], dt);
+      a.x[d][i] = x;
+      const double delta = x - built[d][i];
+      r2 += delta * delta;
+    }
+    if (!(r2 >= 0)) r2 = 1e300;  // NaN: far enough to force a rebuild, which reports it
+  }
+  for (int o = 16; o > 0; o /= 2) r2 = fmax(r2, __shfl_down_sync(0xffffffffu, r2, o));
+  if ((threadIdx.x & 31) == 0 && r2 > 0) {
+    atomicMax(farthest2, static_cast<unsigned long long>(__double_as_longlong(r2)));
+  }
 }
 
 // v *= factor for owned atoms.
@@ -208,6 +264,18 @@ __global__ void move_atoms_kernel(AtomArrays a, const int* to, const int* from, 
     a.f[d][i] = a.f[d][j];
   }
   a.id[i] = a.id[j];
+}
+
+// Owned atom order[s] into slot s of the `to` arrays (the sort by cell).
+__global__ void permute_atoms_kernel(AtomView from, const int* order, int count, AtomArrays to) {
+  const int s = thread_index();
+  if (s >= count) return;
+  const int i = order[s];
+  for (int d = 0; d < 3; ++d) {
+    to.x[d][s] = from.x[d][i];
+    to.v[d][s] = from.v[d][i];
+  }
+  to.id[s] = from.id[i];
 }
 
 // Cell of x along dimension d, clamped into the grid.
@@ -240,26 +308,21 @@ __global__ void gather_positions_kernel(AtomView a, const int* order, int count,
   x2[s] = a.x[2][i];
 }
 
-// One thread per atom in cell order. For an owned atom: the LJ force from every
-// other atom (owned or ghost) in its own and the 26 adjacent cells, and its
-// halves of those pairs' energies and virials, stored at its store index. The
-// three cells along x of one (y, z) row are consecutive in cell order, so each
-// row is one range.
-__global__ void __launch_bounds__(kForceThreads)
-    force_kernel(CellOrder c, int count, int owned, CellGrid g, LjParams p, AtomArrays a,
-                 double* energy, double* virial) {
-  const int s = thread_index();
-  if (s >= count) return;
-  const int i = c.atom[s];
+// Full neighbour lists, transposed: neighbour k of owned atom i at
+// list[k * stride + i], for every other atom (owned or ghost) within `reach`
+// in its own and the 26 adjacent cells. The three cells along x of one (y, z)
+// row are consecutive in cell order, so each row is one range. Counts past
+// `capacity` are counted, not stored; the largest count goes to *longest.
+__global__ void neighbor_kernel(CellOrder c, AtomView a, int owned, CellGrid g, double reach2,
+                                int capacity, int stride, int* list, int* count, int* longest) {
+  const int i = thread_index();
   if (i >= owned) return;
+  const double xi = a.x[0][i], yi = a.x[1][i], zi = a.x[2][i];
   const int nx = g.count[0], ny = g.count[1], nz = g.count[2];
-  const int key = c.key[s];
-  const int cx = key % nx, cy = (key / nx) % ny, cz = key / (nx * ny);
+  const int cx = cell_along(xi, g, 0), cy = cell_along(yi, g, 1), cz = cell_along(zi, g, 2);
   const int x_lo = cx > 0 ? cx - 1 : 0;
   const int x_hi = cx < nx - 1 ? cx + 1 : nx - 1;
-  const double xi = c.x[0][s], yi = c.x[1][s], zi = c.x[2][s];
-  const double cut2 = p.cutoff * p.cutoff;
-  double fx = 0, fy = 0, fz = 0, e = 0, w = 0;
+  int k = 0;
   for (int z = cz - 1; z <= cz + 1; ++z) {
     if (z < 0 || z >= nz) continue;
     for (int y = cy - 1; y <= cy + 1; ++y) {
@@ -267,24 +330,56 @@ __global__ void __launch_bounds__(kForceThreads)
       const int row = (z * ny + y) * nx;
       const int end = c.start[row + x_hi + 1];
       for (int u = c.start[row + x_lo]; u < end; ++u) {
-        if (u == s) continue;
+        const int j = c.atom[u];
+        if (j == i) continue;
         const double dx = xi - c.x[0][u], dy = yi - c.x[1][u], dz = zi - c.x[2][u];
-        const double r2 = dx * dx + dy * dy + dz * dz;
-        if (r2 >= cut2) continue;  // lj_pair would give zero
-        const PairTerm t = lj_pair(r2, p);
-        fx += t.f_over_r * dx;
-        fy += t.f_over_r * dy;
-        fz += t.f_over_r * dz;
-        e += 0.5 * t.energy;
-        w += 0.5 * t.f_over_r * r2;
+        if (dx * dx + dy * dy + dz * dz >= reach2) continue;
+        if (k < capacity) list[k * stride + i] = j;
+        ++k;
       }
     }
   }
-  a.f[0][i] = fx;
-  a.f[1][i] = fy;
-  a.f[2][i] = fz;
-  energy[i] = e;
-  virial[i] = w;
+  count[i] = k;
+  atomicMax(longest, k);
+}
+
+// One thread per owned atom: the LJ force from the atoms of its list within
+// the cutoff into f; with Sums instead its halves of those pairs' energies
+// and virials.
+template <bool Sums>
+__global__ void __launch_bounds__(kForceThreads)
+    force_kernel(const double* __restrict__ x0, const double* __restrict__ x1,
+                 const double* __restrict__ x2, int owned, const int* __restrict__ list,
+                 const int* __restrict__ count, int stride, LjParams p, double* f0, double* f1,
+                 double* f2, double* energy, double* virial) {
+  const int i = thread_index();
+  if (i >= owned) return;
+  const double xi = x0[i], yi = x1[i], zi = x2[i];
+  const double cut2 = p.cutoff * p.cutoff;
+  const int n = count[i];
+  double fx = 0, fy = 0, fz = 0, e = 0, w = 0;
+  for (int k = 0; k < n; ++k) {
+    const int j = list[k * stride + i];
+    const double dx = xi - x0[j], dy = yi - x1[j], dz = zi - x2[j];
+    const double r2 = dx * dx + dy * dy + dz * dz;
+    if (r2 >= cut2) continue;  // lj_pair would give zero
+    const PairTerm t = lj_pair(r2, p);
+    fx += t.f_over_r * dx;
+    fy += t.f_over_r * dy;
+    fz += t.f_over_r * dz;
+    if (Sums) {
+      e += 0.5 * t.energy;
+      w += 0.5 * t.f_over_r * r2;
+    }
+  }
+  if (Sums) {
+    energy[i] = e;
+    virial[i] = w;
+  } else {
+    f0[i] = fx;
+    f1[i] = fy;
+    f2[i] = fz;
+  }
 }
 
 // Whether atom i is outside [lo, hi) along one dimension (== want).
@@ -341,13 +436,18 @@ class CudaMdStore final : public MdStore {
   auto policy() const { return thrust::cuda::par(temp_); }
 
  public:
+  CudaMdStore() {
+    farthest2_.reserve(1);
+    longest_.reserve(1);
+    MPSFW_CUDA_CHECK(cudaMemset(farthest2_.data(), 0, sizeof(unsigned long long)));
+  }
+
   long owned() const override { return owned_; }
   long ghosts() const override { return ghosts_; }
 
   void assign(const std::vector<AtomRecord>& atoms) override {
     owned_ = 0;
-    ghosts_ = 0;
-    binned_ = -1;
+    clear_ghosts();
     append_owned(atoms);
   }
 
@@ -383,7 +483,12 @@ class CudaMdStore final : public MdStore {
 
   void drift(double dt) override {
     if (owned_ == 0) return;
-    drift_kernel<<<blocks_for(owned_, kThreads), kThreads>>>(arrays(), owned_, dt);
+    if (listed_ < 0) {  // no build since atoms changed: nothing to measure from
+      for (int d = 0; d < 3; ++d) built_x_[d].reserve(owned_);
+    }
+    drift_kernel<<<blocks_for(owned_, kThreads), kThreads>>>(
+        arrays(), owned_, dt, built_x_[0].data(), built_x_[1].data(), built_x_[2].data(),
+        farthest2_.data());
     MPSFW_CUDA_CHECK_LAUNCH();
   }
 
@@ -398,8 +503,7 @@ class CudaMdStore final : public MdStore {
   // staying atoms above it, so only O(leaving) atoms move.
   void take_leaving(int dim, double lo, double hi, std::vector<AtomRecord>* to_low,
                     std::vector<AtomRecord>* to_high) override {
-    ghosts_ = 0;
-    binned_ = -1;
+    clear_ghosts();
     if (owned_ == 0) return;
     const thrust::counting_iterator<int> first(0);
     index_.reserve(owned_);
@@ -433,65 +537,117 @@ class CudaMdStore final : public MdStore {
   }
 
   void add_owned(const std::vector<AtomRecord>& atoms) override {
-    ghosts_ = 0;  // owned atoms must precede the ghosts
-    binned_ = -1;
+    clear_ghosts();  // owned atoms must precede the ghosts
     append_owned(atoms);
   }
 
-  void select_ghosts(int dim, double low_edge, double high_edge, std::vector<GhostRecord>* to_low,
-                     std::vector<GhostRecord>* to_high) const override {
-    const int n = owned_ + ghosts_;
-    if (n == 0) return;
-    const thrust::counting_iterator<int> first(0);
-    index_.reserve(n);
-    const int count =
-        static_cast<int>(thrust::copy_if(policy(), first, first + n, index_.data(),
-                                         NearEdge{x_[dim].data(), low_edge, high_edge}) -
-                         index_.data());
-    if (count == 0) return;
-    ghost_records_.reserve(count);
-    pack_positions_kernel<<<blocks_for(count, kThreads), kThreads>>>(view(), index_.data(), count,
-                                                                     ghost_records_.data());
+  void sort_by_cell(const CellGrid& grid) override {
+    clear_ghosts();
+    if (owned_ == 0) return;
+    check_grid(grid);
+    key_.reserve(owned_);
+    order_.reserve(owned_);
+    cell_keys_kernel<<<blocks_for(owned_, kThreads), kThreads>>>(view(), owned_, grid, key_.data(),
+                                                                 order_.data());
     MPSFW_CUDA_CHECK_LAUNCH();
-    ghost_staging_.resize(static_cast<std::size_t>(count));
-    MPSFW_CUDA_CHECK(cudaMemcpy(ghost_staging_.data(), ghost_records_.data(),
-                                ghost_staging_.size() * sizeof(GhostRecord),
-                                cudaMemcpyDeviceToHost));
-    for (const GhostRecord& g : ghost_staging_) {  // an atom may go both ways
-      if (g.x[dim] < low_edge) to_low->push_back(g);
-      if (g.x[dim] >= high_edge) to_high->push_back(g);
+    thrust::stable_sort_by_key(policy(), key_.data(), key_.data() + owned_, order_.data());
+    for (int d = 0; d < 3; ++d) {
+      spare_x_[d].reserve(capacity_);
+      spare_v_[d].reserve(capacity_);
     }
-  }
-
-  void add_ghosts(const std::vector<GhostRecord>& ghosts) override {
-    const int count = checked_count(static_cast<long>(ghosts.size()));
-    if (count == 0) return;
-    const int n = owned_ + ghosts_;
-    const int total = checked_count(static_cast<long>(n) + count);
-    for (DeviceBuffer<double>& x : x_) x.reserve(total, n);
-    ghost_records_.reserve(count);
-    MPSFW_CUDA_CHECK(cudaMemcpy(ghost_records_.data(), ghosts.data(),
-                                ghosts.size() * sizeof(GhostRecord), cudaMemcpyHostToDevice));
-    unpack_positions_kernel<<<blocks_for(count, kThreads), kThreads>>>(ghost_records_.data(), count,
-                                                                       arrays(), n);
+    spare_id_.reserve(capacity_);
+    AtomArrays to = {{spare_x_[0].data(), spare_x_[1].data(), spare_x_[2].data()},
+                     {spare_v_[0].data(), spare_v_[1].data(), spare_v_[2].data()},
+                     {nullptr, nullptr, nullptr},
+                     spare_id_.data()};
+    permute_atoms_kernel<<<blocks_for(owned_, kThreads), kThreads>>>(view(), order_.data(), owned_,
+                                                                     to);
     MPSFW_CUDA_CHECK_LAUNCH();
-    ghosts_ += count;
+    for (int d = 0; d < 3; ++d) {
+      x_[d].swap(spare_x_[d]);
+      v_[d].swap(spare_v_[d]);
+    }
+    id_.swap(spare_id_);
+    // Forces are not carried along: the caller computes them after the rebuild.
   }
 
   void clear_ghosts() override {
     ghosts_ = 0;
-    binned_ = -1;
+    listed_ = -1;
   }
 
-  void build_cells(const CellGrid& grid) override {
+  void select_sends(int dim, double low_edge, double high_edge, double low_shift, double high_shift,
+                    long counts[2]) override {
     const int n = owned_ + ghosts_;
-    const long cells = static_cast<long>(grid.count[0]) * grid.count[1] * grid.count[2];
-    if (grid.count[0] < 1 || grid.count[1] < 1 || grid.count[2] < 1 || cells >= INT_MAX) {
-      throw Error("CUDA MD store: bad link-cell grid of " + std::to_string(cells) + " cells");
+    const thrust::counting_iterator<int> first(0);
+    const double shifts[2] = {low_shift, high_shift};
+    for (int side = 0; side < 2; ++side) {
+      SendList& list = sends_[2 * dim + side];
+      list.dim = dim;
+      list.shift = shifts[side];
+      list.index.reserve(n);
+      const NearEdge near{x_[dim].data(), side == 0 ? low_edge : -HUGE_VAL,
+                          side == 0 ? HUGE_VAL : high_edge};
+      list.count = n == 0 ? 0
+                          : static_cast<int>(thrust::copy_if(policy(), first, first + n,
+                                                             list.index.data(), near) -
+                                             list.index.data());
+      counts[side] = list.count;
     }
-    grid_ = grid;
-    binned_ = n;
-    if (n == 0) return;
+  }
+
+  const double* pack_sends(int list) override {
+    const SendList& send = sends_[list];
+    host_out_.reserve(3L * send.count);
+    if (send.count == 0) return host_out_.data();
+    device_out_.reserve(3 * send.count);
+    pack_positions_kernel<<<blocks_for(send.count, kThreads), kThreads>>>(
+        view(), send.index.data(), send.count, send.dim, send.shift, device_out_.data());
+    MPSFW_CUDA_CHECK_LAUNCH();
+    MPSFW_CUDA_CHECK(cudaMemcpy(host_out_.data(), device_out_.data(),
+                                3 * static_cast<std::size_t>(send.count) * sizeof(double),
+                                cudaMemcpyDeviceToHost));
+    return host_out_.data();
+  }
+
+  double* receive_buffer(long count) override {
+    host_in_.reserve(3 * count);
+    return host_in_.data();
+  }
+
+  void unpack_ghosts(long first, long count) override {
+    const int slots = ghost_slots(first, count);
+    if (count == 0) return;
+    device_in_.reserve(slots * 3);
+    MPSFW_CUDA_CHECK(cudaMemcpy(device_in_.data(), host_in_.data(),
+                                3 * static_cast<std::size_t>(count) * sizeof(double),
+                                cudaMemcpyHostToDevice));
+    unpack_positions_kernel<<<blocks_for(slots, kThreads), kThreads>>>(
+        device_in_.data(), slots, arrays(), owned_ + static_cast<int>(first));
+    MPSFW_CUDA_CHECK_LAUNCH();
+  }
+
+  void copy_sends_to_ghosts(int list, long first) override {
+    const SendList& send = sends_[list];
+    ghost_slots(first, send.count);
+    if (send.count == 0) return;
+    copy_positions_kernel<<<blocks_for(send.count, kThreads), kThreads>>>(
+        arrays(), send.index.data(), send.count, send.dim, send.shift,
+        owned_ + static_cast<int>(first));
+    MPSFW_CUDA_CHECK_LAUNCH();
+  }
+
+  void build_neighbors(const CellGrid& grid, double reach) override {
+    const int n = owned_ + ghosts_;
+    const long cells = check_grid(grid);
+    listed_ = n;
+    for (int d = 0; d < 3; ++d) built_x_[d].reserve(capacity_);
+    MPSFW_CUDA_CHECK(cudaMemset(farthest2_.data(), 0, sizeof(unsigned long long)));
+    if (owned_ == 0) return;
+    for (int d = 0; d < 3; ++d) {
+      MPSFW_CUDA_CHECK(cudaMemcpyAsync(built_x_[d].data(), x_[d].data(), owned_ * sizeof(double),
+                                       cudaMemcpyDeviceToDevice));
+    }
     key_.reserve(n);
     order_.reserve(n);
     for (DeviceBuffer<double>& x : sorted_x_) x.reserve(n);
@@ -501,32 +657,65 @@ class CudaMdStore final : public MdStore {
     cell_keys_kernel<<<blocks_for(n, kThreads), kThreads>>>(view(), n, grid, key_.data(),
                                                             order_.data());
     MPSFW_CUDA_CHECK_LAUNCH();
-    thrust::sort_by_key(policy(), key_.data(), key_.data() + n, order_.data());
+    thrust::stable_sort_by_key(policy(), key_.data(), key_.data() + n, order_.data());
     const thrust::counting_iterator<int> first(0);
     thrust::lower_bound(policy(), key_.data(), key_.data() + n, first,
                         first + static_cast<int>(cells) + 1, start_.data());
     gather_positions_kernel<<<blocks_for(n, kThreads), kThreads>>>(
         view(), order_.data(), n, sorted_x_[0].data(), sorted_x_[1].data(), sorted_x_[2].data());
     MPSFW_CUDA_CHECK_LAUNCH();
+
+    // The lists; once more with room for the longest if one did not fit.
+    const CellOrder order{{sorted_x_[0].data(), sorted_x_[1].data(), sorted_x_[2].data()},
+                          key_.data(), order_.data(), start_.data()};
+    stride_ = (owned_ + 31) / 32 * 32;
+    neighbor_count_.reserve(owned_);
+    for (;;) {
+      neighbors_.reserve(static_cast<int>(std::min<long>(static_cast<long>(width_) * stride_, INT_MAX)));
+      if (static_cast<long>(width_) * stride_ > INT_MAX) {
+        throw Error("CUDA MD store: neighbour lists of " + std::to_string(width_) + " x " +
+                    std::to_string(stride_) + " entries are more than one rank can index");
+      }
+      MPSFW_CUDA_CHECK(cudaMemset(longest_.data(), 0, sizeof(int)));
+      neighbor_kernel<<<blocks_for(owned_, kThreads), kThreads>>>(
+          order, view(), owned_, grid, reach * reach, width_, stride_, neighbors_.data(),
+          neighbor_count_.data(), longest_.data());
+      MPSFW_CUDA_CHECK_LAUNCH();
+      int longest = 0;
+      MPSFW_CUDA_CHECK(cudaMemcpy(&longest, longest_.data(), sizeof(int), cudaMemcpyDeviceToHost));
+      if (longest <= width_) break;
+      width_ = (longest + longest / 8 + 7) / 8 * 8;
+    }
   }
 
-  ForceSums compute_forces(const LjParams& p) override {
+  double max_displacement() const override {
+    unsigned long long bits = 0;
+    MPSFW_CUDA_CHECK(cudaMemcpy(&bits, farthest2_.data(), sizeof bits, cudaMemcpyDeviceToHost));
+    double r2;
+    std::memcpy(&r2, &bits, sizeof r2);
+    return std::sqrt(r2);
+  }
+
+  void compute_forces(const LjParams& p) override {
+    require_current_lists();
+    if (owned_ == 0) return;
+    force_kernel<false><<<blocks_for(owned_, kForceThreads), kForceThreads>>>(
+        x_[0].data(), x_[1].data(), x_[2].data(), owned_, neighbors_.data(), neighbor_count_.data(),
+        stride_, p, f_[0].data(), f_[1].data(), f_[2].data(), nullptr, nullptr);
+    MPSFW_CUDA_CHECK_LAUNCH();
+  }
+
+  ForceSums pair_sums(const LjParams& p) const override {
+    require_current_lists();
     ForceSums sums;
-    const int n = owned_ + ghosts_;
-    if (binned_ != n) throw Error("CUDA MD store: compute_forces without a current build_cells");
     if (owned_ == 0) return sums;
-    const CellGrid& grid = grid_;
     energy_.reserve(owned_);
     virial_.reserve(owned_);
-    const thrust::counting_iterator<int> first(0);
-    const CellOrder order{{sorted_x_[0].data(), sorted_x_[1].data(), sorted_x_[2].data()},
-                          key_.data(),
-                          order_.data(),
-                          start_.data()};
-    force_kernel<<<blocks_for(n, kForceThreads), kForceThreads>>>(
-        order, n, owned_, grid, p, arrays(), energy_.data(), virial_.data());
+    force_kernel<true><<<blocks_for(owned_, kForceThreads), kForceThreads>>>(
+        x_[0].data(), x_[1].data(), x_[2].data(), owned_, neighbors_.data(), neighbor_count_.data(),
+        stride_, p, nullptr, nullptr, nullptr, energy_.data(), virial_.data());
     MPSFW_CUDA_CHECK_LAUNCH();
-
+    const thrust::counting_iterator<int> first(0);
     const EnergyVirial total = thrust::transform_reduce(
         policy(), first, first + owned_, AtomEnergyVirial{energy_.data(), virial_.data()},
         EnergyVirial{0.0, 0.0}, AddEnergyVirial());
@@ -550,6 +739,14 @@ class CudaMdStore final : public MdStore {
   }
 
  private:
+  // Atoms one stage of the ghost exchange sends to one side, and how.
+  struct SendList {
+    DeviceBuffer<int> index;
+    int count = 0;
+    int dim = 0;
+    double shift = 0;
+  };
+
   AtomArrays arrays() {
     return {{x_[0].data(), x_[1].data(), x_[2].data()},
             {v_[0].data(), v_[1].data(), v_[2].data()},
@@ -562,6 +759,29 @@ class CudaMdStore final : public MdStore {
             {f_[0].data(), f_[1].data(), f_[2].data()},
             id_.data()};
   }
+  // Cells of a grid, checked to be indexable.
+  static long check_grid(const CellGrid& grid) {
+    const long cells = static_cast<long>(grid.count[0]) * grid.count[1] * grid.count[2];
+    if (grid.count[0] < 1 || grid.count[1] < 1 || grid.count[2] < 1 || cells >= INT_MAX) {
+      throw Error("CUDA MD store: bad link-cell grid of " + std::to_string(cells) + " cells");
+    }
+    return cells;
+  }
+  void require_current_lists() const {
+    if (listed_ != owned_ + ghosts_) {
+      throw Error("CUDA MD store: forces without a current build_neighbors");
+    }
+  }
+  // Makes ghost slots [first, first + count) exist; returns count as an int.
+  int ghost_slots(long first, long count) {
+    const int end = checked_count(first + count);
+    if (end > ghosts_) {
+      const int total = checked_count(static_cast<long>(owned_) + end);
+      for (DeviceBuffer<double>& x : x_) x.reserve(total, owned_ + ghosts_);
+      ghosts_ = end;
+    }
+    return static_cast<int>(count);
+  }
   // Appends owned atoms after the current ones (the caller dropped the ghosts).
   void append_owned(const std::vector<AtomRecord>& atoms) {
     const int count = checked_count(static_cast<long>(atoms.size()));
@@ -573,6 +793,7 @@ class CudaMdStore final : public MdStore {
       f_[d].reserve(total, owned_);
     }
     id_.reserve(total, owned_);
+    capacity_ = std::max(capacity_, total);
     records_.reserve(count);
     MPSFW_CUDA_CHECK(cudaMemcpy(records_.data(), atoms.data(), atoms.size() * sizeof(AtomRecord),
                                 cudaMemcpyHostToDevice));
@@ -584,21 +805,33 @@ class CudaMdStore final : public MdStore {
 
   int owned_ = 0;
   int ghosts_ = 0;
+  int capacity_ = 0;  // most owned atoms held so far (the spare arrays' size)
   // Atoms: positions of owned atoms then ghosts; the rest for owned atoms.
   DeviceBuffer<double> x_[3], v_[3], f_[3];
   DeviceBuffer<std::int64_t> id_;
-  // Link cells (rebuilt by every build_cells) and per-atom force sums.
-  CellGrid grid_{};
-  int binned_ = -1;  // atoms binned by the last build_cells; -1: none since a change
+  // The other half of sort_by_cell's permutation.
+  DeviceBuffer<double> spare_x_[3], spare_v_[3];
+  DeviceBuffer<std::int64_t> spare_id_;
+  // Link cells of the last binning and the neighbour lists built from them.
+  int listed_ = -1;  // atoms listed by the last build; -1: none since a change
   DeviceBuffer<int> key_, order_, start_;
-  DeviceBuffer<double> sorted_x_[3], energy_, virial_;
-  // Scratch for moving records in and out, also used by const functions.
+  DeviceBuffer<double> sorted_x_[3];
+  DeviceBuffer<int> neighbors_, neighbor_count_, longest_;
+  int width_ = 64;  // room per atom in the lists (grows to the longest)
+  int stride_ = 0;  // entries between an atom's consecutive neighbours
+  // Owned positions at the last build, and the largest squared move since.
+  DeviceBuffer<double> built_x_[3];
+  DeviceBuffer<unsigned long long> farthest2_;
+  // The ghost plan's send lists and the buffers its positions move through.
+  SendList sends_[6];
+  DeviceBuffer<double> device_out_, device_in_;
+  PinnedBuffer<double> host_out_, host_in_;
+  // Per-atom sums and scratch for moving records, also used by const functions.
+  mutable DeviceBuffer<double> energy_, virial_;
   mutable DeviceBuffer<AtomRecord> records_;
-  mutable DeviceBuffer<GhostRecord> ghost_records_;
   mutable DeviceBuffer<int> index_, fillers_;
   mutable DeviceBuffer<double> flat_;
   mutable std::vector<AtomRecord> atom_staging_;
-  mutable std::vector<GhostRecord> ghost_staging_;
 };
 
 }  // namespace

@@ -81,67 +81,150 @@ class HostMdStore final : public MdStore {
     f_.resize(x_.size(), 0.0);
   }
 
-  void select_ghosts(int dim, double low_edge, double high_edge, std::vector<GhostRecord>* to_low,
-                     std::vector<GhostRecord>* to_high) const override {
-    const long n = static_cast<long>(x_.size()) / 3;
-    for (long i = 0; i < n; ++i) {
-      const double* p = &x_[static_cast<size_t>(3 * i)];
-      if (p[dim] < low_edge) to_low->push_back({{p[0], p[1], p[2]}});
-      if (p[dim] >= high_edge) to_high->push_back({{p[0], p[1], p[2]}});
+  void sort_by_cell(const CellGrid& grid) override {
+    clear_ghosts();
+    std::vector<long> order;
+    cell_order(grid, owned_, &order);
+    const std::vector<double> x = x_, v = v_, f = f_;
+    const std::vector<std::int64_t> id = id_;
+    for (long s = 0; s < owned_; ++s) {
+      const size_t to = static_cast<size_t>(s), from = static_cast<size_t>(order[to]);
+      for (int d = 0; d < 3; ++d) {
+        x_[3 * to + d] = x[3 * from + d];
+        v_[3 * to + d] = v[3 * from + d];
+        f_[3 * to + d] = f[3 * from + d];
+      }
+      id_[to] = id[from];
     }
-  }
-
-  void add_ghosts(const std::vector<GhostRecord>& ghosts) override {
-    for (const GhostRecord& g : ghosts) x_.insert(x_.end(), g.x, g.x + 3);
   }
 
   void clear_ghosts() override {
     x_.resize(static_cast<size_t>(3 * owned_));
-    sorted_.clear();  // the cells no longer describe the atoms
+    neighbors_built_ = -1;  // the lists no longer describe the atoms
   }
 
-  void build_cells(const CellGrid& grid) override {
-    grid_ = grid;
-    bin(grid);
+  void select_sends(int dim, double low_edge, double high_edge, double low_shift, double high_shift,
+                    long counts[2]) override {
+    const long n = static_cast<long>(x_.size()) / 3;
+    std::vector<long>& low = sends_[2 * dim];
+    std::vector<long>& high = sends_[2 * dim + 1];
+    low.clear();
+    high.clear();
+    for (long i = 0; i < n; ++i) {  // an atom may go both ways
+      const double c = x_[static_cast<size_t>(3 * i + dim)];
+      if (c < low_edge) low.push_back(i);
+      if (c >= high_edge) high.push_back(i);
+    }
+    send_dim_[2 * dim] = send_dim_[2 * dim + 1] = dim;
+    send_shift_[2 * dim] = low_shift;
+    send_shift_[2 * dim + 1] = high_shift;
+    counts[0] = static_cast<long>(low.size());
+    counts[1] = static_cast<long>(high.size());
   }
 
-  ForceSums compute_forces(const LjParams& p) override {
-    if (sorted_.size() != x_.size() / 3) throw Error("MD: compute_forces without a current build_cells");
-    const CellGrid& grid = grid_;
-    double potential = 0, virial = 0;
-    const int* n = grid.count;
-    // F_i = sum over j within r_c of f_over_r(r_ij) (x_i - x_j); each pair's
-    // energy and virial are split half to each atom, so sums over owned atoms
-    // count every pair once even across ranks.
-#pragma omp parallel for reduction(+ : potential, virial) schedule(static)
-    for (long i = 0; i < owned_; ++i) {
-      const double* xi = &x_[static_cast<size_t>(3 * i)];
-      int c[3];
-      for (int d = 0; d < 3; ++d) c[d] = cell_of(xi[d], grid, d);
-      double f[3] = {0, 0, 0}, e = 0, w = 0;
-      for (int cz = std::max(c[2] - 1, 0); cz <= std::min(c[2] + 1, n[2] - 1); ++cz) {
-        for (int cy = std::max(c[1] - 1, 0); cy <= std::min(c[1] + 1, n[1] - 1); ++cy) {
-          for (int cx = std::max(c[0] - 1, 0); cx <= std::min(c[0] + 1, n[0] - 1); ++cx) {
-            const size_t cell = (static_cast<size_t>(cz) * n[1] + cy) * n[0] + cx;
-            for (int s = cell_start_[cell]; s < cell_start_[cell + 1]; ++s) {
-              const long j = sorted_[static_cast<size_t>(s)];
-              if (j == i) continue;
-              const double* xj = &x_[static_cast<size_t>(3 * j)];
-              const double dx = xi[0] - xj[0], dy = xi[1] - xj[1], dz = xi[2] - xj[2];
-              const double r2 = dx * dx + dy * dy + dz * dz;
-              const PairTerm t = lj_pair(r2, p);
-              f[0] += t.f_over_r * dx;
-              f[1] += t.f_over_r * dy;
-              f[2] += t.f_over_r * dz;
-              e += 0.5 * t.energy;
-              w += 0.5 * t.f_over_r * r2;
+  const double* pack_sends(int list) override {
+    const std::vector<long>& send = sends_[list];
+    packed_.resize(3 * send.size());
+    for (size_t t = 0; t < send.size(); ++t) position_of(list, send[t], &packed_[3 * t]);
+    return packed_.data();
+  }
+
+  double* receive_buffer(long count) override {
+    received_.resize(static_cast<size_t>(3 * count));
+    return received_.data();
+  }
+
+  void unpack_ghosts(long first, long count) override {
+    ghost_slots(first + count);
+    std::copy(received_.begin(), received_.begin() + 3 * count,
+              x_.begin() + 3 * (owned_ + first));
+  }
+
+  void copy_sends_to_ghosts(int list, long first) override {
+    const std::vector<long>& send = sends_[list];
+    ghost_slots(first + static_cast<long>(send.size()));
+    for (size_t t = 0; t < send.size(); ++t) {
+      position_of(list, send[t], &x_[static_cast<size_t>(3 * (owned_ + first)) + 3 * t]);
+    }
+  }
+
+  void build_neighbors(const CellGrid& grid, double reach) override {
+    const long n = static_cast<long>(x_.size()) / 3;
+    cell_order(grid, n, &sorted_);
+    const double reach2 = reach * reach;
+    const int* count = grid.count;
+    // Two passes over the 27 cells around each owned atom: count, then fill.
+    neighbor_start_.assign(static_cast<size_t>(owned_) + 1, 0);
+    for (int pass = 0; pass < 2; ++pass) {
+#pragma omp parallel for schedule(static)
+      for (long i = 0; i < owned_; ++i) {
+        const double* xi = &x_[static_cast<size_t>(3 * i)];
+        int c[3];
+        for (int d = 0; d < 3; ++d) c[d] = cell_of(xi[d], grid, d);
+        long k = pass == 0 ? 0 : neighbor_start_[static_cast<size_t>(i)];
+        for (int cz = std::max(c[2] - 1, 0); cz <= std::min(c[2] + 1, count[2] - 1); ++cz) {
+          for (int cy = std::max(c[1] - 1, 0); cy <= std::min(c[1] + 1, count[1] - 1); ++cy) {
+            for (int cx = std::max(c[0] - 1, 0); cx <= std::min(c[0] + 1, count[0] - 1); ++cx) {
+              const size_t cell = (static_cast<size_t>(cz) * count[1] + cy) * count[0] + cx;
+              for (long s = cell_start_[cell]; s < cell_start_[cell + 1]; ++s) {
+                const long j = sorted_[static_cast<size_t>(s)];
+                if (j == i || distance2(i, j) >= reach2) continue;
+                if (pass == 1) neighbors_[static_cast<size_t>(k)] = j;
+                ++k;
+              }
             }
           }
         }
+        if (pass == 0) neighbor_start_[static_cast<size_t>(i) + 1] = k;
       }
+      if (pass == 0) {
+        for (long i = 0; i < owned_; ++i) neighbor_start_[static_cast<size_t>(i) + 1] += neighbor_start_[static_cast<size_t>(i)];
+        neighbors_.resize(static_cast<size_t>(neighbor_start_.back()));
+      }
+    }
+    built_x_.assign(x_.begin(), x_.begin() + 3 * owned_);
+    neighbors_built_ = n;
+  }
+
+  double max_displacement() const override {
+    if (built_x_.size() != static_cast<size_t>(3 * owned_)) return HUGE_VAL;  // no build since a change
+    double worst = 0;
+#pragma omp parallel for reduction(max : worst)
+    for (long k = 0; k < owned_; ++k) {
+      double r2 = 0;
+      for (int d = 0; d < 3; ++d) {
+        const double delta = x_[static_cast<size_t>(3 * k + d)] - built_x_[static_cast<size_t>(3 * k + d)];
+        r2 += delta * delta;
+      }
+      worst = std::max(worst, r2);
+    }
+    return std::sqrt(worst);
+  }
+
+  void compute_forces(const LjParams& p) override {
+    require_current_lists();
+    // F_i = sum over listed j within r_c of f_over_r(r_ij) (x_i - x_j).
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < owned_; ++i) {
+      double f[3] = {0, 0, 0};
+      for_each_pair(i, p, [&](const double dx[3], double, const PairTerm& t) {
+        for (int d = 0; d < 3; ++d) f[d] += t.f_over_r * dx[d];
+      });
       for (int d = 0; d < 3; ++d) f_[static_cast<size_t>(3 * i + d)] = f[d];
-      potential += e;
-      virial += w;
+    }
+  }
+
+  ForceSums pair_sums(const LjParams& p) const override {
+    require_current_lists();
+    double potential = 0, virial = 0;
+    // Each pair's energy and virial are split half to each atom, so sums over
+    // owned atoms count every pair once even across ranks.
+#pragma omp parallel for reduction(+ : potential, virial) schedule(static)
+    for (long i = 0; i < owned_; ++i) {
+      for_each_pair(i, p, [&](const double*, double r2, const PairTerm& t) {
+        potential += 0.5 * t.energy;
+        virial += 0.5 * t.f_over_r * r2;
+      });
     }
     return {potential, virial};
   }
@@ -162,11 +245,10 @@ class HostMdStore final : public MdStore {
     return std::min(std::max(c, 0), g.count[d] - 1);
   }
 
-  // Counting sort of all atoms by link cell: sorted_ lists atom indices cell
-  // by cell, cell_start_[c] .. cell_start_[c + 1] being cell c's range.
-  void bin(const CellGrid& g) {
+  // Stable counting sort of atoms 0 .. n-1 by link cell: `order` lists atom
+  // indices cell by cell, cell_start_[c] .. cell_start_[c + 1] being cell c's.
+  void cell_order(const CellGrid& g, long n, std::vector<long>* order) {
     const size_t cells = static_cast<size_t>(g.count[0]) * g.count[1] * g.count[2];
-    const long n = static_cast<long>(x_.size()) / 3;
     cell_start_.assign(cells + 1, 0);
     cell_of_atom_.resize(static_cast<size_t>(n));
     for (long i = 0; i < n; ++i) {
@@ -177,9 +259,50 @@ class HostMdStore final : public MdStore {
       ++cell_start_[c + 1];
     }
     for (size_t c = 0; c < cells; ++c) cell_start_[c + 1] += cell_start_[c];
-    std::vector<int> fill(cell_start_.begin(), cell_start_.end() - 1);
-    sorted_.resize(static_cast<size_t>(n));
-    for (long i = 0; i < n; ++i) sorted_[static_cast<size_t>(fill[cell_of_atom_[static_cast<size_t>(i)]]++)] = i;
+    std::vector<long> fill(cell_start_.begin(), cell_start_.end() - 1);
+    order->resize(static_cast<size_t>(n));
+    for (long i = 0; i < n; ++i) (*order)[static_cast<size_t>(fill[cell_of_atom_[static_cast<size_t>(i)]]++)] = i;
+  }
+
+  double distance2(long i, long j) const {
+    double r2 = 0;
+    for (int d = 0; d < 3; ++d) {
+      const double delta = x_[static_cast<size_t>(3 * i + d)] - x_[static_cast<size_t>(3 * j + d)];
+      r2 += delta * delta;
+    }
+    return r2;
+  }
+
+  // Calls pair(dx, r2, term) for every listed neighbour of owned atom i within
+  // the cutoff, dx = x_i - x_j.
+  template <class Pair>
+  void for_each_pair(long i, const LjParams& p, Pair&& pair) const {
+    const double* xi = &x_[static_cast<size_t>(3 * i)];
+    const double cut2 = p.cutoff * p.cutoff;
+    for (long k = neighbor_start_[static_cast<size_t>(i)]; k < neighbor_start_[static_cast<size_t>(i) + 1]; ++k) {
+      const double* xj = &x_[static_cast<size_t>(3 * neighbors_[static_cast<size_t>(k)])];
+      const double dx[3] = {xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]};
+      const double r2 = dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2];
+      if (r2 >= cut2) continue;  // lj_pair would give zero
+      pair(dx, r2, lj_pair(r2, p));
+    }
+  }
+
+  void require_current_lists() const {
+    if (neighbors_built_ != static_cast<long>(x_.size()) / 3) {
+      throw Error("MD: forces without a current build_neighbors");
+    }
+  }
+
+  // Position of atom i shifted as send list `list` says, into out[0..2].
+  void position_of(int list, long i, double* out) const {
+    for (int d = 0; d < 3; ++d) out[d] = x_[static_cast<size_t>(3 * i + d)];
+    out[send_dim_[list]] += send_shift_[list];
+  }
+
+  // Makes room for at least `count` ghosts.
+  void ghost_slots(long count) {
+    if (x_.size() < static_cast<size_t>(3 * (owned_ + count))) x_.resize(static_cast<size_t>(3 * (owned_ + count)));
   }
 
   AtomRecord record(long i) const {
@@ -210,13 +333,22 @@ class HostMdStore final : public MdStore {
   }
 
   long owned_ = 0;
-  CellGrid grid_{};
   std::vector<double> x_;  // 3 per atom, owned then ghosts
   std::vector<double> v_, f_;  // 3 per owned atom (f_ may be longer: ignored)
   std::vector<std::int64_t> id_;
-  std::vector<int> cell_start_;
+  // Link cells of the last binning, and the atoms in cell order.
+  std::vector<long> cell_start_;
   std::vector<size_t> cell_of_atom_;
   std::vector<long> sorted_;
+  // Neighbour lists (CSR): owned atom i's are neighbors_[start[i] .. start[i + 1]).
+  std::vector<long> neighbor_start_, neighbors_;
+  long neighbors_built_ = -1;  // atoms listed by the last build; -1: none since a change
+  std::vector<double> built_x_;  // owned positions at the last build
+  // Ghost plan: six send lists (2 dim: below the low edge, 2 dim + 1: above the high edge).
+  std::vector<long> sends_[6];
+  int send_dim_[6] = {0, 0, 1, 1, 2, 2};
+  double send_shift_[6] = {0, 0, 0, 0, 0, 0};
+  std::vector<double> packed_, received_;
 };
 
 }  // namespace

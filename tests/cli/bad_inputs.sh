@@ -187,7 +187,7 @@ add_case md_cutoff_over_half_box 2 fail "$md_small --set md.cells_x=2" \
   "md_lj.h5: attribute /md/cutoff: md.cutoff = 2.5 is more than half the box along x (3.35"
 add_case md_more_ranks_than_link_cells 3 fail "$md_small --set run.px=3 --set run.py=1 --set run.pz=1" \
   "puts more ranks than cells (2) along dimension x" \
-  "an MD rank needs at least one link cell of md.cutoff along each dimension"
+  "an MD rank needs at least one link cell of md.cutoff + md.skin along each dimension"
 add_case md_fcc_without_cells 2 fail "$md_small --set md.cells_y=0" \
   "--set md.cells_y=0: md.initial = fcc needs md.cells_y >= 1"
 add_case md_dataset_without_box 2 fail "$md_small --set md.initial=dataset" \
@@ -198,6 +198,12 @@ add_case md_dt_negative 2 fail "$md_small --set md.dt=-0.005" \
   "--set md.dt=-0.005: expected a number > 0 (time step)"
 add_case md_heat_key 2 fail "$md_small --set heat.nx=4" \
   "--set heat.nx=4: unknown key 'heat.nx'"
+add_case md_skin_negative 2 fail "$md_small --set md.skin=-0.1" \
+  "--set md.skin=-0.1: expected a number >= 0 (neighbour lists reach cutoff + skin"
+add_case md_skin_over_box 2 fail "$md_small --set md.skin=5" \
+  "--set md.skin=5: md.skin = 5 with md.cutoff = 2.5 reaches 7.5, more than the box along x (6.71838); use a smaller skin"
+add_case md_rebuild_every_zero 2 fail "$md_small --set md.rebuild_every=0" \
+  "--set md.rebuild_every=0: expected an integer >= 1 (most steps between neighbour-list rebuilds"
 add_case md_dataset_runs 2 ok "@D@/md_dataset_good.h5" "4 atoms"
 add_case md_atom_outside_box 4 fail "@D@/md_atom_outside.h5" \
   "md_atom_outside.h5: dataset /md/positions: row 2: y = 8.5 is outside the box [0, 8)"

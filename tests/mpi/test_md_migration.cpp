@@ -6,7 +6,8 @@
 // exactly on a face of their subdomain or of the box. After drift + migrate
 // every atom lives on exactly one rank, the one whose subdomain holds it, at
 // the position it drifted to, folded into the box. Then the ghosts of every
-// rank are exactly the atoms and periodic images within the cutoff of its
+// rank are exactly the atoms and periodic images within the ghost width
+// (cutoff + skin) of its
 // subdomain (counted by brute force over all atoms and 27 images).
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -27,8 +28,8 @@ namespace {
 
 using testing_support::md_config;
 
-// 12^3 FCC cells: 8 link cells a side, room for 8 ranks along any axis.
-const std::vector<std::string> kBox = {"md.cells_x=12", "md.cells_y=12", "md.cells_z=12"};
+// 14^3 FCC cells: 8 link cells of cutoff + skin a side, room for 8 ranks along any axis.
+const std::vector<std::string> kBox = {"md.cells_x=14", "md.cells_y=14", "md.cells_z=14"};
 
 md::AtomRecord atom_at(const double x[3], const double v[3], std::int64_t id) {
   md::AtomRecord a{};
@@ -128,7 +129,8 @@ void migrate_and_check(const Int3& hint) {
   auto store = md::make_md_store(Backend::Host);
   store->assign(mine);
   store->drift(1.0);
-  const md::MdComm comm(dec, dom, c.lj.cutoff);
+  const double width = md::ghost_width(c);
+  md::MdComm comm(dec, dom, width);
   comm.migrate(*store);
 
   const std::vector<md::AtomRecord> held = store->download();
@@ -153,7 +155,7 @@ void migrate_and_check(const Int3& hint) {
     EXPECT_GT(moved_total, 0) << where;
   }
 
-  // Ghosts: every atom or periodic image within the cutoff of the subdomain
+  // Ghosts: every atom or periodic image within the ghost width of the subdomain
   // (and not owned here), by brute force over all atoms and 27 images.
   comm.exchange_ghosts(*store);
   long want = 0;
@@ -166,7 +168,7 @@ void migrate_and_check(const Int3& hint) {
           bool near = true, inside = true;
           for (int d = 0; d < 3; ++d) {
             p[d] = a.x[d] + image[d] * c.box[d];
-            near = near && p[d] >= dom.lo[d] - c.lj.cutoff && p[d] < dom.hi[d] + c.lj.cutoff;
+            near = near && p[d] >= dom.lo[d] - width && p[d] < dom.hi[d] + width;
             inside = inside && p[d] >= dom.lo[d] && p[d] < dom.hi[d];
           }
           want += near && !inside;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -33,10 +34,10 @@ int world_size() {
   return n;
 }
 
-// 14x3x3 FCC cells (504 atoms) in a 23.5 x 5.04 x 5.04 box: the cutoff 2.5 is
+// 18x3x3 FCC cells (648 atoms) in a 30.2 x 5.04 x 5.04 box: the cutoff 2.5 is
 // just under half the box along y and z, so ghosts wrap through every face,
-// edge and corner at every rank count.
-const std::vector<std::string> kSmall = {"md.cells_x=14", "md.cells_y=3", "md.cells_z=3",
+// edge and corner at every rank count; 8 ranks fit along x with a skin of 1.2.
+const std::vector<std::string> kSmall = {"md.cells_x=18", "md.cells_y=3", "md.cells_z=3",
                                          "run.thermo_every=0"};
 // 14x4x4 FCC cells (896 atoms): the liquid of the conservation tests.
 const std::vector<std::string> kLiquid = {"md.cells_x=14", "md.cells_y=4", "md.cells_z=4"};
@@ -46,16 +47,16 @@ std::vector<std::string> liquid(std::vector<std::string> more) {
   return more;
 }
 
-TEST(MdRanks, ForcesEqualBruteForceWithMinimumImage) {
-  std::vector<std::string> o = kSmall;
-  o.push_back("run.steps=30");  // away from the perfect lattice, where all forces vanish
-  const md::MdConfig config = md_config(o);
-  auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Host);
-  solver->run(nullptr);
-  const auto atoms = gather_atoms(*solver, MPI_COMM_WORLD);
-  if (world_rank() != 0) return;
-  ASSERT_EQ(static_cast<long>(atoms.size()), solver->total_atoms());
+// Largest difference between the solver's forces and a brute-force O(N^2)
+// minimum-image sum over all pairs within the cutoff, and the largest force.
+struct ForceCheck {
   double worst = 0, largest = 0;
+};
+ForceCheck brute_force_check(const md::MdSolver& solver, const md::MdConfig& config) {
+  const auto atoms = gather_atoms(solver, MPI_COMM_WORLD);
+  ForceCheck check;
+  if (world_rank() != 0) return check;
+  EXPECT_EQ(static_cast<long>(atoms.size()), solver.total_atoms());
   for (const auto& [id, a] : atoms) {
     double f[3] = {0, 0, 0};
     for (const auto& [other_id, b] : atoms) {
@@ -69,12 +70,90 @@ TEST(MdRanks, ForcesEqualBruteForceWithMinimumImage) {
       for (int d = 0; d < 3; ++d) f[d] += t.f_over_r * r[d];
     }
     for (int d = 0; d < 3; ++d) {
-      worst = std::max(worst, std::abs(f[d] - a.force[d]));
-      largest = std::max(largest, std::abs(f[d]));
+      check.worst = std::max(check.worst, std::abs(f[d] - a.force[d]));
+      check.largest = std::max(check.largest, std::abs(f[d]));
     }
   }
-  EXPECT_GT(largest, 1.0);  // the system is not at rest
-  EXPECT_LT(worst, 1e-10 * largest) << "largest force " << largest;
+  return check;
+}
+
+// Runs `steps` steps on the small box and compares the forces with brute force.
+ForceCheck forces_after(long steps, std::vector<std::string> more, long* rebuilds, long* on_lists) {
+  std::vector<std::string> o = kSmall;
+  o.push_back("run.steps=" + std::to_string(steps));
+  o.insert(o.end(), more.begin(), more.end());
+  const md::MdConfig config = md_config(o);
+  auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Host);
+  solver->run(nullptr);
+  *rebuilds = solver->rebuilds();
+  *on_lists = solver->steps_on_lists();
+  return brute_force_check(*solver, config);
+}
+
+// Positions are away from the perfect lattice (where all forces vanish) after
+// a few steps. Bound: 1e-12 of the largest force (sums in another order).
+void expect_brute_force(const ForceCheck& c, const std::string& what) {
+  if (world_rank() != 0) return;
+  EXPECT_GT(c.largest, 1.0) << what << ": the system is not at rest";
+  EXPECT_LT(c.worst, 1e-12 * c.largest) << what << ": largest force " << c.largest;
+}
+
+TEST(MdRanks, ForcesEqualBruteForceWithMinimumImage) {
+  long rebuilds = 0, on_lists = 0;
+  expect_brute_force(forces_after(30, {}, &rebuilds, &on_lists), "default skin, 30 steps");
+}
+
+// The Verlet lists: on the step of a rebuild, and many steps after one (a
+// wide skin moves the next rebuild far out), and with the lists rebuilt
+// every step or without a skin (the link-cell path).
+TEST(MdRanks, VerletListForcesEqualBruteForceRightAfterAndLongAfterARebuild) {
+  long rebuilds = 0, on_lists = 0;
+  expect_brute_force(forces_after(12, {"md.skin=1.2", "md.rebuild_every=12"}, &rebuilds, &on_lists),
+                     "right after a forced rebuild");
+  EXPECT_EQ(on_lists, 0);
+  expect_brute_force(forces_after(40, {"md.skin=1.2", "md.rebuild_every=1000"}, &rebuilds, &on_lists),
+                     "long after a rebuild");
+  EXPECT_GE(on_lists, 15) << "the test wants many steps on one list";
+  expect_brute_force(forces_after(20, {"md.rebuild_every=1"}, &rebuilds, &on_lists), "rebuilt every step");
+  EXPECT_EQ(rebuilds, 20);
+  expect_brute_force(forces_after(20, {"md.skin=0"}, &rebuilds, &on_lists), "no skin");
+  EXPECT_EQ(rebuilds, 20);
+}
+
+// A time step four times in.lj's with a thin skin: atoms move more than skin/2 in one
+// step. The displacement check catches it on every step (a rebuild before
+// each force computation), so no pair within the cutoff is missed.
+TEST(MdRanks, AtomsMovingMoreThanHalfTheSkinPerStepForceARebuildEveryStep) {
+  long rebuilds = 0, on_lists = 0;
+  expect_brute_force(forces_after(10, {"md.dt=0.02", "md.skin=0.05", "md.rebuild_every=1000"},
+                                  &rebuilds, &on_lists),
+                     "dt 0.02, skin 0.05");
+  EXPECT_EQ(rebuilds, 10);
+}
+
+// Skin 0 and a rebuild every step take the link-cell path of the lists; the
+// default skin must give the same trajectory within round-off.
+TEST(MdRanks, SkinAndRebuildIntervalDoNotChangeTheTrajectory) {
+  std::vector<std::map<std::int64_t, testing_support::GatheredAtom>> runs;
+  md::MdConfig config;
+  for (const char* variant : {"md.skin=0", "md.rebuild_every=1", "md.skin=0.3"}) {
+    config = md_config(liquid({"run.steps=100", "run.thermo_every=0", variant}));
+    auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Host);
+    solver->run(nullptr);
+    runs.push_back(gather_atoms(*solver, MPI_COMM_WORLD));
+  }
+  if (world_rank() != 0) return;
+  for (size_t r = 1; r < runs.size(); ++r) {
+    ASSERT_EQ(runs[r].size(), runs[0].size());
+    double worst = 0;
+    for (const auto& [id, a] : runs[0]) {
+      const auto& b = runs[r].at(id);
+      for (int d = 0; d < 3; ++d) {
+        worst = std::max(worst, std::abs(periodic_delta(a.atom.x[d], b.atom.x[d], config.box[d])));
+      }
+    }
+    EXPECT_LT(worst, 1e-12) << "variant " << r << " vs skin 0";
+  }
 }
 
 // rho = 0.8442, T0 = 1.44 (LAMMPS in.lj), 896 atoms, dt = 0.005, 1000 steps.
