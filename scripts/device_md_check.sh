@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The MD checks of one GPU session, in one command (the GPU machine is lent
+# briefly and starts bare): build the solver and the MD tests for sm_90, run
+# host vs CUDA, the shipped md_lj.h5 on CUDA at 1, 2, 3, 4, 8 ranks, the in.lj
+# benchmark (bench/md_lj.sh) at 1 rank and with MPS at 8 and 16 ranks, and the
+# per-kernel times of a short 1M-atom run (ncu). Logs and a tarball in $OUT.
+#   scripts/device_md_check.sh [PARTS="tests shipped bench kernels"]
+set -uo pipefail
+source "$(dirname "$0")/env.sh"
+out="${OUT:-$MPSFW_ROOT/device-logs}/md"
+mkdir -p "$out"
+trap 'tar czf "${OUT:-$MPSFW_ROOT/device-logs}/md.tgz" -C "$(dirname "$out")" md' EXIT
+parts=${1:-tests shipped bench kernels}
+build="$MPSFW_ROOT/build/device"
+gen=()
+command -v ninja >/dev/null && gen=(-G Ninja)
+has() { [[ " $parts " == *" $1 "* ]]; }
+
+{
+  nvidia-smi --query-gpu=name,memory.total,driver_version,compute_mode --format=csv
+  nvcc --version | tail -2
+  git -C "$MPSFW_ROOT" log -1 --format='tree %h %s' 2>/dev/null
+} > "$out/machine.txt" 2>&1
+cat "$out/machine.txt"
+
+cmake -S "$MPSFW_ROOT" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DMPSFW_ENABLE_CUDA=ON > "$out/configure.log" 2>&1 ||
+  { tail -40 "$out/configure.log"; exit 1; }
+cmake --build "$build" -j 16 --target solver test_md_backends test_md_ranks > "$out/build.log" 2>&1 ||
+  { tail -60 "$out/build.log"; exit 1; }
+echo "build: ok"
+
+if has tests; then
+  for np in 1 2; do
+    timeout 120 mpirun -np "$np" "$build/tests/test_md_backends" > "$out/test_md_backends_np$np.log" 2>&1
+    echo "test_md_backends np=$np: exit $?"
+    grep -E "host vs cuda|OK|FAILED|SKIPPED" "$out/test_md_backends_np$np.log"
+  done
+fi
+
+if has shipped; then
+  for np in 1 2 3 4 8; do
+    timeout 200 bash "$MPSFW_ROOT/tests/cli/md_shipped_input.sh" --solver "$build/apps/solver" \
+      --input "$MPSFW_ROOT/inputs/md_lj.h5" --np "$np" --backend cuda --steps 1000 \
+      --mpiexec mpirun --np-flag -np --timeout 150 --workdir "$out/shipped_np$np" \
+      > "$out/shipped_np$np.log" 2>&1
+    echo "shipped md_lj.h5 on cuda, np=$np: exit $?"
+    grep -E "PASS|FAIL|total energy|    - " "$out/shipped_np$np.log"
+  done
+fi
+
+if has bench; then
+  STEPS=1000 timeout 300 bash "$MPSFW_ROOT/bench/md_lj.sh" "$build" "$out/bench1" "20 40 64" "1" \
+    > "$out/bench_one_rank.txt" 2>&1
+  cat "$out/bench_one_rank.txt"
+  STEPS=1000 timeout 240 bash "$MPSFW_ROOT/bench/md_lj.sh" "$build" "$out/bench_mps" "64" "8 16" \
+    > "$out/bench_mps.txt" 2>&1
+  cat "$out/bench_mps.txt"
+fi
+
+if has kernels && command -v ncu >/dev/null; then
+  timeout 240 ncu --clock-control none --metrics gpu__time_duration.sum --csv --launch-skip 200 \
+    --launch-count 120 "$build/apps/solver" "$MPSFW_ROOT/inputs/md_lj.h5" --backend cuda --mps off \
+    --set md.cells_x=64 --set md.cells_y=64 --set md.cells_z=64 --set run.steps=60 \
+    --set run.thermo_every=0 > "$out/ncu.csv" 2> "$out/ncu.err"
+  echo "ncu: exit $?"
+  python3 - "$out/ncu.csv" <<'PY'
+import csv, collections, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
+if not rows:
+    sys.exit("no ncu rows")
+head = rows[0]
+name_i, value_i = head.index("Kernel Name"), head.index("Metric Value")
+total = collections.defaultdict(lambda: [0, 0.0])
+for r in rows[1:]:
+    try:
+        v = float(r[value_i].replace(",", ""))
+    except ValueError:
+        continue
+    k = r[name_i].split("(")[0][:60]
+    total[k][0] += 1
+    total[k][1] += v
+for k, (n, ns) in sorted(total.items(), key=lambda kv: -kv[1][1]):
+    print("%-60s %5d launches %10.1f us total %8.1f us each" % (k, n, ns / 1e3, ns / 1e3 / n))
+PY
+fi
