@@ -48,7 +48,18 @@ MdComm::MdComm(const CartDecomposition& decomposition, const Subdomain& domain, 
 void MdComm::migrate(MdStore& store) const {
   MPI_Comm comm = decomposition_.comm();
   const Int3 coords = decomposition_.coords(), dims = decomposition_.rank_grid();
+  // Along a dimension with one rank, migrating is folding into the box, in place.
+  bool alone[3];
+  for (int d = 0; d < 3; ++d) alone[d] = dims[d] == 1;
+  if (alone[0] || alone[1] || alone[2]) {
+    const long lost = store.fold_periodic(alone, domain_.box);
+    if (lost > 0) {
+      throw Error("MD: " + std::to_string(lost) + " atoms moved more than a box length in one "
+                  "step: the time step is too large or the system blew up");
+    }
+  }
   for (int d = 0; d < 3; ++d) {
+    if (alone[d]) continue;
     std::vector<AtomRecord> to_low, to_high;
     store.take_leaving(d, domain_.lo[d], domain_.hi[d], &to_low, &to_high);
     // Through the periodic edge an atom arrives as its image inside the box.

@@ -39,9 +39,10 @@ struct PairTerm {
 MPSFW_HD PairTerm lj_pair(double r2, const LjParams& p) {
   PairTerm t;
   if (r2 >= p.cutoff * p.cutoff || r2 <= 0) return t;
-  const double s2 = p.sigma * p.sigma / r2;
+  const double inverse_r2 = 1 / r2;  // one division per pair
+  const double s2 = p.sigma * p.sigma * inverse_r2;
   const double s6 = s2 * s2 * s2;
-  t.f_over_r = 24 * p.epsilon * (2 * s6 * s6 - s6) / r2;
+  t.f_over_r = 24 * p.epsilon * (2 * s6 * s6 - s6) * inverse_r2;
   t.energy = 4 * p.epsilon * (s6 * s6 - s6) - p.shift;
   return t;
 }
@@ -72,7 +73,7 @@ MPSFW_HD double wrapped(double x, double length) {
 MPSFW_HD double across_periodic_edge(double x, double length) {
   if (x >= 0) return x - length;
   const double inside = x + length;
-  return inside < length ? inside : nextafter(length, 0.0);
+  return inside == length ? nextafter(length, 0.0) : inside;  // NaN stays NaN
 }
 
 // Kinetic energy m v^2 / 2 of one atom.

@@ -84,8 +84,7 @@ void MdSolver::step_once() {
   const double dt = config_.dt;
   {
     PhaseTimers::Scope t(timers_, "integrate");
-    store_->kick(0.5 * dt, config_.lj);
-    store_->drift(dt);
+    store_->kick_drift(0.5 * dt, dt, config_.lj);
   }
   ++steps_on_lists_;
   bool stale;

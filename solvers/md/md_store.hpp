@@ -51,6 +51,9 @@ class MdStore {
   // the periodic edge is folded when it migrates (MdComm::migrate), so which
   // neighbour it goes to follows from the side it left by.
   virtual void drift(double dt) = 0;
+  // kick then drift in one pass over the owned atoms (the first half of a
+  // velocity-Verlet step); the same arithmetic as the two calls.
+  virtual void kick_drift(double half_dt, double dt, const LjParams& p) = 0;
   // v *= factor (thermostat).
   virtual void scale_velocities(double factor) = 0;
 
@@ -59,6 +62,11 @@ class MdStore {
   virtual void take_leaving(int dim, double lo, double hi, std::vector<AtomRecord>* to_low,
                             std::vector<AtomRecord>* to_high) = 0;
   virtual void add_owned(const std::vector<AtomRecord>& atoms) = 0;
+  // For each dimension d with fold[d]: owned atoms outside [0, box[d]) move
+  // to their periodic image inside (across_periodic_edge), in place: the
+  // migration of a rank that is its own neighbour along d. Returns how many
+  // are still outside (moved more than a box length). Drops all ghosts.
+  virtual long fold_periodic(const bool fold[3], const double box[3]) = 0;
   // Reorders the owned atoms by link cell of `grid` (x fastest), so that
   // atoms near in space are near in memory. Drops all ghosts.
   virtual void sort_by_cell(const CellGrid& grid) = 0;

@@ -129,16 +129,22 @@ class TempStorage {
   std::vector<Block> blocks_;
 };
 
+// A position padded to 32 bytes: one aligned sector, so the force loop's
+// gather of a neighbour is one memory transaction, not three.
+struct alignas(32) Position {
+  double c[4];  // x, y, z, unused
+};
+
 // Device pointers to the per-atom arrays: x for owned atoms and ghosts, the
 // rest for owned atoms only.
 struct AtomArrays {
-  double* x[3];
+  Position* x;
   double* v[3];
   double* f[3];
   std::int64_t* id;
 };
 struct AtomView {
-  const double* x[3];
+  const Position* x;
   const double* v[3];
   const double* f[3];
   const std::int64_t* id;
@@ -146,7 +152,7 @@ struct AtomView {
 // Positions in cell order, each atom's cell and store index, and where each
 // cell begins (start[c + 1] is where it ends).
 struct CellOrder {
-  const double* x[3];
+  const Position* x;
   const int* key;
   const int* atom;
   const int* start;
@@ -159,8 +165,8 @@ __global__ void unpack_atoms_kernel(const AtomRecord* in, int count, AtomArrays 
   const int t = thread_index();
   if (t >= count) return;
   const int i = offset + t;
+  a.x[i] = Position{{in[t].x[0], in[t].x[1], in[t].x[2], 0.0}};
   for (int d = 0; d < 3; ++d) {
-    a.x[d][i] = in[t].x[d];
     a.v[d][i] = in[t].v[d];
     a.f[d][i] = 0;
   }
@@ -174,7 +180,7 @@ __global__ void pack_atoms_kernel(AtomView a, const int* index, int count, AtomR
   const int i = index != nullptr ? index[t] : t;
   AtomRecord r;
   for (int d = 0; d < 3; ++d) {
-    r.x[d] = a.x[d][i];
+    r.x[d] = a.x[i].c[d];
     r.v[d] = a.v[d][i];
   }
   r.id = a.id[i];
@@ -187,15 +193,16 @@ __global__ void pack_positions_kernel(AtomView a, const int* index, int count, i
                                       double* out) {
   const int t = thread_index();
   if (t >= count) return;
-  const int i = index[t];
-  for (int d = 0; d < 3; ++d) out[3 * t + d] = a.x[d][i] + (d == dim ? shift : 0.0);
+  Position q = a.x[index[t]];
+  q.c[dim] += shift;
+  for (int d = 0; d < 3; ++d) out[3 * t + d] = q.c[d];
 }
 
 // Packed positions into slots [first, first + count).
 __global__ void unpack_positions_kernel(const double* in, int count, AtomArrays a, int first) {
   const int t = thread_index();
   if (t >= count) return;
-  for (int d = 0; d < 3; ++d) a.x[d][first + t] = in[3 * t + d];
+  a.x[first + t] = Position{{in[3 * t], in[3 * t + 1], in[3 * t + 2], 0.0}};
 }
 
 // Send list `index` (shifted) straight into slots [first, first + count): the
@@ -204,8 +211,9 @@ __global__ void copy_positions_kernel(AtomArrays a, const int* index, int count,
                                       double shift, int first) {
   const int t = thread_index();
   if (t >= count) return;
-  const int i = index[t];
-  for (int d = 0; d < 3; ++d) a.x[d][first + t] = a.x[d][i] + (d == dim ? shift : 0.0);
+  Position q = a.x[index[t]];
+  q.c[dim] += shift;
+  a.x[first + t] = q;
 }
 
 // Forces of owned atoms interleaved as out[3 i + d].
@@ -222,28 +230,55 @@ __global__ void kick_kernel(AtomArrays a, int count, double half_dt, LjParams p)
   for (int d = 0; d < 3; ++d) a.v[d][i] = kicked(a.v[d][i], a.f[d][i], half_dt, p);
 }
 
-// x += dt v for owned atoms (folded into the box when they migrate), and the
-// largest squared distance from the positions at the last neighbour build,
-// kept as the bits of a non-negative double (ordered like the values).
-__global__ void drift_kernel(AtomArrays a, int count, double dt, const double* built0,
-                             const double* built1, const double* built2,
-                             unsigned long long* farthest2) {
+// v += half_dt F / m, then x += dt v, for owned atoms (positions are folded
+// into the box when they migrate), and the largest squared distance from the
+// positions at the last neighbour build, kept as the bits of a non-negative
+// double (ordered like the values).
+__global__ void kick_drift_kernel(AtomArrays a, int count, double half_dt, double dt, LjParams p,
+                                  const Position* built, unsigned long long* farthest2) {
   const int i = thread_index();
   double r2 = 0;
   if (i < count) {
-    const double* built[3] = {built0, built1, built2};
+    Position x = a.x[i];
+    const Position x0 = built[i];
     for (int d = 0; d < 3; ++d) {
-      const double x = drifted(a.x[d][i], a.v[d][i], dt);
-      a.x[d][i] = x;
-      const double delta = x - built[d][i];
+      const double v = kicked(a.v[d][i], a.f[d][i], half_dt, p);
+      a.v[d][i] = v;
+      x.c[d] = drifted(x.c[d], v, dt);
+      const double delta = x.c[d] - x0.c[d];
       r2 += delta * delta;
     }
+    a.x[i] = x;
     if (!(r2 >= 0)) r2 = 1e300;  // NaN: far enough to force a rebuild, which reports it
   }
   for (int o = 16; o > 0; o /= 2) r2 = fmax(r2, __shfl_down_sync(0xffffffffu, r2, o));
   if ((threadIdx.x & 31) == 0 && r2 > 0) {
     atomicMax(farthest2, static_cast<unsigned long long>(__double_as_longlong(r2)));
   }
+}
+
+// x += dt v for owned atoms (no displacement bookkeeping: tests' drift).
+__global__ void drift_kernel(AtomArrays a, int count, double dt) {
+  const int i = thread_index();
+  if (i >= count) return;
+  for (int d = 0; d < 3; ++d) a.x[i].c[d] = drifted(a.x[i].c[d], a.v[d][i], dt);
+}
+
+// Owned atoms outside [0, box) along a dimension in `fold` moved to their
+// periodic image inside; those still outside (a jump of more than a box) are
+// counted into *lost.
+__global__ void fold_kernel(AtomArrays a, int count, Position box, Position fold, int* lost) {
+  const int i = thread_index();
+  if (i >= count) return;
+  Position x = a.x[i];
+  bool inside = true;
+  for (int d = 0; d < 3; ++d) {
+    if (fold.c[d] == 0 || (x.c[d] >= 0 && x.c[d] < box.c[d])) continue;
+    x.c[d] = across_periodic_edge(x.c[d], box.c[d]);
+    inside = inside && x.c[d] >= 0 && x.c[d] < box.c[d];
+  }
+  a.x[i] = x;
+  if (!inside) atomicAdd(lost, 1);
 }
 
 // v *= factor for owned atoms.
@@ -258,8 +293,8 @@ __global__ void move_atoms_kernel(AtomArrays a, const int* to, const int* from, 
   const int t = thread_index();
   if (t >= count) return;
   const int i = to[t], j = from[t];
+  a.x[i] = a.x[j];
   for (int d = 0; d < 3; ++d) {
-    a.x[d][i] = a.x[d][j];
     a.v[d][i] = a.v[d][j];
     a.f[d][i] = a.f[d][j];
   }
@@ -271,10 +306,8 @@ __global__ void permute_atoms_kernel(AtomView from, const int* order, int count,
   const int s = thread_index();
   if (s >= count) return;
   const int i = order[s];
-  for (int d = 0; d < 3; ++d) {
-    to.x[d][s] = from.x[d][i];
-    to.v[d][s] = from.v[d][i];
-  }
+  to.x[s] = from.x[i];
+  for (int d = 0; d < 3; ++d) to.v[d][s] = from.v[d][i];
   to.id[s] = from.id[i];
 }
 
@@ -290,22 +323,18 @@ __device__ int cell_along(double x, const CellGrid& g, int d) {
 __global__ void cell_keys_kernel(AtomView a, int count, CellGrid g, int* key, int* order) {
   const int i = thread_index();
   if (i >= count) return;
-  const int cx = cell_along(a.x[0][i], g, 0);
-  const int cy = cell_along(a.x[1][i], g, 1);
-  const int cz = cell_along(a.x[2][i], g, 2);
+  const int cx = cell_along(a.x[i].c[0], g, 0);
+  const int cy = cell_along(a.x[i].c[1], g, 1);
+  const int cz = cell_along(a.x[i].c[2], g, 2);
   key[i] = (cz * g.count[1] + cy) * g.count[0] + cx;
   order[i] = i;
 }
 
 // Positions in cell order, so that the atoms of one cell lie side by side.
-__global__ void gather_positions_kernel(AtomView a, const int* order, int count, double* x0,
-                                        double* x1, double* x2) {
+__global__ void gather_positions_kernel(AtomView a, const int* order, int count, Position* out) {
   const int s = thread_index();
   if (s >= count) return;
-  const int i = order[s];
-  x0[s] = a.x[0][i];
-  x1[s] = a.x[1][i];
-  x2[s] = a.x[2][i];
+  out[s] = a.x[order[s]];
 }
 
 // Full neighbour lists, transposed: neighbour k of owned atom i at
@@ -317,7 +346,8 @@ __global__ void neighbor_kernel(CellOrder c, AtomView a, int owned, CellGrid g, 
                                 int capacity, int stride, int* list, int* count, int* longest) {
   const int i = thread_index();
   if (i >= owned) return;
-  const double xi = a.x[0][i], yi = a.x[1][i], zi = a.x[2][i];
+  const Position pi = a.x[i];
+  const double xi = pi.c[0], yi = pi.c[1], zi = pi.c[2];
   const int nx = g.count[0], ny = g.count[1], nz = g.count[2];
   const int cx = cell_along(xi, g, 0), cy = cell_along(yi, g, 1), cz = cell_along(zi, g, 2);
   const int x_lo = cx > 0 ? cx - 1 : 0;
@@ -332,7 +362,8 @@ __global__ void neighbor_kernel(CellOrder c, AtomView a, int owned, CellGrid g, 
       for (int u = c.start[row + x_lo]; u < end; ++u) {
         const int j = c.atom[u];
         if (j == i) continue;
-        const double dx = xi - c.x[0][u], dy = yi - c.x[1][u], dz = zi - c.x[2][u];
+        const Position q = c.x[u];
+        const double dx = xi - q.c[0], dy = yi - q.c[1], dz = zi - q.c[2];
         if (dx * dx + dy * dy + dz * dz >= reach2) continue;
         if (k < capacity) list[k * stride + i] = j;
         ++k;
@@ -348,19 +379,19 @@ __global__ void neighbor_kernel(CellOrder c, AtomView a, int owned, CellGrid g, 
 // and virials.
 template <bool Sums>
 __global__ void __launch_bounds__(kForceThreads)
-    force_kernel(const double* __restrict__ x0, const double* __restrict__ x1,
-                 const double* __restrict__ x2, int owned, const int* __restrict__ list,
+    force_kernel(const Position* __restrict__ x, int owned, const int* __restrict__ list,
                  const int* __restrict__ count, int stride, LjParams p, double* f0, double* f1,
                  double* f2, double* energy, double* virial) {
   const int i = thread_index();
   if (i >= owned) return;
-  const double xi = x0[i], yi = x1[i], zi = x2[i];
+  const Position pi = x[i];
+  const double xi = pi.c[0], yi = pi.c[1], zi = pi.c[2];
   const double cut2 = p.cutoff * p.cutoff;
   const int n = count[i];
   double fx = 0, fy = 0, fz = 0, e = 0, w = 0;
   for (int k = 0; k < n; ++k) {
-    const int j = list[k * stride + i];
-    const double dx = xi - x0[j], dy = yi - x1[j], dz = zi - x2[j];
+    const Position q = x[list[k * stride + i]];
+    const double dx = xi - q.c[0], dy = yi - q.c[1], dz = zi - q.c[2];
     const double r2 = dx * dx + dy * dy + dz * dz;
     if (r2 >= cut2) continue;  // lj_pair would give zero
     const PairTerm t = lj_pair(r2, p);
@@ -384,17 +415,25 @@ __global__ void __launch_bounds__(kForceThreads)
 
 // Whether atom i is outside [lo, hi) along one dimension (== want).
 struct Leaves {
-  const double* x;
+  const Position* x;
+  int dim;
   double lo, hi;
   bool want;
-  __device__ bool operator()(int i) const { return (x[i] < lo || x[i] >= hi) == want; }
+  __device__ bool operator()(int i) const {
+    const double c = x[i].c[dim];
+    return (c < lo || c >= hi) == want;
+  }
 };
 
 // Whether atom i lies below the low edge or at or above the high edge.
 struct NearEdge {
-  const double* x;
+  const Position* x;
+  int dim;
   double low_edge, high_edge;
-  __device__ bool operator()(int i) const { return x[i] < low_edge || x[i] >= high_edge; }
+  __device__ bool operator()(int i) const {
+    const double c = x[i].c[dim];
+    return c < low_edge || c >= high_edge;
+  }
 };
 
 struct EnergyVirial {
@@ -483,13 +522,31 @@ class CudaMdStore final : public MdStore {
 
   void drift(double dt) override {
     if (owned_ == 0) return;
-    if (listed_ < 0) {  // no build since atoms changed: nothing to measure from
-      for (int d = 0; d < 3; ++d) built_x_[d].reserve(owned_);
-    }
-    drift_kernel<<<blocks_for(owned_, kThreads), kThreads>>>(
-        arrays(), owned_, dt, built_x_[0].data(), built_x_[1].data(), built_x_[2].data(),
-        farthest2_.data());
+    drift_kernel<<<blocks_for(owned_, kThreads), kThreads>>>(arrays(), owned_, dt);
     MPSFW_CUDA_CHECK_LAUNCH();
+  }
+
+  void kick_drift(double half_dt, double dt, const LjParams& p) override {
+    if (owned_ == 0) return;
+    // Without a build since the atoms changed there is nothing to measure
+    // from: the next check must rebuild anyway (max_displacement says so).
+    built_x_.reserve(owned_);
+    kick_drift_kernel<<<blocks_for(owned_, kThreads), kThreads>>>(
+        arrays(), owned_, half_dt, dt, p, built_x_.data(), farthest2_.data());
+    MPSFW_CUDA_CHECK_LAUNCH();
+  }
+
+  long fold_periodic(const bool fold[3], const double box[3]) override {
+    clear_ghosts();
+    if (owned_ == 0) return 0;
+    const Position b{{box[0], box[1], box[2], 0.0}};
+    const Position f{{fold[0] ? 1.0 : 0.0, fold[1] ? 1.0 : 0.0, fold[2] ? 1.0 : 0.0, 0.0}};
+    MPSFW_CUDA_CHECK(cudaMemset(longest_.data(), 0, sizeof(int)));
+    fold_kernel<<<blocks_for(owned_, kThreads), kThreads>>>(arrays(), owned_, b, f, longest_.data());
+    MPSFW_CUDA_CHECK_LAUNCH();
+    int lost = 0;
+    MPSFW_CUDA_CHECK(cudaMemcpy(&lost, longest_.data(), sizeof(int), cudaMemcpyDeviceToHost));
+    return lost;
   }
 
   void scale_velocities(double factor) override {
@@ -509,7 +566,7 @@ class CudaMdStore final : public MdStore {
     index_.reserve(owned_);
     const int leaving =
         static_cast<int>(thrust::copy_if(policy(), first, first + owned_, index_.data(),
-                                         Leaves{x_[dim].data(), lo, hi, true}) -
+                                         Leaves{x_.data(), dim, lo, hi, true}) -
                          index_.data());
     if (leaving == 0) return;
 
@@ -526,7 +583,7 @@ class CudaMdStore final : public MdStore {
     fillers_.reserve(leaving);
     const int moves =
         static_cast<int>(thrust::copy_if(policy(), first + kept, first + owned_, fillers_.data(),
-                                         Leaves{x_[dim].data(), lo, hi, false}) -
+                                         Leaves{x_.data(), dim, lo, hi, false}) -
                          fillers_.data());
     if (moves > 0) {  // the first `moves` leaving indices are the holes below `kept`
       move_atoms_kernel<<<blocks_for(moves, kThreads), kThreads>>>(arrays(), index_.data(),
@@ -551,22 +608,18 @@ class CudaMdStore final : public MdStore {
                                                                  order_.data());
     MPSFW_CUDA_CHECK_LAUNCH();
     thrust::stable_sort_by_key(policy(), key_.data(), key_.data() + owned_, order_.data());
-    for (int d = 0; d < 3; ++d) {
-      spare_x_[d].reserve(capacity_);
-      spare_v_[d].reserve(capacity_);
-    }
+    spare_x_.reserve(capacity_);
+    for (DeviceBuffer<double>& v : spare_v_) v.reserve(capacity_);
     spare_id_.reserve(capacity_);
-    AtomArrays to = {{spare_x_[0].data(), spare_x_[1].data(), spare_x_[2].data()},
+    AtomArrays to = {spare_x_.data(),
                      {spare_v_[0].data(), spare_v_[1].data(), spare_v_[2].data()},
                      {nullptr, nullptr, nullptr},
                      spare_id_.data()};
     permute_atoms_kernel<<<blocks_for(owned_, kThreads), kThreads>>>(view(), order_.data(), owned_,
                                                                      to);
     MPSFW_CUDA_CHECK_LAUNCH();
-    for (int d = 0; d < 3; ++d) {
-      x_[d].swap(spare_x_[d]);
-      v_[d].swap(spare_v_[d]);
-    }
+    x_.swap(spare_x_);
+    for (int d = 0; d < 3; ++d) v_[d].swap(spare_v_[d]);
     id_.swap(spare_id_);
     // Forces are not carried along: the caller computes them after the rebuild.
   }
@@ -586,7 +639,7 @@ class CudaMdStore final : public MdStore {
       list.dim = dim;
       list.shift = shifts[side];
       list.index.reserve(n);
-      const NearEdge near{x_[dim].data(), side == 0 ? low_edge : -HUGE_VAL,
+      const NearEdge near{x_.data(), dim, side == 0 ? low_edge : -HUGE_VAL,
                           side == 0 ? HUGE_VAL : high_edge};
       list.count = n == 0 ? 0
                           : static_cast<int>(thrust::copy_if(policy(), first, first + n,
@@ -641,16 +694,14 @@ class CudaMdStore final : public MdStore {
     const int n = owned_ + ghosts_;
     const long cells = check_grid(grid);
     listed_ = n;
-    for (int d = 0; d < 3; ++d) built_x_[d].reserve(capacity_);
+    built_x_.reserve(capacity_);
     MPSFW_CUDA_CHECK(cudaMemset(farthest2_.data(), 0, sizeof(unsigned long long)));
     if (owned_ == 0) return;
-    for (int d = 0; d < 3; ++d) {
-      MPSFW_CUDA_CHECK(cudaMemcpyAsync(built_x_[d].data(), x_[d].data(), owned_ * sizeof(double),
-                                       cudaMemcpyDeviceToDevice));
-    }
+    MPSFW_CUDA_CHECK(cudaMemcpyAsync(built_x_.data(), x_.data(), owned_ * sizeof(Position),
+                                     cudaMemcpyDeviceToDevice));
     key_.reserve(n);
     order_.reserve(n);
-    for (DeviceBuffer<double>& x : sorted_x_) x.reserve(n);
+    sorted_x_.reserve(n);
     start_.reserve(static_cast<int>(cells) + 1);
 
     // Bin into cells: a stable sort by cell, then where each cell begins.
@@ -662,11 +713,11 @@ class CudaMdStore final : public MdStore {
     thrust::lower_bound(policy(), key_.data(), key_.data() + n, first,
                         first + static_cast<int>(cells) + 1, start_.data());
     gather_positions_kernel<<<blocks_for(n, kThreads), kThreads>>>(
-        view(), order_.data(), n, sorted_x_[0].data(), sorted_x_[1].data(), sorted_x_[2].data());
+        view(), order_.data(), n, sorted_x_.data());
     MPSFW_CUDA_CHECK_LAUNCH();
 
     // The lists; once more with room for the longest if one did not fit.
-    const CellOrder order{{sorted_x_[0].data(), sorted_x_[1].data(), sorted_x_[2].data()},
+    const CellOrder order{sorted_x_.data(),
                           key_.data(), order_.data(), start_.data()};
     stride_ = (owned_ + 31) / 32 * 32;
     neighbor_count_.reserve(owned_);
@@ -689,6 +740,7 @@ class CudaMdStore final : public MdStore {
   }
 
   double max_displacement() const override {
+    if (listed_ != owned_ + ghosts_) return HUGE_VAL;  // no build since the atoms changed
     unsigned long long bits = 0;
     MPSFW_CUDA_CHECK(cudaMemcpy(&bits, farthest2_.data(), sizeof bits, cudaMemcpyDeviceToHost));
     double r2;
@@ -700,7 +752,7 @@ class CudaMdStore final : public MdStore {
     require_current_lists();
     if (owned_ == 0) return;
     force_kernel<false><<<blocks_for(owned_, kForceThreads), kForceThreads>>>(
-        x_[0].data(), x_[1].data(), x_[2].data(), owned_, neighbors_.data(), neighbor_count_.data(),
+        x_.data(), owned_, neighbors_.data(), neighbor_count_.data(),
         stride_, p, f_[0].data(), f_[1].data(), f_[2].data(), nullptr, nullptr);
     MPSFW_CUDA_CHECK_LAUNCH();
   }
@@ -712,7 +764,7 @@ class CudaMdStore final : public MdStore {
     energy_.reserve(owned_);
     virial_.reserve(owned_);
     force_kernel<true><<<blocks_for(owned_, kForceThreads), kForceThreads>>>(
-        x_[0].data(), x_[1].data(), x_[2].data(), owned_, neighbors_.data(), neighbor_count_.data(),
+        x_.data(), owned_, neighbors_.data(), neighbor_count_.data(),
         stride_, p, nullptr, nullptr, nullptr, energy_.data(), virial_.data());
     MPSFW_CUDA_CHECK_LAUNCH();
     const thrust::counting_iterator<int> first(0);
@@ -748,13 +800,13 @@ class CudaMdStore final : public MdStore {
   };
 
   AtomArrays arrays() {
-    return {{x_[0].data(), x_[1].data(), x_[2].data()},
+    return {x_.data(),
             {v_[0].data(), v_[1].data(), v_[2].data()},
             {f_[0].data(), f_[1].data(), f_[2].data()},
             id_.data()};
   }
   AtomView view() const {
-    return {{x_[0].data(), x_[1].data(), x_[2].data()},
+    return {x_.data(),
             {v_[0].data(), v_[1].data(), v_[2].data()},
             {f_[0].data(), f_[1].data(), f_[2].data()},
             id_.data()};
@@ -777,7 +829,7 @@ class CudaMdStore final : public MdStore {
     const int end = checked_count(first + count);
     if (end > ghosts_) {
       const int total = checked_count(static_cast<long>(owned_) + end);
-      for (DeviceBuffer<double>& x : x_) x.reserve(total, owned_ + ghosts_);
+      x_.reserve(total, owned_ + ghosts_);
       ghosts_ = end;
     }
     return static_cast<int>(count);
@@ -787,8 +839,8 @@ class CudaMdStore final : public MdStore {
     const int count = checked_count(static_cast<long>(atoms.size()));
     if (count == 0) return;
     const int total = checked_count(static_cast<long>(owned_) + count);
+    x_.reserve(total, owned_);
     for (int d = 0; d < 3; ++d) {
-      x_[d].reserve(total, owned_);
       v_[d].reserve(total, owned_);
       f_[d].reserve(total, owned_);
     }
@@ -807,20 +859,22 @@ class CudaMdStore final : public MdStore {
   int ghosts_ = 0;
   int capacity_ = 0;  // most owned atoms held so far (the spare arrays' size)
   // Atoms: positions of owned atoms then ghosts; the rest for owned atoms.
-  DeviceBuffer<double> x_[3], v_[3], f_[3];
+  DeviceBuffer<Position> x_;
+  DeviceBuffer<double> v_[3], f_[3];
   DeviceBuffer<std::int64_t> id_;
   // The other half of sort_by_cell's permutation.
-  DeviceBuffer<double> spare_x_[3], spare_v_[3];
+  DeviceBuffer<Position> spare_x_;
+  DeviceBuffer<double> spare_v_[3];
   DeviceBuffer<std::int64_t> spare_id_;
   // Link cells of the last binning and the neighbour lists built from them.
   int listed_ = -1;  // atoms listed by the last build; -1: none since a change
   DeviceBuffer<int> key_, order_, start_;
-  DeviceBuffer<double> sorted_x_[3];
+  DeviceBuffer<Position> sorted_x_;
   DeviceBuffer<int> neighbors_, neighbor_count_, longest_;
   int width_ = 64;  // room per atom in the lists (grows to the longest)
   int stride_ = 0;  // entries between an atom's consecutive neighbours
   // Owned positions at the last build, and the largest squared move since.
-  DeviceBuffer<double> built_x_[3];
+  DeviceBuffer<Position> built_x_;
   DeviceBuffer<unsigned long long> farthest2_;
   // The ghost plan's send lists and the buffers its positions move through.
   SendList sends_[6];

@@ -50,6 +50,29 @@ class HostMdStore final : public MdStore {
     }
   }
 
+  void kick_drift(double half_dt, double dt, const LjParams& p) override {
+#pragma omp parallel for
+    for (long k = 0; k < 3 * owned_; ++k) {
+      const size_t u = static_cast<size_t>(k);
+      v_[u] = kicked(v_[u], f_[u], half_dt, p);
+      x_[u] = drifted(x_[u], v_[u], dt);
+    }
+  }
+
+  long fold_periodic(const bool fold[3], const double box[3]) override {
+    clear_ghosts();
+    long outside = 0;
+    for (long i = 0; i < owned_; ++i) {
+      for (int d = 0; d < 3; ++d) {
+        double& c = x_[static_cast<size_t>(3 * i + d)];
+        if (!fold[d] || (c >= 0 && c < box[d])) continue;
+        c = across_periodic_edge(c, box[d]);
+        outside += !(c >= 0 && c < box[d]);
+      }
+    }
+    return outside;
+  }
+
   void scale_velocities(double factor) override {
     for (long k = 0; k < 3 * owned_; ++k) v_[static_cast<size_t>(k)] *= factor;
   }
