@@ -2,15 +2,16 @@
 # The MD checks of one GPU session, in one command (the GPU machine is lent
 # briefly and starts bare): build the solver and the MD tests for sm_90, run
 # host vs CUDA, the shipped md_lj.h5 on CUDA at 1, 2, 3, 4, 8 ranks, the in.lj
-# benchmark (bench/md_lj.sh) at 1 rank and with MPS at 8 and 16 ranks, and the
+# benchmark (bench/md_lj.sh) at 1 rank (bench) and with MPS at 8 and 16 ranks
+# (mps), and the
 # per-kernel times of a short 1M-atom run (ncu). Logs and a tarball in $OUT.
-#   scripts/device_md_check.sh [PARTS="tests shipped bench kernels"]
+#   scripts/device_md_check.sh [PARTS="tests shipped bench mps kernels"]
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 out="${OUT:-$MPSFW_ROOT/device-logs}/md"
 mkdir -p "$out"
 trap 'tar czf "${OUT:-$MPSFW_ROOT/device-logs}/md.tgz" -C "$(dirname "$out")" md' EXIT
-parts=${1:-tests shipped bench kernels}
+parts=${1:-tests shipped bench mps kernels}
 build="$MPSFW_ROOT/build/device"
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
@@ -53,6 +54,8 @@ if has bench; then
   STEPS=1000 timeout 300 bash "$MPSFW_ROOT/bench/md_lj.sh" "$build" "$out/bench1" "20 40 64" "1" \
     > "$out/bench_one_rank.txt" 2>&1
   cat "$out/bench_one_rank.txt"
+fi
+if has mps; then
   STEPS=1000 timeout 240 bash "$MPSFW_ROOT/bench/md_lj.sh" "$build" "$out/bench_mps" "64" "8 16" \
     > "$out/bench_mps.txt" 2>&1
   cat "$out/bench_mps.txt"

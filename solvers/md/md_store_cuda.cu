@@ -32,6 +32,7 @@ namespace {
 
 constexpr int kThreads = 256;       // per block, simple per-atom kernels
 constexpr int kForceThreads = 128;  // per block, force kernel
+constexpr int kNeighborThreads = 64;  // per block, neighbour build: one link cell (~20 atoms)
 
 unsigned blocks_for(int n, int threads) {
   return static_cast<unsigned>((n + threads - 1) / threads);
@@ -339,39 +340,62 @@ __global__ void gather_positions_kernel(AtomView a, const int* order, int count,
 
 // Full neighbour lists, transposed: neighbour k of owned atom i at
 // list[k * stride + i], for every other atom (owned or ghost) within `reach`
-// in its own and the 26 adjacent cells. The three cells along x of one (y, z)
-// row are consecutive in cell order, so each row is one range. Counts past
-// `capacity` are counted, not stored; the largest count goes to *longest.
-__global__ void neighbor_kernel(CellOrder c, AtomView a, int owned, CellGrid g, double reach2,
-                                int capacity, int stride, int* list, int* count, int* longest) {
-  const int i = thread_index();
-  if (i >= owned) return;
-  const Position pi = a.x[i];
-  const double xi = pi.c[0], yi = pi.c[1], zi = pi.c[2];
+// in its own and the 26 adjacent cells, in cell order. One block per cell, a
+// thread per atom of it: the block loads each neighbouring row of cells (the
+// three cells along x of one (y, z) row are consecutive in cell order) into
+// shared memory in tiles, and every thread tests its atom against the tile.
+// Counts past `capacity` are counted, not stored; the largest goes to *longest.
+__global__ void __launch_bounds__(kNeighborThreads)
+    neighbor_kernel(CellOrder c, int owned, CellGrid g, double reach2, int capacity, int stride,
+                    int* list, int* count, int* longest) {
+  __shared__ Position tile[kNeighborThreads];
+  __shared__ int tile_atom[kNeighborThreads];
+  const int cell = static_cast<int>(blockIdx.x);
   const int nx = g.count[0], ny = g.count[1], nz = g.count[2];
-  const int cx = cell_along(xi, g, 0), cy = cell_along(yi, g, 1), cz = cell_along(zi, g, 2);
+  const int cx = cell % nx, cy = (cell / nx) % ny, cz = cell / (nx * ny);
   const int x_lo = cx > 0 ? cx - 1 : 0;
   const int x_hi = cx < nx - 1 ? cx + 1 : nx - 1;
-  int k = 0;
-  for (int z = cz - 1; z <= cz + 1; ++z) {
-    if (z < 0 || z >= nz) continue;
-    for (int y = cy - 1; y <= cy + 1; ++y) {
-      if (y < 0 || y >= ny) continue;
-      const int row = (z * ny + y) * nx;
-      const int end = c.start[row + x_hi + 1];
-      for (int u = c.start[row + x_lo]; u < end; ++u) {
-        const int j = c.atom[u];
-        if (j == i) continue;
-        const Position q = c.x[u];
-        const double dx = xi - q.c[0], dy = yi - q.c[1], dz = zi - q.c[2];
-        if (dx * dx + dy * dy + dz * dz >= reach2) continue;
-        if (k < capacity) list[k * stride + i] = j;
-        ++k;
+  const int begin = c.start[cell], end = c.start[cell + 1];
+  for (int first = begin; first < end; first += blockDim.x) {
+    const int s = first + static_cast<int>(threadIdx.x);
+    const int i = s < end ? c.atom[s] : owned;
+    const bool mine = i < owned;  // ghosts need no list
+    if (!__syncthreads_or(mine)) continue;
+    Position pi{};
+    if (mine) pi = c.x[s];
+    int k = 0;
+    for (int z = cz - 1; z <= cz + 1; ++z) {
+      if (z < 0 || z >= nz) continue;
+      for (int y = cy - 1; y <= cy + 1; ++y) {
+        if (y < 0 || y >= ny) continue;
+        const int row = (z * ny + y) * nx;
+        const int row_end = c.start[row + x_hi + 1];
+        for (int t0 = c.start[row + x_lo]; t0 < row_end; t0 += blockDim.x) {
+          __syncthreads();  // the previous tile is no longer read
+          const int t = t0 + static_cast<int>(threadIdx.x);
+          if (t < row_end) {
+            tile[threadIdx.x] = c.x[t];
+            tile_atom[threadIdx.x] = c.atom[t];
+          }
+          __syncthreads();
+          if (!mine) continue;
+          const int n = min(static_cast<int>(blockDim.x), row_end - t0);
+          for (int u = 0; u < n; ++u) {
+            const int j = tile_atom[u];
+            const double dx = pi.c[0] - tile[u].c[0], dy = pi.c[1] - tile[u].c[1],
+                         dz = pi.c[2] - tile[u].c[2];
+            if (j == i || dx * dx + dy * dy + dz * dz >= reach2) continue;
+            if (k < capacity) list[k * stride + i] = j;
+            ++k;
+          }
+        }
       }
     }
+    if (mine) {
+      count[i] = k;
+      atomicMax(longest, k);
+    }
   }
-  count[i] = k;
-  atomicMax(longest, k);
 }
 
 // One thread per owned atom: the LJ force from the atoms of its list within
@@ -389,6 +413,7 @@ __global__ void __launch_bounds__(kForceThreads)
   const double cut2 = p.cutoff * p.cutoff;
   const int n = count[i];
   double fx = 0, fy = 0, fz = 0, e = 0, w = 0;
+#pragma unroll 4
   for (int k = 0; k < n; ++k) {
     const Position q = x[list[k * stride + i]];
     const double dx = xi - q.c[0], dy = yi - q.c[1], dz = zi - q.c[2];
@@ -728,8 +753,8 @@ class CudaMdStore final : public MdStore {
                     std::to_string(stride_) + " entries are more than one rank can index");
       }
       MPSFW_CUDA_CHECK(cudaMemset(longest_.data(), 0, sizeof(int)));
-      neighbor_kernel<<<blocks_for(owned_, kThreads), kThreads>>>(
-          order, view(), owned_, grid, reach * reach, width_, stride_, neighbors_.data(),
+      neighbor_kernel<<<static_cast<unsigned>(cells), kNeighborThreads>>>(
+          order, owned_, grid, reach * reach, width_, stride_, neighbors_.data(),
           neighbor_count_.data(), longest_.data());
       MPSFW_CUDA_CHECK_LAUNCH();
       int longest = 0;
