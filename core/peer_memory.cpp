@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "error.hpp"
+#include "mpi_check.hpp"
 #if MPSFW_HAVE_CUDA
 #include "cuda_check.hpp"
 #endif
@@ -56,6 +57,20 @@ void* open_peer_memory(const PeerMemoryHandle&) {
 }
 void close_peer_memory(void*) noexcept {}
 #endif
+
+std::vector<std::string> gpu_identities(MPI_Comm comm, const std::string& mine) {
+  constexpr size_t kWidth = 64;
+  if (mine.size() >= kWidth) throw Error("GPU name too long to exchange: " + mine);
+  int size = 0;
+  MPSFW_MPI_CHECK(MPI_Comm_size(comm, &size));
+  char padded[kWidth] = {};
+  std::memcpy(padded, mine.data(), mine.size());
+  std::vector<char> all(kWidth * static_cast<size_t>(size));
+  MPSFW_MPI_CHECK(MPI_Allgather(padded, kWidth, MPI_CHAR, all.data(), kWidth, MPI_CHAR, comm));
+  std::vector<std::string> names;
+  for (int r = 0; r < size; ++r) names.emplace_back(&all[kWidth * static_cast<size_t>(r)]);
+  return names;
+}
 
 PeerMemory& cuda_ipc_memory() {
   struct CudaIpc final : PeerMemory {

@@ -3,7 +3,10 @@
 // exports a handle for one of its allocations, a process on the same GPU maps
 // that allocation into its own address space and reads it with its kernels.
 // Works between MPS clients and between time-sliced contexts alike.
+#include <mpi.h>
+
 #include <string>
+#include <vector>
 
 #include "device.hpp"
 
@@ -19,6 +22,8 @@ struct PeerMemoryHandle {
 // that uses that GPU (its UUID, whatever CUDA_VISIBLE_DEVICES says); "" on the
 // host backend.
 std::string gpu_identity(const DeviceBinding& device);
+// Collective over `comm`: every rank's gpu_identity, by rank.
+std::vector<std::string> gpu_identities(MPI_Comm comm, const std::string& mine);
 
 // How a process shares its buffers with the other processes on its device:
 // CUDA IPC in production (cuda_ipc_memory()); tests substitute host shared

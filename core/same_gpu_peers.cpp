@@ -43,20 +43,6 @@ bool want_stream_signals(Backend space) {
   return space == Backend::Cuda && !barrier && StreamSignals::available();
 }
 
-std::vector<std::string> all_gpu_names(MPI_Comm comm, const std::string& mine) {
-  constexpr size_t kWidth = 64;
-  if (mine.size() >= kWidth) throw Error("GPU name too long to exchange: " + mine);
-  int size = 0;
-  MPSFW_MPI_CHECK(MPI_Comm_size(comm, &size));
-  char padded[kWidth] = {};
-  std::memcpy(padded, mine.data(), mine.size());
-  std::vector<char> all(kWidth * static_cast<size_t>(size));
-  MPSFW_MPI_CHECK(MPI_Allgather(padded, kWidth, MPI_CHAR, all.data(), kWidth, MPI_CHAR, comm));
-  std::vector<std::string> names;
-  for (int r = 0; r < size; ++r) names.emplace_back(&all[kWidth * static_cast<size_t>(r)]);
-  return names;
-}
-
 }  // namespace
 
 void SameGpuPeers::connect(HaloTransport mode, const std::string& gpu,
@@ -68,7 +54,7 @@ void SameGpuPeers::connect(HaloTransport mode, const std::string& gpu,
   int me = 0;
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm_, &me));
   const std::vector<std::string> gpus =
-      all_gpu_names(comm_, gpu);
+      gpu_identities(comm_, gpu);
   const FaceMask faces = same_gpu_faces(neighbors_, me, gpus);
   // One communicator per GPU, named by its lowest rank.
   const auto first = std::find(gpus.begin(), gpus.end(), gpus[static_cast<size_t>(me)]);

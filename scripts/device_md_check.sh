@@ -32,7 +32,7 @@ cmake --build "$build" -j 16 --target solver test_md_backends test_md_ranks > "$
 echo "build: ok"
 
 if has tests; then
-  for np in 1 2; do
+  for np in 1 2 4; do
     timeout 120 mpirun -np "$np" "$build/tests/test_md_backends" > "$out/test_md_backends_np$np.log" 2>&1
     echo "test_md_backends np=$np: exit $?"
     grep -E "host vs cuda|OK|FAILED|SKIPPED" "$out/test_md_backends_np$np.log"

@@ -37,8 +37,12 @@ int position_count(long atoms) {
 
 }  // namespace
 
-MdComm::MdComm(const CartDecomposition& decomposition, const Subdomain& domain, double ghost_width)
-    : decomposition_(decomposition), domain_(domain), ghost_width_(ghost_width) {
+MdComm::MdComm(const CartDecomposition& decomposition, const Subdomain& domain, double ghost_width,
+               HaloTransport halo, const std::string& gpu, PeerMemory* memory)
+    : decomposition_(decomposition),
+      domain_(domain),
+      ghost_width_(ghost_width),
+      same_gpu_(std::make_unique<SameGpuGhosts>(decomposition.comm(), halo, gpu, memory)) {
   for (int d = 0; d < 3; ++d) {
     plan_[2 * d].to = plan_[2 * d + 1].from = decomposition_.neighbor(2 * d);
     plan_[2 * d].from = plan_[2 * d + 1].to = decomposition_.neighbor(2 * d + 1);
@@ -99,34 +103,45 @@ void MdComm::exchange_ghosts(MdStore& store) {
                        high_shift, counts);
     // What the high neighbour sends low lands first, then what the low one sends high.
     for (int side = 0; side < 2; ++side) {
-      Transfer& t = plan_[2 * d + side];
+      GhostTransfer& t = plan_[2 * d + side];
       t.send_count = counts[side];
       MPSFW_MPI_CHECK(MPI_Sendrecv(&t.send_count, 1, MPI_LONG, t.to, 30 + 2 * d + side,
                                    &t.receive_count, 1, MPI_LONG, t.from, 30 + 2 * d + side, comm,
                                    MPI_STATUS_IGNORE));
       t.receive_first = ghosts;
       ghosts += t.receive_count;
-      transfer(store, 2 * d + side, t, 40 + 2 * d + side);
+      transfer(store, 2 * d + side, 40 + 2 * d + side, false);
     }
   }
+  same_gpu_->connect(store, plan_);
 }
 
 void MdComm::update_ghosts(MdStore& store) const {
-  for (int list = 0; list < 6; ++list) transfer(store, list, plan_[list], 40 + list);
+  for (int d = 0; d < 3; ++d) {
+    for (int side = 0; side < 2; ++side) transfer(store, 2 * d + side, 40 + 2 * d + side, true);
+    same_gpu_->stage_done(store);  // the next stage sends ghosts this one wrote
+  }
 }
 
-void MdComm::transfer(MdStore& store, int list, const Transfer& t, int tag) const {
+void MdComm::transfer(MdStore& store, int list, int tag, bool direct) const {
+  const GhostTransfer& t = plan_[list];
   const int me = decomposition_.rank();
   if (t.to == me && t.from == me) {  // one rank across: its own images
     store.copy_sends_to_ghosts(list, t.receive_first);
     return;
   }
-  const double* out = store.pack_sends(list);
-  double* in = store.receive_buffer(t.receive_count);
-  MPSFW_MPI_CHECK(MPI_Sendrecv(out, position_count(t.send_count), MPI_DOUBLE, t.to, tag, in,
-                               position_count(t.receive_count), MPI_DOUBLE, t.from, tag,
-                               decomposition_.comm(), MPI_STATUS_IGNORE));
-  store.unpack_ghosts(t.receive_first, t.receive_count);
+  const bool push = direct && same_gpu_->pushes(list);
+  const bool pushed = direct && same_gpu_->pushed_to_us(list);
+  if (push) same_gpu_->push(store, list);
+  if (push && pushed) return;
+  const double* out = push ? nullptr : store.pack_sends(list);
+  double* in = pushed ? nullptr : store.receive_buffer(t.receive_count);
+  MPSFW_MPI_CHECK(MPI_Sendrecv(out, push ? 0 : position_count(t.send_count), MPI_DOUBLE,
+                               push ? MPI_PROC_NULL : t.to, tag, in,
+                               pushed ? 0 : position_count(t.receive_count), MPI_DOUBLE,
+                               pushed ? MPI_PROC_NULL : t.from, tag, decomposition_.comm(),
+                               MPI_STATUS_IGNORE));
+  if (!pushed) store.unpack_ghosts(t.receive_first, t.receive_count);
 }
 
 CellGrid MdComm::cell_grid() const {

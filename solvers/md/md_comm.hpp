@@ -6,16 +6,27 @@
 // face to the neighbour across it (periodic images shifted by the box length)
 // and keeps who sent what as a plan, and `update_ghosts` moves the same
 // ghosts' positions forward between rebuilds (one message per face, no
-// counts, no selection). The only MPI of the MD solver lives here.
+// counts, no selection; device to device between ranks on one GPU,
+// md_same_gpu.hpp). The only MPI of the MD solver lives here and there.
+#include <memory>
+#include <string>
+
 #include "core/decomposition.hpp"
+#include "core/halo_transport.hpp"
+#include "core/peer_memory.hpp"
 #include "md_domain.hpp"
+#include "md_same_gpu.hpp"
 #include "md_store.hpp"
 
 namespace mpsfw::md {
 
 class MdComm {
  public:
-  MdComm(const CartDecomposition& decomposition, const Subdomain& domain, double ghost_width);
+  // Collective. Ghosts between ranks on one GPU move device to device unless
+  // `halo` is Mpi, `gpu` (this rank's GPU identity) is "" or `memory` is null.
+  MdComm(const CartDecomposition& decomposition, const Subdomain& domain, double ghost_width,
+         HaloTransport halo = HaloTransport::Mpi, const std::string& gpu = "",
+         PeerMemory* memory = nullptr);
 
   // After a drift: every owned atom ends up on the rank whose subdomain holds
   // it; one that left the box through a face arrives as its periodic image
@@ -29,22 +40,20 @@ class MdComm {
   void update_ghosts(MdStore& store) const;
   // Link cells of this rank's subdomain widened by the ghost width on every side.
   CellGrid cell_grid() const;
+  // How ghost positions travel between rebuilds, for the run report.
+  std::string ghost_path() const { return same_gpu_->description(); }
 
  private:
-  // Send list `list` (2 dim: to the low neighbour, 2 dim + 1: to the high
-  // one) and where its counterpart from the opposite neighbour lands.
-  struct Transfer {
-    int to = 0, from = 0;     // ranks
-    long send_count = 0;
-    long receive_first = 0;   // first ghost slot of what arrives
-    long receive_count = 0;
-  };
-  void transfer(MdStore& store, int list, const Transfer& t, int tag) const;
+  // Moves list `list` (2 dim: to the low neighbour, 2 dim + 1: to the high
+  // one) and its counterpart from the opposite neighbour; `direct`: pushes
+  // between ranks on one GPU where connected.
+  void transfer(MdStore& store, int list, int tag, bool direct) const;
 
   const CartDecomposition& decomposition_;
   Subdomain domain_;
   double ghost_width_;
-  Transfer plan_[6];
+  GhostTransfer plan_[6];
+  std::unique_ptr<SameGpuGhosts> same_gpu_;
 };
 
 }  // namespace mpsfw::md

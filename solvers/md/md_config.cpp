@@ -30,6 +30,9 @@ std::vector<ParamSpec> md_schema() {
       text_param("run", "output_file", false, "", {}, "HDF5 trajectory file; empty: none"),
       text_param("run", "checkpoint_file", false, "", {}, "HDF5 file for the final state; empty: none"),
       text_param("run", "backend", false, "auto", {"auto", "host", "cuda"}, "where to compute"),
+      text_param("run", "halo", false, "auto", {"auto", "mpi", "ipc"},
+                 "ghost positions between ranks on one GPU: auto (device to device where the "
+                 "ranks can map each other's memory, else MPI), mpi, or ipc (device to device or fail)"),
       integer_param("run", "px", false, "0", 0, 1 << 20, "ranks along x; 0: chosen by MPI"),
       integer_param("run", "py", false, "0", 0, 1 << 20, "ranks along y; 0: chosen by MPI"),
       integer_param("run", "pz", false, "0", 0, 1 << 20, "ranks along z; 0: chosen by MPI"),
@@ -88,6 +91,7 @@ MdConfig md_config_from(const Params& p) {
   c.output_file = p.text("run.output_file");
   c.checkpoint_file = p.text("run.checkpoint_file");
   c.backend = parse_backend(p.text("run.backend"));
+  c.halo = parse_halo_transport(p.text("run.halo"));
   c.rank_grid_hint = {static_cast<int>(p.integer("run.px")), static_cast<int>(p.integer("run.py")),
                       static_cast<int>(p.integer("run.pz"))};
   c.progress_seconds = p.real("run.progress_seconds");

@@ -6,6 +6,7 @@
 
 #include "core/backend.hpp"
 #include "core/box.hpp"
+#include "core/halo_transport.hpp"
 #include "core/params.hpp"
 #include "md_physics.hpp"
 
@@ -24,6 +25,7 @@ struct MdConfig {
   std::string output_file;      // trajectory; "" = none
   std::string checkpoint_file;  // last state; "" = none
   Backend backend = Backend::Auto;
+  HaloTransport halo = HaloTransport::Auto;  // ghosts between ranks on one GPU
   Int3 rank_grid_hint;
   double progress_seconds = 5;
   // /md

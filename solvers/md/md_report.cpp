@@ -10,7 +10,7 @@ RunReport make_report(const MdSolver& solver, const Params& params, const Device
   MPI_Comm comm = d.comm();
   const MdConfig& c = solver.config();
   RunReport r = start_report("md", params, device.backend, warnings);
-  r.halo_path = device.backend == Backend::Host ? "host memory" : "staged through host memory";
+  r.halo_path = "ghosts " + solver.ghost_path();
   r.ranks = d.size();
   r.rank_grid = d.rank_grid();
   r.global_cells = d.global_cells();

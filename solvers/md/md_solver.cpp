@@ -6,6 +6,7 @@
 #include "core/collective.hpp"
 #include "core/error.hpp"
 #include "core/mpi_check.hpp"
+#include "core/peer_memory.hpp"
 #include "md_dataset_input.hpp"
 #include "md_initial.hpp"
 #include "md_output.hpp"
@@ -16,7 +17,8 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
     : config_(config),
       decomposition_(comm, link_cells(config), config.rank_grid_hint, {true, true, true}),
       domain_(subdomain_of(decomposition_, config.box)),
-      comm_(decomposition_, domain_, ghost_width(config)),
+      comm_(decomposition_, domain_, ghost_width(config), config.halo, gpu_identity(device),
+            device.backend == Backend::Cuda ? &cuda_ipc_memory() : nullptr),
       step_(config.start_step) {
   // Errors on one rank (a bad dataset, out of device memory) stop every rank
   // together; the caller reports the agreed message once.

@@ -49,6 +49,8 @@ class MdSolver {
   const std::vector<Thermo>& thermo() const { return thermo_; }
   double loop_seconds() const { return loop_seconds_; }
   long total_atoms() const { return total_atoms_; }
+  // How ghost positions travel between rebuilds (run report).
+  std::string ghost_path() const { return comm_.ghost_path(); }
   long local_atom_count() const { return store_->owned(); }
   // Neighbour-list rebuilds during run() (the set-up's first build not counted).
   long rebuilds() const { return rebuilds_; }

@@ -95,6 +95,17 @@ class MdStore {
   // its own neighbour: no buffer on the host).
   virtual void copy_sends_to_ghosts(int list, long first) = 0;
 
+  // Same-GPU ghosts (md_same_gpu.hpp): the position array (owned atoms, then
+  // ghosts, 32 bytes each: x, y, z, unused) that other processes on the GPU
+  // may map, nullptr where atoms live in host memory; a number that changes
+  // whenever that array is reallocated; and send list `list` (shift applied)
+  // written into another rank's mapped array from slot `slot` on.
+  virtual const void* positions_base() const = 0;
+  virtual long positions_generation() const = 0;
+  virtual void push_sends(int list, void* target, long slot) = 0;
+  // Waits until the store's device work is done (nothing to wait for on the host).
+  virtual void synchronize() = 0;
+
   // Bins all atoms (owned and ghosts) into the link cells of `grid` and lists
   // for every owned atom the others within `reach` (cutoff + skin); atoms
   // outside the grid count in its edge cells. Remembers the owned positions

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/cuda_check.hpp"
@@ -62,11 +63,20 @@ class DeviceBuffer {
           cudaMemcpy(bigger.data(), array_.data(), keep * sizeof(T), cudaMemcpyDeviceToDevice));
     }
     array_.swap(bigger);
+    ++generation_;
   }
-  void swap(DeviceBuffer& o) noexcept { array_.swap(o.array_); }
+  void swap(DeviceBuffer& o) noexcept {
+    array_.swap(o.array_);
+    std::swap(generation_, o.generation_);
+    ++generation_;
+    ++o.generation_;
+  }
+  // Changes whenever data() may have.
+  long generation() const { return generation_; }
 
  private:
   Array<T> array_;
+  long generation_ = 0;
 };
 
 // Page-locked host memory that keeps its capacity (MPI staging).
@@ -206,15 +216,16 @@ __global__ void unpack_positions_kernel(const double* in, int count, AtomArrays 
   a.x[first + t] = Position{{in[3 * t], in[3 * t + 1], in[3 * t + 2], 0.0}};
 }
 
-// Send list `index` (shifted) straight into slots [first, first + count): the
-// sources are atoms that existed before this stage's slots, so none is written.
-__global__ void copy_positions_kernel(AtomArrays a, const int* index, int count, int dim,
-                                      double shift, int first) {
+// Send list `index` (shifted) straight into to[0 .. count): ghost slots of
+// this rank or, mapped, of another on the GPU. The sources are atoms that
+// existed before this stage's slots, so none is written.
+__global__ void copy_positions_kernel(const Position* from, const int* index, int count, int dim,
+                                      double shift, Position* to) {
   const int t = thread_index();
   if (t >= count) return;
-  Position q = a.x[index[t]];
+  Position q = from[index[t]];
   q.c[dim] += shift;
-  a.x[first + t] = q;
+  to[t] = q;
 }
 
 // Forces of owned atoms interleaved as out[3 i + d].
@@ -643,7 +654,9 @@ class CudaMdStore final : public MdStore {
     permute_atoms_kernel<<<blocks_for(owned_, kThreads), kThreads>>>(view(), order_.data(), owned_,
                                                                      to);
     MPSFW_CUDA_CHECK_LAUNCH();
-    x_.swap(spare_x_);
+    // Positions go back into the same array: ranks on the GPU may map it.
+    MPSFW_CUDA_CHECK(cudaMemcpyAsync(x_.data(), spare_x_.data(), owned_ * sizeof(Position),
+                                     cudaMemcpyDeviceToDevice));
     for (int d = 0; d < 3; ++d) v_[d].swap(spare_v_[d]);
     id_.swap(spare_id_);
     // Forces are not carried along: the caller computes them after the rebuild.
@@ -710,10 +723,24 @@ class CudaMdStore final : public MdStore {
     ghost_slots(first, send.count);
     if (send.count == 0) return;
     copy_positions_kernel<<<blocks_for(send.count, kThreads), kThreads>>>(
-        arrays(), send.index.data(), send.count, send.dim, send.shift,
-        owned_ + static_cast<int>(first));
+        x_.data(), send.index.data(), send.count, send.dim, send.shift,
+        x_.data() + owned_ + first);
     MPSFW_CUDA_CHECK_LAUNCH();
   }
+
+  const void* positions_base() const override { return x_.data(); }
+  long positions_generation() const override { return x_.generation(); }
+
+  void push_sends(int list, void* target, long slot) override {
+    const SendList& send = sends_[list];
+    if (send.count == 0) return;
+    copy_positions_kernel<<<blocks_for(send.count, kThreads), kThreads>>>(
+        x_.data(), send.index.data(), send.count, send.dim, send.shift,
+        static_cast<Position*>(target) + slot);
+    MPSFW_CUDA_CHECK_LAUNCH();
+  }
+
+  void synchronize() override { MPSFW_CUDA_CHECK(cudaDeviceSynchronize()); }
 
   void build_neighbors(const CellGrid& grid, double reach) override {
     const int n = owned_ + ghosts_;

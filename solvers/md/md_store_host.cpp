@@ -171,6 +171,14 @@ class HostMdStore final : public MdStore {
     }
   }
 
+  // Host memory is not shared with other processes: ghosts go through MPI.
+  const void* positions_base() const override { return nullptr; }
+  long positions_generation() const override { return 0; }
+  void push_sends(int, void*, long) override {
+    throw Error("MD host store: ghosts cannot be pushed into another process");
+  }
+  void synchronize() override {}
+
   void build_neighbors(const CellGrid& grid, double reach) override {
     const long n = static_cast<long>(x_.size()) / 3;
     cell_order(grid, n, &sorted_);

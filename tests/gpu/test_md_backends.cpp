@@ -3,12 +3,16 @@
 // agree to 1e-13 of the largest, and after 100 steps trajectories agree
 // within the round-off growth measured in tests/mpi/test_md_ranks.cpp (the
 // CUDA store reorders atoms when they migrate, so sums run in another order).
-// Skips without a GPU.
+// Ghost positions pushed device to device between ranks on the GPU (CUDA
+// IPC) equal those sent through MPI bit for bit. Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <map>
+#include <string>
 
 #include "support/gpu_skip.hpp"
 #include "support/md_runs.hpp"
@@ -70,6 +74,35 @@ TEST(MdBackends, TrajectoriesAgreeAfter100Steps) {
   EXPECT_GT(d.largest_force, 1.0);
   EXPECT_LT(d.position, 1e-12);
   EXPECT_LT(d.force, 1e-9 * d.largest_force);
+}
+
+// Same-GPU ghosts: the same arithmetic (position + shift) on another path,
+// so the trajectories are identical, not just close.
+TEST(MdBackends, SameGpuGhostsEqualMpiGhostsBitForBit) {
+  MPSFW_REQUIRE_GPU();
+  std::map<std::int64_t, testing_support::GatheredAtom> runs[2];
+  md::MdConfig c;
+  const char* halo[2] = {"run.halo=mpi", "run.halo=ipc"};
+  for (int k = 0; k < 2; ++k) {
+    c = md_config({"md.cells_x=8", "md.cells_y=8", "md.cells_z=8", "run.steps=100",
+                   "run.thermo_every=0", halo[k]});
+    auto solver = make_md_solver(c, MPI_COMM_WORLD, Backend::Cuda);
+    solver->run(nullptr);
+    if (k == 1 && solver->decomposition().size() > 1) {
+      EXPECT_NE(solver->ghost_path().find("device to device"), std::string::npos)
+          << solver->ghost_path();
+    }
+    EXPECT_GT(solver->rebuilds(), 2) << "the steps between rebuilds are what this compares";
+    runs[k] = gather_atoms(*solver, MPI_COMM_WORLD);
+  }
+  if (world_rank() != 0) return;
+  ASSERT_EQ(runs[0].size(), runs[1].size());
+  long differ = 0;
+  for (const auto& [id, a] : runs[0]) {
+    const auto& b = runs[1].at(id);
+    for (int d = 0; d < 3; ++d) differ += a.atom.x[d] != b.atom.x[d] || a.force[d] != b.force[d];
+  }
+  EXPECT_EQ(differ, 0) << "coordinates or forces that differ between MPI and same-GPU ghosts";
 }
 
 }  // namespace

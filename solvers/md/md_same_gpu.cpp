@@ -1,0 +1,145 @@
+#include "md_same_gpu.hpp"
+
+#include <algorithm>
+
+#include "core/collective.hpp"
+#include "core/error.hpp"
+#include "core/mpi_check.hpp"
+
+namespace mpsfw::md {
+namespace {
+
+// What a receiver tells the sender of a list: where to write.
+struct TargetRecord {
+  PeerMemoryHandle positions;
+  long slot = 0;        // first ghost slot of the list in the receiver's array
+  long generation = 0;  // of the receiver's position array (a new one: map again)
+  int ok = 0;           // 0: the receiver could not share its array (it says why)
+};
+
+}  // namespace
+
+SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, HaloTransport mode, const std::string& gpu,
+                             PeerMemory* memory)
+    : comm_(comm), mode_(mode), memory_(memory) {
+  agree_on_error(comm_, mode == HaloTransport::Ipc && gpu.empty()
+                            ? "run.halo = ipc needs the CUDA backend (this rank computes on the host)"
+                            : "");
+  MPSFW_MPI_CHECK(MPI_Comm_rank(comm_, &me_));
+  gpus_ = gpu_identities(comm_, gpu);
+  // One communicator per GPU, named by its lowest rank.
+  const auto first = std::find(gpus_.begin(), gpus_.end(), gpu);
+  const int color = gpu.empty() ? MPI_UNDEFINED : static_cast<int>(first - gpus_.begin());
+  MPSFW_MPI_CHECK(MPI_Comm_split(comm_, color, me_, &gpu_comm_));
+  const long sharing = std::count(gpus_.begin(), gpus_.end(), gpu);
+  active_ = mode != HaloTransport::Mpi && memory_ != nullptr && !gpu.empty() && sharing > 1;
+}
+
+SameGpuGhosts::~SameGpuGhosts() {
+  unmap_all();
+  if (gpu_comm_ != MPI_COMM_NULL) MPI_Comm_free(&gpu_comm_);
+}
+
+void SameGpuGhosts::connect(MdStore& store, const GhostTransfer plan[6]) {
+  for (int list = 0; list < 6; ++list) {
+    target_[list] = nullptr;
+    pushed_[list] = false;
+  }
+  // Every rank takes part while any may push: the records below are collective.
+  int any = active_ ? 1 : 0, anywhere = 0;
+  MPSFW_MPI_CHECK(MPI_Allreduce(&any, &anywhere, 1, MPI_INT, MPI_LOR, comm_));
+  if (!anywhere) return;
+
+  std::string error;
+  TargetRecord mine;
+  if (active_) {
+    try {
+      store.synchronize();  // the ghost slots hold the rebuild's positions
+      mine.positions = memory_->share(store.positions_base());
+      mine.generation = store.positions_generation();
+      mine.ok = 1;
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  // Both ends of a transfer agree on this from the GPU names alone.
+  const auto direct = [&](int rank) {
+    return active_ && rank != me_ &&
+           gpus_[static_cast<size_t>(rank)] == gpus_[static_cast<size_t>(me_)];
+  };
+  std::vector<Mapping> used;
+  for (int list = 0; list < 6; ++list) {
+    const GhostTransfer& t = plan[list];
+    TargetRecord out = mine, in;
+    out.slot = store.owned() + t.receive_first;
+    const bool push = direct(t.to), pushed = direct(t.from);
+    MPSFW_MPI_CHECK(MPI_Sendrecv(&out, sizeof out, MPI_BYTE, pushed ? t.from : MPI_PROC_NULL, 60 + list,
+                                 &in, sizeof in, MPI_BYTE, push ? t.to : MPI_PROC_NULL, 60 + list,
+                                 comm_, MPI_STATUS_IGNORE));
+    pushed_[list] = pushed;
+    if (!push || !error.empty() || !in.ok) continue;
+    try {
+      target_[list] = mapping_for(t.to, in.generation, in.positions, &used);
+      target_slot_[list] = in.slot;
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  // A rank that cannot push or be pushed to turns the direct path off for all.
+  const std::string failed =
+      first_error(comm_, error.empty() ? "" : "rank " + std::to_string(me_) + ": " + error);
+  for (Mapping& m : mappings_) {
+    if (std::none_of(used.begin(), used.end(), [&](const Mapping& u) { return u.mapped == m.mapped; })) {
+      memory_->unmap(m.mapped);
+    }
+  }
+  mappings_ = used;
+  if (failed.empty()) return;
+  unmap_all();
+  for (int list = 0; list < 6; ++list) {
+    target_[list] = nullptr;
+    pushed_[list] = false;
+  }
+  active_ = false;
+  if (mode_ == HaloTransport::Ipc) throw AgreedError("run.halo = ipc: " + failed);
+  fallback_ = failed;
+}
+
+void* SameGpuGhosts::mapping_for(int rank, long generation, const PeerMemoryHandle& handle,
+                                 std::vector<Mapping>* used) {
+  // Mapped already by this connect, or by an earlier one (then kept).
+  for (const Mapping& m : *used) {
+    if (m.rank == rank && m.generation == generation) return m.mapped;
+  }
+  for (const Mapping& m : mappings_) {
+    if (m.rank == rank && m.generation == generation) {
+      used->push_back(m);
+      return m.mapped;
+    }
+  }
+  used->push_back({rank, generation, memory_->map(handle)});
+  return used->back().mapped;
+}
+
+void SameGpuGhosts::push(MdStore& store, int list) const {
+  store.push_sends(list, target_[list], target_slot_[list]);
+}
+
+void SameGpuGhosts::stage_done(MdStore& store) const {
+  if (!active_) return;
+  store.synchronize();
+  MPSFW_MPI_CHECK(MPI_Barrier(gpu_comm_));
+}
+
+std::string SameGpuGhosts::description() const {
+  if (active_) return "on one GPU device to device (CUDA IPC, a host barrier per stage), else MPI";
+  if (!fallback_.empty()) return "through MPI (the same-GPU path is off: " + fallback_ + ")";
+  return mode_ == HaloTransport::Mpi ? "through MPI (run.halo = mpi)" : "through MPI";
+}
+
+void SameGpuGhosts::unmap_all() noexcept {
+  for (const Mapping& m : mappings_) memory_->unmap(m.mapped);
+  mappings_.clear();
+}
+
+}  // namespace mpsfw::md

@@ -1,0 +1,79 @@
+#pragma once
+// Ghost positions between ranks on one GPU, device to device. At a rebuild
+// (after the ghosts went through MPI once) every rank tells each rank it
+// receives ghosts from where they live in its position array: a CUDA IPC
+// handle and a first slot. Between rebuilds a sender writes its send list
+// straight there (MdStore::push_sends): no host copy, no MPI message. A host
+// barrier over the GPU's ranks after each of the three stages orders the
+// pushes: stage y sends ghosts that stage x wrote, and forces read them all.
+// The previous step's forces are done before any push: every rank passed the
+// neighbour check's all-reduce after its own.
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "core/halo_transport.hpp"
+#include "core/peer_memory.hpp"
+#include "md_store.hpp"
+
+namespace mpsfw::md {
+
+// One of the six ghost transfers of a rank: send list `list` goes to rank
+// `to`, and what rank `from` sends the same way lands in ghost slots
+// receive_first .. receive_first + receive_count - 1.
+struct GhostTransfer {
+  int to = 0, from = 0;
+  long send_count = 0;
+  long receive_first = 0;
+  long receive_count = 0;
+};
+
+class SameGpuGhosts {
+ public:
+  // Collective over `comm`. `gpu`: this rank's GPU identity ("" on the
+  // host); `memory`: how device buffers are shared (CUDA IPC); `mode` Mpi
+  // turns the direct path off, Ipc makes a failure to map an error.
+  SameGpuGhosts(MPI_Comm comm, HaloTransport mode, const std::string& gpu, PeerMemory* memory);
+  ~SameGpuGhosts();
+  SameGpuGhosts(const SameGpuGhosts&) = delete;
+  SameGpuGhosts& operator=(const SameGpuGhosts&) = delete;
+
+  // Collective, at every rebuild once the plan is final: exchanges where each
+  // pushed list goes and maps the receivers' position arrays.
+  void connect(MdStore& store, const GhostTransfer plan[6]);
+  // Whether list `list` is pushed to its receiver / pushed to us by its sender.
+  bool pushes(int list) const { return target_[list] != nullptr; }
+  bool pushed_to_us(int list) const { return pushed_[list]; }
+  // Pushes list `list` into its receiver.
+  void push(MdStore& store, int list) const;
+  // After a stage's transfers: the rendezvous of the GPU's ranks (if any pushes).
+  void stage_done(MdStore& store) const;
+  // How ghost positions travel, for the run report.
+  std::string description() const;
+
+ private:
+  struct Mapping {
+    int rank;
+    long generation;
+    void* mapped;
+  };
+  void* mapping_for(int rank, long generation, const PeerMemoryHandle& handle,
+                    std::vector<Mapping>* used);
+  void unmap_all() noexcept;
+
+  MPI_Comm comm_;
+  HaloTransport mode_;
+  PeerMemory* memory_;
+  std::vector<std::string> gpus_;  // by rank
+  int me_ = 0;
+  MPI_Comm gpu_comm_ = MPI_COMM_NULL;  // the ranks on this rank's GPU
+  bool active_ = false;                // some rank on this GPU pushes
+  std::string fallback_;               // why not, where it could have
+  std::vector<Mapping> mappings_;
+  void* target_[6] = {};
+  long target_slot_[6] = {};
+  bool pushed_[6] = {};
+};
+
+}  // namespace mpsfw::md
