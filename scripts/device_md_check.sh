@@ -4,7 +4,8 @@
 # host vs CUDA, the shipped md_lj.h5 on CUDA at 1, 2, 3, 4, 8 ranks, the in.lj
 # benchmark (bench/md_lj.sh) at 1 rank (bench) and with MPS at 8 and 16 ranks
 # (mps), and the
-# per-kernel times of a short 1M-atom run (ncu). Logs and a tarball in $OUT.
+# per-kernel times of a short run (ncu; NCU_CELLS FCC cells a side, default 64:
+# 1M atoms). Logs and a tarball in $OUT.
 #   scripts/device_md_check.sh [PARTS="tests shipped bench mps kernels"]
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
@@ -64,7 +65,8 @@ fi
 if has kernels && command -v ncu >/dev/null; then
   timeout 240 ncu --clock-control none --metrics gpu__time_duration.sum --csv --launch-skip 200 \
     --launch-count 120 "$build/apps/solver" "$MPSFW_ROOT/inputs/md_lj.h5" --backend cuda --mps off \
-    --set md.cells_x=64 --set md.cells_y=64 --set md.cells_z=64 --set run.steps=60 \
+    --set md.cells_x=${NCU_CELLS:-64} --set md.cells_y=${NCU_CELLS:-64} \
+    --set md.cells_z=${NCU_CELLS:-64} --set run.steps=60 \
     --set run.thermo_every=0 > "$out/ncu.csv" 2> "$out/ncu.err"
   echo "ncu: exit $?"
   python3 - "$out/ncu.csv" <<'PY'

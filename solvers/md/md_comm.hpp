@@ -41,7 +41,7 @@ class MdComm {
   // Link cells of this rank's subdomain widened by the ghost width on every side.
   CellGrid cell_grid() const;
   // How ghost positions travel between rebuilds, for the run report.
-  std::string ghost_path() const { return same_gpu_->description(); }
+  std::string ghost_path() const;
 
  private:
   // Moves list `list` (2 dim: to the low neighbour, 2 dim + 1: to the high

@@ -94,6 +94,11 @@ class MdStore {
   // Send list `list` straight into ghost slots from `first` (a rank that is
   // its own neighbour: no buffer on the host).
   virtual void copy_sends_to_ghosts(int list, long first) = 0;
+  // A rank alone along every axis: all its ghosts are its own periodic
+  // images, placed by copy_sends_to_ghosts since the last clear_ghosts.
+  // Rewrites them all from the owned atoms they image in one pass, the same
+  // positions as repeating those copies.
+  virtual void refresh_own_images() = 0;
 
   // Same-GPU ghosts (md_same_gpu.hpp): the position array (owned atoms, then
   // ghosts, 32 bytes each: x, y, z, unused) that other processes on the GPU

@@ -228,6 +228,36 @@ __global__ void copy_positions_kernel(const Position* from, const int* index, in
   to[t] = q;
 }
 
+// Own periodic images: send list `index` into this rank's ghost slots
+// [first, first + count) as copy_positions_kernel does, and for each slot the
+// owned atom it images and the shift from it (each dimension shifted at most
+// once: by that dimension's stage).
+__global__ void copy_own_images_kernel(Position* x, int owned, const int* index, int count, int dim,
+                                       double shift, int first, int* root, Position* image) {
+  const int t = thread_index();
+  if (t >= count) return;
+  const int i = index[t];
+  Position q = x[i];
+  q.c[dim] += shift;
+  x[owned + first + t] = q;
+  const bool is_owned = i < owned;
+  Position by = is_owned ? Position{{0.0, 0.0, 0.0, 0.0}} : image[i - owned];
+  by.c[dim] += shift;
+  root[first + t] = is_owned ? i : root[i - owned];
+  image[first + t] = by;
+}
+
+// Every ghost from the owned atom it images: x[root] + shift, per component.
+__global__ void refresh_images_kernel(Position* x, int owned, int ghosts, const int* root,
+                                      const Position* image) {
+  const int g = thread_index();
+  if (g >= ghosts) return;
+  Position q = x[root[g]];
+  const Position by = image[g];
+  for (int d = 0; d < 3; ++d) q.c[d] += by.c[d];
+  x[owned + g] = q;
+}
+
 // Forces of owned atoms interleaved as out[3 i + d].
 __global__ void interleave_forces_kernel(AtomView a, int count, double* out) {
   const int i = thread_index();
@@ -722,9 +752,18 @@ class CudaMdStore final : public MdStore {
     const SendList& send = sends_[list];
     ghost_slots(first, send.count);
     if (send.count == 0) return;
-    copy_positions_kernel<<<blocks_for(send.count, kThreads), kThreads>>>(
-        x_.data(), send.index.data(), send.count, send.dim, send.shift,
-        x_.data() + owned_ + first);
+    image_root_.reserve(ghosts_, static_cast<int>(first));
+    image_shift_.reserve(ghosts_, static_cast<int>(first));
+    copy_own_images_kernel<<<blocks_for(send.count, kThreads), kThreads>>>(
+        x_.data(), owned_, send.index.data(), send.count, send.dim, send.shift,
+        static_cast<int>(first), image_root_.data(), image_shift_.data());
+    MPSFW_CUDA_CHECK_LAUNCH();
+  }
+
+  void refresh_own_images() override {
+    if (ghosts_ == 0) return;
+    refresh_images_kernel<<<blocks_for(ghosts_, kThreads), kThreads>>>(
+        x_.data(), owned_, ghosts_, image_root_.data(), image_shift_.data());
     MPSFW_CUDA_CHECK_LAUNCH();
   }
 
@@ -932,6 +971,9 @@ class CudaMdStore final : public MdStore {
   SendList sends_[6];
   DeviceBuffer<double> device_out_, device_in_;
   PinnedBuffer<double> host_out_, host_in_;
+  // Per ghost slot placed by copy_sends_to_ghosts: its owned atom and shift.
+  DeviceBuffer<int> image_root_;
+  DeviceBuffer<Position> image_shift_;
   // Per-atom sums and scratch for moving records, also used by const functions.
   mutable DeviceBuffer<double> energy_, virial_;
   mutable DeviceBuffer<AtomRecord> records_;

@@ -166,8 +166,29 @@ class HostMdStore final : public MdStore {
   void copy_sends_to_ghosts(int list, long first) override {
     const std::vector<long>& send = sends_[list];
     ghost_slots(first + static_cast<long>(send.size()));
+    image_root_.resize(x_.size() / 3 - static_cast<size_t>(owned_));
+    image_shift_.resize(x_.size() - static_cast<size_t>(3 * owned_));
     for (size_t t = 0; t < send.size(); ++t) {
-      position_of(list, send[t], &x_[static_cast<size_t>(3 * (owned_ + first)) + 3 * t]);
+      const size_t slot = static_cast<size_t>(first) + t;
+      position_of(list, send[t], &x_[static_cast<size_t>(3 * owned_) + 3 * slot]);
+      // The owned atom this ghost images, and by how much (each dimension
+      // is shifted at most once: by the stage of that dimension).
+      const bool owned = send[t] < owned_;
+      const size_t from = static_cast<size_t>(send[t] - owned_);
+      image_root_[slot] = owned ? send[t] : image_root_[from];
+      for (int d = 0; d < 3; ++d) image_shift_[3 * slot + d] = owned ? 0.0 : image_shift_[3 * from + d];
+      image_shift_[3 * slot + send_dim_[list]] += send_shift_[list];
+    }
+  }
+
+  void refresh_own_images() override {
+    const long ghosts = static_cast<long>(x_.size()) / 3 - owned_;
+#pragma omp parallel for
+    for (long g = 0; g < ghosts; ++g) {
+      const size_t slot = static_cast<size_t>(g), root = static_cast<size_t>(image_root_[slot]);
+      for (int d = 0; d < 3; ++d) {
+        x_[static_cast<size_t>(3 * owned_) + 3 * slot + d] = x_[3 * root + d] + image_shift_[3 * slot + d];
+      }
     }
   }
 
@@ -380,6 +401,9 @@ class HostMdStore final : public MdStore {
   int send_dim_[6] = {0, 0, 1, 1, 2, 2};
   double send_shift_[6] = {0, 0, 0, 0, 0, 0};
   std::vector<double> packed_, received_;
+  // Per ghost slot placed by copy_sends_to_ghosts: its owned atom and shift.
+  std::vector<long> image_root_;
+  std::vector<double> image_shift_;
 };
 
 }  // namespace
