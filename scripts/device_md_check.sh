@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # The MD checks of one GPU session, in one command (the GPU machine is lent
 # briefly and starts bare): build the solver and the MD tests for sm_90, run
-# host vs CUDA, the shipped md_lj.h5 on CUDA at 1, 2, 3, 4, 8 ranks, the in.lj
+# host vs CUDA, the shipped md_lj.h5 on CUDA at 1, 2, 3, 4, 8 ranks, same-GPU
+# ghosts vs MPI ghosts under MPS at 8 ranks (ipc), the in.lj
 # benchmark (bench/md_lj.sh) at 1 rank (bench) and with MPS at 8 and 16 ranks
 # (mps), and the
 # per-kernel times of a short run (ncu; NCU_CELLS FCC cells a side, default 64:
 # 1M atoms). Logs and a tarball in $OUT.
-#   scripts/device_md_check.sh [PARTS="tests shipped bench mps kernels"]
+#   scripts/device_md_check.sh [PARTS="tests shipped ipc bench mps kernels"]
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 out="${OUT:-$MPSFW_ROOT/device-logs}/md"
 mkdir -p "$out"
 trap 'tar czf "${OUT:-$MPSFW_ROOT/device-logs}/md.tgz" -C "$(dirname "$out")" md' EXIT
-parts=${1:-tests shipped bench mps kernels}
+parts=${1:-tests shipped ipc bench mps kernels}
 build="$MPSFW_ROOT/build/device"
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
@@ -49,6 +50,25 @@ if has shipped; then
     echo "shipped md_lj.h5 on cuda, np=$np: exit $?"
     grep -E "PASS|FAIL|total energy|    - " "$out/shipped_np$np.log"
   done
+fi
+
+if has ipc; then
+  # Under MPS (GPU-side waits): same-GPU ghosts vs MPI ghosts, 8 ranks, checkpoints equal bit for bit.
+  for halo in mpi auto; do
+    timeout 120 mpirun -np 8 "$build/apps/solver" "$MPSFW_ROOT/inputs/md_lj.h5" --backend cuda \
+      --mps on --set run.steps=300 --set run.thermo_every=100 --set run.halo=$halo \
+      --set run.checkpoint_file="$out/ck_$halo.h5" > "$out/ipc_$halo.log" 2>&1
+    echo "8 ranks, run.halo=$halo: exit $?"
+    grep -E "halo messages|MPS  " "$out/ipc_$halo.log"
+  done
+  python3 - "$out/ck_mpi.h5" "$out/ck_auto.h5" <<'PY'
+import sys, h5py, numpy as np
+a, b = (h5py.File(p, "r") for p in sys.argv[1:3])
+ia, ib = np.argsort(a["md/ids"][:]), np.argsort(b["md/ids"][:])
+for name in ("positions", "velocities"):
+    x, y = a["md/" + name][:][ia], b["md/" + name][:][ib]
+    print("%s: %d of %d values differ, largest difference %.3g" % (name, int((x != y).sum()), x.size, float(abs(x - y).max())))
+PY
 fi
 
 if has bench; then

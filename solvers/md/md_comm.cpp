@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <climits>
 #include <cmath>
 #include <string>
@@ -30,6 +31,12 @@ std::vector<AtomRecord> shift(MPI_Comm comm, const std::vector<AtomRecord>& out,
   return in;
 }
 
+std::array<int, 6> face_neighbors(const CartDecomposition& decomposition) {
+  std::array<int, 6> n;
+  for (int f = 0; f < 6; ++f) n[static_cast<size_t>(f)] = decomposition.neighbor(f);
+  return n;
+}
+
 int position_count(long atoms) {
   if (3 * atoms > INT_MAX) throw Error("MD: a ghost message of more than 2^31 numbers; use more ranks");
   return static_cast<int>(3 * atoms);
@@ -42,7 +49,8 @@ MdComm::MdComm(const CartDecomposition& decomposition, const Subdomain& domain, 
     : decomposition_(decomposition),
       domain_(domain),
       ghost_width_(ghost_width),
-      same_gpu_(std::make_unique<SameGpuGhosts>(decomposition.comm(), halo, gpu, memory)) {
+      same_gpu_(std::make_unique<SameGpuGhosts>(decomposition.comm(), face_neighbors(decomposition),
+                                                halo, gpu, memory)) {
   for (int d = 0; d < 3; ++d) {
     plan_[2 * d].to = plan_[2 * d + 1].from = decomposition_.neighbor(2 * d);
     plan_[2 * d].from = plan_[2 * d + 1].to = decomposition_.neighbor(2 * d + 1);

@@ -19,8 +19,8 @@ struct TargetRecord {
 
 }  // namespace
 
-SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, HaloTransport mode, const std::string& gpu,
-                             PeerMemory* memory)
+SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, const std::array<int, 6>& neighbors,
+                             HaloTransport mode, const std::string& gpu, PeerMemory* memory)
     : comm_(comm), mode_(mode), memory_(memory) {
   agree_on_error(comm_, mode == HaloTransport::Ipc && gpu.empty()
                             ? "run.halo = ipc needs the CUDA backend (this rank computes on the host)"
@@ -33,6 +33,58 @@ SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, HaloTransport mode, const std::strin
   MPSFW_MPI_CHECK(MPI_Comm_split(comm_, color, me_, &gpu_comm_));
   const long sharing = std::count(gpus_.begin(), gpus_.end(), gpu);
   active_ = mode != HaloTransport::Mpi && memory_ != nullptr && !gpu.empty() && sharing > 1;
+  connect_signals(neighbors);
+}
+
+void SameGpuGhosts::connect_signals(const std::array<int, 6>& neighbors) {
+  // One ordering for the whole GPU: GPU-side waits only if every rank on it
+  // is an MPS client (a spinning wait would hold a time-sliced GPU).
+  int here = active_ && StreamSignals::available() ? 1 : 0, everywhere = 0;
+  if (gpu_comm_ != MPI_COMM_NULL) {
+    MPSFW_MPI_CHECK(MPI_Allreduce(&here, &everywhere, 1, MPI_INT, MPI_LAND, gpu_comm_));
+  }
+  struct Record {
+    int rank = -1;
+    PeerMemoryHandle counter;
+  };
+  std::string error;
+  Record mine;
+  mine.rank = me_;
+  if (everywhere) {
+    try {
+      signals_ = std::make_unique<StreamSignals>();
+      mine.counter = signals_->handle();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  std::vector<Record> records;
+  if (everywhere) {
+    int group = 0;
+    MPSFW_MPI_CHECK(MPI_Comm_size(gpu_comm_, &group));
+    records.resize(static_cast<size_t>(group));
+    MPSFW_MPI_CHECK(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, records.data(), sizeof mine,
+                                  MPI_BYTE, gpu_comm_));
+  }
+  // Each face neighbour on this GPU once, however many faces it sits across.
+  std::vector<int> added;
+  for (int n : neighbors) {
+    if (!signals_ || !error.empty() || n == me_ || n < 0 ||
+        std::find(added.begin(), added.end(), n) != added.end()) {
+      continue;
+    }
+    for (const Record& r : records) {
+      if (r.rank != n) continue;
+      try {
+        signals_->add_neighbor(r.counter);
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+      added.push_back(n);
+    }
+  }
+  // Where the counters cannot be shared, the host barrier orders the stages.
+  if (!first_error(comm_, error).empty()) signals_.reset();
 }
 
 SameGpuGhosts::~SameGpuGhosts() {
@@ -127,12 +179,19 @@ void SameGpuGhosts::push(MdStore& store, int list) const {
 
 void SameGpuGhosts::stage_done(MdStore& store) const {
   if (!active_) return;
+  if (signals_) {
+    signals_->wait_for_neighbors(++stages_);
+    return;
+  }
   store.synchronize();
   MPSFW_MPI_CHECK(MPI_Barrier(gpu_comm_));
 }
 
 std::string SameGpuGhosts::description() const {
-  if (active_) return "on one GPU device to device (CUDA IPC, a host barrier per stage), else MPI";
+  if (active_) {
+    return std::string("on one GPU device to device (CUDA IPC; ") +
+           (signals_ ? "GPU-side waits" : "a host barrier per stage") + "), else MPI";
+  }
   if (!fallback_.empty()) return "through MPI (the same-GPU path is off: " + fallback_ + ")";
   return mode_ == HaloTransport::Mpi ? "through MPI (run.halo = mpi)" : "through MPI";
 }

@@ -3,18 +3,24 @@
 // (after the ghosts went through MPI once) every rank tells each rank it
 // receives ghosts from where they live in its position array: a CUDA IPC
 // handle and a first slot. Between rebuilds a sender writes its send list
-// straight there (MdStore::push_sends): no host copy, no MPI message. A host
-// barrier over the GPU's ranks after each of the three stages orders the
-// pushes: stage y sends ghosts that stage x wrote, and forces read them all.
+// straight there (MdStore::push_sends): no host copy, no MPI message. After
+// each of the three stages the ranks wait for their neighbours' pushes: stage
+// y sends ghosts that stage x wrote, and forces read them all. Under MPS the
+// streams wait for each other on the GPU (step counters, StreamSignals: the
+// CPU never waits); otherwise a host barrier over the GPU's ranks orders them.
 // The previous step's forces are done before any push: every rank passed the
 // neighbour check's all-reduce after its own.
 #include <mpi.h>
 
+#include <array>
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/halo_transport.hpp"
 #include "core/peer_memory.hpp"
+#include "core/stream_signals.hpp"
 #include "md_store.hpp"
 
 namespace mpsfw::md {
@@ -31,10 +37,12 @@ struct GhostTransfer {
 
 class SameGpuGhosts {
  public:
-  // Collective over `comm`. `gpu`: this rank's GPU identity ("" on the
-  // host); `memory`: how device buffers are shared (CUDA IPC); `mode` Mpi
-  // turns the direct path off, Ipc makes a failure to map an error.
-  SameGpuGhosts(MPI_Comm comm, HaloTransport mode, const std::string& gpu, PeerMemory* memory);
+  // Collective over `comm`. `neighbors`: the ranks across the six faces;
+  // `gpu`: this rank's GPU identity ("" on the host); `memory`: how device
+  // buffers are shared (CUDA IPC); `mode` Mpi turns the direct path off, Ipc
+  // makes a failure to map an error.
+  SameGpuGhosts(MPI_Comm comm, const std::array<int, 6>& neighbors, HaloTransport mode,
+                const std::string& gpu, PeerMemory* memory);
   ~SameGpuGhosts();
   SameGpuGhosts(const SameGpuGhosts&) = delete;
   SameGpuGhosts& operator=(const SameGpuGhosts&) = delete;
@@ -61,6 +69,8 @@ class SameGpuGhosts {
   void* mapping_for(int rank, long generation, const PeerMemoryHandle& handle,
                     std::vector<Mapping>* used);
   void unmap_all() noexcept;
+  // Under MPS: step counters shared with the face neighbours on this GPU.
+  void connect_signals(const std::array<int, 6>& neighbors);
 
   MPI_Comm comm_;
   HaloTransport mode_;
@@ -74,6 +84,8 @@ class SameGpuGhosts {
   void* target_[6] = {};
   long target_slot_[6] = {};
   bool pushed_[6] = {};
+  std::unique_ptr<StreamSignals> signals_;  // null: host barrier
+  mutable std::uint64_t stages_ = 0;        // stages marked done
 };
 
 }  // namespace mpsfw::md
