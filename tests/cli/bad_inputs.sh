@@ -204,6 +204,8 @@ add_case md_skin_over_box 2 fail "$md_small --set md.skin=5" \
   "--set md.skin=5: md.skin = 5 with md.cutoff = 2.5 reaches 7.5, more than the box along x (6.71838); use a smaller skin"
 add_case md_rebuild_every_zero 2 fail "$md_small --set md.rebuild_every=0" \
   "--set md.rebuild_every=0: expected an integer >= 1 (most steps between neighbour-list rebuilds"
+add_case md_progress_lines 2 ok "$md_small --set run.steps=20 --set run.progress_seconds=0.000001" \
+  "  step 1/20 (5%), "
 add_case md_dataset_runs 2 ok "@D@/md_dataset_good.h5" "4 atoms"
 add_case md_atom_outside_box 4 fail "@D@/md_atom_outside.h5" \
   "md_atom_outside.h5: dataset /md/positions: row 2: y = 8.5 is outside the box [0, 8)"

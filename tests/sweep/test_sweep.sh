@@ -67,11 +67,11 @@ grep -q '^weak,2,2,timeslice,1,host,12x10x8,' out_set/sweep.csv ||
   fail "weak scaling ignored --set heat.nx=6: $(grep '^weak,2' out_set/sweep.csv | cut -d, -f1-7)"
 
 # An MD input: weak scaling multiplies the FCC cells (4^3 -> 8x4x4 for 2 ranks,
-# 5x2x2 link cells of the 2.5 cutoff), and throughput is in atom-steps/s.
+# 4x2x2 link cells of cutoff + skin = 2.8), and throughput is in atom-steps/s.
 "$mkinput" md.h5 --set solver=md --set md.cells_x=4 --set md.cells_y=4 --set md.cells_z=4 \
   --set run.steps=3 >/dev/null || fail "mkinput md"
 run md.h5 --out out_md --modes timeslice > eighth.log 2>&1 || fail "MD sweep exited $? ($(tail -2 eighth.log))"
-grep -q '^weak,2,2,timeslice,1,host,5x2x2,' out_md/sweep.csv ||
+grep -q '^weak,2,2,timeslice,1,host,4x2x2,' out_md/sweep.csv ||
   fail "MD weak scaling at 2 ranks is not 8x4x4 FCC cells: $(grep '^weak,2' out_md/sweep.csv | cut -d, -f1-7)"
 grep -q '^strong,2,2,timeslice,1,host,2x2x2,' out_md/sweep.csv || fail "MD strong scaling changed the box"
 grep -q "atom-steps/s" out_md/summary.md || fail "MD summary does not speak of atom-steps/s"
