@@ -205,34 +205,37 @@ class HostMdStore final : public MdStore {
     cell_order(grid, n, &sorted_);
     const double reach2 = reach * reach;
     const int* count = grid.count;
-    // Two passes over the 27 cells around each owned atom: count, then fill.
-    neighbor_start_.assign(static_cast<size_t>(owned_) + 1, 0);
-    for (int pass = 0; pass < 2; ++pass) {
-#pragma omp parallel for schedule(static)
+    // One pass over the 27 cells around each owned atom into rows of width_
+    // entries; once more with wider rows if one did not fit. The three cells
+    // along x of one (y, z) row are consecutive in cell order: one range.
+    neighbor_count_.assign(static_cast<size_t>(owned_), 0);
+    for (;;) {
+      neighbors_.resize(static_cast<size_t>(owned_) * static_cast<size_t>(width_));
+      long longest = 0;
+#pragma omp parallel for schedule(static) reduction(max : longest)
       for (long i = 0; i < owned_; ++i) {
         const double* xi = &x_[static_cast<size_t>(3 * i)];
         int c[3];
         for (int d = 0; d < 3; ++d) c[d] = cell_of(xi[d], grid, d);
-        long k = pass == 0 ? 0 : neighbor_start_[static_cast<size_t>(i)];
+        const int x_lo = std::max(c[0] - 1, 0), x_hi = std::min(c[0] + 1, count[0] - 1);
+        long* row_out = &neighbors_[static_cast<size_t>(i) * static_cast<size_t>(width_)];
+        long k = 0;
         for (int cz = std::max(c[2] - 1, 0); cz <= std::min(c[2] + 1, count[2] - 1); ++cz) {
           for (int cy = std::max(c[1] - 1, 0); cy <= std::min(c[1] + 1, count[1] - 1); ++cy) {
-            for (int cx = std::max(c[0] - 1, 0); cx <= std::min(c[0] + 1, count[0] - 1); ++cx) {
-              const size_t cell = (static_cast<size_t>(cz) * count[1] + cy) * count[0] + cx;
-              for (long s = cell_start_[cell]; s < cell_start_[cell + 1]; ++s) {
-                const long j = sorted_[static_cast<size_t>(s)];
-                if (j == i || distance2(i, j) >= reach2) continue;
-                if (pass == 1) neighbors_[static_cast<size_t>(k)] = j;
-                ++k;
-              }
+            const size_t row = (static_cast<size_t>(cz) * count[1] + cy) * count[0];
+            for (long s = cell_start_[row + x_lo]; s < cell_start_[row + x_hi + 1]; ++s) {
+              const long j = sorted_[static_cast<size_t>(s)];
+              if (j == i || distance2(i, j) >= reach2) continue;
+              if (k < width_) row_out[k] = j;
+              ++k;
             }
           }
         }
-        if (pass == 0) neighbor_start_[static_cast<size_t>(i) + 1] = k;
+        neighbor_count_[static_cast<size_t>(i)] = k;
+        longest = std::max(longest, k);
       }
-      if (pass == 0) {
-        for (long i = 0; i < owned_; ++i) neighbor_start_[static_cast<size_t>(i) + 1] += neighbor_start_[static_cast<size_t>(i)];
-        neighbors_.resize(static_cast<size_t>(neighbor_start_.back()));
-      }
+      if (longest <= width_) break;
+      width_ = longest + longest / 8 + 8;
     }
     built_x_.assign(x_.begin(), x_.begin() + 3 * owned_);
     neighbors_built_ = n;
@@ -331,8 +334,9 @@ class HostMdStore final : public MdStore {
   void for_each_pair(long i, const LjParams& p, Pair&& pair) const {
     const double* xi = &x_[static_cast<size_t>(3 * i)];
     const double cut2 = p.cutoff * p.cutoff;
-    for (long k = neighbor_start_[static_cast<size_t>(i)]; k < neighbor_start_[static_cast<size_t>(i) + 1]; ++k) {
-      const double* xj = &x_[static_cast<size_t>(3 * neighbors_[static_cast<size_t>(k)])];
+    const long* row = &neighbors_[static_cast<size_t>(i) * static_cast<size_t>(width_)];
+    for (long k = 0; k < neighbor_count_[static_cast<size_t>(i)]; ++k) {
+      const double* xj = &x_[static_cast<size_t>(3 * row[k])];
       const double dx[3] = {xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]};
       const double r2 = dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2];
       if (r2 >= cut2) continue;  // lj_pair would give zero
@@ -392,8 +396,10 @@ class HostMdStore final : public MdStore {
   std::vector<long> cell_start_;
   std::vector<size_t> cell_of_atom_;
   std::vector<long> sorted_;
-  // Neighbour lists (CSR): owned atom i's are neighbors_[start[i] .. start[i + 1]).
-  std::vector<long> neighbor_start_, neighbors_;
+  // Neighbour lists in rows: owned atom i's are neighbors_[i * width_ + k],
+  // k < neighbor_count_[i].
+  std::vector<long> neighbor_count_, neighbors_;
+  long width_ = 64;
   long neighbors_built_ = -1;  // atoms listed by the last build; -1: none since a change
   std::vector<double> built_x_;  // owned positions at the last build
   // Ghost plan: six send lists (2 dim: below the low edge, 2 dim + 1: above the high edge).
