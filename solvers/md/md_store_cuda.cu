@@ -103,7 +103,10 @@ class PinnedBuffer {
 };
 
 // Thrust's temporary storage (sort, copy_if, reduce): a block returned by one
-// call is handed out again to the next, and regrown when too small.
+// call is handed out again to the next, and regrown when too small. A block
+// returned by a call that does not wait (policy_nosync) may still be read by
+// its kernels: the next user is later on the same stream, and regrowing frees
+// it with cudaFree, which waits for the device.
 class TempStorage {
  public:
   using value_type = char;
@@ -539,6 +542,9 @@ class CudaMdStore final : public MdStore {
   // first: the members below deduce its type).
   mutable TempStorage temp_;
   auto policy() const { return thrust::cuda::par(temp_); }
+  // For calls whose result stays on the device: no wait for the device at
+  // the end (everything runs on one stream, so later work still follows).
+  auto policy_nosync() const { return thrust::cuda::par_nosync(temp_); }
 
  public:
   CudaMdStore() {
@@ -673,7 +679,7 @@ class CudaMdStore final : public MdStore {
     cell_keys_kernel<<<blocks_for(owned_, kThreads), kThreads>>>(view(), owned_, grid, key_.data(),
                                                                  order_.data());
     MPSFW_CUDA_CHECK_LAUNCH();
-    thrust::stable_sort_by_key(policy(), key_.data(), key_.data() + owned_, order_.data());
+    thrust::stable_sort_by_key(policy_nosync(), key_.data(), key_.data() + owned_, order_.data());
     spare_x_.reserve(capacity_);
     for (DeviceBuffer<double>& v : spare_v_) v.reserve(capacity_);
     spare_id_.reserve(capacity_);
@@ -799,9 +805,9 @@ class CudaMdStore final : public MdStore {
     cell_keys_kernel<<<blocks_for(n, kThreads), kThreads>>>(view(), n, grid, key_.data(),
                                                             order_.data());
     MPSFW_CUDA_CHECK_LAUNCH();
-    thrust::stable_sort_by_key(policy(), key_.data(), key_.data() + n, order_.data());
+    thrust::stable_sort_by_key(policy_nosync(), key_.data(), key_.data() + n, order_.data());
     const thrust::counting_iterator<int> first(0);
-    thrust::lower_bound(policy(), key_.data(), key_.data() + n, first,
+    thrust::lower_bound(policy_nosync(), key_.data(), key_.data() + n, first,
                         first + static_cast<int>(cells) + 1, start_.data());
     gather_positions_kernel<<<blocks_for(n, kThreads), kThreads>>>(
         view(), order_.data(), n, sorted_x_.data());
