@@ -1,0 +1,415 @@
+#pragma once
+// The kernels of the CUDA MD store and the per-atom functors its Thrust calls
+// use. Physics comes from md_physics.hpp; launches are in md_store_cuda.cu.
+// Included by md_store_cuda.cu only.
+#include <cstdint>
+
+#include "atom_record.hpp"
+#include "md_physics.hpp"
+#include "md_store.hpp"
+
+namespace mpsfw::md::gpu {
+
+constexpr int kThreads = 256;       // per block, simple per-atom kernels
+constexpr int kForceThreads = 128;  // per block, force kernel
+constexpr int kNeighborThreads = 32;  // per block, neighbour build: one link cell (~20 atoms)
+
+inline unsigned blocks_for(int n, int threads) {
+  return static_cast<unsigned>((n + threads - 1) / threads);
+}
+
+// A position padded to 32 bytes: one aligned sector, so the force loop's
+// gather of a neighbour is one memory transaction, not three.
+struct alignas(32) Position {
+  double c[4];  // x, y, z, unused
+};
+
+// Device pointers to the per-atom arrays: x for owned atoms and ghosts, the
+// rest for owned atoms only.
+struct AtomArrays {
+  Position* x;
+  double* v[3];
+  double* f[3];
+  std::int64_t* id;
+};
+struct AtomView {
+  const Position* x;
+  const double* v[3];
+  const double* f[3];
+  const std::int64_t* id;
+};
+// Positions in cell order, each atom's cell and store index, and where each
+// cell begins (start[c + 1] is where it ends).
+struct CellOrder {
+  const Position* x;
+  const int* key;
+  const int* atom;
+  const int* start;
+};
+
+__device__ int thread_index() { return static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); }
+
+// Unpacks records into slots [offset, offset + count); their forces are zero.
+__global__ void unpack_atoms_kernel(const AtomRecord* in, int count, AtomArrays a, int offset) {
+  const int t = thread_index();
+  if (t >= count) return;
+  const int i = offset + t;
+  a.x[i] = Position{{in[t].x[0], in[t].x[1], in[t].x[2], 0.0}};
+  for (int d = 0; d < 3; ++d) {
+    a.v[d][i] = in[t].v[d];
+    a.f[d][i] = 0;
+  }
+  a.id[i] = in[t].id;
+}
+
+// Packs atom index[t] (atom t without an index) into record t.
+__global__ void pack_atoms_kernel(AtomView a, const int* index, int count, AtomRecord* out) {
+  const int t = thread_index();
+  if (t >= count) return;
+  const int i = index != nullptr ? index[t] : t;
+  AtomRecord r;
+  for (int d = 0; d < 3; ++d) {
+    r.x[d] = a.x[i].c[d];
+    r.v[d] = a.v[d][i];
+  }
+  r.id = a.id[i];
+  out[t] = r;
+}
+
+// Positions of send list `index` (shifted by `shift` along `dim`) packed
+// x, y, z per atom into out.
+__global__ void pack_positions_kernel(AtomView a, const int* index, int count, int dim, double shift,
+                                      double* out) {
+  const int t = thread_index();
+  if (t >= count) return;
+  Position q = a.x[index[t]];
+  q.c[dim] += shift;
+  for (int d = 0; d < 3; ++d) out[3 * t + d] = q.c[d];
+}
+
+// Packed positions into slots [first, first + count).
+__global__ void unpack_positions_kernel(const double* in, int count, AtomArrays a, int first) {
+  const int t = thread_index();
+  if (t >= count) return;
+  a.x[first + t] = Position{{in[3 * t], in[3 * t + 1], in[3 * t + 2], 0.0}};
+}
+
+// Send list `index` (shifted) straight into to[0 .. count): ghost slots of
+// this rank or, mapped, of another on the GPU. The sources are atoms that
+// existed before this stage's slots, so none is written.
+__global__ void copy_positions_kernel(const Position* from, const int* index, int count, int dim,
+                                      double shift, Position* to) {
+  const int t = thread_index();
+  if (t >= count) return;
+  Position q = from[index[t]];
+  q.c[dim] += shift;
+  to[t] = q;
+}
+
+// Own periodic images: send list `index` into this rank's ghost slots
+// [first, first + count) as copy_positions_kernel does, and for each slot the
+// owned atom it images and the shift from it (each dimension shifted at most
+// once: by that dimension's stage).
+__global__ void copy_own_images_kernel(Position* x, int owned, const int* index, int count, int dim,
+                                       double shift, int first, int* root, Position* image) {
+  const int t = thread_index();
+  if (t >= count) return;
+  const int i = index[t];
+  Position q = x[i];
+  q.c[dim] += shift;
+  x[owned + first + t] = q;
+  const bool is_owned = i < owned;
+  Position by = is_owned ? Position{{0.0, 0.0, 0.0, 0.0}} : image[i - owned];
+  by.c[dim] += shift;
+  root[first + t] = is_owned ? i : root[i - owned];
+  image[first + t] = by;
+}
+
+// Every ghost from the owned atom it images: x[root] + shift, per component.
+__global__ void refresh_images_kernel(Position* x, int owned, int ghosts, const int* root,
+                                      const Position* image) {
+  const int g = thread_index();
+  if (g >= ghosts) return;
+  Position q = x[root[g]];
+  const Position by = image[g];
+  for (int d = 0; d < 3; ++d) q.c[d] += by.c[d];
+  x[owned + g] = q;
+}
+
+// Forces of owned atoms interleaved as out[3 i + d].
+__global__ void interleave_forces_kernel(AtomView a, int count, double* out) {
+  const int i = thread_index();
+  if (i >= count) return;
+  for (int d = 0; d < 3; ++d) out[3 * i + d] = a.f[d][i];
+}
+
+// v += half_dt F / m for owned atoms.
+__global__ void kick_kernel(AtomArrays a, int count, double half_dt, LjParams p) {
+  const int i = thread_index();
+  if (i >= count) return;
+  for (int d = 0; d < 3; ++d) a.v[d][i] = kicked(a.v[d][i], a.f[d][i], half_dt, p);
+}
+
+// v += half_dt F / m, then x += dt v, for owned atoms (positions are folded
+// into the box when they migrate), and the largest squared distance from the
+// positions at the last neighbour build, kept as the bits of a non-negative
+// double (ordered like the values).
+__global__ void kick_drift_kernel(AtomArrays a, int count, double half_dt, double dt, LjParams p,
+                                  const Position* built, unsigned long long* farthest2) {
+  const int i = thread_index();
+  double r2 = 0;
+  if (i < count) {
+    Position x = a.x[i];
+    const Position x0 = built[i];
+    for (int d = 0; d < 3; ++d) {
+      const double v = kicked(a.v[d][i], a.f[d][i], half_dt, p);
+      a.v[d][i] = v;
+      x.c[d] = drifted(x.c[d], v, dt);
+      const double delta = x.c[d] - x0.c[d];
+      r2 += delta * delta;
+    }
+    a.x[i] = x;
+    if (!(r2 >= 0)) r2 = 1e300;  // NaN: far enough to force a rebuild, which reports it
+  }
+  for (int o = 16; o > 0; o /= 2) r2 = fmax(r2, __shfl_down_sync(0xffffffffu, r2, o));
+  if ((threadIdx.x & 31) == 0 && r2 > 0) {
+    atomicMax(farthest2, static_cast<unsigned long long>(__double_as_longlong(r2)));
+  }
+}
+
+// x += dt v for owned atoms (no displacement bookkeeping: tests' drift).
+__global__ void drift_kernel(AtomArrays a, int count, double dt) {
+  const int i = thread_index();
+  if (i >= count) return;
+  for (int d = 0; d < 3; ++d) a.x[i].c[d] = drifted(a.x[i].c[d], a.v[d][i], dt);
+}
+
+// Owned atoms outside [0, box) along a dimension in `fold` moved to their
+// periodic image inside; those still outside (a jump of more than a box) are
+// counted into *lost.
+__global__ void fold_kernel(AtomArrays a, int count, Position box, Position fold, int* lost) {
+  const int i = thread_index();
+  if (i >= count) return;
+  Position x = a.x[i];
+  bool inside = true;
+  for (int d = 0; d < 3; ++d) {
+    if (fold.c[d] == 0 || (x.c[d] >= 0 && x.c[d] < box.c[d])) continue;
+    x.c[d] = across_periodic_edge(x.c[d], box.c[d]);
+    inside = inside && x.c[d] >= 0 && x.c[d] < box.c[d];
+  }
+  a.x[i] = x;
+  if (!inside) atomicAdd(lost, 1);
+}
+
+// v *= factor for owned atoms.
+__global__ void scale_kernel(AtomArrays a, int count, double factor) {
+  const int i = thread_index();
+  if (i >= count) return;
+  for (int d = 0; d < 3; ++d) a.v[d][i] *= factor;
+}
+
+// Moves owned atom from[t] into slot to[t] (a hole left by a leaving atom).
+__global__ void move_atoms_kernel(AtomArrays a, const int* to, const int* from, int count) {
+  const int t = thread_index();
+  if (t >= count) return;
+  const int i = to[t], j = from[t];
+  a.x[i] = a.x[j];
+  for (int d = 0; d < 3; ++d) {
+    a.v[d][i] = a.v[d][j];
+    a.f[d][i] = a.f[d][j];
+  }
+  a.id[i] = a.id[j];
+}
+
+// Owned atom order[s] into slot s of the `to` arrays (the sort by cell).
+__global__ void permute_atoms_kernel(AtomView from, const int* order, int count, AtomArrays to) {
+  const int s = thread_index();
+  if (s >= count) return;
+  const int i = order[s];
+  to.x[s] = from.x[i];
+  for (int d = 0; d < 3; ++d) to.v[d][s] = from.v[d][i];
+  to.id[s] = from.id[i];
+}
+
+// Cell of x along dimension d, clamped into the grid.
+__device__ int cell_along(double x, const CellGrid& g, int d) {
+  const double c = floor((x - g.origin[d]) / g.width[d]);
+  if (!(c >= 0)) return 0;  // also NaN
+  return c >= g.count[d] - 1 ? g.count[d] - 1 : static_cast<int>(c);
+}
+
+// Linear link cell (x fastest) of every atom, and the identity permutation that
+// the sort by cell then reorders.
+__global__ void cell_keys_kernel(AtomView a, int count, CellGrid g, int* key, int* order) {
+  const int i = thread_index();
+  if (i >= count) return;
+  const int cx = cell_along(a.x[i].c[0], g, 0);
+  const int cy = cell_along(a.x[i].c[1], g, 1);
+  const int cz = cell_along(a.x[i].c[2], g, 2);
+  key[i] = (cz * g.count[1] + cy) * g.count[0] + cx;
+  order[i] = i;
+}
+
+// Positions in cell order, so that the atoms of one cell lie side by side.
+__global__ void gather_positions_kernel(AtomView a, const int* order, int count, Position* out) {
+  const int s = thread_index();
+  if (s >= count) return;
+  out[s] = a.x[order[s]];
+}
+
+// Full neighbour lists, transposed: neighbour k of owned atom i at
+// list[k * stride + i], for every other atom (owned or ghost) within `reach`
+// in its own and the 26 adjacent cells, in cell order. One block per cell, a
+// thread per atom of it: the block loads each neighbouring row of cells (the
+// three cells along x of one (y, z) row are consecutive in cell order) into
+// shared memory in tiles, and every thread tests its atom against the tile.
+// Counts past `capacity` are counted, not stored; the largest goes to *longest.
+__global__ void __launch_bounds__(kNeighborThreads)
+    neighbor_kernel(CellOrder c, int owned, CellGrid g, double reach2, int capacity, int stride,
+                    int* list, int* count, int* longest) {
+  __shared__ Position tile[kNeighborThreads];
+  __shared__ int tile_atom[kNeighborThreads];
+  const int cell = static_cast<int>(blockIdx.x);
+  const int nx = g.count[0], ny = g.count[1], nz = g.count[2];
+  const int cx = cell % nx, cy = (cell / nx) % ny, cz = cell / (nx * ny);
+  const int x_lo = cx > 0 ? cx - 1 : 0;
+  const int x_hi = cx < nx - 1 ? cx + 1 : nx - 1;
+  const int begin = c.start[cell], end = c.start[cell + 1];
+  for (int first = begin; first < end; first += blockDim.x) {
+    const int s = first + static_cast<int>(threadIdx.x);
+    const int i = s < end ? c.atom[s] : owned;
+    const bool mine = i < owned;  // ghosts need no list
+    if (!__syncthreads_or(mine)) continue;
+    Position pi{};
+    if (mine) pi = c.x[s];
+    int k = 0;
+    for (int z = cz - 1; z <= cz + 1; ++z) {
+      if (z < 0 || z >= nz) continue;
+      for (int y = cy - 1; y <= cy + 1; ++y) {
+        if (y < 0 || y >= ny) continue;
+        const int row = (z * ny + y) * nx;
+        const int row_end = c.start[row + x_hi + 1];
+        for (int t0 = c.start[row + x_lo]; t0 < row_end; t0 += blockDim.x) {
+          __syncthreads();  // the previous tile is no longer read
+          const int t = t0 + static_cast<int>(threadIdx.x);
+          if (t < row_end) {
+            tile[threadIdx.x] = c.x[t];
+            tile_atom[threadIdx.x] = c.atom[t];
+          }
+          __syncthreads();
+          if (!mine) continue;
+          const int n = min(static_cast<int>(blockDim.x), row_end - t0);
+          for (int u = 0; u < n; ++u) {
+            const int j = tile_atom[u];
+            const double dx = pi.c[0] - tile[u].c[0], dy = pi.c[1] - tile[u].c[1],
+                         dz = pi.c[2] - tile[u].c[2];
+            if (j == i || dx * dx + dy * dy + dz * dz >= reach2) continue;
+            if (k < capacity) list[k * stride + i] = j;
+            ++k;
+          }
+        }
+      }
+    }
+    if (mine) {
+      count[i] = k;
+      atomicMax(longest, k);
+    }
+  }
+}
+
+// One thread per owned atom: the LJ force from the atoms of its list within
+// the cutoff into f; with Sums instead its halves of those pairs' energies
+// and virials.
+template <bool Sums>
+__global__ void __launch_bounds__(kForceThreads)
+    force_kernel(const Position* __restrict__ x, int owned, const int* __restrict__ list,
+                 const int* __restrict__ count, int stride, LjParams p, double* f0, double* f1,
+                 double* f2, double* energy, double* virial) {
+  const int i = thread_index();
+  if (i >= owned) return;
+  const Position pi = x[i];
+  const double xi = pi.c[0], yi = pi.c[1], zi = pi.c[2];
+  const double cut2 = p.cutoff * p.cutoff;
+  const int n = count[i];
+  double fx = 0, fy = 0, fz = 0, e = 0, w = 0;
+#pragma unroll 1  // measured on an H200: unrolling by 4 (the compiler's choice too) costs 10%
+  for (int k = 0; k < n; ++k) {
+    const Position q = x[list[k * stride + i]];
+    const double dx = xi - q.c[0], dy = yi - q.c[1], dz = zi - q.c[2];
+    const double r2 = dx * dx + dy * dy + dz * dz;
+    if (r2 >= cut2) continue;  // lj_pair would give zero
+    const PairTerm t = lj_pair(r2, p);
+    fx += t.f_over_r * dx;
+    fy += t.f_over_r * dy;
+    fz += t.f_over_r * dz;
+    if (Sums) {
+      e += 0.5 * t.energy;
+      w += 0.5 * t.f_over_r * r2;
+    }
+  }
+  if (Sums) {
+    energy[i] = e;
+    virial[i] = w;
+  } else {
+    f0[i] = fx;
+    f1[i] = fy;
+    f2[i] = fz;
+  }
+}
+
+// Whether atom i is outside [lo, hi) along one dimension (== want).
+struct Leaves {
+  const Position* x;
+  int dim;
+  double lo, hi;
+  bool want;
+  __device__ bool operator()(int i) const {
+    const double c = x[i].c[dim];
+    return (c < lo || c >= hi) == want;
+  }
+};
+
+// Whether atom i lies below the low edge or at or above the high edge.
+struct NearEdge {
+  const Position* x;
+  int dim;
+  double low_edge, high_edge;
+  __device__ bool operator()(int i) const {
+    const double c = x[i].c[dim];
+    return c < low_edge || c >= high_edge;
+  }
+};
+
+struct EnergyVirial {
+  double energy, virial;
+};
+struct AddEnergyVirial {
+  __host__ __device__ EnergyVirial operator()(const EnergyVirial& a, const EnergyVirial& b) const {
+    return {a.energy + b.energy, a.virial + b.virial};
+  }
+};
+struct AtomEnergyVirial {
+  const double* energy;
+  const double* virial;
+  __device__ EnergyVirial operator()(int i) const { return {energy[i], virial[i]}; }
+};
+
+struct Motion {
+  double kinetic, p[3];
+};
+struct AddMotion {
+  __host__ __device__ Motion operator()(const Motion& a, const Motion& b) const {
+    return {a.kinetic + b.kinetic, {a.p[0] + b.p[0], a.p[1] + b.p[1], a.p[2] + b.p[2]}};
+  }
+};
+struct AtomMotion {
+  const double* v[3];
+  LjParams params;
+  __device__ Motion operator()(int i) const {
+    const double vx = v[0][i], vy = v[1][i], vz = v[2][i];
+    return {kinetic_energy(vx, vy, vz, params),
+            {params.mass * vx, params.mass * vy, params.mass * vz}};
+  }
+};
+
+}  // namespace mpsfw::md::gpu
