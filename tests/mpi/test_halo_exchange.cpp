@@ -27,6 +27,7 @@
 #include "core/memory.hpp"
 #include "core/peer_memory.hpp"
 #include "support/gpu_skip.hpp"
+#include "support/shared_window_memory.hpp"
 
 namespace mpsfw {
 namespace {
@@ -209,51 +210,7 @@ TEST(HaloExchangeIpc, OnTheHostIsAnAgreedError) {
 namespace mpsfw {
 namespace {
 
-// Host shared memory standing in for CUDA IPC, so the same-GPU path (naming,
-// mapping, the two buffers, ordering, fallback) runs in CI: every rank's two
-// buffers live in one MPI shared-memory window of the node, and a handle is
-// (owner's rank in the window, byte offset).
-class SharedWindowMemory final : public PeerMemory {
- public:
-  SharedWindowMemory(MPI_Comm node, std::size_t doubles) {
-    MPI_Win_allocate_shared(static_cast<MPI_Aint>(doubles * sizeof(double)), sizeof(double),
-                            MPI_INFO_NULL, node, &base_, &win_);
-    MPI_Comm_rank(node, &rank_);
-  }
-  ~SharedWindowMemory() override { MPI_Win_free(&win_); }
-  SharedWindowMemory(const SharedWindowMemory&) = delete;
-  SharedWindowMemory& operator=(const SharedWindowMemory&) = delete;
-
-  double* base() const { return static_cast<double*>(base_); }
-  PeerMemoryHandle share(const void* p) override {
-    const Where w{rank_, static_cast<const char*>(p) - static_cast<const char*>(base_)};
-    PeerMemoryHandle h;
-    std::memcpy(h.bytes, &w, sizeof w);
-    return h;
-  }
-  void* map(const PeerMemoryHandle& h) override {
-    if (refuse_) throw Error("mapping refused by the test");
-    Where w;
-    std::memcpy(&w, h.bytes, sizeof w);
-    MPI_Aint size = 0;
-    int unit = 0;
-    void* theirs = nullptr;
-    MPI_Win_shared_query(win_, w.rank, &size, &unit, &theirs);
-    return static_cast<char*>(theirs) + w.offset;
-  }
-  void unmap(void*) noexcept override {}
-  void refuse_maps() { refuse_ = true; }
-
- private:
-  struct Where {
-    int rank;
-    std::ptrdiff_t offset;
-  };
-  MPI_Win win_ = MPI_WIN_NULL;
-  void* base_ = nullptr;
-  int rank_ = 0;
-  bool refuse_ = false;
-};
+using testing_support::SharedWindowMemory;
 
 // Ranks "on the same GPU" by a name the test makes up: gpu_of(cart rank).
 struct SharedCase {

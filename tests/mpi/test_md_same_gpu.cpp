@@ -1,0 +1,204 @@
+// MD ghosts between ranks on one GPU without a GPU (ctest runs this at 1, 2, 3
+// and 4 ranks): host shared memory stands in for CUDA IPC
+// (support/shared_window_memory.hpp) and a store whose position array lives
+// in that memory stands in for the CUDA store. The ranks form a ring that all
+// "share one GPU": list 0 goes to the left neighbour, list 1 to the right one.
+// After connect, the pushes and the stage's rendezvous, every rank's ghost
+// slots hold its neighbours' send lists at the slots it announced, also after
+// a rebuild that moved the slots and reallocated the array; a rank whose maps
+// fail turns the direct path off for all (run.halo = auto) or stops the run
+// (ipc). On one rank nothing is pushed.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "solvers/md/md_same_gpu.hpp"
+#include "support/shared_window_memory.hpp"
+
+namespace mpsfw {
+namespace {
+
+using testing_support::SharedWindowMemory;
+
+constexpr long kCapacity = 256;  // atoms a rank's share of the window holds
+
+// What sender `rank` puts into coordinate d of atom t of list `list`.
+double code(int rank, int list, long t, int d) {
+  return rank * 10000.0 + list * 1000.0 + static_cast<double>(t) * 10.0 + d;
+}
+
+// Three doubles per atom in the window; only what SameGpuGhosts calls.
+class WindowStore final : public md::MdStore {
+ public:
+  WindowStore(double* positions, int rank) : positions_(positions), rank_(rank) {}
+  long sends[6] = {};
+  long owned_count = 10;
+  long generation = 1;
+
+  long owned() const override { return owned_count; }
+  long ghosts() const override { return 0; }
+  const void* positions_base() const override { return positions_; }
+  long positions_generation() const override { return generation; }
+  void push_sends(int list, void* target, long slot) override {
+    double* out = static_cast<double*>(target) + 3 * slot;
+    for (long t = 0; t < sends[list]; ++t) {
+      for (int d = 0; d < 3; ++d) out[3 * t + d] = code(rank_, list, t, d);
+    }
+  }
+  void synchronize() override {}
+
+  // Not used by SameGpuGhosts.
+  void assign(const std::vector<md::AtomRecord>&) override { unused(); }
+  std::vector<md::AtomRecord> download() const override { unused(); }
+  std::vector<double> download_forces() const override { unused(); }
+  void kick(double, const md::LjParams&) override { unused(); }
+  void drift(double) override { unused(); }
+  void kick_drift(double, double, const md::LjParams&) override { unused(); }
+  void scale_velocities(double) override { unused(); }
+  void take_leaving(int, double, double, std::vector<md::AtomRecord>*,
+                    std::vector<md::AtomRecord>*) override { unused(); }
+  void add_owned(const std::vector<md::AtomRecord>&) override { unused(); }
+  long fold_periodic(const bool[3], const double[3]) override { unused(); }
+  void sort_by_cell(const md::CellGrid&) override { unused(); }
+  void clear_ghosts() override { unused(); }
+  void select_sends(int, double, double, double, double, long[2]) override { unused(); }
+  const double* pack_sends(int) override { unused(); }
+  double* receive_buffer(long) override { unused(); }
+  void unpack_ghosts(long, long) override { unused(); }
+  void copy_sends_to_ghosts(int, long) override { unused(); }
+  void refresh_own_images() override { unused(); }
+  void build_neighbors(const md::CellGrid&, double) override { unused(); }
+  double max_displacement() const override { unused(); }
+  void compute_forces(const md::LjParams&) override { unused(); }
+  md::ForceSums pair_sums(const md::LjParams&) const override { unused(); }
+  md::MotionSums motion(const md::LjParams&) const override { unused(); }
+
+ private:
+  [[noreturn]] static void unused() { throw Error("WindowStore: not used by this test"); }
+  double* positions_;
+  int rank_;
+};
+
+struct Ring {
+  Ring() {
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    left = (me + size - 1) % size;
+    right = (me + 1) % size;
+  }
+  int me = 0, size = 1, left = 0, right = 0;
+  // Sends of list 0 (to the left) and list 1 (to the right) of rank r.
+  static long count(int list, int r) { return list == 0 ? 3 + r : 5 + r; }
+  std::array<int, 6> neighbors() const { return {left, right, me, me, me, me}; }
+  // Lists 0 and 1 around the ring; lists 2-5: a rank that is its own neighbour.
+  void plan(md::GhostTransfer out[6], WindowStore& store) const {
+    out[0] = {left, right, count(0, me), 0, count(0, right)};
+    out[1] = {right, left, count(1, me), count(0, right), count(1, left)};
+    for (int list = 2; list < 6; ++list) out[list] = {me, me, 0, 0, 0};
+    store.sends[0] = count(0, me);
+    store.sends[1] = count(1, me);
+  }
+};
+
+MPI_Comm node_of_every_rank() {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  return node;
+}
+
+// The pushes of one update; returns how many lists went device to device.
+int push_all(const md::SameGpuGhosts& ghosts, WindowStore& store) {
+  int pushed = 0;
+  for (int list = 0; list < 2; ++list) {
+    if (!ghosts.pushes(list)) continue;
+    ghosts.push(store, list);
+    ++pushed;
+  }
+  ghosts.stage_done(store);
+  return pushed;
+}
+
+// Every ghost slot holds what its sender pushed.
+void expect_ghosts(const Ring& ring, const double* positions, long owned) {
+  const int from[2] = {ring.right, ring.left};
+  long slot = owned;
+  for (int list = 0; list < 2; ++list) {
+    for (long t = 0; t < Ring::count(list, from[list]); ++t, ++slot) {
+      for (int d = 0; d < 3; ++d) {
+        ASSERT_EQ(positions[3 * slot + d], code(from[list], list, t, d))
+            << "rank " << ring.me << ", list " << list << ", ghost " << t;
+      }
+    }
+  }
+}
+
+TEST(MdSameGpu, NeighboursPushIntoTheAnnouncedSlotsAcrossRebuilds) {
+  const Ring ring;
+  MPI_Comm node = node_of_every_rank();
+  SharedWindowMemory shared(node, 3 * kCapacity);
+  WindowStore store(shared.base(), ring.me);
+  md::SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, "gpu-of-test",
+                           &shared);
+  md::GhostTransfer plan[6];
+  ring.plan(plan, store);
+  ghosts.connect(store, plan);
+  const int pushed = push_all(ghosts, store);
+  if (ring.size == 1) {
+    EXPECT_EQ(pushed, 0);
+    EXPECT_EQ(ghosts.description(), "through MPI");
+    MPI_Comm_free(&node);
+    return;
+  }
+  EXPECT_EQ(pushed, 2);
+  EXPECT_TRUE(ghosts.pushed_to_us(0) && ghosts.pushed_to_us(1));
+  EXPECT_NE(ghosts.description().find("device to device"), std::string::npos) << ghosts.description();
+  expect_ghosts(ring, shared.base(), store.owned_count);
+
+  // A rebuild: more owned atoms (the ghost slots move) and a new array.
+  std::fill(shared.base(), shared.base() + 3 * kCapacity, -1.0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  store.owned_count = 20 + ring.me;
+  ++store.generation;
+  ghosts.connect(store, plan);
+  push_all(ghosts, store);
+  expect_ghosts(ring, shared.base(), store.owned_count);
+  MPI_Comm_free(&node);
+}
+
+TEST(MdSameGpu, ARankThatCannotMapTurnsTheDirectPathOffForAll) {
+  const Ring ring;
+  if (ring.size == 1) GTEST_SKIP() << "needs two ranks";
+  MPI_Comm node = node_of_every_rank();
+  SharedWindowMemory shared(node, 3 * kCapacity);
+  if (ring.me == 1) shared.refuse_maps();
+  WindowStore store(shared.base(), ring.me);
+  md::GhostTransfer plan[6];
+  ring.plan(plan, store);
+  {
+    md::SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, "gpu-of-test",
+                             &shared);
+    ghosts.connect(store, plan);
+    EXPECT_EQ(push_all(ghosts, store), 0);
+    EXPECT_FALSE(ghosts.pushed_to_us(0) || ghosts.pushed_to_us(1));
+    EXPECT_NE(ghosts.description().find("rank 1: mapping refused by the test"), std::string::npos)
+        << ghosts.description();
+  }
+  md::SameGpuGhosts strict(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Ipc, "gpu-of-test",
+                           &shared);
+  try {
+    strict.connect(store, plan);
+    ADD_FAILURE() << "run.halo = ipc went on without the direct path";
+  } catch (const AgreedError& e) {
+    EXPECT_NE(std::string(e.what()).find("run.halo = ipc: rank 1: mapping refused"), std::string::npos)
+        << e.what();
+  }
+  MPI_Comm_free(&node);
+}
+
+}  // namespace
+}  // namespace mpsfw
