@@ -1,5 +1,6 @@
 #include "peer_memory.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -70,6 +71,18 @@ std::vector<std::string> gpu_identities(MPI_Comm comm, const std::string& mine) 
   std::vector<std::string> names;
   for (int r = 0; r < size; ++r) names.emplace_back(&all[kWidth * static_cast<size_t>(r)]);
   return names;
+}
+
+MPI_Comm gpu_communicator(MPI_Comm comm, const std::vector<std::string>& gpus) {
+  int me = 0;
+  MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &me));
+  const std::string& mine = gpus[static_cast<size_t>(me)];
+  // One communicator per GPU, named by its lowest rank.
+  const int color = mine.empty() ? MPI_UNDEFINED
+                                 : static_cast<int>(std::find(gpus.begin(), gpus.end(), mine) - gpus.begin());
+  MPI_Comm out = MPI_COMM_NULL;
+  MPSFW_MPI_CHECK(MPI_Comm_split(comm, color, me, &out));
+  return out;
 }
 
 PeerMemory& cuda_ipc_memory() {

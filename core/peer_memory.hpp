@@ -24,6 +24,9 @@ struct PeerMemoryHandle {
 std::string gpu_identity(const DeviceBinding& device);
 // Collective over `comm`: every rank's gpu_identity, by rank.
 std::vector<std::string> gpu_identities(MPI_Comm comm, const std::string& mine);
+// Collective over `comm`: the ranks that compute on this rank's GPU (`gpus`
+// from gpu_identities), in rank order; MPI_COMM_NULL on the host backend.
+MPI_Comm gpu_communicator(MPI_Comm comm, const std::vector<std::string>& gpus);
 
 // How a process shares its buffers with the other processes on its device:
 // CUDA IPC in production (cuda_ipc_memory()); tests substitute host shared

@@ -53,15 +53,9 @@ void SameGpuPeers::connect(HaloTransport mode, const std::string& gpu,
   if (mode == HaloTransport::Mpi) return;
   int me = 0;
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm_, &me));
-  const std::vector<std::string> gpus =
-      gpu_identities(comm_, gpu);
+  const std::vector<std::string> gpus = gpu_identities(comm_, gpu);
   const FaceMask faces = same_gpu_faces(neighbors_, me, gpus);
-  // One communicator per GPU, named by its lowest rank.
-  const auto first = std::find(gpus.begin(), gpus.end(), gpus[static_cast<size_t>(me)]);
-  const int color = gpus[static_cast<size_t>(me)].empty()
-                        ? MPI_UNDEFINED
-                        : static_cast<int>(first - gpus.begin());
-  MPSFW_MPI_CHECK(MPI_Comm_split(comm_, color, me, &gpu_comm_));
+  gpu_comm_ = gpu_communicator(comm_, gpus);
 
   const std::string failed = first_error(comm_, map_neighbors(faces, fields));
   if (!failed.empty()) {

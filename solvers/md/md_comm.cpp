@@ -124,9 +124,10 @@ void MdComm::exchange_ghosts(MdStore& store) {
   same_gpu_->connect(store, plan_);
 }
 
+bool MdComm::alone() const { return decomposition_.size() == 1; }
+
 void MdComm::update_ghosts(MdStore& store) const {
-  const Int3 dims = decomposition_.rank_grid();
-  if (dims[0] == 1 && dims[1] == 1 && dims[2] == 1) {  // all ghosts are own images
+  if (alone()) {  // all ghosts are own images
     store.refresh_own_images();
     return;
   }
@@ -158,8 +159,7 @@ void MdComm::transfer(MdStore& store, int list, int tag, bool direct) const {
 }
 
 std::string MdComm::ghost_path() const {
-  const Int3 dims = decomposition_.rank_grid();
-  if (dims[0] == 1 && dims[1] == 1 && dims[2] == 1) return "copied within the rank (one rank: its own periodic images)";
+  if (alone()) return "copied within the rank (one rank: its own periodic images)";
   return same_gpu_->description();
 }
 

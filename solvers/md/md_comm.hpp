@@ -48,6 +48,8 @@ class MdComm {
   // one) and its counterpart from the opposite neighbour; `direct`: pushes
   // between ranks on one GPU where connected.
   void transfer(MdStore& store, int list, int tag, bool direct) const;
+  // One rank in all: every ghost is one of its own periodic images.
+  bool alone() const;
 
   const CartDecomposition& decomposition_;
   Subdomain domain_;

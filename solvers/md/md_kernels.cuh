@@ -177,13 +177,6 @@ __global__ void kick_drift_kernel(AtomArrays a, int count, double half_dt, doubl
   }
 }
 
-// x += dt v for owned atoms (no displacement bookkeeping: tests' drift).
-__global__ void drift_kernel(AtomArrays a, int count, double dt) {
-  const int i = thread_index();
-  if (i >= count) return;
-  for (int d = 0; d < 3; ++d) a.x[i].c[d] = drifted(a.x[i].c[d], a.v[d][i], dt);
-}
-
 // Owned atoms outside [0, box) along a dimension in `fold` moved to their
 // periodic image inside; those still outside (a jump of more than a box) are
 // counted into *lost.

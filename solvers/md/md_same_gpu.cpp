@@ -27,10 +27,7 @@ SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, const std::array<int, 6>& neighbors,
                             : "");
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm_, &me_));
   gpus_ = gpu_identities(comm_, gpu);
-  // One communicator per GPU, named by its lowest rank.
-  const auto first = std::find(gpus_.begin(), gpus_.end(), gpu);
-  const int color = gpu.empty() ? MPI_UNDEFINED : static_cast<int>(first - gpus_.begin());
-  MPSFW_MPI_CHECK(MPI_Comm_split(comm_, color, me_, &gpu_comm_));
+  gpu_comm_ = gpu_communicator(comm_, gpus_);
   const long sharing = std::count(gpus_.begin(), gpus_.end(), gpu);
   active_ = mode != HaloTransport::Mpi && memory_ != nullptr && !gpu.empty() && sharing > 1;
   connect_signals(neighbors);

@@ -70,14 +70,15 @@ bool MdSolver::lists_stale() {
 }
 
 void MdSolver::rebuild() {
+  const CellGrid grid = comm_.cell_grid();
   {
     PhaseTimers::Scope t(timers_, "communicate");
     comm_.migrate(*store_);
-    store_->sort_by_cell(comm_.cell_grid());
+    store_->sort_by_cell(grid);
     comm_.exchange_ghosts(*store_);
   }
   PhaseTimers::Scope t(timers_, "neighbour build");
-  store_->build_neighbors(comm_.cell_grid(), ghost_width(config_));
+  store_->build_neighbors(grid, ghost_width(config_));
   ++rebuilds_;
   steps_on_lists_ = 0;
 }

@@ -47,12 +47,11 @@ class MdStore {
 
   // v += half_dt F/m on owned atoms.
   virtual void kick(double half_dt, const LjParams& p) = 0;
-  // x += dt v on owned atoms. Not folded into the box: an atom that crossed
-  // the periodic edge is folded when it migrates (MdComm::migrate), so which
-  // neighbour it goes to follows from the side it left by.
-  virtual void drift(double dt) = 0;
-  // kick then drift in one pass over the owned atoms (the first half of a
-  // velocity-Verlet step); the same arithmetic as the two calls.
+  // The first half of a velocity-Verlet step in one pass over the owned
+  // atoms: v += half_dt F/m, then x += dt v. Positions are not folded into
+  // the box: an atom that crossed the periodic edge is folded when it
+  // migrates (MdComm::migrate), so which neighbour it goes to follows from
+  // the side it left by.
   virtual void kick_drift(double half_dt, double dt, const LjParams& p) = 0;
   // v *= factor (thermostat).
   virtual void scale_velocities(double factor) = 0;

@@ -98,12 +98,6 @@ class CudaMdStore final : public MdStore {
     MPSFW_CUDA_CHECK_LAUNCH();
   }
 
-  void drift(double dt) override {
-    if (owned_ == 0) return;
-    drift_kernel<<<blocks_for(owned_, kThreads), kThreads>>>(arrays(), owned_, dt);
-    MPSFW_CUDA_CHECK_LAUNCH();
-  }
-
   void kick_drift(double half_dt, double dt, const LjParams& p) override {
     if (owned_ == 0) return;
     // Without a build since the atoms changed there is nothing to measure

@@ -43,13 +43,6 @@ class HostMdStore final : public MdStore {
     for (long k = 0; k < 3 * owned_; ++k) v_[static_cast<size_t>(k)] = kicked(v_[static_cast<size_t>(k)], f_[static_cast<size_t>(k)], half_dt, p);
   }
 
-  void drift(double dt) override {
-#pragma omp parallel for
-    for (long k = 0; k < 3 * owned_; ++k) {
-      x_[static_cast<size_t>(k)] = drifted(x_[static_cast<size_t>(k)], v_[static_cast<size_t>(k)], dt);
-    }
-  }
-
   void kick_drift(double half_dt, double dt, const LjParams& p) override {
 #pragma omp parallel for
     for (long k = 0; k < 3 * owned_; ++k) {

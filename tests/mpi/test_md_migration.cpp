@@ -128,7 +128,7 @@ void migrate_and_check(const Int3& hint) {
 
   auto store = md::make_md_store(Backend::Host);
   store->assign(mine);
-  store->drift(1.0);
+  store->kick_drift(0.5, 1.0, c.lj);  // no forces yet: x += v
   const double width = md::ghost_width(c);
   md::MdComm comm(dec, dom, width);
   comm.migrate(*store);

@@ -57,7 +57,6 @@ class WindowStore final : public md::MdStore {
   std::vector<md::AtomRecord> download() const override { unused(); }
   std::vector<double> download_forces() const override { unused(); }
   void kick(double, const md::LjParams&) override { unused(); }
-  void drift(double) override { unused(); }
   void kick_drift(double, double, const md::LjParams&) override { unused(); }
   void scale_velocities(double) override { unused(); }
   void take_leaving(int, double, double, std::vector<md::AtomRecord>*,
