@@ -1,12 +1,12 @@
-// mkinput: writes a valid heat or MD input file.
-//   mkinput OUT.h5 [--set group.key=value ...] [--u0 ramp|random:SEED]
-//   mkinput OUT.h5 --set solver=md [--set md.key=value ...]
+// mkinput: writes a valid input file for any built-in solver.
+//   mkinput OUT.h5 [--set group.key=value ...] [--u0 ramp|random:SEED]   (heat)
+//   mkinput OUT.h5 --set solver=NAME [--set group.key=value ...]
 //   mkinput --describe FILE.h5   (canonical listing of an input file)
-// Unset keys take heat_template() (solvers/heat/heat_config.hpp) or, with
-// solver=md, md_template() (solvers/md/md_config.hpp); the written file is read
-// back and validated like the solver does, and removed again if it is not valid.
+// Unset required keys take the solver's input template (WorkloadSpec; for
+// heat, heat_template() in solvers/heat/heat_config.hpp); the written file is
+// read back and validated like the solver does, and removed again if it is
+// not valid.
 #include <cstdint>
-#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -14,18 +14,17 @@
 #include "core/error.hpp"
 #include "core/params.hpp"
 #include "input_writer.hpp"
-#include "solvers/heat/heat_config.hpp"
-#include "solvers/md/md_config.hpp"
+#include "solvers/builtin_workloads.hpp"
 
 namespace {
 
 using namespace mpsfw;
 
 const char* kUsage =
-    "usage: mkinput OUT.h5 [--set group.key=value ...] [--u0 ramp|random:SEED]\n"
-    "       mkinput OUT.h5 --set solver=md [--set md.key=value ...]   (an MD input)\n"
+    "usage: mkinput OUT.h5 [--set group.key=value ...] [--u0 ramp|random:SEED]   (heat)\n"
+    "       mkinput OUT.h5 --set solver=NAME [--set group.key=value ...]\n"
     "       mkinput --describe FILE.h5\n"
-    "--u0 stores a dataset /heat/u0 and sets heat.initial=dataset:\n"
+    "--u0 (heat) stores a dataset /heat/u0 and sets heat.initial=dataset:\n"
     "  ramp         u0 = (i + 2j + 3k) / (nx + 2ny + 3nz) at cell (i, j, k)\n"
     "  random:SEED  uniform values in [0, 1) from a 64-bit LCG seeded with SEED\n";
 
@@ -73,35 +72,40 @@ int run(const std::vector<std::string>& args) {
   }
   if (out.empty()) throw InputError(std::string("no output file given\n") + kUsage);
 
-  if (std::find(sets.begin(), sets.end(), "solver=md") != sets.end()) {
-    if (!u0_kind.empty()) throw InputError("--u0 is for heat inputs, not solver=md");
-    write_input_file(out, md::md_params_from_overrides(sets), {}, {0, 0, 0});
-    try {
-      Params check(md::md_schema());
-      std::vector<std::string> warnings;
-      check.read_file(out, &warnings);
-      check.finalize();
-      md::md_config_from(check);
-    } catch (...) {
-      std::remove(out.c_str());
-      throw;
-    }
-    std::printf("wrote %s\n", out.c_str());
-    return 0;
+  // The last solver=NAME wins, as with --set on the solver.
+  std::string solver = "heat";
+  for (const std::string& set : sets) {
+    if (set.rfind("solver=", 0) == 0) solver = set.substr(7);
   }
+  const WorkloadRegistry workloads = builtin_workloads();
+  const WorkloadSpec& spec = workloads.find(solver, "--set solver=" + solver);
+  if (!u0_kind.empty() && solver != "heat") throw InputError("--u0 is for heat inputs, not solver=" + solver);
   if (!u0_kind.empty()) sets.insert(sets.begin(), "heat.initial=dataset");
-  const Params params = heat::heat_params_from_overrides(sets);
-  const Int3 n{static_cast<int>(params.integer("heat.nx")),
-               static_cast<int>(params.integer("heat.ny")),
-               static_cast<int>(params.integer("heat.nz"))};
+
+  Params params(workloads.schema_of(solver));
+  params.apply_override("solver=" + solver);
+  if (spec.input_template) {
+    for (const std::string& o : spec.input_template()) params.apply_override(o);
+  }
+  for (const std::string& o : sets) params.apply_override(o);
+  params.finalize();
   std::vector<double> u0;
-  if (!u0_kind.empty()) u0 = make_u0(u0_kind, n);
+  Int3 n;
+  if (!u0_kind.empty()) {
+    n = {static_cast<int>(params.integer("heat.nx")), static_cast<int>(params.integer("heat.ny")),
+         static_cast<int>(params.integer("heat.nz"))};
+    u0 = make_u0(u0_kind, n);
+  }
   write_input_file(out, params, u0,
                    {static_cast<std::uint64_t>(n.z), static_cast<std::uint64_t>(n.y),
                     static_cast<std::uint64_t>(n.x)});
   try {
+    // Read back as the solver reads it.
+    Params check(workloads.schema_of(solver));
     std::vector<std::string> warnings;
-    heat::load_heat_config(out, {}, &warnings);
+    check.read_file(out, &warnings);
+    check.finalize();
+    spec.create()->configure(check);
   } catch (...) {
     std::remove(out.c_str());
     throw;

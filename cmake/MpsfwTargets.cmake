@@ -24,3 +24,11 @@ function(mpsfw_configure_target target)
   endif()
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off>)
 endfunction()
+
+# A library users may link: the alias mpsfw::<name> in-tree (add_subdirectory)
+# and the same name from an installed mpsfw (find_package(mpsfw)).
+function(mpsfw_export_library target name)
+  add_library(mpsfw::${name} ALIAS ${target})
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${name})
+  set_property(GLOBAL APPEND PROPERTY MPSFW_EXPORTED_TARGETS ${target})
+endfunction()

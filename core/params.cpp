@@ -8,7 +8,7 @@
 #include <set>
 
 #include "error.hpp"
-#include "h5_io.hpp"
+#include "input_file.hpp"
 
 namespace mpsfw {
 namespace {
@@ -110,24 +110,26 @@ std::string ParamSpec::expected() const {
 }
 
 void Params::read_file(const std::string& file, std::vector<std::string>* warnings) {
-  file_ = file;
-  h5::Handle f = h5::open_file_readonly(file);
+  read(read_input_attributes(file), warnings);
+}
+
+void Params::read(const InputAttributes& input, std::vector<std::string>* warnings) {
+  file_ = input.file;
   std::set<std::string> groups;
   for (const ParamSpec& s : schema_) groups.insert(s.group);
 
-  for (const std::string& group : groups) {
-    if (!group.empty() && !h5::has_group(f.get(), group)) continue;  // missing keys reported later
-    h5::Handle g = group.empty() ? h5::open_group(f.get(), "/") : h5::open_group(f.get(), group);
-    for (const std::string& attr : h5::attribute_names(g.get())) {
-      const auto it = std::find_if(schema_.begin(), schema_.end(), [&](const ParamSpec& s) {
-        return s.group == group && s.key == attr;
+  for (const auto& [group, attributes] : input.groups) {
+    if (groups.count(group) == 0) continue;  // reported below as an unknown member
+    for (const auto& [attr, s] : attributes) {
+      const auto it = std::find_if(schema_.begin(), schema_.end(), [&](const ParamSpec& spec) {
+        return spec.group == group && spec.key == attr;
       });
-      const std::string where = file + ": attribute " + (group.empty() ? "" : "/" + group) + "/" + attr;
+      const std::string where =
+          input.file + ": attribute " + (group.empty() ? "" : "/" + group) + "/" + attr;
       if (it == schema_.end()) {
         if (warnings) warnings->push_back(where + " is not a known key and is ignored");
         continue;
       }
-      const h5::Scalar s = h5::read_scalar(g.get(), attr);
       ParamValue v;
       v.type = it->type;
       v.origin = where;
@@ -160,9 +162,9 @@ void Params::read_file(const std::string& file, std::vector<std::string>* warnin
     }
   }
   // Groups in the file that the schema does not know.
-  for (const std::string& member : h5::member_names(f.get())) {
+  for (const std::string& member : input.members) {
     if (groups.count(member) == 0 && warnings) {
-      warnings->push_back(file + ": /" + member +
+      warnings->push_back(input.file + ": /" + member +
                           " is not a group or dataset this solver reads; ignored");
     }
   }

@@ -11,6 +11,8 @@
 
 namespace mpsfw {
 
+struct InputAttributes;
+
 enum class ParamType { Integer, Real, Text };
 
 struct ParamSpec {
@@ -54,6 +56,8 @@ class Params {
   // Reads every schema key present in `file`; keys and groups the schema does
   // not know are reported in `warnings`. Mistyped values throw InputError.
   void read_file(const std::string& file, std::vector<std::string>* warnings);
+  // The same from attributes already read (the runtime reads the file once).
+  void read(const InputAttributes& input, std::vector<std::string>* warnings);
   // "group.key=value": the value is parsed as the key's type. `origin` names
   // where it came from in messages (default: "--set group.key=value").
   void apply_override(const std::string& assignment, const std::string& origin = "");

@@ -59,11 +59,11 @@ MpsConfig mps_config_from(const Params& p) {
   return c;
 }
 
-MpsConfig read_mps_config(const std::string& file, const std::vector<std::string>& overrides,
+MpsConfig read_mps_config(const InputAttributes* input, const std::vector<std::string>& overrides,
                           const std::vector<std::string>& origins, std::string* error) {
   try {
     Params params(mps_schema());
-    if (!file.empty()) params.read_file(file, nullptr);  // the full read later warns
+    if (input) params.read(*input, nullptr);  // the full read later warns
     for (size_t i = 0; i < overrides.size(); ++i) {
       if (overrides[i].rfind("mps.", 0) == 0) {
         params.apply_override(overrides[i], i < origins.size() ? origins[i] : "");

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cap_policy.hpp"
+#include "core/input_file.hpp"
 #include "core/params.hpp"
 
 namespace mpsfw::mps {
@@ -29,11 +30,11 @@ struct MpsConfig {
 std::vector<ParamSpec> mps_schema();
 MpsConfig mps_config_from(const Params& params);
 
-// The /mps part of `file` plus the mps.* overrides, without MPI (before
-// MPI_Init). Errors are returned as text so the caller can report them once,
-// after MPI_Init, on every rank alike.
+// The /mps part of an input (nullptr: none) plus the mps.* overrides, without
+// MPI (before MPI_Init). Errors are returned as text so the caller can report
+// them once, after MPI_Init, on every rank alike.
 // `origins` says where each override came from (as Params::apply_override).
-MpsConfig read_mps_config(const std::string& file, const std::vector<std::string>& overrides,
+MpsConfig read_mps_config(const InputAttributes* input, const std::vector<std::string>& overrides,
                           const std::vector<std::string>& origins, std::string* error);
 
 const char* to_string(Enable e);

@@ -43,23 +43,10 @@ void check_u0(const HeatConfig& c, const std::string& file) {
 
 }  // namespace
 
-std::vector<ParamSpec> heat_schema() {
+std::vector<ParamSpec> heat_keys() {
   const double inf = std::numeric_limits<double>::infinity();
   return {
-      text_param("", "solver", true, "", {"heat", "md"}, "which solver reads this file"),
-      integer_param("run", "steps", true, "", 0, 1e12, "time steps to take"),
       integer_param("run", "diag_every", false, "0", 0, inf, "steps between diagnostics; 0: at the end"),
-      integer_param("run", "output_every", false, "0", 0, inf,
-              "steps between field snapshots; 0: first and last only"),
-      text_param("run", "output_file", false, "", {}, "HDF5 file for field snapshots; empty: none"),
-      text_param("run", "backend", false, "auto", {"auto", "host", "cuda"}, "where to compute"),
-      text_param("run", "halo", false, "auto", {"auto", "mpi", "ipc"},
-                 "halo transport between ranks on one GPU: auto (direct device copies where "
-                 "possible), mpi, ipc (direct or fail)"),
-      integer_param("run", "px", false, "0", 0, kMaxCells1D, "ranks along x; 0: chosen by MPI"),
-      integer_param("run", "py", false, "0", 0, kMaxCells1D, "ranks along y; 0: chosen by MPI"),
-      integer_param("run", "pz", false, "0", 0, kMaxCells1D, "ranks along z; 0: chosen by MPI"),
-      real_param("run", "progress_seconds", false, "5", 0, true, "seconds between progress lines"),
       integer_param("heat", "nx", true, "", 1, kMaxCells1D, "cells along x"),
       integer_param("heat", "ny", true, "", 1, kMaxCells1D, "cells along y"),
       integer_param("heat", "nz", true, "", 1, kMaxCells1D, "cells along z"),
@@ -78,6 +65,8 @@ std::vector<ParamSpec> heat_schema() {
   };
 }
 
+std::vector<ParamSpec> heat_schema() { return input_schema({"heat"}, heat_keys()); }
+
 std::vector<std::string> heat_template() {
   return {"solver=heat",   "run.steps=100", "heat.nx=64",           "heat.ny=64",
           "heat.nz=64",    "heat.dx=0.01",  "heat.dy=0.01",         "heat.dz=0.01",
@@ -95,16 +84,8 @@ Params heat_params_from_overrides(const std::vector<std::string>& overrides) {
 
 HeatConfig heat_config_from(const Params& p) {
   HeatConfig c;
-  c.input_file = p.file();
-  c.steps = p.integer("run.steps");
+  static_cast<RunConfig&>(c) = run_config_from(p);
   c.diag_every = p.integer("run.diag_every");
-  c.output_every = p.integer("run.output_every");
-  c.output_file = p.text("run.output_file");
-  c.backend = parse_backend(p.text("run.backend"));
-  c.halo = parse_halo_transport(p.text("run.halo"));
-  c.rank_grid_hint = {static_cast<int>(p.integer("run.px")), static_cast<int>(p.integer("run.py")),
-                      static_cast<int>(p.integer("run.pz"))};
-  c.progress_seconds = p.real("run.progress_seconds");
   c.cells = {static_cast<int>(p.integer("heat.nx")), static_cast<int>(p.integer("heat.ny")),
              static_cast<int>(p.integer("heat.nz"))};
   c.spacing[0] = p.real("heat.dx");

@@ -4,26 +4,18 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.hpp"
 #include "core/box.hpp"
-#include "core/halo_transport.hpp"
 #include "core/params.hpp"
+#include "core/run_config.hpp"
 #include "heat_physics.hpp"
 
 namespace mpsfw::heat {
 
 enum class Initial { Sine, Gaussian, Dataset };
 
-struct HeatConfig {
-  // /run
-  long steps = 0;
+struct HeatConfig : RunConfig {
+  // /run, heat's own key
   long diag_every = 0;    // 0: diagnostics at the end only
-  long output_every = 0;  // 0: first and last step only (when an output file is set)
-  std::string output_file;  // "" = no field output
-  Backend backend = Backend::Auto;
-  HaloTransport halo = HaloTransport::Auto;
-  Int3 rank_grid_hint;  // zeros: chosen by choose_rank_grid (x cut last)
-  double progress_seconds = 5;
   // /heat
   Int3 cells;
   double spacing[3] = {1, 1, 1};
@@ -34,10 +26,11 @@ struct HeatConfig {
   Initial initial = Initial::Sine;
   double amplitude = 1;
   double gaussian_width = 0;  // resolved: never 0 after from_params
-  std::string input_file;     // where u0 is read from (Initial::Dataset)
 };
 
-// Schema of a heat input file, including the root attribute `solver`.
+// Heat's own keys: /heat and run.diag_every.
+std::vector<ParamSpec> heat_keys();
+// Schema of a whole heat input file: `solver`, /run and heat_keys().
 std::vector<ParamSpec> heat_schema();
 
 // Values for every required key, as group.key=value overrides: a 64^3 block

@@ -17,26 +17,13 @@ std::string number(double v) {
 
 }  // namespace
 
-std::vector<ParamSpec> md_schema() {
+std::vector<ParamSpec> md_keys() {
   const double inf = std::numeric_limits<double>::infinity();
   return {
-      text_param("", "solver", true, "", {"heat", "md"}, "which solver reads this file"),
       integer_param("", "step", false, "0", 0, 1e15, "step of the saved state (checkpoints): the run counts on from it"),
       real_param("", "time", false, "0", 0, false, "time of the saved state (checkpoints)"),
-      integer_param("run", "steps", true, "", 0, 1e12, "time steps to take"),
       integer_param("run", "thermo_every", false, "0", 0, inf, "steps between thermo lines; 0: first and last"),
-      integer_param("run", "output_every", false, "0", 0, inf,
-                    "steps between trajectory frames; 0: first and last only"),
-      text_param("run", "output_file", false, "", {}, "HDF5 trajectory file; empty: none"),
       text_param("run", "checkpoint_file", false, "", {}, "HDF5 file for the final state; empty: none"),
-      text_param("run", "backend", false, "auto", {"auto", "host", "cuda"}, "where to compute"),
-      text_param("run", "halo", false, "auto", {"auto", "mpi", "ipc"},
-                 "ghost positions between ranks on one GPU: auto (device to device where the "
-                 "ranks can map each other's memory, else MPI), mpi, or ipc (device to device or fail)"),
-      integer_param("run", "px", false, "0", 0, 1 << 20, "ranks along x; 0: chosen by MPI"),
-      integer_param("run", "py", false, "0", 0, 1 << 20, "ranks along y; 0: chosen by MPI"),
-      integer_param("run", "pz", false, "0", 0, 1 << 20, "ranks along z; 0: chosen by MPI"),
-      real_param("run", "progress_seconds", false, "5", 0, true, "seconds between progress lines"),
       text_param("md", "initial", true, "", {"fcc", "dataset"},
                  "fcc lattice, or datasets /md/positions and /md/velocities"),
       integer_param("md", "cells_x", false, "0", 0, 1 << 12, "FCC unit cells along x (4 atoms each)"),
@@ -67,6 +54,8 @@ std::vector<ParamSpec> md_schema() {
   };
 }
 
+std::vector<ParamSpec> md_schema() { return input_schema({"md"}, md_keys()); }
+
 std::vector<std::string> md_template() {
   return {"solver=md", "run.steps=100", "run.thermo_every=10", "md.initial=fcc",
           "md.cells_x=20", "md.cells_y=20", "md.cells_z=20"};
@@ -82,19 +71,11 @@ Params md_params_from_overrides(const std::vector<std::string>& overrides) {
 
 MdConfig md_config_from(const Params& p) {
   MdConfig c;
-  c.input_file = p.file();
-  c.steps = p.integer("run.steps");
+  static_cast<RunConfig&>(c) = run_config_from(p);
   c.start_step = p.integer("step");
   c.start_time = p.real("time");
   c.thermo_every = p.integer("run.thermo_every");
-  c.output_every = p.integer("run.output_every");
-  c.output_file = p.text("run.output_file");
   c.checkpoint_file = p.text("run.checkpoint_file");
-  c.backend = parse_backend(p.text("run.backend"));
-  c.halo = parse_halo_transport(p.text("run.halo"));
-  c.rank_grid_hint = {static_cast<int>(p.integer("run.px")), static_cast<int>(p.integer("run.py")),
-                      static_cast<int>(p.integer("run.pz"))};
-  c.progress_seconds = p.real("run.progress_seconds");
   c.initial = p.text("md.initial") == "fcc" ? Initial::Fcc : Initial::Dataset;
   c.unit_cells = {static_cast<int>(p.integer("md.cells_x")), static_cast<int>(p.integer("md.cells_y")),
                   static_cast<int>(p.integer("md.cells_z"))};

@@ -4,10 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.hpp"
 #include "core/box.hpp"
-#include "core/halo_transport.hpp"
 #include "core/params.hpp"
+#include "core/run_config.hpp"
 #include "md_physics.hpp"
 
 namespace mpsfw::md {
@@ -15,19 +14,13 @@ namespace mpsfw::md {
 enum class Initial { Fcc, Dataset };
 enum class Thermostat { None, Rescale };
 
-struct MdConfig {
-  // /run
-  long steps = 0;          // steps to take
-  long start_step = 0;     // a checkpoint's step: the run counts on from there
+struct MdConfig : RunConfig {
+  // root attributes of a checkpoint: the run counts on from there
+  long start_step = 0;
   double start_time = 0;
-  long thermo_every = 0;  // 0: first and last step only
-  long output_every = 0;  // 0: first and last step only (with an output file)
-  std::string output_file;      // trajectory; "" = none
+  // /run, MD's own keys
+  long thermo_every = 0;        // 0: first and last step only
   std::string checkpoint_file;  // last state; "" = none
-  Backend backend = Backend::Auto;
-  HaloTransport halo = HaloTransport::Auto;  // ghosts between ranks on one GPU
-  Int3 rank_grid_hint;
-  double progress_seconds = 5;
   // /md
   Initial initial = Initial::Fcc;
   Int3 unit_cells;          // FCC: lattice cells along x, y, z (4 atoms each)
@@ -43,9 +36,12 @@ struct MdConfig {
   long thermostat_every = 10;
   long thermostat_until = 0;  // last step the thermostat acts on; 0: every step of the run
   double target_temperature = 1.44;
-  std::string input_file;
 };
 
+// MD's own keys: /md, run.thermo_every, run.checkpoint_file, and the root
+// step and time of a checkpoint.
+std::vector<ParamSpec> md_keys();
+// Schema of a whole MD input file: `solver`, /run and md_keys().
 std::vector<ParamSpec> md_schema();
 // A 32k-atom LJ liquid as in LAMMPS's in.lj (rho 0.8442, T 1.44, r_c 2.5,
 // dt 0.005) on 20^3 FCC cells, 100 steps: what mkinput writes for solver=md.

@@ -1,8 +1,8 @@
 // mps_fault_probe: a real GPU fault under MPS, for scripts/device_mps_check.sh.
-// Every rank brings up the node's MPS session exactly as apps/solver.cpp does
-// (before_mpi, after_mpi, bind_device through the gate, verify), then keeps its
-// GPU busy; after --after seconds rank --fault-rank writes through a null
-// pointer in a kernel. main() ends the job as the solver does, so its message
+// Every rank brings up the node's MPS session through mpsfw::Session as
+// apps/solver does (bind verifies the clients), then keeps its GPU busy;
+// after --after seconds rank --fault-rank writes through a null pointer in a
+// kernel. Session::run ends the job as it does for the solver, so its message
 // shows what a user would see: the CUDA error plus the MPS server's account
 // of the fault, naming the faulting rank.
 //
@@ -22,10 +22,7 @@
 #include "core/cuda_check.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
-#include "core/mpi_env.hpp"
-#include "mps/launcher.hpp"
-#include "mps/mps_config.hpp"
-#include "mps/node_session.hpp"
+#include "mps/session.hpp"
 
 namespace {
 
@@ -112,40 +109,31 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     early_error = e.what();
   }
-  mps::MpsConfig config;
-  if (early_error.empty()) {
-    config = mps::read_mps_config("", {"mps.enable=on"}, {"mps_fault_probe"}, &early_error);
-  }
-  mps::NodeSession session = mps::NodeSession::before_mpi(config, mps::detect_launcher());
-
-  MpiEnv env(argc, argv);
-  try {
-    run_collectively(env.world(), [&] {
+  CommandLine command_line;
+  command_line.overrides = {"mps.enable=on"};
+  command_line.origins = {"mps_fault_probe"};
+  Session session(argc, argv, command_line);
+  // As apps/solver: Session::run ends a failing rank's job with MPI_Abort and
+  // what the MPS server says about the fault.
+  return session.run([&] {
+    run_collectively(session.world(), [&] {
       if (!early_error.empty()) throw InputError(early_error);
-      session.after_mpi(env.node());
     });
-    DeviceBinding device;
-    run_collectively(env.world(), [&] {
-      device = bind_device(Backend::Cuda, env.node_rank(), env.node_size(), session.cuda_gate());
-    });
-    run_collectively(env.world(), [&] { session.verify(env.node(), device); });
-    if (env.rank() == 0) {
-      std::printf("probe: %d ranks, MPS %s, rank %d faults after %.1f s\n", env.size(),
-                  session.status().state.c_str(), options.fault_rank, options.after_seconds);
+    session.bind(Backend::Cuda);
+    if (session.rank() == 0) {
+      std::printf("probe: %d ranks, MPS %s, rank %d faults after %.1f s\n", session.size(),
+                  session.mps().status().state.c_str(), options.fault_rank, options.after_seconds);
       std::fflush(stdout);
     }
-    busy_until_fault(options, env.rank());
-    release_device(device);
-    session.teardown(env.node());
-    if (env.rank() == 0) std::printf("probe: no fault surfaced\n");
+    try {
+      busy_until_fault(options, session.rank());
+    } catch (const std::exception&) {
+      keep_server_log(options.keep_log.empty() ? ""
+                                               : options.keep_log + "." + std::to_string(session.rank()));
+      throw;
+    }
+    session.finish();
+    if (session.rank() == 0) std::printf("probe: no fault surfaced\n");
     return 0;
-  } catch (const AgreedError& e) {
-    if (env.rank() == 0) std::fprintf(stderr, "mpsfw: error: %s\n", e.what());
-    return 1;
-  } catch (const std::exception& e) {
-    // As apps/solver.cpp: the error plus what the MPS server says about it.
-    const std::string report = session.fault_report(e.what());
-    keep_server_log(options.keep_log.empty() ? "" : options.keep_log + "." + std::to_string(env.rank()));
-    MpiEnv::abort_job(e.what() + report);
-  }
+  });
 }

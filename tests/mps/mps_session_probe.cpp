@@ -1,24 +1,23 @@
-// mps_session_probe: the node's MPS session driven exactly as apps/solver.cpp
-// drives it (NodeSession::before_mpi with detect_launcher() before MPI_Init,
-// MpiEnv, after_mpi inside run_collectively, teardown on the node communicator,
-// the same catch clauses in main), but with no CUDA at all: no bind_device and
-// no verify. Each rank prints what the session exported; the test scripts in
-// this folder check those lines against the MPS test double's record.
+// mps_session_probe: the node's MPS session through mpsfw::Session, as every
+// mpsfw program (apps/solver, a user's solver) uses it: MPS up before
+// MPI_Init, errors and teardown by Session::run. It uses no CUDA at all: no
+// bind, so no verification. Each rank prints what the session exported; the
+// test scripts in this folder check those lines against the MPS test double's
+// record.
 //
 //   mps_session_probe [--enable auto|on|off] [--atp N|auto] [--policy double|even]
 //                     [--pinned SIZE] [--dir ROOT] [--timeout S] [--hold S]
 //                     [--fail-rank R --fail-mode MODE [--fail-phase PHASE]]
 //   mps_session_probe [--dir ROOT] --session-dir-of JOB   (no MPI: prints the folder)
 //
-// MODE: throw       the rank throws outside any collective step: main catches it
-//                   and ends the job with MPI_Abort, as the solver does
+// MODE: throw       the rank throws outside any collective step: Session::run
+//                   ends the job with MPI_Abort
 //       collective  the rank throws inside run_collectively: every rank leaves
-//                   with exit code 1 and no teardown (the destructor path)
+//                   with exit code 1 and no teardown (the watchdog's path)
 //       abort       MPI_Abort(MPI_COMM_WORLD, 3)
 //       sigterm     the rank sends itself SIGTERM
 //       sigkill     the rank sends itself SIGKILL
-// PHASE: run (default; after the PROBE lines, before teardown) or mpi_init
-// (right after MPI_Init, before after_mpi).
+// The failure comes after the PROBE lines, before teardown.
 //
 // Output, one line per rank and event (values never contain spaces except the
 // last field of a line):
@@ -43,11 +42,11 @@
 #include "core/collective.hpp"
 #include "core/error.hpp"
 #include "core/mpi_check.hpp"
-#include "core/mpi_env.hpp"
 #include "mps/control.hpp"
 #include "mps/launcher.hpp"
 #include "mps/mps_config.hpp"
 #include "mps/node_session.hpp"
+#include "mps/session.hpp"
 
 namespace {
 
@@ -57,7 +56,6 @@ struct Options {
   std::vector<std::string> overrides, origins;
   int fail_rank = -1;
   std::string fail_mode;
-  std::string fail_phase = "run";
   double hold_seconds = 0;
   std::string session_dir_of;
 };
@@ -98,11 +96,6 @@ Options parse(const std::vector<std::string>& args) {
           o.fail_mode != "sigterm" && o.fail_mode != "sigkill") {
         throw InputError("--fail-mode: expected throw, collective, abort, sigterm or sigkill");
       }
-    } else if (a == "--fail-phase") {
-      o.fail_phase = value();
-      if (o.fail_phase != "run" && o.fail_phase != "mpi_init") {
-        throw InputError("--fail-phase: expected run or mpi_init");
-      }
     } else if (a == "--session-dir-of") {
       o.session_dir_of = value();
     } else {
@@ -131,11 +124,10 @@ std::string pid_list(const std::vector<long>& pids) {
   return out.empty() ? "-" : out;
 }
 
-// Does what --fail-mode asks, on --fail-rank, when `phase` is --fail-phase.
-void maybe_fail(const Options& o, const std::string& phase, MPI_Comm world) {
+// Does what --fail-mode asks, on --fail-rank.
+void maybe_fail(const Options& o, MPI_Comm world) {
   int rank = 0;
   MPSFW_MPI_CHECK(MPI_Comm_rank(world, &rank));
-  if (o.fail_phase != phase) return;
   if (o.fail_mode == "collective") {
     run_collectively(world, [&] {
       if (rank == o.fail_rank) throw Error("probe: collective failure asked on rank " + std::to_string(rank));
@@ -143,8 +135,7 @@ void maybe_fail(const Options& o, const std::string& phase, MPI_Comm world) {
     return;
   }
   if (rank != o.fail_rank) return;
-  std::fprintf(stderr, "probe: rank %d fails now (%s, phase %s)\n", rank, o.fail_mode.c_str(),
-               phase.c_str());
+  std::fprintf(stderr, "probe: rank %d fails now (%s)\n", rank, o.fail_mode.c_str());
   std::fflush(stderr);
   if (o.fail_mode == "throw") throw std::runtime_error("probe: exception asked on rank " + std::to_string(rank));
   if (o.fail_mode == "abort") MPI_Abort(MPI_COMM_WORLD, 3);
@@ -154,14 +145,8 @@ void maybe_fail(const Options& o, const std::string& phase, MPI_Comm world) {
   throw std::runtime_error("probe: still alive after " + o.fail_mode);
 }
 
-int run(MpiEnv& env, mps::NodeSession& session, const mps::LauncherInfo& launcher,
-        const Options& o, const std::string& early_error) {
-  maybe_fail(o, "mpi_init", env.world());
-  // As the solver: input errors and the session's bring-up errors together.
-  run_collectively(env.world(), [&] {
-    if (!early_error.empty()) throw InputError(early_error);
-    session.after_mpi(env.node());
-  });
+int run(Session& env, const mps::LauncherInfo& launcher, const Options& o) {
+  const mps::NodeSession& session = env.mps();
   session.cuda_gate();  // throws if bring-up did not finish: no CUDA would be allowed
 
   const mps::MpsStatus& s = session.status();
@@ -193,11 +178,11 @@ int run(MpiEnv& env, mps::NodeSession& session, const mps::LauncherInfo& launche
   if (o.hold_seconds > 0) {
     std::this_thread::sleep_for(std::chrono::duration<double>(o.hold_seconds));
   }
-  maybe_fail(o, "run", env.world());
+  maybe_fail(o, env.world());
   MPSFW_MPI_CHECK(MPI_Barrier(env.world()));
 
   // No device to release: the probe never created a CUDA context.
-  session.teardown(env.node());
+  env.finish();
   std::printf("FINAL rank=%d state=%s owner=%d reason=%s\n", env.rank(),
               underscores(session.status().state).c_str(), session.status().owner ? 1 : 0,
               session.status().reason.c_str());
@@ -208,36 +193,30 @@ int run(MpiEnv& env, mps::NodeSession& session, const mps::LauncherInfo& launche
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string early_error;
   Options options;
   try {
     options = parse(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const std::exception& e) {
-    early_error = e.what();
+    std::fprintf(stderr, "mps_session_probe: %s\n", e.what());  // a test's mistake: no MPI
+    return 2;
   }
-  mps::MpsConfig config;
-  config.enable = mps::Enable::Off;
-  if (early_error.empty()) {
-    config = mps::read_mps_config("", options.overrides, options.origins, &early_error);
-  }
-  if (early_error.empty() && !options.session_dir_of.empty()) {
+  if (!options.session_dir_of.empty()) {
+    std::string error;
+    const mps::MpsConfig config = mps::read_mps_config(nullptr, options.overrides, options.origins, &error);
+    if (!error.empty()) {
+      std::fprintf(stderr, "mps_session_probe: %s\n", error.c_str());
+      return 2;
+    }
     std::printf("%s\n", mps::NodeSession::session_dir(mps::NodeSession::default_root(config),
                                                       options.session_dir_of)
                             .c_str());
     return 0;
   }
+  // The probe's options become the session's: no input file, mps.* overrides.
+  CommandLine command_line;
+  command_line.overrides = options.overrides;
+  command_line.origins = options.origins;
   const mps::LauncherInfo launcher = mps::detect_launcher();
-  mps::NodeSession session = mps::NodeSession::before_mpi(config, launcher);
-
-  MpiEnv env(argc, argv);
-  try {
-    return run(env, session, launcher, options, early_error);
-  } catch (const ReportedError&) {
-    return 1;
-  } catch (const AgreedError& e) {
-    if (env.rank() == 0) std::fprintf(stderr, "mpsfw: error: %s\n", e.what());
-    return 1;
-  } catch (const std::exception& e) {
-    MpiEnv::abort_job(e.what());
-  }
+  Session session(argc, argv, command_line);
+  return session.run([&] { return run(session, launcher, options); });
 }

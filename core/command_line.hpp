@@ -1,11 +1,13 @@
 #pragma once
-// Command line of `solver`: parsed without MPI so it can be tested alone.
+// The command line every mpsfw program shares (apps/solver and solvers built
+// on the runtime): an input file, --set overrides and their shorthands, the
+// report file. Parsed without MPI (before MPI_Init), so it can be tested alone.
 #include <string>
 #include <vector>
 
 namespace mpsfw {
 
-struct SolverOptions {
+struct CommandLine {
   std::string input;
   std::vector<std::string> overrides;  // group.key=value, in order
   std::vector<std::string> origins;    // what the user typed for each override
@@ -16,8 +18,10 @@ struct SolverOptions {
 // Throws InputError with the usage hint on anything it does not understand.
 // --backend X and --output F become the overrides run.backend=X and
 // run.output_file=F, so they are validated like every other key.
-SolverOptions parse_solver_options(const std::vector<std::string>& args);
+// `program` names the executable in the usage text.
+CommandLine parse_command_line(const std::vector<std::string>& args,
+                               const std::string& program = "solver");
 
-std::string solver_usage();
+std::string command_line_usage(const std::string& program = "solver");
 
 }  // namespace mpsfw

@@ -1,13 +1,13 @@
-#include "solver_options.hpp"
+#include "command_line.hpp"
 
 #include <utility>
 
-#include "core/error.hpp"
+#include "error.hpp"
 
 namespace mpsfw {
 
-std::string solver_usage() {
-  return "usage: mpirun -np N solver INPUT.h5 [options]\n"
+std::string command_line_usage(const std::string& program) {
+  return "usage: mpirun -np N " + program + " INPUT.h5 [options]\n"
          "  --set group.key=value   override a scalar of the input file (repeatable)\n"
          "  --backend auto|cuda|host  where to compute (default: the input's run.backend)\n"
          "  --halo auto|mpi|ipc     halos (heat) and ghost atoms (md) between ranks on one GPU\n"
@@ -38,12 +38,13 @@ static const char* key_set_by(const std::string& arg) {
   return nullptr;
 }
 
-SolverOptions parse_solver_options(const std::vector<std::string>& args) {
-  SolverOptions o;
+CommandLine parse_command_line(const std::vector<std::string>& args, const std::string& program) {
+  const std::string usage = command_line_usage(program);
+  CommandLine o;
   const auto value_of = [&](size_t& i, const std::string& flag) -> std::string {
     const std::string& a = args[i];
     if (a.size() > flag.size() && a[flag.size()] == '=') return a.substr(flag.size() + 1);
-    if (i + 1 >= args.size()) throw InputError(flag + " needs a value\n" + solver_usage());
+    if (i + 1 >= args.size()) throw InputError(flag + " needs a value\n" + usage);
     return args[++i];
   };
   const auto is = [](const std::string& a, const std::string& flag) {
@@ -65,16 +66,16 @@ SolverOptions parse_solver_options(const std::vector<std::string>& args) {
     } else if (is(a, "--report")) {
       o.report_file = value_of(i, "--report");
     } else if (!a.empty() && a[0] == '-') {
-      throw InputError("unknown option '" + a + "'\n" + solver_usage());
+      throw InputError("unknown option '" + a + "'\n" + usage);
     } else if (o.input.empty()) {
       o.input = a;
     } else {
       throw InputError("more than one input file ('" + o.input + "', '" + a + "')\n" +
-                       solver_usage());
+                       usage);
     }
   }
   if (o.input.empty() && !o.help && !o.version) {
-    throw InputError("no input file given\n" + solver_usage());
+    throw InputError("no input file given\n" + usage);
   }
   return o;
 }

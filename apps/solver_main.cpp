@@ -1,0 +1,133 @@
+#include "solver_main.hpp"
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/collective.hpp"
+#include "core/decomposition.hpp"
+#include "core/error.hpp"
+#include "core/paths.hpp"
+#include "mps/session.hpp"
+
+namespace mpsfw {
+namespace {
+
+// Which workload the input is for: `--set solver=...`, else the input's root
+// attribute `solver`, checked like every other key.
+std::string workload_name(const Session& session, const WorkloadRegistry& workloads) {
+  Params solver({text_param("", "solver", true, "", workloads.names(), "which solver reads this file")});
+  solver.read(*session.input(), nullptr);
+  const CommandLine& c = session.command_line();
+  for (size_t i = 0; i < c.overrides.size(); ++i) {
+    if (c.overrides[i].rfind("solver=", 0) == 0) solver.apply_override(c.overrides[i], c.origins[i]);
+  }
+  solver.finalize();
+  return solver.text("solver");
+}
+
+// Output files must be creatable and must not overwrite the input: checked
+// before the run, so a typo costs no compute.
+void check_outputs(const Session& session, const Params& params, const Workload& workload) {
+  const std::string& input = session.command_line().input;
+  const auto check = [&](const std::string& path, const std::string& origin) {
+    check_can_create(path, origin);
+    if (same_file(path, input)) {
+      throw InputError(origin + ": '" + path + "' is the input file; choose another name");
+    }
+  };
+  for (const auto& [file, key] : workload.output_files()) {
+    if (!file.empty()) check(file, params.value(key).origin);
+  }
+  const std::string& report = session.command_line().report_file;
+  if (!report.empty()) check(report, "--report " + report);
+}
+
+struct Prepared {
+  std::unique_ptr<Workload> workload;
+  std::unique_ptr<Params> params;
+  std::vector<std::string> warnings;
+};
+
+// Collective: the input checked on every rank, or one message and exit 1.
+Prepared prepare(const Session& session, const WorkloadRegistry& workloads) {
+  Prepared p;
+  run_collectively(session.world(), [&] {
+    const WorkloadSpec& spec = workloads.find(workload_name(session, workloads), "solver");
+    std::vector<ParamSpec> schema = workloads.schema_of(spec.name);
+    for (const ParamSpec& s : mps::mps_schema()) schema.push_back(s);
+    p.params = std::make_unique<Params>(schema);
+    p.params->read(*session.input(), &p.warnings);
+    const CommandLine& c = session.command_line();
+    for (size_t i = 0; i < c.overrides.size(); ++i) p.params->apply_override(c.overrides[i], c.origins[i]);
+    p.params->finalize();
+    p.workload = spec.create();
+    p.workload->configure(*p.params);
+    check_outputs(session, *p.params, *p.workload);
+    const RunConfig& run = p.workload->run_config();
+    try {
+      choose_rank_grid(session.size(), run.rank_grid_hint, p.workload->cells_to_split());
+    } catch (const InputError& e) {
+      const std::string hint = p.workload->split_hint();
+      throw InputError(c.input + ": /run/px, /run/py, /run/pz: " + e.what() +
+                       (hint.empty() ? "" : " (" + hint + ")"));
+    }
+  });
+  return p;
+}
+
+int run_workload(Session& session, const WorkloadRegistry& workloads, const std::string& program) {
+  const bool root = session.rank() == 0;
+  const CommandLine& c = session.command_line();
+  if (c.help || c.version) {
+    if (root && c.version) std::printf("mpsfw %s\n", MPSFW_VERSION);
+    if (root && c.help) {
+      std::printf("%s", command_line_usage(program).c_str());
+      std::printf("Solvers (the input's root attribute `solver`):\n");
+      for (const WorkloadSpec& s : workloads.specs()) {
+        std::printf("  %-8s %s\n", s.name.c_str(), s.summary.c_str());
+      }
+    }
+    return 0;
+  }
+  Prepared p = prepare(session, workloads);
+  if (root) {
+    for (const std::string& w : p.warnings) std::fprintf(stderr, "mpsfw: warning: %s\n", w.c_str());
+  }
+  RunContext context;
+  context.world = session.world();
+  context.device = session.bind(p.workload->run_config().backend);
+  context.host = session.host();
+  context.cuda_aware_mpi = mpi_is_cuda_aware();
+  run_collectively(session.world(), [&] { p.workload->start(context); });
+  if (root) {
+    std::printf("mpsfw: %s, backend %s, MPS %s\n", p.workload->banner().c_str(),
+                to_string(context.device.backend), session.mps().status().state.c_str());
+    std::fflush(stdout);
+  }
+  p.workload->run(root ? stdout : nullptr);
+  RunReport report = p.workload->report(*p.params, context, p.warnings);
+  p.workload->stop();
+  session.finish();
+  session.add_mps_to_report(&report);
+  if (root) {
+    print_report(stdout, report);
+    if (!c.report_file.empty()) {
+      write_text_file_atomically(c.report_file, report_json(report));
+      std::printf("run report written to %s\n", c.report_file.c_str());
+    }
+    for (const std::string& line : p.workload->closing_lines()) std::printf("%s\n", line.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int solver_main(int argc, char** argv, const WorkloadRegistry& workloads, const std::string& program) {
+  Session session(argc, argv, program);
+  return session.run([&] { return run_workload(session, workloads, program); });
+}
+
+}  // namespace mpsfw

@@ -1,0 +1,31 @@
+# `cmake --install`: headers under include/mpsfw/, the libraries, the three
+# programs, and a package (mpsfwConfig.cmake + version) exporting the
+# libraries as mpsfw::core, mpsfw::mps, mpsfw::heat, mpsfw::md,
+# mpsfw::workloads and mpsfw::driver, so that a solver of one's own finds it
+# with find_package(mpsfw).
+include(CMakePackageConfigHelpers)
+
+set(MPSFW_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/mpsfw CACHE STRING
+    "Where mpsfwConfig.cmake is installed, under the prefix")
+
+get_property(_mpsfw_exported GLOBAL PROPERTY MPSFW_EXPORTED_TARGETS)
+install(TARGETS ${_mpsfw_exported} EXPORT mpsfwTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS solver mkinput mpsctl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+foreach(_dir core mps solvers apps)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mpsfw/${_dir}
+          FILES_MATCHING PATTERN "*.hpp" PATTERN "*.cuh")
+endforeach()
+
+install(EXPORT mpsfwTargets NAMESPACE mpsfw:: DESTINATION ${MPSFW_INSTALL_CMAKEDIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/mpsfwConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/mpsfwConfig.cmake
+                              INSTALL_DESTINATION ${MPSFW_INSTALL_CMAKEDIR})
+# 0.x: a minor version may change the interface.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/mpsfwConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/mpsfwConfig.cmake ${PROJECT_BINARY_DIR}/mpsfwConfigVersion.cmake
+        DESTINATION ${MPSFW_INSTALL_CMAKEDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/mpsfw)

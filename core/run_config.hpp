@@ -1,0 +1,38 @@
+#pragma once
+// The /run group every workload shares: how long, where to compute, how
+// ranks split, what to write. A workload's configuration extends RunConfig
+// with its own group (and may add keys of its own to /run, e.g. heat's
+// diag_every).
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "box.hpp"
+#include "halo_transport.hpp"
+#include "params.hpp"
+
+namespace mpsfw {
+
+struct RunConfig {
+  long steps = 0;
+  long output_every = 0;      // 0: first and last step only (when an output file is set)
+  std::string output_file;    // "" = no output
+  Backend backend = Backend::Auto;
+  HaloTransport halo = HaloTransport::Auto;  // between ranks on one GPU
+  Int3 rank_grid_hint;        // zeros: chosen by choose_rank_grid
+  double progress_seconds = 5;
+  std::string input_file;     // where the parameters came from
+};
+
+// Keys of /run: steps, output_every, output_file, backend, halo, px, py, pz,
+// progress_seconds.
+std::vector<ParamSpec> run_schema();
+// From finalized params whose schema includes run_schema().
+RunConfig run_config_from(const Params& params);
+
+// The schema of a whole input for one workload: the root attribute `solver`
+// (one of `solver_names`), /run, then the workload's own keys.
+std::vector<ParamSpec> input_schema(const std::vector<std::string>& solver_names,
+                                    const std::vector<ParamSpec>& workload_keys);
+
+}  // namespace mpsfw

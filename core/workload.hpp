@@ -1,0 +1,99 @@
+#pragma once
+// The seam between mpsfw's runtime and a solver. A solver is registered once,
+// as a WorkloadSpec: the name an input's root attribute `solver` gives, its
+// own parameter keys, and how to create it. The runtime (apps/solver_main.hpp)
+// reads the input, checks the keys, splits the ranks, binds the device, and
+// then drives the Workload through configure -> start -> run -> report ->
+// stop. Heat and MD are two such workloads; adding a third is a new folder
+// under solvers/ (or a program of one's own), no edit of the runtime.
+#include <mpi.h>
+
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "box.hpp"
+#include "device.hpp"
+#include "params.hpp"
+#include "report.hpp"
+#include "run_config.hpp"
+
+namespace mpsfw {
+
+// What the runtime hands a workload when it starts: the ranks, the bound
+// device, and facts about the machine.
+struct RunContext {
+  MPI_Comm world = MPI_COMM_WORLD;
+  DeviceBinding device;
+  std::string host;             // this rank's host name
+  bool cuda_aware_mpi = false;  // MPI takes device pointers
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+
+  // From finalized parameters (the workload's keys, /run and /mps): checks
+  // what the schema cannot and keeps the configuration. Throws InputError
+  // naming the file and key. No MPI, no CUDA.
+  virtual void configure(const Params& params) = 0;
+  // After configure: the shared /run values.
+  virtual const RunConfig& run_config() const = 0;
+  // The global grid the ranks split (heat: cells; MD: link cells), and what
+  // a rank needs at least when that is more than one cell (added to the
+  // message when a job cannot be split).
+  virtual Int3 cells_to_split() const = 0;
+  virtual std::string split_hint() const { return ""; }
+  // Output files as (path, key that set it), checked before the run starts
+  // (creatable, not the input). Empty paths are skipped.
+  virtual std::vector<std::pair<std::string, std::string>> output_files() const {
+    return {{run_config().output_file, "run.output_file"}};
+  }
+
+  // Collective over context.world: builds the state on context.device.
+  virtual void start(const RunContext& context) = 0;
+  // One line for the job's start, after start(): "heat 64x64x64 cells, 100
+  // steps on 4 ranks (1x2x2)".
+  virtual std::string banner() const = 0;
+  // Collective: the time loop. Rank 0 passes `progress` (others nullptr).
+  virtual void run(std::FILE* progress) = 0;
+  // Collective: the report, complete on rank 0.
+  virtual RunReport report(const Params& params, const RunContext& context,
+                           const std::vector<std::string>& warnings) const = 0;
+  // Frees the device memory: the runtime releases the device after it.
+  virtual void stop() = 0;
+  // Lines rank 0 prints after the report ("field snapshots written to X").
+  virtual std::vector<std::string> closing_lines() const { return {}; }
+};
+
+struct WorkloadSpec {
+  std::string name;     // the value of the input's `solver` attribute
+  std::string summary;  // one line for --help
+  std::function<std::vector<ParamSpec>()> keys;  // own keys (not /run's shared ones, not /mps)
+  std::function<std::unique_ptr<Workload>()> create;
+  // "group.key=value" for every required key: a small valid input, which
+  // mkinput starts from (may be empty when every key has a default).
+  std::function<std::vector<std::string>()> input_template;
+};
+
+class WorkloadRegistry {
+ public:
+  // Throws Error on an empty or duplicate name or a spec without keys/create.
+  void add(WorkloadSpec spec);
+  // Throws InputError naming `origin` (where the name came from) and the
+  // names that are known.
+  const WorkloadSpec& find(const std::string& name, const std::string& origin) const;
+  std::vector<std::string> names() const;
+  const std::vector<WorkloadSpec>& specs() const { return specs_; }
+  // The whole input schema of workload `name`: `solver` (any registered
+  // name), /run, and its keys.
+  std::vector<ParamSpec> schema_of(const std::string& name) const;
+
+ private:
+  std::vector<WorkloadSpec> specs_;
+};
+
+}  // namespace mpsfw

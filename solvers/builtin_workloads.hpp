@@ -1,0 +1,9 @@
+#pragma once
+// The solvers this build compiled in (every folder of solvers/), registered.
+#include "core/workload.hpp"
+
+namespace mpsfw {
+
+WorkloadRegistry builtin_workloads();
+
+}  // namespace mpsfw

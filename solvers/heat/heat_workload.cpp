@@ -1,0 +1,55 @@
+#include "heat_workload.hpp"
+
+#include <cstdio>
+#include <memory>
+
+#include "heat_config.hpp"
+#include "heat_report.hpp"
+#include "heat_solver.hpp"
+
+namespace mpsfw::heat {
+namespace {
+
+class HeatWorkload final : public Workload {
+ public:
+  void configure(const Params& params) override { config_ = heat_config_from(params); }
+  const RunConfig& run_config() const override { return config_; }
+  Int3 cells_to_split() const override { return config_.cells; }
+
+  void start(const RunContext& context) override {
+    solver_ = std::make_unique<HeatSolver>(config_, context.world, context.device,
+                                           context.cuda_aware_mpi);
+  }
+  std::string banner() const override {
+    const CartDecomposition& d = solver_->decomposition();
+    const Int3 g = d.rank_grid();
+    char line[160];
+    std::snprintf(line, sizeof line, "heat %dx%dx%d cells, %ld steps on %d ranks (%dx%dx%d)",
+                  config_.cells.x, config_.cells.y, config_.cells.z, config_.steps, d.size(), g.x,
+                  g.y, g.z);
+    return line;
+  }
+  void run(std::FILE* progress) override { solver_->run(progress); }
+  RunReport report(const Params& params, const RunContext& context,
+                   const std::vector<std::string>& warnings) const override {
+    return make_report(*solver_, params, context.device, context.host, warnings);
+  }
+  void stop() override { solver_.reset(); }
+  std::vector<std::string> closing_lines() const override {
+    if (config_.output_file.empty()) return {};
+    return {"field snapshots written to " + config_.output_file};
+  }
+
+ private:
+  HeatConfig config_;
+  std::unique_ptr<HeatSolver> solver_;
+};
+
+}  // namespace
+
+WorkloadSpec workload_spec() {
+  return {"heat", "3D heat equation, explicit FTCS on a cell grid (groups /run, /heat)", heat_keys,
+          [] { return std::make_unique<HeatWorkload>(); }, heat_template};
+}
+
+}  // namespace mpsfw::heat

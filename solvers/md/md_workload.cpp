@@ -1,0 +1,57 @@
+#include "md_workload.hpp"
+
+#include <cstdio>
+#include <memory>
+
+#include "md_config.hpp"
+#include "md_report.hpp"
+#include "md_solver.hpp"
+
+namespace mpsfw::md {
+namespace {
+
+class MdWorkload final : public Workload {
+ public:
+  void configure(const Params& params) override { config_ = md_config_from(params); }
+  const RunConfig& run_config() const override { return config_; }
+  Int3 cells_to_split() const override { return link_cells(config_); }
+  std::string split_hint() const override {
+    return "an MD rank needs at least one link cell of md.cutoff + md.skin along each dimension";
+  }
+  std::vector<std::pair<std::string, std::string>> output_files() const override {
+    return {{config_.output_file, "run.output_file"},
+            {config_.checkpoint_file, "run.checkpoint_file"}};
+  }
+
+  void start(const RunContext& context) override {
+    solver_ = std::make_unique<MdSolver>(config_, context.world, context.device);
+  }
+  std::string banner() const override {
+    const CartDecomposition& d = solver_->decomposition();
+    const Int3 g = d.rank_grid();
+    char line[160];
+    std::snprintf(line, sizeof line, "md %ld atoms, %ld steps on %d ranks (%dx%dx%d)",
+                  solver_->total_atoms(), config_.steps, d.size(), g.x, g.y, g.z);
+    return line;
+  }
+  void run(std::FILE* progress) override { solver_->run(progress); }
+  RunReport report(const Params& params, const RunContext& context,
+                   const std::vector<std::string>& warnings) const override {
+    return make_report(*solver_, params, context.device, context.host, warnings);
+  }
+  void stop() override { solver_.reset(); }
+
+ private:
+  MdConfig config_;
+  std::unique_ptr<MdSolver> solver_;
+};
+
+}  // namespace
+
+WorkloadSpec workload_spec() {
+  return {"md", "Lennard-Jones molecular dynamics, velocity Verlet with neighbour lists "
+                "(groups /run, /md)",
+          md_keys, [] { return std::make_unique<MdWorkload>(); }, md_template};
+}
+
+}  // namespace mpsfw::md

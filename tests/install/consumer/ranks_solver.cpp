@@ -1,0 +1,65 @@
+// A third workload next to the built-in ones, registered from outside mpsfw:
+// "ranks" splits a grid of /ranks/n^3 cells and sums, over all ranks, the
+// cells each owns (which must be n^3). It proves that installed headers,
+// libraries and the driver are enough to write a solver.
+#include <mpi.h>
+
+#include <array>
+#include <cstdio>
+#include <memory>
+
+#include <mpsfw/apps/solver_main.hpp>
+#include <mpsfw/core/decomposition.hpp>
+#include <mpsfw/core/error.hpp>
+#include <mpsfw/core/workload.hpp>
+#include <mpsfw/solvers/builtin_workloads.hpp>
+
+namespace {
+
+class RanksWorkload final : public mpsfw::Workload {
+ public:
+  void configure(const mpsfw::Params& params) override {
+    run_ = mpsfw::run_config_from(params);
+    n_ = static_cast<int>(params.integer("ranks.n"));
+  }
+  const mpsfw::RunConfig& run_config() const override { return run_; }
+  mpsfw::Int3 cells_to_split() const override { return {n_, n_, n_}; }
+  void start(const mpsfw::RunContext& context) override {
+    decomposition_ = std::make_unique<mpsfw::CartDecomposition>(
+        context.world, cells_to_split(), run_.rank_grid_hint, std::array<bool, 3>{false, false, false});
+  }
+  std::string banner() const override { return "ranks " + std::to_string(n_) + "^3 cells"; }
+  void run(std::FILE* progress) override {
+    long mine = static_cast<long>(decomposition_->local_cells().product()), total = 0;
+    MPI_Allreduce(&mine, &total, 1, MPI_LONG, MPI_SUM, decomposition_->comm());
+    if (progress) std::fprintf(progress, "ranks: %ld cells on %d ranks\n", total, decomposition_->size());
+    if (total != static_cast<long>(n_) * n_ * n_) throw mpsfw::Error("ranks: cells lost");
+  }
+  mpsfw::RunReport report(const mpsfw::Params& params, const mpsfw::RunContext& context,
+                          const std::vector<std::string>& warnings) const override {
+    mpsfw::RunReport r = mpsfw::start_report("ranks", params, context.device.backend, warnings);
+    r.ranks = decomposition_->size();
+    r.rank_grid = decomposition_->rank_grid();
+    r.global_cells = cells_to_split();
+    return r;
+  }
+  void stop() override { decomposition_.reset(); }
+
+ private:
+  mpsfw::RunConfig run_;
+  int n_ = 0;
+  std::unique_ptr<mpsfw::CartDecomposition> decomposition_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  mpsfw::WorkloadRegistry workloads = mpsfw::builtin_workloads();
+  workloads.add({"ranks", "counts the cells of a split grid (group /ranks)",
+                 [] {
+                   return std::vector<mpsfw::ParamSpec>{
+                       mpsfw::integer_param("ranks", "n", true, "", 1, 1024, "cells a side")};
+                 },
+                 [] { return std::make_unique<RanksWorkload>(); }});
+  return mpsfw::solver_main(argc, argv, workloads, "ranks_solver");
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# mpsfw installed and found: `cmake --install` of this build into a fresh
+# prefix, then tests/install/consumer (a solver with a workload of its own)
+# configured with find_package(mpsfw) against that prefix only, built, and
+# run at 1 and 2 ranks; its input is written by the installed mkinput. Then
+# the same consumer configured with mpsfw's source as a subdirectory: the
+# mpsfw:: aliases resolve, and mpsfw's tests and benchmarks stay off.
+#
+#   tests/install/test_install.sh --build DIR --mpiexec PATH [--work DIR]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+BUILD="" MPIEXEC="" WORK=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) BUILD=$2; shift 2 ;;
+    --mpiexec) MPIEXEC=$2; shift 2 ;;
+    --work) WORK=$2; shift 2 ;;
+    *) echo "test_install.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+[ -n "$BUILD" ] && [ -n "$MPIEXEC" ] || { echo "test_install.sh: --build and --mpiexec are required" >&2; exit 2; }
+WORK=${WORK:-$(mktemp -d)}
+rm -rf "$WORK"; mkdir -p "$WORK"
+prefix=$WORK/prefix
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+cmake --install "$BUILD" --prefix "$prefix" > "$WORK/install.log"
+for f in bin/solver bin/mkinput bin/mpsctl include/mpsfw/core/workload.hpp include/mpsfw/mps/session.hpp \
+         include/mpsfw/apps/solver_main.hpp lib/cmake/mpsfw/mpsfwConfig.cmake \
+         lib/cmake/mpsfw/mpsfwConfigVersion.cmake share/doc/mpsfw/LICENSE; do
+  [ -e "$prefix/$f" ] || fail "cmake --install did not install $f"
+done
+
+# Only the prefix: the source tree is not on any path the consumer sees.
+cmake -S "$here/consumer" -B "$WORK/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
+      -DCMAKE_BUILD_TYPE=Release > "$WORK/configure.log" 2>&1 || { cat "$WORK/configure.log"; fail "configure with find_package(mpsfw)"; }
+cmake --build "$WORK/consumer" -j 2 > "$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; fail "build against the installed mpsfw"; }
+
+"$prefix/bin/mkinput" "$WORK/heat.h5" --set heat.nx=12 --set heat.ny=12 --set heat.nz=12 > /dev/null
+for np in 1 2; do
+  # The built-in workloads come along: the heat input runs in the consumer's program.
+  out=$("$MPIEXEC" -n "$np" "$WORK/consumer/ranks_solver" "$WORK/heat.h5" --backend host \
+        --set solver=heat --set run.steps=3 2>&1) || { echo "$out"; fail "heat through the consumer at $np ranks"; }
+  grep -q "^mpsfw: heat 12x12x12 cells, 3 steps on $np ranks" <<<"$out" || { echo "$out"; fail "no heat banner at $np ranks"; }
+  # Its own workload: /ranks/n from --set (unknown groups in the file only warn).
+  out=$("$MPIEXEC" -n "$np" "$WORK/consumer/ranks_solver" "$WORK/heat.h5" --backend host \
+        --set solver=ranks --set ranks.n=6 --report "$WORK/ranks$np.json" 2>&1) || { echo "$out"; fail "ranks workload at $np ranks"; }
+  grep -q "^ranks: 216 cells on $np ranks" <<<"$out" || { echo "$out"; fail "ranks workload output at $np ranks"; }
+  grep -q '"solver": "ranks"' "$WORK/ranks$np.json" || fail "run.json of the ranks workload does not name it"
+done
+# An unknown solver names the ones this program knows, its own included.
+if out=$("$WORK/consumer/ranks_solver" "$WORK/heat.h5" --set solver=wave 2>&1); then
+  fail "solver=wave was accepted"
+fi
+grep -q 'expected one of heat|md|ranks' <<<"$out" || { echo "$out"; fail "the unknown-solver message does not list heat|md|ranks"; }
+# add_subdirectory: configure only (building mpsfw twice would double the test's time).
+cmake -S "$here/consumer" -B "$WORK/subdir" -DMPSFW_SOURCE_DIR="$here/../.." -DMPSFW_ENABLE_CUDA=OFF \
+      > "$WORK/subdir.log" 2>&1 || { cat "$WORK/subdir.log"; fail "configure with add_subdirectory(mpsfw)"; }
+[ ! -e "$WORK/subdir/mpsfw/tests" ] || fail "mpsfw's tests were configured inside another project"
+[ ! -e "$WORK/subdir/mpsfw/bench" ] || fail "mpsfw's benchmarks were configured inside another project"
+echo "install: ok ($prefix)"
