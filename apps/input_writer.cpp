@@ -113,4 +113,43 @@ std::string describe_input_file(const std::string& path) {
   return out;
 }
 
+std::string solver_of(const std::vector<std::string>& sets, const std::string& fallback) {
+  std::string solver = fallback;
+  for (const std::string& set : sets) {
+    if (set.rfind("solver=", 0) == 0) solver = set.substr(7);
+  }
+  return solver;
+}
+
+Params workload_params(const WorkloadRegistry& workloads, const std::vector<std::string>& sets,
+                       const std::string& fallback_solver) {
+  const std::string solver = solver_of(sets, fallback_solver);
+  const WorkloadSpec& spec = workloads.find(solver, "--set solver=" + solver);
+  Params params(workloads.schema_of(solver));
+  params.apply_override("solver=" + solver);
+  if (spec.input_template) {
+    for (const std::string& o : spec.input_template()) params.apply_override(o);
+  }
+  for (const std::string& o : sets) params.apply_override(o);
+  params.finalize();
+  return params;
+}
+
+void write_workload_input(const WorkloadRegistry& workloads, const std::string& path,
+                          const std::vector<std::string>& sets, const std::string& fallback_solver,
+                          const std::vector<double>& u0, std::array<std::uint64_t, 3> u0_dims) {
+  const std::string solver = solver_of(sets, fallback_solver);
+  write_input_file(path, workload_params(workloads, sets, fallback_solver), u0, u0_dims);
+  try {
+    Params check(workloads.schema_of(solver));
+    std::vector<std::string> warnings;
+    check.read_file(path, &warnings);
+    check.finalize();
+    workloads.find(solver, "solver").create()->configure(check);
+  } catch (...) {
+    std::remove(path.c_str());
+    throw;
+  }
+}
+
 }  // namespace mpsfw

@@ -1,5 +1,5 @@
 #pragma once
-// Writing input files (for mkinput) and describing them canonically (for
+// Writing input files (mkinput, --write-input of solver_main) and describing them canonically (for
 // checking that a committed example is what mkinput produces).
 #include <array>
 #include <cstdint>
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/params.hpp"
+#include "core/workload.hpp"
 
 namespace mpsfw {
 
@@ -15,6 +16,19 @@ namespace mpsfw {
 // The file is written under a temporary name and renamed: complete or absent.
 void write_input_file(const std::string& path, const Params& params,
                       const std::vector<double>& u0, std::array<std::uint64_t, 3> u0_dims);
+
+// The solver named by the last "solver=NAME" of `sets`, else `fallback`.
+std::string solver_of(const std::vector<std::string>& sets, const std::string& fallback);
+// Finalized parameters of that solver: its input template, then `sets`.
+Params workload_params(const WorkloadRegistry& workloads, const std::vector<std::string>& sets,
+                       const std::string& fallback_solver);
+// A valid input for that solver at `path` (with /heat/u0 when `u0` is not
+// empty): written, read back and configured as the solver reads it, and
+// removed again if it is not valid (the error says why).
+void write_workload_input(const WorkloadRegistry& workloads, const std::string& path,
+                          const std::vector<std::string>& sets, const std::string& fallback_solver,
+                          const std::vector<double>& u0 = {},
+                          std::array<std::uint64_t, 3> u0_dims = {0, 0, 0});
 
 // One line per attribute and dataset, sorted, with types and values (datasets
 // as shape plus a hash of their bytes): equal texts mean equal contents.

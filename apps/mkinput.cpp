@@ -72,43 +72,20 @@ int run(const std::vector<std::string>& args) {
   }
   if (out.empty()) throw InputError(std::string("no output file given\n") + kUsage);
 
-  // The last solver=NAME wins, as with --set on the solver.
-  std::string solver = "heat";
-  for (const std::string& set : sets) {
-    if (set.rfind("solver=", 0) == 0) solver = set.substr(7);
-  }
   const WorkloadRegistry workloads = builtin_workloads();
-  const WorkloadSpec& spec = workloads.find(solver, "--set solver=" + solver);
-  if (!u0_kind.empty() && solver != "heat") throw InputError("--u0 is for heat inputs, not solver=" + solver);
-  if (!u0_kind.empty()) sets.insert(sets.begin(), "heat.initial=dataset");
-
-  Params params(workloads.schema_of(solver));
-  params.apply_override("solver=" + solver);
-  if (spec.input_template) {
-    for (const std::string& o : spec.input_template()) params.apply_override(o);
-  }
-  for (const std::string& o : sets) params.apply_override(o);
-  params.finalize();
-  std::vector<double> u0;
-  Int3 n;
-  if (!u0_kind.empty()) {
-    n = {static_cast<int>(params.integer("heat.nx")), static_cast<int>(params.integer("heat.ny")),
-         static_cast<int>(params.integer("heat.nz"))};
-    u0 = make_u0(u0_kind, n);
-  }
-  write_input_file(out, params, u0,
-                   {static_cast<std::uint64_t>(n.z), static_cast<std::uint64_t>(n.y),
-                    static_cast<std::uint64_t>(n.x)});
-  try {
-    // Read back as the solver reads it.
-    Params check(workloads.schema_of(solver));
-    std::vector<std::string> warnings;
-    check.read_file(out, &warnings);
-    check.finalize();
-    spec.create()->configure(check);
-  } catch (...) {
-    std::remove(out.c_str());
-    throw;
+  const std::string solver = solver_of(sets, "heat");
+  if (u0_kind.empty()) {
+    write_workload_input(workloads, out, sets, "heat");
+  } else {
+    if (solver != "heat") throw InputError("--u0 is for heat inputs, not solver=" + solver);
+    sets.insert(sets.begin(), "heat.initial=dataset");
+    // The grid size decides u0's shape: the parameters first, then the file.
+    const Params params = workload_params(workloads, sets, "heat");
+    const Int3 n{static_cast<int>(params.integer("heat.nx")), static_cast<int>(params.integer("heat.ny")),
+                 static_cast<int>(params.integer("heat.nz"))};
+    write_workload_input(workloads, out, sets, "heat", make_u0(u0_kind, n),
+                         {static_cast<std::uint64_t>(n.z), static_cast<std::uint64_t>(n.y),
+                          static_cast<std::uint64_t>(n.x)});
   }
   std::printf("wrote %s\n", out.c_str());
   return 0;

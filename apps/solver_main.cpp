@@ -10,6 +10,7 @@
 #include "core/decomposition.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
+#include "input_writer.hpp"
 #include "mps/session.hpp"
 
 namespace mpsfw {
@@ -126,6 +127,26 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
 }  // namespace
 
 int solver_main(int argc, char** argv, const WorkloadRegistry& workloads, const std::string& program) {
+  // --write-input needs neither MPI nor a GPU. A command line that does not
+  // parse is the session's to report, once, after MPI_Init.
+  CommandLine c;
+  bool parsed = true;
+  try {
+    c = parse_command_line(std::vector<std::string>(argv + 1, argv + argc), program);
+  } catch (const std::exception&) {
+    parsed = false;
+  }
+  if (parsed && !c.write_input.empty()) {
+    try {
+      const std::vector<std::string> names = workloads.names();
+      write_workload_input(workloads, c.write_input, c.overrides, names.empty() ? "" : names[0]);
+      std::printf("wrote %s\n", c.write_input.c_str());
+      return 0;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "mpsfw: error: %s\n", e.what());
+      return 1;
+    }
+  }
   Session session(argc, argv, program);
   return session.run([&] { return run_workload(session, workloads, program); });
 }

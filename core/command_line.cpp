@@ -18,6 +18,8 @@ std::string command_line_usage(const std::string& program) {
          "  --mps-atp auto|N        active thread percentage per rank (mps.active_thread_percentage)\n"
          "  --output FILE.h5        write field snapshots (and FILE.xmf)\n"
          "  --report FILE.json      write the run report as JSON\n"
+         "  --write-input FILE.h5   write a valid input (the solver's template plus --set\n"
+         "                          values, solver=NAME picks the solver) and stop\n"
          "  --help, --version\n"
          "The input format is described in docs/input-format.md.\n";
 }
@@ -65,6 +67,8 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
       o.origins.push_back(flag + " " + v);
     } else if (is(a, "--report")) {
       o.report_file = value_of(i, "--report");
+    } else if (is(a, "--write-input")) {
+      o.write_input = value_of(i, "--write-input");
     } else if (!a.empty() && a[0] == '-') {
       throw InputError("unknown option '" + a + "'\n" + usage);
     } else if (o.input.empty()) {
@@ -74,7 +78,11 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
                        usage);
     }
   }
-  if (o.input.empty() && !o.help && !o.version) {
+  if (!o.write_input.empty() && !o.input.empty()) {
+    throw InputError("--write-input writes an input; it takes no input file ('" + o.input + "')\n" +
+                     usage);
+  }
+  if (o.input.empty() && o.write_input.empty() && !o.help && !o.version) {
     throw InputError("no input file given\n" + usage);
   }
   return o;

@@ -1,9 +1,12 @@
 #pragma once
-// Memory layout of one rank's block of a 3D field with a one-cell halo.
-// Interior cells are i in [1, n.x], j in [1, n.y], k in [1, n.z]; the halo is
-// index 0 and n+1. x is the fastest index, so x rows are contiguous. Rows are
-// padded so that every row's first interior cell (i = 1) starts on a 64-byte
-// boundary: GPU warps then read and write whole 32-byte sectors.
+// Memory layout of one rank's block of a 3D field with a halo `halo` cells
+// wide (1 for a 7-point stencil, 2 for a 4th-order one). Interior cells are
+// i in [halo, n.x + halo), likewise j and k; the halo is the `halo` cells
+// beyond each side. x is the fastest index, so x rows are contiguous. Rows are
+// padded so that every row's first interior cell starts on a 64-byte
+// boundary (of doubles; 32 bytes of floats): GPU warps then read and write
+// whole 32-byte sectors. With halo 1, interior cells are [1, n] and the halo
+// is index 0 and n + 1.
 #include <cstdint>
 
 #include "box.hpp"
@@ -17,20 +20,24 @@ struct FieldLayout {
   Int3 n;                   // interior cells per dimension
   std::int64_t pitch = 0;   // distance between rows (y neighbours)
   std::int64_t first = 0;   // index of cell (0, 0, 0)
+  int halo = 1;             // halo cells beyond each side
 
   FieldLayout() = default;
-  MPSFW_HD explicit FieldLayout(Int3 cells)
+  MPSFW_HD explicit FieldLayout(Int3 cells, int halo_cells = 1)
       : n(cells),
-        pitch((cells.x + 2 + kAlignCells - 1) / kAlignCells * kAlignCells),
-        first(kAlignCells - 1) {}
+        pitch((cells.x + 2 * halo_cells + kAlignCells - 1) / kAlignCells * kAlignCells),
+        first((halo_cells + kAlignCells - 1) / kAlignCells * kAlignCells - halo_cells),
+        halo(halo_cells) {}
 
   MPSFW_HD std::int64_t stride_y() const { return pitch; }
-  MPSFW_HD std::int64_t stride_z() const { return pitch * (n.y + 2); }
-  MPSFW_HD std::int64_t size() const { return first + stride_z() * (n.z + 2); }
+  MPSFW_HD std::int64_t stride_z() const { return pitch * (n.y + 2 * halo); }
+  MPSFW_HD std::int64_t size() const { return first + stride_z() * (n.z + 2 * halo); }
   MPSFW_HD std::int64_t index(int i, int j, int k) const {
     return first + i + j * stride_y() + k * stride_z();
   }
-  MPSFW_HD Box interior() const { return {{1, 1, 1}, {n.x + 1, n.y + 1, n.z + 1}}; }
+  MPSFW_HD Box interior() const {
+    return {{halo, halo, halo}, {n.x + halo, n.y + halo, n.z + halo}};
+  }
 };
 
 // A face across x holds one cell per row, so copying it moves a whole 32-byte

@@ -124,7 +124,7 @@ struct FieldOutput::Impl {
     write_scalar(object, name, type.get(), type.get(), value.c_str());
   }
 
-  // Rank 0, at construction: the file with the root attributes and group /u.
+  // Rank 0, at construction: the file with the root attributes and a group per field.
   void create_file(const std::string& solver) const {
     const h5::QuietErrors quiet;
     h5::Handle fcpl = own(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "creating a property list");
@@ -142,18 +142,19 @@ struct FieldOutput::Impl {
       write_float64(file.get(), spacing[d], geometry.spacing[d]);
       write_float64(file.get(), origin[d], geometry.origin[d]);
     }
-    {
+    for (const std::string& field : fields) {
       h5::Handle gcpl = own(H5Pcreate(H5P_GROUP_CREATE), H5Pclose, "creating a property list");
       check(H5Pset_obj_track_times(gcpl.get(), false), "disabling time tracking");
-      const h5::Handle group = own(H5Gcreate2(file.get(), "u", H5P_DEFAULT, gcpl.get(), H5P_DEFAULT),
-                             H5Gclose, "creating group /u");
+      const h5::Handle group = own(H5Gcreate2(file.get(), field.c_str(), H5P_DEFAULT, gcpl.get(),
+                                              H5P_DEFAULT),
+                                   H5Gclose, "creating group /" + field);
     }
     check(file.close(), "closing '" + partial + "'");
   }
 
-  // Creates /u/<step> with its attributes (collectively in Collective mode).
-  h5::Handle create_dataset(hid_t file, long step, double time) const {
-    const std::string name = snapshot_dataset(step);
+  // Creates /<field>/<step> with its attributes (collectively in Collective mode).
+  h5::Handle create_dataset(hid_t file, const std::string& field, long step, double time) const {
+    const std::string name = snapshot_dataset(step, field);
     const std::string what = "creating dataset " + name;
     const Int3 n = decomp.global_cells();
     const hsize_t dims[3] = {to_hsize(n.z), to_hsize(n.y), to_hsize(n.x)};
@@ -186,7 +187,7 @@ struct FieldOutput::Impl {
     check(H5Dwrite(dataset, H5T_NATIVE_DOUBLE, memory.get(), file_space.get(), dxpl, block), what);
   }
 
-  void write_collective(long step, double time, const double* block) const {
+  void write_collective(long step, double time, const std::vector<const double*>& blocks) const {
 #if MPSFW_HDF5_PARALLEL
     const std::string error = capture([&] {
       const h5::QuietErrors quiet;
@@ -194,24 +195,24 @@ struct FieldOutput::Impl {
       check(H5Pset_fapl_mpio(fapl.get(), decomp.comm(), MPI_INFO_NULL), "selecting MPI-IO");
       h5::Handle file = own(H5Fopen(partial.c_str(), H5F_ACC_RDWR, fapl.get()), H5Fclose,
                       "opening '" + partial + "' with MPI-IO");
-      {
-        h5::Handle dataset = create_dataset(file.get(), step, time);
+      for (size_t f = 0; f < fields.size(); ++f) {
+        h5::Handle dataset = create_dataset(file.get(), fields[f], step, time);
         h5::Handle dxpl = own(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "creating a property list");
         check(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "selecting collective I/O");
-        write_block(dataset.get(), dxpl.get(), block);
+        write_block(dataset.get(), dxpl.get(), blocks[f]);
       }
       check(file.close(), "closing '" + partial + "'");
     });
     agree_on_error(decomp.comm(), error);
 #else
-    (void)step, (void)time, (void)block;
+    (void)step, (void)time, (void)blocks;
     throw Error("HDF5 output '" + path + "': collective output needs a parallel HDF5 library");
 #endif
   }
 
   // Ranks take turns in rank order; each opens the file with the default driver,
   // writes its hyperslab and closes it before passing the token on.
-  void write_rank_ordered(long step, double time, const double* block) const {
+  void write_rank_ordered(long step, double time, const std::vector<const double*>& blocks) const {
     const MPI_Comm comm = decomp.comm();
     int token = 0;
     if (rank > 0) {
@@ -221,12 +222,12 @@ struct FieldOutput::Impl {
       const h5::QuietErrors quiet;
       h5::Handle file = own(H5Fopen(partial.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose,
                       "opening '" + partial + "'");
-      {
-        const std::string name = snapshot_dataset(step);
-        h5::Handle dataset = rank == 0 ? create_dataset(file.get(), step, time)
+      for (size_t f = 0; f < fields.size(); ++f) {
+        const std::string name = snapshot_dataset(step, fields[f]);
+        h5::Handle dataset = rank == 0 ? create_dataset(file.get(), fields[f], step, time)
                                  : own(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Dclose,
                                        "opening dataset " + name);
-        write_block(dataset.get(), H5P_DEFAULT, block);
+        write_block(dataset.get(), H5P_DEFAULT, blocks[f]);
       }
       check(file.close(), "closing '" + partial + "'");
     });
@@ -251,6 +252,7 @@ struct FieldOutput::Impl {
     series.origin = geometry.origin;
     series.spacing = geometry.spacing;
     series.snapshots = snapshots;
+    series.fields = fields;
     write_xdmf(std::filesystem::path(h5).replace_extension(".xmf").string(), series);
   }
 
@@ -260,15 +262,24 @@ struct FieldOutput::Impl {
   const GridGeometry geometry;
   const OutputMode mode;
   const int rank;
+  std::vector<std::string> fields;
   std::vector<XdmfSnapshot> snapshots;
   bool committed = false;
   bool renamed = false;
 };
 
 FieldOutput::FieldOutput(std::string path, const CartDecomposition& decomposition,
-                         GridGeometry geometry, std::string solver_name, OutputMode mode) {
+                         GridGeometry geometry, std::string solver_name, OutputMode mode,
+                         std::vector<std::string> fields) {
   const OutputMode resolved = resolve_mode(mode, path);
+  if (fields.empty()) throw Error("HDF5 output '" + path + "': no field to write");
+  for (const std::string& f : fields) {
+    if (f.empty() || f.find('/') != std::string::npos || f.find('.') == 0) {
+      throw Error("HDF5 output '" + path + "': '" + f + "' cannot name a field (a group of the file)");
+    }
+  }
   impl_ = std::make_unique<Impl>(std::move(path), decomposition, geometry, resolved);
+  impl_->fields = std::move(fields);
   // Only rank 0 creates the file; broadcasting the outcome makes every rank
   // throw (and none hang) when it cannot be created.
   std::string error;
@@ -279,11 +290,19 @@ FieldOutput::FieldOutput(std::string path, const CartDecomposition& decompositio
 FieldOutput::~FieldOutput() = default;
 
 void FieldOutput::write(long step, double time, const double* block) {
+  write(step, time, std::vector<const double*>{block});
+}
+
+void FieldOutput::write(long step, double time, const std::vector<const double*>& blocks) {
   impl_->require_uncommitted("write");
+  if (blocks.size() != impl_->fields.size()) {
+    throw Error("HDF5 output '" + impl_->path + "': " + std::to_string(blocks.size()) +
+                " blocks for " + std::to_string(impl_->fields.size()) + " fields");
+  }
   if (impl_->mode == OutputMode::Collective) {
-    impl_->write_collective(step, time, block);
+    impl_->write_collective(step, time, blocks);
   } else {
-    impl_->write_rank_ordered(step, time, block);
+    impl_->write_rank_ordered(step, time, blocks);
   }
   impl_->snapshots.push_back({step, time});
 }

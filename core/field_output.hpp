@@ -1,5 +1,5 @@
 #pragma once
-// Snapshots of a distributed 3D field in one HDF5 file, plus an XDMF file next
+// Snapshots of one or several distributed 3D fields in one HDF5 file, plus an XDMF file next
 // to it so ParaView/VisIt open the series. The file is complete or absent: it is
 // written as `<path>.partial` and renamed by commit(); if the FieldOutput is
 // destroyed before commit() (a failed run), rank 0 removes the temporary file.
@@ -8,11 +8,13 @@
 //   /            attributes: solver (fixed-length, null-terminated ASCII string),
 //                nx, ny, nz (int64), dx, dy, dz, ox, oy, oz (float64: spacing and
 //                the first cell's coordinate)
-//   /u/<step>    float64 dataset [nz][ny][nx] (x fastest), step as 8 digits,
-//                attributes step (int64) and time (float64)
+//   /<field>/<step>  float64 dataset [nz][ny][nx] (x fastest), step as 8
+//                digits, attributes step (int64) and time (float64), for
+//                each field name given (heat: the one field "u")
 #include <array>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "decomposition.hpp"
 
@@ -36,8 +38,11 @@ class FieldOutput {
   // Collective over decomposition.comm(); the decomposition must outlive this.
   // Throws Error naming `path` if the file cannot be created, or if Collective
   // was asked of a serial HDF5.
+  // `fields` names the fields each snapshot holds (datasets and XDMF
+  // attributes are named after them).
   FieldOutput(std::string path, const CartDecomposition& decomposition, GridGeometry geometry,
-              std::string solver_name, OutputMode mode = OutputMode::Auto);
+              std::string solver_name, OutputMode mode = OutputMode::Auto,
+              std::vector<std::string> fields = {"u"});
   ~FieldOutput();
   FieldOutput(const FieldOutput&) = delete;
   FieldOutput& operator=(const FieldOutput&) = delete;
@@ -45,6 +50,8 @@ class FieldOutput {
   // Collective. `block` holds this rank's interior cells contiguously, x fastest:
   // local_cells().x * local_cells().y * local_cells().z values.
   void write(long step, double time, const double* block);
+  // Several fields: one block per field name, in the constructor's order.
+  void write(long step, double time, const std::vector<const double*>& blocks);
   // Collective: closes the file, renames it into place and writes the XDMF file
   // (same path with the extension replaced by .xmf). Nothing may be written after.
   void commit();

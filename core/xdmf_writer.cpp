@@ -10,10 +10,10 @@
 
 namespace mpsfw {
 
-std::string snapshot_dataset(long step) {
+std::string snapshot_dataset(long step, const std::string& field) {
   char name[32];
-  std::snprintf(name, sizeof name, "/u/%08ld", step);
-  return name;
+  std::snprintf(name, sizeof name, "/%08ld", step);
+  return "/" + field + name;
 }
 
 std::string exact_number(double v) {
@@ -72,10 +72,12 @@ std::string render(const XdmfSeries& s) {
     << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
     << "<Xdmf Version=\"3.0\">\n"
     << "  <Domain>\n"
-    << "    <Grid Name=\"u\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+    << "    <Grid Name=\"" << xml_escape(s.fields.empty() ? "u" : s.fields[0])
+    << "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  char step_name[32];
   for (const XdmfSnapshot& snap : s.snapshots) {
-    const std::string dataset = snapshot_dataset(snap.step);
-    x << "      <Grid Name=\"" << dataset.substr(3) << "\" GridType=\"Uniform\">\n"
+    std::snprintf(step_name, sizeof step_name, "%08ld", snap.step);
+    x << "      <Grid Name=\"" << step_name << "\" GridType=\"Uniform\">\n"
       << "        <Time Value=\"" << exact_number(snap.time) << "\"/>\n"
       << "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << dims << "\"/>\n"
       << "        <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
@@ -85,13 +87,16 @@ std::string render(const XdmfSeries& s) {
       << "          <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" "
          "Precision=\"8\" Format=\"XML\">"
       << zyx(s.spacing) << "</DataItem>\n"
-      << "        </Geometry>\n"
-      << "        <Attribute Name=\"u\" AttributeType=\"Scalar\" Center=\"Node\">\n"
-      << "          <DataItem Dimensions=\"" << dims
-      << "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" << xml_escape(s.h5_basename)
-      << ":" << dataset << "</DataItem>\n"
-      << "        </Attribute>\n"
-      << "      </Grid>\n";
+      << "        </Geometry>\n";
+    for (const std::string& field : s.fields) {
+      x << "        <Attribute Name=\"" << xml_escape(field)
+        << "\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+        << "          <DataItem Dimensions=\"" << dims
+        << "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" << xml_escape(s.h5_basename)
+        << ":" << snapshot_dataset(snap.step, field) << "</DataItem>\n"
+        << "        </Attribute>\n";
+    }
+    x << "      </Grid>\n";
   }
   x << "    </Grid>\n"
     << "  </Domain>\n"

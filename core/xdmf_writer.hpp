@@ -20,7 +20,8 @@ struct XdmfSeries {
   Int3 cells;                              // nx, ny, nz
   std::array<double, 3> origin{0, 0, 0};   // x, y, z of cell (0,0,0)
   std::array<double, 3> spacing{1, 1, 1};  // dx, dy, dz
-  std::vector<XdmfSnapshot> snapshots;     // each one is dataset /u/<step as %08ld>
+  std::vector<XdmfSnapshot> snapshots;     // each one is dataset /<field>/<step as %08ld>
+  std::vector<std::string> fields{"u"};    // one XDMF attribute per field, named after it
 };
 
 // Shortest of 15 or 17 significant digits that reads back as the same double,
@@ -29,8 +30,8 @@ std::string exact_number(double v);
 // `text` with & < > " ' escaped for an XML attribute or element.
 std::string xml_escape(const std::string& text);
 
-// Name of the dataset that holds snapshot `step`, e.g. "/u/00000010".
-std::string snapshot_dataset(long step);
+// Name of the dataset that holds snapshot `step` of `field`, e.g. "/u/00000010".
+std::string snapshot_dataset(long step, const std::string& field = "u");
 
 // Writes `series` to `xmf_path` via a temporary file renamed into place.
 // Throws Error naming `xmf_path` on failure.

@@ -209,6 +209,33 @@ TEST_P(FieldOutputModeTest, EveryRankBlockLandsAtItsGlobalPlace) {
   EXPECT_TRUE(contains(text, "<Time Value=\"0.375\"/>")) << text;
 }
 
+TEST_P(FieldOutputModeTest, SeveralNamedFieldsEachGetDatasetsAndAnXdmfAttribute) {
+  const CartDecomposition decomp(MPI_COMM_WORLD, kCells, {0, 0, 0}, {false, false, false});
+  const std::string path = dir_ + "/fields.h5";
+  {
+    FieldOutput out(path, decomp, kGeometry, "heat", GetParam(), {"density", "vx"});
+    const std::vector<double> a = fill_block(decomp, first_value), b = fill_block(decomp, second_value);
+    out.write(0, 0.0, {a.data(), b.data()});
+    out.write(10, kSecondTime, {b.data(), a.data()});
+    EXPECT_THROW(out.write(20, 1.0, a.data()), Error);  // one block for two fields
+    out.commit();
+  }
+  if (decomp.rank() != 0) return;
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0) << "cannot open " << path;
+  expect_snapshot(file, "/density/00000000", 0, 0.0, first_value);
+  expect_snapshot(file, "/vx/00000000", 0, 0.0, second_value);
+  expect_snapshot(file, "/density/00000010", 10, kSecondTime, second_value);
+  expect_snapshot(file, "/vx/00000010", 10, kSecondTime, first_value);
+  EXPECT_EQ(H5Lexists(file, "/u", H5P_DEFAULT), 0) << "no /u when the fields are named otherwise";
+  H5Fclose(file);
+  const std::string text = read_text(dir_ + "/fields.xmf");
+  for (const char* part : {"<Attribute Name=\"density\"", "<Attribute Name=\"vx\"",
+                           ">fields.h5:/density/00000010</DataItem>", ">fields.h5:/vx/00000000</DataItem>"}) {
+    EXPECT_TRUE(contains(text, part)) << "missing " << part << " in\n" << text;
+  }
+}
+
 TEST_P(FieldOutputModeTest, DestroyedWithoutCommitLeavesNoFile) {
   const CartDecomposition decomp(MPI_COMM_WORLD, kCells, {0, 0, 0}, {false, false, false});
   const std::string path = dir_ + "/field.h5";
