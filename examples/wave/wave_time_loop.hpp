@@ -1,0 +1,84 @@
+#pragma once
+// The wave example's state and time loop. Two buffers A and B per rank hold
+// the leapfrog's two levels: A is u^n (its halo exchanged), B is u^{n-1}.
+// Each step:
+//   exchange A's halo -> B = u^{n+1} from A and B, cell by cell, in place
+//   -> finish the step's exchange (ordering with same-GPU neighbours)
+//   -> swap A and B
+// then, every diag_every steps, diagnostics (sum of u^2 dV, max |u|), and
+// every output_every steps a snapshot of u and u_prev. Communication is
+// FieldHalos' job, physics wave_physics.hpp's; this file orders and times.
+#include <mpi.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <mpsfw/core/decomposition.hpp>
+#include <mpsfw/core/device.hpp>
+#include <mpsfw/core/field_layout.hpp>
+#include <mpsfw/core/field_output.hpp>
+#include <mpsfw/core/halo/field_halos.hpp>
+#include <mpsfw/core/memory.hpp>
+#include <mpsfw/core/timers.hpp>
+
+#include "wave_config.hpp"
+#include "wave_kernels.hpp"
+
+namespace wave {
+
+struct Diagnostics {
+  long step = 0;
+  double time = 0;       // s
+  double sum_u2 = 0;     // sum of u^2 times the cell volume over the box
+  double max_abs_u = 0;  // max |u| over the box
+};
+
+class WaveSolver {
+ public:
+  // Collective over `comm`: splits the box, allocates A and B in the device's
+  // memory, sets u^0 and u^{-1}, connects the halos. A failure on any rank
+  // throws AgreedError on every rank.
+  WaveSolver(const WaveConfig& config, MPI_Comm comm, const mpsfw::DeviceBinding& device,
+             bool cuda_aware_mpi);
+  ~WaveSolver();
+  WaveSolver(const WaveSolver&) = delete;
+  WaveSolver& operator=(const WaveSolver&) = delete;
+
+  // Collective: takes config.steps steps. Rank 0 prints progress lines to
+  // `progress` (nullptr: silent) every progress_seconds.
+  void run(std::FILE* progress);
+
+  const WaveConfig& config() const { return config_; }
+  const mpsfw::CartDecomposition& decomposition() const { return decomposition_; }
+  const mpsfw::PhaseTimers& timers() const { return timers_; }
+  const std::vector<Diagnostics>& diagnostics() const { return diagnostics_; }
+  double loop_seconds() const { return loop_seconds_; }
+  std::string halo_path() const { return halos_->path(); }
+  // This rank's interior cells of u^n, x fastest, on the host (a snapshot's u).
+  std::vector<double> local_u() const { return interior_on_host(a_); }
+
+ private:
+  void time_loop(std::FILE* progress, mpsfw::FieldOutput* output);
+  void step_once();
+  Diagnostics measure() const;                // collective
+  void snapshot(mpsfw::FieldOutput& output);  // collective
+  std::vector<double> interior_on_host(const mpsfw::Array<double>& field) const;
+
+  WaveConfig config_;
+  Kernels kernels_;
+  mpsfw::Backend backend_;
+  mpsfw::CartDecomposition decomposition_;
+  mpsfw::FieldLayout layout_;
+  Coefficients coefficients_;
+  mpsfw::Array<double> a_, b_;  // u^n and u^{n-1}; swapped after every step
+  // Declared after the buffers: destroyed before them.
+  std::unique_ptr<mpsfw::FieldHalos> halos_;
+  mpsfw::PhaseTimers timers_;
+  std::vector<Diagnostics> diagnostics_;
+  long step_ = 0;
+  double loop_seconds_ = 0;
+};
+
+}  // namespace wave

@@ -1,0 +1,87 @@
+#include "wave_workload.hpp"
+
+#include <cstdio>
+#include <memory>
+
+#include "wave_config.hpp"
+#include "wave_time_loop.hpp"
+
+namespace wave {
+namespace {
+
+class WaveWorkload final : public mpsfw::Workload {
+ public:
+  void configure(const mpsfw::Params& params) override { config_ = wave_config_from(params); }
+  const mpsfw::RunConfig& run_config() const override { return config_; }
+  mpsfw::Int3 cells_to_split() const override { return config_.cells; }
+  std::string split_hint() const override {
+    return "the 4th-order stencil needs a block at least 2 cells thick along each axis where it "
+           "has a neighbour";
+  }
+
+  void start(const mpsfw::RunContext& context) override {
+    solver_ = std::make_unique<WaveSolver>(config_, context.world, context.device,
+                                           context.cuda_aware_mpi);
+  }
+
+  std::string banner() const override {
+    const mpsfw::CartDecomposition& d = solver_->decomposition();
+    const mpsfw::Int3 g = d.rank_grid();
+    char line[160];
+    std::snprintf(line, sizeof line, "wave %dx%dx%d cells, %ld steps on %d ranks (%dx%dx%d)",
+                  config_.cells.x, config_.cells.y, config_.cells.z, config_.steps, d.size(), g.x,
+                  g.y, g.z);
+    return line;
+  }
+
+  void run(std::FILE* progress) override { solver_->run(progress); }
+
+  mpsfw::RunReport report(const mpsfw::Params& params, const mpsfw::RunContext& context,
+                          const std::vector<std::string>& warnings) const override {
+    const mpsfw::CartDecomposition& d = solver_->decomposition();
+    MPI_Comm comm = d.comm();
+    mpsfw::RunReport r = mpsfw::start_report("wave", params, context.device.backend, warnings);
+    r.ranks = d.size();
+    r.rank_grid = d.rank_grid();
+    r.global_cells = d.global_cells();
+    const mpsfw::Int3 n = d.local_cells();
+    r.device_per_rank = mpsfw::gather_strings(
+        comm, "rank " + std::to_string(d.rank()) + " on " + context.host + ": " +
+                  mpsfw::device_text(context.device) + ", block " + std::to_string(n.x) + "x" +
+                  std::to_string(n.y) + "x" + std::to_string(n.z));
+    r.steps = config_.steps;
+    r.loop_seconds = mpsfw::reduce_over_ranks(comm, solver_->loop_seconds()).max;
+    r.updates_per_second = r.loop_seconds > 0 ? static_cast<double>(d.global_cells().product()) *
+                                                    static_cast<double>(r.steps) / r.loop_seconds
+                                              : 0;
+    r.phases = solver_->timers().reduce(comm);
+    mpsfw::add_memory_usage(comm, &r);
+    r.halo_path = solver_->halo_path();
+    r.diagnostic_columns = {"step", "time", "sum_u2", "max_abs_u"};
+    for (const Diagnostics& g : solver_->diagnostics()) {
+      r.diagnostic_rows.push_back({static_cast<double>(g.step), g.time, g.sum_u2, g.max_abs_u});
+    }
+    return r;
+  }
+
+  void stop() override { solver_.reset(); }
+
+  std::vector<std::string> closing_lines() const override {
+    if (config_.output_file.empty()) return {};
+    return {"field snapshots written to " + config_.output_file};
+  }
+
+ private:
+  WaveConfig config_;
+  std::unique_ptr<WaveSolver> solver_;
+};
+
+}  // namespace
+
+mpsfw::WorkloadSpec wave_spec() {
+  return {"wave",
+          "3D scalar wave equation, 4th order in space, leapfrog in time (groups /run, /wave)",
+          wave_keys, [] { return std::make_unique<WaveWorkload>(); }, wave_template};
+}
+
+}  // namespace wave
