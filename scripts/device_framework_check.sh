@@ -84,6 +84,7 @@ for f, p in zip(files[1:], sys.argv[2:]):
             worst = max(worst, int((a != b).sum()))
     print("%s vs 1 rank: %d values differ" % (p.rsplit("/", 1)[-1], worst))
 PY
+  rm -f "$out"/wave_np*.h5 "$out/wave.h5"  # compared; too large to bring back
 fi
 
 if has bench; then
