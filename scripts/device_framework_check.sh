@@ -11,6 +11,8 @@
 #   bench   heat P1 (heat_bandwidth 512^3) and the oversubscription table
 #           (256^3 and 512^3, 1/8/16 ranks, MPS, same-GPU halos), baseline and
 #           this tree in the same job; the wave example's 1 vs 8 ranks with MPS
+#   wavebench  bench/wave_scaling.sh: the wave example at 192^3 and 256^3,
+#           1/8/16 ranks with MPS, same-GPU pulls vs MPI halos, medians of 3
 # Logs and a tarball in $OUT.
 #   scripts/device_framework_check.sh "build tests"   then   "bench"
 set -uo pipefail
@@ -105,6 +107,13 @@ if has bench; then
       echo "table $tree $size^3:"; tail -12 "$out/table_${tree}_$size.txt"
     done
   done
+fi
+if has wavebench; then
+  timeout 560 bash "$MPSFW_ROOT/bench/wave_scaling.sh" "$wave" "$out/wave_scaling" > "$out/wave_scaling.txt" 2>&1
+  echo "wave_scaling: exit $?"; cat "$out/wave_scaling.txt"
+  rm -f "$out"/wave_scaling/*.h5
+fi
+if has bench; then
   # The wave example beside heat: 1 vs 8 ranks with MPS, 192^3 (strong).
   "$wave/wave_solver" --write-input "$out/wave_bench.h5" --set wave.nx=192 --set wave.ny=192 \
     --set wave.nz=192 --set run.steps=300 > /dev/null
