@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "core/params.hpp"
 #include "input_writer.hpp"
@@ -24,6 +25,7 @@ const char* kUsage =
     "usage: mkinput OUT.h5 [--set group.key=value ...] [--u0 ramp|random:SEED]   (heat)\n"
     "       mkinput OUT.h5 --set solver=NAME [--set group.key=value ...]\n"
     "       mkinput --describe FILE.h5\n"
+    "       mkinput --help | --version\n"
     "--u0 (heat) stores a dataset /heat/u0 and sets heat.initial=dataset:\n"
     "  ramp         u0 = (i + 2j + 3k) / (nx + 2ny + 3nz) at cell (i, j, k)\n"
     "  random:SEED  uniform values in [0, 1) from a 64-bit LCG seeded with SEED\n";
@@ -63,6 +65,9 @@ int run(const std::vector<std::string>& args) {
       ++i;
     } else if (args[i] == "--help" || args[i] == "-h") {
       std::fputs(kUsage, stdout);
+      return 0;
+    } else if (args[i] == "--version") {
+      std::fputs(build_description("mkinput").c_str(), stdout);
       return 0;
     } else if (args[i][0] != '-' && out.empty()) {
       out = args[i];

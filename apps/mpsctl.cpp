@@ -9,12 +9,15 @@
 // the daemons and never stop them; `stop` does.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "core/build_info.hpp"
 #include "core/error.hpp"
+#include "core/params.hpp"
 #include "mps/cap_policy.hpp"
 #include "mps/control.hpp"
 #include "mps/gpu_inventory.hpp"
@@ -34,6 +37,7 @@ const char* kUsage =
     "       mpsctl stop    [--dir ROOT] [--job NAME | --session DIR]\n"
     "       mpsctl status  [--dir ROOT]\n"
     "       mpsctl cleanup [--dir ROOT] [--all]\n"
+    "       mpsctl --help | --version\n"
     "ROOT defaults to $TMPDIR or /tmp; NAME to $SLURM_JOB_ID or 'mpsctl'.\n"
     "cleanup removes sessions whose owning rank is gone (and stops their daemons);\n"
     "--all also removes sessions started by mpsctl.\n";
@@ -45,39 +49,51 @@ struct Options {
   MpsConfig config;
 };
 
+// mpsctl's own keys beside /mps's, so every option is checked like an input key.
+std::vector<ParamSpec> mpsctl_schema() {
+  std::vector<ParamSpec> schema = mps_schema();
+  schema.push_back(text_param("mpsctl", "gpus", false, "all", {}, "all, or GPU indices or UUIDs: I,J,.."));
+  schema.push_back(integer_param("mpsctl", "ranks_per_gpu", false, "2", 1, 1024,
+                                 "ranks that will share each GPU (sets the auto cap)"));
+  schema.push_back(text_param("mpsctl", "job", false, "", {}, "session name; empty: $SLURM_JOB_ID or mpsctl"));
+  schema.push_back(text_param("mpsctl", "session", false, "", {}, "a session folder to stop"));
+  return schema;
+}
+
 Options parse(const std::vector<std::string>& args) {
   if (args.empty()) throw InputError(std::string("no command given\n") + kUsage);
+  static const std::pair<const char*, const char*> kKeys[] = {
+      {"--gpus", "mpsctl.gpus"},
+      {"--ranks-per-gpu", "mpsctl.ranks_per_gpu"},
+      {"--atp", "mps.active_thread_percentage"},
+      {"--policy", "mps.atp_policy"},
+      {"--pinned-mem", "mps.pinned_device_mem_limit"},
+      {"--dir", "mps.directory"},
+      {"--job", "mpsctl.job"},
+      {"--session", "mpsctl.session"},
+      {"--timeout", "mps.timeout_seconds"}};
   Options o;
   o.command = args[0];
-  std::string atp = "auto";
+  Params params(mpsctl_schema());
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
-    const auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw InputError(a + " needs a value\n" + kUsage);
-      return args[++i];
-    };
-    if (a == "--gpus") o.gpus = value();
-    else if (a == "--ranks-per-gpu") o.ranks_per_gpu = std::atoi(value().c_str());
-    else if (a == "--atp") atp = value();
-    else if (a == "--policy") o.config.policy = value() == "even" ? AtpPolicy::Even : AtpPolicy::Double;
-    else if (a == "--pinned-mem") o.config.pinned_device_mem_limit = value();
-    else if (a == "--dir") o.config.directory = value();
-    else if (a == "--job") o.job = value();
-    else if (a == "--session") o.session = value();
-    else if (a == "--timeout") o.config.timeout_seconds = std::atof(value().c_str());
-    else if (a == "--all") o.all = true;
-    else throw InputError("unknown option '" + a + "'\n" + kUsage);
-  }
-  if (atp != "auto") {
-    o.config.active_thread_percentage = std::atoi(atp.c_str());
-    if (o.config.active_thread_percentage < 1 || o.config.active_thread_percentage > 100) {
-      throw InputError("--atp: expected auto or an integer in [1, 100], got '" + atp + "'");
+    if (a == "--all") {
+      o.all = true;
+      continue;
     }
+    const auto key = std::find_if(std::begin(kKeys), std::end(kKeys),
+                                  [&](const auto& k) { return a == k.first; });
+    if (key == std::end(kKeys)) throw InputError("unknown option '" + a + "'\n" + kUsage);
+    if (i + 1 >= args.size()) throw InputError(a + " needs a value\n" + kUsage);
+    const std::string value = args[++i];
+    params.apply_override(std::string(key->second) + "=" + value, a + " " + value);
   }
-  if (o.ranks_per_gpu < 1) throw InputError("--ranks-per-gpu: expected a positive integer");
-  if (!o.config.pinned_device_mem_limit.empty()) {
-    o.config.pinned_bytes = parse_memory_size(o.config.pinned_device_mem_limit, "--pinned-mem");
-  }
+  params.finalize();
+  o.config = mps_config_from(params);
+  o.gpus = params.text("mpsctl.gpus");
+  o.ranks_per_gpu = static_cast<int>(params.integer("mpsctl.ranks_per_gpu"));
+  o.job = params.text("mpsctl.job");
+  o.session = params.text("mpsctl.session");
   if (o.job.empty()) {
     const char* slurm = std::getenv("SLURM_JOB_ID");
     o.job = slurm && *slurm ? slurm : "mpsctl";
@@ -87,9 +103,14 @@ Options parse(const std::vector<std::string>& args) {
 }
 
 int start(const Options& o) {
-  std::vector<GpuInfo> gpus = visible_gpus();
-  if (o.gpus != "all") gpus = apply_visible_devices(gpus, o.gpus);
-  if (gpus.empty()) throw Error("mpsctl start: no GPU is visible");
+  const std::vector<GpuInfo> visible = visible_gpus();
+  if (visible.empty()) throw Error("mpsctl start: no GPU is visible");
+  std::vector<GpuInfo> gpus = visible;
+  if (o.gpus != "all") gpus = apply_visible_devices(visible, o.gpus);
+  if (gpus.empty()) {
+    throw InputError("--gpus " + o.gpus + ": no such GPU here (indices 0.." +
+                     std::to_string(visible.size() - 1) + " or UUIDs)");
+  }
   const std::string dir = NodeSession::session_dir(o.dir, o.job);
   SessionRecord existing;
   if (read_ready(dir, &existing)) {
@@ -175,6 +196,10 @@ int main(int argc, char** argv) {
     if (o.command == "cleanup") return cleanup(o);
     if (o.command == "--help" || o.command == "-h") {
       std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (o.command == "--version") {
+      std::fputs(build_description("mpsctl").c_str(), stdout);
       return 0;
     }
     throw InputError("unknown command '" + o.command + "'\n" + kUsage);

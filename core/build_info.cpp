@@ -1,0 +1,43 @@
+#include "build_info.hpp"
+
+#include <hdf5.h>
+#include <mpi.h>
+
+#include <string>
+
+#if MPSFW_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace mpsfw {
+
+const char* version() { return MPSFW_VERSION; }
+
+std::string build_description(const std::string& program) {
+  std::string d = program + " (mpsfw " + version() + ", revision " + build_revision() + ")\n";
+#if MPSFW_HAVE_CUDA
+  d += std::string("  CUDA      on, architectures ") + MPSFW_CUDA_ARCHITECTURES + ", toolkit " +
+       std::to_string(CUDART_VERSION / 1000) + "." + std::to_string(CUDART_VERSION % 1000 / 10) + "\n";
+#else
+  d += "  CUDA      off (host backend only)\n";
+#endif
+  d += "  Kokkos    not built in\n";
+  unsigned major = 0, minor = 0, release = 0;
+  H5get_libversion(&major, &minor, &release);
+  d += "  HDF5      " + std::to_string(major) + "." + std::to_string(minor) + "." +
+       std::to_string(release) + (MPSFW_HDF5_PARALLEL ? ", parallel" : ", serial") + "\n";
+  char library[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(library, &length);  // allowed before MPI_Init
+  std::string mpi(library, static_cast<size_t>(length));
+  mpi = mpi.substr(0, mpi.find_first_of("\r\n,"));
+  d += "  MPI       " + mpi + "\n";
+#if defined(__clang__)
+  d += "  compiler  clang " __clang_version__ "\n";
+#elif defined(__GNUC__)
+  d += "  compiler  GCC " __VERSION__ "\n";
+#endif
+  return d;
+}
+
+}  // namespace mpsfw

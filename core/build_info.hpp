@@ -1,0 +1,15 @@
+#pragma once
+// What this build of mpsfw is: for --version of every program (like `lmp -h`)
+// and for the run report, so results of different builds are never mixed.
+#include <string>
+
+namespace mpsfw {
+
+const char* version();         // "0.1.0"
+const char* build_revision();  // `git describe` when the build ran; "unknown" outside a checkout
+// Several lines: version and revision, CUDA (on/off, architectures), Kokkos,
+// HDF5 (version, parallel or serial), the MPI library, the compiler. Needs no
+// MPI_Init.
+std::string build_description(const std::string& program);
+
+}  // namespace mpsfw

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# --version of the three programs names the build (version, revision taken at
+# build time, CUDA, Kokkos, HDF5, MPI), and mpsctl checks its options like
+# input keys: a bad value exits 1 with a message naming the option and what
+# was expected, before anything is started.
+#   tests/cli/version_and_mpsctl.sh SOLVER MKINPUT MPSCTL
+set -uo pipefail
+solver=$1 mkinput=$2 mpsctl=$3
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+for program in "$solver" "$mkinput" "$mpsctl"; do
+  out=$("$program" --version 2>&1) || fail "$(basename "$program") --version exited $?"
+  for part in "mpsfw " "revision " "CUDA " "Kokkos " "HDF5 " "MPI "; do
+    grep -q "$part" <<<"$out" || fail "$(basename "$program") --version lacks '$part': $out"
+  done
+  grep -q "revision unknown" <<<"$out" && git -C "$(dirname "$0")" rev-parse >/dev/null 2>&1 &&
+    fail "$(basename "$program") --version has no revision inside a checkout"
+done
+
+# option, value, what the message must say
+while IFS='|' read -r option value expect; do
+  out=$(MPSFW_MPS_CONTROL=/nonexistent "$mpsctl" start "$option" "$value" 2>&1)
+  rc=$?
+  [ "$rc" -eq 1 ] || fail "mpsctl start $option $value exited $rc, expected 1"
+  grep -qF -- "$option $value: $expect" <<<"$out" || fail "mpsctl start $option $value: '$out' lacks '$option $value: $expect'"
+done <<'CASES'
+--policy|odd|expected one of double|even
+--timeout|abc|expected a number
+--timeout|0|expected a number in (0, 3600]
+--atp|0|expected auto or an integer in [1, 100]
+--ranks-per-gpu|0|expected an integer in [1, 1024]
+--pinned-mem|lots|
+CASES
+out=$("$mpsctl" start --bogus 1 2>&1) && fail "mpsctl accepted --bogus"
+grep -q "unknown option '--bogus'" <<<"$out" || fail "mpsctl --bogus: '$out'"
+
+if [ "$failures" -eq 0 ]; then echo "version and mpsctl options: ok"; fi
+[ "$failures" -eq 0 ]
