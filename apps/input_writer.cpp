@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/h5_io.hpp"
 
@@ -13,7 +14,7 @@ namespace mpsfw {
 
 void write_input_file(const std::string& path, const Params& params, const std::vector<double>& u0,
                       std::array<std::uint64_t, 3> u0_dims) {
-  const std::string tmp = path + ".partial";
+  const std::string tmp = partial_path(path);
   try {
     h5::Handle file = h5::create_file(tmp);
     std::map<std::string, h5::Handle> groups;
@@ -42,10 +43,7 @@ void write_input_file(const std::string& path, const Params& params, const std::
     std::remove(tmp.c_str());
     throw;
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error(path + ": cannot move the finished file into place");
-  }
+  move_into_place(tmp, path);
 }
 
 namespace {

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/atomic_file.hpp"
+#include "core/build_info.hpp"
 #include "core/collective.hpp"
 #include "core/decomposition.hpp"
 #include "core/error.hpp"
@@ -83,7 +85,7 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
   const bool root = session.rank() == 0;
   const CommandLine& c = session.command_line();
   if (c.help || c.version) {
-    if (root && c.version) std::printf("mpsfw %s\n", MPSFW_VERSION);
+    if (root && c.version) std::printf("%s", build_description(program).c_str());
     if (root && c.help) {
       std::printf("%s", command_line_usage(program).c_str());
       std::printf("Solvers (the input's root attribute `solver`):\n");
@@ -110,6 +112,7 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
   }
   p.workload->run(root ? stdout : nullptr);
   RunReport report = p.workload->report(*p.params, context, p.warnings);
+  add_job_facts(session.world(), session.host(), session.command_text(), &report);
   p.workload->stop();
   session.finish();
   session.add_mps_to_report(&report);

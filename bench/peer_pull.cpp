@@ -1,8 +1,9 @@
 // peer_pull: what one same-GPU halo pull costs, by face. Rank 1 shares a field
 // through CUDA IPC; rank 0 times copying each face plane of it into its own
-// halo (the kernel the heat solver runs), against the same copy out of a
-// field of its own, and a contiguous copy of as many bytes (cudaMemcpy) from
-// each. Both ranks on GPU 0.
+// halo (the copy kernel of the pull scheme: FieldHalos pulls this way; heat
+// now pushes its planes from the update launch instead), against the same
+// copy out of a field of its own, and a contiguous copy of as many bytes
+// (cudaMemcpy) from each. Both ranks on GPU 0.
 //   mpirun -np 2 peer_pull [--cells 256x512x512] [--repeats 20]
 #include <cuda_runtime.h>
 #include <mpi.h>

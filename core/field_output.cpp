@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "atomic_file.hpp"
 #include "collective.hpp"
 #include "error.hpp"
 #include "h5_io.hpp"
@@ -73,7 +74,7 @@ struct FieldOutput::Impl {
   Impl(std::string file_path, const CartDecomposition& decomposition, GridGeometry grid,
        OutputMode output_mode)
       : path(std::move(file_path)),
-        partial(path + ".partial"),
+        partial(partial_path(path)),
         decomp(decomposition),
         geometry(grid),
         mode(output_mode),
@@ -240,10 +241,7 @@ struct FieldOutput::Impl {
 
   // Rank 0, at commit: the finished file goes into place, then its XDMF companion.
   void publish() {
-    if (std::rename(partial.c_str(), path.c_str()) != 0) {
-      throw Error("HDF5 output '" + path + "': renaming '" + partial +
-                  "' into place failed: " + std::strerror(errno));
-    }
+    move_into_place(partial, path);
     renamed = true;
     const std::filesystem::path h5(path);
     XdmfSeries series;

@@ -106,10 +106,6 @@ FaceMask HaloExchange::mpi_faces() const {
   return mask;
 }
 
-std::int64_t HaloExchange::bytes_per_exchange() const {
-  return send_boxes_.cells * static_cast<std::int64_t>(sizeof(double));
-}
-
 void HaloExchange::start(double* field) {
   if (in_flight_) throw Error("HaloExchange::start called twice without finish");
   double* recv_at = staged_ ? recv_host_ : recv_.data();
@@ -181,11 +177,6 @@ void HaloExchange::quiesce() {
   if (!peers_.active()) return;
   PhaseTimers::Scope t(*timers_, "halo sync");
   peers_.quiesce();
-}
-
-void HaloExchange::exchange(double* field) {
-  start(field);
-  finish(field);
 }
 
 }  // namespace mpsfw

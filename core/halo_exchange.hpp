@@ -86,9 +86,6 @@ class HaloExchange {
   // this rank's fields any more. Call before freeing or rewriting them from
   // the host (the end of a run).
   void quiesce();
-  // start() then finish(), for callers with nothing to overlap (not for
-  // fields with direct faces, which also need finish_step()).
-  void exchange(double* field);
 
   // Where the time goes, as phases "halo post" (MPI receives and sends
   // posted), "halo pack" (faces packed and, when staged, copied to the host:
@@ -107,8 +104,6 @@ class HaloExchange {
   // How direct pulls are ordered: "GPU-side waits", "a host barrier", or ""
   // (no direct faces on this rank's GPU).
   const char* direct_sync() const { return peers_.ordering(); }
-  // Bytes sent per exchange by this rank through MPI.
-  std::int64_t bytes_per_exchange() const;
 
  private:
   // Where each face's message sits in the send and receive buffers.

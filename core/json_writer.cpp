@@ -93,5 +93,6 @@ JsonWriter& JsonWriter::value(const std::string& key, bool v) {
 
 JsonWriter& JsonWriter::element(const std::string& v) { return value("", v); }
 JsonWriter& JsonWriter::element(double v) { return value("", v); }
+JsonWriter& JsonWriter::element(std::int64_t v) { return value("", v); }
 
 }  // namespace mpsfw

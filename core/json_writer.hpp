@@ -21,6 +21,8 @@ class JsonWriter {
   // An element of the current array.
   JsonWriter& element(const std::string& v);
   JsonWriter& element(double v);
+  JsonWriter& element(std::int64_t v);
+  JsonWriter& element(int v) { return element(std::int64_t{v}); }
   const std::string& text() const { return out_; }
 
  private:

@@ -9,16 +9,11 @@
 
 #include "error.hpp"
 #include "input_file.hpp"
+#include "number_text.hpp"
 
 namespace mpsfw {
 namespace {
 
-std::string format_number(double v) {
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 std::string join(const std::vector<std::string>& items, const char* sep) {
   std::string out;
@@ -98,12 +93,12 @@ std::string ParamSpec::expected() const {
   if (type != ParamType::Text) {
     const bool has_min = std::isfinite(min), has_max = std::isfinite(max);
     if (has_min && has_max) {
-      what += std::string(" in ") + (min_exclusive ? "(" : "[") + format_number(min) + ", " +
-              format_number(max) + "]";
+      what += std::string(" in ") + (min_exclusive ? "(" : "[") + exact_number(min) + ", " +
+              exact_number(max) + "]";
     } else if (has_min) {
-      what += (min_exclusive ? " > " : " >= ") + format_number(min);
+      what += (min_exclusive ? " > " : " >= ") + exact_number(min);
     } else if (has_max) {
-      what += " <= " + format_number(max);
+      what += " <= " + exact_number(max);
     }
   }
   return meaning.empty() ? what : what + " (" + meaning + ")";
@@ -209,7 +204,7 @@ void Params::check_range(const ParamSpec& s, const ParamValue& v) const {
     case ParamType::Real: {
       const double x = s.type == ParamType::Integer ? static_cast<double>(v.integer) : v.real;
       ok = std::isfinite(x) && (s.min_exclusive ? x > s.min : x >= s.min) && x <= s.max;
-      got = s.type == ParamType::Integer ? std::to_string(v.integer) : format_number(v.real);
+      got = s.type == ParamType::Integer ? std::to_string(v.integer) : exact_number(v.real);
       break;
     }
     case ParamType::Text:
@@ -249,7 +244,7 @@ std::string Params::as_text(const std::string& name) const {
   const ParamValue& v = value(name);
   switch (v.type) {
     case ParamType::Integer: return std::to_string(v.integer);
-    case ParamType::Real: return format_number(v.real);
+    case ParamType::Real: return exact_number(v.real);
     case ParamType::Text: return v.text;
   }
   return "";

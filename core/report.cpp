@@ -2,10 +2,14 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <ctime>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 
+#include "build_info.hpp"
 #include "error.hpp"
 #include "json_writer.hpp"
 #include "memory.hpp"
@@ -98,12 +102,15 @@ RunReport start_report(const std::string& solver, const Params& params, Backend 
                        const std::vector<std::string>& warnings) {
   RunReport r;
   r.solver = solver;
-  r.version = MPSFW_VERSION;
-  r.git_revision = MPSFW_GIT_REVISION;
+  r.version = version();
+  r.git_revision = build_revision();
   r.input_hash = file_hash(params.file());
   r.input_file = params.file();
   r.backend = to_string(backend);
-  for (const ParamSpec& s : params.schema()) r.parameters.emplace_back(s.name(), params.as_text(s.name()));
+  for (const ParamSpec& s : params.schema()) {
+    const ParamValue& v = params.value(s.name());
+    r.parameters.push_back({s.name(), params.as_text(s.name()), v.type, v.integer, v.real});
+  }
   r.warnings = warnings;
   return r;
 }
@@ -113,6 +120,30 @@ void add_memory_usage(MPI_Comm comm, RunReport* r) {
   r->device_bytes = reduce_over_ranks(comm, static_cast<double>(use.device_peak));
   r->host_bytes = reduce_over_ranks(comm, static_cast<double>(use.host_peak));
   r->peak_rss_bytes = reduce_over_ranks(comm, peak_rss_bytes());
+}
+
+void add_job_facts(MPI_Comm comm, const std::string& host, const std::string& command_line,
+                   RunReport* r) {
+  const std::vector<std::string> all = gather_strings(comm, host);
+  r->hosts.clear();
+  for (const std::string& h : all) {
+    if (std::find(r->hosts.begin(), r->hosts.end(), h) == r->hosts.end()) r->hosts.push_back(h);
+  }
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  r->timestamp = stamp;
+  r->job_id.clear();
+  for (const char* name : {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID"}) {
+    const char* v = std::getenv(name);
+    if (v != nullptr && *v != '\0') {
+      r->job_id = v;
+      break;
+    }
+  }
+  r->command_line = command_line;
 }
 
 void print_report(std::FILE* out, const RunReport& r) {
@@ -167,7 +198,12 @@ void print_report(std::FILE* out, const RunReport& r) {
 std::string report_json(const RunReport& r) {
   JsonWriter j;
   j.begin_object();
+  j.value("schema_version", kRunReportSchemaVersion);
   j.value("mpsfw_version", r.version).value("git_revision", r.git_revision);
+  j.value("timestamp", r.timestamp).value("job_id", r.job_id).value("command_line", r.command_line);
+  j.begin_array("hosts");
+  for (const std::string& h : r.hosts) j.element(h);
+  j.end_array();
   j.value("solver", r.solver).value("input", r.input_file).value("input_fnv1a64", r.input_hash);
   j.value("backend", r.backend).value("halo_path", r.halo_path).value("mps", r.mps);
   j.value("ranks", r.ranks);
@@ -193,12 +229,25 @@ std::string report_json(const RunReport& r) {
   j.end_object();
   j.begin_object("mps_details");
   for (const auto& [k, v] : r.mps_details) j.value(k, v);
+  j.value("verified_clients", r.mps_verified_clients).value("expected_clients", r.mps_expected_clients);
+  j.begin_array("daemon_pids");
+  for (long p : r.mps_daemon_pids) j.element(static_cast<std::int64_t>(p));
+  j.end_array();
+  j.begin_array("server_pids");
+  for (long p : r.mps_server_pids) j.element(static_cast<std::int64_t>(p));
+  j.end_array();
   j.begin_array("per_rank");
   for (const std::string& line : r.mps_per_rank) j.element(line);
   j.end_array();
   j.end_object();
   j.begin_object("parameters");
-  for (const auto& [k, v] : r.parameters) j.value(k, v);
+  for (const ReportParameter& p : r.parameters) {
+    switch (p.type) {
+      case ParamType::Integer: j.value(p.name, p.integer); break;
+      case ParamType::Real: j.value(p.name, p.real); break;
+      case ParamType::Text: j.value(p.name, p.text); break;
+    }
+  }
   j.end_object();
   j.begin_array("diagnostics");
   for (const std::vector<double>& row : r.diagnostic_rows) {
@@ -216,21 +265,5 @@ std::string report_json(const RunReport& r) {
   return j.text() + "\n";
 }
 
-void write_text_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".partial";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << text;
-    f.flush();
-    if (!f) {
-      std::remove(tmp.c_str());
-      throw Error(path + ": cannot write file");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error(path + ": cannot move the finished file into place");
-  }
-}
 
 }  // namespace mpsfw

@@ -3,6 +3,7 @@
 // ranks), throughput, memory. Rank 0 prints it as a table and writes run.json.
 #include <mpi.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -18,6 +19,18 @@ namespace mpsfw {
 struct MinAvgMax {
   double min = 0, avg = 0, max = 0;
 };
+
+// A parameter's final value, as text and typed (numbers go to run.json as numbers).
+struct ReportParameter {
+  std::string name, text;
+  ParamType type = ParamType::Text;
+  std::int64_t integer = 0;
+  double real = 0;
+};
+
+// run.json's layout version (docs/run-report.md): raised when a key changes
+// meaning or type, not when one is added.
+inline constexpr int kRunReportSchemaVersion = 1;
 
 struct RunReport {
   std::string solver, input_file, version;
@@ -35,12 +48,21 @@ struct RunReport {
   std::string problem;  // e.g. "32000 atoms in a 33.6^3 box"; "" prints the global grid
   std::vector<PhaseStats> phases;
   MinAvgMax device_bytes, host_bytes, peak_rss_bytes;  // per rank
-  std::vector<std::pair<std::string, std::string>> parameters;
+  std::vector<ReportParameter> parameters;
   std::vector<std::string> diagnostic_columns;
   std::vector<std::vector<double>> diagnostic_rows;
   std::vector<std::string> warnings;
   std::string mps;  // what MPS did for this run, one line
-  std::vector<std::pair<std::string, std::string>> mps_details;
+  std::vector<std::pair<std::string, std::string>> mps_details;  // texts (state, reason, ...)
+  int mps_verified_clients = 0, mps_expected_clients = 0;      // over all ranks
+  std::vector<long> mps_daemon_pids, mps_server_pids;         // node 0's
+  // The job: when the report was made (UTC, ISO 8601), on which hosts (each
+  // once, in rank order), the batch system's job id ("" outside one), and the
+  // command line of rank 0.
+  std::string timestamp;
+  std::vector<std::string> hosts;
+  std::string job_id;
+  std::string command_line;
   std::vector<std::string> mps_per_rank;  // node 0's ranks: cap, SMs, client or not
 };
 
@@ -50,6 +72,10 @@ RunReport start_report(const std::string& solver, const Params& params, Backend 
                        const std::vector<std::string>& warnings);
 // Collective: memory per rank (device and host fields, peak RSS) into `report`.
 void add_memory_usage(MPI_Comm comm, RunReport* report);
+// Collective: timestamp, hosts (from each rank's `host`), job id (Slurm, PBS,
+// LSF or Flux variables) and `command_line` into `report`.
+void add_job_facts(MPI_Comm comm, const std::string& host, const std::string& command_line,
+                   RunReport* report);
 
 // Collective helpers for building a report.
 MinAvgMax reduce_over_ranks(MPI_Comm comm, double value);
@@ -63,7 +89,5 @@ double peak_rss_bytes();
 
 void print_report(std::FILE* out, const RunReport& report);
 std::string report_json(const RunReport& report);
-// Written under a temporary name and renamed: complete or absent.
-void write_text_file_atomically(const std::string& path, const std::string& text);
 
 }  // namespace mpsfw

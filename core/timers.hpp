@@ -22,14 +22,19 @@ class PhaseTimers {
   // Collective over `comm`: every rank must have timed the same phases.
   std::vector<PhaseStats> reduce(MPI_Comm comm) const;
 
-  // Adds the time from construction to destruction to one phase.
+  // Adds the time from construction to destruction to one phase, and marks
+  // it as an NVTX range of the same name (CUDA builds), so an Nsight Systems
+  // timeline reads like the summary table.
   class Scope {
    public:
     Scope(PhaseTimers& timers, const char* phase)
-        : timers_(timers), phase_(phase), start_(std::chrono::steady_clock::now()) {}
+        : timers_(timers), phase_(phase), start_(std::chrono::steady_clock::now()) {
+      range_push(phase);
+    }
     ~Scope() {
       timers_.add(phase_, std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
                               .count());
+      range_pop();
     }
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
@@ -41,6 +46,9 @@ class PhaseTimers {
   };
 
  private:
+  static void range_push(const char* name);
+  static void range_pop();
+
   std::vector<std::string> names_;
   std::vector<double> seconds_;
 };

@@ -6,6 +6,8 @@
 #include <locale>
 #include <sstream>
 
+#include "atomic_file.hpp"
+#include "number_text.hpp"
 #include "error.hpp"
 
 namespace mpsfw {
@@ -16,20 +18,6 @@ std::string snapshot_dataset(long step, const std::string& field) {
   return "/" + field + name;
 }
 
-std::string exact_number(double v) {
-  std::ostringstream out;
-  out.imbue(std::locale::classic());
-  for (int digits : {15, 17}) {
-    out.str("");
-    out.precision(digits);
-    out << v;
-    std::istringstream in(out.str());
-    in.imbue(std::locale::classic());
-    double back = 0;
-    if (in >> back && back == v) break;
-  }
-  return out.str();
-}
 
 std::string xml_escape(const std::string& text) {
   std::string out;
@@ -104,33 +92,11 @@ std::string render(const XdmfSeries& s) {
   return x.str();
 }
 
-[[noreturn]] void fail(const std::string& xmf_path, const char* what, int error) {
-  throw Error("cannot write XDMF file '" + xmf_path + "': " + what + ": " + std::strerror(error));
-}
 
 }  // namespace
 
 void write_xdmf(const std::string& xmf_path, const XdmfSeries& series) {
-  const std::string text = render(series);
-  const std::string partial = xmf_path + ".partial";
-  std::FILE* f = std::fopen(partial.c_str(), "w");
-  if (!f) fail(xmf_path, "creating the temporary file", errno);
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  int error = ok ? 0 : errno;
-  // fclose flushes, so it can be the call that reports a full disk.
-  if (std::fclose(f) != 0 && ok) {
-    ok = false;
-    error = errno;
-  }
-  if (!ok) {
-    std::remove(partial.c_str());
-    fail(xmf_path, "writing", error != 0 ? error : EIO);
-  }
-  if (std::rename(partial.c_str(), xmf_path.c_str()) != 0) {
-    error = errno;
-    std::remove(partial.c_str());
-    fail(xmf_path, "renaming the temporary file", error);
-  }
+  write_text_file_atomically(xmf_path, render(series));
 }
 
 }  // namespace mpsfw

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "box.hpp"
+#include "number_text.hpp"  // exact_number, as XML wants it
 
 namespace mpsfw {
 
@@ -24,9 +25,6 @@ struct XdmfSeries {
   std::vector<std::string> fields{"u"};    // one XDMF attribute per field, named after it
 };
 
-// Shortest of 15 or 17 significant digits that reads back as the same double,
-// in the "C" locale whatever the process locale is (XML wants '.').
-std::string exact_number(double v);
 // `text` with & < > " ' escaped for an XML attribute or element.
 std::string xml_escape(const std::string& text);
 

@@ -55,8 +55,19 @@ Session::Session(int& argc, char**& argv, const std::string& program)
 Session::Session(int& argc, char**& argv, CommandLine command_line)
     : Session(argc, argv, prepare(std::move(command_line), "")) {}
 
+namespace {
+
+std::string joined(int argc, char** argv) {
+  std::string text;
+  for (int i = 0; i < argc; ++i) text += (i ? " " : "") + std::string(argv[i]);
+  return text;
+}
+
+}  // namespace
+
 Session::Session(int& argc, char**& argv, Start start)
     : command_line_(std::move(start.command_line)),
+      command_text_(joined(argc, argv)),
       early_error_(std::move(start.error)),
       input_(std::move(start.input)),
       node_session_(mps::NodeSession::before_mpi(start.mps, mps::detect_launcher())),
@@ -134,15 +145,10 @@ void Session::add_mps_to_report(RunReport* report) const {
   const bool reused = m.state.rfind("active (reused", 0) == 0 || m.state == "reused";
   d.emplace_back("owner", m.owner ? "started by mpsfw" : (reused ? "reused" : "none"));
   d.emplace_back("pipe_dir", m.pipe_dir);
-  d.emplace_back("verified_clients", std::to_string(total[0]));
-  d.emplace_back("expected_clients", std::to_string(total[1]));
-  const auto join = [](const std::vector<long>& pids) {
-    std::string out;
-    for (long p : pids) out += (out.empty() ? "" : " ") + std::to_string(p);
-    return out;
-  };
-  d.emplace_back("daemon_pids", join(m.daemon_pids));
-  d.emplace_back("server_pids", join(m.server_pids));
+  report->mps_verified_clients = total[0];
+  report->mps_expected_clients = total[1];
+  report->mps_daemon_pids = m.daemon_pids;
+  report->mps_server_pids = m.server_pids;
   report->mps_per_rank = m.per_rank;
 }
 

@@ -64,6 +64,8 @@ class Session {
   void add_mps_to_report(RunReport* report) const;
 
   const CommandLine& command_line() const { return command_line_; }
+  // The program and its arguments as given (before MPI_Init saw them).
+  const std::string& command_text() const { return command_text_; }
   // The input's attributes, read once before MPI_Init; nullptr without an input.
   const InputAttributes* input() const { return input_.get(); }
   const DeviceBinding& device() const { return device_; }
@@ -86,6 +88,7 @@ class Session {
   void settle();
 
   CommandLine command_line_;
+  std::string command_text_;
   std::string early_error_;
   std::unique_ptr<InputAttributes> input_;
   mps::NodeSession node_session_;

@@ -5,7 +5,7 @@
 #   scripts/run.sh [--set key=value ...] [--report run.json]
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
-"$MPSFW_ROOT/scripts/setup.sh"
+"$MPSFW_ROOT/scripts/setup.sh" build
 "$MPSFW_ROOT/scripts/build.sh"
 ranks="${MPSFW_RANKS:-4}"
 exec mpirun -np "$ranks" "$MPSFW_BUILD/apps/solver" "$MPSFW_ROOT/inputs/heat_default.h5" "$@"

@@ -16,7 +16,9 @@ mps-caps = MPS with the auto cap. Strong scaling keeps the input's problem;
 weak scaling gives every rank the input's problem (heat: its grid as each
 rank's block; md: its FCC cells per rank, so N atoms per rank). A point that
 asked for MPS and did not get it (no GPU, verification failed) is marked in
-the CSV and drawn hollow, never as MPS. Resumable: runs whose report exists
+the CSV and drawn hollow, never as MPS. A run that fails is a row marked
+FAILED (exit code, log) in the CSV, a line in the summary, and a non-zero exit
+of the sweep once every point was tried. Resumable: runs whose report exists
 are not repeated; a DIR holding results of another input, build or --set list
 is refused.
 """
@@ -146,10 +148,10 @@ def run_point(args, launcher_cmd, point, report):
     with open(log, "w") as out:
         rc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=args.timeout).returncode
     if rc != 0:
-        print("  run failed (exit %d), see %s" % (rc, log))
-        return False
+        print("  run FAILED (exit %d), see %s" % (rc, log))
+        return rc
     os.replace(report + ".tmp", report)  # complete or absent: resuming trusts it
-    return True
+    return 0
 
 
 def point_row(point, report):
@@ -170,12 +172,26 @@ def point_row(point, report):
         "sms_per_rank": " ".join(sms), "mps_as_asked": "yes" if (got or not asked) else "NO",
         "git_revision": r["git_revision"], "input_fnv1a64": r["input_fnv1a64"],
         "throughput_unit": r.get("throughput_unit", "cell-updates/s"),
+        "status": "ok",
     }
+
+
+def failed_row(point, rc, log, like):
+    """A point that did not complete, as a marked row: no figures, the exit code and log."""
+    row = {key: "" for key in like}
+    row.update({"scaling": point["scaling"], "ranks_per_gpu": point["rpg"], "ranks": point["ranks"],
+                "mode": point["mode"], "repeat": point["repeat"],
+                "status": "FAILED (exit %d, %s)" % (rc, os.path.relpath(log))})
+    return row
+
+
+def completed(rows):
+    return [r for r in rows if r.get("status", "ok") == "ok"]
 
 
 def medians(rows):
     groups = {}
-    for row in rows:
+    for row in completed(rows):
         key = (row["scaling"], row["mode"], int(row["ranks_per_gpu"]))
         groups.setdefault(key, []).append(row)
     out = {}
@@ -264,6 +280,12 @@ def summary(rows, out_dir, title_note, plots):
                 return "%.2f" % (v[0] / one[0])
             lines.append("| %d | %s |" % (rpg, " | ".join(eff(m) for m in MODES)))
         lines.append("")
+    failed = [r for r in rows if r.get("status", "ok") != "ok"]
+    if failed:
+        lines += ["## Failed points (%d): no figures, left out of the tables above" % len(failed), ""]
+        lines += ["- %s scaling, %s ranks/GPU, %s, repeat %s: %s" % (r["scaling"], r["ranks_per_gpu"], r["mode"],
+                                                                  r["repeat"], r["status"]) for r in failed]
+        lines.append("")
     lines += ["Plots: " + ", ".join(os.path.basename(p) for p in plots) if plots else "No plots.", ""]
     with open(os.path.join(out_dir, "summary.md"), "w") as f:
         f.write("\n".join(lines))
@@ -334,7 +356,7 @@ def main():
                 for repeat in range(1, args.repeats + 1):
                     points.append({"scaling": scaling, "rpg": rpg, "ranks": ranks, "grid": g,
                                    "mode": mode, "repeat": repeat})
-    rows = []
+    rows, failures = [], []
     for i, pt in enumerate(points):
         name = "%s-rpg%d-%s-r%d.json" % (pt["scaling"], pt["rpg"], pt["mode"], pt["repeat"])
         report = os.path.join(args.out, "runs", name)
@@ -342,12 +364,17 @@ def main():
             print("[%d/%d] %s: done before" % (i + 1, len(points), name))
         else:
             print("[%d/%d] %s" % (i + 1, len(points), name), flush=True)
-            if not run_point(args, launcher_cmd, pt, report):
+            rc = run_point(args, launcher_cmd, pt, report)
+            if rc != 0:
+                failures.append((pt, rc, report[:-5] + ".log"))
                 continue
         rows.append(point_row(pt, report))
     if not rows:
-        sys.exit("sweep: no run completed")
+        sys.exit("sweep: no run completed (%d failed; see %s/runs/*.log)" % (len(failures), args.out))
+    rows += [failed_row(pt, rc, log, rows[0]) for pt, rc, log in failures]
     write_results(rows, args.out, title_note(gpus, device, rows[0]["backend"]))
+    if failures:
+        sys.exit("sweep: %d of %d points FAILED (marked in sweep.csv and summary.md)" % (len(failures), len(points)))
 
 
 if __name__ == "__main__":

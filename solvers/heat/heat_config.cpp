@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/error.hpp"
+#include "core/number_text.hpp"
 #include "core/h5_io.hpp"
 
 namespace mpsfw::heat {
@@ -10,11 +11,6 @@ namespace {
 
 constexpr double kMaxCells1D = 1 << 20;
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
 
 void check_u0(const HeatConfig& c, const std::string& file) {
   const std::string where = file + ": dataset /heat/u0";
@@ -111,9 +107,9 @@ HeatConfig heat_config_from(const Params& p) {
 
   const double limit = max_stable_dt(c.diffusivity, c.spacing[0], c.spacing[1], c.spacing[2]);
   if (c.dt > limit) {
-    throw InputError(p.value("heat.dt").origin + ": dt = " + number(c.dt) +
+    throw InputError(p.value("heat.dt").origin + ": dt = " + short_number(c.dt) +
                      " is unstable for the explicit scheme; the largest stable dt is " +
-                     number(limit) + " = 1 / (2 diffusivity (1/dx^2 + 1/dy^2 + 1/dz^2))");
+                     short_number(limit) + " = 1 / (2 diffusivity (1/dx^2 + 1/dy^2 + 1/dz^2))");
   }
   if (c.cells.product() > (std::int64_t{1} << 40)) {
     throw InputError("heat.nx*ny*nz = " + std::to_string(c.cells.product()) +

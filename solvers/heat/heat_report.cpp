@@ -1,5 +1,7 @@
 #include "heat_report.hpp"
 
+#include "core/mpi_check.hpp"
+
 namespace mpsfw::heat {
 
 namespace {
@@ -9,7 +11,7 @@ namespace {
 std::string halo_path(const HaloExchange& halo, Backend backend, MPI_Comm comm) {
   const int mine[2] = {face_count(halo.direct_faces()), face_count(halo.mpi_faces())};
   int all[2] = {0, 0};
-  MPI_Allreduce(mine, all, 2, MPI_INT, MPI_SUM, comm);
+  MPSFW_MPI_CHECK(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_SUM, comm));
   const std::string mpi_how =
       backend == Backend::Host
           ? "host memory"

@@ -1,16 +1,20 @@
 #pragma once
-// The heat solver's time loop. Each step:
-//   start halo exchange -> update inner cells -> finish exchange -> update shell
-//   -> finish the step's exchange (a rendezvous with same-GPU neighbours)
-// (cells next to walls, and next to faces pulled straight from a same-GPU
-// neighbour before the update starts, count as inner)
-// then, every diag_every steps, diagnostics (total heat, max change), and every
-// output_every steps a snapshot. Communication is HaloExchange's job; physics is
-// heat_physics.hpp's; this file only orders the phases and times them.
-// Phase times are host wall-clock times; the exchange splits its share into
-// halo post / pack / wait / unpack. On the CUDA backend launches return at
-// once: device work shows up in the phase that waits for it (the halo copy to
-// the host, diagnostics, output, the final "device sync").
+// The heat solver's time loop. A step is, in production:
+//   every halo face pushed (same-GPU neighbours, CUDA IPC): one "boundary
+//   first" launch computes the planes its neighbours need, writes them into
+//   their halos too, then the rest of the block (HeatKernels::
+//   update_boundary_first); under MPS its last block also runs the step's
+//   handshake with those neighbours;
+//   faces through MPI as well (several GPUs, or run.halo = mpi): start the
+//   exchange, update the cells that read no MPI halo, finish it, update the
+//   shell; the step's last launch pushes the same-GPU planes;
+// then the step's end with same-GPU neighbours (HaloExchange::finish_step),
+// every diag_every steps diagnostics (total heat, max change), and every
+// output_every steps a snapshot. Communication is HaloExchange's job; physics
+// is heat_physics.hpp's; this file only orders the phases and times them.
+// Phase times are host wall-clock times; on the CUDA backend launches return
+// at once: device work shows up in the phase that waits for it (the halo copy
+// to the host, diagnostics, output, the final "device sync").
 #include <mpi.h>
 
 #include <cstdio>

@@ -5,17 +5,9 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/number_text.hpp"
 
 namespace mpsfw::md {
-namespace {
-
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-}  // namespace
 
 std::vector<ParamSpec> md_keys() {
   const double inf = std::numeric_limits<double>::infinity();
@@ -121,18 +113,18 @@ MdConfig md_config_from(const Params& p) {
   for (int d = 0; d < 3; ++d) {
     // Minimum image: a pair must not see two images of the same atom.
     if (c.lj.cutoff > 0.5 * c.box[d]) {
-      throw InputError(p.value("md.cutoff").origin + ": md.cutoff = " + number(c.lj.cutoff) +
-                       " is more than half the box along " + axis[d] + " (" + number(c.box[d]) +
+      throw InputError(p.value("md.cutoff").origin + ": md.cutoff = " + short_number(c.lj.cutoff) +
+                       " is more than half the box along " + axis[d] + " (" + short_number(c.box[d]) +
                        "); use a larger box or a shorter cutoff");
     }
   }
   for (int d = 0; d < 3; ++d) {
     // A subdomain is at least one link cell of cutoff + skin thick.
     if (c.lj.cutoff + c.skin > c.box[d]) {
-      throw InputError(p.value("md.skin").origin + ": md.skin = " + number(c.skin) +
-                       " with md.cutoff = " + number(c.lj.cutoff) + " reaches " +
-                       number(c.lj.cutoff + c.skin) + ", more than the box along " + axis[d] + " (" +
-                       number(c.box[d]) + "); use a smaller skin");
+      throw InputError(p.value("md.skin").origin + ": md.skin = " + short_number(c.skin) +
+                       " with md.cutoff = " + short_number(c.lj.cutoff) + " reaches " +
+                       short_number(c.lj.cutoff + c.skin) + ", more than the box along " + axis[d] + " (" +
+                       short_number(c.box[d]) + "); use a smaller skin");
     }
   }
   return c;

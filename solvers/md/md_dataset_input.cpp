@@ -9,18 +9,12 @@
 
 #include "core/error.hpp"
 #include "core/h5_io.hpp"
-#include "core/xdmf_writer.hpp"
+#include "core/number_text.hpp"
 
 namespace mpsfw::md {
 namespace {
 
 const char* const kAxis[3] = {"x", "y", "z"};
-
-std::string number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return exact_number(v);  // a coordinate a hair outside the box must not print as the box length
-}
 
 std::string shape(const std::vector<std::uint64_t>& dims) {
   if (dims.empty()) return "a scalar";
@@ -102,7 +96,7 @@ Layout inspect(const std::string& file, hid_t f) {
 }
 
 std::string row_text(const double* v) {
-  return "[" + number(v[0]) + ", " + number(v[1]) + ", " + number(v[2]) + "]";
+  return "[" + exact_number(v[0]) + ", " + exact_number(v[1]) + ", " + exact_number(v[2]) + "]";
 }
 
 void check_finite(const std::string& file, const std::string& name, std::uint64_t row,
@@ -121,8 +115,8 @@ void check_in_box(const std::string& file, std::uint64_t row, const double* x,
     if (x[d] >= 0 && x[d] < box[d]) continue;
     const std::string axis = kAxis[d];
     throw InputError(where(file, "positions") + ": row " + std::to_string(row) + ": " + axis +
-                     " = " + number(x[d]) + " is outside the box [0, " + number(box[d]) +
-                     ") (md.box_" + axis + " = " + number(box[d]) + "); expected 0 <= " + axis +
+                     " = " + exact_number(x[d]) + " is outside the box [0, " + exact_number(box[d]) +
+                     ") (md.box_" + axis + " = " + exact_number(box[d]) + "); expected 0 <= " + axis +
                      " < md.box_" + axis + " (wrap atoms into the periodic box)");
   }
 }

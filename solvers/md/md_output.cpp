@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/collective.hpp"
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/h5_io.hpp"
 #include "core/xdmf_writer.hpp"
@@ -96,34 +97,6 @@ void write_box(hid_t object, const MdConfig& c) {
 
 void close_file(h5::Handle& file, const std::string& name) {
   if (file.close() < 0) throw Error("HDF5: closing '" + name + "' failed");
-}
-
-void rename_into_place(const std::string& from, const std::string& to) {
-  if (std::rename(from.c_str(), to.c_str()) != 0) {
-    throw Error("renaming '" + from + "' into place failed: " + std::strerror(errno));
-  }
-}
-
-// Writes `text` to `path` via `path`.partial renamed into place.
-void write_text_file(const std::string& path, const std::string& text) {
-  const std::string partial = path + ".partial";
-  std::FILE* f = std::fopen(partial.c_str(), "w");
-  if (!f) throw Error("cannot create '" + partial + "': " + std::strerror(errno));
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  int error = ok ? 0 : errno;
-  if (std::fclose(f) != 0 && ok) {  // the flush can be what finds the disk full
-    ok = false;
-    error = errno;
-  }
-  if (!ok) {
-    std::remove(partial.c_str());
-    throw Error("cannot write '" + partial + "': " + std::strerror(error != 0 ? error : EIO));
-  }
-  if (std::rename(partial.c_str(), path.c_str()) != 0) {
-    error = errno;
-    std::remove(partial.c_str());
-    throw Error("renaming '" + partial + "' into place failed: " + std::strerror(error));
-  }
 }
 
 struct FrameInfo {
@@ -234,9 +207,9 @@ struct MdTrajectory::Impl {
       h5::write_attribute(file.get(), "frames", static_cast<std::int64_t>(frames.size()));
       close_file(file, partial);
     }
-    rename_into_place(partial, path);
+    move_into_place(partial, path);
     renamed = true;
-    write_text_file(xdmf, render_xdmf(std::filesystem::path(path).filename().string(), frames));
+    write_text_file_atomically(xdmf, render_xdmf(std::filesystem::path(path).filename().string(), frames));
   }
 
   const std::string path, partial, xdmf;
@@ -325,7 +298,7 @@ void write_checkpoint(const std::string& path, const MdConfig& c, long step, dou
         write_atoms(md.get(), atoms);
       }
       close_file(file, partial);
-      rename_into_place(partial, path);
+      move_into_place(partial, path);
     });
     if (!error.empty()) std::remove(partial.c_str());
   }

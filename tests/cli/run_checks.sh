@@ -116,6 +116,29 @@ if steps != [0, 50, 100, 150, 200]:
     problems.append("diagnostics at steps %r, expected [0, 50, 100, 150, 200]" % steps)
 if len(r.get("devices", [])) != 4:
     problems.append("devices lists %d ranks, expected 4" % len(r.get("devices", [])))
+# The layout of docs/run-report.md: version, job facts, numbers as numbers.
+import re
+want("schema_version", 1)
+types = {"timestamp": str, "job_id": str, "command_line": str, "hosts": list, "git_revision": str,
+         "loop_seconds": float, "updates_per_second": float, "parameters": dict, "mps_details": dict}
+for key, kind in types.items():
+    if not isinstance(r.get(key), kind):
+        problems.append("%s is %r, expected a %s" % (key, r.get(key), kind.__name__))
+if not re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", str(r.get("timestamp"))):
+    problems.append("timestamp %r is not UTC ISO 8601" % r.get("timestamp"))
+if "--report" not in str(r.get("command_line")):
+    problems.append("command_line %r lacks the options" % r.get("command_line"))
+par = r.get("parameters", {})
+for key, kind in {"heat.nx": int, "heat.dt": float, "run.steps": int, "heat.boundary": str}.items():
+    if not isinstance(par.get(key), kind) or isinstance(par.get(key), bool):
+        problems.append("parameters[%s] is %r, expected a %s" % (key, par.get(key), kind.__name__))
+m = r.get("mps_details", {})
+for key in ("verified_clients", "expected_clients"):
+    if not isinstance(m.get(key), int):
+        problems.append("mps_details[%s] is %r, expected an integer" % (key, m.get(key)))
+for key in ("daemon_pids", "server_pids"):
+    if not isinstance(m.get(key), list) or not all(isinstance(p, int) for p in m.get(key, [])):
+        problems.append("mps_details[%s] is %r, expected a list of integers" % (key, m.get(key)))
 if problems:
     print("; ".join(problems))
     sys.exit(1)

@@ -32,7 +32,8 @@ else
 fi
 
 # 2. The sweep inside one allocation: 2 ranks per GPU points x 2 modes, one repeat.
-if OUT=$work/sweep RANKS_PER_GPU=1,2 MODES=timeslice,mps SCALING=strong REPEATS=1 GPUS=0 \
+if MPSFW_OUT=$work/sweep MPSFW_RANKS_PER_GPU=1,2 MPSFW_MODES=timeslice,mps MPSFW_SCALING=strong \
+   MPSFW_REPEATS=1 MPSFW_GPUS=0 MPSFW_PYTHON=/usr/bin/python3 \
    timeout 240 sbatch --wait --chdir="$repo" --ntasks=2 --output="$work/sweep.out" \
    "$repo/slurm/sweep.sbatch" "$repo/inputs/heat_uneven.h5" >/dev/null; then
   rows=$(($(wc -l < "$work/sweep/sweep.csv") - 1))

@@ -3,7 +3,8 @@
 # row per run, MPS points that could not get MPS are marked, plots and summary
 # are written, a second call resumes without re-running, and a different input
 # (or the same input with other --set values) in the same folder is refused,
-# and --plot-only redraws from the CSV alone.
+# --plot-only redraws from the CSV alone, figures are consistent (cells x
+# steps / loop time), and a failing point is marked and fails the sweep.
 #   tests/sweep/test_sweep.sh PYTHON SWEEP_PY SOLVER MKINPUT WORKDIR
 set -uo pipefail
 python=$1 sweep=$2 solver=$3 mkinput=$4 work=$5
@@ -75,6 +76,34 @@ grep -q '^weak,2,2,timeslice,1,host,4x2x2,' out_md/sweep.csv ||
   fail "MD weak scaling at 2 ranks is not 8x4x4 FCC cells: $(grep '^weak,2' out_md/sweep.csv | cut -d, -f1-7)"
 grep -q '^strong,2,2,timeslice,1,host,2x2x2,' out_md/sweep.csv || fail "MD strong scaling changed the box"
 grep -q "atom-steps/s" out_md/summary.md || fail "MD summary does not speak of atom-steps/s"
+
+# Figures, not only rows: every completed row's throughput is the cells times
+# the steps over its loop time (within rounding), and positive.
+"$python" - out/sweep.csv <<'PY' || fail "implausible figures in out/sweep.csv"
+import csv, sys
+bad = []
+for r in csv.DictReader(open(sys.argv[1])):
+    ups, secs = float(r["updates_per_second"]), float(r["loop_seconds"])
+    cells = 1
+    for n in r["global_cells"].split("x"):
+        cells *= int(n)
+    if not (ups > 0 and secs > 0 and abs(ups * secs / (cells * 5) - 1) < 1e-3):
+        bad.append("%s %s rpg %s: %g updates/s over %g s for %d cells x 5 steps" % (
+            r["scaling"], r["mode"], r["ranks_per_gpu"], ups, secs, cells))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+
+# A point that fails is a marked row, a line in the summary and a non-zero
+# exit, never a silently missing point: a 1x1x1 rank grid fails at 2 ranks.
+if run in.h5 --out out_fail --scaling strong --modes timeslice --set run.px=1 --set run.py=1 \
+     --set run.pz=1 > ninth.log 2>&1; then
+  fail "a sweep with a failing point exited 0"
+fi
+grep -q "1 of 2 points FAILED" ninth.log || fail "the sweep does not say a point failed: $(tail -2 ninth.log)"
+grep -q '^strong,2,2,timeslice,1,.*FAILED (exit' out_fail/sweep.csv || fail "no FAILED row in sweep.csv"
+grep -q '^strong,1,1,timeslice,1,host,' out_fail/sweep.csv || fail "the 1-rank point is missing"
+grep -q "Failed points (1)" out_fail/summary.md || fail "summary.md does not list the failed point"
 
 if [ "$failures" -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
 [ "$failures" -eq 0 ]
