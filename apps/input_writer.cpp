@@ -29,14 +29,21 @@ void write_input_file(const std::string& path, const Params& params, const std::
       }
       const ParamValue& v = params.value(s.name());
       switch (s.type) {
-        case ParamType::Integer: h5::write_attribute(where, s.key, v.integer); break;
-        case ParamType::Real: h5::write_attribute(where, s.key, v.real); break;
-        case ParamType::Text: h5::write_attribute(where, s.key, v.text); break;
+        case ParamType::Integer:
+          h5::write_attribute(where, s.key, v.integer);
+          break;
+        case ParamType::Real:
+          h5::write_attribute(where, s.key, v.real);
+          break;
+        case ParamType::Text:
+          h5::write_attribute(where, s.key, v.text);
+          break;
       }
     }
     if (!u0.empty()) {
       auto it = groups.find("heat");
-      if (it == groups.end()) it = groups.emplace("heat", h5::create_group(file.get(), "heat")).first;
+      if (it == groups.end())
+        it = groups.emplace("heat", h5::create_group(file.get(), "heat")).first;
       h5::write_dataset(it->second.get(), "u0", u0_dims, u0.data());
     }
   } catch (...) {
@@ -65,13 +72,19 @@ void describe_group(hid_t group, const std::string& path, std::vector<std::strin
     char value[64];
     std::string text;
     switch (s.kind) {
-      case h5::Scalar::Kind::Integer: text = std::to_string(s.integer); break;
+      case h5::Scalar::Kind::Integer:
+        text = std::to_string(s.integer);
+        break;
       case h5::Scalar::Kind::Real:
         std::snprintf(value, sizeof value, "%.17g", s.real);
         text = value;
         break;
-      case h5::Scalar::Kind::Text: text = "\"" + s.text + "\""; break;
-      case h5::Scalar::Kind::Other: text = "?"; break;
+      case h5::Scalar::Kind::Text:
+        text = "\"" + s.text + "\"";
+        break;
+      case h5::Scalar::Kind::Other:
+        text = "?";
+        break;
     }
     lines->push_back("attribute " + path + a + " (" + s.type_name + ") = " + text);
   }
@@ -92,8 +105,8 @@ void describe_group(hid_t group, const std::string& path, std::vector<std::strin
         h5::read_block(group, m, {0, 0, 0}, {info.dims[0], info.dims[1], info.dims[2]},
                        data.data());
       }
-      lines->push_back("dataset " + path + m + " " + shape + " fnv1a=" +
-                       std::to_string(hash_doubles(data)));
+      lines->push_back("dataset " + path + m + " " + shape +
+                       " fnv1a=" + std::to_string(hash_doubles(data)));
     }
   }
 }

@@ -14,8 +14,8 @@ namespace mpsfw {
 // Every key of `params` as a typed scalar attribute of its group (root for
 // group ""), plus /heat/u0 when `u0` is not empty ([nz][ny][nx], x fastest).
 // The file is written under a temporary name and renamed: complete or absent.
-void write_input_file(const std::string& path, const Params& params,
-                      const std::vector<double>& u0, std::array<std::uint64_t, 3> u0_dims);
+void write_input_file(const std::string& path, const Params& params, const std::vector<double>& u0,
+                      std::array<std::uint64_t, 3> u0_dims);
 
 // The solver named by the last "solver=NAME" of `sets`, else `fallback`.
 std::string solver_of(const std::vector<std::string>& sets, const std::string& fallback);

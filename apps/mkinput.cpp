@@ -86,7 +86,8 @@ int run(const std::vector<std::string>& args) {
     sets.insert(sets.begin(), "heat.initial=dataset");
     // The grid size decides u0's shape: the parameters first, then the file.
     const Params params = workload_params(workloads, sets, "heat");
-    const Int3 n{static_cast<int>(params.integer("heat.nx")), static_cast<int>(params.integer("heat.ny")),
+    const Int3 n{static_cast<int>(params.integer("heat.nx")),
+                 static_cast<int>(params.integer("heat.ny")),
                  static_cast<int>(params.integer("heat.nz"))};
     write_workload_input(workloads, out, sets, "heat", make_u0(u0_kind, n),
                          {static_cast<std::uint64_t>(n.z), static_cast<std::uint64_t>(n.y),

@@ -52,10 +52,12 @@ struct Options {
 // mpsctl's own keys beside /mps's, so every option is checked like an input key.
 std::vector<ParamSpec> mpsctl_schema() {
   std::vector<ParamSpec> schema = mps_schema();
-  schema.push_back(text_param("mpsctl", "gpus", false, "all", {}, "all, or GPU indices or UUIDs: I,J,.."));
+  schema.push_back(
+      text_param("mpsctl", "gpus", false, "all", {}, "all, or GPU indices or UUIDs: I,J,.."));
   schema.push_back(integer_param("mpsctl", "ranks_per_gpu", false, "2", 1, 1024,
                                  "ranks that will share each GPU (sets the auto cap)"));
-  schema.push_back(text_param("mpsctl", "job", false, "", {}, "session name; empty: $SLURM_JOB_ID or mpsctl"));
+  schema.push_back(
+      text_param("mpsctl", "job", false, "", {}, "session name; empty: $SLURM_JOB_ID or mpsctl"));
   schema.push_back(text_param("mpsctl", "session", false, "", {}, "a session folder to stop"));
   return schema;
 }

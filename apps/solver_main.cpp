@@ -21,11 +21,13 @@ namespace {
 // Which workload the input is for: `--set solver=...`, else the input's root
 // attribute `solver`, checked like every other key.
 std::string workload_name(const Session& session, const WorkloadRegistry& workloads) {
-  Params solver({text_param("", "solver", true, "", workloads.names(), "which solver reads this file")});
+  Params solver(
+      {text_param("", "solver", true, "", workloads.names(), "which solver reads this file")});
   solver.read(*session.input(), nullptr);
   const CommandLine& c = session.command_line();
   for (size_t i = 0; i < c.overrides.size(); ++i) {
-    if (c.overrides[i].rfind("solver=", 0) == 0) solver.apply_override(c.overrides[i], c.origins[i]);
+    if (c.overrides[i].rfind("solver=", 0) == 0)
+      solver.apply_override(c.overrides[i], c.origins[i]);
   }
   solver.finalize();
   return solver.text("solver");
@@ -64,7 +66,8 @@ Prepared prepare(const Session& session, const WorkloadRegistry& workloads) {
     p.params = std::make_unique<Params>(schema);
     p.params->read(*session.input(), &p.warnings);
     const CommandLine& c = session.command_line();
-    for (size_t i = 0; i < c.overrides.size(); ++i) p.params->apply_override(c.overrides[i], c.origins[i]);
+    for (size_t i = 0; i < c.overrides.size(); ++i)
+      p.params->apply_override(c.overrides[i], c.origins[i]);
     p.params->finalize();
     p.workload = spec.create();
     p.workload->configure(*p.params);
@@ -107,7 +110,7 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
   run_collectively(session.world(), [&] { p.workload->start(context); });
   if (root) {
     std::printf("mpsfw: %s, backend %s, MPS %s\n", p.workload->banner().c_str(),
-                to_string(context.device.backend), session.mps().status().state.c_str());
+                to_string(context.device.backend), mps::to_string(session.mps().status().state));
     std::fflush(stdout);
   }
   p.workload->run(root ? stdout : nullptr);
@@ -129,7 +132,8 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
 
 }  // namespace
 
-int solver_main(int argc, char** argv, const WorkloadRegistry& workloads, const std::string& program) {
+int solver_main(int argc, char** argv, const WorkloadRegistry& workloads,
+                const std::string& program) {
   // --write-input needs neither MPI nor a GPU. A command line that does not
   // parse is the session's to report, once, after MPI_Init.
   CommandLine c;

@@ -83,9 +83,8 @@ int run(int argc, char** argv) {
   auto kernels = heat::make_heat_kernels(Backend::Cuda);
   const heat::Coefficients k = heat::coefficients(1e-4, 0.1, 0.01, 0.01, 0.01);
   const auto kernel_bw = [&] {
-    const double s = bench::median_event_seconds(repeats, [&] {
-      kernels->update(u.data(), next.data(), layout, layout.interior(), k, {});
-    });
+    const double s = bench::median_event_seconds(
+        repeats, [&] { kernels->update(u.data(), next.data(), layout, layout.interior(), k, {}); });
     return 16.0 * cells / s;
   };
 
@@ -118,8 +117,7 @@ int run(int argc, char** argv) {
     kernels->update(u.data(), next.data(), layout, layout.interior(), k, pushes);
   });
   const double push_bw = 16.0 * cells / push_s;
-  std::printf("%-28s %10.1f %8.3f\n", "kernel + pushes (y, z)", push_bw * 1e-9,
-              push_bw / copy_bw);
+  std::printf("%-28s %10.1f %8.3f\n", "kernel + pushes (y, z)", push_bw * 1e-9, push_bw / copy_bw);
   // The counter and arrivals of a handshake with no neighbour: the last
   // boundary block only marks.
   Array<std::uint64_t> counter(Backend::Cuda, 2);
@@ -133,15 +131,15 @@ int run(int argc, char** argv) {
     kernels->update_boundary_first(u.data(), next.data(), layout, inner, k, pushes, handshake);
   });
   const double first_bw = 16.0 * cells / first_s;
-  std::printf("%-28s %10.1f %8.3f\n", "boundary first (y, z)", first_bw * 1e-9,
-              first_bw / copy_bw);
+  std::printf("%-28s %10.1f %8.3f\n", "boundary first (y, z)", first_bw * 1e-9, first_bw / copy_bw);
   // The boundary tiles alone (an empty box leaves the rest out).
   const double boundary_s = bench::median_event_seconds(repeats, [&] {
     kernels->update_boundary_first(u.data(), next.data(), layout, Box{}, k, pushes, handshake);
   });
-  std::printf("\nper launch, us: kernel %.2f; kernel + pushes %.2f; boundary first %.2f, "
-              "its boundary tiles alone %.2f\n",
-              16.0 * cells / kbw * 1e6, push_s * 1e6, first_s * 1e6, boundary_s * 1e6);
+  std::printf(
+      "\nper launch, us: kernel %.2f; kernel + pushes %.2f; boundary first %.2f, "
+      "its boundary tiles alone %.2f\n",
+      16.0 * cells / kbw * 1e6, push_s * 1e6, first_s * 1e6, boundary_s * 1e6);
 
   // Full solver steps as a run takes them: inner + shell launches, the per-step
   // synchronisation, one diagnostics pass at the end of the batch.
@@ -155,9 +153,10 @@ int run(int argc, char** argv) {
   const double step_bw = 16.0 * cells / step_s;
   std::printf("%-28s %10.1f %8.3f\n", "solver step (50-step runs)", step_bw * 1e-9,
               step_bw / copy_bw);
-  std::printf("\nheat update at %dx%dx%d fp64: %.3f of the device's copy bandwidth (kernel), "
-              "%.3f (full step); target >= 0.85\n",
-              layout.n.x, layout.n.y, layout.n.z, kbw / copy_bw, step_bw / copy_bw);
+  std::printf(
+      "\nheat update at %dx%dx%d fp64: %.3f of the device's copy bandwidth (kernel), "
+      "%.3f (full step); target >= 0.85\n",
+      layout.n.x, layout.n.y, layout.n.z, kbw / copy_bw, step_bw / copy_bw);
   return 0;
 }
 

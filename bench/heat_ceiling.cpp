@@ -111,8 +111,8 @@ int run(int argc, char** argv) {
     one_rank = cell_steps / median_loop_seconds(solver.get(), repeats);
   }
   // The same blocks as the coupled run, each a problem of its own.
-  const CartDecomposition split(MPI_COMM_WORLD, global, whole.rank_grid_hint,
-                                {false, false, false}, kStridedFaceCost);
+  const CartDecomposition split(MPI_COMM_WORLD, global, whole.rank_grid_hint, {false, false, false},
+                                kStridedFaceCost);
   const Int3 block = split.local_cells();
   const Int3 rank_grid = split.rank_grid();
   double independent = 0;

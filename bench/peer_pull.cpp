@@ -79,12 +79,11 @@ int run(int argc, char** argv) {
     const double peer_s = bench::median_event_seconds(
         repeats, [&] { copy_from_peers(Backend::Cuda, field.data(), layout, from_peer); });
     const double own_copy_s = bench::median_event_seconds(repeats, [&] {
-      MPSFW_CUDA_CHECK(cudaMemcpy(bytes_out.data(), own.data(), face_bytes,
-                                  cudaMemcpyDeviceToDevice));
+      MPSFW_CUDA_CHECK(
+          cudaMemcpy(bytes_out.data(), own.data(), face_bytes, cudaMemcpyDeviceToDevice));
     });
     const double peer_copy_s = bench::median_event_seconds(repeats, [&] {
-      MPSFW_CUDA_CHECK(
-          cudaMemcpy(bytes_out.data(), peer, face_bytes, cudaMemcpyDeviceToDevice));
+      MPSFW_CUDA_CHECK(cudaMemcpy(bytes_out.data(), peer, face_bytes, cudaMemcpyDeviceToDevice));
     });
     std::printf("%-6s %9lld %12.1f %12.1f %14.1f %14.1f\n", names[f], static_cast<long long>(n),
                 own_s * 1e6, peer_s * 1e6, own_copy_s * 1e6, peer_copy_s * 1e6);

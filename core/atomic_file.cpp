@@ -14,8 +14,8 @@ void move_into_place(const std::string& partial, const std::string& path) {
   if (std::rename(partial.c_str(), path.c_str()) != 0) {
     const int error = errno;
     std::remove(partial.c_str());
-    throw Error("'" + path + "': renaming the finished '" + partial + "' into place failed: " +
-                std::strerror(error));
+    throw Error("'" + path + "': renaming the finished '" + partial +
+                "' into place failed: " + std::strerror(error));
   }
 }
 
@@ -31,7 +31,8 @@ void write_text_file_atomically(const std::string& path, const std::string& text
   }
   if (!ok) {
     std::remove(partial.c_str());
-    throw Error("'" + path + "': cannot write '" + partial + "': " + std::strerror(error != 0 ? error : EIO));
+    throw Error("'" + path + "': cannot write '" + partial +
+                "': " + std::strerror(error != 0 ? error : EIO));
   }
   move_into_place(partial, path);
 }

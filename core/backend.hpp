@@ -9,9 +9,12 @@ enum class Backend { Auto, Host, Cuda };
 
 inline const char* to_string(Backend b) {
   switch (b) {
-    case Backend::Auto: return "auto";
-    case Backend::Host: return "host";
-    case Backend::Cuda: return "cuda";
+    case Backend::Auto:
+      return "auto";
+    case Backend::Host:
+      return "host";
+    case Backend::Cuda:
+      return "cuda";
   }
   return "?";
 }

@@ -10,9 +10,7 @@ struct Int3 {
   int x = 0, y = 0, z = 0;
   MPSFW_HD int operator[](int d) const { return d == 0 ? x : (d == 1 ? y : z); }
   MPSFW_HD int& operator[](int d) { return d == 0 ? x : (d == 1 ? y : z); }
-  MPSFW_HD std::int64_t product() const {
-    return static_cast<std::int64_t>(x) * y * z;
-  }
+  MPSFW_HD std::int64_t product() const { return static_cast<std::int64_t>(x) * y * z; }
   friend bool operator==(const Int3& a, const Int3& b) {
     return a.x == b.x && a.y == b.y && a.z == b.z;
   }

@@ -23,8 +23,8 @@ static void copy_boxes(Backend space, double* field, const FieldLayout& layout,
   }
 }
 
-void pack_boxes(Backend space, const double* field, const FieldLayout& layout,
-                const BoxList& boxes, double* buffer) {
+void pack_boxes(Backend space, const double* field, const FieldLayout& layout, const BoxList& boxes,
+                double* buffer) {
   // The field is only read when packing.
   copy_boxes(space, const_cast<double*>(field), layout, boxes, buffer, true);
 }

@@ -22,8 +22,8 @@ struct BoxList {
   void add(const Box& b);
 };
 
-void pack_boxes(Backend space, const double* field, const FieldLayout& layout,
-                const BoxList& boxes, double* buffer);
+void pack_boxes(Backend space, const double* field, const FieldLayout& layout, const BoxList& boxes,
+                double* buffer);
 void unpack_boxes(Backend space, double* field, const FieldLayout& layout, const BoxList& boxes,
                   const double* buffer);
 
@@ -52,10 +52,10 @@ void copy_from_peers(Backend space, double* field, const FieldLayout& layout,
 
 namespace detail {
 // Per-backend implementations; the CUDA pair launches on the default stream.
-void host_copy_boxes(double* field, const FieldLayout& layout, const BoxList& boxes,
-                     double* buffer, bool to_buffer);
-void cuda_copy_boxes(double* field, const FieldLayout& layout, const BoxList& boxes,
-                     double* buffer, bool to_buffer);
+void host_copy_boxes(double* field, const FieldLayout& layout, const BoxList& boxes, double* buffer,
+                     bool to_buffer);
+void cuda_copy_boxes(double* field, const FieldLayout& layout, const BoxList& boxes, double* buffer,
+                     bool to_buffer);
 void host_copy_from_peers(double* field, const FieldLayout& layout, const PeerBoxList& boxes);
 void cuda_copy_from_peers(double* field, const FieldLayout& layout, const PeerBoxList& boxes);
 }  // namespace detail

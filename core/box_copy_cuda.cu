@@ -60,8 +60,8 @@ void cuda_copy_from_peers(double* field, const FieldLayout& layout, const PeerBo
   MPSFW_CUDA_CHECK_LAUNCH();
 }
 
-void cuda_copy_boxes(double* field, const FieldLayout& layout, const BoxList& boxes,
-                     double* buffer, bool to_buffer) {
+void cuda_copy_boxes(double* field, const FieldLayout& layout, const BoxList& boxes, double* buffer,
+                     bool to_buffer) {
   constexpr int threads = 256;
   std::int64_t largest = 0;
   for (int b = 0; b < boxes.count; ++b) largest = std::max(largest, boxes.box[b].cells());

@@ -4,8 +4,8 @@
 
 namespace mpsfw::detail {
 
-void host_copy_boxes(double* field, const FieldLayout& layout, const BoxList& boxes,
-                     double* buffer, bool to_buffer) {
+void host_copy_boxes(double* field, const FieldLayout& layout, const BoxList& boxes, double* buffer,
+                     bool to_buffer) {
   for (int b = 0; b < boxes.count; ++b) {
     const Box& box = boxes.box[b];
     const Int3 s = box.size();
@@ -34,8 +34,8 @@ void host_copy_from_peers(double* field, const FieldLayout& layout, const PeerBo
 #pragma omp parallel for collapse(2) schedule(static)
     for (int k = 0; k < s.z; ++k) {
       for (int j = 0; j < s.y; ++j) {
-        const double* from = p.src + p.src_layout.index(p.src_box.lo.x, p.src_box.lo.y + j,
-                                                        p.src_box.lo.z + k);
+        const double* from =
+            p.src + p.src_layout.index(p.src_box.lo.x, p.src_box.lo.y + j, p.src_box.lo.z + k);
         double* to = field + layout.index(p.dst_box.lo.x, p.dst_box.lo.y + j, p.dst_box.lo.z + k);
         for (int i = 0; i < s.x; ++i) to[i] = from[i];
       }

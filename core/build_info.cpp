@@ -17,7 +17,8 @@ std::string build_description(const std::string& program) {
   std::string d = program + " (mpsfw " + version() + ", revision " + build_revision() + ")\n";
 #if MPSFW_HAVE_CUDA
   d += std::string("  CUDA      on, architectures ") + MPSFW_CUDA_ARCHITECTURES + ", toolkit " +
-       std::to_string(CUDART_VERSION / 1000) + "." + std::to_string(CUDART_VERSION % 1000 / 10) + "\n";
+       std::to_string(CUDART_VERSION / 1000) + "." + std::to_string(CUDART_VERSION % 1000 / 10) +
+       "\n";
 #else
   d += "  CUDA      off (host backend only)\n";
 #endif

@@ -7,7 +7,8 @@
 namespace mpsfw {
 
 std::string command_line_usage(const std::string& program) {
-  return "usage: mpirun -np N " + program + " INPUT.h5 [options]\n"
+  return "usage: mpirun -np N " + program +
+         " INPUT.h5 [options]\n"
          "  --set group.key=value   override a scalar of the input file (repeatable)\n"
          "  --backend auto|cuda|host  where to compute (default: the input's run.backend)\n"
          "  --halo auto|mpi|ipc     halos (heat) and ghost atoms (md) between ranks on one GPU\n"
@@ -15,7 +16,8 @@ std::string command_line_usage(const std::string& program) {
          "                          (run.halo, auto)\n"
          "  --mps auto|on|off       NVIDIA MPS for ranks that share a GPU (default: the input's\n"
          "                          mps.enable, auto)\n"
-         "  --mps-atp auto|N        active thread percentage per rank (mps.active_thread_percentage)\n"
+         "  --mps-atp auto|N        active thread percentage per rank "
+         "(mps.active_thread_percentage)\n"
          "  --output FILE.h5        write field snapshots (and FILE.xmf)\n"
          "  --report FILE.json      write the run report as JSON\n"
          "  --write-input FILE.h5   write a valid input (the solver's template plus --set\n"
@@ -27,12 +29,9 @@ std::string command_line_usage(const std::string& program) {
 // The key an option overrides ("" for --set itself), or nullptr.
 static const char* key_set_by(const std::string& arg) {
   static const std::pair<const char*, const char*> kOptions[] = {
-      {"--set", ""},
-      {"--backend", "run.backend"},
-      {"--halo", "run.halo"},
-      {"--output", "run.output_file"},
-      {"--mps", "mps.enable"},
-      {"--mps-atp", "mps.active_thread_percentage"}};
+      {"--set", ""},           {"--backend", "run.backend"},
+      {"--halo", "run.halo"},  {"--output", "run.output_file"},
+      {"--mps", "mps.enable"}, {"--mps-atp", "mps.active_thread_percentage"}};
   const std::string flag = arg.substr(0, arg.find('='));
   for (const auto& [option, key] : kOptions) {
     if (flag == option) return key;
@@ -74,8 +73,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
     } else if (o.input.empty()) {
       o.input = a;
     } else {
-      throw InputError("more than one input file ('" + o.input + "', '" + a + "')\n" +
-                       usage);
+      throw InputError("more than one input file ('" + o.input + "', '" + a + "')\n" + usage);
     }
   }
   if (!o.write_input.empty() && !o.input.empty()) {

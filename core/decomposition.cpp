@@ -78,9 +78,9 @@ Int3 choose_rank_grid(int ranks, Int3 hint, Int3 global_cells, double x_face_cos
       const Int3 grid{px, py, ranks / px / py};
       if ((hint.z > 0 && grid.z != hint.z) || !fits(grid, global_cells)) continue;
       const double cost = halo_cost(grid, global_cells, x_face_cost);
-      const bool better = best.x == 0 || cost < best_cost ||
-                          (cost == best_cost && (grid.z > best.z ||
-                                                 (grid.z == best.z && grid.y > best.y)));
+      const bool better =
+          best.x == 0 || cost < best_cost ||
+          (cost == best_cost && (grid.z > best.z || (grid.z == best.z && grid.y > best.y)));
       if (better) {
         best = grid;
         best_cost = cost;
@@ -88,8 +88,8 @@ Int3 choose_rank_grid(int ranks, Int3 hint, Int3 global_cells, double x_face_cos
     }
   }
   if (best.x == 0) {
-    throw InputError("no rank grid " + to_text(hint) + " (0 = free) for " +
-                     std::to_string(ranks) + " ranks fits " + to_text(global_cells) +
+    throw InputError("no rank grid " + to_text(hint) + " (0 = free) for " + std::to_string(ranks) +
+                     " ranks fits " + to_text(global_cells) +
                      " cells with at least one cell per rank along each dimension; use fewer "
                      "ranks");
   }

@@ -55,14 +55,16 @@ DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const
   (void)node_rank;  // used only with the CUDA backend
   if (requested == Backend::Host) return host_binding(0, node_size);
   if (requested == Backend::Cuda && !built_with_cuda()) {
-    throw Error("backend 'cuda' was requested but this build has no CUDA backend "
-                "(configure with -DMPSFW_ENABLE_CUDA=ON)");
+    throw Error(
+        "backend 'cuda' was requested but this build has no CUDA backend "
+        "(configure with -DMPSFW_ENABLE_CUDA=ON)");
   }
   const int gpus = count_visible_gpus(gate);
   if (gpus == 0) {
     if (requested == Backend::Cuda) {
-      throw Error("backend 'cuda' was requested but no GPU is visible "
-                  "(check CUDA_VISIBLE_DEVICES and the driver, or use --backend host)");
+      throw Error(
+          "backend 'cuda' was requested but no GPU is visible "
+          "(check CUDA_VISIBLE_DEVICES and the driver, or use --backend host)");
     }
     return host_binding(0, node_size);
   }
@@ -75,7 +77,8 @@ DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const
   cudaDeviceProp prop{};
   MPSFW_CUDA_CHECK(cudaGetDeviceProperties(&prop, b.gpu));
   b.name = prop.name;
-  MPSFW_CUDA_CHECK(cudaDeviceGetAttribute(&b.multiprocessors, cudaDevAttrMultiProcessorCount, b.gpu));
+  MPSFW_CUDA_CHECK(
+      cudaDeviceGetAttribute(&b.multiprocessors, cudaDevAttrMultiProcessorCount, b.gpu));
   MPSFW_CUDA_CHECK(cudaDeviceGetAttribute(&b.mps_enabled, cudaDevAttrMpsEnabled, b.gpu));
   return b;
 #else

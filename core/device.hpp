@@ -27,8 +27,8 @@ class CudaGate {
 
 struct DeviceBinding {
   Backend backend = Backend::Host;
-  int gpu = -1;            // CUDA device ordinal, -1 on the host backend
-  std::string name;        // "NVIDIA H200" or "host (N OpenMP threads)"
+  int gpu = -1;             // CUDA device ordinal, -1 on the host backend
+  std::string name;         // "NVIDIA H200" or "host (N OpenMP threads)"
   int multiprocessors = 0;  // SMs this process may use (MPS caps lower it)
   int visible_gpus = 0;
   int mps_enabled = -1;  // cudaDevAttrMpsEnabled: 1 client of an MPS server, 0 not, -1 host

@@ -17,10 +17,10 @@ namespace mpsfw {
 struct FieldLayout {
   static constexpr std::int64_t kAlignCells = 8;  // 64 bytes of doubles
 
-  Int3 n;                   // interior cells per dimension
-  std::int64_t pitch = 0;   // distance between rows (y neighbours)
-  std::int64_t first = 0;   // index of cell (0, 0, 0)
-  int halo = 1;             // halo cells beyond each side
+  Int3 n;                  // interior cells per dimension
+  std::int64_t pitch = 0;  // distance between rows (y neighbours)
+  std::int64_t first = 0;  // index of cell (0, 0, 0)
+  int halo = 1;            // halo cells beyond each side
 
   FieldLayout() = default;
   MPSFW_HD explicit FieldLayout(Int3 cells, int halo_cells = 1)

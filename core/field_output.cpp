@@ -108,8 +108,8 @@ struct FieldOutput::Impl {
                     const void* value) const {
     const std::string what = std::string("writing attribute '") + name + "'";
     h5::Handle space = own(H5Screate(H5S_SCALAR), H5Sclose, what);
-    h5::Handle attribute = own(H5Acreate2(object, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                         H5Aclose, what);
+    h5::Handle attribute = own(
+        H5Acreate2(object, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose, what);
     check(H5Awrite(attribute.get(), memory_type, value), what);
   }
   void write_int64(hid_t object, const char* name, std::int64_t value) const {
@@ -131,8 +131,8 @@ struct FieldOutput::Impl {
     h5::Handle fcpl = own(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "creating a property list");
     // No modification times in object headers, so reruns give identical files.
     check(H5Pset_obj_track_times(fcpl.get(), false), "disabling time tracking");
-    h5::Handle file = own(H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT), H5Fclose,
-                    "creating '" + partial + "'");
+    h5::Handle file = own(H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT),
+                          H5Fclose, "creating '" + partial + "'");
     write_string(file.get(), "solver", solver);
     const Int3 n = decomp.global_cells();
     const char* cells[3] = {"nx", "ny", "nz"};
@@ -146,9 +146,9 @@ struct FieldOutput::Impl {
     for (const std::string& field : fields) {
       h5::Handle gcpl = own(H5Pcreate(H5P_GROUP_CREATE), H5Pclose, "creating a property list");
       check(H5Pset_obj_track_times(gcpl.get(), false), "disabling time tracking");
-      const h5::Handle group = own(H5Gcreate2(file.get(), field.c_str(), H5P_DEFAULT, gcpl.get(),
-                                              H5P_DEFAULT),
-                                   H5Gclose, "creating group /" + field);
+      const h5::Handle group =
+          own(H5Gcreate2(file.get(), field.c_str(), H5P_DEFAULT, gcpl.get(), H5P_DEFAULT), H5Gclose,
+              "creating group /" + field);
     }
     check(file.close(), "closing '" + partial + "'");
   }
@@ -166,9 +166,9 @@ struct FieldOutput::Impl {
     // early allocation (parallel HDF5's default) makes both modes write identical files.
     check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), what);
     check(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY), what);
-    h5::Handle dataset = own(H5Dcreate2(file, name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
-                                  dcpl.get(), H5P_DEFAULT),
-                       H5Dclose, what);
+    h5::Handle dataset = own(H5Dcreate2(file, name.c_str(), H5T_IEEE_F64LE, space.get(),
+                                        H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                             H5Dclose, what);
     write_int64(dataset.get(), "step", step);
     write_float64(dataset.get(), "time", time);
     return dataset;
@@ -195,7 +195,7 @@ struct FieldOutput::Impl {
       h5::Handle fapl = own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "creating a property list");
       check(H5Pset_fapl_mpio(fapl.get(), decomp.comm(), MPI_INFO_NULL), "selecting MPI-IO");
       h5::Handle file = own(H5Fopen(partial.c_str(), H5F_ACC_RDWR, fapl.get()), H5Fclose,
-                      "opening '" + partial + "' with MPI-IO");
+                            "opening '" + partial + "' with MPI-IO");
       for (size_t f = 0; f < fields.size(); ++f) {
         h5::Handle dataset = create_dataset(file.get(), fields[f], step, time);
         h5::Handle dxpl = own(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "creating a property list");
@@ -222,12 +222,12 @@ struct FieldOutput::Impl {
     const std::string error = capture([&] {
       const h5::QuietErrors quiet;
       h5::Handle file = own(H5Fopen(partial.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose,
-                      "opening '" + partial + "'");
+                            "opening '" + partial + "'");
       for (size_t f = 0; f < fields.size(); ++f) {
         const std::string name = snapshot_dataset(step, fields[f]);
         h5::Handle dataset = rank == 0 ? create_dataset(file.get(), fields[f], step, time)
-                                 : own(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Dclose,
-                                       "opening dataset " + name);
+                                       : own(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT),
+                                             H5Dclose, "opening dataset " + name);
         write_block(dataset.get(), H5P_DEFAULT, blocks[f]);
       }
       check(file.close(), "closing '" + partial + "'");
@@ -273,7 +273,8 @@ FieldOutput::FieldOutput(std::string path, const CartDecomposition& decompositio
   if (fields.empty()) throw Error("HDF5 output '" + path + "': no field to write");
   for (const std::string& f : fields) {
     if (f.empty() || f.find('/') != std::string::npos || f.find('.') == 0) {
-      throw Error("HDF5 output '" + path + "': '" + f + "' cannot name a field (a group of the file)");
+      throw Error("HDF5 output '" + path + "': '" + f +
+                  "' cannot name a field (a group of the file)");
     }
   }
   impl_ = std::make_unique<Impl>(std::move(path), decomposition, geometry, resolved);

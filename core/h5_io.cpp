@@ -39,12 +39,18 @@ herr_t collect_link(hid_t, const char* name, const H5L_info_t*, void* out) {
 
 std::string describe_type(hid_t type) {
   switch (H5Tget_class(type)) {
-    case H5T_INTEGER: return std::to_string(8 * H5Tget_size(type)) + "-bit integer";
-    case H5T_FLOAT: return std::to_string(8 * H5Tget_size(type)) + "-bit float";
-    case H5T_STRING: return "string";
-    case H5T_ENUM: return "boolean or enum";
-    case H5T_COMPOUND: return "compound";
-    default: return "non-numeric type";
+    case H5T_INTEGER:
+      return std::to_string(8 * H5Tget_size(type)) + "-bit integer";
+    case H5T_FLOAT:
+      return std::to_string(8 * H5Tget_size(type)) + "-bit float";
+    case H5T_STRING:
+      return "string";
+    case H5T_ENUM:
+      return "boolean or enum";
+    case H5T_COMPOUND:
+      return "compound";
+    default:
+      return "non-numeric type";
   }
 }
 
@@ -101,9 +107,7 @@ H5I_type_t object_type(hid_t loc, const std::string& name) {
 }
 }  // namespace
 
-bool has_group(hid_t loc, const std::string& name) {
-  return object_type(loc, name) == H5I_GROUP;
-}
+bool has_group(hid_t loc, const std::string& name) { return object_type(loc, name) == H5I_GROUP; }
 
 bool has_dataset(hid_t loc, const std::string& name) {
   return object_type(loc, name) == H5I_DATASET;
@@ -183,7 +187,8 @@ Scalar read_scalar(hid_t object, const std::string& name) {
       }
       break;
     }
-    default: break;
+    default:
+      break;
   }
   return s;
 }
@@ -193,10 +198,10 @@ void write_raw(hid_t object, const std::string& name, hid_t file_type, hid_t mem
                const void* data) {
   if (H5Aexists(object, name.c_str()) > 0) check(H5Adelete(object, name.c_str()), "delete " + name);
   Handle space(check_id(H5Screate(H5S_SCALAR), "H5Screate"), H5Sclose);
-  Handle attr(check_id(H5Acreate2(object, name.c_str(), file_type, space.get(), H5P_DEFAULT,
-                                  H5P_DEFAULT),
-                       "create attribute " + name),
-              H5Aclose);
+  Handle attr(
+      check_id(H5Acreate2(object, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+               "create attribute " + name),
+      H5Aclose);
   check(H5Awrite(attr.get(), mem_type, data), "write attribute " + name);
 }
 }  // namespace
@@ -220,8 +225,7 @@ void write_attribute(hid_t object, const std::string& name, const std::string& v
 }
 
 DatasetInfo dataset_info(hid_t group, const std::string& name) {
-  Handle ds(check_id(H5Dopen2(group, name.c_str(), H5P_DEFAULT), "open dataset " + name),
-            H5Dclose);
+  Handle ds(check_id(H5Dopen2(group, name.c_str(), H5P_DEFAULT), "open dataset " + name), H5Dclose);
   Handle type(check_id(H5Dget_type(ds.get()), "dataset type"), H5Tclose);
   Handle space(check_id(H5Dget_space(ds.get()), "dataset space"), H5Sclose);
   DatasetInfo info;
@@ -239,8 +243,7 @@ DatasetInfo dataset_info(hid_t group, const std::string& name) {
 
 void read_block(hid_t group, const std::string& name, std::array<std::uint64_t, 3> start,
                 std::array<std::uint64_t, 3> count, double* out) {
-  Handle ds(check_id(H5Dopen2(group, name.c_str(), H5P_DEFAULT), "open dataset " + name),
-            H5Dclose);
+  Handle ds(check_id(H5Dopen2(group, name.c_str(), H5P_DEFAULT), "open dataset " + name), H5Dclose);
   Handle file_space(check_id(H5Dget_space(ds.get()), "dataset space"), H5Sclose);
   const hsize_t h_start[3] = {start[0], start[1], start[2]};
   const hsize_t h_count[3] = {count[0], count[1], count[2]};
@@ -282,14 +285,12 @@ void write_any(hid_t group, const std::string& name, const std::vector<std::uint
                      "create dataset " + name),
             H5Dclose);
   if (count == 0) return;  // nothing to write (and `data` may be null)
-  check(H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data),
-        "write dataset " + name);
+  check(H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), "write dataset " + name);
 }
 
 template <class T>
 std::vector<T> read_any(hid_t group, const std::string& name, hid_t mem_type) {
-  Handle ds(check_id(H5Dopen2(group, name.c_str(), H5P_DEFAULT), "open dataset " + name),
-            H5Dclose);
+  Handle ds(check_id(H5Dopen2(group, name.c_str(), H5P_DEFAULT), "open dataset " + name), H5Dclose);
   Handle space(check_id(H5Dget_space(ds.get()), "dataset space"), H5Sclose);
   const hssize_t n = H5Sget_simple_extent_npoints(space.get());
   if (n < 0) throw Error("HDF5: size of dataset " + name + " failed");

@@ -126,8 +126,7 @@ void HaloExchange::start(double* field) {
     PhaseTimers::Scope t(*timers_, "halo pack");
     pack_boxes(space_, field, layout_, send_boxes_, send_.data());
     if (staged_) {
-      memory::copy(send_host_, Backend::Host, send_.data(), space_,
-                   send_.size() * sizeof(double));
+      memory::copy(send_host_, Backend::Host, send_.data(), space_, send_.size() * sizeof(double));
     } else if (space_ == Backend::Cuda) {
       memory::synchronize(space_);  // device-pointer sends must not start before the pack is done
     }

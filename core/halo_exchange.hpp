@@ -36,8 +36,7 @@ Box face_send_plane(const FieldLayout& layout, int face);
 Box face_halo_plane(const FieldLayout& layout, int face);
 // What fills the halo of `face` of a field laid out as `mine` when it is
 // copied straight out of the neighbour's field `theirs` (layout `peer`).
-PeerBox face_pull(const FieldLayout& mine, const FieldLayout& peer, const double* theirs,
-                  int face);
+PeerBox face_pull(const FieldLayout& mine, const FieldLayout& peer, const double* theirs, int face);
 // Where the send plane of `face` of a field laid out as `mine` lands in the
 // halo of the neighbour's field `theirs` (layout `peer`) across that face.
 HaloPushes::Target push_target(const FieldLayout& mine, int face, const FieldLayout& peer,
@@ -125,8 +124,8 @@ class HaloExchange {
   BoxList send_boxes_, recv_boxes_;  // MPI faces only, in face order
   // All faces' messages in one buffer per direction: one pack launch, one
   // unpack launch and (staged) one copy each way per exchange.
-  Array<double> send_, recv_;             // in the field's space
-  double* send_host_ = nullptr;           // pinned staging (CUDA without CUDA-aware MPI)
+  Array<double> send_, recv_;    // in the field's space
+  double* send_host_ = nullptr;  // pinned staging (CUDA without CUDA-aware MPI)
   double* recv_host_ = nullptr;
   std::array<MPI_Request, 2 * kFaces> requests_;
   bool in_flight_ = false;

@@ -15,9 +15,12 @@ HaloTransport parse_halo_transport(const std::string& text) {
 
 const char* to_string(HaloTransport t) {
   switch (t) {
-    case HaloTransport::Auto: return "auto";
-    case HaloTransport::Mpi: return "mpi";
-    case HaloTransport::Ipc: return "ipc";
+    case HaloTransport::Auto:
+      return "auto";
+    case HaloTransport::Mpi:
+      return "mpi";
+    case HaloTransport::Ipc:
+      return "ipc";
   }
   return "?";
 }

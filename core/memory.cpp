@@ -47,7 +47,8 @@ void count(Backend space, std::int64_t delta) {
 
 void* host_allocate(std::size_t bytes) {
   void* p = std::aligned_alloc(kAlign, round_up(bytes == 0 ? 1 : bytes));
-  if (p == nullptr) throw Error("out of host memory allocating " + std::to_string(bytes) + " bytes");
+  if (p == nullptr)
+    throw Error("out of host memory allocating " + std::to_string(bytes) + " bytes");
   return p;
 }
 
@@ -130,9 +131,7 @@ void synchronize(Backend space) {
 #endif
 }
 
-Usage usage() {
-  return {host_now.load(), host_peak.load(), device_now.load(), device_peak.load()};
-}
+Usage usage() { return {host_now.load(), host_peak.load(), device_now.load(), device_peak.load()}; }
 
 }  // namespace memory
 }  // namespace mpsfw

@@ -14,7 +14,6 @@
 namespace mpsfw {
 namespace {
 
-
 std::string join(const std::vector<std::string>& items, const char* sep) {
   std::string out;
   for (size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
@@ -68,8 +67,8 @@ ParamSpec real_param(std::string group, std::string key, bool required, std::str
 
 ParamSpec text_param(std::string group, std::string key, bool required, std::string fallback,
                      std::vector<std::string> choices, std::string meaning) {
-  ParamSpec s = integer_param(std::move(group), std::move(key), required, std::move(fallback), 0,
-                              0, std::move(meaning));
+  ParamSpec s = integer_param(std::move(group), std::move(key), required, std::move(fallback), 0, 0,
+                              std::move(meaning));
   s.type = ParamType::Text;
   s.min = -std::numeric_limits<double>::infinity();
   s.max = std::numeric_limits<double>::infinity();
@@ -84,8 +83,12 @@ std::string attribute_path(const ParamSpec& spec) {
 std::string ParamSpec::expected() const {
   std::string what;
   switch (type) {
-    case ParamType::Integer: what = "an integer"; break;
-    case ParamType::Real: what = "a number"; break;
+    case ParamType::Integer:
+      what = "an integer";
+      break;
+    case ParamType::Real:
+      what = "a number";
+      break;
     case ParamType::Text:
       what = choices.empty() ? "a string" : "one of " + join(choices, "|");
       break;
@@ -171,9 +174,15 @@ void Params::set_from_text(const ParamSpec& s, const std::string& text, const st
   v.origin = origin;
   bool ok = true;
   switch (s.type) {
-    case ParamType::Integer: ok = parse_integer(text, &v.integer); break;
-    case ParamType::Real: ok = parse_real(text, &v.real); break;
-    case ParamType::Text: v.text = text; break;
+    case ParamType::Integer:
+      ok = parse_integer(text, &v.integer);
+      break;
+    case ParamType::Real:
+      ok = parse_real(text, &v.real);
+      break;
+    case ParamType::Text:
+      v.text = text;
+      break;
   }
   if (!ok) throw InputError(origin + ": expected " + s.expected() + ", got '" + text + "'");
   values_[s.name()] = v;
@@ -243,9 +252,12 @@ const std::string& Params::text(const std::string& name) const { return value(na
 std::string Params::as_text(const std::string& name) const {
   const ParamValue& v = value(name);
   switch (v.type) {
-    case ParamType::Integer: return std::to_string(v.integer);
-    case ParamType::Real: return exact_number(v.real);
-    case ParamType::Text: return v.text;
+    case ParamType::Integer:
+      return std::to_string(v.integer);
+    case ParamType::Real:
+      return exact_number(v.real);
+    case ParamType::Text:
+      return v.text;
   }
   return "";
 }

@@ -23,7 +23,7 @@ struct ParamSpec {
   std::string fallback;  // default value as text, when not required
   double min = -std::numeric_limits<double>::infinity();
   double max = std::numeric_limits<double>::infinity();
-  bool min_exclusive = false;       // value > min instead of >= min
+  bool min_exclusive = false;        // value > min instead of >= min
   std::vector<std::string> choices;  // allowed texts for Text
   std::string meaning;               // short description with units
 

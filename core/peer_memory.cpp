@@ -78,8 +78,9 @@ MPI_Comm gpu_communicator(MPI_Comm comm, const std::vector<std::string>& gpus) {
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &me));
   const std::string& mine = gpus[static_cast<size_t>(me)];
   // One communicator per GPU, named by its lowest rank.
-  const int color = mine.empty() ? MPI_UNDEFINED
-                                 : static_cast<int>(std::find(gpus.begin(), gpus.end(), mine) - gpus.begin());
+  const int color =
+      mine.empty() ? MPI_UNDEFINED
+                   : static_cast<int>(std::find(gpus.begin(), gpus.end(), mine) - gpus.begin());
   MPI_Comm out = MPI_COMM_NULL;
   MPSFW_MPI_CHECK(MPI_Comm_split(comm, color, me, &out));
   return out;

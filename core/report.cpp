@@ -3,10 +3,10 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <ctime>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <fstream>
 
 #include "build_info.hpp"
@@ -166,8 +166,8 @@ void print_report(std::FILE* out, const RunReport& r) {
   std::fprintf(out, "\n  %-16s %12s %12s %12s %7s\n", "phase", "min [s]", "avg [s]", "max [s]",
                "% loop");
   for (const PhaseStats& p : r.phases) {
-    std::fprintf(out, "  %-16s %12.6f %12.6f %12.6f %6.1f%%\n", p.name.c_str(), p.min, p.avg,
-                 p.max, r.loop_seconds > 0 ? 100.0 * p.avg / r.loop_seconds : 0.0);
+    std::fprintf(out, "  %-16s %12.6f %12.6f %12.6f %6.1f%%\n", p.name.c_str(), p.min, p.avg, p.max,
+                 r.loop_seconds > 0 ? 100.0 * p.avg / r.loop_seconds : 0.0);
   }
   std::fprintf(out, "\n  %-16s %12s %12s %12s\n", "memory per rank", "min", "avg", "max");
   const auto row = [&](const char* name, const MinAvgMax& m) {
@@ -229,7 +229,8 @@ std::string report_json(const RunReport& r) {
   j.end_object();
   j.begin_object("mps_details");
   for (const auto& [k, v] : r.mps_details) j.value(k, v);
-  j.value("verified_clients", r.mps_verified_clients).value("expected_clients", r.mps_expected_clients);
+  j.value("verified_clients", r.mps_verified_clients)
+      .value("expected_clients", r.mps_expected_clients);
   j.begin_array("daemon_pids");
   for (long p : r.mps_daemon_pids) j.element(static_cast<std::int64_t>(p));
   j.end_array();
@@ -243,9 +244,15 @@ std::string report_json(const RunReport& r) {
   j.begin_object("parameters");
   for (const ReportParameter& p : r.parameters) {
     switch (p.type) {
-      case ParamType::Integer: j.value(p.name, p.integer); break;
-      case ParamType::Real: j.value(p.name, p.real); break;
-      case ParamType::Text: j.value(p.name, p.text); break;
+      case ParamType::Integer:
+        j.value(p.name, p.integer);
+        break;
+      case ParamType::Real:
+        j.value(p.name, p.real);
+        break;
+      case ParamType::Text:
+        j.value(p.name, p.text);
+        break;
     }
   }
   j.end_object();
@@ -264,6 +271,5 @@ std::string report_json(const RunReport& r) {
   j.end_object();
   return j.text() + "\n";
 }
-
 
 }  // namespace mpsfw

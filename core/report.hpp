@@ -36,13 +36,13 @@ struct RunReport {
   std::string solver, input_file, version;
   std::string git_revision;  // of the build
   std::string input_hash;    // FNV-1a 64 of the input file's bytes, hex
-  std::string backend;   // host | cuda
-  std::string halo_path;  // how halo messages travel
+  std::string backend;       // host | cuda
+  std::string halo_path;     // how halo messages travel
   int ranks = 1;
   Int3 rank_grid, global_cells;
   std::vector<std::string> device_per_rank;  // "rank 0 on node1: cuda:0 NVIDIA H200"
   long steps = 0;
-  double loop_seconds = 0;      // slowest rank's time loop
+  double loop_seconds = 0;        // slowest rank's time loop
   double updates_per_second = 0;  // cell (or particle) updates per second, whole job
   std::string throughput_unit = "cell-updates/s";  // what updates_per_second counts
   std::string problem;  // e.g. "32000 atoms in a 33.6^3 box"; "" prints the global grid
@@ -54,8 +54,8 @@ struct RunReport {
   std::vector<std::string> warnings;
   std::string mps;  // what MPS did for this run, one line
   std::vector<std::pair<std::string, std::string>> mps_details;  // texts (state, reason, ...)
-  int mps_verified_clients = 0, mps_expected_clients = 0;      // over all ranks
-  std::vector<long> mps_daemon_pids, mps_server_pids;         // node 0's
+  int mps_verified_clients = 0, mps_expected_clients = 0;        // over all ranks
+  std::vector<long> mps_daemon_pids, mps_server_pids;            // node 0's
   // The job: when the report was made (UTC, ISO 8601), on which hosts (each
   // once, in rank order), the batch system's job id ("" outside one), and the
   // command line of rank 0.

@@ -15,13 +15,13 @@ namespace mpsfw {
 
 struct RunConfig {
   long steps = 0;
-  long output_every = 0;      // 0: first and last step only (when an output file is set)
-  std::string output_file;    // "" = no output
+  long output_every = 0;    // 0: first and last step only (when an output file is set)
+  std::string output_file;  // "" = no output
   Backend backend = Backend::Auto;
   HaloTransport halo = HaloTransport::Auto;  // between ranks on one GPU
-  Int3 rank_grid_hint;        // zeros: chosen by choose_rank_grid
+  Int3 rank_grid_hint;                       // zeros: chosen by choose_rank_grid
   double progress_seconds = 5;
-  std::string input_file;     // where the parameters came from
+  std::string input_file;  // where the parameters came from
 };
 
 // Keys of /run: steps, output_every, output_file, backend, halo, px, py, pz,

@@ -47,9 +47,10 @@ bool want_stream_signals(Backend space) {
 
 void SameGpuPeers::connect(HaloTransport mode, const std::string& gpu,
                            const std::array<double*, 2>& fields, DirectHalo how) {
-  agree_on_error(comm_, mode == HaloTransport::Ipc && gpu.empty()
-                            ? "run.halo = ipc needs the CUDA backend (this rank computes on the host)"
-                            : "");
+  agree_on_error(comm_,
+                 mode == HaloTransport::Ipc && gpu.empty()
+                     ? "run.halo = ipc needs the CUDA backend (this rank computes on the host)"
+                     : "");
   if (mode == HaloTransport::Mpi) return;
   int me = 0;
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm_, &me));
@@ -89,8 +90,8 @@ std::string SameGpuPeers::map_neighbors(FaceMask faces, const std::array<double*
   if (!active_) return "";
   // One ordering mode for the whole GPU.
   int signals_here = want_stream_signals(space_) ? 1 : 0, signals_everywhere = 0;
-  MPSFW_MPI_CHECK(MPI_Allreduce(&signals_here, &signals_everywhere, 1, MPI_INT, MPI_LAND,
-                                gpu_comm_));
+  MPSFW_MPI_CHECK(
+      MPI_Allreduce(&signals_here, &signals_everywhere, 1, MPI_INT, MPI_LAND, gpu_comm_));
   // Every buffer must hold its initial values before a neighbour may read it.
   std::string error;
   PeerRecord mine;
@@ -109,8 +110,8 @@ std::string SameGpuPeers::map_neighbors(FaceMask faces, const std::array<double*
   int group = 0;
   MPSFW_MPI_CHECK(MPI_Comm_size(gpu_comm_, &group));
   std::vector<PeerRecord> records(static_cast<size_t>(group));
-  MPSFW_MPI_CHECK(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, records.data(), sizeof mine,
-                                MPI_BYTE, gpu_comm_));
+  MPSFW_MPI_CHECK(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, records.data(), sizeof mine, MPI_BYTE,
+                                gpu_comm_));
   // A failed export anywhere on the GPU leaves a record nobody may open.
   int ok = error.empty() ? 1 : 0, all_ok = 0;
   MPSFW_MPI_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, gpu_comm_));
@@ -128,7 +129,8 @@ std::string SameGpuPeers::map_neighbors(FaceMask faces, const std::array<double*
       if (n != mine.rank) {
         const auto rec = std::find_if(records.begin(), records.end(),
                                       [n](const PeerRecord& r) { return r.rank == n; });
-        if (rec == records.end()) throw Error("neighbour rank " + std::to_string(n) + " is not on this GPU");
+        if (rec == records.end())
+          throw Error("neighbour rank " + std::to_string(n) + " is not on this GPU");
         peer = FieldLayout({rec->cells[0], rec->cells[1], rec->cells[2]});
         const auto known = std::find_if(mapped_by_rank.begin(), mapped_by_rank.end(),
                                         [n](const auto& m) { return m.first == n; });
@@ -171,8 +173,9 @@ const char* SameGpuPeers::ordering() const {
 int SameGpuPeers::buffer_index(const double* field) const {
   if (field == fields_[0]) return 0;
   if (field == fields_[1]) return 1;
-  throw Error("same-GPU halos: the field is neither of the two buffers given to "
-              "connect_same_gpu_peers");
+  throw Error(
+      "same-GPU halos: the field is neither of the two buffers given to "
+      "connect_same_gpu_peers");
 }
 
 void SameGpuPeers::pull(double* field) {

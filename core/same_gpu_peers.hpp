@@ -97,13 +97,13 @@ class SameGpuPeers {
   bool active_ = false;
   DirectHalo how_ = DirectHalo::Pull;
   std::array<const double*, 2> fields_{};
-  std::array<PeerBoxList, 2> pulls_;    // into each of the two buffers
-  std::array<HaloPushes, 2> pushes_;    // out of each of the two buffers
+  std::array<PeerBoxList, 2> pulls_;  // into each of the two buffers
+  std::array<HaloPushes, 2> pushes_;  // out of each of the two buffers
   HaloPushes no_pushes_;
-  std::vector<void*> mapped_;          // neighbours' buffers mapped here
-  MPI_Comm gpu_comm_ = MPI_COMM_NULL;  // the ranks on this rank's GPU
+  std::vector<void*> mapped_;               // neighbours' buffers mapped here
+  MPI_Comm gpu_comm_ = MPI_COMM_NULL;       // the ranks on this rank's GPU
   std::unique_ptr<StreamSignals> signals_;  // null: host barrier mode
-  std::uint64_t steps_ = 0;  // pulls enqueued (pull), steps finished (push)
+  std::uint64_t steps_ = 0;                 // pulls enqueued (pull), steps finished (push)
   std::string fallback_;
 };
 

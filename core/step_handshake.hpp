@@ -11,7 +11,7 @@ namespace mpsfw {
 struct StepHandshake {
   static constexpr int kMaxNeighbors = 6;
 
-  std::uint64_t* mine = nullptr;  // this rank's counter, in device memory
+  std::uint64_t* mine = nullptr;                    // this rank's counter, in device memory
   const std::uint64_t* theirs[kMaxNeighbors] = {};  // the neighbours', mapped here
   int count = 0;
   // What to mark (work enqueued before the handshake is done up to this

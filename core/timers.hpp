@@ -32,8 +32,8 @@ class PhaseTimers {
       range_push(phase);
     }
     ~Scope() {
-      timers_.add(phase_, std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
-                              .count());
+      timers_.add(phase_,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
       range_pop();
     }
     Scope(const Scope&) = delete;

@@ -70,8 +70,8 @@ class Workload {
 };
 
 struct WorkloadSpec {
-  std::string name;     // the value of the input's `solver` attribute
-  std::string summary;  // one line for --help
+  std::string name;                              // the value of the input's `solver` attribute
+  std::string summary;                           // one line for --help
   std::function<std::vector<ParamSpec>()> keys;  // own keys (not /run's shared ones, not /mps)
   std::function<std::unique_ptr<Workload>()> create;
   // "group.key=value" for every required key: a small valid input, which

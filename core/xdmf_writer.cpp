@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "atomic_file.hpp"
-#include "number_text.hpp"
 #include "error.hpp"
+#include "number_text.hpp"
 
 namespace mpsfw {
 
@@ -17,7 +17,6 @@ std::string snapshot_dataset(long step, const std::string& field) {
   std::snprintf(name, sizeof name, "/%08ld", step);
   return "/" + field + name;
 }
-
 
 std::string xml_escape(const std::string& text) {
   std::string out;
@@ -91,7 +90,6 @@ std::string render(const XdmfSeries& s) {
     << "</Xdmf>\n";
   return x.str();
 }
-
 
 }  // namespace
 

@@ -2,8 +2,8 @@
 
 #include <cctype>
 #include <cerrno>
-#include <limits>
 #include <cstdlib>
+#include <limits>
 
 #include "core/error.hpp"
 
@@ -41,15 +41,31 @@ std::int64_t parse_memory_size(const std::string& text, const std::string& origi
   if (errno == ERANGE) throw bad();
   std::int64_t scale = 1;
   const std::string unit = end;
-  if (unit == "K" || unit == "k") scale = std::int64_t{1} << 10;
-  else if (unit == "M" || unit == "m") scale = std::int64_t{1} << 20;
-  else if (unit == "G" || unit == "g") scale = std::int64_t{1} << 30;
-  else if (unit == "T" || unit == "t") scale = std::int64_t{1} << 40;
-  else if (!unit.empty()) throw bad();
+  if (unit == "K" || unit == "k")
+    scale = std::int64_t{1} << 10;
+  else if (unit == "M" || unit == "m")
+    scale = std::int64_t{1} << 20;
+  else if (unit == "G" || unit == "g")
+    scale = std::int64_t{1} << 30;
+  else if (unit == "T" || unit == "t")
+    scale = std::int64_t{1} << 40;
+  else if (!unit.empty())
+    throw bad();
   if (value <= 0 || value > std::numeric_limits<std::int64_t>::max() / scale) throw bad();
   return value * scale;
 }
 
 int max_clients_per_gpu(int cuda_version) { return cuda_version >= 13010 ? 60 : 48; }
+
+int parse_active_thread_percentage(const std::string& text, const std::string& origin) {
+  if (text == "auto") return 0;
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || v < 1 || v > 100) {
+    throw InputError(origin + ": expected auto or an integer in [1, 100], got \"" + text + "\"");
+  }
+  return static_cast<int>(v);
+}
 
 }  // namespace mpsfw::mps

@@ -18,6 +18,9 @@ enum class AtpPolicy {
 
 // Active thread percentage for a GPU shared by k ranks (k >= 1).
 int auto_active_thread_percentage(int k, AtpPolicy policy);
+// The one parser of a percentage: "auto" -> 0, "1".."100" -> the value;
+// anything else throws InputError naming `origin` and what was expected.
+int parse_active_thread_percentage(const std::string& text, const std::string& origin);
 
 // SMs a client should see under a cap: the device hands out SMs in pairs (TPCs),
 // rounding down, and never fewer than two.

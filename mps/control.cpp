@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -111,8 +111,8 @@ long start_daemon(const DaemonDirs& dirs, const std::string& gpu_uuid, double ti
   }
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g", timeout_seconds);
-  throw Error("MPS: the control daemon for GPU " + gpu_uuid + " did not answer within " +
-              seconds + " s; see " + dirs.log + "/control.log");
+  throw Error("MPS: the control daemon for GPU " + gpu_uuid + " did not answer within " + seconds +
+              " s; see " + dirs.log + "/control.log");
 }
 
 bool stop_daemon(const DaemonDirs& dirs, double timeout_seconds) {
@@ -121,8 +121,8 @@ bool stop_daemon(const DaemonDirs& dirs, double timeout_seconds) {
   if (pid <= 0) return true;
   // Clients have left by now (or are dead): a short grace for the server.
   client.send("quit -t 5");
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration<double>(timeout_seconds + 2.0);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds + 2.0);
   while (std::chrono::steady_clock::now() < deadline) {
     // The daemon removes its pid file when it has quit.
     if (!process_alive(pid) || client.daemon_pid() <= 0) return true;

@@ -54,8 +54,9 @@ std::string ranks_of(const std::vector<long>& pids, const std::map<long, int>& r
   for (long p : pids) {
     const auto it = rank_of_pid.find(p);
     out += (out.empty() ? "" : ", ") +
-           (it == rank_of_pid.end() ? "pid " + std::to_string(p) + " (not a rank of this job)"
-                                    : "rank " + std::to_string(it->second) + " (pid " + std::to_string(p) + ")");
+           (it == rank_of_pid.end()
+                ? "pid " + std::to_string(p) + " (not a rank of this job)"
+                : "rank " + std::to_string(it->second) + " (pid " + std::to_string(p) + ")");
   }
   return out;
 }
@@ -86,9 +87,11 @@ bool find_server_fault(const std::string& server_log, ServerFault* fault) {
   return true;
 }
 
-std::string describe_server_fault(const ServerFault& fault, const std::map<long, int>& rank_of_pid) {
+std::string describe_server_fault(const ServerFault& fault,
+                                  const std::map<long, int>& rank_of_pid) {
   std::string out = "server.log: \"" + fault.line + "\"";
-  if (!fault.faulting.empty()) out += "; the fault came from " + ranks_of(fault.faulting, rank_of_pid);
+  if (!fault.faulting.empty())
+    out += "; the fault came from " + ranks_of(fault.faulting, rank_of_pid);
   std::vector<long> victims;
   for (long p : fault.torn_down) {
     if (std::find(fault.faulting.begin(), fault.faulting.end(), p) == fault.faulting.end()) {

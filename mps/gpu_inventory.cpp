@@ -33,9 +33,8 @@ std::vector<GpuInfo> from_proc(const std::string& root) {
 
 std::vector<GpuInfo> from_nvidia_smi() {
   std::vector<GpuInfo> gpus;
-  const ProcessResult r = run_process({"nvidia-smi", "--query-gpu=pci.bus_id,uuid",
-                                       "--format=csv,noheader"},
-                                      {}, "", 10.0);
+  const ProcessResult r = run_process(
+      {"nvidia-smi", "--query-gpu=pci.bus_id,uuid", "--format=csv,noheader"}, {}, "", 10.0);
   if (r.exit_code != 0) return gpus;
   std::istringstream lines(r.output);
   std::string line;

@@ -8,9 +8,12 @@ namespace mpsfw::mps {
 
 const char* to_string(Enable e) {
   switch (e) {
-    case Enable::Auto: return "auto";
-    case Enable::On: return "on";
-    case Enable::Off: return "off";
+    case Enable::Auto:
+      return "auto";
+    case Enable::On:
+      return "on";
+    case Enable::Off:
+      return "off";
   }
   return "?";
 }
@@ -39,20 +42,12 @@ MpsConfig mps_config_from(const Params& p) {
   const std::string& e = p.text("mps.enable");
   c.enable = e == "on" ? Enable::On : (e == "off" ? Enable::Off : Enable::Auto);
   const ParamValue& atp = p.value("mps.active_thread_percentage");
-  if (atp.text != "auto") {
-    char* end = nullptr;
-    const long v = std::strtol(atp.text.c_str(), &end, 10);
-    if (atp.text.empty() || *end != '\0' || v < 1 || v > 100) {
-      throw InputError(atp.origin + ": expected auto or an integer in [1, 100], got \"" +
-                       atp.text + "\"");
-    }
-    c.active_thread_percentage = static_cast<int>(v);
-  }
+  c.active_thread_percentage = parse_active_thread_percentage(atp.text, atp.origin);
   c.policy = p.text("mps.atp_policy") == "even" ? AtpPolicy::Even : AtpPolicy::Double;
   c.pinned_device_mem_limit = p.text("mps.pinned_device_mem_limit");
   if (!c.pinned_device_mem_limit.empty()) {
-    c.pinned_bytes = parse_memory_size(c.pinned_device_mem_limit,
-                                       p.value("mps.pinned_device_mem_limit").origin);
+    c.pinned_bytes =
+        parse_memory_size(c.pinned_device_mem_limit, p.value("mps.pinned_device_mem_limit").origin);
   }
   c.directory = p.text("mps.directory");
   c.timeout_seconds = p.real("mps.timeout_seconds");
@@ -77,6 +72,12 @@ MpsConfig read_mps_config(const InputAttributes* input, const std::vector<std::s
     off.enable = Enable::Off;  // never start MPS from a configuration we could not read
     return off;
   }
+}
+
+int cap_for(const MpsConfig& config, int ranks_sharing) {
+  return config.active_thread_percentage > 0
+             ? config.active_thread_percentage
+             : auto_active_thread_percentage(ranks_sharing, config.policy);
 }
 
 }  // namespace mpsfw::mps

@@ -29,6 +29,9 @@ struct MpsConfig {
 
 std::vector<ParamSpec> mps_schema();
 MpsConfig mps_config_from(const Params& params);
+// The cap of each of `ranks_sharing` ranks on one GPU: the configured
+// percentage, or the policy's automatic one.
+int cap_for(const MpsConfig& config, int ranks_sharing);
 
 // The /mps part of an input (nullptr: none) plus the mps.* overrides, without
 // MPI (before MPI_Init). Errors are returned as text so the caller can report

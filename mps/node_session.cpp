@@ -1,28 +1,23 @@
+// The lifecycle of a node's MPS session: bring-up before MPI_Init (or after,
+// when the launcher said nothing), leading (daemons, watchdog, ready file) or
+// following (waiting for the leader's ready file), the environment each rank
+// exports, giving up under mps.enable = auto, and teardown. Reuse of running
+// daemons is in node_session_reuse.cpp, verification in node_session_verify.cpp.
 #include "node_session.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "cap_policy.hpp"
-#include "control.hpp"
-#include "core/collective.hpp"
 #include "core/error.hpp"
 #include "core/mpi_check.hpp"
-#include "fault_report.hpp"
 
 #if MPSFW_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -33,6 +28,27 @@
 
 namespace mpsfw::mps {
 namespace fs = std::filesystem;
+
+const char* to_string(MpsState state) {
+  switch (state) {
+    case MpsState::Off:
+      return "off";
+    case MpsState::NotNeeded:
+      return "not needed";
+    case MpsState::Started:
+      return "started";
+    case MpsState::Reused:
+      return "reused";
+    case MpsState::Active:
+      return "active";
+    case MpsState::ActiveReused:
+      return "active (reused daemon)";
+    case MpsState::NotActive:
+      return "NOT active";
+  }
+  return "?";
+}
+
 namespace {
 
 std::string host_name() {
@@ -44,46 +60,10 @@ std::string host_name() {
 // Letters, digits, '.', '_' and '-' only: the job id ends up in a path.
 std::string path_safe(const std::string& text) {
   std::string out;
-  for (char c : text) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '_';
+  for (char c : text)
+    out +=
+        (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '_';
   return out;
-}
-
-// The watchdog: waits on a pipe the leader holds; when the leader asks ('q')
-// or dies (end of file) it stops the daemons and removes the folder. Returns
-// its PID, with the leader's ends of the command and acknowledgement pipes.
-// The pipes are close-on-exec so the daemons the leader starts later do not
-// hold the write end open.
-pid_t start_watchdog(const std::string& dir, double timeout, int* command_fd, int* ack_fd) {
-  int cmd[2], ack[2];
-  if (pipe2(cmd, O_CLOEXEC) != 0) return -1;
-  if (pipe2(ack, O_CLOEXEC) != 0) {
-    close(cmd[0]);
-    close(cmd[1]);
-    return -1;
-  }
-  const pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    setsid();  // not killed with the rank's process group
-    signal(SIGINT, SIG_IGN);
-    signal(SIGTERM, SIG_IGN);
-    signal(SIGHUP, SIG_IGN);
-    close(cmd[1]);
-    close(ack[0]);
-    char c = 0;
-    const ssize_t n = read(cmd[0], &c, 1);
-    remove_session(dir, timeout);
-    if (n == 1) {
-      const ssize_t w = write(ack[1], "d", 1);
-      (void)w;
-    }
-    _exit(0);
-  }
-  close(cmd[0]);
-  close(ack[1]);
-  *command_fd = cmd[1];
-  *ack_fd = ack[0];
-  return pid;
 }
 
 }  // namespace
@@ -96,31 +76,6 @@ std::string NodeSession::default_root(const MpsConfig& config) {
 
 std::string NodeSession::session_dir(const std::string& root, const std::string& job) {
   return root + "/mpsfw-mps-" + path_safe(job) + "-" + path_safe(host_name());
-}
-
-NodeSession::NodeSession(NodeSession&& o) noexcept
-    : config_(std::move(o.config_)),
-      launcher_(std::move(o.launcher_)),
-      status_(std::move(o.status_)),
-      dir_(std::move(o.dir_)),
-      gpus_(std::move(o.gpus_)),
-      my_gpu_(o.my_gpu_),
-      ready_(o.ready_),
-      pending_error_(std::move(o.pending_error_)),
-      watchdog_pid_(o.watchdog_pid_),
-      watchdog_fd_(o.watchdog_fd_),
-      watchdog_ack_fd_(o.watchdog_ack_fd_),
-      torn_down_(o.torn_down_) {
-  o.watchdog_pid_ = -1;
-  o.watchdog_fd_ = -1;
-  o.watchdog_ack_fd_ = -1;
-  o.torn_down_ = true;
-}
-
-NodeSession::~NodeSession() {
-  // Closing the pipe is the watchdog's signal to clean up; it outlives us.
-  if (watchdog_fd_ >= 0) close(watchdog_fd_);
-  if (watchdog_ack_fd_ >= 0) close(watchdog_ack_fd_);
 }
 
 NodeSession NodeSession::before_mpi(const MpsConfig& config, const LauncherInfo& launcher) {
@@ -169,7 +124,7 @@ CudaGate NodeSession::cuda_gate() const {
 
 void NodeSession::give_up(const std::string& reason) {
   if (config_.enable == Enable::On) throw Error("MPS (mps.enable = on): " + reason);
-  status_.state = "NOT active";
+  status_.state = MpsState::NotActive;
   status_.reason = reason;
   unsetenv("CUDA_MPS_PIPE_DIRECTORY");
   unsetenv("CUDA_MPS_LOG_DIRECTORY");
@@ -187,7 +142,7 @@ void NodeSession::bring_up(int local_rank, int local_size) {
   const int k = ranks_on_gpu(my_gpu_, local_size, n);
   const int busiest = ranks_on_gpu(0, local_size, n);
   if (config_.enable == Enable::Auto && busiest <= 1) {
-    status_.state = "not needed";
+    status_.state = MpsState::NotNeeded;
     status_.reason = "one rank per GPU";
     ready_ = true;
     return;
@@ -206,9 +161,7 @@ void NodeSession::bring_up(int local_rank, int local_size) {
                 ") is below the " + std::to_string(need) + " that " + std::to_string(busiest) +
                 " clients per GPU need; raise it (ulimit -n " + std::to_string(need) + ")");
   }
-  const int cap = config_.active_thread_percentage > 0
-                      ? config_.active_thread_percentage
-                      : auto_active_thread_percentage(k, config_.policy);
+  const int cap = cap_for(config_, k);
 
   // Daemons that already answer (site, prolog, mpsctl) are reused, never stopped.
   if (reuse_mpsctl_session(cap) || reuse_site_daemon(gpus, cap)) {
@@ -222,70 +175,10 @@ void NodeSession::bring_up(int local_rank, int local_size) {
   } else {
     follow(static_cast<int>(gpus.size()));
   }
-  if (status_.state == "NOT active") return;
-  export_environment(gpus_.at(static_cast<size_t>(my_gpu_)), gpus_.at(static_cast<size_t>(my_gpu_)).cap);
+  if (status_.state == MpsState::NotActive) return;
+  export_environment(gpus_.at(static_cast<size_t>(my_gpu_)),
+                     gpus_.at(static_cast<size_t>(my_gpu_)).cap);
   ready_ = true;
-}
-
-bool NodeSession::reuse_mpsctl_session(int cap) {
-  const char* dir = std::getenv("MPSFW_MPS_SESSION");
-  if (dir == nullptr || *dir == '\0') return false;
-  SessionRecord record;
-  if (!read_ready(dir, &record) || static_cast<size_t>(my_gpu_) >= record.gpus.size()) {
-    give_up(std::string("MPSFW_MPS_SESSION=") + dir + " holds no ready session for GPU " +
-            std::to_string(my_gpu_) + " (start one with mpsctl start)");
-    return true;
-  }
-  const SessionGpu& mine = record.gpus[static_cast<size_t>(my_gpu_)];
-  if (!ControlClient({mine.pipe_dir, mine.log_dir}, config_.timeout_seconds).answers()) {
-    give_up("the daemon of MPSFW_MPS_SESSION=" + std::string(dir) + " for GPU " + mine.uuid +
-            " does not answer");
-    return true;
-  }
-  gpus_ = record.gpus;
-  status_.state = "reused";
-  status_.reason = std::string("daemons of the mpsctl session ") + dir;
-  // The session's default cap was set for mpsctl's guess of the rank count.
-  // A client's CUDA_MPS_ACTIVE_THREAD_PERCENTAGE can only lower it (seen on an
-  // H200: a client asking 100% under a 50% daemon got 50%).
-  export_environment(mine, obey_daemon_cap(mine.cap, cap));
-  return true;
-}
-
-int NodeSession::obey_daemon_cap(int daemon_cap, int wanted) {
-  if (daemon_cap <= 0 || daemon_cap >= wanted) return wanted;
-  status_.reason += "; the reused daemon's default cap " + std::to_string(daemon_cap) +
-                    "% is below this job's " + std::to_string(wanted) +
-                    "% and a client cannot exceed it: ranks get " + std::to_string(daemon_cap) + "%";
-  return daemon_cap;
-}
-
-bool NodeSession::reuse_site_daemon(const std::vector<GpuInfo>& gpus, int cap) {
-  const char* site_pipe = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
-  if (site_pipe == nullptr || *site_pipe == '\0') return false;
-  const char* site_log = std::getenv("CUDA_MPS_LOG_DIRECTORY");
-  const ControlClient site({site_pipe, site_log ? site_log : ""}, config_.timeout_seconds);
-  if (!site.answers()) return false;
-  status_.state = "reused";
-  status_.reason = "a daemon already answered in CUDA_MPS_PIPE_DIRECTORY=" + std::string(site_pipe);
-  status_.pipe_dir = site_pipe;
-  status_.gpu_uuid = gpus[static_cast<size_t>(my_gpu_)].uuid;
-  // A cap the site set (Slurm --gres=mps:N) wins over our default.
-  const char* site_cap = std::getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
-  status_.cap = site_cap && config_.active_thread_percentage == 0 ? std::atoi(site_cap) : cap;
-  const int daemon_cap = site.default_thread_percentage();
-  if (daemon_cap > 0) status_.cap = obey_daemon_cap(daemon_cap, status_.cap);
-  setenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", std::to_string(status_.cap).c_str(), 1);
-  SessionGpu g;
-  g.index = my_gpu_;
-  g.uuid = status_.gpu_uuid;
-  g.pipe_dir = site_pipe;
-  g.log_dir = site_log ? site_log : "";
-  g.daemon_pid = site.daemon_pid();
-  g.cap = status_.cap;
-  // One daemon serves every GPU here: the same entry for each.
-  gpus_.assign(gpus.size(), g);
-  return true;
 }
 
 void NodeSession::lead(const std::vector<GpuInfo>& gpus, int local_size) {
@@ -299,14 +192,15 @@ void NodeSession::lead(const std::vector<GpuInfo>& gpus, int local_size) {
   }
   try {
     fs::create_directories(dir_);
-    watchdog_pid_ = start_watchdog(dir_, config_.timeout_seconds, &watchdog_fd_, &watchdog_ack_fd_);
-    if (watchdog_pid_ < 0) throw Error("MPS: cannot start the watchdog process");
+    if (!watchdog_.start(dir_, config_.timeout_seconds)) {
+      throw Error("MPS: cannot start the watchdog process");
+    }
     std::vector<int> ranks(static_cast<size_t>(n));
     for (int g = 0; g < n; ++g) ranks[static_cast<size_t>(g)] = ranks_on_gpu(g, local_size, n);
     gpus_ = start_session_daemons(dir_, gpus, ranks, config_);
     write_ready(dir_, {static_cast<long>(getpid()), gpus_});
     status_.owner = true;
-    status_.state = "started";
+    status_.state = MpsState::Started;
     for (const SessionGpu& g : gpus_) status_.daemon_pids.push_back(g.daemon_pid);
   } catch (const std::exception& e) {
     write_failed(dir_, static_cast<long>(getpid()), e.what());
@@ -330,7 +224,7 @@ void NodeSession::follow(int gpus) {
     if (read_ready(dir_, &record) && process_alive(record.leader) &&
         static_cast<size_t>(my_gpu_) < record.gpus.size()) {
       gpus_ = std::move(record.gpus);
-      status_.state = "started";
+      status_.state = MpsState::Started;
       return;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -356,132 +250,16 @@ void NodeSession::export_environment(const SessionGpu& gpu, int cap) {
   status_.total_sms = gpu.total_sms;
 }
 
-void NodeSession::verify(MPI_Comm node, const DeviceBinding& device) {
-  int rank = 0, size = 1;
-  MPSFW_MPI_CHECK(MPI_Comm_rank(node, &rank));
-  MPSFW_MPI_CHECK(MPI_Comm_size(node, &size));
-  status_.sms = device.multiprocessors;
-  const bool managed = status_.state == "started" || status_.state == "reused";
-  // What each rank knows of itself: pid, GPU, MPS attribute, SMs, cap, world rank.
-  constexpr int kFields = 6;
-  int world_rank = 0;
-  MPSFW_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
-  long mine[kFields] = {static_cast<long>(getpid()), my_gpu_, device.mps_enabled,
-                        device.multiprocessors, status_.cap, world_rank};
-  std::vector<long> all(kFields * static_cast<size_t>(size));
-  MPSFW_MPI_CHECK(MPI_Allgather(mine, kFields, MPI_LONG, all.data(), kFields, MPI_LONG, node));
-  // Every rank keeps the node's PIDs: a dying rank names the faulting one.
-  for (int r = 0; r < size; ++r) {
-    rank_of_pid_[all[kFields * static_cast<size_t>(r)]] =
-        static_cast<int>(all[kFields * static_cast<size_t>(r) + 5]);
-  }
-  std::vector<int> ok(static_cast<size_t>(size), 0);
-  std::string reasons;
-  if (rank == 0 && managed) {
-    std::vector<std::vector<long>> clients(gpus_.size());
-    for (size_t g = 0; g < gpus_.size(); ++g) {
-      const ControlClient control({gpus_[g].pipe_dir, gpus_[g].log_dir}, config_.timeout_seconds);
-      for (long server : control.server_pids()) {
-        if (std::find(status_.server_pids.begin(), status_.server_pids.end(), server) ==
-            status_.server_pids.end()) {
-          status_.server_pids.push_back(server);
-        }
-        for (long c : control.client_pids(server)) clients[g].push_back(c);
-      }
-    }
-    for (int r = 0; r < size; ++r) {
-      const long* x = &all[kFields * static_cast<size_t>(r)];
-      const size_t g = static_cast<size_t>(x[1]) < gpus_.size() ? static_cast<size_t>(x[1]) : 0;
-      const bool client = std::find(clients[g].begin(), clients[g].end(), x[0]) != clients[g].end();
-      // A rank must be a client of its own GPU's server only (fault isolation).
-      std::string elsewhere;
-      for (size_t o = 0; o < gpus_.size(); ++o) {
-        if (o != g && std::find(clients[o].begin(), clients[o].end(), x[0]) != clients[o].end()) {
-          elsewhere += ", ALSO in the client list of GPU " + gpus_[o].uuid;
-        }
-      }
-      const int want = gpus_[g].total_sms > 0 ? expected_sms(gpus_[g].total_sms, static_cast<int>(x[4])) : -1;
-      const bool sms_ok = want < 0 || std::abs(static_cast<int>(x[3]) - want) <= 2;
-      ok[static_cast<size_t>(r)] = x[2] == 1 && client && elsewhere.empty() && sms_ok;
-      std::ostringstream line;
-      line << "local rank " << r << " (pid " << x[0] << "): GPU " << gpus_[g].uuid << ", cap "
-           << x[4] << "%, " << x[3] << " SMs" << (want > 0 ? " (expected " + std::to_string(want) + ")" : "")
-           << ", MPS attribute " << x[2] << ", " << (client ? "in" : "NOT in")
-           << " the server's client list" << elsewhere;
-      status_.per_rank.push_back(line.str());
-      if (!ok[static_cast<size_t>(r)]) reasons += (reasons.empty() ? "" : "; ") + line.str();
-    }
-  }
-  MPSFW_MPI_CHECK(MPI_Bcast(ok.data(), size, MPI_INT, 0, node));
-  int verified = 0;
-  for (int v : ok) verified += v;
-  status_.verified = managed ? verified : 0;
-  status_.expected = managed ? size : 0;
-  status_.active = managed && ok[static_cast<size_t>(rank)] == 1;
-  if (!managed) return;
-  if (verified == size) {
-    status_.state = status_.state == "reused" ? "active (reused daemon)" : "active";
-    return;
-  }
-  std::string message = std::to_string(size - verified) + " of " + std::to_string(size) +
-                         " local ranks are not verified MPS clients: " + reasons;
-  if (config_.enable == Enable::On) agree_on_error(node, rank == 0 ? "MPS (mps.enable = on): " + message : "MPS verification failed");
-  status_.state = "NOT active";
-  status_.reason = message;
-}
-
-std::string NodeSession::fault_report(const std::string& error) const {
-  if (rank_of_pid_.empty() || static_cast<size_t>(my_gpu_) >= gpus_.size()) return "";
-  const std::string path = gpus_[static_cast<size_t>(my_gpu_)].log_dir + "/server.log";
-  const auto read_fault = [&](ServerFault* fault) {
-    std::ifstream log(path);
-    std::stringstream text;
-    text << log.rdbuf();
-    return find_server_fault(text.str(), fault);
-  };
-  ServerFault fault;
-  bool found = read_fault(&fault);
-  // A client can see its error before the server has logged it: after a CUDA
-  // error, give the server a moment (this path ends the job anyway).
-  const auto give_up_at = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  while (!found && error.find("CUDA") != std::string::npos &&
-         std::chrono::steady_clock::now() < give_up_at) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    found = read_fault(&fault);
-  }
-  const bool victim = is_mps_victim_error(error);
-  if (!found && !victim) return "";
-  const long me = static_cast<long>(getpid());
-  const auto has = [me](const std::vector<long>& pids) {
-    return std::find(pids.begin(), pids.end(), me) != pids.end();
-  };
-  std::string out = " [MPS: ";
-  if (found && has(fault.faulting)) {
-    out += "this rank caused the fault; ";
-  } else if ((found && has(fault.torn_down)) || victim) {
-    out += "this rank failed because its GPU's MPS server tore down its clients after another one's fault; ";
-  }
-  out += found ? describe_server_fault(fault, rank_of_pid_) : "no fault in " + path;
-  return out + "]";
-}
-
 void NodeSession::teardown(MPI_Comm node) {
   if (torn_down_) return;
   torn_down_ = true;
   // Every local rank has released its device: no client is left.
   MPSFW_MPI_CHECK(MPI_Barrier(node));
-  if (watchdog_fd_ < 0) return;
-  const ssize_t w = write(watchdog_fd_, "q", 1);
-  (void)w;
-  char c = 0;
-  const ssize_t r = read(watchdog_ack_fd_, &c, 1);
-  close(watchdog_fd_);
-  close(watchdog_ack_fd_);
-  watchdog_fd_ = watchdog_ack_fd_ = -1;
-  int status = 0;
-  waitpid(watchdog_pid_, &status, 0);
+  if (!watchdog_.running()) return;
+  const bool confirmed = watchdog_.stop();
   status_.reason += (status_.reason.empty() ? "" : "; ") +
-                    std::string(r == 1 ? "daemons stopped, folders removed" : "watchdog did not confirm teardown");
+                    std::string(confirmed ? "daemons stopped, folders removed"
+                                          : "watchdog did not confirm teardown");
 }
 
 }  // namespace mpsfw::mps

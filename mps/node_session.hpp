@@ -1,5 +1,6 @@
 #pragma once
-// The node's MPS session, seen from one rank. The order is the point:
+// The node's MPS session, seen from one rank. mpsfw::Session (session.hpp)
+// runs it for every mpsfw program; the order is the point:
 //
 //   NodeSession s = NodeSession::before_mpi(config, detect_launcher());  // no CUDA yet
 //   MpiEnv env(argc, argv);                                               // MPI may touch CUDA
@@ -30,21 +31,29 @@
 #include "launcher.hpp"
 #include "mps_config.hpp"
 #include "session_dir.hpp"
+#include "watchdog.hpp"
 
 namespace mpsfw::mps {
 
+// Where a rank's MPS session stands. Started and Reused hold until
+// verification says Active, ActiveReused or NotActive.
+enum class MpsState { Off, NotNeeded, Started, Reused, Active, ActiveReused, NotActive };
+// "off", "not needed", "started", "reused", "active", "active (reused daemon)",
+// "NOT active": the words of the summary table and run.json.
+const char* to_string(MpsState state);
+
 // What MPS did, for the summary table and run.json.
 struct MpsStatus {
-  std::string state = "off";  // off | not needed | active | NOT active | reused
-  std::string reason;         // why it is not active, or what was reused
-  std::string bring_up;       // when and from what the local rank was known
-  bool owner = false;         // this job started the daemons (and stops them)
-  bool active = false;        // verified on this rank
-  std::string pipe_dir;       // this rank's CUDA_MPS_PIPE_DIRECTORY
+  MpsState state = MpsState::Off;
+  std::string reason;    // why it is not active, or what was reused
+  std::string bring_up;  // when and from what the local rank was known
+  bool owner = false;    // this job started the daemons (and stops them)
+  bool active = false;   // verified on this rank
+  std::string pipe_dir;  // this rank's CUDA_MPS_PIPE_DIRECTORY
   std::string gpu_uuid;
-  int cap = 100;              // this rank's active thread percentage
-  int sms = 0;                // SMs this rank sees
-  int total_sms = 0;          // SMs of the GPU (0: unknown)
+  int cap = 100;                               // this rank's active thread percentage
+  int sms = 0;                                 // SMs this rank sees
+  int total_sms = 0;                           // SMs of the GPU (0: unknown)
   std::vector<long> daemon_pids, server_pids;  // known on the leader
   int verified = 0, expected = 0;              // ranks of this node
   std::vector<std::string> per_rank;           // on the leader: one line per local rank
@@ -53,12 +62,12 @@ struct MpsStatus {
 class NodeSession {
  public:
   static NodeSession before_mpi(const MpsConfig& config, const LauncherInfo& launcher);
-  NodeSession(NodeSession&& other) noexcept;
+  NodeSession(NodeSession&& other) noexcept = default;
   NodeSession& operator=(NodeSession&&) = delete;
   NodeSession(const NodeSession&) = delete;
   NodeSession& operator=(const NodeSession&) = delete;
   // Without teardown(): the leader lets its watchdog stop the daemons.
-  ~NodeSession();
+  ~NodeSession() = default;
 
   // After MPI_Init, on every rank: brings MPS up now if the launcher gave no
   // local rank. Throws (on this rank) what went wrong before or now; callers
@@ -101,15 +110,13 @@ class NodeSession {
   MpsConfig config_;
   LauncherInfo launcher_;
   MpsStatus status_;
-  std::string dir_;                // the session folder (ours only)
-  std::vector<SessionGpu> gpus_;   // from the ready file
+  std::string dir_;               // the session folder (ours only)
+  std::vector<SessionGpu> gpus_;  // from the ready file
   int my_gpu_ = 0;
   std::map<long, int> rank_of_pid_;  // this node's clients, from verify()
   bool ready_ = false;
   std::string pending_error_;
-  int watchdog_pid_ = -1;
-  int watchdog_fd_ = -1;           // write end: 'q' = stop now; EOF = leader gone
-  int watchdog_ack_fd_ = -1;
+  Watchdog watchdog_;  // the leader's, when it started the daemons
   bool torn_down_ = false;
 };
 

@@ -51,9 +51,8 @@ pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>
 
 }  // namespace
 
-ProcessResult run_process(const std::vector<std::string>& argv,
-                          const std::vector<std::string>& env, const std::string& input,
-                          double timeout_seconds) {
+ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                          const std::string& input, double timeout_seconds) {
   ProcessResult result;
   int in_pipe[2], out_pipe[2];
   if (pipe2(in_pipe, O_CLOEXEC) != 0) return result;
@@ -107,7 +106,8 @@ ProcessResult run_process(const std::vector<std::string>& argv,
   if (timed_out) kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
-  result.exit_code = timed_out ? 124 : (WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+  result.exit_code =
+      timed_out ? 124 : (WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
   return result;
 }
 

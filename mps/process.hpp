@@ -8,15 +8,14 @@
 namespace mpsfw::mps {
 
 struct ProcessResult {
-  int exit_code = -1;    // -1: could not start; 124: killed at the time limit
-  std::string output;    // stdout and stderr together
+  int exit_code = -1;  // -1: could not start; 124: killed at the time limit
+  std::string output;  // stdout and stderr together
 };
 
 // argv[0] is looked up in PATH. `env` entries are NAME=value added to (or
 // replacing in) this process's environment.
-ProcessResult run_process(const std::vector<std::string>& argv,
-                          const std::vector<std::string>& env, const std::string& input,
-                          double timeout_seconds);
+ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                          const std::string& input, double timeout_seconds);
 
 // Runs a program that starts a daemon and returns (nvidia-cuda-mps-control -d):
 // its output goes to `log_file` (appended) rather than a pipe the daemon could

@@ -133,16 +133,18 @@ void Session::add_mps_to_report(RunReport* report) const {
   const bool managed = m.expected > 0;
   int counts[2] = {m.active ? 1 : 0, managed ? 1 : 0}, total[2] = {0, 0};
   MPSFW_MPI_CHECK(MPI_Allreduce(counts, total, 2, MPI_INT, MPI_SUM, env_.world()));
-  report->mps = m.state + (m.reason.empty() ? "" : " (" + m.reason + ")");
+  report->mps =
+      std::string(mps::to_string(m.state)) + (m.reason.empty() ? "" : " (" + m.reason + ")");
   if (total[1] > 0) {
-    report->mps += "; verified clients " + std::to_string(total[0]) + " of " + std::to_string(total[1]);
+    report->mps +=
+        "; verified clients " + std::to_string(total[0]) + " of " + std::to_string(total[1]);
   }
   auto& d = report->mps_details;
   d.emplace_back("enable", mps::to_string(node_session_.config().enable));
-  d.emplace_back("state", m.state);
+  d.emplace_back("state", mps::to_string(m.state));
   d.emplace_back("reason", m.reason);
   d.emplace_back("bring_up", m.bring_up);
-  const bool reused = m.state.rfind("active (reused", 0) == 0 || m.state == "reused";
+  const bool reused = m.state == mps::MpsState::ActiveReused || m.state == mps::MpsState::Reused;
   d.emplace_back("owner", m.owner ? "started by mpsfw" : (reused ? "reused" : "none"));
   d.emplace_back("pipe_dir", m.pipe_dir);
   report->mps_verified_clients = total[0];
@@ -156,8 +158,9 @@ Session::~Session() {
   if (end_ != End::Running) return;  // finished, or the daemons are the watchdog's
   if (std::uncaught_exceptions() > 0) {
     // Other ranks may be anywhere: a collective teardown could hang them.
-    MpiEnv::abort_job("an exception left the scope of mpsfw::Session (use Session::run to "
-                      "report errors)");
+    MpiEnv::abort_job(
+        "an exception left the scope of mpsfw::Session (use Session::run to "
+        "report errors)");
   }
   try {
     finish();

@@ -30,8 +30,7 @@ std::string read_text(const fs::path& path) {
 }
 
 // Refuses what MPS would refuse later, with a message that says why.
-void check_gpu(const GpuFacts& facts, const std::string& uuid, int ranks,
-               const MpsConfig& config) {
+void check_gpu(const GpuFacts& facts, const std::string& uuid, int ranks, const MpsConfig& config) {
   if (!facts.known) return;
   if (config.pinned_bytes > 0 && config.pinned_bytes * ranks > facts.memory_bytes) {
     throw Error("MPS: mps.pinned_device_mem_limit = " + config.pinned_device_mem_limit +
@@ -65,9 +64,7 @@ std::vector<SessionGpu> start_session_daemons(const std::string& dir,
       s.log_dir = (gdir / "log").string();
       fs::create_directories(s.pipe_dir);
       fs::create_directories(s.log_dir);
-      s.cap = config.active_thread_percentage > 0
-                  ? config.active_thread_percentage
-                  : auto_active_thread_percentage(ranks, config.policy);
+      s.cap = cap_for(config, ranks);
       // Before the daemon exists: a child process asks CUDA what the GPU is.
       const GpuFacts facts = probe_gpu(s.uuid);
       check_gpu(facts, s.uuid, ranks, config);
@@ -81,7 +78,8 @@ std::vector<SessionGpu> start_session_daemons(const std::string& dir,
       }
     }
   } catch (...) {
-    for (const SessionGpu& s : started) stop_daemon({s.pipe_dir, s.log_dir}, config.timeout_seconds);
+    for (const SessionGpu& s : started)
+      stop_daemon({s.pipe_dir, s.log_dir}, config.timeout_seconds);
     throw;
   }
   return started;
@@ -139,7 +137,8 @@ std::string read_failed(const std::string& dir, bool live_only) {
   if (live_only && !process_alive(leader)) return "";
   std::string reason;
   std::getline(text >> std::ws, reason, '\0');
-  while (!reason.empty() && std::isspace(static_cast<unsigned char>(reason.back()))) reason.pop_back();
+  while (!reason.empty() && std::isspace(static_cast<unsigned char>(reason.back())))
+    reason.pop_back();
   return reason.empty() ? "unknown reason" : reason;
 }
 
@@ -147,8 +146,7 @@ void remove_session(const std::string& dir, double timeout_seconds) {
   std::error_code ec;
   for (const auto& gpu : fs::directory_iterator(dir, ec)) {
     if (fs::is_directory(gpu.path() / "pipe", ec)) {
-      stop_daemon({(gpu.path() / "pipe").string(), (gpu.path() / "log").string()},
-                  timeout_seconds);
+      stop_daemon({(gpu.path() / "pipe").string(), (gpu.path() / "log").string()}, timeout_seconds);
     }
   }
   fs::remove_all(dir, ec);

@@ -4,7 +4,8 @@
 #   scripts/setup.sh build   what building and running need: CMake, a C++
 #                            compiler, Open MPI, parallel HDF5, GoogleTest
 #   scripts/setup.sh test    (default) also what the test suite uses: h5py,
-#                            matplotlib, PyYAML, and Slurm for the job-script test
+#                            matplotlib, PyYAML, clang-format, and Slurm for
+#                            the job-script test
 # With everything present it needs no root and runs no apt-get (a cluster, the
 # GPU machine). Without apt-get, missing build tools are an error and missing
 # test extras a warning (their tests skip or say what is missing). The CUDA
@@ -33,6 +34,8 @@ if [ "$profile" = test ]; then
   command -v slurmd >/dev/null || [ -x /usr/sbin/slurmd ] || optional+=(slurmd)
   command -v sbatch >/dev/null || optional+=(slurm-client)
   [ -x /usr/sbin/munged ] || optional+=(munge)
+  # The style check (tests/style) formats with Debian 12's clang-format.
+  command -v clang-format >/dev/null || optional+=(clang-format)
   # h5py for the test that feeds the solver a file written the way Python users do;
   # matplotlib for the ranks-per-GPU sweep's plots (scripts/sweep.py). The
   # tests use the system's python3 (a version manager's shim may lack them).

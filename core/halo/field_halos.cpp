@@ -15,7 +15,9 @@
 namespace mpsfw {
 
 int scalar_bytes(ScalarType type) { return type == ScalarType::Float32 ? 4 : 8; }
-const char* to_string(ScalarType type) { return type == ScalarType::Float32 ? "float32" : "float64"; }
+const char* to_string(ScalarType type) {
+  return type == ScalarType::Float32 ? "float32" : "float64";
+}
 
 namespace {
 
@@ -91,11 +93,18 @@ struct FieldHalos::Impl {
 
   Impl(const CartDecomposition& d, FieldLayout l, HaloShape s, Backend sp, bool cuda_aware,
        PeerMemory& pm)
-      : comm(d.comm()), me(d.rank()), layout(l), shape(s), space(sp),
-        staged(sp == Backend::Cuda && !cuda_aware), peer_memory(pm), decomposition(d) {}
+      : comm(d.comm()),
+        me(d.rank()),
+        layout(l),
+        shape(s),
+        space(sp),
+        staged(sp == Backend::Cuda && !cuda_aware),
+        peer_memory(pm),
+        decomposition(d) {}
 
   ~Impl() {
-    if (in_flight) MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    if (in_flight)
+      MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
     memory::release_pinned(space, send_host);
     memory::release_pinned(space, recv_host);
     for (void* p : mapped) peer_memory.unmap(p);
@@ -172,8 +181,9 @@ struct FieldHalos::Impl {
         const Box from = send_region(n.their_layout, opposite(n.dir));
         const Box to = halo_region(layout, n.dir);
         const int t = fields[f].type == ScalarType::Float32 ? 0 : 1;
-        by_type[t].push_back({field_region(n.theirs[f][static_cast<size_t>(b)], n.their_layout, from),
-                              field_region(current[f], layout, to), to.size()});
+        by_type[t].push_back(
+            {field_region(n.theirs[f][static_cast<size_t>(b)], n.their_layout, from),
+             field_region(current[f], layout, to), to.size()});
       }
     }
     copy_regions(space, ScalarType::Float32, by_type[0]);
@@ -185,7 +195,8 @@ struct FieldHalos::Impl {
 
 FieldHalos::FieldHalos(const CartDecomposition& decomposition, FieldLayout layout, HaloShape shape,
                        Backend space, bool cuda_aware_mpi, PeerMemory& peer_memory)
-    : impl_(std::make_unique<Impl>(decomposition, layout, shape, space, cuda_aware_mpi, peer_memory)) {
+    : impl_(std::make_unique<Impl>(decomposition, layout, shape, space, cuda_aware_mpi,
+                                   peer_memory)) {
   if (shape.width < 1) throw Error("FieldHalos: the halo width must be at least 1");
   if (layout.halo != shape.width) {
     throw Error("FieldHalos: the field layout has a halo of " + std::to_string(layout.halo) +
@@ -200,11 +211,11 @@ FieldHalos::FieldHalos(const CartDecomposition& decomposition, FieldLayout layou
     for (int d = 0; d < 3; ++d) {
       // A halo wider than the neighbour's block would need cells of the rank beyond it.
       if (dir[d] != 0 && n.rank != MPI_PROC_NULL && layout.n[d] < shape.width) {
-        throw InputError("a halo " + std::to_string(shape.width) + " cells wide needs blocks at least " +
-                         std::to_string(shape.width) + " cells thick; rank " +
-                         std::to_string(decomposition.rank()) + " has " + std::to_string(layout.n[d]) +
-                         " along " + axis[d] + " (use fewer ranks along " + axis[d] + ": /run/p" +
-                         axis[d] + ")");
+        throw InputError("a halo " + std::to_string(shape.width) +
+                         " cells wide needs blocks at least " + std::to_string(shape.width) +
+                         " cells thick; rank " + std::to_string(decomposition.rank()) + " has " +
+                         std::to_string(layout.n[d]) + " along " + axis[d] +
+                         " (use fewer ranks along " + axis[d] + ": /run/p" + axis[d] + ")");
       }
     }
   }
@@ -220,7 +231,9 @@ int FieldHalos::add_field(ScalarType type, const std::vector<void*>& buffers) {
   return static_cast<int>(impl_->fields.size()) - 1;
 }
 
-void FieldHalos::set_timers(PhaseTimers* timers) { impl_->timers = timers ? timers : &impl_->untimed; }
+void FieldHalos::set_timers(PhaseTimers* timers) {
+  impl_->timers = timers ? timers : &impl_->untimed;
+}
 
 void FieldHalos::start(const std::vector<void*>& current) {
   Impl& m = *impl_;
@@ -249,7 +262,8 @@ void FieldHalos::start(const std::vector<void*>& current) {
     PhaseTimers::Scope t(*m.timers, "halo pack");
     m.move_messages(true);
     if (m.staged) {
-      memory::copy(m.send_host, Backend::Host, m.send.data(), m.space, static_cast<size_t>(m.message_bytes));
+      memory::copy(m.send_host, Backend::Host, m.send.data(), m.space,
+                   static_cast<size_t>(m.message_bytes));
     } else {
       memory::synchronize(m.space);  // device-pointer sends must not start before the pack is done
     }
@@ -274,13 +288,15 @@ void FieldHalos::finish() {
   if (!m.in_flight) throw Error("FieldHalos::finish called without start");
   {
     PhaseTimers::Scope t(*m.timers, "halo wait");
-    MPSFW_MPI_CHECK(MPI_Waitall(static_cast<int>(m.requests.size()), m.requests.data(), MPI_STATUSES_IGNORE));
+    MPSFW_MPI_CHECK(
+        MPI_Waitall(static_cast<int>(m.requests.size()), m.requests.data(), MPI_STATUSES_IGNORE));
   }
   m.in_flight = false;
   if (m.message_bytes == 0) return;
   PhaseTimers::Scope t(*m.timers, "halo unpack");
   if (m.staged) {
-    memory::copy(m.recv.data(), m.space, m.recv_host, Backend::Host, static_cast<size_t>(m.message_bytes));
+    memory::copy(m.recv.data(), m.space, m.recv_host, Backend::Host,
+                 static_cast<size_t>(m.message_bytes));
   }
   m.move_messages(false);
 }
@@ -331,9 +347,10 @@ void FieldHalos::connect(HaloTransport mode, const std::string& gpu) {
   if (m.connected) throw Error("FieldHalos::connect called twice");
   if (m.in_flight) throw Error("FieldHalos::connect during an exchange");
   m.connected = true;
-  agree_on_error(m.comm, mode == HaloTransport::Ipc && gpu.empty()
-                             ? "run.halo = ipc needs the CUDA backend (this rank computes on the host)"
-                             : "");
+  agree_on_error(m.comm,
+                 mode == HaloTransport::Ipc && gpu.empty()
+                     ? "run.halo = ipc needs the CUDA backend (this rank computes on the host)"
+                     : "");
   if (mode == HaloTransport::Mpi) return;
   const std::vector<std::string> gpus = gpu_identities(m.comm, gpu);
   m.gpu_comm = gpu_communicator(m.comm, gpus);
@@ -371,9 +388,12 @@ std::string FieldHalos::Impl::map_neighbors(const std::vector<std::string>& gpus
   // neighbours); one ordering for the whole GPU.
   peers.erase(me);
   int signals_here = space == Backend::Cuda && StreamSignals::available() &&
-                             static_cast<int>(peers.size()) <= StreamSignals::kMaxNeighbors ? 1 : 0;
+                             static_cast<int>(peers.size()) <= StreamSignals::kMaxNeighbors
+                         ? 1
+                         : 0;
   int signals_everywhere = 0;
-  MPSFW_MPI_CHECK(MPI_Allreduce(&signals_here, &signals_everywhere, 1, MPI_INT, MPI_LAND, gpu_comm));
+  MPSFW_MPI_CHECK(
+      MPI_Allreduce(&signals_here, &signals_everywhere, 1, MPI_INT, MPI_LAND, gpu_comm));
 
   size_t handles = 1;  // the step counter, then the buffers
   for (const Field& f : fields) handles += f.buffers.size();
@@ -381,7 +401,8 @@ std::string FieldHalos::Impl::map_neighbors(const std::vector<std::string>& gpus
   int cells[3] = {layout.n.x, layout.n.y, layout.n.z};
   std::string error;
   try {
-    memory::synchronize(space);  // every buffer holds its initial values before a neighbour reads it
+    memory::synchronize(
+        space);  // every buffer holds its initial values before a neighbour reads it
     if (signals_everywhere) {
       signals = std::make_unique<StreamSignals>();
       mine[0] = signals->handle();
@@ -400,7 +421,8 @@ std::string FieldHalos::Impl::map_neighbors(const std::vector<std::string>& gpus
   MPSFW_MPI_CHECK(MPI_Allgather(&me, 1, MPI_INT, ranks.data(), 1, MPI_INT, gpu_comm));
   MPSFW_MPI_CHECK(MPI_Allgather(cells, 3, MPI_INT, all_cells.data(), 3, MPI_INT, gpu_comm));
   const int record = static_cast<int>(handles * sizeof(PeerMemoryHandle));
-  MPSFW_MPI_CHECK(MPI_Allgather(mine.data(), record, MPI_BYTE, all.data(), record, MPI_BYTE, gpu_comm));
+  MPSFW_MPI_CHECK(
+      MPI_Allgather(mine.data(), record, MPI_BYTE, all.data(), record, MPI_BYTE, gpu_comm));
   int ok = error.empty() ? 1 : 0, all_ok = 0;
   MPSFW_MPI_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, gpu_comm));
   if (!error.empty()) return "rank " + std::to_string(me) + ": " + error;
@@ -417,9 +439,11 @@ std::string FieldHalos::Impl::map_neighbors(const std::vector<std::string>& gpus
         continue;
       }
       const auto at = std::find(ranks.begin(), ranks.end(), n.rank);
-      if (at == ranks.end()) throw Error("neighbour rank " + std::to_string(n.rank) + " is not on this GPU");
+      if (at == ranks.end())
+        throw Error("neighbour rank " + std::to_string(n.rank) + " is not on this GPU");
       const size_t g = static_cast<size_t>(at - ranks.begin());
-      n.their_layout = FieldLayout({all_cells[3 * g], all_cells[3 * g + 1], all_cells[3 * g + 2]}, layout.halo);
+      n.their_layout =
+          FieldLayout({all_cells[3 * g], all_cells[3 * g + 1], all_cells[3 * g + 2]}, layout.halo);
       const auto known = std::find_if(by_rank.begin(), by_rank.end(),
                                       [&](const auto& r) { return r.first == n.rank; });
       if (known != by_rank.end()) {

@@ -49,9 +49,13 @@ const char* to_string(ScalarType type);
 template <class T>
 constexpr ScalarType scalar_type_of();
 template <>
-constexpr ScalarType scalar_type_of<float>() { return ScalarType::Float32; }
+constexpr ScalarType scalar_type_of<float>() {
+  return ScalarType::Float32;
+}
 template <>
-constexpr ScalarType scalar_type_of<double>() { return ScalarType::Float64; }
+constexpr ScalarType scalar_type_of<double>() {
+  return ScalarType::Float64;
+}
 
 struct HaloShape {
   int width = 1;         // halo cells beyond each face

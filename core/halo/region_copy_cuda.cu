@@ -28,7 +28,8 @@ __global__ void copy_regions_kernel(const __grid_constant__ CopyBatch batch) {
     const int j = static_cast<int>((t / c.size.x) % c.size.y);
     const int k = static_cast<int>(t / (static_cast<std::int64_t>(c.size.x) * c.size.y));
     dst[c.dst.origin + c.dst.lo.x + i + (c.dst.lo.y + j) * c.dst.sy + (c.dst.lo.z + k) * c.dst.sz] =
-        src[c.src.origin + c.src.lo.x + i + (c.src.lo.y + j) * c.src.sy + (c.src.lo.z + k) * c.src.sz];
+        src[c.src.origin + c.src.lo.x + i + (c.src.lo.y + j) * c.src.sy +
+            (c.src.lo.z + k) * c.src.sz];
   }
 }
 

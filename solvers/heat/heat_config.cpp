@@ -3,23 +3,24 @@
 #include <cstdio>
 
 #include "core/error.hpp"
-#include "core/number_text.hpp"
 #include "core/h5_io.hpp"
+#include "core/number_text.hpp"
 
 namespace mpsfw::heat {
 namespace {
 
 constexpr double kMaxCells1D = 1 << 20;
 
-
 void check_u0(const HeatConfig& c, const std::string& file) {
   const std::string where = file + ": dataset /heat/u0";
   h5::Handle f = h5::open_file_readonly(file);
   h5::Handle g = h5::open_group(f.get(), "heat");
   if (!h5::has_dataset(g.get(), "u0")) {
-    throw InputError(where + " is missing: heat.initial=dataset needs a float64 dataset of shape "
-                     "[nz][ny][nx] = [" + std::to_string(c.cells.z) + "][" +
-                     std::to_string(c.cells.y) + "][" + std::to_string(c.cells.x) + "]");
+    throw InputError(where +
+                     " is missing: heat.initial=dataset needs a float64 dataset of shape "
+                     "[nz][ny][nx] = [" +
+                     std::to_string(c.cells.z) + "][" + std::to_string(c.cells.y) + "][" +
+                     std::to_string(c.cells.x) + "]");
   }
   const h5::DatasetInfo info = h5::dataset_info(g.get(), "u0");
   const std::vector<std::uint64_t> want = {static_cast<std::uint64_t>(c.cells.z),
@@ -42,7 +43,8 @@ void check_u0(const HeatConfig& c, const std::string& file) {
 std::vector<ParamSpec> heat_keys() {
   const double inf = std::numeric_limits<double>::infinity();
   return {
-      integer_param("run", "diag_every", false, "0", 0, inf, "steps between diagnostics; 0: at the end"),
+      integer_param("run", "diag_every", false, "0", 0, inf,
+                    "steps between diagnostics; 0: at the end"),
       integer_param("heat", "nx", true, "", 1, kMaxCells1D, "cells along x"),
       integer_param("heat", "ny", true, "", 1, kMaxCells1D, "cells along y"),
       integer_param("heat", "nz", true, "", 1, kMaxCells1D, "cells along z"),
@@ -54,19 +56,27 @@ std::vector<ParamSpec> heat_keys() {
       text_param("heat", "boundary", true, "", {"dirichlet", "periodic"}, "boundary condition"),
       real_param("heat", "boundary_value", false, "0", -inf, false, "wall value for dirichlet"),
       text_param("heat", "initial", true, "", {"sine", "gaussian", "dataset"},
-           "initial condition; dataset reads /heat/u0"),
+                 "initial condition; dataset reads /heat/u0"),
       real_param("heat", "amplitude", false, "1", -inf, false, "peak of the sine or gaussian"),
       real_param("heat", "gaussian_width", false, "0", 0, false,
-           "gaussian width, m; 0: a tenth of the shortest side"),
+                 "gaussian width, m; 0: a tenth of the shortest side"),
   };
 }
 
 std::vector<ParamSpec> heat_schema() { return input_schema({"heat"}, heat_keys()); }
 
 std::vector<std::string> heat_template() {
-  return {"solver=heat",   "run.steps=100", "heat.nx=64",           "heat.ny=64",
-          "heat.nz=64",    "heat.dx=0.01",  "heat.dy=0.01",         "heat.dz=0.01",
-          "heat.dt=0.1",   "heat.diffusivity=1e-4", "heat.boundary=dirichlet",
+  return {"solver=heat",
+          "run.steps=100",
+          "heat.nx=64",
+          "heat.ny=64",
+          "heat.nz=64",
+          "heat.dx=0.01",
+          "heat.dy=0.01",
+          "heat.dz=0.01",
+          "heat.dt=0.1",
+          "heat.diffusivity=1e-4",
+          "heat.boundary=dirichlet",
           "heat.initial=sine"};
 }
 
@@ -92,8 +102,8 @@ HeatConfig heat_config_from(const Params& p) {
   c.boundary = p.text("heat.boundary") == "periodic" ? Boundary::Periodic : Boundary::Dirichlet;
   c.boundary_value = p.real("heat.boundary_value");
   const std::string& init = p.text("heat.initial");
-  c.initial = init == "sine" ? Initial::Sine
-                             : (init == "gaussian" ? Initial::Gaussian : Initial::Dataset);
+  c.initial =
+      init == "sine" ? Initial::Sine : (init == "gaussian" ? Initial::Gaussian : Initial::Dataset);
   c.amplitude = p.real("heat.amplitude");
   c.gaussian_width = p.real("heat.gaussian_width");
   if (c.gaussian_width == 0) {

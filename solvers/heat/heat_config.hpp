@@ -15,7 +15,7 @@ enum class Initial { Sine, Gaussian, Dataset };
 
 struct HeatConfig : RunConfig {
   // /run, heat's own key
-  long diag_every = 0;    // 0: diagnostics at the end only
+  long diag_every = 0;  // 0: diagnostics at the end only
   // /heat
   Int3 cells;
   double spacing[3] = {1, 1, 1};
@@ -50,6 +50,5 @@ HeatConfig heat_config_from(const Params& params);
 // input step. Warnings (unknown keys) are appended to `warnings`.
 HeatConfig load_heat_config(const std::string& file, const std::vector<std::string>& overrides,
                             std::vector<std::string>* warnings);
-
 
 }  // namespace mpsfw::heat

@@ -32,8 +32,8 @@ std::vector<double> initial_block(const HeatConfig& c, const CartDecomposition& 
           if (!std::isfinite(v)) {
             throw InputError(c.input_file + ": dataset /heat/u0: expected finite values, got " +
                              std::to_string(v) + " at [" + std::to_string(off.z + k - 1) + "][" +
-                             std::to_string(off.y + j - 1) + "][" +
-                             std::to_string(off.x + i - 1) + "] ([z][y][x])");
+                             std::to_string(off.y + j - 1) + "][" + std::to_string(off.x + i - 1) +
+                             "] ([z][y][x])");
           }
           u[static_cast<size_t>(layout.index(i, j, k))] = v;
         }

@@ -38,9 +38,9 @@ __device__ __forceinline__ void march_one(const double* __restrict__ u, double* 
                                           std::int64_t& c, std::int64_t sy, std::int64_t sz,
                                           double& below, double& center, Coefficients k) {
   const double above = __ldg(u + c + sz);
-  store<kStreamingStore>(next + c, updated_value(center, __ldg(u + c - 1), __ldg(u + c + 1),
-                                                 __ldg(u + c - sy), __ldg(u + c + sy), below,
-                                                 above, k));
+  store<kStreamingStore>(
+      next + c, updated_value(center, __ldg(u + c - 1), __ldg(u + c + 1), __ldg(u + c - sy),
+                              __ldg(u + c + sy), below, above, k));
   below = center;
   center = above;
   c += sz;
@@ -80,8 +80,8 @@ __global__ void __launch_bounds__(BX* BY)
 // Threads t, t + stride, ... of the pushed planes: each cell's new value (from
 // u, like the update: the same value) into the neighbour's halo.
 __device__ __forceinline__ void push_cells(const double* __restrict__ u, const FieldLayout& layout,
-                                           Coefficients k, const HaloPushes& pushes,
-                                           std::int64_t t, std::int64_t stride) {
+                                           Coefficients k, const HaloPushes& pushes, std::int64_t t,
+                                           std::int64_t stride) {
   const std::int64_t n = pushes.cells();
   const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
   for (; t < n; t += stride) {
@@ -127,9 +127,9 @@ BoundaryTiles boundary_tiles(const HaloPushes& pushes, int bx, int by) {
 // reads of the halos, ends only then.
 template <int BX, int BY>
 __device__ __forceinline__ void boundary_tile(const double* __restrict__ u,
-                                              double* __restrict__ next,
-                                              const FieldLayout& layout, Coefficients k,
-                                              const HaloPushes& pushes, const BoundaryTiles& tiles,
+                                              double* __restrict__ next, const FieldLayout& layout,
+                                              Coefficients k, const HaloPushes& pushes,
+                                              const BoundaryTiles& tiles,
                                               const StepHandshake& handshake, int tile) {
   int n = 0;
   while (tile >= tiles.first_tile[n + 1]) ++n;
@@ -165,12 +165,10 @@ __device__ __forceinline__ void boundary_tile(const double* __restrict__ u,
 // of the rest, whose blocks run the one-rank code untouched.
 template <int BX, int BY, int ZC, bool kStreamingStore>
 __global__ void __launch_bounds__(BX* BY)
-    update_step_kernel(const double* __restrict__ u, double* __restrict__ next,
-                       FieldLayout layout, Box box, Coefficients k,
-                       __grid_constant__ const HaloPushes pushes,
+    update_step_kernel(const double* __restrict__ u, double* __restrict__ next, FieldLayout layout,
+                       Box box, Coefficients k, __grid_constant__ const HaloPushes pushes,
                        __grid_constant__ const BoundaryTiles tiles,
-                       __grid_constant__ const StepHandshake handshake,
-                       unsigned boundary_slices) {
+                       __grid_constant__ const StepHandshake handshake, unsigned boundary_slices) {
   if (blockIdx.z >= boundary_slices) {
     update_chunk<BX, BY, ZC, kStreamingStore>(u, next, layout, box, k,
                                               blockIdx.z - boundary_slices);
@@ -189,9 +187,9 @@ __global__ void __launch_bounds__(BX* BY)
 // (docs/performance.md).
 template <int BX, int BY, int ZC, bool kStreamingStore>
 __global__ void __launch_bounds__(BX* BY)
-    update_push_kernel(const double* __restrict__ u, double* __restrict__ next,
-                       FieldLayout layout, Box box, Coefficients k,
-                       __grid_constant__ const HaloPushes pushes, unsigned update_slices) {
+    update_push_kernel(const double* __restrict__ u, double* __restrict__ next, FieldLayout layout,
+                       Box box, Coefficients k, __grid_constant__ const HaloPushes pushes,
+                       unsigned update_slices) {
   if (blockIdx.z < update_slices) {
     update_chunk<BX, BY, ZC, kStreamingStore>(u, next, layout, box, k, blockIdx.z);
     return;
@@ -255,18 +253,18 @@ void launch_update(const double* u, double* next, const FieldLayout& layout, con
 
 // The compiled shapes; add a line to try another.
 using Launcher = void (*)(const double*, double*, const FieldLayout&, const Box&, Coefficients,
-                         const HaloPushes&, PushOrder, const StepHandshake&);
+                          const HaloPushes&, PushOrder, const StepHandshake&);
 struct CompiledShape {
   CudaUpdateShape shape;
   Launcher launch;
 };
-#define MPSFW_SHAPE(BX, BY, ZC)                                         \
-  {{BX, BY, ZC, false}, launch_update<BX, BY, ZC, false>}, {          \
-    {BX, BY, ZC, true}, launch_update<BX, BY, ZC, true>               \
+#define MPSFW_SHAPE(BX, BY, ZC)                              \
+  {{BX, BY, ZC, false}, launch_update<BX, BY, ZC, false>}, { \
+    {BX, BY, ZC, true}, launch_update<BX, BY, ZC, true>      \
   }
 #define MPSFW_SHAPES(BX, BY) \
   MPSFW_SHAPE(BX, BY, 2), MPSFW_SHAPE(BX, BY, 4), MPSFW_SHAPE(BX, BY, 8), MPSFW_SHAPE(BX, BY, 16)
-const CompiledShape kShapes[] = {MPSFW_SHAPES(32, 4), MPSFW_SHAPES(32, 8), MPSFW_SHAPES(64, 2),
+const CompiledShape kShapes[] = {MPSFW_SHAPES(32, 4), MPSFW_SHAPES(32, 8),  MPSFW_SHAPES(64, 2),
                                  MPSFW_SHAPES(64, 4), MPSFW_SHAPES(128, 2), MPSFW_SHAPE(1, 128, 8)};
 #undef MPSFW_SHAPES
 #undef MPSFW_SHAPE
@@ -337,9 +335,9 @@ class CudaHeatKernels final : public HeatKernels {
     const InteriorIndex at{layout};
     const thrust::counting_iterator<std::int64_t> first(0);
     // One pass over the field for both figures.
-    const SumAndMax r = thrust::transform_reduce(thrust::device, first, first + n,
-                                                 ValueAndChange{u, previous, at},
-                                                 SumAndMax{0.0, 0.0}, CombineSumAndMax());
+    const SumAndMax r =
+        thrust::transform_reduce(thrust::device, first, first + n, ValueAndChange{u, previous, at},
+                                 SumAndMax{0.0, 0.0}, CombineSumAndMax());
     MPSFW_CUDA_CHECK(cudaGetLastError());
     return {r.sum, r.max};
   }

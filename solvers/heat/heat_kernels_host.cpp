@@ -48,8 +48,8 @@ class HostHeatKernels final : public HeatKernels {
   void synchronize() override {}
 
  private:
-  static void update_box(const double* u, double* next, const FieldLayout& layout,
-                         const Box& box, Coefficients k) {
+  static void update_box(const double* u, double* next, const FieldLayout& layout, const Box& box,
+                         Coefficients k) {
     if (box.empty()) return;
     const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
 #pragma omp parallel for collapse(2) schedule(static)
@@ -65,8 +65,8 @@ class HostHeatKernels final : public HeatKernels {
 
   // Each pushed plane cell's new value into the neighbour's halo and, when
   // `next` is given, once into next.
-  static void push_planes(const double* u, double* next, const FieldLayout& layout,
-                          Coefficients k, const HaloPushes& pushes) {
+  static void push_planes(const double* u, double* next, const FieldLayout& layout, Coefficients k,
+                          const HaloPushes& pushes) {
     const std::int64_t pushed = pushes.cells();
     if (pushed == 0) return;  // no parallel region for nothing, every step
     const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();

@@ -13,11 +13,10 @@ std::string halo_path(const HaloExchange& halo, Backend backend, MPI_Comm comm) 
   int all[2] = {0, 0};
   MPSFW_MPI_CHECK(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_SUM, comm));
   const std::string mpi_how =
-      backend == Backend::Host
-          ? "host memory"
-          : (halo.staged_through_host()
-                 ? "staged through pinned host buffers (MPI is not CUDA-aware)"
-                 : "device pointers (CUDA-aware MPI)");
+      backend == Backend::Host ? "host memory"
+                               : (halo.staged_through_host()
+                                      ? "staged through pinned host buffers (MPI is not CUDA-aware)"
+                                      : "device pointers (CUDA-aware MPI)");
   const std::string total = std::to_string(all[0] + all[1]);
   std::string text;
   if (all[0] > 0) {
@@ -50,16 +49,14 @@ RunReport make_report(const HeatSolver& solver, const Params& params, const Devi
   r.global_cells = d.global_cells();
   const Int3 n = d.local_cells();
   const std::string where = "rank " + std::to_string(d.rank()) + " on " + host_name + ": " +
-                            device_text(device) +
-                            ", block " + std::to_string(n.x) + "x" + std::to_string(n.y) + "x" +
-                            std::to_string(n.z);
+                            device_text(device) + ", block " + std::to_string(n.x) + "x" +
+                            std::to_string(n.y) + "x" + std::to_string(n.z);
   r.device_per_rank = gather_strings(comm, where);
   r.steps = solver.config().steps;
   r.loop_seconds = reduce_over_ranks(comm, solver.loop_seconds()).max;
-  r.updates_per_second =
-      r.loop_seconds > 0 ? static_cast<double>(d.global_cells().product()) * static_cast<double>(r.steps) /
-                                  r.loop_seconds
-                         : 0;
+  r.updates_per_second = r.loop_seconds > 0 ? static_cast<double>(d.global_cells().product()) *
+                                                  static_cast<double>(r.steps) / r.loop_seconds
+                                            : 0;
   r.phases = solver.timers().reduce(comm);
   add_memory_usage(comm, &r);
   r.diagnostic_columns = {"step", "time", "total_heat", "max_change"};

@@ -74,8 +74,7 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
   // A failure on some ranks only (a bad value in their part of u0, out of
   // memory) must stop every rank before the first collective below.
   agree_on_error(decomposition_.comm(), error);
-  halo_->connect_same_gpu_peers(config_.halo, gpu, {u_.data(), next_.data()},
-                                direct_halo_choice());
+  halo_->connect_same_gpu_peers(config_.halo, gpu, {u_.data(), next_.data()}, direct_halo_choice());
   late_faces_ = halo_->mpi_faces();
   // Boundary first pays off when other ranks wait for the planes; a rank
   // that only wraps onto itself (periodic, one rank across) waits for nobody
@@ -98,8 +97,8 @@ void HeatSolver::step_once() {
   const HaloPushes& pushes = halo_->pushes(next_.data());
   if (boundary_first_) {
     PhaseTimers::Scope t(timers_, "update");
-    kernels_->update_boundary_first(u_.data(), next_.data(), layout_, inner_, coefficients_,
-                                    pushes, halo_->step_handshake());
+    kernels_->update_boundary_first(u_.data(), next_.data(), layout_, inner_, coefficients_, pushes,
+                                    halo_->step_handshake());
   } else {
     update_around_exchange(pushes);
   }
@@ -163,15 +162,16 @@ void HeatSolver::run(std::FILE* progress) {
       PhaseTimers::Scope t(timers_, "diagnostics");
       diagnostics_.push_back(measure(step_));
     }
-    if (output && (step_ == last || (config_.output_every > 0 && step_ % config_.output_every == 0))) {
+    if (output &&
+        (step_ == last || (config_.output_every > 0 && step_ % config_.output_every == 0))) {
       snapshot();
     }
     if (progress != nullptr && decomposition_.rank() == 0) {
       const double elapsed = seconds_since(t0);
       if (elapsed >= next_progress) {
         const long done = config_.steps - (last - step_);
-        std::fprintf(progress, "  step %ld/%ld (%.0f%%), %.1f s elapsed, about %.1f s left\n",
-                     done, config_.steps, 100.0 * done / config_.steps, elapsed,
+        std::fprintf(progress, "  step %ld/%ld (%.0f%%), %.1f s elapsed, about %.1f s left\n", done,
+                     config_.steps, 100.0 * done / config_.steps, elapsed,
                      elapsed / done * (config_.steps - done));
         std::fflush(progress);
         next_progress = elapsed + config_.progress_seconds;
@@ -222,8 +222,8 @@ std::vector<double> HeatSolver::gather_global() const {
     }
     blocks.resize(static_cast<size_t>(total));
   }
-  MPSFW_MPI_CHECK(MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE,
-                              blocks.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, comm));
+  MPSFW_MPI_CHECK(MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, blocks.data(),
+                              counts.data(), displs.data(), MPI_DOUBLE, 0, comm));
   if (me != 0) return {};
   const Int3 global = decomposition_.global_cells();
   std::vector<double> field(static_cast<size_t>(global.product()));

@@ -15,10 +15,11 @@ namespace mpsfw::md {
 namespace {
 
 // Sends `out` to rank `to` and receives from rank `from` (counts first).
-std::vector<AtomRecord> shift(MPI_Comm comm, const std::vector<AtomRecord>& out, int to, int from, int tag) {
+std::vector<AtomRecord> shift(MPI_Comm comm, const std::vector<AtomRecord>& out, int to, int from,
+                              int tag) {
   long send_count = static_cast<long>(out.size()), recv_count = 0;
-  MPSFW_MPI_CHECK(MPI_Sendrecv(&send_count, 1, MPI_LONG, to, tag, &recv_count, 1, MPI_LONG, from, tag,
-                               comm, MPI_STATUS_IGNORE));
+  MPSFW_MPI_CHECK(MPI_Sendrecv(&send_count, 1, MPI_LONG, to, tag, &recv_count, 1, MPI_LONG, from,
+                               tag, comm, MPI_STATUS_IGNORE));
   std::vector<AtomRecord> in(static_cast<size_t>(recv_count));
   const long bytes_out = send_count * static_cast<long>(sizeof(AtomRecord));
   const long bytes_in = recv_count * static_cast<long>(sizeof(AtomRecord));
@@ -38,7 +39,8 @@ std::array<int, 6> face_neighbors(const CartDecomposition& decomposition) {
 }
 
 int position_count(long atoms) {
-  if (3 * atoms > INT_MAX) throw Error("MD: a ghost message of more than 2^31 numbers; use more ranks");
+  if (3 * atoms > INT_MAX)
+    throw Error("MD: a ghost message of more than 2^31 numbers; use more ranks");
   return static_cast<int>(3 * atoms);
 }
 
@@ -66,7 +68,8 @@ void MdComm::migrate(MdStore& store) const {
   if (alone[0] || alone[1] || alone[2]) {
     const long lost = store.fold_periodic(alone, domain_.box);
     if (lost > 0) {
-      throw Error("MD: " + std::to_string(lost) + " atoms moved more than a box length in one "
+      throw Error("MD: " + std::to_string(lost) +
+                  " atoms moved more than a box length in one "
                   "step: the time step is too large or the system blew up");
     }
   }
@@ -87,8 +90,10 @@ void MdComm::migrate(MdStore& store) const {
     for (const auto* arrived : {&from_high, &from_low}) {
       for (const AtomRecord& a : *arrived) {
         if (!(a.x[d] >= domain_.lo[d] && a.x[d] < domain_.hi[d])) {  // also NaN
-          throw Error("MD: atom " + std::to_string(a.id) + " moved farther than one subdomain in one "
-                      "step (at " + std::to_string(a.x[d]) + " along " + "xyz"[d] +
+          throw Error("MD: atom " + std::to_string(a.id) +
+                      " moved farther than one subdomain in one "
+                      "step (at " +
+                      std::to_string(a.x[d]) + " along " + "xyz"[d] +
                       "): the time step is too large or the system blew up");
         }
       }
@@ -150,11 +155,10 @@ void MdComm::transfer(MdStore& store, int list, int tag, bool direct) const {
   if (push && pushed) return;
   const double* out = push ? nullptr : store.pack_sends(list);
   double* in = pushed ? nullptr : store.receive_buffer(t.receive_count);
-  MPSFW_MPI_CHECK(MPI_Sendrecv(out, push ? 0 : position_count(t.send_count), MPI_DOUBLE,
-                               push ? MPI_PROC_NULL : t.to, tag, in,
-                               pushed ? 0 : position_count(t.receive_count), MPI_DOUBLE,
-                               pushed ? MPI_PROC_NULL : t.from, tag, decomposition_.comm(),
-                               MPI_STATUS_IGNORE));
+  MPSFW_MPI_CHECK(MPI_Sendrecv(
+      out, push ? 0 : position_count(t.send_count), MPI_DOUBLE, push ? MPI_PROC_NULL : t.to, tag,
+      in, pushed ? 0 : position_count(t.receive_count), MPI_DOUBLE, pushed ? MPI_PROC_NULL : t.from,
+      tag, decomposition_.comm(), MPI_STATUS_IGNORE));
   if (!pushed) store.unpack_ghosts(t.receive_first, t.receive_count);
 }
 

@@ -12,16 +12,21 @@ namespace mpsfw::md {
 std::vector<ParamSpec> md_keys() {
   const double inf = std::numeric_limits<double>::infinity();
   return {
-      integer_param("", "step", false, "0", 0, 1e15, "step of the saved state (checkpoints): the run counts on from it"),
+      integer_param("", "step", false, "0", 0, 1e15,
+                    "step of the saved state (checkpoints): the run counts on from it"),
       real_param("", "time", false, "0", 0, false, "time of the saved state (checkpoints)"),
-      integer_param("run", "thermo_every", false, "0", 0, inf, "steps between thermo lines; 0: first and last"),
-      text_param("run", "checkpoint_file", false, "", {}, "HDF5 file for the final state; empty: none"),
+      integer_param("run", "thermo_every", false, "0", 0, inf,
+                    "steps between thermo lines; 0: first and last"),
+      text_param("run", "checkpoint_file", false, "", {},
+                 "HDF5 file for the final state; empty: none"),
       text_param("md", "initial", true, "", {"fcc", "dataset"},
                  "fcc lattice, or datasets /md/positions and /md/velocities"),
-      integer_param("md", "cells_x", false, "0", 0, 1 << 12, "FCC unit cells along x (4 atoms each)"),
+      integer_param("md", "cells_x", false, "0", 0, 1 << 12,
+                    "FCC unit cells along x (4 atoms each)"),
       integer_param("md", "cells_y", false, "0", 0, 1 << 12, "FCC unit cells along y"),
       integer_param("md", "cells_z", false, "0", 0, 1 << 12, "FCC unit cells along z"),
-      real_param("md", "density", false, "0.8442", 0, true, "FCC number density, atoms per sigma^3"),
+      real_param("md", "density", false, "0.8442", 0, true,
+                 "FCC number density, atoms per sigma^3"),
       real_param("md", "temperature", false, "1.44", 0, false, "initial temperature (k_B = 1)"),
       integer_param("md", "seed", false, "1", 0, 9.2e18, "seed of the initial velocities"),
       real_param("md", "box_x", false, "0", 0, false, "box length along x (dataset input)"),
@@ -30,7 +35,8 @@ std::vector<ParamSpec> md_keys() {
       real_param("md", "epsilon", false, "1", 0, true, "LJ well depth"),
       real_param("md", "sigma", false, "1", 0, true, "LJ length"),
       real_param("md", "mass", false, "1", 0, true, "atom mass"),
-      real_param("md", "cutoff", false, "2.5", 0, true, "LJ cutoff (length units), energy shifted to 0 there"),
+      real_param("md", "cutoff", false, "2.5", 0, true,
+                 "LJ cutoff (length units), energy shifted to 0 there"),
       real_param("md", "dt", false, "0.005", 0, true, "time step"),
       real_param("md", "skin", false, "0.3", 0, false,
                  "neighbour lists reach cutoff + skin; rebuilt when an atom moved skin/2"),
@@ -49,7 +55,7 @@ std::vector<ParamSpec> md_keys() {
 std::vector<ParamSpec> md_schema() { return input_schema({"md"}, md_keys()); }
 
 std::vector<std::string> md_template() {
-  return {"solver=md", "run.steps=100", "run.thermo_every=10", "md.initial=fcc",
+  return {"solver=md",     "run.steps=100", "run.thermo_every=10", "md.initial=fcc",
           "md.cells_x=20", "md.cells_y=20", "md.cells_z=20"};
 }
 
@@ -69,7 +75,8 @@ MdConfig md_config_from(const Params& p) {
   c.thermo_every = p.integer("run.thermo_every");
   c.checkpoint_file = p.text("run.checkpoint_file");
   c.initial = p.text("md.initial") == "fcc" ? Initial::Fcc : Initial::Dataset;
-  c.unit_cells = {static_cast<int>(p.integer("md.cells_x")), static_cast<int>(p.integer("md.cells_y")),
+  c.unit_cells = {static_cast<int>(p.integer("md.cells_x")),
+                  static_cast<int>(p.integer("md.cells_y")),
                   static_cast<int>(p.integer("md.cells_z"))};
   c.density = p.real("md.density");
   c.temperature = p.real("md.temperature");
@@ -93,8 +100,8 @@ MdConfig md_config_from(const Params& p) {
     for (int d = 0; d < 3; ++d) {
       if (c.unit_cells[d] < 1) {
         throw InputError(p.value(std::string("md.cells_") + axis[d]).origin +
-                         ": md.initial = fcc needs md.cells_" + axis[d] + " >= 1 (unit cells along " +
-                         axis[d] + ")");
+                         ": md.initial = fcc needs md.cells_" + axis[d] +
+                         " >= 1 (unit cells along " + axis[d] + ")");
       }
     }
     // Four atoms per cubic unit cell of edge a: density = 4 / a^3.
@@ -105,8 +112,8 @@ MdConfig md_config_from(const Params& p) {
       c.box[d] = p.real(std::string("md.box_") + axis[d]);
       if (c.box[d] <= 0) {
         throw InputError(p.value(std::string("md.box_") + axis[d]).origin +
-                         ": md.initial = dataset needs md.box_" + axis[d] + " > 0 (box length along " +
-                         axis[d] + ")");
+                         ": md.initial = dataset needs md.box_" + axis[d] +
+                         " > 0 (box length along " + axis[d] + ")");
       }
     }
   }
@@ -114,8 +121,8 @@ MdConfig md_config_from(const Params& p) {
     // Minimum image: a pair must not see two images of the same atom.
     if (c.lj.cutoff > 0.5 * c.box[d]) {
       throw InputError(p.value("md.cutoff").origin + ": md.cutoff = " + short_number(c.lj.cutoff) +
-                       " is more than half the box along " + axis[d] + " (" + short_number(c.box[d]) +
-                       "); use a larger box or a shorter cutoff");
+                       " is more than half the box along " + axis[d] + " (" +
+                       short_number(c.box[d]) + "); use a larger box or a shorter cutoff");
     }
   }
   for (int d = 0; d < 3; ++d) {
@@ -123,8 +130,8 @@ MdConfig md_config_from(const Params& p) {
     if (c.lj.cutoff + c.skin > c.box[d]) {
       throw InputError(p.value("md.skin").origin + ": md.skin = " + short_number(c.skin) +
                        " with md.cutoff = " + short_number(c.lj.cutoff) + " reaches " +
-                       short_number(c.lj.cutoff + c.skin) + ", more than the box along " + axis[d] + " (" +
-                       short_number(c.box[d]) + "); use a smaller skin");
+                       short_number(c.lj.cutoff + c.skin) + ", more than the box along " + axis[d] +
+                       " (" + short_number(c.box[d]) + "); use a smaller skin");
     }
   }
   return c;
@@ -134,7 +141,8 @@ double ghost_width(const MdConfig& c) { return c.lj.cutoff + c.skin; }
 
 Int3 link_cells(const MdConfig& c) {
   Int3 n;
-  for (int d = 0; d < 3; ++d) n[d] = std::max(1, static_cast<int>(std::floor(c.box[d] / ghost_width(c))));
+  for (int d = 0; d < 3; ++d)
+    n[d] = std::max(1, static_cast<int>(std::floor(c.box[d] / ghost_width(c))));
   return n;
 }
 

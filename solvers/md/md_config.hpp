@@ -23,8 +23,8 @@ struct MdConfig : RunConfig {
   std::string checkpoint_file;  // last state; "" = none
   // /md
   Initial initial = Initial::Fcc;
-  Int3 unit_cells;          // FCC: lattice cells along x, y, z (4 atoms each)
-  double density = 0.8442;  // FCC: atoms per sigma^3
+  Int3 unit_cells;            // FCC: lattice cells along x, y, z (4 atoms each)
+  double density = 0.8442;    // FCC: atoms per sigma^3
   double temperature = 1.44;  // initial temperature (FCC velocities), k_B = 1
   long seed = 1;
   double box[3] = {0, 0, 0};  // box lengths (FCC: from density and cells)

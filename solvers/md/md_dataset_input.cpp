@@ -115,9 +115,10 @@ void check_in_box(const std::string& file, std::uint64_t row, const double* x,
     if (x[d] >= 0 && x[d] < box[d]) continue;
     const std::string axis = kAxis[d];
     throw InputError(where(file, "positions") + ": row " + std::to_string(row) + ": " + axis +
-                     " = " + exact_number(x[d]) + " is outside the box [0, " + exact_number(box[d]) +
-                     ") (md.box_" + axis + " = " + exact_number(box[d]) + "); expected 0 <= " + axis +
-                     " < md.box_" + axis + " (wrap atoms into the periodic box)");
+                     " = " + exact_number(x[d]) + " is outside the box [0, " +
+                     exact_number(box[d]) + ") (md.box_" + axis + " = " + exact_number(box[d]) +
+                     "); expected 0 <= " + axis + " < md.box_" + axis +
+                     " (wrap atoms into the periodic box)");
   }
 }
 

@@ -48,7 +48,8 @@ std::vector<AtomRecord> fcc_atoms(const MdConfig& c, const Subdomain& domain, MP
   // Basis of the cubic FCC cell, shifted by a quarter cell so that no atom
   // sits on a subdomain face.
   const double basis[4][3] = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
-  const double a[3] = {c.box[0] / c.unit_cells.x, c.box[1] / c.unit_cells.y, c.box[2] / c.unit_cells.z};
+  const double a[3] = {c.box[0] / c.unit_cells.x, c.box[1] / c.unit_cells.y,
+                       c.box[2] / c.unit_cells.z};
   std::vector<AtomRecord> atoms;
   for (int k = 0; k < c.unit_cells.z; ++k) {
     for (int j = 0; j < c.unit_cells.y; ++j) {

@@ -10,8 +10,8 @@
 
 namespace mpsfw::md::gpu {
 
-constexpr int kThreads = 256;       // per block, simple per-atom kernels
-constexpr int kForceThreads = 128;  // per block, force kernel
+constexpr int kThreads = 256;         // per block, simple per-atom kernels
+constexpr int kForceThreads = 128;    // per block, force kernel
 constexpr int kNeighborThreads = 32;  // per block, neighbour build: one link cell (~20 atoms)
 
 inline unsigned blocks_for(int n, int threads) {
@@ -78,8 +78,8 @@ __global__ void pack_atoms_kernel(AtomView a, const int* index, int count, AtomR
 
 // Positions of send list `index` (shifted by `shift` along `dim`) packed
 // x, y, z per atom into out.
-__global__ void pack_positions_kernel(AtomView a, const int* index, int count, int dim, double shift,
-                                      double* out) {
+__global__ void pack_positions_kernel(AtomView a, const int* index, int count, int dim,
+                                      double shift, double* out) {
   const int t = thread_index();
   if (t >= count) return;
   Position q = a.x[index[t]];

@@ -11,12 +11,12 @@
 #include <functional>
 #include <sstream>
 
-#include "core/collective.hpp"
 #include "core/atomic_file.hpp"
+#include "core/collective.hpp"
 #include "core/error.hpp"
 #include "core/h5_io.hpp"
-#include "core/xdmf_writer.hpp"
 #include "core/mpi_check.hpp"
+#include "core/xdmf_writer.hpp"
 
 namespace mpsfw::md {
 namespace {
@@ -209,7 +209,8 @@ struct MdTrajectory::Impl {
     }
     move_into_place(partial, path);
     renamed = true;
-    write_text_file_atomically(xdmf, render_xdmf(std::filesystem::path(path).filename().string(), frames));
+    write_text_file_atomically(
+        xdmf, render_xdmf(std::filesystem::path(path).filename().string(), frames));
   }
 
   const std::string path, partial, xdmf;

@@ -9,11 +9,11 @@
 namespace mpsfw::md {
 
 struct LjParams {
-  double epsilon = 1;  // well depth, energy unit
-  double sigma = 1;    // zero-crossing distance, length unit
+  double epsilon = 1;   // well depth, energy unit
+  double sigma = 1;     // zero-crossing distance, length unit
   double cutoff = 2.5;  // r_c, in length units (not in sigma)
   double mass = 1;
-  double shift = 0;    // U(r_c) before shifting: the energy is U(r) - U(r_c)
+  double shift = 0;  // U(r_c) before shifting: the energy is U(r) - U(r_c)
 };
 
 // U(r) = 4 eps ((sigma/r)^12 - (sigma/r)^6), unshifted, for r^2 = r2.

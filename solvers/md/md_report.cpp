@@ -15,27 +15,29 @@ RunReport make_report(const MdSolver& solver, const Params& params, const Device
   r.rank_grid = d.rank_grid();
   r.global_cells = d.global_cells();
   char problem[160];
-  std::snprintf(problem, sizeof problem, "%ld atoms in a %.4g x %.4g x %.4g box, %d x %d x %d link cells",
+  std::snprintf(problem, sizeof problem,
+                "%ld atoms in a %.4g x %.4g x %.4g box, %d x %d x %d link cells",
                 solver.total_atoms(), c.box[0], c.box[1], c.box[2], r.global_cells.x,
                 r.global_cells.y, r.global_cells.z);
   r.problem = problem;
-  std::snprintf(problem, sizeof problem, ", neighbour lists to %.4g (cutoff + skin): %ld rebuilds in %ld steps",
+  std::snprintf(problem, sizeof problem,
+                ", neighbour lists to %.4g (cutoff + skin): %ld rebuilds in %ld steps",
                 ghost_width(c), solver.rebuilds(), c.steps);
   r.problem += problem;
   const long mine = solver.local_atom_count();
   const std::string where = "rank " + std::to_string(d.rank()) + " on " + host_name + ": " +
-                            device_text(device) +
-                            ", " + std::to_string(mine) + " atoms";
+                            device_text(device) + ", " + std::to_string(mine) + " atoms";
   r.device_per_rank = gather_strings(comm, where);
   r.steps = c.steps;
   r.loop_seconds = reduce_over_ranks(comm, solver.loop_seconds()).max;
   r.updates_per_second = r.loop_seconds > 0 ? static_cast<double>(solver.total_atoms()) *
-                                                   static_cast<double>(r.steps) / r.loop_seconds
-                                             : 0;
+                                                  static_cast<double>(r.steps) / r.loop_seconds
+                                            : 0;
   r.throughput_unit = "atom-steps/s";
   r.phases = solver.timers().reduce(comm);
   add_memory_usage(comm, &r);
-  r.diagnostic_columns = {"step", "time", "temperature", "potential", "kinetic", "total", "pressure"};
+  r.diagnostic_columns = {"step",    "time",  "temperature", "potential",
+                          "kinetic", "total", "pressure"};
   for (const Thermo& t : solver.thermo()) {
     r.diagnostic_rows.push_back({static_cast<double>(t.step), t.time, t.temperature, t.potential,
                                  t.kinetic, t.total, t.pressure});

@@ -19,12 +19,13 @@ struct TargetRecord {
 
 }  // namespace
 
-SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, const std::array<int, 6>& neighbors,
-                             HaloTransport mode, const std::string& gpu, PeerMemory* memory)
+SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, const std::array<int, 6>& neighbors, HaloTransport mode,
+                             const std::string& gpu, PeerMemory* memory)
     : comm_(comm), mode_(mode), memory_(memory) {
-  agree_on_error(comm_, mode == HaloTransport::Ipc && gpu.empty()
-                            ? "run.halo = ipc needs the CUDA backend (this rank computes on the host)"
-                            : "");
+  agree_on_error(comm_,
+                 mode == HaloTransport::Ipc && gpu.empty()
+                     ? "run.halo = ipc needs the CUDA backend (this rank computes on the host)"
+                     : "");
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm_, &me_));
   gpus_ = gpu_identities(comm_, gpu);
   gpu_comm_ = gpu_communicator(comm_, gpus_);
@@ -122,9 +123,9 @@ void SameGpuGhosts::connect(MdStore& store, const GhostTransfer plan[6]) {
     TargetRecord out = mine, in;
     out.slot = store.owned() + t.receive_first;
     const bool push = direct(t.to), pushed = direct(t.from);
-    MPSFW_MPI_CHECK(MPI_Sendrecv(&out, sizeof out, MPI_BYTE, pushed ? t.from : MPI_PROC_NULL, 60 + list,
-                                 &in, sizeof in, MPI_BYTE, push ? t.to : MPI_PROC_NULL, 60 + list,
-                                 comm_, MPI_STATUS_IGNORE));
+    MPSFW_MPI_CHECK(MPI_Sendrecv(&out, sizeof out, MPI_BYTE, pushed ? t.from : MPI_PROC_NULL,
+                                 60 + list, &in, sizeof in, MPI_BYTE, push ? t.to : MPI_PROC_NULL,
+                                 60 + list, comm_, MPI_STATUS_IGNORE));
     pushed_[list] = pushed;
     if (!push || !error.empty() || !in.ok) continue;
     try {
@@ -138,7 +139,8 @@ void SameGpuGhosts::connect(MdStore& store, const GhostTransfer plan[6]) {
   const std::string failed =
       first_error(comm_, error.empty() ? "" : "rank " + std::to_string(me_) + ": " + error);
   for (Mapping& m : mappings_) {
-    if (std::none_of(used.begin(), used.end(), [&](const Mapping& u) { return u.mapped == m.mapped; })) {
+    if (std::none_of(used.begin(), used.end(),
+                     [&](const Mapping& u) { return u.mapped == m.mapped; })) {
       memory_->unmap(m.mapped);
     }
   }

@@ -123,14 +123,20 @@ void MdSolver::step_once() {
 Thermo MdSolver::measure() {
   const MotionSums m = store_->motion(config_.lj);
   const ForceSums f = store_->pair_sums(config_.lj);
-  double local[7] = {m.kinetic, f.potential, f.virial,
-                     m.momentum[0], m.momentum[1], m.momentum[2], static_cast<double>(store_->owned())};
+  double local[7] = {m.kinetic,
+                     f.potential,
+                     f.virial,
+                     m.momentum[0],
+                     m.momentum[1],
+                     m.momentum[2],
+                     static_cast<double>(store_->owned())};
   double sum[7];
   MPSFW_MPI_CHECK(MPI_Allreduce(local, sum, 7, MPI_DOUBLE, MPI_SUM, decomposition_.comm()));
   // Every rank sees the same sum: all stop together if an atom went missing.
   if (sum[6] != static_cast<double>(total_atoms_)) {
-    throw Error("MD: the ranks hold " + std::to_string(static_cast<long>(sum[6])) + " atoms at step " +
-                std::to_string(step_) + ", not " + std::to_string(total_atoms_));
+    throw Error("MD: the ranks hold " + std::to_string(static_cast<long>(sum[6])) +
+                " atoms at step " + std::to_string(step_) + ", not " +
+                std::to_string(total_atoms_));
   }
   Thermo t;
   const double n = static_cast<double>(total_atoms_);
@@ -168,7 +174,8 @@ void MdSolver::run(std::FILE* out) {
   };
   std::unique_ptr<MdTrajectory> trajectory;
   if (!config_.output_file.empty()) {
-    trajectory = std::make_unique<MdTrajectory>(config_.output_file, config_, decomposition_.comm());
+    trajectory =
+        std::make_unique<MdTrajectory>(config_.output_file, config_, decomposition_.comm());
   }
   const auto frame = [&] {
     if (!trajectory) return;
@@ -204,8 +211,8 @@ void MdSolver::run(std::FILE* out) {
   }
   if (!config_.checkpoint_file.empty()) {
     PhaseTimers::Scope t(timers_, "output");
-    write_checkpoint(config_.checkpoint_file, config_, step_, time_now(),
-                     local_atoms(), decomposition_.comm());
+    write_checkpoint(config_.checkpoint_file, config_, step_, time_now(), local_atoms(),
+                     decomposition_.comm());
   }
   loop_seconds_ = seconds();
 }

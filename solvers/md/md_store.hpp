@@ -16,9 +16,9 @@ namespace mpsfw::md {
 // skin) on every side: an owned atom's neighbours lie in its own or the 26
 // adjacent cells.
 struct CellGrid {
-  double origin[3];   // corner of the widened region
-  double width[3];    // cell edge along each dimension (>= cutoff)
-  int count[3];       // cells along each dimension
+  double origin[3];  // corner of the widened region
+  double width[3];   // cell edge along each dimension (>= cutoff)
+  int count[3];      // cells along each dimension
 };
 
 // Sums over owned atoms (the caller reduces them over ranks).

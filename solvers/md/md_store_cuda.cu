@@ -17,9 +17,9 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <cstring>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -114,7 +114,8 @@ class CudaMdStore final : public MdStore {
     const Position b{{box[0], box[1], box[2], 0.0}};
     const Position f{{fold[0] ? 1.0 : 0.0, fold[1] ? 1.0 : 0.0, fold[2] ? 1.0 : 0.0, 0.0}};
     MPSFW_CUDA_CHECK(cudaMemset(longest_.data(), 0, sizeof(int)));
-    fold_kernel<<<blocks_for(owned_, kThreads), kThreads>>>(arrays(), owned_, b, f, longest_.data());
+    fold_kernel<<<blocks_for(owned_, kThreads), kThreads>>>(arrays(), owned_, b, f,
+                                                            longest_.data());
     MPSFW_CUDA_CHECK_LAUNCH();
     int lost = 0;
     MPSFW_CUDA_CHECK(cudaMemcpy(&lost, longest_.data(), sizeof(int), cudaMemcpyDeviceToHost));
@@ -309,17 +310,17 @@ class CudaMdStore final : public MdStore {
     const thrust::counting_iterator<int> first(0);
     thrust::lower_bound(policy_nosync(), key_.data(), key_.data() + n, first,
                         first + static_cast<int>(cells) + 1, start_.data());
-    gather_positions_kernel<<<blocks_for(n, kThreads), kThreads>>>(
-        view(), order_.data(), n, sorted_x_.data());
+    gather_positions_kernel<<<blocks_for(n, kThreads), kThreads>>>(view(), order_.data(), n,
+                                                                   sorted_x_.data());
     MPSFW_CUDA_CHECK_LAUNCH();
 
     // The lists; once more with room for the longest if one did not fit.
-    const CellOrder order{sorted_x_.data(),
-                          key_.data(), order_.data(), start_.data()};
+    const CellOrder order{sorted_x_.data(), key_.data(), order_.data(), start_.data()};
     stride_ = (owned_ + 31) / 32 * 32;
     neighbor_count_.reserve(owned_);
     for (;;) {
-      neighbors_.reserve(static_cast<int>(std::min<long>(static_cast<long>(width_) * stride_, INT_MAX)));
+      neighbors_.reserve(
+          static_cast<int>(std::min<long>(static_cast<long>(width_) * stride_, INT_MAX)));
       if (static_cast<long>(width_) * stride_ > INT_MAX) {
         throw Error("CUDA MD store: neighbour lists of " + std::to_string(width_) + " x " +
                     std::to_string(stride_) + " entries are more than one rank can index");
@@ -349,8 +350,8 @@ class CudaMdStore final : public MdStore {
     require_current_lists();
     if (owned_ == 0) return;
     force_kernel<false><<<blocks_for(owned_, kForceThreads), kForceThreads>>>(
-        x_.data(), owned_, neighbors_.data(), neighbor_count_.data(),
-        stride_, p, f_[0].data(), f_[1].data(), f_[2].data(), nullptr, nullptr);
+        x_.data(), owned_, neighbors_.data(), neighbor_count_.data(), stride_, p, f_[0].data(),
+        f_[1].data(), f_[2].data(), nullptr, nullptr);
     MPSFW_CUDA_CHECK_LAUNCH();
   }
 
@@ -361,8 +362,8 @@ class CudaMdStore final : public MdStore {
     energy_.reserve(owned_);
     virial_.reserve(owned_);
     force_kernel<true><<<blocks_for(owned_, kForceThreads), kForceThreads>>>(
-        x_.data(), owned_, neighbors_.data(), neighbor_count_.data(),
-        stride_, p, nullptr, nullptr, nullptr, energy_.data(), virial_.data());
+        x_.data(), owned_, neighbors_.data(), neighbor_count_.data(), stride_, p, nullptr, nullptr,
+        nullptr, energy_.data(), virial_.data());
     MPSFW_CUDA_CHECK_LAUNCH();
     const thrust::counting_iterator<int> first(0);
     const EnergyVirial total = thrust::transform_reduce(

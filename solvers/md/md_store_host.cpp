@@ -40,7 +40,9 @@ class HostMdStore final : public MdStore {
 
   void kick(double half_dt, const LjParams& p) override {
 #pragma omp parallel for
-    for (long k = 0; k < 3 * owned_; ++k) v_[static_cast<size_t>(k)] = kicked(v_[static_cast<size_t>(k)], f_[static_cast<size_t>(k)], half_dt, p);
+    for (long k = 0; k < 3 * owned_; ++k)
+      v_[static_cast<size_t>(k)] =
+          kicked(v_[static_cast<size_t>(k)], f_[static_cast<size_t>(k)], half_dt, p);
   }
 
   void kick_drift(double half_dt, double dt, const LjParams& p) override {
@@ -152,8 +154,7 @@ class HostMdStore final : public MdStore {
 
   void unpack_ghosts(long first, long count) override {
     ghost_slots(first + count);
-    std::copy(received_.begin(), received_.begin() + 3 * count,
-              x_.begin() + 3 * (owned_ + first));
+    std::copy(received_.begin(), received_.begin() + 3 * count, x_.begin() + 3 * (owned_ + first));
   }
 
   void copy_sends_to_ghosts(int list, long first) override {
@@ -169,7 +170,8 @@ class HostMdStore final : public MdStore {
       const bool owned = send[t] < owned_;
       const size_t from = static_cast<size_t>(send[t] - owned_);
       image_root_[slot] = owned ? send[t] : image_root_[from];
-      for (int d = 0; d < 3; ++d) image_shift_[3 * slot + d] = owned ? 0.0 : image_shift_[3 * from + d];
+      for (int d = 0; d < 3; ++d)
+        image_shift_[3 * slot + d] = owned ? 0.0 : image_shift_[3 * from + d];
       image_shift_[3 * slot + send_dim_[list]] += send_shift_[list];
     }
   }
@@ -180,7 +182,8 @@ class HostMdStore final : public MdStore {
     for (long g = 0; g < ghosts; ++g) {
       const size_t slot = static_cast<size_t>(g), root = static_cast<size_t>(image_root_[slot]);
       for (int d = 0; d < 3; ++d) {
-        x_[static_cast<size_t>(3 * owned_) + 3 * slot + d] = x_[3 * root + d] + image_shift_[3 * slot + d];
+        x_[static_cast<size_t>(3 * owned_) + 3 * slot + d] =
+            x_[3 * root + d] + image_shift_[3 * slot + d];
       }
     }
   }
@@ -235,13 +238,15 @@ class HostMdStore final : public MdStore {
   }
 
   double max_displacement() const override {
-    if (built_x_.size() != static_cast<size_t>(3 * owned_)) return HUGE_VAL;  // no build since a change
+    if (built_x_.size() != static_cast<size_t>(3 * owned_))
+      return HUGE_VAL;  // no build since a change
     double worst = 0;
 #pragma omp parallel for reduction(max : worst)
     for (long k = 0; k < owned_; ++k) {
       double r2 = 0;
       for (int d = 0; d < 3; ++d) {
-        const double delta = x_[static_cast<size_t>(3 * k + d)] - built_x_[static_cast<size_t>(3 * k + d)];
+        const double delta =
+            x_[static_cast<size_t>(3 * k + d)] - built_x_[static_cast<size_t>(3 * k + d)];
         r2 += delta * delta;
       }
       worst = std::max(worst, r2);
@@ -301,15 +306,18 @@ class HostMdStore final : public MdStore {
     cell_of_atom_.resize(static_cast<size_t>(n));
     for (long i = 0; i < n; ++i) {
       const double* p = &x_[static_cast<size_t>(3 * i)];
-      const size_t c = (static_cast<size_t>(cell_of(p[2], g, 2)) * g.count[1] + cell_of(p[1], g, 1)) *
-                           g.count[0] + cell_of(p[0], g, 0);
+      const size_t c =
+          (static_cast<size_t>(cell_of(p[2], g, 2)) * g.count[1] + cell_of(p[1], g, 1)) *
+              g.count[0] +
+          cell_of(p[0], g, 0);
       cell_of_atom_[static_cast<size_t>(i)] = c;
       ++cell_start_[c + 1];
     }
     for (size_t c = 0; c < cells; ++c) cell_start_[c + 1] += cell_start_[c];
     std::vector<long> fill(cell_start_.begin(), cell_start_.end() - 1);
     order->resize(static_cast<size_t>(n));
-    for (long i = 0; i < n; ++i) (*order)[static_cast<size_t>(fill[cell_of_atom_[static_cast<size_t>(i)]]++)] = i;
+    for (long i = 0; i < n; ++i)
+      (*order)[static_cast<size_t>(fill[cell_of_atom_[static_cast<size_t>(i)]]++)] = i;
   }
 
   double distance2(long i, long j) const {
@@ -351,7 +359,8 @@ class HostMdStore final : public MdStore {
 
   // Makes room for at least `count` ghosts.
   void ghost_slots(long count) {
-    if (x_.size() < static_cast<size_t>(3 * (owned_ + count))) x_.resize(static_cast<size_t>(3 * (owned_ + count)));
+    if (x_.size() < static_cast<size_t>(3 * (owned_ + count)))
+      x_.resize(static_cast<size_t>(3 * (owned_ + count)));
   }
 
   AtomRecord record(long i) const {
@@ -382,7 +391,7 @@ class HostMdStore final : public MdStore {
   }
 
   long owned_ = 0;
-  std::vector<double> x_;  // 3 per atom, owned then ghosts
+  std::vector<double> x_;      // 3 per atom, owned then ghosts
   std::vector<double> v_, f_;  // 3 per owned atom (f_ may be longer: ignored)
   std::vector<std::int64_t> id_;
   // Link cells of the last binning, and the atoms in cell order.
@@ -393,7 +402,7 @@ class HostMdStore final : public MdStore {
   // k < neighbor_count_[i].
   std::vector<long> neighbor_count_, neighbors_;
   long width_ = 64;
-  long neighbors_built_ = -1;  // atoms listed by the last build; -1: none since a change
+  long neighbors_built_ = -1;    // atoms listed by the last build; -1: none since a change
   std::vector<double> built_x_;  // owned positions at the last build
   // Ghost plan: six send lists (2 dim: below the low edge, 2 dim + 1: above the high edge).
   std::vector<long> sends_[6];

@@ -49,8 +49,9 @@ class MdWorkload final : public Workload {
 }  // namespace
 
 WorkloadSpec workload_spec() {
-  return {"md", "Lennard-Jones molecular dynamics, velocity Verlet with neighbour lists "
-                "(groups /run, /md)",
+  return {"md",
+          "Lennard-Jones molecular dynamics, velocity Verlet with neighbour lists "
+          "(groups /run, /md)",
           md_keys, [] { return std::make_unique<MdWorkload>(); }, md_template};
 }
 

@@ -74,7 +74,7 @@ Attr integer_array(const std::string& g, const std::string& k, std::vector<std::
 struct InputFile {
   std::vector<Attr> attrs;
   std::vector<hsize_t> u0_dims;  // empty: no dataset
-  bool u0_last_is_nan = false;    // poison the last value of u0
+  bool u0_last_is_nan = false;   // poison the last value of u0
   std::vector<std::string> extra_groups;
 
   // Replaces (or adds) an attribute.
@@ -129,11 +129,10 @@ InputFile good_input() {
 void write_integer_array(hid_t where, const std::string& name, const std::vector<std::int64_t>& v) {
   const hsize_t n = v.size();
   h5::Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-  h5::Handle attr(H5Acreate2(where, name.c_str(), H5T_STD_I64LE, space.get(), H5P_DEFAULT,
-                             H5P_DEFAULT),
-                  H5Aclose);
-  if (!space.valid() || !attr.valid() ||
-      H5Awrite(attr.get(), H5T_NATIVE_INT64, v.data()) < 0) {
+  h5::Handle attr(
+      H5Acreate2(where, name.c_str(), H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+      H5Aclose);
+  if (!space.valid() || !attr.valid() || H5Awrite(attr.get(), H5T_NATIVE_INT64, v.data()) < 0) {
     throw Error("HDF5: writing the array attribute " + name + " failed");
   }
 }
@@ -145,9 +144,9 @@ void write_u0(hid_t heat, const std::vector<hsize_t>& dims, bool last_is_nan) {
   for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<double>(i % 7) / 7.0;
   if (last_is_nan && !data.empty()) data.back() = std::numeric_limits<double>::quiet_NaN();
   h5::Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
-  h5::Handle ds(H5Dcreate2(heat, "u0", H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT,
-                           H5P_DEFAULT),
-                H5Dclose);
+  h5::Handle ds(
+      H5Dcreate2(heat, "u0", H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+      H5Dclose);
   if (!space.valid() || !ds.valid() ||
       H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()) < 0) {
     throw Error("HDF5: writing dataset /heat/u0 failed");
@@ -168,10 +167,18 @@ void write_input(const std::string& path, const InputFile& f) {
   for (const Attr& a : f.attrs) {
     const hid_t where = group(a.group);
     switch (a.kind) {
-      case Attr::Kind::Integer: h5::write_attribute(where, a.key, a.integer); break;
-      case Attr::Kind::Real: h5::write_attribute(where, a.key, a.real); break;
-      case Attr::Kind::Text: h5::write_attribute(where, a.key, a.text); break;
-      case Attr::Kind::IntegerArray: write_integer_array(where, a.key, a.array); break;
+      case Attr::Kind::Integer:
+        h5::write_attribute(where, a.key, a.integer);
+        break;
+      case Attr::Kind::Real:
+        h5::write_attribute(where, a.key, a.real);
+        break;
+      case Attr::Kind::Text:
+        h5::write_attribute(where, a.key, a.text);
+        break;
+      case Attr::Kind::IntegerArray:
+        write_integer_array(where, a.key, a.array);
+        break;
     }
   }
   if (!f.u0_dims.empty()) write_u0(group("heat"), f.u0_dims, f.u0_last_is_nan);
@@ -251,11 +258,14 @@ std::vector<Case> cases() {
       variant("nx_too_large.h5", "/heat/nx = 2^21",
               [](InputFile& f) { f.set(integer("heat", "nx", std::int64_t{1} << 21)); }),
       variant("nx_array.h5", "/heat/nx = [12, 10, 8] (an array)",
-              [](InputFile& f) { f.set(integer_array("heat", "nx", {12, 10, 8})); }),
+              [](InputFile& f) {
+                f.set(integer_array("heat", "nx", {12, 10, 8}));
+              }),
       variant("dx_negative.h5", "/heat/dx = -0.01",
               [](InputFile& f) { f.set(real("heat", "dx", -0.01)); }),
       variant("dx_zero.h5", "/heat/dx = 0", [](InputFile& f) { f.set(real("heat", "dx", 0.0)); }),
-      variant("dt_nan.h5", "/heat/dt = NaN", [nan](InputFile& f) { f.set(real("heat", "dt", nan)); }),
+      variant("dt_nan.h5", "/heat/dt = NaN",
+              [nan](InputFile& f) { f.set(real("heat", "dt", nan)); }),
       variant("dt_unstable.h5", "/heat/dt = 1 s, above the stability limit 1/6 s",
               [](InputFile& f) { f.set(real("heat", "dt", 1.0)); }),
       variant("boundary_unknown.h5", "/heat/boundary = \"neumann\"",
@@ -266,7 +276,8 @@ std::vector<Case> cases() {
               [](InputFile& f) { f.set(text("run", "backend", "gpu")); }),
       variant("dataset_without_u0.h5", "/heat/initial = \"dataset\" but no /heat/u0",
               [](InputFile& f) { f.set(text("heat", "initial", "dataset")); }),
-      variant("u0_transposed.h5", "/heat/u0 of shape [nx][ny][nz] = [12][10][8] instead of [8][10][12]",
+      variant("u0_transposed.h5",
+              "/heat/u0 of shape [nx][ny][nz] = [12][10][8] instead of [8][10][12]",
               [](InputFile& f) {
                 f.set(text("heat", "initial", "dataset"));
                 f.u0_dims = {12, 10, 8};
@@ -292,7 +303,8 @@ std::vector<Case> cases() {
               }),
       variant("hint_px3.h5", "/run/px = 3, py and pz free (3 does not divide 2 ranks)",
               [](InputFile& f) { f.set(integer("run", "px", 3)); }),
-      variant("nx_one.h5", "/heat/nx = 1: two ranks cannot split one cell along x (so they split z)",
+      variant("nx_one.h5",
+              "/heat/nx = 1: two ranks cannot split one cell along x (so they split z)",
               [](InputFile& f) { f.set(integer("heat", "nx", 1)); }),
       variant("unknown_keys.h5",
               "valid, plus an unknown attribute /heat/conductivity and an unknown group /notes",

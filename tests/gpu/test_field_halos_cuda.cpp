@@ -56,7 +56,8 @@ void run_cuda_case(const HaloCase& c, HaloTransport transport, int steps) {
       now.copy_to_host(host_u.data());
       rho.copy_to_host(host_rho.data());
       EXPECT_EQ(check(d, l, c.shape, 0, host_u.data()), "") << "step " << s << ", " << halos.path();
-      EXPECT_EQ(check(d, l, c.shape, 1, host_rho.data()), "") << "step " << s << ", " << halos.path();
+      EXPECT_EQ(check(d, l, c.shape, 1, host_rho.data()), "")
+          << "step " << s << ", " << halos.path();
       fill(d, l, 0, host_u.data());
       u[(s + 1) % 2].copy_from_host(host_u.data());
       halos.finish_step();

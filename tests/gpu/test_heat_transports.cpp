@@ -25,8 +25,8 @@ struct Outcome {
   std::vector<double> field;  // on rank 0 of comm
   int direct_faces = 0;       // summed over ranks
   int visible_gpus = 0;
-  std::string order;          // how rank 0 orders its direct pulls
-  int mps_enabled = 0;        // 1: an MPS client
+  std::string order;    // how rank 0 orders its direct pulls
+  int mps_enabled = 0;  // 1: an MPS client
 };
 
 Outcome run_cuda(std::vector<std::string> overrides, const std::string& halo, MPI_Comm comm) {
@@ -78,10 +78,11 @@ void expect_transports_agree(const std::vector<std::string>& overrides, bool per
   const auto same = [](const Outcome& a, const Outcome& b) {
     return bitwise_equal(a.field, b.field) ? "identical" : "DIFFER";
   };
-  std::printf("ipc vs mpi on %d ranks: %d faces over IPC (%s); fields %s; with the host "
-              "barrier %s; pulled %s; pushed last %s; vs 1 rank %s\n",
-              ranks, ipc.direct_faces, ipc.order.c_str(), same(ipc, mpi), same(ipc_barrier, mpi),
-              same(ipc_pull, mpi), same(ipc_push_last, mpi), same(ipc, single));
+  std::printf(
+      "ipc vs mpi on %d ranks: %d faces over IPC (%s); fields %s; with the host "
+      "barrier %s; pulled %s; pushed last %s; vs 1 rank %s\n",
+      ranks, ipc.direct_faces, ipc.order.c_str(), same(ipc, mpi), same(ipc_barrier, mpi),
+      same(ipc_pull, mpi), same(ipc_push_last, mpi), same(ipc, single));
   ASSERT_FALSE(mpi.field.empty());
   EXPECT_TRUE(bitwise_equal(ipc.field, mpi.field));
   EXPECT_TRUE(bitwise_equal(ipc_barrier.field, mpi.field));

@@ -49,7 +49,8 @@ Difference compare(long steps) {
       continue;
     }
     for (int d = 0; d < 3; ++d) {
-      diff.position = std::max(diff.position, std::abs(periodic_delta(a.atom.x[d], it->second.atom.x[d], c.box[d])));
+      diff.position = std::max(
+          diff.position, std::abs(periodic_delta(a.atom.x[d], it->second.atom.x[d], c.box[d])));
       diff.force = std::max(diff.force, std::abs(a.force[d] - it->second.force[d]));
       diff.largest_force = std::max(diff.largest_force, std::abs(a.force[d]));
     }

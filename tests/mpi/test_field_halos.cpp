@@ -74,9 +74,15 @@ using testing_support::kCorners2;
 using testing_support::kFaces1;
 using testing_support::kFaces2;
 
-TEST(FieldHalos, FacesWidthTwoPeriodic) { run_case({{12, 10, 8}, {true, true, true}, kFaces2}, HaloTransport::Mpi); }
-TEST(FieldHalos, FacesWidthOneWalls) { run_case({{9, 7, 6}, {false, false, false}, kFaces1}, HaloTransport::Mpi); }
-TEST(FieldHalos, CornersWidthOnePeriodic) { run_case({{8, 8, 8}, {true, true, true}, kCorners1}, HaloTransport::Mpi); }
+TEST(FieldHalos, FacesWidthTwoPeriodic) {
+  run_case({{12, 10, 8}, {true, true, true}, kFaces2}, HaloTransport::Mpi);
+}
+TEST(FieldHalos, FacesWidthOneWalls) {
+  run_case({{9, 7, 6}, {false, false, false}, kFaces1}, HaloTransport::Mpi);
+}
+TEST(FieldHalos, CornersWidthOnePeriodic) {
+  run_case({{8, 8, 8}, {true, true, true}, kCorners1}, HaloTransport::Mpi);
+}
 TEST(FieldHalos, CornersWidthTwoMixedWallsUneven) {
   run_case({{11, 9, 7}, {true, false, true}, kCorners2}, HaloTransport::Mpi);
 }

@@ -214,7 +214,8 @@ TEST_P(FieldOutputModeTest, SeveralNamedFieldsEachGetDatasetsAndAnXdmfAttribute)
   const std::string path = dir_ + "/fields.h5";
   {
     FieldOutput out(path, decomp, kGeometry, "heat", GetParam(), {"density", "vx"});
-    const std::vector<double> a = fill_block(decomp, first_value), b = fill_block(decomp, second_value);
+    const std::vector<double> a = fill_block(decomp, first_value),
+                              b = fill_block(decomp, second_value);
     out.write(0, 0.0, {a.data(), b.data()});
     out.write(10, kSecondTime, {b.data(), a.data()});
     EXPECT_THROW(out.write(20, 1.0, a.data()), Error);  // one block for two fields
@@ -230,8 +231,9 @@ TEST_P(FieldOutputModeTest, SeveralNamedFieldsEachGetDatasetsAndAnXdmfAttribute)
   EXPECT_EQ(H5Lexists(file, "/u", H5P_DEFAULT), 0) << "no /u when the fields are named otherwise";
   H5Fclose(file);
   const std::string text = read_text(dir_ + "/fields.xmf");
-  for (const char* part : {"<Attribute Name=\"density\"", "<Attribute Name=\"vx\"",
-                           ">fields.h5:/density/00000010</DataItem>", ">fields.h5:/vx/00000000</DataItem>"}) {
+  for (const char* part :
+       {"<Attribute Name=\"density\"", "<Attribute Name=\"vx\"",
+        ">fields.h5:/density/00000010</DataItem>", ">fields.h5:/vx/00000000</DataItem>"}) {
     EXPECT_TRUE(contains(text, part)) << "missing " << part << " in\n" << text;
   }
 }

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "core/decomposition.hpp"
-#include "core/error.hpp"
 #include "core/device.hpp"
+#include "core/error.hpp"
 #include "core/halo_exchange.hpp"
 #include "core/memory.hpp"
 #include "core/peer_memory.hpp"
@@ -58,8 +58,8 @@ std::vector<double> coded_block(const CartDecomposition& d, const FieldLayout& l
   return host;
 }
 
-void check_halos(const CartDecomposition& d, const FieldLayout& layout, Int3 global,
-                 bool periodic, const std::vector<double>& host, double shift);
+void check_halos(const CartDecomposition& d, const FieldLayout& layout, Int3 global, bool periodic,
+                 const std::vector<double>& host, double shift);
 
 void check_exchange(Int3 global, Int3 hint, bool periodic, const ExchangeCase& s) {
   CartDecomposition d(MPI_COMM_WORLD, global, hint, {periodic, periodic, periodic});
@@ -96,16 +96,16 @@ void check_exchange(Int3 global, Int3 hint, bool periodic, const ExchangeCase& s
   halo.quiesce();  // neighbours may still be pulling from our buffers
 }
 
-void check_halos(const CartDecomposition& d, const FieldLayout& layout, Int3 global,
-                 bool periodic, const std::vector<double>& host, double shift) {
+void check_halos(const CartDecomposition& d, const FieldLayout& layout, Int3 global, bool periodic,
+                 const std::vector<double>& host, double shift) {
   const Int3 n = layout.n, off = d.offset();
 
   int checked = 0;
   for (int k = 0; k <= n.z + 1; ++k)
     for (int j = 0; j <= n.y + 1; ++j)
       for (int i = 0; i <= n.x + 1; ++i) {
-        const int outside = (i == 0 || i == n.x + 1) + (j == 0 || j == n.y + 1) +
-                            (k == 0 || k == n.z + 1);
+        const int outside =
+            (i == 0 || i == n.x + 1) + (j == 0 || j == n.y + 1) + (k == 0 || k == n.z + 1);
         const double got = host[static_cast<size_t>(layout.index(i, j, k))];
         if (outside != 1) {
           if (outside > 1) {
@@ -178,16 +178,17 @@ TEST_P(HaloExchangeTest, SingleCellThickBlocks) {
   check_exchange({ranks, 3, 2}, {0, 1, 1}, false, setup_);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    BackendsAndTransports, HaloExchangeTest,
-    // Host with "ipc" is an error, tested below.
-    testing::Values(Param{Backend::Host, HaloTransport::Mpi}, Param{Backend::Host, HaloTransport::Auto},
-                    Param{Backend::Cuda, HaloTransport::Mpi}, Param{Backend::Cuda, HaloTransport::Auto},
-                    Param{Backend::Cuda, HaloTransport::Ipc}),
-    [](const testing::TestParamInfo<Param>& p) {
-      return std::string(to_string(std::get<0>(p.param))) + "_" +
-             to_string(std::get<1>(p.param));
-    });
+INSTANTIATE_TEST_SUITE_P(BackendsAndTransports, HaloExchangeTest,
+                         // Host with "ipc" is an error, tested below.
+                         testing::Values(Param{Backend::Host, HaloTransport::Mpi},
+                                         Param{Backend::Host, HaloTransport::Auto},
+                                         Param{Backend::Cuda, HaloTransport::Mpi},
+                                         Param{Backend::Cuda, HaloTransport::Auto},
+                                         Param{Backend::Cuda, HaloTransport::Ipc}),
+                         [](const testing::TestParamInfo<Param>& p) {
+                           return std::string(to_string(std::get<0>(p.param))) + "_" +
+                                  to_string(std::get<1>(p.param));
+                         });
 
 // Asking for IPC on the host backend fails on every rank, with the reason.
 TEST(HaloExchangeIpc, OnTheHostIsAnAgreedError) {

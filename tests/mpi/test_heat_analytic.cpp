@@ -26,8 +26,8 @@ double sine_error(int n) {
   const heat::HeatConfig c = heat_config(
       {"heat.nx=" + std::to_string(n), "heat.ny=" + std::to_string(n),
        "heat.nz=" + std::to_string(n), std::string("heat.dx=") + spacing,
-       std::string("heat.dy=") + spacing, std::string("heat.dz=") + spacing,
-       "heat.diffusivity=1", std::string("heat.dt=") + dt, "run.steps=" + std::to_string(steps)});
+       std::string("heat.dy=") + spacing, std::string("heat.dz=") + spacing, "heat.diffusivity=1",
+       std::string("heat.dt=") + dt, "run.steps=" + std::to_string(steps)});
   const std::vector<double> u = run_and_gather(c, MPI_COMM_WORLD, Backend::Auto);
   double error = 0;
   if (world_rank() == 0) {
@@ -38,7 +38,8 @@ double sine_error(int n) {
     for (int kz = 0; kz < n; ++kz)
       for (int j = 0; j < n; ++j)
         for (int i = 0; i < n; ++i) {
-          const double exact = heat::sine_mode((i + 1) * h, (j + 1) * h, (kz + 1) * h, kv, 1.0) * decay;
+          const double exact =
+              heat::sine_mode((i + 1) * h, (j + 1) * h, (kz + 1) * h, kv, 1.0) * decay;
           error = std::max(error, std::fabs(u[t++] - exact));
         }
     error /= decay;
@@ -50,9 +51,10 @@ double sine_error(int n) {
 TEST(HeatAnalytic, SineModeConvergesAtSecondOrder) {
   const double e16 = sine_error(16), e32 = sine_error(32), e64 = sine_error(64);
   if (world_rank() == 0) {
-    std::printf("sine-mode relative max error: n=16 %.3e, n=32 %.3e, n=64 %.3e; "
-                "orders %.2f, %.2f\n",
-                e16, e32, e64, std::log2(e16 / e32), std::log2(e32 / e64));
+    std::printf(
+        "sine-mode relative max error: n=16 %.3e, n=32 %.3e, n=64 %.3e; "
+        "orders %.2f, %.2f\n",
+        e16, e32, e64, std::log2(e16 / e32), std::log2(e32 / e64));
   }
   EXPECT_LT(e16, 2e-3);  // the solution is close to the analytic one at all
   EXPECT_GT(std::log2(e16 / e32), 1.8);

@@ -41,8 +41,8 @@ void expect_same_bits_as_one_rank(const Case& c) {
 }
 
 TEST(HeatRanks, DirichletSineUnevenSplit) {
-  expect_same_bits_as_one_rank({"dirichlet sine 13x11x9", {"heat.nx=13", "heat.ny=11", "heat.nz=9",
-                                                             "run.steps=25"}});
+  expect_same_bits_as_one_rank(
+      {"dirichlet sine 13x11x9", {"heat.nx=13", "heat.ny=11", "heat.nz=9", "run.steps=25"}});
 }
 
 TEST(HeatRanks, PeriodicGaussianUnevenSplit) {
@@ -54,15 +54,15 @@ TEST(HeatRanks, PeriodicGaussianUnevenSplit) {
 TEST(HeatRanks, AllRanksAlongZ) {
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  expect_same_bits_as_one_rank({"1x1xN periodic", {"heat.nx=6", "heat.ny=5", "heat.nz=17",
-                                                   "heat.boundary=periodic", "run.px=1", "run.py=1",
-                                                   "run.steps=20"}});
+  expect_same_bits_as_one_rank({"1x1xN periodic",
+                                {"heat.nx=6", "heat.ny=5", "heat.nz=17", "heat.boundary=periodic",
+                                 "run.px=1", "run.py=1", "run.steps=20"}});
 }
 
 TEST(HeatRanks, AllRanksAlongXWithNonzeroWalls) {
-  expect_same_bits_as_one_rank({"Nx1x1 dirichlet walls=2", {"heat.nx=19", "heat.ny=4", "heat.nz=5",
-                                                            "heat.boundary_value=2", "run.py=1",
-                                                            "run.pz=1", "run.steps=20"}});
+  expect_same_bits_as_one_rank({"Nx1x1 dirichlet walls=2",
+                                {"heat.nx=19", "heat.ny=4", "heat.nz=5", "heat.boundary_value=2",
+                                 "run.py=1", "run.pz=1", "run.steps=20"}});
 }
 
 }  // namespace

@@ -103,13 +103,14 @@ void migrate_and_check(const Int3& hint) {
   const md::MdConfig c = md_config(kBox);
   CartDecomposition dec(MPI_COMM_WORLD, md::link_cells(c), hint, {true, true, true});
   const md::Subdomain dom = md::subdomain_of(dec, c.box);
-  const std::string where = "rank grid " + std::to_string(dec.rank_grid()[0]) + "x" +
-                            std::to_string(dec.rank_grid()[1]) + "x" +
-                            std::to_string(dec.rank_grid()[2]) + ", rank " + std::to_string(dec.rank());
+  const std::string where =
+      "rank grid " + std::to_string(dec.rank_grid()[0]) + "x" + std::to_string(dec.rank_grid()[1]) +
+      "x" + std::to_string(dec.rank_grid()[2]) + ", rank " + std::to_string(dec.rank());
   const std::vector<md::AtomRecord> mine = test_atoms(dom, dec.rank(), dec.coords());
   // Where every atom must end up, known on every rank.
   int count = static_cast<int>(mine.size());
-  std::vector<int> counts(static_cast<size_t>(dec.size())), offsets(static_cast<size_t>(dec.size()));
+  std::vector<int> counts(static_cast<size_t>(dec.size())),
+      offsets(static_cast<size_t>(dec.size()));
   MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
   int total_count = 0;
   for (int r = 0; r < dec.size(); ++r) {
@@ -118,8 +119,8 @@ void migrate_and_check(const Int3& hint) {
     total_count += counts[static_cast<size_t>(r)];
   }
   std::vector<md::AtomRecord> all(static_cast<size_t>(total_count) / sizeof(md::AtomRecord));
-  MPI_Allgatherv(mine.data(), count * static_cast<int>(sizeof(md::AtomRecord)), MPI_BYTE, all.data(),
-                 counts.data(), offsets.data(), MPI_BYTE, MPI_COMM_WORLD);
+  MPI_Allgatherv(mine.data(), count * static_cast<int>(sizeof(md::AtomRecord)), MPI_BYTE,
+                 all.data(), counts.data(), offsets.data(), MPI_BYTE, MPI_COMM_WORLD);
   std::map<std::int64_t, md::AtomRecord> expected;
   for (md::AtomRecord a : all) {
     for (int d = 0; d < 3; ++d) a.x[d] = expected_position(a.x[d], a.v[d], c.box[d]);
@@ -144,7 +145,8 @@ void migrate_and_check(const Int3& hint) {
   std::map<std::int64_t, size_t> slot;
   for (size_t i = 0; i < all.size(); ++i) slot[all[i].id] = i;
   for (const md::AtomRecord& a : held) ++seen[slot.at(a.id)];
-  MPI_Allreduce(seen.data(), total.data(), static_cast<int>(total.size()), MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(seen.data(), total.data(), static_cast<int>(total.size()), MPI_INT, MPI_SUM,
+                MPI_COMM_WORLD);
   for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(total[i], 1) << where << ", atom " << all[i].id;
   // With more than one rank, atoms really changed hands.
   if (dec.size() > 1) {
@@ -185,7 +187,9 @@ int world_size() {
   return n;
 }
 
-TEST(MdMigration, AtomsCrossingEveryFaceEdgeAndCornerReachTheirOwner) { migrate_and_check({0, 0, 0}); }
+TEST(MdMigration, AtomsCrossingEveryFaceEdgeAndCornerReachTheirOwner) {
+  migrate_and_check({0, 0, 0});
+}
 
 TEST(MdMigration, AllRanksAlongX) { migrate_and_check({world_size(), 1, 1}); }
 TEST(MdMigration, AllRanksAlongY) { migrate_and_check({1, world_size(), 1}); }

@@ -8,9 +8,9 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
@@ -111,10 +111,12 @@ TEST(MdRanks, VerletListForcesEqualBruteForceRightAfterAndLongAfterARebuild) {
   expect_brute_force(forces_after(12, {"md.skin=1.2", "md.rebuild_every=12"}, &rebuilds, &on_lists),
                      "right after a forced rebuild");
   EXPECT_EQ(on_lists, 0);
-  expect_brute_force(forces_after(40, {"md.skin=1.2", "md.rebuild_every=1000"}, &rebuilds, &on_lists),
-                     "long after a rebuild");
+  expect_brute_force(
+      forces_after(40, {"md.skin=1.2", "md.rebuild_every=1000"}, &rebuilds, &on_lists),
+      "long after a rebuild");
   EXPECT_GE(on_lists, 15) << "the test wants many steps on one list";
-  expect_brute_force(forces_after(20, {"md.rebuild_every=1"}, &rebuilds, &on_lists), "rebuilt every step");
+  expect_brute_force(forces_after(20, {"md.rebuild_every=1"}, &rebuilds, &on_lists),
+                     "rebuilt every step");
   EXPECT_EQ(rebuilds, 20);
   expect_brute_force(forces_after(20, {"md.skin=0"}, &rebuilds, &on_lists), "no skin");
   EXPECT_EQ(rebuilds, 20);
@@ -170,9 +172,11 @@ TEST(MdRanks, TotalEnergyDriftsLessThan1e4AndMomentumStaysZero) {
   // The liquid really moved: the kinetic energy changed a lot from the lattice start.
   EXPECT_LT(thermo.back().temperature, 0.9 * thermo.front().temperature);
   // Total momentum is zero at the start; the pair forces cancel to round-off.
-  const double scale = std::sqrt(thermo.front().kinetic * 2) * static_cast<double>(solver->total_atoms());
+  const double scale =
+      std::sqrt(thermo.front().kinetic * 2) * static_cast<double>(solver->total_atoms());
   for (const md::Thermo& t : thermo) {
-    for (int d = 0; d < 3; ++d) EXPECT_LT(std::abs(t.momentum[d]), 1e-12 * scale) << "step " << t.step;
+    for (int d = 0; d < 3; ++d)
+      EXPECT_LT(std::abs(t.momentum[d]), 1e-12 * scale) << "step " << t.step;
   }
 }
 
@@ -180,10 +184,9 @@ TEST(MdRanks, TotalEnergyDriftsLessThan1e4AndMomentumStaysZero) {
 // the target exactly; after thermostat_until the run is NVE again and its total
 // energy stays put.
 TEST(MdRanks, RescalingThermostatHoldsTheTargetThenLetsGo) {
-  const md::MdConfig config = md_config(liquid({"run.steps=200", "run.thermo_every=10",
-                                                "md.thermostat=rescale", "md.thermostat_every=10",
-                                                "md.thermostat_until=100",
-                                                "md.target_temperature=0.5"}));
+  const md::MdConfig config = md_config(
+      liquid({"run.steps=200", "run.thermo_every=10", "md.thermostat=rescale",
+              "md.thermostat_every=10", "md.thermostat_until=100", "md.target_temperature=0.5"}));
   auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Host);
   solver->run(nullptr);
   std::vector<double> after_nve;
@@ -221,7 +224,8 @@ TEST(MdRanks, TrajectoryMatchesOneRankWithinRoundOffGrowth) {
     const auto it = many_atoms.find(id);
     ASSERT_NE(it, many_atoms.end()) << "atom " << id << " lost on " << world_size() << " ranks";
     for (int d = 0; d < 3; ++d) {
-      worst = std::max(worst, std::abs(periodic_delta(a.atom.x[d], it->second.atom.x[d], config.box[d])));
+      worst = std::max(worst,
+                       std::abs(periodic_delta(a.atom.x[d], it->second.atom.x[d], config.box[d])));
     }
   }
   std::printf("%d ranks vs 1: largest position difference %.3g, total energy %.17g vs %.17g\n",

@@ -60,7 +60,9 @@ class WindowStore final : public md::MdStore {
   void kick_drift(double, double, const md::LjParams&) override { unused(); }
   void scale_velocities(double) override { unused(); }
   void take_leaving(int, double, double, std::vector<md::AtomRecord>*,
-                    std::vector<md::AtomRecord>*) override { unused(); }
+                    std::vector<md::AtomRecord>*) override {
+    unused();
+  }
   void add_owned(const std::vector<md::AtomRecord>&) override { unused(); }
   long fold_periodic(const bool[3], const double[3]) override { unused(); }
   void sort_by_cell(const md::CellGrid&) override { unused(); }
@@ -155,7 +157,8 @@ TEST(MdSameGpu, NeighboursPushIntoTheAnnouncedSlotsAcrossRebuilds) {
   }
   EXPECT_EQ(pushed, 2);
   EXPECT_TRUE(ghosts.pushed_to_us(0) && ghosts.pushed_to_us(1));
-  EXPECT_NE(ghosts.description().find("device to device"), std::string::npos) << ghosts.description();
+  EXPECT_NE(ghosts.description().find("device to device"), std::string::npos)
+      << ghosts.description();
   expect_ghosts(ring, shared.base(), store.owned_count);
 
   // A rebuild: more owned atoms (the ghost slots move) and a new array.
@@ -193,7 +196,8 @@ TEST(MdSameGpu, ARankThatCannotMapTurnsTheDirectPathOffForAll) {
     strict.connect(store, plan);
     ADD_FAILURE() << "run.halo = ipc went on without the direct path";
   } catch (const AgreedError& e) {
-    EXPECT_NE(std::string(e.what()).find("run.halo = ipc: rank 1: mapping refused"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("run.halo = ipc: rank 1: mapping refused"),
+              std::string::npos)
         << e.what();
   }
   MPI_Comm_free(&node);

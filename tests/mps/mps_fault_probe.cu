@@ -122,14 +122,15 @@ int main(int argc, char** argv) {
     session.bind(Backend::Cuda);
     if (session.rank() == 0) {
       std::printf("probe: %d ranks, MPS %s, rank %d faults after %.1f s\n", session.size(),
-                  session.mps().status().state.c_str(), options.fault_rank, options.after_seconds);
+                  mps::to_string(session.mps().status().state), options.fault_rank,
+                  options.after_seconds);
       std::fflush(stdout);
     }
     try {
       busy_until_fault(options, session.rank());
     } catch (const std::exception&) {
-      keep_server_log(options.keep_log.empty() ? ""
-                                               : options.keep_log + "." + std::to_string(session.rank()));
+      keep_server_log(
+          options.keep_log.empty() ? "" : options.keep_log + "." + std::to_string(session.rank()));
       throw;
     }
     session.finish();

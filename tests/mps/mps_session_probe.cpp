@@ -130,14 +130,16 @@ void maybe_fail(const Options& o, MPI_Comm world) {
   MPSFW_MPI_CHECK(MPI_Comm_rank(world, &rank));
   if (o.fail_mode == "collective") {
     run_collectively(world, [&] {
-      if (rank == o.fail_rank) throw Error("probe: collective failure asked on rank " + std::to_string(rank));
+      if (rank == o.fail_rank)
+        throw Error("probe: collective failure asked on rank " + std::to_string(rank));
     });
     return;
   }
   if (rank != o.fail_rank) return;
   std::fprintf(stderr, "probe: rank %d fails now (%s)\n", rank, o.fail_mode.c_str());
   std::fflush(stderr);
-  if (o.fail_mode == "throw") throw std::runtime_error("probe: exception asked on rank " + std::to_string(rank));
+  if (o.fail_mode == "throw")
+    throw std::runtime_error("probe: exception asked on rank " + std::to_string(rank));
   if (o.fail_mode == "abort") MPI_Abort(MPI_COMM_WORLD, 3);
   if (o.fail_mode == "sigterm") kill(getpid(), SIGTERM);
   if (o.fail_mode == "sigkill") kill(getpid(), SIGKILL);
@@ -165,8 +167,8 @@ int run(Session& env, const mps::LauncherInfo& launcher, const Options& o) {
       "pipe=%s log=%s cvd=%s atp=%s pinned=%s daemon=%ld answers=%d gpu=%s cap=%d daemons=%s "
       "bring_up=%s\n",
       env.rank(), env.node_rank(), env.node_size(), underscores(launcher.source).c_str(),
-      launcher.local_rank, launcher.local_size, underscores(s.state).c_str(), s.owner ? 1 : 0,
-      pipe.c_str(), log.c_str(), env_or_dash("CUDA_VISIBLE_DEVICES").c_str(),
+      launcher.local_rank, launcher.local_size, underscores(mps::to_string(s.state)).c_str(),
+      s.owner ? 1 : 0, pipe.c_str(), log.c_str(), env_or_dash("CUDA_VISIBLE_DEVICES").c_str(),
       env_or_dash("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE").c_str(),
       env_or_dash("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT").c_str(), daemon, answers,
       underscores(s.gpu_uuid).c_str(), s.cap, pid_list(s.daemon_pids).c_str(),
@@ -184,8 +186,8 @@ int run(Session& env, const mps::LauncherInfo& launcher, const Options& o) {
   // No device to release: the probe never created a CUDA context.
   env.finish();
   std::printf("FINAL rank=%d state=%s owner=%d reason=%s\n", env.rank(),
-              underscores(session.status().state).c_str(), session.status().owner ? 1 : 0,
-              session.status().reason.c_str());
+              underscores(mps::to_string(session.status().state)).c_str(),
+              session.status().owner ? 1 : 0, session.status().reason.c_str());
   std::fflush(stdout);
   return 0;
 }
@@ -202,7 +204,8 @@ int main(int argc, char** argv) {
   }
   if (!options.session_dir_of.empty()) {
     std::string error;
-    const mps::MpsConfig config = mps::read_mps_config(nullptr, options.overrides, options.origins, &error);
+    const mps::MpsConfig config =
+        mps::read_mps_config(nullptr, options.overrides, options.origins, &error);
     if (!error.empty()) {
       std::fprintf(stderr, "mps_session_probe: %s\n", error.c_str());
       return 2;

@@ -14,7 +14,9 @@ namespace mpsfw::testing_support {
 inline constexpr double kSentinel = -1.0;
 
 // The value of global cell (X, Y, Z) of field f: exact in float too.
-inline double truth(int f, int X, int Y, int Z) { return 100000.0 * (f + 1) + X + 40.0 * Y + 1600.0 * Z; }
+inline double truth(int f, int X, int Y, int Z) {
+  return 100000.0 * (f + 1) + X + 40.0 * Y + 1600.0 * Z;
+}
 
 struct HaloCase {
   Int3 global;
@@ -24,8 +26,8 @@ struct HaloCase {
 
 // Which global cell halo cell (i, j, k) of this block mirrors, or false when
 // it lies beyond a wall or in a direction the shape does not exchange.
-inline bool mirrored(const CartDecomposition& d, const FieldLayout& l, const HaloShape& shape, int i, int j,
-              int k, Int3* global) {
+inline bool mirrored(const CartDecomposition& d, const FieldLayout& l, const HaloShape& shape,
+                     int i, int j, int k, Int3* global) {
   const int ijk[3] = {i, j, k};
   int outside = 0;
   for (int a = 0; a < 3; ++a) {
@@ -50,8 +52,8 @@ void fill(const CartDecomposition& d, const FieldLayout& l, int f, T* u) {
   for (int k = in.lo.z; k < in.hi.z; ++k)
     for (int j = in.lo.y; j < in.hi.y; ++j)
       for (int i = in.lo.x; i < in.hi.x; ++i)
-        u[l.index(i, j, k)] = static_cast<T>(truth(f, d.offset().x + i - l.halo,
-                                                   d.offset().y + j - l.halo, d.offset().z + k - l.halo));
+        u[l.index(i, j, k)] = static_cast<T>(truth(
+            f, d.offset().x + i - l.halo, d.offset().y + j - l.halo, d.offset().z + k - l.halo));
 }
 
 // Failures as text (the first few), so one EXPECT shows what went wrong.
@@ -68,20 +70,20 @@ std::string check(const CartDecomposition& d, const FieldLayout& l, const HaloSh
                         k >= l.halo && k < l.n.z + l.halo;
         double want = kSentinel;
         if (in) {
-          want = truth(f, d.offset().x + i - l.halo, d.offset().y + j - l.halo, d.offset().z + k - l.halo);
+          want = truth(f, d.offset().x + i - l.halo, d.offset().y + j - l.halo,
+                       d.offset().z + k - l.halo);
         } else if (mirrored(d, l, shape, i, j, k, &g)) {
           want = truth(f, g.x, g.y, g.z);
         }
         const double got = static_cast<double>(u[l.index(i, j, k)]);
         if (got != want && count++ < 4) {
           problems += "field " + std::to_string(f) + " cell (" + std::to_string(i) + "," +
-                      std::to_string(j) + "," + std::to_string(k) + "): got " + std::to_string(got) +
-                      ", want " + std::to_string(want) + "\n";
+                      std::to_string(j) + "," + std::to_string(k) + "): got " +
+                      std::to_string(got) + ", want " + std::to_string(want) + "\n";
         }
       }
   return problems;
 }
-
 
 inline const HaloShape kFaces1{1, false}, kFaces2{2, false}, kCorners1{1, true}, kCorners2{2, true};
 

@@ -5,12 +5,12 @@
 
 #include "core/device.hpp"
 
-#define MPSFW_REQUIRE_GPU()                                        \
-  do {                                                             \
-    if (!::mpsfw::built_with_cuda()) {                             \
-      GTEST_SKIP() << "built without CUDA: GPU test skipped";      \
-    }                                                              \
-    if (::mpsfw::count_visible_gpus(::mpsfw::CudaGate::without_mps()) == 0) {                      \
-      GTEST_SKIP() << "no GPU visible: GPU test skipped";          \
-    }                                                              \
+#define MPSFW_REQUIRE_GPU()                                                   \
+  do {                                                                        \
+    if (!::mpsfw::built_with_cuda()) {                                        \
+      GTEST_SKIP() << "built without CUDA: GPU test skipped";                 \
+    }                                                                         \
+    if (::mpsfw::count_visible_gpus(::mpsfw::CudaGate::without_mps()) == 0) { \
+      GTEST_SKIP() << "no GPU visible: GPU test skipped";                     \
+    }                                                                         \
   } while (0)

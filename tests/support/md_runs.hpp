@@ -35,7 +35,8 @@ struct GatheredAtom {
 };
 
 // Collective: every rank's atoms and forces on rank 0 of `comm`, by id.
-inline std::map<std::int64_t, GatheredAtom> gather_atoms(const md::MdSolver& solver, MPI_Comm comm) {
+inline std::map<std::int64_t, GatheredAtom> gather_atoms(const md::MdSolver& solver,
+                                                         MPI_Comm comm) {
   const std::vector<md::AtomRecord> atoms = solver.local_atoms();
   const std::vector<double> forces = solver.local_forces();
   std::vector<GatheredAtom> mine(atoms.size());

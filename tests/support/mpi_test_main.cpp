@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
   // and none failed (tests/CMakeLists.txt matches this line): a failure beside
   // a skip stays a failure, a skip beside a pass stays visible in the output.
   const testing::UnitTest& u = *testing::UnitTest::GetInstance();
-  const int all_skipped_here = u.test_to_run_count() > 0 && u.skipped_test_count() == u.test_to_run_count() ? 1 : 0;
+  const int all_skipped_here =
+      u.test_to_run_count() > 0 && u.skipped_test_count() == u.test_to_run_count() ? 1 : 0;
   int all_skipped = 0;
   MPI_Allreduce(&all_skipped_here, &all_skipped, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (rank == 0 && all_skipped && any == 0) std::printf("mpsfw: every test skipped\n");

@@ -46,8 +46,8 @@ inline PushedUpdate update_with_pushes(Backend backend, const FieldLayout& layou
   auto kernels = heat::make_heat_kernels(backend);
   const heat::Coefficients k = kPushTestCoefficients;
   if (order == PushOrder::BoundaryFirst) {
-    kernels->update_boundary_first(u_at.data(), next_at.data(), layout, inner_box(layout, faces),
-                                   k, pushes, {});
+    kernels->update_boundary_first(u_at.data(), next_at.data(), layout, inner_box(layout, faces), k,
+                                   pushes, {});
   } else {
     kernels->update(u_at.data(), next_at.data(), layout, inner_box(layout), k, {});
     const ShellBoxes shell = shell_boxes(layout);

@@ -48,10 +48,10 @@ TEST(HeatBoundaryFirst, HostRefusesAGpuSideHandshake) {
   StepHandshake handshake;
   handshake.mine = &counter;
   auto kernels = heat::make_heat_kernels(Backend::Host);
-  EXPECT_THROW(kernels->update_boundary_first(u.data(), next.data(), layout, layout.interior(),
-                                              testing_support::kPushTestCoefficients, {},
-                                              handshake),
-               Error);
+  EXPECT_THROW(
+      kernels->update_boundary_first(u.data(), next.data(), layout, layout.interior(),
+                                     testing_support::kPushTestCoefficients, {}, handshake),
+      Error);
 }
 
 }  // namespace

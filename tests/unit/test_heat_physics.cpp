@@ -38,10 +38,9 @@ TEST(HeatPhysics, SineModeDecaysByTheDiscreteEigenvalueFactor) {
   for (int k = 1; k <= n; ++k)
     for (int j = 1; j <= n; ++j)
       for (int i = 1; i <= n; ++i) {
-        u[static_cast<size_t>(layout.index(i, j, k))] =
-            sine_mode(coordinate(i - 1, h, Boundary::Dirichlet),
-                      coordinate(j - 1, h, Boundary::Dirichlet),
-                      coordinate(k - 1, h, Boundary::Dirichlet), kv, 1.0);
+        u[static_cast<size_t>(layout.index(i, j, k))] = sine_mode(
+            coordinate(i - 1, h, Boundary::Dirichlet), coordinate(j - 1, h, Boundary::Dirichlet),
+            coordinate(k - 1, h, Boundary::Dirichlet), kv, 1.0);
       }
   const double alpha = 0.5, dt = 0.8 * max_stable_dt(alpha, h, h, h);
   const Coefficients c = coefficients(alpha, dt, h, h, h);

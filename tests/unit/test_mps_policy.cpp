@@ -18,6 +18,8 @@
 #include "mps/fault_report.hpp"
 #include "mps/gpu_inventory.hpp"
 #include "mps/launcher.hpp"
+#include "mps/mps_config.hpp"
+#include "mps/node_session.hpp"
 
 namespace mpsfw::mps {
 namespace {
@@ -45,12 +47,14 @@ TEST(MpsPolicy, RanksOnGpuCountsTheRoundRobin) {
       for (int g = 0; g < gpus; ++g) {
         int want = 0;
         for (int r = 0; r < size; ++r) want += gpu_of_rank(r, gpus) == g ? 1 : 0;
-        EXPECT_EQ(ranks_on_gpu(g, size, gpus), want) << "gpu " << g << " size " << size << " gpus " << gpus;
+        EXPECT_EQ(ranks_on_gpu(g, size, gpus), want)
+            << "gpu " << g << " size " << size << " gpus " << gpus;
         total += ranks_on_gpu(g, size, gpus);
       }
       EXPECT_EQ(total, size);
       // GPU 0 is the busiest: the session's preflight relies on it.
-      for (int g = 1; g < gpus; ++g) EXPECT_GE(ranks_on_gpu(0, size, gpus), ranks_on_gpu(g, size, gpus));
+      for (int g = 1; g < gpus; ++g)
+        EXPECT_GE(ranks_on_gpu(0, size, gpus), ranks_on_gpu(g, size, gpus));
     }
   }
   EXPECT_EQ(ranks_on_gpu(0, 5, 0), 5);
@@ -59,8 +63,8 @@ TEST(MpsPolicy, RanksOnGpuCountsTheRoundRobin) {
 // --- Active thread percentage -----------------------------------------------
 
 TEST(MpsPolicy, AutoCapDoublePolicyIsCeil200OverKAtMost100) {
-  const std::map<int, int> want = {{1, 100}, {2, 100}, {3, 67}, {4, 50},  {5, 40},  {6, 34},
-                                   {7, 29},  {8, 25},  {9, 23}, {10, 20}, {11, 19}, {12, 17},
+  const std::map<int, int> want = {{1, 100}, {2, 100}, {3, 67},  {4, 50},  {5, 40},  {6, 34},
+                                   {7, 29},  {8, 25},  {9, 23},  {10, 20}, {11, 19}, {12, 17},
                                    {13, 16}, {14, 15}, {15, 14}, {16, 13}};
   for (const auto& [k, cap] : want) {
     EXPECT_EQ(auto_active_thread_percentage(k, AtpPolicy::Double), cap) << "k = " << k;
@@ -68,9 +72,9 @@ TEST(MpsPolicy, AutoCapDoublePolicyIsCeil200OverKAtMost100) {
 }
 
 TEST(MpsPolicy, AutoCapEvenPolicyIsFloor100OverK) {
-  const std::map<int, int> want = {{1, 100}, {2, 50}, {3, 33},  {4, 25},  {5, 20},  {6, 16},
-                                   {7, 14},  {8, 12}, {9, 11},  {10, 10}, {11, 9},  {12, 8},
-                                   {13, 7},  {14, 7}, {15, 6},  {16, 6}};
+  const std::map<int, int> want = {{1, 100}, {2, 50}, {3, 33}, {4, 25},  {5, 20}, {6, 16},
+                                   {7, 14},  {8, 12}, {9, 11}, {10, 10}, {11, 9}, {12, 8},
+                                   {13, 7},  {14, 7}, {15, 6}, {16, 6}};
   for (const auto& [k, cap] : want) {
     EXPECT_EQ(auto_active_thread_percentage(k, AtpPolicy::Even), cap) << "k = " << k;
   }
@@ -94,13 +98,48 @@ TEST(MpsPolicy, AutoCapStaysInOneToHundred) {
   EXPECT_EQ(auto_active_thread_percentage(0, AtpPolicy::Double), 100);
 }
 
+TEST(MpsPolicy, ActiveThreadPercentageIsParsedInOnePlace) {
+  EXPECT_EQ(parse_active_thread_percentage("auto", "x"), 0);
+  EXPECT_EQ(parse_active_thread_percentage("1", "x"), 1);
+  EXPECT_EQ(parse_active_thread_percentage("100", "x"), 100);
+  for (const char* bad : {"0", "101", "50%", "", "-5", "12abc", "99999999999999999999"}) {
+    try {
+      parse_active_thread_percentage(bad, "--mps-atp " + std::string(bad));
+      ADD_FAILURE() << "accepted \"" << bad << "\"";
+    } catch (const InputError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(
+          m.find("--mps-atp " + std::string(bad) + ": expected auto or an integer in [1, 100]"),
+          std::string::npos)
+          << m;
+    }
+  }
+}
+
+TEST(MpsPolicy, CapForTakesTheConfiguredPercentageOrThePolicy) {
+  MpsConfig c;
+  EXPECT_EQ(cap_for(c, 4), auto_active_thread_percentage(4, AtpPolicy::Double));
+  c.policy = AtpPolicy::Even;
+  EXPECT_EQ(cap_for(c, 3), 33);
+  c.active_thread_percentage = 70;
+  EXPECT_EQ(cap_for(c, 3), 70);
+}
+
+TEST(MpsPolicy, StatesReadAsTheReportSaysThem) {
+  EXPECT_STREQ(to_string(MpsState::Off), "off");
+  EXPECT_STREQ(to_string(MpsState::NotNeeded), "not needed");
+  EXPECT_STREQ(to_string(MpsState::Active), "active");
+  EXPECT_STREQ(to_string(MpsState::ActiveReused), "active (reused daemon)");
+  EXPECT_STREQ(to_string(MpsState::NotActive), "NOT active");
+}
+
 TEST(MpsPolicy, ExpectedSmsRoundDownToPairs) {
-  EXPECT_EQ(expected_sms(132, 25), 32);   // 33 SMs -> 16 TPCs
+  EXPECT_EQ(expected_sms(132, 25), 32);  // 33 SMs -> 16 TPCs
   EXPECT_EQ(expected_sms(132, 100), 132);
   EXPECT_EQ(expected_sms(132, 50), 66);
-  EXPECT_EQ(expected_sms(132, 67), 88);   // 88.44
-  EXPECT_EQ(expected_sms(108, 34), 36);   // 36.72
-  EXPECT_EQ(expected_sms(132, 1), 2);     // never fewer than one TPC
+  EXPECT_EQ(expected_sms(132, 67), 88);  // 88.44
+  EXPECT_EQ(expected_sms(108, 34), 36);  // 36.72
+  EXPECT_EQ(expected_sms(132, 1), 2);    // never fewer than one TPC
   EXPECT_EQ(expected_sms(16, 5), 2);
   for (int p = 1; p <= 100; ++p) {
     const int sms = expected_sms(132, p);
@@ -122,7 +161,8 @@ TEST(MpsPolicy, ParseMemorySizeUnits) {
 
 TEST(MpsPolicy, ParseMemorySizeRejectsBadInputNamingTheOrigin) {
   const std::string origin = "in.h5: /mps/pinned_device_mem_limit";
-  for (const char* bad : {"", "G", "8GB", "8 G", " 8G", "-8G", "0", "0G", "1.5G", "8X", "abc", "+8G"}) {
+  for (const char* bad :
+       {"", "G", "8GB", "8 G", " 8G", "-8G", "0", "0G", "1.5G", "8X", "abc", "+8G"}) {
     try {
       parse_memory_size(bad, origin);
       ADD_FAILURE() << "'" << bad << "' was accepted";
@@ -255,9 +295,8 @@ TEST(MpsLauncher, SlurmFallsBackToJobTasksPerNode) {
 }
 
 TEST(MpsLauncher, MpichHydra) {
-  const LauncherInfo l = detect_launcher(fake_env({{"MPI_LOCALRANKID", "2"},
-                                                   {"MPI_LOCALNRANKS", "3"},
-                                                   {"PMI_KVSNAME", "kvs_123_0"}}));
+  const LauncherInfo l = detect_launcher(
+      fake_env({{"MPI_LOCALRANKID", "2"}, {"MPI_LOCALNRANKS", "3"}, {"PMI_KVSNAME", "kvs_123_0"}}));
   EXPECT_TRUE(l.known);
   EXPECT_EQ(l.source, "MPICH/Hydra");
   EXPECT_EQ(l.local_rank, 2);
@@ -266,9 +305,8 @@ TEST(MpsLauncher, MpichHydra) {
 }
 
 TEST(MpsLauncher, Pmi) {
-  const LauncherInfo l = detect_launcher(fake_env({{"PMI_LOCAL_RANK", "0"},
-                                                   {"PMI_LOCAL_SIZE", "4"},
-                                                   {"PMI_KVSNAME", "kvs_9"}}));
+  const LauncherInfo l = detect_launcher(
+      fake_env({{"PMI_LOCAL_RANK", "0"}, {"PMI_LOCAL_SIZE", "4"}, {"PMI_KVSNAME", "kvs_9"}}));
   EXPECT_TRUE(l.known);
   EXPECT_EQ(l.source, "PMI");
   EXPECT_EQ(l.local_size, 4);
@@ -328,7 +366,8 @@ std::vector<std::string> uuids(const std::vector<GpuInfo>& gpus) {
 using Names = std::vector<std::string>;
 
 TEST(MpsGpus, VisibleDevicesByIndex) {
-  EXPECT_EQ(uuids(apply_visible_devices(four_gpus(), "0,1,2,3")), (Names{"aaaa", "bbbb", "cccc", "dddd"}));
+  EXPECT_EQ(uuids(apply_visible_devices(four_gpus(), "0,1,2,3")),
+            (Names{"aaaa", "bbbb", "cccc", "dddd"}));
   EXPECT_EQ(uuids(apply_visible_devices(four_gpus(), "2,0")), (Names{"cccc", "aaaa"}));
   EXPECT_EQ(uuids(apply_visible_devices(four_gpus(), "3")), (Names{"dddd"}));
   EXPECT_EQ(uuids(apply_visible_devices(four_gpus(), "1, 2")), (Names{"bbbb", "cccc"}));
@@ -413,7 +452,8 @@ TEST_F(FakeProc, FoldersWithoutUuidAreSkipped) {
 TEST_F(FakeProc, EmptyOrMissingTreeMeansNoGpuAndNoNvidiaSmi) {
   // With MPSFW_NVIDIA_PROC_ROOT set, nvidia-smi is not asked: no GPU here.
   EXPECT_TRUE(visible_gpus(env()).empty());
-  EXPECT_TRUE(visible_gpus(fake_env({{"MPSFW_NVIDIA_PROC_ROOT", (root_ / "missing").string()}})).empty());
+  EXPECT_TRUE(
+      visible_gpus(fake_env({{"MPSFW_NVIDIA_PROC_ROOT", (root_ / "missing").string()}})).empty());
 }
 
 // The server log names PIDs; the session maps them to ranks. These lines are
@@ -424,12 +464,17 @@ const char* const kRealFaultLog =
     "[2026-11-21 13:57:53.694 Server  1386] Client {PID: 1349, Context ID: 0} connected\n"
     "[2026-11-21 13:57:53.695 Server  1386] Client {PID: 1351, Context ID: 0} connected\n"
     "[2026-11-21 13:57:53.808 Server  1386] Status of client {PID: 1349, Context ID: 1} is ACTIVE\n"
-    "[2026-11-21 13:57:56.301 Server  1386] Client {PID: 1349, Context: 1} encountered a fatal GPU error.\n"
+    "[2026-11-21 13:57:56.301 Server  1386] Client {PID: 1349, Context: 1} encountered a fatal GPU "
+    "error.\n"
     "[2026-11-21 13:57:56.301 Server  1386] Server is handling a fatal GPU error.\n"
-    "[2026-11-21 13:57:56.301 Server  1386] Client {PID: 1349, Context ID: 1} on device 0 to be torn down\n"
-    "[2026-11-21 13:57:56.301 Server  1386] Client {PID: 1351, Context ID: 1} on device 0 to be torn down\n"
-    "[2026-11-21 13:57:56.301 Server  1386] All clients belonging to error trigging process 1349 will be torn down\n"
-    "[2026-11-21 13:57:56.301 Server  1386] All clients belonging to error trigging process 1351 will be torn down\n"
+    "[2026-11-21 13:57:56.301 Server  1386] Client {PID: 1349, Context ID: 1} on device 0 to be "
+    "torn down\n"
+    "[2026-11-21 13:57:56.301 Server  1386] Client {PID: 1351, Context ID: 1} on device 0 to be "
+    "torn down\n"
+    "[2026-11-21 13:57:56.301 Server  1386] All clients belonging to error trigging process 1349 "
+    "will be torn down\n"
+    "[2026-11-21 13:57:56.301 Server  1386] All clients belonging to error trigging process 1351 "
+    "will be torn down\n"
     "[2026-11-21 13:57:56.301 Server  1386] The following client process have a sticky error set:\n"
     "[2026-11-21 13:57:56.301 Server  1386] 1349\n"
     "[2026-11-21 13:57:56.301 Server  1386] 1351\n";
@@ -465,7 +510,8 @@ TEST(MpsFaultReport, PidsOfNoRankAreSaidToBeOutsideTheJob) {
 
 TEST(MpsFaultReport, QuietWhenTheLogSpeaksOfNoFault) {
   ServerFault fault;
-  EXPECT_FALSE(find_server_fault("[x Server 9] Client {PID: 5, Context ID: 0} connected\n", &fault));
+  EXPECT_FALSE(
+      find_server_fault("[x Server 9] Client {PID: 5, Context ID: 0} connected\n", &fault));
   EXPECT_FALSE(find_server_fault("", &fault));
 }
 

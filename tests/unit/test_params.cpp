@@ -132,7 +132,9 @@ TEST(Params, OverrideIsParsedAsTheKeysType) {
 
 TEST(Params, BadOverridesAreErrorsNamingTheOption) {
   Params p(schema());
-  EXPECT_NE(error_of([&] { p.apply_override("grid.n=seven"); }).find("--set grid.n=seven: expected an integer"),
+  EXPECT_NE(error_of([&] {
+              p.apply_override("grid.n=seven");
+            }).find("--set grid.n=seven: expected an integer"),
             std::string::npos);
   EXPECT_NE(error_of([&] { p.apply_override("grid.nn=1"); }).find("unknown key 'grid.nn'"),
             std::string::npos);

@@ -25,7 +25,8 @@ class ToyWorkload final : public Workload {
   void start(const RunContext&) override {}
   std::string banner() const override { return "toy"; }
   void run(std::FILE*) override {}
-  RunReport report(const Params&, const RunContext&, const std::vector<std::string>&) const override {
+  RunReport report(const Params&, const RunContext&,
+                   const std::vector<std::string>&) const override {
     return {};
   }
   void stop() override {}
@@ -35,13 +36,17 @@ class ToyWorkload final : public Workload {
 };
 
 WorkloadSpec toy(const std::string& name) {
-  return {name, "a toy",
-          [] { return std::vector<ParamSpec>{integer_param("toy", "n", true, "", 1, 10, "cells")}; },
-          [] { return std::make_unique<ToyWorkload>(); }, {}};
+  return {
+      name,
+      "a toy",
+      [] { return std::vector<ParamSpec>{integer_param("toy", "n", true, "", 1, 10, "cells")}; },
+      [] { return std::make_unique<ToyWorkload>(); },
+      {}};
 }
 
 bool has_key(const std::vector<ParamSpec>& schema, const std::string& name) {
-  return std::any_of(schema.begin(), schema.end(), [&](const ParamSpec& s) { return s.name() == name; });
+  return std::any_of(schema.begin(), schema.end(),
+                     [&](const ParamSpec& s) { return s.name() == name; });
 }
 
 TEST(WorkloadRegistry, FindsWhatWasAdded) {

@@ -7,7 +7,6 @@
 #include <array>
 #include <cstdio>
 #include <memory>
-
 #include <mpsfw/apps/solver_main.hpp>
 #include <mpsfw/core/decomposition.hpp>
 #include <mpsfw/core/error.hpp>
@@ -26,13 +25,15 @@ class RanksWorkload final : public mpsfw::Workload {
   mpsfw::Int3 cells_to_split() const override { return {n_, n_, n_}; }
   void start(const mpsfw::RunContext& context) override {
     decomposition_ = std::make_unique<mpsfw::CartDecomposition>(
-        context.world, cells_to_split(), run_.rank_grid_hint, std::array<bool, 3>{false, false, false});
+        context.world, cells_to_split(), run_.rank_grid_hint,
+        std::array<bool, 3>{false, false, false});
   }
   std::string banner() const override { return "ranks " + std::to_string(n_) + "^3 cells"; }
   void run(std::FILE* progress) override {
     long mine = static_cast<long>(decomposition_->local_cells().product()), total = 0;
     MPI_Allreduce(&mine, &total, 1, MPI_LONG, MPI_SUM, decomposition_->comm());
-    if (progress) std::fprintf(progress, "ranks: %ld cells on %d ranks\n", total, decomposition_->size());
+    if (progress)
+      std::fprintf(progress, "ranks: %ld cells on %d ranks\n", total, decomposition_->size());
     if (total != static_cast<long>(n_) * n_ * n_) throw mpsfw::Error("ranks: cells lost");
   }
   mpsfw::RunReport report(const mpsfw::Params& params, const mpsfw::RunContext& context,
