@@ -91,7 +91,7 @@ std::string describe_server_fault(const ServerFault& fault,
                                   const std::map<long, int>& rank_of_pid) {
   std::string out = "server.log: \"" + fault.line + "\"";
   if (!fault.faulting.empty())
-    out += "; the fault came from " + ranks_of(fault.faulting, rank_of_pid);
+    out += "; faulting client per the server: " + ranks_of(fault.faulting, rank_of_pid);
   std::vector<long> victims;
   for (long p : fault.torn_down) {
     if (std::find(fault.faulting.begin(), fault.faulting.end(), p) == fault.faulting.end()) {

@@ -126,7 +126,7 @@ std::string NodeSession::fault_report(const std::string& error) const {
   };
   std::string out = " [MPS: ";
   if (found && has(fault.faulting)) {
-    out += "this rank caused the fault; ";
+    out += "the server's log names this rank as the faulting client; ";
   } else if ((found && has(fault.torn_down)) || victim) {
     out +=
         "this rank failed because its GPU's MPS server tore down its clients after another one's "

@@ -486,7 +486,8 @@ TEST(MpsFaultReport, TheClientThatEncounteredTheFaultIsTheCulpritNotTheOthersTor
   EXPECT_EQ(fault.torn_down, (std::vector<long>{1349, 1351}));
   EXPECT_EQ(fault.line, "Client {PID: 1349, Context: 1} encountered a fatal GPU error.");
   const std::string text = describe_server_fault(fault, {{1349, 1}, {1351, 3}, {1350, 2}});
-  EXPECT_NE(text.find("the fault came from rank 1 (pid 1349)"), std::string::npos) << text;
+  EXPECT_NE(text.find("faulting client per the server: rank 1 (pid 1349)"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("torn down with it: rank 3 (pid 1351)"), std::string::npos) << text;
   EXPECT_EQ(text.find("rank 2"), std::string::npos) << text;  // on the other GPU
 }
