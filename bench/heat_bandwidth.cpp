@@ -28,7 +28,7 @@
 #include "bench/bench_support.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device.hpp"
-#include "core/halo_exchange.hpp"
+#include "core/halo/halo_exchange.hpp"
 #include "solvers/heat/heat_config.hpp"
 #include "solvers/heat/heat_kernels.hpp"
 #include "solvers/heat/heat_solver.hpp"

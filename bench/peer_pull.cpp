@@ -16,7 +16,7 @@
 #include "core/box_copy.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device.hpp"
-#include "core/halo_exchange.hpp"
+#include "core/halo/halo_exchange.hpp"
 #include "core/peer_memory.hpp"
 
 namespace {

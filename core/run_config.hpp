@@ -8,7 +8,7 @@
 
 #include "backend.hpp"
 #include "box.hpp"
-#include "halo_transport.hpp"
+#include "halo/halo_transport.hpp"
 #include "params.hpp"
 
 namespace mpsfw {

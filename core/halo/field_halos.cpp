@@ -6,9 +6,9 @@
 
 #include "core/collective.hpp"
 #include "core/error.hpp"
+#include "core/halo/stream_signals.hpp"
 #include "core/memory.hpp"
 #include "core/mpi_check.hpp"
-#include "core/stream_signals.hpp"
 #include "halo_regions.hpp"
 #include "region_copy.hpp"
 

@@ -25,7 +25,7 @@
 // alternates between (it reads one and writes the other each step): a buffer
 // a neighbour may still be reading is never rewritten in the same step.
 //
-// Heat keeps its own tuned exchange (core/halo_exchange.hpp: pushes from the
+// Heat keeps its own tuned exchange (halo_exchange.hpp here: pushes from the
 // update kernel, one field, width 1).
 #include <mpi.h>
 
@@ -37,7 +37,7 @@
 #include "core/backend.hpp"
 #include "core/decomposition.hpp"
 #include "core/field_layout.hpp"
-#include "core/halo_transport.hpp"
+#include "core/halo/halo_transport.hpp"
 #include "core/peer_memory.hpp"
 #include "core/timers.hpp"
 

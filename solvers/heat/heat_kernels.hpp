@@ -7,8 +7,8 @@
 #include "core/backend.hpp"
 #include "core/box.hpp"
 #include "core/field_layout.hpp"
-#include "core/halo_push.hpp"
-#include "core/step_handshake.hpp"
+#include "core/halo/halo_push.hpp"
+#include "core/halo/step_handshake.hpp"
 #include "heat_physics.hpp"
 
 namespace mpsfw::heat {

@@ -24,7 +24,7 @@
 #include "core/decomposition.hpp"
 #include "core/device.hpp"
 #include "core/field_layout.hpp"
-#include "core/halo_exchange.hpp"
+#include "core/halo/halo_exchange.hpp"
 #include "core/memory.hpp"
 #include "core/timers.hpp"
 #include "heat_config.hpp"

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "core/decomposition.hpp"
-#include "core/halo_transport.hpp"
+#include "core/halo/halo_transport.hpp"
 #include "core/peer_memory.hpp"
 #include "md_domain.hpp"
 #include "md_same_gpu.hpp"

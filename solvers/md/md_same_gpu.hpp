@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "core/halo_transport.hpp"
+#include "core/halo/halo_transport.hpp"
+#include "core/halo/stream_signals.hpp"
 #include "core/peer_memory.hpp"
-#include "core/stream_signals.hpp"
 #include "md_store.hpp"
 
 namespace mpsfw::md {

@@ -23,7 +23,7 @@
 #include "core/decomposition.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
-#include "core/halo_exchange.hpp"
+#include "core/halo/halo_exchange.hpp"
 #include "core/memory.hpp"
 #include "core/peer_memory.hpp"
 #include "support/gpu_skip.hpp"

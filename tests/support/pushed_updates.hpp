@@ -11,7 +11,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/halo_exchange.hpp"
+#include "core/halo/halo_exchange.hpp"
 #include "core/memory.hpp"
 #include "solvers/heat/heat_kernels.hpp"
 

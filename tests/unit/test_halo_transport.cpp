@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "core/halo_exchange.hpp"
-#include "core/halo_push.hpp"
-#include "core/halo_transport.hpp"
+#include "core/halo/halo_exchange.hpp"
+#include "core/halo/halo_push.hpp"
+#include "core/halo/halo_transport.hpp"
 
 namespace mpsfw {
 namespace {

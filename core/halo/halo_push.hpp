@@ -6,9 +6,9 @@
 // per rank per step costs GPU time that does not overlap under MPS).
 #include <cstdint>
 
-#include "box.hpp"
-#include "field_layout.hpp"
-#include "hd.hpp"
+#include "core/box.hpp"
+#include "core/field_layout.hpp"
+#include "core/hd.hpp"
 
 namespace mpsfw {
 

@@ -4,7 +4,7 @@
 // of its own: mark this rank's counter, then wait for the neighbours'.
 #include <cstdint>
 
-#include "hd.hpp"
+#include "core/hd.hpp"
 
 namespace mpsfw {
 

@@ -4,12 +4,12 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "collective.hpp"
-#include "error.hpp"
-#include "halo_exchange.hpp"
-#include "memory.hpp"
-#include "mpi_check.hpp"
-#include "peer_memory.hpp"
+#include "core/collective.hpp"
+#include "core/error.hpp"
+#include "core/memory.hpp"
+#include "core/mpi_check.hpp"
+#include "core/peer_memory.hpp"
+#include "face_geometry.hpp"
 
 namespace mpsfw {
 

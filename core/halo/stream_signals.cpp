@@ -1,8 +1,8 @@
 #include "stream_signals.hpp"
 
-#include "error.hpp"
+#include "core/error.hpp"
 #if MPSFW_HAVE_CUDA
-#include "cuda_check.hpp"
+#include "core/cuda_check.hpp"
 #endif
 
 namespace mpsfw {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "decomposition.hpp"
-#include "field_layout.hpp"
+#include "core/decomposition.hpp"
+#include "core/field_layout.hpp"
 
 namespace mpsfw {
 

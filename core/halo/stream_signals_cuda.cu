@@ -1,4 +1,4 @@
-#include "cuda_check.hpp"
+#include "core/cuda_check.hpp"
 #include "step_handshake.hpp"
 #include "stream_signals.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <mpi.h>
 
-#include "error.hpp"
+#include "core/error.hpp"
 
 namespace mpsfw {
 

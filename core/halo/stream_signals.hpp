@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "peer_memory.hpp"
+#include "core/peer_memory.hpp"
 #include "step_handshake.hpp"
 
 namespace mpsfw {

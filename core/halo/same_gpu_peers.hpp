@@ -22,13 +22,13 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
-#include "box_copy.hpp"
-#include "decomposition.hpp"
-#include "field_layout.hpp"
+#include "core/backend.hpp"
+#include "core/box_copy.hpp"
+#include "core/decomposition.hpp"
+#include "core/field_layout.hpp"
+#include "core/peer_memory.hpp"
 #include "halo_push.hpp"
 #include "halo_transport.hpp"
-#include "peer_memory.hpp"
 #include "step_handshake.hpp"
 #include "stream_signals.hpp"
 

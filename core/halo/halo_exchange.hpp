@@ -18,29 +18,19 @@
 #include <cstdint>
 #include <string>
 
-#include "backend.hpp"
-#include "box_copy.hpp"
-#include "decomposition.hpp"
-#include "field_layout.hpp"
+#include "core/backend.hpp"
+#include "core/box_copy.hpp"
+#include "core/decomposition.hpp"
+#include "core/field_layout.hpp"
+#include "core/memory.hpp"
+#include "core/peer_memory.hpp"
+#include "core/timers.hpp"
+#include "face_geometry.hpp"
 #include "halo_push.hpp"
 #include "halo_transport.hpp"
-#include "memory.hpp"
-#include "peer_memory.hpp"
 #include "same_gpu_peers.hpp"
-#include "timers.hpp"
 
 namespace mpsfw {
-
-// The interior plane a face sends, and the halo plane it receives into.
-Box face_send_plane(const FieldLayout& layout, int face);
-Box face_halo_plane(const FieldLayout& layout, int face);
-// What fills the halo of `face` of a field laid out as `mine` when it is
-// copied straight out of the neighbour's field `theirs` (layout `peer`).
-PeerBox face_pull(const FieldLayout& mine, const FieldLayout& peer, const double* theirs, int face);
-// Where the send plane of `face` of a field laid out as `mine` lands in the
-// halo of the neighbour's field `theirs` (layout `peer`) across that face.
-HaloPushes::Target push_target(const FieldLayout& mine, int face, const FieldLayout& peer,
-                               double* theirs);
 
 class HaloExchange {
  public:
