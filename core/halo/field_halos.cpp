@@ -79,6 +79,10 @@ struct FieldHalos::Impl {
   std::int64_t message_bytes = 0;
   std::vector<MPI_Request> requests;
   std::vector<void*> current;  // of the exchange in flight
+  bool planned = false;        // message layout of the current fields and routes
+  // The copies of one call, by type (float, double): kept so that a step
+  // reuses their storage instead of allocating.
+  std::vector<RegionCopy> by_type[2];
 
   // Same-GPU pulls.
   bool active = false;  // this rank takes part in the GPU's per-step ordering
@@ -124,6 +128,7 @@ struct FieldHalos::Impl {
 
   // Message sizes for the neighbours that go through MPI; allocates the buffers.
   void plan_messages() {
+    planned = true;
     message_bytes = 0;
     for (Neighbor& n : neighbors) {
       n.offset = n.bytes = 0;
@@ -146,9 +151,18 @@ struct FieldHalos::Impl {
     }
   }
 
+  void clear_copies() {
+    by_type[0].clear();
+    by_type[1].clear();
+  }
+  void run_copies() {
+    copy_regions(space, ScalarType::Float32, by_type[0]);
+    copy_regions(space, ScalarType::Float64, by_type[1]);
+  }
+
   // Pack (to_message) or unpack copies of every MPI neighbour's message, per type.
   void move_messages(bool to_message) {
-    std::vector<RegionCopy> by_type[2];
+    clear_copies();
     char* base = reinterpret_cast<char*>(to_message ? send.data() : recv.data());
     for (const Neighbor& n : neighbors) {
       if (n.rank == MPI_PROC_NULL || n.pulled) continue;
@@ -163,8 +177,7 @@ struct FieldHalos::Impl {
         at += aligned(box.cells() * scalar_bytes(fields[f].type));
       }
     }
-    copy_regions(space, ScalarType::Float32, by_type[0]);
-    copy_regions(space, ScalarType::Float64, by_type[1]);
+    run_copies();
   }
 
   void pull() {
@@ -173,7 +186,7 @@ struct FieldHalos::Impl {
     // pulls and pulled what this step overwrites.
     const std::uint64_t finished = steps++;
     if (signals) signals->wait_for_neighbors(finished);
-    std::vector<RegionCopy> by_type[2];
+    clear_copies();
     for (const Neighbor& n : neighbors) {
       if (!n.pulled) continue;
       for (size_t f = 0; f < fields.size(); ++f) {
@@ -186,8 +199,7 @@ struct FieldHalos::Impl {
              field_region(current[f], layout, to), to.size()});
       }
     }
-    copy_regions(space, ScalarType::Float32, by_type[0]);
-    copy_regions(space, ScalarType::Float64, by_type[1]);
+    run_copies();
   }
 
   std::string map_neighbors(const std::vector<std::string>& gpus);
@@ -227,7 +239,7 @@ int FieldHalos::add_field(ScalarType type, const std::vector<void*>& buffers) {
   if (impl_->connected) throw Error("FieldHalos::add_field after connect");
   if (buffers.empty()) throw Error("FieldHalos::add_field: a field needs at least one buffer");
   impl_->fields.push_back({type, buffers});
-  impl_->plan_messages();
+  impl_->planned = false;
   return static_cast<int>(impl_->fields.size()) - 1;
 }
 
@@ -243,6 +255,7 @@ void FieldHalos::start(const std::vector<void*>& current) {
                 std::to_string(m.fields.size()) + " fields");
   }
   for (size_t f = 0; f < current.size(); ++f) m.buffer_index(static_cast<int>(f), current[f]);
+  if (!m.planned) m.plan_messages();
   m.current = current;
   char* recv_at = static_cast<char*>(m.staged ? m.recv_host : static_cast<void*>(m.recv.data()));
   char* send_at = static_cast<char*>(m.staged ? m.send_host : static_cast<void*>(m.send.data()));
@@ -319,7 +332,9 @@ void FieldHalos::quiesce() {
 
 int FieldHalos::mpi_neighbors() const {
   int count = 0;
-  for (const Impl::Neighbor& n : impl_->neighbors) count += n.bytes > 0 ? 1 : 0;
+  for (const Impl::Neighbor& n : impl_->neighbors) {
+    count += n.rank != MPI_PROC_NULL && !n.pulled ? 1 : 0;
+  }
   return count;
 }
 

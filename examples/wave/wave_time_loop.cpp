@@ -7,6 +7,7 @@
 #include <mpsfw/core/collective.hpp>
 #include <mpsfw/core/mpi_check.hpp>
 #include <mpsfw/core/peer_memory.hpp>
+#include <mpsfw/core/progress.hpp>
 
 #include "wave_initial.hpp"
 
@@ -130,7 +131,8 @@ void WaveSolver::run(std::FILE* progress) {
 
 void WaveSolver::time_loop(std::FILE* progress, mpsfw::FieldOutput* output) {
   const auto t0 = std::chrono::steady_clock::now();
-  double next_progress = config_.progress_seconds;
+  mpsfw::ProgressLine progress_line(decomposition_.rank() == 0 ? progress : nullptr, config_.steps,
+                                    config_.progress_seconds);
   const long last = step_ + config_.steps;
   while (step_ < last) {
     step_once();
@@ -142,17 +144,7 @@ void WaveSolver::time_loop(std::FILE* progress, mpsfw::FieldOutput* output) {
         (step_ == last || (config_.output_every > 0 && step_ % config_.output_every == 0))) {
       snapshot(*output);
     }
-    if (progress != nullptr && decomposition_.rank() == 0) {
-      const double elapsed = seconds_since(t0);
-      if (elapsed >= next_progress) {
-        const long done = config_.steps - (last - step_);
-        std::fprintf(progress, "  step %ld/%ld (%.0f%%), %.1f s elapsed, about %.1f s left\n", done,
-                     config_.steps, 100.0 * static_cast<double>(done) / config_.steps, elapsed,
-                     elapsed / static_cast<double>(done) * (config_.steps - done));
-        std::fflush(progress);
-        next_progress = elapsed + config_.progress_seconds;
-      }
-    }
+    progress_line.update(config_.steps - (last - step_));
   }
   if (backend_ == mpsfw::Backend::Cuda) {
     // Launches return at once: the loop's time ends when the device is done.

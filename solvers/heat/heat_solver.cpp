@@ -9,6 +9,7 @@
 #include "core/field_output.hpp"
 #include "core/mpi_check.hpp"
 #include "core/peer_memory.hpp"
+#include "core/progress.hpp"
 #include "heat_initial.hpp"
 
 namespace mpsfw::heat {
@@ -154,7 +155,8 @@ void HeatSolver::run(std::FILE* progress) {
   }
 
   const auto t0 = std::chrono::steady_clock::now();
-  double next_progress = config_.progress_seconds;
+  ProgressLine progress_line(decomposition_.rank() == 0 ? progress : nullptr, config_.steps,
+                             config_.progress_seconds);
   const long last = step_ + config_.steps;
   while (step_ < last) {
     step_once();
@@ -166,17 +168,7 @@ void HeatSolver::run(std::FILE* progress) {
         (step_ == last || (config_.output_every > 0 && step_ % config_.output_every == 0))) {
       snapshot();
     }
-    if (progress != nullptr && decomposition_.rank() == 0) {
-      const double elapsed = seconds_since(t0);
-      if (elapsed >= next_progress) {
-        const long done = config_.steps - (last - step_);
-        std::fprintf(progress, "  step %ld/%ld (%.0f%%), %.1f s elapsed, about %.1f s left\n", done,
-                     config_.steps, 100.0 * done / config_.steps, elapsed,
-                     elapsed / done * (config_.steps - done));
-        std::fflush(progress);
-        next_progress = elapsed + config_.progress_seconds;
-      }
-    }
+    progress_line.update(config_.steps - (last - step_));
   }
   if (device_.backend == Backend::Cuda) {
     PhaseTimers::Scope t(timers_, "device sync");

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/mpi_check.hpp"
 #include "core/peer_memory.hpp"
+#include "core/progress.hpp"
 #include "md_dataset_input.hpp"
 #include "md_initial.hpp"
 #include "md_output.hpp"
@@ -188,22 +189,14 @@ void MdSolver::run(std::FILE* out) {
   const auto seconds = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  double next_progress = config_.progress_seconds;
+  ProgressLine progress_line(root ? out : nullptr, config_.steps, config_.progress_seconds);
   const long end = config_.start_step + config_.steps;
   while (step_ < end) {
     step_once();
     const bool last = step_ == end;
     if (last || (config_.thermo_every > 0 && step_ % config_.thermo_every == 0)) record();
     if (last || (config_.output_every > 0 && step_ % config_.output_every == 0)) frame();
-    if (root && out && !last && seconds() >= next_progress) {
-      const long done = config_.steps - (end - step_);
-      const double elapsed = seconds();
-      std::fprintf(out, "  step %ld/%ld (%.0f%%), %.1f s elapsed, about %.1f s left\n", done,
-                   config_.steps, 100.0 * done / config_.steps, elapsed,
-                   elapsed / done * (config_.steps - done));
-      std::fflush(out);
-      next_progress = elapsed + config_.progress_seconds;
-    }
+    if (!last) progress_line.update(config_.steps - (end - step_));
   }
   if (trajectory) {
     PhaseTimers::Scope t(timers_, "output");

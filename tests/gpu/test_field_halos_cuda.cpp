@@ -15,6 +15,7 @@
 #include "core/peer_memory.hpp"
 #include "support/field_halo_checks.hpp"
 #include "support/gpu_skip.hpp"
+#include "support/heat_runs.hpp"
 
 namespace mpsfw {
 namespace {
@@ -22,13 +23,9 @@ namespace {
 using namespace testing_support;
 
 DeviceBinding bind_this_rank() {
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(node, &rank);
-  MPI_Comm_size(node, &size);
-  MPI_Comm_free(&node);
-  return bind_device(Backend::Cuda, rank, size, CudaGate::without_mps());
+  int node_size = 1;
+  const int node_rank = node_rank_and_size(MPI_COMM_WORLD, &node_size);
+  return bind_device(Backend::Cuda, node_rank, node_size, CudaGate::without_mps());
 }
 
 void run_cuda_case(const HaloCase& c, HaloTransport transport, int steps) {

@@ -7,24 +7,11 @@
 # mpsfw:: aliases resolve, and mpsfw's tests and benchmarks stay off.
 #
 #   tests/install/test_install.sh --build DIR --mpiexec PATH [--work DIR]
-set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-BUILD="" MPIEXEC="" WORK=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --build) BUILD=$2; shift 2 ;;
-    --mpiexec) MPIEXEC=$2; shift 2 ;;
-    --work) WORK=$2; shift 2 ;;
-    *) echo "test_install.sh: unknown argument '$1'" >&2; exit 2 ;;
-  esac
-done
-[ -n "$BUILD" ] && [ -n "$MPIEXEC" ] || { echo "test_install.sh: --build and --mpiexec are required" >&2; exit 2; }
-WORK=${WORK:-$(mktemp -d)}
-rm -rf "$WORK"; mkdir -p "$WORK"
+source "$here/install_lib.sh" "$@"
 prefix=$WORK/prefix
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
-cmake --install "$BUILD" --prefix "$prefix" > "$WORK/install.log"
+install_into "$prefix"
 for f in bin/solver bin/mkinput bin/mpsctl include/mpsfw/core/workload.hpp include/mpsfw/mps/session.hpp \
          include/mpsfw/apps/solver_main.hpp lib/cmake/mpsfw/mpsfwConfig.cmake \
          lib/cmake/mpsfw/mpsfwConfigVersion.cmake share/doc/mpsfw/LICENSE; do

@@ -7,25 +7,12 @@
 # at 4 ranks with snapshots of both fields, which must be equal bit for bit.
 #
 #   tests/install/test_wave_example.sh --build DIR --mpiexec PATH [--work DIR]
-set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-source=$(cd "$here/../.." && pwd)
-BUILD="" MPIEXEC="" WORK=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --build) BUILD=$2; shift 2 ;;
-    --mpiexec) MPIEXEC=$2; shift 2 ;;
-    --work) WORK=$2; shift 2 ;;
-    *) echo "test_wave_example.sh: unknown argument '$1'" >&2; exit 2 ;;
-  esac
-done
-[ -n "$BUILD" ] && [ -n "$MPIEXEC" ] || { echo "test_wave_example.sh: --build and --mpiexec are required" >&2; exit 2; }
-WORK=${WORK:-$(mktemp -d)}
-rm -rf "$WORK"; mkdir -p "$WORK"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+repo=$(cd "$here/../.." && pwd)
+source "$here/install_lib.sh" "$@"
 
-cmake --install "$BUILD" --prefix "$WORK/prefix" > "$WORK/install.log"
-cmake -S "$source/examples/wave" -B "$WORK/wave" -DCMAKE_PREFIX_PATH="$WORK/prefix" \
+install_into "$WORK/prefix"
+cmake -S "$repo/examples/wave" -B "$WORK/wave" -DCMAKE_PREFIX_PATH="$WORK/prefix" \
       > "$WORK/configure.log" 2>&1 || { cat "$WORK/configure.log"; fail "configure examples/wave with find_package(mpsfw)"; }
 cmake --build "$WORK/wave" -j 2 > "$WORK/build.log" 2>&1 || { tail -40 "$WORK/build.log"; fail "build examples/wave"; }
 
