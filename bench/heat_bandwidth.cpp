@@ -11,7 +11,8 @@
 //           the rest of the block
 //   step    a full solver step on one rank (inner + shell + sync), as runs see it
 // Each figure is the median of --repeats timings taken with CUDA events. With
-// --sweep every compiled thread-block shape of the update kernel is timed;
+// --sweep the update kernel is timed at every thread-block shape of
+// heat_update_shapes.cu (the same kernel as the solver's, at more shapes);
 // --block times a block of that shape instead of n^3 (one rank's block of a
 // strong-scaling run, e.g. 256x64x64 for 256^3 on a 1x4x4 grid), and the
 // launches of a step are also given in microseconds.
@@ -22,10 +23,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "bench/bench_support.hpp"
+#include "bench/heat_update_shapes.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device.hpp"
 #include "core/halo/halo_exchange.hpp"
@@ -82,26 +85,23 @@ int run(int argc, char** argv) {
 
   auto kernels = heat::make_heat_kernels(Backend::Cuda);
   const heat::Coefficients k = heat::coefficients(1e-4, 0.1, 0.01, 0.01, 0.01);
-  const auto kernel_bw = [&] {
-    const double s = bench::median_event_seconds(
-        repeats, [&] { kernels->update(u.data(), next.data(), layout, layout.interior(), k, {}); });
-    return 16.0 * cells / s;
+  const auto bandwidth = [&](const std::function<void()>& update) {
+    return 16.0 * cells / bench::median_event_seconds(repeats, update);
   };
 
   std::printf("\n%-28s %10s %8s\n", "what", "GB/s", "of copy");
   std::printf("%-28s %10.1f %8.3f\n", "device copy (read+write)", copy_bw * 1e-9, 1.0);
   if (sweep) {
-    const heat::CudaUpdateShape chosen = heat::cuda_update_shape();
-    for (const heat::CudaUpdateShape& s : heat::cuda_update_shapes()) {
-      heat::set_cuda_update_shape(s);
-      const double bw = kernel_bw();
+    for (const bench::UpdateShape& s : bench::update_shapes()) {
+      const double bw = bandwidth(
+          [&] { bench::launch_update(s, u.data(), next.data(), layout, layout.interior(), k); });
       std::printf("kernel %3dx%-3d z%-3d %-9s     %10.1f %8.3f\n", s.bx, s.by, s.z_chunk,
                   s.streaming_store ? "stream" : "", bw * 1e-9, bw / copy_bw);
     }
-    heat::set_cuda_update_shape(chosen);
   }
-  const double kbw = kernel_bw();
-  const heat::CudaUpdateShape shape = heat::cuda_update_shape();
+  const double kbw =
+      bandwidth([&] { kernels->update(u.data(), next.data(), layout, layout.interior(), k, {}); });
+  const bench::UpdateShape shape = bench::solver_update_shape();
   std::printf("kernel (default %dx%d z%d%s)   %10.1f %8.3f\n", shape.bx, shape.by, shape.z_chunk,
               shape.streaming_store ? " stream" : "", kbw * 1e-9, kbw / copy_bw);
 

@@ -59,15 +59,4 @@ void copy_from_peers(Backend space, double* field, const FieldLayout& layout,
   }
 }
 
-#if !MPSFW_HAVE_CUDA
-namespace detail {
-void cuda_copy_boxes(double*, const FieldLayout&, const BoxList&, double*, bool) {
-  throw Error("this build of mpsfw has no CUDA backend");
-}
-void cuda_copy_from_peers(double*, const FieldLayout&, const PeerBoxList&) {
-  throw Error("this build of mpsfw has no CUDA backend");
-}
-}  // namespace detail
-#endif
-
 }  // namespace mpsfw

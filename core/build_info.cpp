@@ -5,9 +5,7 @@
 
 #include <string>
 
-#if MPSFW_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#endif
+#include "backend.hpp"
 
 namespace mpsfw {
 
@@ -15,13 +13,13 @@ const char* version() { return MPSFW_VERSION; }
 
 std::string build_description(const std::string& program) {
   std::string d = program + " (mpsfw " + version() + ", revision " + build_revision() + ")\n";
-#if MPSFW_HAVE_CUDA
-  d += std::string("  CUDA      on, architectures ") + MPSFW_CUDA_ARCHITECTURES + ", toolkit " +
-       std::to_string(CUDART_VERSION / 1000) + "." + std::to_string(CUDART_VERSION % 1000 / 10) +
-       "\n";
-#else
-  d += "  CUDA      off (host backend only)\n";
-#endif
+  // The architectures and toolkit version come from CMake (core/CMakeLists.txt).
+  if (built_with_cuda()) {
+    d += std::string("  CUDA      on, architectures ") + MPSFW_CUDA_ARCHITECTURES + ", toolkit " +
+         MPSFW_CUDA_TOOLKIT + "\n";
+  } else {
+    d += "  CUDA      off (host backend only)\n";
+  }
   d += "  Kokkos    not built in\n";
   unsigned major = 0, minor = 0, release = 0;
   H5get_libversion(&major, &minor, &release);

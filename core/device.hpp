@@ -38,7 +38,8 @@ struct DeviceBinding {
 // no GPU (cudaErrorInsufficientDriver, cudaErrorStubLibrary, cudaErrorNoDevice).
 int count_visible_gpus(const CudaGate& gate);
 
-// `requested` Auto takes CUDA where a GPU is visible. Cuda without a GPU throws.
+// `requested` Auto takes CUDA where a GPU is visible (the one place Auto is
+// resolved). Cuda without a GPU, or in a build without CUDA, throws.
 // On the host backend, each of the node's `node_size` ranks gets an equal share
 // of the cores as OpenMP threads unless OMP_NUM_THREADS says otherwise.
 DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const CudaGate& gate);
@@ -53,5 +54,12 @@ std::string device_text(const DeviceBinding& binding);
 // Whether MPI can take device pointers. Open MPI is asked at run time
 // (MPIX_Query_cuda_support); MPSFW_CUDA_AWARE_MPI=0|1 overrides.
 bool mpi_is_cuda_aware();
+
+namespace detail {
+// The CUDA runtime's side (device_cuda.cpp; cuda_off.cpp without CUDA): makes
+// `gpu` this process's device and describes it; destroys this process's context.
+DeviceBinding cuda_binding(int gpu, int visible_gpus);
+void cuda_reset_device();
+}  // namespace detail
 
 }  // namespace mpsfw

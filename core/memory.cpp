@@ -6,21 +6,8 @@
 #include <string>
 
 #include "error.hpp"
-#if MPSFW_HAVE_CUDA
-#include "cuda_check.hpp"
-#endif
 
 namespace mpsfw {
-
-bool built_with_cuda() { return MPSFW_HAVE_CUDA != 0; }
-
-Backend parse_backend(const std::string& t) {
-  if (t == "host") return Backend::Host;
-  if (t == "cuda") return Backend::Cuda;
-  if (t == "auto") return Backend::Auto;
-  throw InputError("backend: expected auto|host|cuda, got '" + t + "'");
-}
-
 namespace memory {
 namespace {
 
@@ -41,10 +28,6 @@ void count(Backend space, std::int64_t delta) {
   }
 }
 
-[[maybe_unused]] [[noreturn]] void no_cuda() {
-  throw Error("this build of mpsfw has no CUDA backend (configure with -DMPSFW_ENABLE_CUDA=ON)");
-}
-
 void* host_allocate(std::size_t bytes) {
   void* p = std::aligned_alloc(kAlign, round_up(bytes == 0 ? 1 : bytes));
   if (p == nullptr)
@@ -52,22 +35,16 @@ void* host_allocate(std::size_t bytes) {
   return p;
 }
 
+// Pinned memory only where CUDA can use it; plain host memory otherwise.
+bool pinned_by_cuda(Backend space) { return space == Backend::Cuda && built_with_cuda(); }
+
 }  // namespace
 
 void* allocate(Backend space, std::size_t bytes) {
   if (space == Backend::Cuda) {
-#if MPSFW_HAVE_CUDA
-    void* p = nullptr;
-    const cudaError_t code = cudaMalloc(&p, bytes == 0 ? 1 : bytes);
-    if (code == cudaErrorMemoryAllocation) {
-      throw Error("out of GPU memory allocating " + std::to_string(bytes) + " bytes");
-    }
-    MPSFW_CUDA_CHECK(code);
-    count(space, static_cast<std::int64_t>(bytes));
+    void* p = detail::cuda_allocate(bytes);
+    count(Backend::Cuda, static_cast<std::int64_t>(bytes));
     return p;
-#else
-    no_cuda();
-#endif
   }
   void* p = host_allocate(bytes);
   count(Backend::Host, static_cast<std::int64_t>(bytes));
@@ -77,37 +54,24 @@ void* allocate(Backend space, std::size_t bytes) {
 void release(Backend space, void* p, std::size_t bytes) noexcept {
   if (p == nullptr) return;
   count(space == Backend::Cuda ? Backend::Cuda : Backend::Host, -static_cast<std::int64_t>(bytes));
-#if MPSFW_HAVE_CUDA
   if (space == Backend::Cuda) {
-    cudaFree(p);
-    return;
+    detail::cuda_release(p);
+  } else {
+    std::free(p);
   }
-#endif
-  std::free(p);
 }
 
 void* allocate_pinned(Backend space, std::size_t bytes) {
-#if MPSFW_HAVE_CUDA
-  if (space == Backend::Cuda) {
-    void* p = nullptr;
-    MPSFW_CUDA_CHECK(cudaMallocHost(&p, bytes == 0 ? 1 : bytes));
-    return p;
-  }
-#endif
-  (void)space;
-  return host_allocate(bytes);
+  return pinned_by_cuda(space) ? detail::cuda_allocate_pinned(bytes) : host_allocate(bytes);
 }
 
 void release_pinned(Backend space, void* p) noexcept {
   if (p == nullptr) return;
-#if MPSFW_HAVE_CUDA
-  if (space == Backend::Cuda) {
-    cudaFreeHost(p);
-    return;
+  if (pinned_by_cuda(space)) {
+    detail::cuda_release_pinned(p);
+  } else {
+    std::free(p);
   }
-#endif
-  (void)space;
-  std::free(p);
 }
 
 void copy(void* dst, Backend dst_space, const void* src, Backend src_space, std::size_t bytes) {
@@ -116,19 +80,12 @@ void copy(void* dst, Backend dst_space, const void* src, Backend src_space, std:
     std::memcpy(dst, src, bytes);
     return;
   }
-#if MPSFW_HAVE_CUDA
-  MPSFW_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
-#else
-  no_cuda();
-#endif
+  detail::cuda_copy(dst, src, bytes);
 }
 
 void synchronize(Backend space) {
-#if MPSFW_HAVE_CUDA
-  if (space == Backend::Cuda) MPSFW_CUDA_CHECK(cudaDeviceSynchronize());
-#else
-  (void)space;
-#endif
+  // Without CUDA there is no device work to wait for.
+  if (space == Backend::Cuda && built_with_cuda()) detail::cuda_synchronize();
 }
 
 Usage usage() { return {host_now.load(), host_peak.load(), device_now.load(), device_peak.load()}; }

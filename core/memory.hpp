@@ -25,6 +25,16 @@ struct Usage {
 };
 Usage usage();
 
+namespace detail {
+// The CUDA runtime's side (memory_cuda.cpp; cuda_off.cpp without CUDA).
+void* cuda_allocate(std::size_t bytes);
+void cuda_release(void* p) noexcept;
+void* cuda_allocate_pinned(std::size_t bytes);
+void cuda_release_pinned(void* p) noexcept;
+void cuda_copy(void* dst, const void* src, std::size_t bytes);
+void cuda_synchronize();
+}  // namespace detail
+
 }  // namespace memory
 
 // An owning array of T in one backend's memory.

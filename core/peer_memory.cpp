@@ -1,63 +1,12 @@
 #include "peer_memory.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 
 #include "error.hpp"
 #include "mpi_check.hpp"
-#if MPSFW_HAVE_CUDA
-#include "cuda_check.hpp"
-#endif
 
 namespace mpsfw {
-
-#if MPSFW_HAVE_CUDA
-static_assert(sizeof(cudaIpcMemHandle_t) == PeerMemoryHandle::kBytes,
-              "PeerMemoryHandle must hold a cudaIpcMemHandle_t");
-
-std::string gpu_identity(const DeviceBinding& device) {
-  if (device.backend != Backend::Cuda) return "";
-  cudaDeviceProp prop{};
-  MPSFW_CUDA_CHECK(cudaGetDeviceProperties(&prop, device.gpu));
-  std::string id = "GPU-";
-  for (unsigned char b : prop.uuid.bytes) {
-    char hex[3];
-    std::snprintf(hex, sizeof hex, "%02x", b);
-    id += hex;
-  }
-  return id;
-}
-
-PeerMemoryHandle export_device_memory(const void* base) {
-  cudaIpcMemHandle_t h;
-  MPSFW_CUDA_CHECK(cudaIpcGetMemHandle(&h, const_cast<void*>(base)));
-  PeerMemoryHandle out;
-  std::memcpy(out.bytes, &h, sizeof h);
-  return out;
-}
-
-void* open_peer_memory(const PeerMemoryHandle& handle) {
-  cudaIpcMemHandle_t h;
-  std::memcpy(&h, handle.bytes, sizeof h);
-  void* mapped = nullptr;
-  MPSFW_CUDA_CHECK(cudaIpcOpenMemHandle(&mapped, h, cudaIpcMemLazyEnablePeerAccess));
-  return mapped;
-}
-
-void close_peer_memory(void* mapped) noexcept {
-  if (mapped != nullptr) cudaIpcCloseMemHandle(mapped);
-}
-#else
-std::string gpu_identity(const DeviceBinding&) { return ""; }
-PeerMemoryHandle export_device_memory(const void*) {
-  throw Error("this build of mpsfw has no CUDA backend: no device memory to share");
-}
-void* open_peer_memory(const PeerMemoryHandle&) {
-  throw Error("this build of mpsfw has no CUDA backend: no device memory to share");
-}
-void close_peer_memory(void*) noexcept {}
-#endif
 
 std::vector<std::string> gpu_identities(MPI_Comm comm, const std::string& mine) {
   constexpr size_t kWidth = 64;

@@ -1,21 +1,8 @@
 #include "timers.hpp"
 
-#if MPSFW_HAVE_CUDA
-#include <nvtx3/nvToolsExt.h>
-#endif
-
 #include "mpi_check.hpp"
 
 namespace mpsfw {
-
-// Without a profiler attached NVTX calls return at once.
-#if MPSFW_HAVE_CUDA
-void PhaseTimers::range_push(const char* name) { nvtxRangePushA(name); }
-void PhaseTimers::range_pop() { nvtxRangePop(); }
-#else
-void PhaseTimers::range_push(const char*) {}
-void PhaseTimers::range_pop() {}
-#endif
 
 void PhaseTimers::add(const std::string& phase, double seconds) {
   for (size_t i = 0; i < names_.size(); ++i) {

@@ -1,6 +1,5 @@
 #include "region_copy.hpp"
 
-#include "core/error.hpp"
 #include "field_halos.hpp"
 
 namespace mpsfw {
@@ -47,11 +46,5 @@ void copy_regions(Backend space, ScalarType type, const std::vector<RegionCopy>&
     host_copy<double>(copies);
   }
 }
-
-#if !MPSFW_HAVE_CUDA
-void detail::cuda_copy_regions(ScalarType, const std::vector<RegionCopy>&) {
-  throw Error("this build of mpsfw has no CUDA backend");
-}
-#endif
 
 }  // namespace mpsfw

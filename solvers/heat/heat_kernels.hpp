@@ -2,7 +2,6 @@
 // What a backend must do for the heat solver; each backend only launches the
 // per-cell physics of heat_physics.hpp.
 #include <memory>
-#include <vector>
 
 #include "core/backend.hpp"
 #include "core/box.hpp"
@@ -46,23 +45,14 @@ class HeatKernels {
   virtual void synchronize() = 0;
 };
 
+// The kernels of a bound backend (Host or Cuda; Auto throws: bind_device
+// resolves it).
 std::unique_ptr<HeatKernels> make_heat_kernels(Backend backend);
 
 namespace detail {
 std::unique_ptr<HeatKernels> make_host_heat_kernels();
+// heat_kernels_cuda.cu; heat_kernels_cuda_off.cpp without CUDA.
 std::unique_ptr<HeatKernels> make_cuda_heat_kernels();
 }  // namespace detail
-
-// Thread-block shape of the CUDA update kernel: bx*by threads each march
-// through up to z_chunk cells along z, storing with or without the streaming
-// (evict-first) hint. For benchmarks that compare shapes; only the shapes
-// listed in cuda_update_shapes() are compiled.
-struct CudaUpdateShape {
-  int bx = 64, by = 4, z_chunk = 8;
-  bool streaming_store = false;
-};
-std::vector<CudaUpdateShape> cuda_update_shapes();
-void set_cuda_update_shape(CudaUpdateShape shape);  // throws Error if not compiled
-CudaUpdateShape cuda_update_shape();
 
 }  // namespace mpsfw::heat

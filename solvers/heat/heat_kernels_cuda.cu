@@ -1,81 +1,20 @@
-// CUDA backend: the shared per-cell physics in a kernel that marches along z,
-// keeping the z neighbours in registers so each cell is read from memory about
-// once; Thrust for the diagnostics reductions.
+// CUDA backend: the z-marching update of heat_update.cuh (each cell read from
+// memory about once) at the solver's two block shapes, with the pushed planes
+// of same-GPU neighbours in the same launch; Thrust for the diagnostics
+// reductions.
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/transform_reduce.h>
 
 #include <cstdint>
-#include <string>
 
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
 #include "heat_kernels.hpp"
+#include "heat_update.cuh"
 
 namespace mpsfw::heat {
 namespace {
-
-CudaUpdateShape g_shape;
-
-// Each thread owns one (i, j) column and marches ZC cells along z, passing the
-// z neighbours on in registers. A whole chunk is unrolled so that all its loads
-// can be in flight at once; only the last, partial chunk of a box takes the
-// rolled loop. Streaming stores (evict-first) are an option the benchmark
-// compares: they keep the written field from pushing the read one out of L2.
-template <bool kStreamingStore>
-__device__ __forceinline__ void store(double* p, double v) {
-  if (kStreamingStore) {
-    __stcs(p, v);
-  } else {
-    *p = v;
-  }
-}
-
-// Updates cell c from registers (below, center) and memory, then moves the
-// register window one cell up in z.
-template <bool kStreamingStore>
-__device__ __forceinline__ void march_one(const double* __restrict__ u, double* __restrict__ next,
-                                          std::int64_t& c, std::int64_t sy, std::int64_t sz,
-                                          double& below, double& center, Coefficients k) {
-  const double above = __ldg(u + c + sz);
-  store<kStreamingStore>(
-      next + c, updated_value(center, __ldg(u + c - 1), __ldg(u + c + 1), __ldg(u + c - sy),
-                              __ldg(u + c + sy), below, above, k));
-  below = center;
-  center = above;
-  c += sz;
-}
-
-// This thread's column chunk of the box (blocks of BX x BY columns, ZC cells
-// deep along z; `slice` is the block's place along z).
-template <int BX, int BY, int ZC, bool kStreamingStore>
-__device__ __forceinline__ void update_chunk(const double* __restrict__ u,
-                                             double* __restrict__ next, const FieldLayout& layout,
-                                             const Box& box, Coefficients k, unsigned slice) {
-  const int i = box.lo.x + static_cast<int>(blockIdx.x) * BX + static_cast<int>(threadIdx.x);
-  const int j = box.lo.y + static_cast<int>(blockIdx.y) * BY + static_cast<int>(threadIdx.y);
-  if (i >= box.hi.x || j >= box.hi.y) return;
-  const int k0 = box.lo.z + static_cast<int>(slice) * ZC;
-  const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
-  std::int64_t c = layout.index(i, j, k0);
-  double below = __ldg(u + c - sz);
-  double center = __ldg(u + c);
-  if (k0 + ZC <= box.hi.z) {
-#pragma unroll
-    for (int z = 0; z < ZC; ++z) march_one<kStreamingStore>(u, next, c, sy, sz, below, center, k);
-    return;
-  }
-  for (int kz = k0; kz < box.hi.z; ++kz) {
-    march_one<kStreamingStore>(u, next, c, sy, sz, below, center, k);
-  }
-}
-
-template <int BX, int BY, int ZC, bool kStreamingStore>
-__global__ void __launch_bounds__(BX* BY)
-    update_kernel(const double* __restrict__ u, double* __restrict__ next, FieldLayout layout,
-                  Box box, Coefficients k) {
-  update_chunk<BX, BY, ZC, kStreamingStore>(u, next, layout, box, k, blockIdx.z);
-}
 
 // Threads t, t + stride, ... of the pushed planes: each cell's new value (from
 // u, like the update: the same value) into the neighbour's halo.
@@ -163,15 +102,14 @@ __device__ __forceinline__ void boundary_tile(const double* __restrict__ u,
 // A boundary-first step in one launch: slices of boundary tiles in front
 // (dispatched first, so the neighbours get the planes early), then the update
 // of the rest, whose blocks run the one-rank code untouched.
-template <int BX, int BY, int ZC, bool kStreamingStore>
+template <int BX, int BY, int ZC>
 __global__ void __launch_bounds__(BX* BY)
     update_step_kernel(const double* __restrict__ u, double* __restrict__ next, FieldLayout layout,
                        Box box, Coefficients k, __grid_constant__ const HaloPushes pushes,
                        __grid_constant__ const BoundaryTiles tiles,
                        __grid_constant__ const StepHandshake handshake, unsigned boundary_slices) {
   if (blockIdx.z >= boundary_slices) {
-    update_chunk<BX, BY, ZC, kStreamingStore>(u, next, layout, box, k,
-                                              blockIdx.z - boundary_slices);
+    gpu::update_chunk<BX, BY, ZC, false>(u, next, layout, box, k, blockIdx.z - boundary_slices);
     return;
   }
   const int tile = static_cast<int>((blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x);
@@ -185,13 +123,13 @@ __global__ void __launch_bounds__(BX* BY)
 // neighbours' halos. The update's blocks run the one-rank code untouched:
 // threading pushes through them cost the kernel 18-30% of its bandwidth
 // (docs/performance.md).
-template <int BX, int BY, int ZC, bool kStreamingStore>
+template <int BX, int BY, int ZC>
 __global__ void __launch_bounds__(BX* BY)
     update_push_kernel(const double* __restrict__ u, double* __restrict__ next, FieldLayout layout,
                        Box box, Coefficients k, __grid_constant__ const HaloPushes pushes,
                        unsigned update_slices) {
   if (blockIdx.z < update_slices) {
-    update_chunk<BX, BY, ZC, kStreamingStore>(u, next, layout, box, k, blockIdx.z);
+    gpu::update_chunk<BX, BY, ZC, false>(u, next, layout, box, k, blockIdx.z);
     return;
   }
   const std::int64_t threads = BX * BY;
@@ -208,75 +146,41 @@ __global__ void __launch_bounds__(BX* BY)
 // handshake run by the last tile).
 enum class PushOrder { Last, BoundaryFirst };
 
-template <int BX, int BY, int ZC, bool kStreamingStore>
+template <int BX, int BY, int ZC>
 void launch_update(const double* u, double* next, const FieldLayout& layout, const Box& box,
                    Coefficients k, const HaloPushes& pushes, PushOrder order,
                    const StepHandshake& handshake) {
-  const Int3 s = box.empty() ? Int3{} : box.size();
-  const dim3 block(BX, BY, 1);
-  dim3 grid((s.x + BX - 1) / BX, (s.y + BY - 1) / BY, (s.z + ZC - 1) / ZC);
-  const unsigned update_slices = grid.z;
-  unsigned extra_slices = 0;
-  BoundaryTiles tiles{};
-  if (!pushes.empty()) {
-    // The extra slices need a grid even when the box is empty.
-    grid.x = grid.x == 0 ? 1 : grid.x;
-    grid.y = grid.y == 0 ? 1 : grid.y;
-    const std::int64_t per_slice = static_cast<std::int64_t>(grid.x) * grid.y;
-    std::int64_t wanted = 0;
-    if (order == PushOrder::Last) {
-      wanted = (pushes.cells() + per_slice * BX * BY - 1) / (per_slice * BX * BY);
-      wanted = wanted < 1024 ? wanted : 1024;
-    } else {
-      tiles = boundary_tiles(pushes, BX, BY);
-      wanted = (tiles.total() + per_slice - 1) / per_slice;
-    }
-    extra_slices = static_cast<unsigned>(wanted);
-    grid.z = update_slices + extra_slices;
-  }
-  if (grid.y > 65535 || grid.z > 65535) {
-    throw Error("CUDA update: box " + std::to_string(s.x) + "x" + std::to_string(s.y) + "x" +
-                std::to_string(s.z) + " is too large for one launch");
-  }
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;
   if (pushes.empty()) {
-    update_kernel<BX, BY, ZC, kStreamingStore><<<grid, block>>>(u, next, layout, box, k);
-  } else if (order == PushOrder::Last) {
-    update_push_kernel<BX, BY, ZC, kStreamingStore>
-        <<<grid, block>>>(u, next, layout, box, k, pushes, update_slices);
+    gpu::launch_update_box<BX, BY, ZC, false>(u, next, layout, box, k);
+    return;
+  }
+  const dim3 block(BX, BY, 1);
+  dim3 grid = gpu::update_grid<BX, BY, ZC>(box);
+  const unsigned update_slices = grid.z;
+  // The extra slices need a grid even when the box is empty.
+  grid.x = grid.x == 0 ? 1 : grid.x;
+  grid.y = grid.y == 0 ? 1 : grid.y;
+  const std::int64_t per_slice = static_cast<std::int64_t>(grid.x) * grid.y;
+  BoundaryTiles tiles{};
+  std::int64_t wanted = 0;
+  if (order == PushOrder::Last) {
+    wanted = (pushes.cells() + per_slice * BX * BY - 1) / (per_slice * BX * BY);
+    wanted = wanted < 1024 ? wanted : 1024;
   } else {
-    update_step_kernel<BX, BY, ZC, kStreamingStore>
+    tiles = boundary_tiles(pushes, BX, BY);
+    wanted = (tiles.total() + per_slice - 1) / per_slice;
+  }
+  const unsigned extra_slices = static_cast<unsigned>(wanted);
+  grid.z = update_slices + extra_slices;
+  gpu::check_grid(grid, box);
+  if (grid.z == 0) return;
+  if (order == PushOrder::Last) {
+    update_push_kernel<BX, BY, ZC><<<grid, block>>>(u, next, layout, box, k, pushes, update_slices);
+  } else {
+    update_step_kernel<BX, BY, ZC>
         <<<grid, block>>>(u, next, layout, box, k, pushes, tiles, handshake, extra_slices);
   }
   MPSFW_CUDA_CHECK_LAUNCH();
-}
-
-// The compiled shapes; add a line to try another.
-using Launcher = void (*)(const double*, double*, const FieldLayout&, const Box&, Coefficients,
-                          const HaloPushes&, PushOrder, const StepHandshake&);
-struct CompiledShape {
-  CudaUpdateShape shape;
-  Launcher launch;
-};
-#define MPSFW_SHAPE(BX, BY, ZC)                              \
-  {{BX, BY, ZC, false}, launch_update<BX, BY, ZC, false>}, { \
-    {BX, BY, ZC, true}, launch_update<BX, BY, ZC, true>      \
-  }
-#define MPSFW_SHAPES(BX, BY) \
-  MPSFW_SHAPE(BX, BY, 2), MPSFW_SHAPE(BX, BY, 4), MPSFW_SHAPE(BX, BY, 8), MPSFW_SHAPE(BX, BY, 16)
-const CompiledShape kShapes[] = {MPSFW_SHAPES(32, 4), MPSFW_SHAPES(32, 8),  MPSFW_SHAPES(64, 2),
-                                 MPSFW_SHAPES(64, 4), MPSFW_SHAPES(128, 2), MPSFW_SHAPE(1, 128, 8)};
-#undef MPSFW_SHAPES
-#undef MPSFW_SHAPE
-
-const CompiledShape* find_shape(const CudaUpdateShape& want) {
-  for (const CompiledShape& s : kShapes) {
-    if (s.shape.bx == want.bx && s.shape.by == want.by && s.shape.z_chunk == want.z_chunk &&
-        s.shape.streaming_store == want.streaming_store) {
-      return &s;
-    }
-  }
-  return nullptr;
 }
 
 // Maps an interior cell number (x fastest) to its index in the padded layout.
@@ -351,31 +255,16 @@ class CudaHeatKernels final : public HeatKernels {
     if (box.empty() && pushes.empty()) return;
     // A slab one or two cells thin in x (the shell next to an x face) would
     // leave most of a wide block idle: threads go along y instead.
-    const bool thin_x = !box.empty() && box.size().x < 8;
-    const CudaUpdateShape s = thin_x ? CudaUpdateShape{1, 128, 8, false} : g_shape;
-    find_shape(s)->launch(u, next, layout, box, k, pushes, order, handshake);
+    if (!box.empty() && box.size().x < 8) {
+      launch_update<1, 128, gpu::kUpdateZChunk>(u, next, layout, box, k, pushes, order, handshake);
+    } else {
+      launch_update<gpu::kUpdateBx, gpu::kUpdateBy, gpu::kUpdateZChunk>(u, next, layout, box, k,
+                                                                        pushes, order, handshake);
+    }
   }
 };
 
 }  // namespace
-
-std::vector<CudaUpdateShape> cuda_update_shapes() {
-  std::vector<CudaUpdateShape> shapes;
-  for (const CompiledShape& s : kShapes) {
-    if (s.shape.bx >= 8) shapes.push_back(s.shape);  // narrower ones are for thin slabs
-  }
-  return shapes;
-}
-
-void set_cuda_update_shape(CudaUpdateShape shape) {
-  if (find_shape(shape) == nullptr) {
-    throw Error("CUDA update shape " + std::to_string(shape.bx) + "x" + std::to_string(shape.by) +
-                " z" + std::to_string(shape.z_chunk) + " is not compiled in");
-  }
-  g_shape = shape;
-}
-
-CudaUpdateShape cuda_update_shape() { return g_shape; }
 
 namespace detail {
 std::unique_ptr<HeatKernels> make_cuda_heat_kernels() {

@@ -88,25 +88,18 @@ std::unique_ptr<HeatKernels> make_host_heat_kernels() {
   return std::make_unique<HostHeatKernels>();
 }
 
-#if !MPSFW_HAVE_CUDA
-std::unique_ptr<HeatKernels> make_cuda_heat_kernels() {
-  throw Error("this build of mpsfw has no CUDA backend");
-}
-#endif
-
 }  // namespace detail
 
-#if !MPSFW_HAVE_CUDA
-std::vector<CudaUpdateShape> cuda_update_shapes() { return {}; }
-void set_cuda_update_shape(CudaUpdateShape) {
-  throw Error("this build of mpsfw has no CUDA backend");
-}
-CudaUpdateShape cuda_update_shape() { return {}; }
-#endif
-
 std::unique_ptr<HeatKernels> make_heat_kernels(Backend backend) {
-  return backend == Backend::Cuda ? detail::make_cuda_heat_kernels()
-                                  : detail::make_host_heat_kernels();
+  switch (backend) {
+    case Backend::Host:
+      return detail::make_host_heat_kernels();
+    case Backend::Cuda:
+      return detail::make_cuda_heat_kernels();
+    case Backend::Auto:
+      break;
+  }
+  throw Error("heat kernels: backend 'auto' is not bound (bind_device resolves it)");
 }
 
 }  // namespace mpsfw::heat

@@ -126,10 +126,13 @@ class MdStore {
   virtual MotionSums motion(const LjParams& p) const = 0;
 };
 
+// The store of a bound backend (Host or Cuda; Auto throws: bind_device
+// resolves it).
 std::unique_ptr<MdStore> make_md_store(Backend backend);
 
 namespace detail {
 std::unique_ptr<MdStore> make_host_md_store();
+// md_store_cuda.cu; md_store_cuda_off.cpp without CUDA.
 std::unique_ptr<MdStore> make_cuda_md_store();
 }  // namespace detail
 

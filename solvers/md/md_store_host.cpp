@@ -418,16 +418,18 @@ class HostMdStore final : public MdStore {
 
 namespace detail {
 std::unique_ptr<MdStore> make_host_md_store() { return std::make_unique<HostMdStore>(); }
-
-#if !MPSFW_HAVE_CUDA
-std::unique_ptr<MdStore> make_cuda_md_store() {
-  throw Error("this build has no CUDA backend (configure with MPSFW_ENABLE_CUDA=ON)");
-}
-#endif
 }  // namespace detail
 
 std::unique_ptr<MdStore> make_md_store(Backend backend) {
-  return backend == Backend::Cuda ? detail::make_cuda_md_store() : detail::make_host_md_store();
+  switch (backend) {
+    case Backend::Host:
+      return detail::make_host_md_store();
+    case Backend::Cuda:
+      return detail::make_cuda_md_store();
+    case Backend::Auto:
+      break;
+  }
+  throw Error("md store: backend 'auto' is not bound (bind_device resolves it)");
 }
 
 }  // namespace mpsfw::md

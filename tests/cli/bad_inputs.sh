@@ -229,7 +229,7 @@ add_case halo_ipc_on_host 2 fail "@D@/good.h5 --backend host --halo ipc" \
 # --backend cuda: what it must do depends on the build and the machine.
 if [ "$CUDA_BUILD" = 0 ]; then
   add_case backend_cuda 2 fail "@D@/good.h5 --backend cuda" \
-    "backend 'cuda' was requested but this build has no CUDA backend"
+    "backend 'cuda' needs CUDA, but mpsfw was built without it"
 elif cli_gpu_present; then
   # Inverted on a GPU machine: it must run there.
   add_case backend_cuda 2 ok "@D@/good.h5 --backend cuda" "backend cuda"

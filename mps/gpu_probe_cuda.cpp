@@ -1,19 +1,16 @@
-#include "gpu_probe.hpp"
-
+// probe_gpu with CUDA (compiled only with CUDA; cuda_off.cpp without).
+#include <cuda_runtime.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 
-#if MPSFW_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
+#include "gpu_probe.hpp"
 
 namespace mpsfw::mps {
 
 GpuFacts probe_gpu(const std::string& uuid) {
   GpuFacts facts;
-#if MPSFW_HAVE_CUDA
   int fds[2];
   if (pipe(fds) != 0) return facts;
   const pid_t pid = fork();
@@ -44,9 +41,6 @@ GpuFacts probe_gpu(const std::string& uuid) {
   close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-#else
-  (void)uuid;
-#endif
   return facts;
 }
 

@@ -1,0 +1,70 @@
+// A build without CUDA: every function of core whose CUDA version lives in a
+// CUDA-only source (*_cuda.cpp, *_cuda.cu), in one place. Queries answer as a
+// machine without a GPU would; releases have nothing to release; the rest
+// throws the one error of throw_built_without_cuda. Compiled instead of those
+// sources (core/CMakeLists.txt). A device bound in such a build is always
+// Host, so only a caller that asks for CUDA by name gets the error.
+#include <string>
+
+#include "box_copy.hpp"
+#include "device.hpp"
+#include "halo/region_copy.hpp"
+#include "halo/stream_signals.hpp"
+#include "memory.hpp"
+#include "peer_memory.hpp"
+#include "timers.hpp"
+
+namespace mpsfw {
+
+// Queries.
+int count_visible_gpus(const CudaGate&) { return 0; }
+std::string gpu_identity(const DeviceBinding&) { return ""; }
+bool StreamSignals::available() { return false; }
+void PhaseTimers::range_push(const char*) {}
+void PhaseTimers::range_pop() {}
+
+// Releases: nothing of CUDA's can have been allocated or mapped (what would
+// have done it throws).
+void memory::detail::cuda_release(void*) noexcept {}
+void memory::detail::cuda_release_pinned(void*) noexcept {}
+void close_peer_memory(void*) noexcept {}
+StreamSignals::~StreamSignals() = default;
+
+// Everything else.
+void* memory::detail::cuda_allocate(std::size_t) { throw_built_without_cuda("device memory"); }
+void* memory::detail::cuda_allocate_pinned(std::size_t) {
+  throw_built_without_cuda("pinned host memory");
+}
+void memory::detail::cuda_copy(void*, const void*, std::size_t) {
+  throw_built_without_cuda("copying to or from device memory");
+}
+void memory::detail::cuda_synchronize() { throw_built_without_cuda("waiting for the device"); }
+
+DeviceBinding detail::cuda_binding(int, int) { throw_built_without_cuda("binding a GPU"); }
+void detail::cuda_reset_device() { throw_built_without_cuda("releasing a GPU"); }
+
+PeerMemoryHandle export_device_memory(const void*) {
+  throw_built_without_cuda("sharing device memory with another process");
+}
+void* open_peer_memory(const PeerMemoryHandle&) {
+  throw_built_without_cuda("mapping another process's device memory");
+}
+
+void detail::cuda_copy_boxes(double*, const FieldLayout&, const BoxList&, double*, bool) {
+  throw_built_without_cuda("packing or unpacking a device field");
+}
+void detail::cuda_copy_from_peers(double*, const FieldLayout&, const PeerBoxList&) {
+  throw_built_without_cuda("copying from a neighbour's device field");
+}
+void detail::cuda_copy_regions(ScalarType, const std::vector<RegionCopy>&) {
+  throw_built_without_cuda("copying regions of device memory");
+}
+
+StreamSignals::StreamSignals() {
+  throw_built_without_cuda("StreamSignals (step counters in device memory)");
+}
+void detail::cuda_mark_and_wait(const StepHandshake&) {
+  throw_built_without_cuda("the device-side step handshake");
+}
+
+}  // namespace mpsfw

@@ -1,0 +1,10 @@
+// A build without CUDA: the functions of mps whose CUDA version lives in a
+// CUDA-only source (core/backend.hpp says how builds without CUDA work).
+#include "gpu_probe.hpp"
+
+namespace mpsfw::mps {
+
+// Nothing is known about a GPU without CUDA to ask.
+GpuFacts probe_gpu(const std::string&) { return {}; }
+
+}  // namespace mpsfw::mps
