@@ -413,7 +413,7 @@ std::string FieldHalos::Impl::map_neighbors(const std::vector<std::string>& gpus
     memory::synchronize(
         space);  // every buffer holds its initial values before a neighbour reads it
     if (signals_everywhere) {
-      signals = std::make_unique<StreamSignals>();
+      signals = std::make_unique<StreamSignals>(peer_memory);
       mine[0] = signals->handle();
     }
     size_t h = 1;

@@ -27,8 +27,8 @@ const char* describe(HaloOrdering ordering) {
 }
 
 bool can_wait_on_gpu(Backend space, int neighbours) {
-  return space == Backend::Cuda && neighbours <= StreamSignals::kMaxNeighbors &&
-         StreamSignals::available();
+  if (neighbours > StreamSignals::kMaxNeighbors) return false;
+  return space == Backend::Host || StreamSignals::available();
 }
 
 HaloOrdering agree_ordering(MPI_Comm gpu_comm, HaloSync sync, bool gpu_waits_here) {

@@ -39,8 +39,10 @@ const char* describe(HaloOrdering ordering);
 HaloOrdering agree_ordering(MPI_Comm gpu_comm, HaloSync sync, bool gpu_waits_here);
 
 // Whether a rank with fields in `space` and `neighbours` same-GPU neighbours
-// can order them by GPU-side waits: device fields, and its device runs it as an
-// MPS client (counters in device memory would not order host copies).
+// can order them by GPU-side waits: at most six neighbours, and device fields
+// on a device that runs it as an MPS client. Host fields (the tests'
+// stand-in for a GPU) always can: the host runs the same handshake on
+// counters in their shared memory.
 bool can_wait_on_gpu(Backend space, int neighbours);
 
 // The heat-style exchange of one field, resolved once when it connects

@@ -88,7 +88,7 @@ std::string SameGpuPeers::map_neighbors(FaceMask faces, HaloSync sync,
     for (int d = 0; d < 3; ++d) mine.cells[d] = layout_.n[d];
     for (int b = 0; b < 2; ++b) mine.field[b] = memory_.share(fields[static_cast<size_t>(b)]);
     if (signals_everywhere) {
-      signals_ = std::make_unique<StreamSignals>();
+      signals_ = std::make_unique<StreamSignals>(memory_);
       mine.signals = signals_->handle();
     }
   } catch (const std::exception& e) {

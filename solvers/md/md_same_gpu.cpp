@@ -35,11 +35,11 @@ SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, const std::array<int, 6>& neighbors,
 }
 
 void SameGpuGhosts::connect_signals(const std::array<int, 6>& neighbors, HaloSync sync) {
-  // One ordering for the whole GPU (halo_plan.hpp); ghosts live in device
-  // memory, and a rank has at most six face neighbours.
+  // One ordering for the whole GPU (halo_plan.hpp); a rank has at most six
+  // face neighbours.
   const bool everywhere =
       gpu_comm_ != MPI_COMM_NULL &&
-      agree_ordering(gpu_comm_, sync, active_ && can_wait_on_gpu(Backend::Cuda, 6)) ==
+      agree_ordering(gpu_comm_, sync, active_ && can_wait_on_gpu(memory_->space(), 6)) ==
           HaloOrdering::GpuWaits;
   struct Record {
     int rank = -1;
@@ -50,7 +50,7 @@ void SameGpuGhosts::connect_signals(const std::array<int, 6>& neighbors, HaloSyn
   mine.rank = me_;
   if (everywhere) {
     try {
-      signals_ = std::make_unique<StreamSignals>();
+      signals_ = std::make_unique<StreamSignals>(*memory_);
       mine.counter = signals_->handle();
     } catch (const std::exception& e) {
       error = e.what();

@@ -9,7 +9,9 @@
 // with every halo transport; the same-GPU path also runs on the host, with an
 // MPI shared-memory window in place of CUDA IPC and made-up GPU names (mixed
 // direct and MPI faces, the fallback when a rank cannot map, the error when
-// "ipc" was demanded, both orderings, the plan the solver gets).
+// "ipc" was demanded, both orderings — the step counters of the GPU-side
+// waits live in the shared memory then, and the host runs the handshake —
+// and the plan the solver gets).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -113,7 +115,15 @@ void run_steps(HaloExchange& halo, const CartDecomposition& d, const FieldLayout
       store_push(space, pushes, f, i, j, k, values[static_cast<size_t>(layout.index(i, j, k))]);
     }
     memory::synchronize(space);
-    halo.finish_step();
+    // A boundary-first update runs the step's handshake itself, once its
+    // pushes are written (on the host: here).
+    const StepHandshake handshake = halo.step_handshake();
+    if (space == Backend::Host && halo.plan().boundary_first && !handshake.empty()) {
+      host_mark_and_wait(handshake);
+      halo.finish_step(Handshake::RunByCaller);
+    } else {
+      halo.finish_step();
+    }
   }
   halo.quiesce();  // neighbours may still be reading our buffers
 }
@@ -344,9 +354,10 @@ void check_shared_exchange(Int3 global, Int3 hint, bool periodic, const SharedCa
     } else {
       EXPECT_EQ(plan.pushed, same);
       EXPECT_EQ(halo.pushes(blocks.buffer[1]).faces, same);
-      // Host fields cannot wait on a GPU: the barrier, whatever was asked.
+      // Host shared memory runs the GPU-side handshake on the host.
       if (same != 0) {
-        EXPECT_EQ(plan.ordering, HaloOrdering::HostBarrier);
+        EXPECT_EQ(plan.ordering,
+                  c.sync == HaloSync::Barrier ? HaloOrdering::HostBarrier : HaloOrdering::GpuWaits);
       }
       EXPECT_EQ(plan.boundary_first, same_gpu_other_rank && plan.mpi == 0);
     }
@@ -409,7 +420,8 @@ TEST(HaloSync, OneOrderingPerGpu) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   EXPECT_EQ(agree_ordering(MPI_COMM_WORLD, HaloSync::Auto, rank != size - 1),
             HaloOrdering::HostBarrier);
-  EXPECT_FALSE(can_wait_on_gpu(Backend::Host, 1));
+  EXPECT_TRUE(can_wait_on_gpu(Backend::Host, 6));
+  EXPECT_FALSE(can_wait_on_gpu(Backend::Host, 7));
 }
 
 }  // namespace
