@@ -28,7 +28,6 @@ void PhaseTimers::range_pop() {}
 void memory::detail::cuda_release(void*) noexcept {}
 void memory::detail::cuda_release_pinned(void*) noexcept {}
 void close_peer_memory(void*) noexcept {}
-StreamSignals::~StreamSignals() = default;
 
 // Everything else.
 void* memory::detail::cuda_allocate(std::size_t) { throw_built_without_cuda("device memory"); }
@@ -60,9 +59,6 @@ void detail::cuda_copy_regions(ScalarType, const std::vector<RegionCopy>&) {
   throw_built_without_cuda("copying regions of device memory");
 }
 
-StreamSignals::StreamSignals() {
-  throw_built_without_cuda("StreamSignals (step counters in device memory)");
-}
 void detail::cuda_mark_and_wait(const StepHandshake&) {
   throw_built_without_cuda("the device-side step handshake");
 }

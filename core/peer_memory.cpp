@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "error.hpp"
+#include "memory.hpp"
 #include "mpi_check.hpp"
 
 namespace mpsfw {
@@ -37,6 +38,17 @@ MPI_Comm gpu_communicator(MPI_Comm comm, const std::vector<std::string>& gpus) {
 
 PeerMemory& cuda_ipc_memory() {
   struct CudaIpc final : PeerMemory {
+    Backend space() const override { return Backend::Cuda; }
+    void* allocate(std::size_t bytes) override {
+      void* p = memory::allocate(Backend::Cuda, bytes);
+      const std::vector<unsigned char> zeros(bytes, 0);
+      memory::copy(p, Backend::Cuda, zeros.data(), Backend::Host, bytes);
+      memory::synchronize(Backend::Cuda);  // zero before a neighbour can map it
+      return p;
+    }
+    void release(void* p, std::size_t bytes) noexcept override {
+      memory::release(Backend::Cuda, p, bytes);
+    }
     PeerMemoryHandle share(const void* base) override { return export_device_memory(base); }
     void* map(const PeerMemoryHandle& handle) override { return open_peer_memory(handle); }
     void unmap(void* mapped) noexcept override { close_peer_memory(mapped); }

@@ -5,6 +5,7 @@
 // Works between MPS clients and between time-sliced contexts alike.
 #include <mpi.h>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -30,10 +31,17 @@ MPI_Comm gpu_communicator(MPI_Comm comm, const std::vector<std::string>& gpus);
 
 // How a process shares its buffers with the other processes on its device:
 // CUDA IPC in production (cuda_ipc_memory()); tests substitute host shared
-// memory, so the same-GPU halo logic runs in CI without a GPU.
+// memory, so the same-GPU halo logic (the step counters of StreamSignals
+// included) runs in CI without a GPU.
 class PeerMemory {
  public:
   virtual ~PeerMemory() = default;
+  // Where the memory it shares lives: Cuda for CUDA IPC, Host for tests.
+  virtual Backend space() const = 0;
+  // `bytes` zeroed bytes that share() accepts (a step counter); release them
+  // with release().
+  virtual void* allocate(std::size_t bytes) = 0;
+  virtual void release(void* p, std::size_t bytes) noexcept = 0;
   // A handle for the allocation that starts at `base`.
   virtual PeerMemoryHandle share(const void* base) = 0;
   // Another process's shared allocation, mapped here; throws Error if it

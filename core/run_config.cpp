@@ -14,6 +14,9 @@ std::vector<ParamSpec> run_schema() {
       text_param("run", "halo", false, "auto", {"auto", "mpi", "ipc"},
                  "halos between ranks on one GPU: auto (device to device where the ranks can "
                  "map each other's memory, else MPI), mpi, or ipc (device to device or fail)"),
+      text_param("run", "halo_sync", false, "auto", {"auto", "barrier"},
+                 "how ranks on one GPU order their device-to-device halos: auto (GPU-side "
+                 "waits under MPS, else a host barrier) or barrier (a host barrier every step)"),
       integer_param("run", "px", false, "0", 0, kMaxRanks1D, "ranks along x; 0: chosen by MPI"),
       integer_param("run", "py", false, "0", 0, kMaxRanks1D, "ranks along y; 0: chosen by MPI"),
       integer_param("run", "pz", false, "0", 0, kMaxRanks1D, "ranks along z; 0: chosen by MPI"),
@@ -28,6 +31,7 @@ RunConfig run_config_from(const Params& p) {
   c.output_file = p.text("run.output_file");
   c.backend = parse_backend(p.text("run.backend"));
   c.halo = parse_halo_transport(p.text("run.halo"));
+  c.halo_sync = parse_halo_sync(p.text("run.halo_sync"));
   c.rank_grid_hint = {static_cast<int>(p.integer("run.px")), static_cast<int>(p.integer("run.py")),
                       static_cast<int>(p.integer("run.pz"))};
   c.progress_seconds = p.real("run.progress_seconds");

@@ -8,6 +8,7 @@
 
 #include "backend.hpp"
 #include "box.hpp"
+#include "halo/halo_plan.hpp"
 #include "halo/halo_transport.hpp"
 #include "params.hpp"
 
@@ -19,12 +20,13 @@ struct RunConfig {
   std::string output_file;  // "" = no output
   Backend backend = Backend::Auto;
   HaloTransport halo = HaloTransport::Auto;  // between ranks on one GPU
+  HaloSync halo_sync = HaloSync::Auto;       // how those ranks order their halos
   Int3 rank_grid_hint;                       // zeros: chosen by choose_rank_grid
   double progress_seconds = 5;
   std::string input_file;  // where the parameters came from
 };
 
-// Keys of /run: steps, output_every, output_file, backend, halo, px, py, pz,
+// Keys of /run: steps, output_every, output_file, backend, halo, halo_sync, px, py, pz,
 // progress_seconds.
 std::vector<ParamSpec> run_schema();
 // From finalized params whose schema includes run_schema().

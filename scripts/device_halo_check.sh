@@ -7,9 +7,8 @@
 # Logs go to $OUT.
 #   scripts/device_halo_check.sh [SIZE=256] [STEPS=400] [RANKS="1 8 16"]
 # Environment: TESTS=0 skips the tests; VARIANTS (default "mpi ipc ipc-barrier ipc-caps"; empty: none);
-# CEILINGS: how heat_ceiling's coupled runs move same-GPU halos (default "push": pushed by the
-# update kernels, boundary first; "push-last": pushed by the step's last update launch; "pull":
-# a copy kernel pulls them; the last two are MPSFW_HALO_DIRECT's values).
+# ORDERINGS=0 skips bench/heat_halo_variants (production's boundary-first step beside push-last,
+# pull and MPI, same job, fields compared bit for bit).
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 size=${1:-256}
@@ -28,7 +27,8 @@ cmake -S "$MPSFW_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DMPSFW_ENABLE_CUDA=ON > "$out/configure.log" 2>&1 ||
   { tail -40 "$out/configure.log"; exit 1; }
 cmake --build "$build" -j 16 --target solver test_halo_exchange test_heat_transports \
-  test_halo_transport test_heat_backends heat_ceiling heat_bandwidth > "$out/build.log" 2>&1 ||
+  test_halo_transport test_heat_backends heat_ceiling heat_bandwidth heat_halo_variants \
+  > "$out/build.log" 2>&1 ||
   { tail -60 "$out/build.log"; exit 1; }
 echo "build: ok"
 
@@ -39,7 +39,7 @@ if [ "${TESTS:-1}" != 0 ]; then
   echo "test_heat_backends: exit $?"
   grep -E "FAILED|Failure" "$out/heat_backends.log" | head -6
 fi
-# The tests twice: without MPS (direct pulls ordered by a host barrier) and as
+# The tests twice: without MPS (pushes ordered by a host barrier) and as
 # clients of an MPS daemon started here (ordered by GPU-side waits).
 run_tests() {
   local tag=$1 np
@@ -59,19 +59,22 @@ export CUDA_MPS_PIPE_DIRECTORY=$out/mps-pipe CUDA_MPS_LOG_DIRECTORY=$out/mps-log
 run_tests no-mps
 mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
 nvidia-cuda-mps-control -d && run_tests mps
-# Under the same daemon: one rank vs N independent blocks vs the coupled run.
+# Under the same daemon: one rank vs N independent blocks vs the coupled run,
+# then the step orderings production does not run beside the one it does.
 for np in $ranks; do
   [ "$np" -gt 1 ] || continue
-  for how in ${CEILINGS:-push}; do
-    log="$out/ceiling_np${np}_$how.log"
-    export MPSFW_HALO_DIRECT=
-    [ "$how" = push ] || MPSFW_HALO_DIRECT=$how
-    timeout 120 mpirun -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -x MPSFW_HALO_DIRECT \
-      -np "$np" "$build/bench/heat_ceiling" --n "$size" --steps "$steps" > "$log" 2>&1
-    echo "== heat_ceiling np=$np $how: exit $?"
-    cat "$log"
-  done
-  unset MPSFW_HALO_DIRECT
+  log="$out/ceiling_np$np.log"
+  timeout 120 mpirun -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY \
+    -np "$np" "$build/bench/heat_ceiling" --n "$size" --steps "$steps" > "$log" 2>&1
+  echo "== heat_ceiling np=$np: exit $?"
+  cat "$log"
+  [ "${ORDERINGS:-1}" = 0 ] && continue
+  log="$out/variants_np$np.log"
+  timeout 240 mpirun -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY \
+    -np "$np" "$build/bench/heat_halo_variants" --n "$size" --steps "$steps" --repeats 3 \
+    > "$log" 2>&1
+  echo "== heat_halo_variants np=$np: exit $?"
+  cat "$log"
 done
 echo quit | nvidia-cuda-mps-control
 unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
@@ -83,14 +86,15 @@ sleep 1
 for np in $ranks; do
   for variant in ${VARIANTS-mpi ipc ipc-barrier ipc-caps}; do
     name=heat_${size}_np${np}_$variant
-    sync=gpu atp=100 halo=ipc
+    sync=auto atp=100 halo=ipc
     [ "$variant" = mpi ] && halo=mpi
     [ "$variant" = ipc-barrier ] && sync=barrier
     [ "$variant" = ipc-caps ] && atp=auto
-    MPSFW_HALO_SYNC=$sync mpirun -x MPSFW_HALO_SYNC -np "$np" "$build/apps/solver" \
+    mpirun -np "$np" "$build/apps/solver" \
       "$MPSFW_ROOT/inputs/heat_default.h5" \
       --set heat.nx="$size" --set heat.ny="$size" --set heat.nz="$size" \
-      --set run.steps="$steps" --set run.diag_every=0 --backend cuda --mps on --mps-atp "$atp" \
+      --set run.steps="$steps" --set run.diag_every=0 --set run.halo_sync="$sync" \
+      --backend cuda --mps on --mps-atp "$atp" \
       --halo "$halo" --report "$out/$name.json" > "$out/$name.log" 2>&1
     echo "== np=$np $variant: exit $?"
     grep -E "halo messages|throughput|^  [a-z][a-z ]+  +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+%" \

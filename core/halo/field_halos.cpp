@@ -202,7 +202,7 @@ struct FieldHalos::Impl {
     run_copies();
   }
 
-  std::string map_neighbors(const std::vector<std::string>& gpus);
+  std::string map_neighbors(const std::vector<std::string>& gpus, HaloSync sync);
 };
 
 FieldHalos::FieldHalos(const CartDecomposition& decomposition, FieldLayout layout, HaloShape shape,
@@ -351,13 +351,13 @@ std::string FieldHalos::path() const {
                                                        : "MPI, device memory (CUDA-aware)");
   if (m.active) {
     p += std::string("; same-GPU neighbours pulled device to device (") +
-         (m.signals ? "GPU-side waits" : "a host barrier") + ")";
+         describe(m.signals ? HaloOrdering::GpuWaits : HaloOrdering::HostBarrier) + ")";
   }
   if (!m.fallback.empty()) p += "; same-GPU pulls off: " + m.fallback;
   return p;
 }
 
-void FieldHalos::connect(HaloTransport mode, const std::string& gpu) {
+void FieldHalos::connect(HaloTransport mode, const std::string& gpu, HaloSync sync) {
   Impl& m = *impl_;
   if (m.connected) throw Error("FieldHalos::connect called twice");
   if (m.in_flight) throw Error("FieldHalos::connect during an exchange");
@@ -369,7 +369,7 @@ void FieldHalos::connect(HaloTransport mode, const std::string& gpu) {
   if (mode == HaloTransport::Mpi) return;
   const std::vector<std::string> gpus = gpu_identities(m.comm, gpu);
   m.gpu_comm = gpu_communicator(m.comm, gpus);
-  const std::string failed = first_error(m.comm, m.map_neighbors(gpus));
+  const std::string failed = first_error(m.comm, m.map_neighbors(gpus, sync));
   if (!failed.empty()) {
     for (void* p : m.mapped) m.peer_memory.unmap(p);
     m.mapped.clear();
@@ -387,7 +387,7 @@ void FieldHalos::connect(HaloTransport mode, const std::string& gpu) {
 
 // What a rank tells the other ranks on its GPU: its block and handles for
 // every buffer of every field, then its step counter.
-std::string FieldHalos::Impl::map_neighbors(const std::vector<std::string>& gpus) {
+std::string FieldHalos::Impl::map_neighbors(const std::vector<std::string>& gpus, HaloSync sync) {
   if (gpu_comm == MPI_COMM_NULL) return "";
   std::set<int> peers;  // same-GPU neighbour ranks (this rank too, across a periodic wrap)
   for (Neighbor& n : neighbors) {
@@ -399,16 +399,10 @@ std::string FieldHalos::Impl::map_neighbors(const std::vector<std::string>& gpus
   MPSFW_MPI_CHECK(MPI_Allreduce(&any, &all_any, 1, MPI_INT, MPI_LOR, gpu_comm));
   active = all_any != 0;
   if (!active) return "";
-  // GPU-side waits under MPS (StreamSignals waits for at most six
-  // neighbours); one ordering for the whole GPU.
   peers.erase(me);
-  int signals_here = space == Backend::Cuda && StreamSignals::available() &&
-                             static_cast<int>(peers.size()) <= StreamSignals::kMaxNeighbors
-                         ? 1
-                         : 0;
-  int signals_everywhere = 0;
-  MPSFW_MPI_CHECK(
-      MPI_Allreduce(&signals_here, &signals_everywhere, 1, MPI_INT, MPI_LAND, gpu_comm));
+  const bool signals_everywhere =
+      agree_ordering(gpu_comm, sync, can_wait_on_gpu(space, static_cast<int>(peers.size()))) ==
+      HaloOrdering::GpuWaits;
 
   size_t handles = 1;  // the step counter, then the buffers
   for (const Field& f : fields) handles += f.buffers.size();
@@ -419,7 +413,7 @@ std::string FieldHalos::Impl::map_neighbors(const std::vector<std::string>& gpus
     memory::synchronize(
         space);  // every buffer holds its initial values before a neighbour reads it
     if (signals_everywhere) {
-      signals = std::make_unique<StreamSignals>();
+      signals = std::make_unique<StreamSignals>(peer_memory);
       mine[0] = signals->handle();
     }
     size_t h = 1;

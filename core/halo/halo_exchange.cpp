@@ -25,6 +25,7 @@ HaloExchange::HaloExchange(const CartDecomposition& decomposition, FieldLayout l
     if (neighbors_[static_cast<size_t>(f)] != MPI_PROC_NULL) neighbor_faces_ |= 1u << f;
   }
   use_mpi_for(neighbor_faces_);
+  plan_.mpi = neighbor_faces_;
 }
 
 HaloExchange::~HaloExchange() {
@@ -58,21 +59,29 @@ void HaloExchange::use_mpi_for(FaceMask faces) {
   }
 }
 
-void HaloExchange::connect_same_gpu_peers(HaloTransport mode, const std::string& gpu,
-                                          const std::array<double*, 2>& fields, DirectHalo how) {
+void HaloExchange::connect_same_gpu_peers(HaloTransport mode, HaloSync sync, const std::string& gpu,
+                                          const std::array<double*, 2>& fields) {
   if (connected_) throw Error("HaloExchange::connect_same_gpu_peers called twice");
   if (in_flight_) throw Error("HaloExchange::connect_same_gpu_peers during an exchange");
   connected_ = true;
-  peers_.connect(mode, gpu, fields, how);
-  use_mpi_for(neighbor_faces_ & ~peers_.faces());
-}
-
-FaceMask HaloExchange::mpi_faces() const {
-  FaceMask mask = 0;
+  peers_.connect(mode, sync, gpu, fields);
+  plan_.pushed = peers_.faces();
+  plan_.mpi = neighbor_faces_ & ~plan_.pushed;
+  plan_.ordering = peers_.ordering();
+  plan_.fallback = peers_.fallback_reason();
+  use_mpi_for(plan_.mpi);
+  // Boundary first pays off when other ranks wait for the planes; a rank
+  // that only wraps onto itself (periodic, one rank across) waits for nobody
+  // and keeps the whole block in the update's own blocks (pushed last).
+  int me = 0;
+  MPSFW_MPI_CHECK(MPI_Comm_rank(comm_, &me));
+  bool pushes_to_others = false;
   for (int f = 0; f < kFaces; ++f) {
-    if (slots_[static_cast<size_t>(f)].neighbor != MPI_PROC_NULL) mask |= 1u << f;
+    if (((plan_.pushed >> f) & 1u) && neighbors_[static_cast<size_t>(f)] != me) {
+      pushes_to_others = true;
+    }
   }
-  return mask;
+  plan_.boundary_first = pushes_to_others && plan_.mpi == 0;
 }
 
 void HaloExchange::start(double* field) {
@@ -111,10 +120,6 @@ void HaloExchange::start(double* field) {
     }
   }
   in_flight_ = true;
-  if (peers_.active() && peers_.how() == DirectHalo::Pull) {
-    PhaseTimers::Scope t(*timers_, "halo pull");
-    peers_.pull(field);
-  }
 }
 
 void HaloExchange::finish(double* field) {

@@ -2,16 +2,16 @@
 // Exchange of the six face halos of a one-cell-halo field (enough for a
 // 7-point stencil: edges and corners are not sent). Split in two so the caller
 // can compute the interior while messages are in flight:
-//   start(u)  post nonblocking receives, pack faces (on the device), post sends;
-//             pull the faces of neighbours on the same GPU (see below)
+//   start(u)  post nonblocking receives, pack faces (on the device), post sends
 //   finish(u) wait, unpack into the halo
 //   finish_step()  after the step's last write to either field
 // With CUDA and an MPI that is not CUDA-aware, messages go through pinned host
 // buffers; a CUDA-aware MPI gets the device buffers directly.
 //
-// Same-GPU neighbours (connect_same_gpu_peers) skip MPI: their planes move
-// device to device through CUDA IPC, pulled by start() or pushed by the
-// caller's update kernel (SameGpuPeers has how and why).
+// Same-GPU neighbours (connect_same_gpu_peers) skip MPI: the caller's update
+// kernel pushes their planes device to device (CUDA IPC; SameGpuPeers has how
+// and why). What goes which way, and how the GPU's ranks order their steps,
+// is resolved once, at connect, into plan().
 #include <mpi.h>
 
 #include <array>
@@ -26,6 +26,7 @@
 #include "core/peer_memory.hpp"
 #include "core/timers.hpp"
 #include "face_geometry.hpp"
+#include "halo_plan.hpp"
 #include "halo_push.hpp"
 #include "halo_transport.hpp"
 #include "same_gpu_peers.hpp"
@@ -47,16 +48,16 @@ class HaloExchange {
   // alternates between, swapping after every step like every other rank;
   // the first step reads fields[0]. `gpu` names this rank's GPU
   // (gpu_identity(); "" on the host, where Ipc is an error). Faces whose
-  // neighbour uses the same GPU switch from MPI to direct copies, as `mode`
-  // allows (see HaloTransport). Throws AgreedError on every rank when `mode`
-  // is Ipc and that is impossible somewhere.
-  //
-  // `how` = Push is for callers whose update writes the new boundary planes
-  // through pushes(next): start() then moves nothing for direct faces, and
-  // finish_step() must follow every step's writes.
-  void connect_same_gpu_peers(HaloTransport mode, const std::string& gpu,
-                              const std::array<double*, 2>& fields,
-                              DirectHalo how = DirectHalo::Pull);
+  // neighbour uses the same GPU switch from MPI to pushes, as `mode` allows
+  // (see HaloTransport), ordered as `sync` allows (halo_plan.hpp). Throws
+  // AgreedError on every rank when `mode` is Ipc and that is impossible
+  // somewhere. The caller's update then writes the new boundary planes
+  // through pushes(next), and finish_step() follows every step's writes.
+  void connect_same_gpu_peers(HaloTransport mode, HaloSync sync, const std::string& gpu,
+                              const std::array<double*, 2>& fields);
+  // What goes which way, and how the step is ordered (before connect: every
+  // neighbour through MPI).
+  const HaloPlan& plan() const { return plan_; }
 
   void start(double* field);
   void finish(double* field);
@@ -66,10 +67,9 @@ class HaloExchange {
   // Push under GPU-side waits: the step's handshake, for a caller that runs
   // it in its pushing launch (SameGpuPeers::step_handshake).
   StepHandshake step_handshake() const { return peers_.step_handshake(); }
-  // After the step's writes to the field: in barrier mode waits for the
-  // device and the GPU's other ranks; push under GPU-side waits enqueues the
-  // end-of-step handshake unless the caller ran it; pull under GPU-side
-  // waits: nothing (the next start() tells the neighbours).
+  // After the step's writes to the field: under GPU-side waits enqueues the
+  // end-of-step handshake unless the caller ran it; with the host barrier
+  // waits for the device and the GPU's other ranks.
   void finish_step(Handshake handshake = Handshake::Enqueue);
   // Collective over the ranks of this rank's GPU: returns once nobody reads
   // this rank's fields any more. Call before freeing or rewriting them from
@@ -78,21 +78,18 @@ class HaloExchange {
 
   // Where the time goes, as phases "halo post" (MPI receives and sends
   // posted), "halo pack" (faces packed and, when staged, copied to the host:
-  // waits for the device), "halo pull" (direct copies launched), "halo wait"
+  // waits for the device), "halo wait"
   // (MPI completion: waits for the neighbours), "halo unpack" (copied back
   // and unpacked) and "halo sync" (finish_step, quiesce).
   void set_timers(PhaseTimers* timers) { timers_ = timers; }
 
   bool staged_through_host() const { return staged_; }
-  // Faces filled by finish() (MPI messages) and by start() (direct pulls);
+  // Faces filled by finish() (MPI messages) and by the neighbours' pushes;
   // faces in neither keep their wall values.
-  FaceMask mpi_faces() const;
-  FaceMask direct_faces() const { return peers_.faces(); }
+  FaceMask mpi_faces() const { return plan_.mpi; }
+  FaceMask direct_faces() const { return plan_.pushed; }
   // Why faces that could have been direct use MPI ("" when none did).
-  const std::string& fallback_reason() const { return peers_.fallback_reason(); }
-  // How direct pulls are ordered: "GPU-side waits", "a host barrier", or ""
-  // (no direct faces on this rank's GPU).
-  const char* direct_sync() const { return peers_.ordering(); }
+  const std::string& fallback_reason() const { return plan_.fallback; }
 
  private:
   // Where each face's message sits in the send and receive buffers.
@@ -122,6 +119,7 @@ class HaloExchange {
 
   bool connected_ = false;
   SameGpuPeers peers_;
+  HaloPlan plan_;
 
   PhaseTimers untimed_;  // where phases go when nobody asked for them
   PhaseTimers* timers_ = &untimed_;

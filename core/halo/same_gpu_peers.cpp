@@ -1,7 +1,6 @@
 #include "same_gpu_peers.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 
 #include "core/collective.hpp"
@@ -33,20 +32,10 @@ struct PeerRecord {
   PeerMemoryHandle signals;  // its step counter (GPU-side waits)
 };
 
-// GPU-side waits for fields on a GPU under MPS, unless the user asked for the
-// host barrier. Host fields (the tests' stand-in) always take the barrier:
-// device counters would not order host copies, even in a process that is an
-// MPS client.
-bool want_stream_signals(Backend space) {
-  const char* env = std::getenv("MPSFW_HALO_SYNC");
-  const bool barrier = env != nullptr && std::string(env) == "barrier";
-  return space == Backend::Cuda && !barrier && StreamSignals::available();
-}
-
 }  // namespace
 
-void SameGpuPeers::connect(HaloTransport mode, const std::string& gpu,
-                           const std::array<double*, 2>& fields, DirectHalo how) {
+void SameGpuPeers::connect(HaloTransport mode, HaloSync sync, const std::string& gpu,
+                           const std::array<double*, 2>& fields) {
   agree_on_error(comm_,
                  mode == HaloTransport::Ipc && gpu.empty()
                      ? "run.halo = ipc needs the CUDA backend (this rank computes on the host)"
@@ -58,11 +47,11 @@ void SameGpuPeers::connect(HaloTransport mode, const std::string& gpu,
   const FaceMask faces = same_gpu_faces(neighbors_, me, gpus);
   gpu_comm_ = gpu_communicator(comm_, gpus);
 
-  const std::string failed = first_error(comm_, map_neighbors(faces, fields));
+  const std::string failed = first_error(comm_, map_neighbors(faces, sync, fields));
   if (!failed.empty()) {
     unmap_neighbors();
-    active_ = false;
-    pulls_ = {};
+    ordering_ = HaloOrdering::None;
+    first_fill_ = {};
     pushes_ = {};
     if (mode == HaloTransport::Ipc) throw AgreedError("run.halo = ipc: " + failed);
     fallback_ = failed;
@@ -70,28 +59,26 @@ void SameGpuPeers::connect(HaloTransport mode, const std::string& gpu,
   }
   faces_ = faces;
   fields_ = {fields[0], fields[1]};
-  how_ = how;
-  if (how_ == DirectHalo::Push && faces_ != 0) {
+  if (faces_ != 0) {
     // Nobody pushed into the first buffer's halo: fill it once. The
     // neighbours overwrite what this reads no earlier than their second step,
     // which waits for this rank's first.
-    copy_from_peers(space_, fields[0], layout_, pulls_[0]);
+    copy_from_peers(space_, fields[0], layout_, first_fill_);
     memory::synchronize(space_);
   }
 }
 
-std::string SameGpuPeers::map_neighbors(FaceMask faces, const std::array<double*, 2>& fields) {
+std::string SameGpuPeers::map_neighbors(FaceMask faces, HaloSync sync,
+                                        const std::array<double*, 2>& fields) {
   if (gpu_comm_ == MPI_COMM_NULL) return "";
-  // Every rank on the GPU joins the per-step rendezvous if any of them pulls;
-  // if none does, nothing is shared.
+  // Every rank on the GPU joins the per-step rendezvous if any of them
+  // pushes; if none does, nothing is shared.
   int any = faces != 0 ? 1 : 0, all_any = 0;
   MPSFW_MPI_CHECK(MPI_Allreduce(&any, &all_any, 1, MPI_INT, MPI_LOR, gpu_comm_));
-  active_ = all_any != 0;
-  if (!active_) return "";
-  // One ordering mode for the whole GPU.
-  int signals_here = want_stream_signals(space_) ? 1 : 0, signals_everywhere = 0;
-  MPSFW_MPI_CHECK(
-      MPI_Allreduce(&signals_here, &signals_everywhere, 1, MPI_INT, MPI_LAND, gpu_comm_));
+  if (all_any == 0) return "";
+  // Six faces: never more neighbours than a handshake waits for.
+  ordering_ = agree_ordering(gpu_comm_, sync, can_wait_on_gpu(space_, kFaces));
+  const bool signals_everywhere = ordering_ == HaloOrdering::GpuWaits;
   // Every buffer must hold its initial values before a neighbour may read it.
   std::string error;
   PeerRecord mine;
@@ -101,7 +88,7 @@ std::string SameGpuPeers::map_neighbors(FaceMask faces, const std::array<double*
     for (int d = 0; d < 3; ++d) mine.cells[d] = layout_.n[d];
     for (int b = 0; b < 2; ++b) mine.field[b] = memory_.share(fields[static_cast<size_t>(b)]);
     if (signals_everywhere) {
-      signals_ = std::make_unique<StreamSignals>();
+      signals_ = std::make_unique<StreamSignals>(memory_);
       mine.signals = signals_->handle();
     }
   } catch (const std::exception& e) {
@@ -145,9 +132,9 @@ std::string SameGpuPeers::map_neighbors(FaceMask faces, const std::array<double*
           mapped_by_rank.emplace_back(n, theirs);
         }
       }
+      first_fill_.add(face_pull(layout_, peer, theirs[0], f));
       for (int b = 0; b < 2; ++b) {
         double* buffer = theirs[static_cast<size_t>(b)];
-        pulls_[static_cast<size_t>(b)].add(face_pull(layout_, peer, buffer, f));
         HaloPushes& push = pushes_[static_cast<size_t>(b)];
         push.face[f] = push_target(layout_, f, peer, buffer);
         push.faces |= 1u << f;
@@ -165,11 +152,6 @@ void SameGpuPeers::unmap_neighbors() noexcept {
   signals_.reset();
 }
 
-const char* SameGpuPeers::ordering() const {
-  if (!active_) return "";
-  return signals_ ? "GPU-side waits" : "a host barrier";
-}
-
 int SameGpuPeers::buffer_index(const double* field) const {
   if (field == fields_[0]) return 0;
   if (field == fields_[1]) return 1;
@@ -178,34 +160,21 @@ int SameGpuPeers::buffer_index(const double* field) const {
       "connect_same_gpu_peers");
 }
 
-void SameGpuPeers::pull(double* field) {
-  if (how_ == DirectHalo::Push) return;
-  const PeerBoxList& pulls = pulls_[static_cast<size_t>(buffer_index(field))];
-  // Neighbours done with the previous step have written what this step
-  // pulls and pulled what this step overwrites.
-  const std::uint64_t finished = steps_++;
-  if (signals_) signals_->wait_for_neighbors(finished);
-  copy_from_peers(space_, field, layout_, pulls);
-}
-
 const HaloPushes& SameGpuPeers::pushes(const double* next) const {
-  if (how_ != DirectHalo::Push || faces_ == 0) return no_pushes_;
+  if (faces_ == 0) return no_pushes_;
   return pushes_[static_cast<size_t>(buffer_index(next))];
 }
 
 StepHandshake SameGpuPeers::step_handshake() const {
-  if (!active_ || how_ != DirectHalo::Push || !signals_) return {};
+  if (!signals_) return {};
   return signals_->handshake(steps_ + 1);
 }
 
 void SameGpuPeers::finish_step(Handshake handshake) {
-  if (!active_) return;
-  if (how_ == DirectHalo::Push) ++steps_;
+  if (!active()) return;
+  ++steps_;
   if (signals_) {
-    // Pull: the next pull tells the neighbours. Push: the step's end does.
-    if (how_ == DirectHalo::Push && handshake == Handshake::Enqueue) {
-      signals_->wait_for_neighbors(steps_);
-    }
+    if (handshake == Handshake::Enqueue) signals_->wait_for_neighbors(steps_);
     return;
   }
   memory::synchronize(space_);
@@ -213,7 +182,7 @@ void SameGpuPeers::finish_step(Handshake handshake) {
 }
 
 void SameGpuPeers::quiesce() {
-  if (!active_) return;
+  if (!active()) return;
   memory::synchronize(space_);
   MPSFW_MPI_CHECK(MPI_Barrier(gpu_comm_));
 }

@@ -1,19 +1,10 @@
 #pragma once
 // The same-GPU half of the halo exchange. Each rank maps its same-GPU
-// neighbours' two field buffers into its own address space once (CUDA IPC);
-// halo planes then move device to device, no host copy, no MPI message, in
-// one of two ways (DirectHalo):
-//   Pull  start() copies the neighbours' planes into this rank's halo, on the
-//         stream that then updates the field;
-//   Push  the step's update writes the new boundary planes into the
-//         neighbours' halos as well (HaloPushes): no copy kernel.
-// Step s reads buffer s%2 and writes the other, so two orderings keep it
-// correct: a halo is read only after the neighbour's step s-1 has written
-// what it holds, and a buffer is overwritten only after the neighbours' step
-// s-1 is done reading it. Under MPS the streams order themselves through step
-// counters in device memory (StreamSignals): the CPU never waits. Without
-// MPS, or with MPSFW_HALO_SYNC=barrier, finish_step() waits for the device
-// and for the GPU's other ranks instead (one host rendezvous a step).
+// neighbours' two field buffers into its own address space once (CUDA IPC,
+// or the injected PeerMemory in tests); the step's update then writes the new
+// boundary planes into the neighbours' halos as well (HaloPushes): no copy
+// kernel, no host copy, no MPI message. The ranks of a GPU order their steps
+// as halo_plan.hpp describes: GPU-side waits under MPS, else a host barrier.
 #include <mpi.h>
 
 #include <array>
@@ -27,14 +18,13 @@
 #include "core/decomposition.hpp"
 #include "core/field_layout.hpp"
 #include "core/peer_memory.hpp"
+#include "halo_plan.hpp"
 #include "halo_push.hpp"
 #include "halo_transport.hpp"
 #include "step_handshake.hpp"
 #include "stream_signals.hpp"
 
 namespace mpsfw {
-
-enum class DirectHalo { Pull, Push };
 
 // Who runs a push step's handshake: finish_step() in a kernel of its own, or
 // the caller, in the launch that pushes, once its pushes are written
@@ -52,39 +42,34 @@ class SameGpuPeers {
   SameGpuPeers& operator=(const SameGpuPeers&) = delete;
 
   // Collective over `comm`; see HaloExchange::connect_same_gpu_peers.
-  void connect(HaloTransport mode, const std::string& gpu, const std::array<double*, 2>& fields,
-               DirectHalo how);
+  void connect(HaloTransport mode, HaloSync sync, const std::string& gpu,
+               const std::array<double*, 2>& fields);
 
-  // Faces moved directly (the others go through MPI or are walls).
+  // Faces pushed directly (the others go through MPI or are walls).
   FaceMask faces() const { return faces_; }
   // Whether this rank takes part in the per-step ordering (any direct face
   // on its GPU).
-  bool active() const { return active_; }
-  DirectHalo how() const { return how_; }
+  bool active() const { return ordering_ != HaloOrdering::None; }
+  HaloOrdering ordering() const { return ordering_; }
   const std::string& fallback_reason() const { return fallback_; }
-  // "GPU-side waits", "a host barrier", or "" when not active.
-  const char* ordering() const;
 
-  // Pull: enqueues this step's pulls into `field` (one of the connected
-  // buffers). Push: nothing (the neighbours pushed).
-  void pull(double* field);
-  // Push: where the step's update puts the new boundary planes of
-  // `next` (one of the buffers). Empty in pull mode.
+  // Where the step's update puts the new boundary planes of `next` (one of
+  // the buffers); empty without direct faces.
   const HaloPushes& pushes(const double* next) const;
-  // Push under GPU-side waits: this step's handshake as data, for a caller
-  // that runs it itself (mark_and_wait) once its pushes are written: it marks
+  // Under GPU-side waits: this step's handshake as data, for a caller that
+  // runs it itself (mark_and_wait) once its pushes are written: it marks
   // them done and holds what follows until the neighbours' pushes of this
   // step are done too. Empty otherwise.
   StepHandshake step_handshake() const;
-  // After the step's writes to the field: the end-of-step handshake (push,
-  // unless the caller ran it) or, in barrier mode, the host barrier.
+  // After the step's writes to the field: the end-of-step handshake (unless
+  // the caller ran it) or the host barrier.
   void finish_step(Handshake handshake = Handshake::Enqueue);
   // Collective over the GPU's ranks: nobody reads this rank's fields after.
   void quiesce();
 
  private:
-  // Maps the neighbours' buffers and plans the pulls; "" or why not.
-  std::string map_neighbors(FaceMask faces, const std::array<double*, 2>& fields);
+  // Maps the neighbours' buffers and plans the pushes; "" or why not.
+  std::string map_neighbors(FaceMask faces, HaloSync sync, const std::array<double*, 2>& fields);
   void unmap_neighbors() noexcept;
   int buffer_index(const double* field) const;
 
@@ -94,16 +79,15 @@ class SameGpuPeers {
   Backend space_;
   PeerMemory& memory_;
   FaceMask faces_ = 0;
-  bool active_ = false;
-  DirectHalo how_ = DirectHalo::Pull;
+  HaloOrdering ordering_ = HaloOrdering::None;
   std::array<const double*, 2> fields_{};
-  std::array<PeerBoxList, 2> pulls_;  // into each of the two buffers
+  PeerBoxList first_fill_;            // the first buffer's direct halos, read once at connect
   std::array<HaloPushes, 2> pushes_;  // out of each of the two buffers
   HaloPushes no_pushes_;
   std::vector<void*> mapped_;               // neighbours' buffers mapped here
   MPI_Comm gpu_comm_ = MPI_COMM_NULL;       // the ranks on this rank's GPU
   std::unique_ptr<StreamSignals> signals_;  // null: host barrier mode
-  std::uint64_t steps_ = 0;                 // pulls enqueued (pull), steps finished (push)
+  std::uint64_t steps_ = 0;                 // steps finished
   std::string fallback_;
 };
 

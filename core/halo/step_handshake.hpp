@@ -2,7 +2,9 @@
 // The end-of-step handshake between ranks on one GPU (StreamSignals) as plain
 // data, so that a kernel can carry it in one of its blocks instead of a launch
 // of its own: mark this rank's counter, then wait for the neighbours'.
+#include <chrono>
 #include <cstdint>
+#include <thread>
 
 #include "core/hd.hpp"
 
@@ -24,6 +26,22 @@ struct StepHandshake {
 
   MPSFW_HD bool empty() const { return mine == nullptr; }
 };
+
+// The same handshake run by the host, for fields in host memory shared
+// between processes (the tests' stand-in for a GPU): the host is the stream.
+inline void host_mark_and_wait(const StepHandshake& h) {
+  __atomic_store_n(h.mine, h.finished, __ATOMIC_RELEASE);
+  for (int n = 0; n < h.count; ++n) {
+    for (int spins = 0; __atomic_load_n(h.theirs[n], __ATOMIC_ACQUIRE) < h.finished; ++spins) {
+      // Ranks may outnumber cores (CI): give the neighbour the core.
+      if (spins < 1000) {
+        std::this_thread::yield();
+      } else {
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+      }
+    }
+  }
+}
 
 #if defined(__CUDACC__)
 // Run by one block, once every write it vouches for is complete (earlier

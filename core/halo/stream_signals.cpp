@@ -4,13 +4,25 @@
 
 namespace mpsfw {
 
-PeerMemoryHandle StreamSignals::handle() const { return export_device_memory(mine_); }
+// The counter, then the arrivals of a kernel that marks it from its last
+// block (StepHandshake::arrivals); both zero.
+constexpr std::size_t kCounterBytes = 2 * sizeof(std::uint64_t);
+
+StreamSignals::StreamSignals(PeerMemory& memory)
+    : memory_(memory), mine_(static_cast<std::uint64_t*>(memory.allocate(kCounterBytes))) {}
+
+StreamSignals::~StreamSignals() {
+  for (void* p : neighbors_) memory_.unmap(p);
+  memory_.release(mine_, kCounterBytes);
+}
+
+PeerMemoryHandle StreamSignals::handle() const { return memory_.share(mine_); }
 
 void StreamSignals::add_neighbor(const PeerMemoryHandle& handle) {
   if (static_cast<int>(neighbors_.size()) == kMaxNeighbors) {
     throw Error("StreamSignals: more than six neighbours");
   }
-  neighbors_.push_back(open_peer_memory(handle));
+  neighbors_.push_back(memory_.map(handle));
 }
 
 StepHandshake StreamSignals::handshake(std::uint64_t finished_step) const {
@@ -28,7 +40,12 @@ StepHandshake StreamSignals::handshake(std::uint64_t finished_step) const {
 
 void StreamSignals::wait_for_neighbors(std::uint64_t finished_step) {
   const StepHandshake h = handshake(finished_step);
-  if (!h.empty()) detail::cuda_mark_and_wait(h);
+  if (h.empty()) return;
+  if (memory_.space() == Backend::Cuda) {
+    detail::cuda_mark_and_wait(h);
+  } else {
+    host_mark_and_wait(h);
+  }
 }
 
 }  // namespace mpsfw

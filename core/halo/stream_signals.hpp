@@ -32,8 +32,10 @@ class StreamSignals {
   // Whether the current device runs this process as an MPS client.
   static bool available();
 
-  // Allocates this process's counter on the current device, zero.
-  StreamSignals();
+  // Allocates this process's counter through `memory` (device memory shared
+  // through CUDA IPC; host shared memory in tests, where the host runs the
+  // same handshake), zero.
+  explicit StreamSignals(PeerMemory& memory);
   ~StreamSignals();
   StreamSignals(const StreamSignals&) = delete;
   StreamSignals& operator=(const StreamSignals&) = delete;
@@ -42,8 +44,9 @@ class StreamSignals {
   // Maps a neighbour's counter (from its handle()) to wait for.
   void add_neighbor(const PeerMemoryHandle& handle);
 
-  // Enqueued on the default stream: marks `finished_step` steps done and
-  // holds later work until every neighbour has marked as many.
+  // Enqueued on the default stream (run at once on the host): marks
+  // `finished_step` steps done and holds later work until every neighbour has
+  // marked as many.
   void wait_for_neighbors(std::uint64_t finished_step);
   // The same as data, for a caller that runs it in a block of its own kernel
   // (mark_and_wait). Empty when there is no neighbour: nobody waits for this
@@ -51,7 +54,8 @@ class StreamSignals {
   StepHandshake handshake(std::uint64_t finished_step) const;
 
  private:
-  std::uint64_t* mine_ = nullptr;  // in device memory
+  PeerMemory& memory_;
+  std::uint64_t* mine_ = nullptr;  // in memory_'s space
   std::vector<void*> neighbors_;   // theirs, mapped here
 };
 

@@ -1,5 +1,5 @@
-// StreamSignals' device side: its counter and the handshake kernel (compiled
-// only with CUDA).
+// StreamSignals' device side: whether the process is an MPS client, and the
+// handshake kernel (compiled only with CUDA).
 #include "core/cuda_check.hpp"
 #include "step_handshake.hpp"
 #include "stream_signals.hpp"
@@ -14,21 +14,6 @@ bool StreamSignals::available() {
     return false;
   }
   return mps == 1;
-}
-
-StreamSignals::StreamSignals() {
-  void* p = nullptr;
-  // The counter, then the arrivals of a kernel that marks it from its last
-  // block (StepHandshake::arrivals); both zero.
-  MPSFW_CUDA_CHECK(cudaMalloc(&p, 2 * sizeof(std::uint64_t)));
-  mine_ = static_cast<std::uint64_t*>(p);
-  MPSFW_CUDA_CHECK(cudaMemset(mine_, 0, 2 * sizeof(std::uint64_t)));
-  MPSFW_CUDA_CHECK(cudaDeviceSynchronize());
-}
-
-StreamSignals::~StreamSignals() {
-  for (void* p : neighbors_) close_peer_memory(p);
-  if (mine_ != nullptr) cudaFree(mine_);
 }
 
 namespace detail {

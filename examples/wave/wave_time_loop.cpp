@@ -65,7 +65,7 @@ WaveSolver::WaveSolver(const WaveConfig& config, MPI_Comm comm, const mpsfw::Dev
   // A failure on some ranks only (out of memory, a block too thin for the
   // halo) must stop every rank before the collective connect().
   mpsfw::agree_on_error(decomposition_.comm(), error);
-  halos_->connect(config_.halo, gpu);
+  halos_->connect(config_.halo, gpu, config_.halo_sync);
   diagnostics_.push_back(measure());
 }
 

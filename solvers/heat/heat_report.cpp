@@ -20,7 +20,7 @@ std::string halo_path(const HaloExchange& halo, Backend backend, MPI_Comm comm) 
   const std::string total = std::to_string(all[0] + all[1]);
   std::string text;
   if (all[0] > 0) {
-    const std::string order = halo.direct_sync();
+    const std::string order = describe(halo.plan().ordering);
     text = std::to_string(all[0]) + " of " + total +
            " faces device to device from same-GPU neighbours (CUDA IPC" +
            (order.empty() ? std::string() : ", ordered by " + order) + ")";

@@ -1,7 +1,6 @@
 #include "heat_solver.hpp"
 
 #include <chrono>
-#include <cstdlib>
 #include <string>
 
 #include "core/box_copy.hpp"
@@ -27,19 +26,6 @@ GridGeometry geometry_of(const HeatConfig& c) {
     g.origin[static_cast<size_t>(d)] = coordinate(0, c.spacing[d], c.boundary);
   }
   return g;
-}
-
-// Same-GPU faces are pushed by the update itself (no copy kernel), the
-// boundary planes first when no face goes through MPI. To compare,
-// MPSFW_HALO_DIRECT=pull pulls them in a copy kernel instead and
-// MPSFW_HALO_DIRECT=push-last pushes them from the step's last update launch.
-std::string direct_halo_env() {
-  const char* env = std::getenv("MPSFW_HALO_DIRECT");
-  return env != nullptr ? env : "";
-}
-
-DirectHalo direct_halo_choice() {
-  return direct_halo_env() == "pull" ? DirectHalo::Pull : DirectHalo::Push;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -75,20 +61,11 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
   // A failure on some ranks only (a bad value in their part of u0, out of
   // memory) must stop every rank before the first collective below.
   agree_on_error(decomposition_.comm(), error);
-  halo_->connect_same_gpu_peers(config_.halo, gpu, {u_.data(), next_.data()}, direct_halo_choice());
-  late_faces_ = halo_->mpi_faces();
-  // Boundary first pays off when other ranks wait for the planes; a rank
-  // that only wraps onto itself (periodic, one rank across) waits for nobody
-  // and keeps the whole block in the update's own blocks (pushed last).
-  const FaceMask pushed = halo_->pushes(next_.data()).faces;
-  bool pushes_to_others = false;
-  for (int f = 0; f < kFaces; ++f) {
-    if (((pushed >> f) & 1u) && decomposition_.neighbor(f) != decomposition_.rank()) {
-      pushes_to_others = true;
-    }
-  }
-  boundary_first_ = pushes_to_others && late_faces_ == 0 && direct_halo_env() != "push-last";
-  inner_ = inner_box(layout_, pushed);
+  halo_->connect_same_gpu_peers(config_.halo, config_.halo_sync, gpu, {u_.data(), next_.data()});
+  const HaloPlan& plan = halo_->plan();
+  late_faces_ = plan.mpi;
+  boundary_first_ = plan.boundary_first;
+  inner_ = inner_box(layout_, plan.pushed);
   diagnostics_.push_back(measure(0));
 }
 

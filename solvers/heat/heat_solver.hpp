@@ -8,7 +8,8 @@
 //   faces through MPI as well (several GPUs, or run.halo = mpi): start the
 //   exchange, update the cells that read no MPI halo, finish it, update the
 //   shell; the step's last launch pushes the same-GPU planes;
-// then the step's end with same-GPU neighbours (HaloExchange::finish_step),
+// which of the two HaloExchange::plan() says; then the step's end with
+// same-GPU neighbours (HaloExchange::finish_step),
 // every diag_every steps diagnostics (total heat, max change), and every
 // output_every steps a snapshot. Communication is HaloExchange's job; physics
 // is heat_physics.hpp's; this file only orders the phases and times them.
@@ -80,8 +81,8 @@ class HeatSolver {
   Array<double> u_, next_;  // next_ holds the previous step after a swap
   std::unique_ptr<HaloExchange> halo_;
   FaceMask late_faces_ = 0;  // faces filled by MPI: their cells wait for finish()
-  // Every exchanged face pushed (no MPI face): a step computes the pushed
-  // planes first, then the rest, `inner` (HeatKernels::update_boundary_first).
+  // HaloPlan::boundary_first: a step computes the pushed planes first, then
+  // the rest, `inner` (HeatKernels::update_boundary_first).
   bool boundary_first_ = false;
   Box inner_;
   PhaseTimers timers_;

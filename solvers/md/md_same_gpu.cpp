@@ -20,7 +20,7 @@ struct TargetRecord {
 }  // namespace
 
 SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, const std::array<int, 6>& neighbors, HaloTransport mode,
-                             const std::string& gpu, PeerMemory* memory)
+                             HaloSync sync, const std::string& gpu, PeerMemory* memory)
     : comm_(comm), mode_(mode), memory_(memory) {
   agree_on_error(comm_,
                  mode == HaloTransport::Ipc && gpu.empty()
@@ -31,16 +31,16 @@ SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, const std::array<int, 6>& neighbors,
   gpu_comm_ = gpu_communicator(comm_, gpus_);
   const long sharing = std::count(gpus_.begin(), gpus_.end(), gpu);
   active_ = mode != HaloTransport::Mpi && memory_ != nullptr && !gpu.empty() && sharing > 1;
-  connect_signals(neighbors);
+  connect_signals(neighbors, sync);
 }
 
-void SameGpuGhosts::connect_signals(const std::array<int, 6>& neighbors) {
-  // One ordering for the whole GPU: GPU-side waits only if every rank on it
-  // is an MPS client (a spinning wait would hold a time-sliced GPU).
-  int here = active_ && StreamSignals::available() ? 1 : 0, everywhere = 0;
-  if (gpu_comm_ != MPI_COMM_NULL) {
-    MPSFW_MPI_CHECK(MPI_Allreduce(&here, &everywhere, 1, MPI_INT, MPI_LAND, gpu_comm_));
-  }
+void SameGpuGhosts::connect_signals(const std::array<int, 6>& neighbors, HaloSync sync) {
+  // One ordering for the whole GPU (halo_plan.hpp); a rank has at most six
+  // face neighbours.
+  const bool everywhere =
+      gpu_comm_ != MPI_COMM_NULL &&
+      agree_ordering(gpu_comm_, sync, active_ && can_wait_on_gpu(memory_->space(), 6)) ==
+          HaloOrdering::GpuWaits;
   struct Record {
     int rank = -1;
     PeerMemoryHandle counter;
@@ -50,7 +50,7 @@ void SameGpuGhosts::connect_signals(const std::array<int, 6>& neighbors) {
   mine.rank = me_;
   if (everywhere) {
     try {
-      signals_ = std::make_unique<StreamSignals>();
+      signals_ = std::make_unique<StreamSignals>(*memory_);
       mine.counter = signals_->handle();
     } catch (const std::exception& e) {
       error = e.what();

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/halo/halo_plan.hpp"
 #include "core/halo/halo_transport.hpp"
 #include "core/halo/stream_signals.hpp"
 #include "core/peer_memory.hpp"
@@ -40,9 +41,9 @@ class SameGpuGhosts {
   // Collective over `comm`. `neighbors`: the ranks across the six faces;
   // `gpu`: this rank's GPU identity ("" on the host); `memory`: how device
   // buffers are shared (CUDA IPC); `mode` Mpi turns the direct path off, Ipc
-  // makes a failure to map an error.
+  // makes a failure to map an error; `sync` as in halo_plan.hpp.
   SameGpuGhosts(MPI_Comm comm, const std::array<int, 6>& neighbors, HaloTransport mode,
-                const std::string& gpu, PeerMemory* memory);
+                HaloSync sync, const std::string& gpu, PeerMemory* memory);
   ~SameGpuGhosts();
   SameGpuGhosts(const SameGpuGhosts&) = delete;
   SameGpuGhosts& operator=(const SameGpuGhosts&) = delete;
@@ -70,7 +71,7 @@ class SameGpuGhosts {
                     std::vector<Mapping>* used);
   void unmap_all() noexcept;
   // Under MPS: step counters shared with the face neighbours on this GPU.
-  void connect_signals(const std::array<int, 6>& neighbors);
+  void connect_signals(const std::array<int, 6>& neighbors, HaloSync sync);
 
   MPI_Comm comm_;
   HaloTransport mode_;

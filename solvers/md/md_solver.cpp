@@ -18,8 +18,8 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
     : config_(config),
       decomposition_(comm, link_cells(config), config.rank_grid_hint, {true, true, true}),
       domain_(subdomain_of(decomposition_, config.box)),
-      comm_(decomposition_, domain_, ghost_width(config), config.halo, gpu_identity(device),
-            device.backend == Backend::Cuda ? &cuda_ipc_memory() : nullptr),
+      comm_(decomposition_, domain_, ghost_width(config), config.halo, config.halo_sync,
+            gpu_identity(device), device.backend == Backend::Cuda ? &cuda_ipc_memory() : nullptr),
       step_(config.start_step) {
   // Errors on one rank (a bad dataset, out of device memory) stop every rank
   // together; the caller reports the agreed message once.

@@ -225,6 +225,8 @@ add_case halo_option_unknown 2 fail "@D@/good.h5 --halo nvlink" \
   "--halo nvlink: expected one of auto|mpi|ipc" 'got "nvlink"'
 add_case halo_ipc_on_host 2 fail "@D@/good.h5 --backend host --halo ipc" \
   "run.halo = ipc needs the CUDA backend"
+add_case halo_sync_unknown 2 fail "@D@/good.h5 --set run.halo_sync=spin" \
+  "--set run.halo_sync=spin: expected one of auto|barrier" 'got "spin"'
 
 # --backend cuda: what it must do depends on the build and the machine.
 if [ "$CUDA_BUILD" = 0 ]; then

@@ -1,17 +1,21 @@
-// Halo exchange: after one exchange every face halo cell holds the value of the
-// global cell across that face (wrapped when periodic); halos at non-periodic
-// edges, and edges/corners of the halo, are left alone. Host and CUDA, each
-// with every halo transport: on the CUDA backend "auto" and "ipc" pull the
-// faces of same-GPU neighbours straight out of their fields, and the second
-// of the two buffers must pull from the neighbours' second buffers. The
-// same-GPU path also runs on the host, with an MPI shared-memory window in
-// place of CUDA IPC and made-up GPU names (mixed direct and MPI faces, the
-// fallback when a rank cannot map, the error when "ipc" was demanded), in
-// pull mode and in push mode (the writer of a buffer fills the neighbours'
-// halos).
+// Halo exchange as the heat solver runs it: each step reads buffer s%2 (its
+// MPI faces through start/finish, its same-GPU faces pushed by the
+// neighbours' previous step, or filled at connect for the first), writes the
+// interior of the other buffer and, through pushes(), the neighbours' halos,
+// then finish_step(). Every face halo cell must then hold the value of the
+// global cell across that face (wrapped when periodic); halos at
+// non-periodic edges, and edges/corners of the halo, are left alone. Each
+// step writes different values, so a stale halo shows. Host and CUDA, each
+// with every halo transport; the same-GPU path also runs on the host, with an
+// MPI shared-memory window in place of CUDA IPC and made-up GPU names (mixed
+// direct and MPI faces, the fallback when a rank cannot map, the error when
+// "ipc" was demanded, both orderings — the step counters of the GPU-side
+// waits live in the shared memory then, and the host runs the handshake —
+// and the plan the solver gets).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -24,6 +28,7 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/halo/halo_exchange.hpp"
+#include "core/halo/halo_plan.hpp"
 #include "core/memory.hpp"
 #include "core/peer_memory.hpp"
 #include "support/gpu_skip.hpp"
@@ -61,17 +66,77 @@ std::vector<double> coded_block(const CartDecomposition& d, const FieldLayout& l
 void check_halos(const CartDecomposition& d, const FieldLayout& layout, Int3 global, bool periodic,
                  const std::vector<double>& host, double shift);
 
+constexpr double kStale = 1e9;  // what the second buffer holds before step 0
+constexpr int kSteps = 4;
+double shift_of(int step) { return 0.25 * step; }
+
+// Writes `value` where `pushes` sends cell (i, j, k) of face f, in `space`.
+void store_push(Backend space, const HaloPushes& pushes, int f, int i, int j, int k, double value) {
+  if (space == Backend::Host) {
+    pushes.store(f, i, j, k, value);
+    return;
+  }
+  const HaloPushes::Target& t = pushes.face[f];
+  double* at = t.base + i * t.stride[0] + j * t.stride[1] + k * t.stride[2];
+  memory::copy(at, space, &value, Backend::Host, sizeof value);
+}
+
+// The solver's protocol over buffers[0] (coded_block, shift 0, halos as the
+// exchange left them at connect) and buffers[1] (stale): kSteps steps, every
+// halo of the buffer read checked.
+void run_steps(HaloExchange& halo, const CartDecomposition& d, const FieldLayout& layout,
+               Int3 global, bool periodic, Backend space, const std::array<double*, 2>& buffers) {
+  const size_t cells = static_cast<size_t>(layout.size());
+  const BoxList interior = [&] {
+    BoxList l;
+    l.add(layout.interior());
+    return l;
+  }();
+  Array<double> staged(space, static_cast<size_t>(interior.cells));
+  std::vector<double> host(cells);
+  for (int step = 0; step < kSteps; ++step) {
+    double* u = buffers[static_cast<size_t>(step % 2)];
+    double* next = buffers[static_cast<size_t>((step + 1) % 2)];
+    halo.start(u);
+    halo.finish(u);
+    memory::copy(host.data(), Backend::Host, u, space, cells * sizeof(double));
+    check_halos(d, layout, global, periodic, host, shift_of(step));
+    // The new values: the interior of `next` (not its halo: neighbours push
+    // into it meanwhile), then the neighbours' halos.
+    const std::vector<double> values = coded_block(d, layout, shift_of(step + 1));
+    std::vector<double> packed(static_cast<size_t>(interior.cells));
+    pack_boxes(Backend::Host, values.data(), layout, interior, packed.data());
+    staged.copy_from_host(packed.data());
+    unpack_boxes(space, next, layout, interior, staged.data());
+    const HaloPushes& pushes = halo.pushes(next);
+    for (std::int64_t t = 0; t < pushes.cells(); ++t) {
+      int i = 0, j = 0, k = 0;
+      const int f = pushes.locate(t, i, j, k);
+      store_push(space, pushes, f, i, j, k, values[static_cast<size_t>(layout.index(i, j, k))]);
+    }
+    memory::synchronize(space);
+    // A boundary-first update runs the step's handshake itself, once its
+    // pushes are written (on the host: here).
+    const StepHandshake handshake = halo.step_handshake();
+    if (space == Backend::Host && halo.plan().boundary_first && !handshake.empty()) {
+      host_mark_and_wait(handshake);
+      halo.finish_step(Handshake::RunByCaller);
+    } else {
+      halo.finish_step();
+    }
+  }
+  halo.quiesce();  // neighbours may still be reading our buffers
+}
+
 void check_exchange(Int3 global, Int3 hint, bool periodic, const ExchangeCase& s) {
   CartDecomposition d(MPI_COMM_WORLD, global, hint, {periodic, periodic, periodic});
   const FieldLayout layout(d.local_cells());
-  // Two buffers with different contents, as a solver alternates between.
-  constexpr double kSecond = 0.5;
-  std::vector<double> host = coded_block(d, layout, 0);
-  Array<double> field(s.space, host.size()), other(s.space, host.size());
-  field.copy_from_host(host.data());
-  other.copy_from_host(coded_block(d, layout, kSecond).data());
+  Array<double> field(s.space, static_cast<size_t>(layout.size()));
+  Array<double> other(s.space, static_cast<size_t>(layout.size()));
+  field.copy_from_host(coded_block(d, layout, 0).data());
+  other.copy_from_host(coded_block(d, layout, kStale).data());
   HaloExchange halo(d, layout, s.space, mpi_is_cuda_aware());
-  halo.connect_same_gpu_peers(s.transport, s.gpu, {field.data(), other.data()});
+  halo.connect_same_gpu_peers(s.transport, HaloSync::Auto, s.gpu, {field.data(), other.data()});
 
   FaceMask neighbours = 0;
   for (int f = 0; f < kFaces; ++f) {
@@ -85,15 +150,7 @@ void check_exchange(Int3 global, Int3 hint, bool periodic, const ExchangeCase& s
   } else if (s.transport == HaloTransport::Mpi || s.space == Backend::Host) {
     EXPECT_EQ(halo.direct_faces(), 0u);
   }
-
-  for (Array<double>* buffer : {&field, &other}) {
-    halo.start(buffer->data());
-    halo.finish(buffer->data());
-    halo.finish_step();
-    buffer->copy_to_host(host.data());
-    check_halos(d, layout, global, periodic, host, buffer == &field ? 0 : kSecond);
-  }
-  halo.quiesce();  // neighbours may still be pulling from our buffers
+  run_steps(halo, d, layout, global, periodic, s.space, {field.data(), other.data()});
 }
 
 void check_halos(const CartDecomposition& d, const FieldLayout& layout, Int3 global, bool periodic,
@@ -198,7 +255,7 @@ TEST(HaloExchangeIpc, OnTheHostIsAnAgreedError) {
   Array<double> b(Backend::Host, static_cast<size_t>(layout.size()));
   HaloExchange halo(d, layout, Backend::Host, false);
   try {
-    halo.connect_same_gpu_peers(HaloTransport::Ipc, "", {a.data(), b.data()});
+    halo.connect_same_gpu_peers(HaloTransport::Ipc, HaloSync::Auto, "", {a.data(), b.data()});
     ADD_FAILURE() << "no error";
   } catch (const AgreedError& e) {
     EXPECT_NE(std::string(e.what()).find("needs the CUDA backend"), std::string::npos) << e.what();
@@ -218,6 +275,7 @@ struct SharedCase {
   HaloTransport transport = HaloTransport::Auto;
   std::function<std::string(int)> gpu_of;
   int refusing_rank = -1;  // this rank's maps fail
+  HaloSync sync = HaloSync::Auto;
 };
 
 // The node's communicator when every rank is on it, else MPI_COMM_NULL.
@@ -232,18 +290,17 @@ MPI_Comm node_of_every_rank() {
 }
 
 // This rank's block and its two buffers in one shared window of the node,
-// holding coded_block() plus `first_shift` and plus `second_shift`; every
-// rank's buffers are filled when the constructor returns.
+// holding coded_block() (shift 0) and stale values; every rank's buffers are
+// filled when the constructor returns.
 struct SharedBlocks {
-  SharedBlocks(MPI_Comm node, Int3 global, Int3 hint, bool periodic, double first_shift,
-               double second_shift)
+  SharedBlocks(MPI_Comm node, Int3 global, Int3 hint, bool periodic)
       : d(MPI_COMM_WORLD, global, hint, {periodic, periodic, periodic}),
         layout(d.local_cells()),
         cells(static_cast<size_t>(layout.size())),
         shared(node, 2 * cells),
         buffer{shared.base(), shared.base() + cells} {
-    const std::vector<double> first = coded_block(d, layout, first_shift);
-    const std::vector<double> second = coded_block(d, layout, second_shift);
+    const std::vector<double> first = coded_block(d, layout, 0);
+    const std::vector<double> second = coded_block(d, layout, kStale);
     std::copy(first.begin(), first.end(), buffer[0]);
     std::copy(second.begin(), second.end(), buffer[1]);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -253,115 +310,63 @@ struct SharedBlocks {
   FieldLayout layout;
   size_t cells;
   SharedWindowMemory shared;
-  double* buffer[2];
+  std::array<double*, 2> buffer;
 };
 
 void check_shared_exchange(Int3 global, Int3 hint, bool periodic, const SharedCase& c) {
   MPI_Comm node = node_of_every_rank();
   if (node == MPI_COMM_NULL) GTEST_SKIP() << "ranks on several nodes: no shared window for all";
   {
-    constexpr double kSecond = 0.5;
-    SharedBlocks blocks(node, global, hint, periodic, 0, kSecond);
+    SharedBlocks blocks(node, global, hint, periodic);
     const CartDecomposition& d = blocks.d;
-    const FieldLayout& layout = blocks.layout;
-    const size_t cells = blocks.cells;
-    SharedWindowMemory& shared = blocks.shared;
-    if (d.rank() == c.refusing_rank) shared.refuse_maps();
-    double* field = blocks.buffer[0];
-    double* other = blocks.buffer[1];
+    if (d.rank() == c.refusing_rank) blocks.shared.refuse_maps();
 
-    HaloExchange halo(d, layout, Backend::Host, false, shared);
+    HaloExchange halo(d, blocks.layout, Backend::Host, false, blocks.shared);
     const bool refused = c.refusing_rank >= 0 && c.refusing_rank < d.size();
     if (refused && c.transport == HaloTransport::Ipc) {
-      EXPECT_THROW(halo.connect_same_gpu_peers(c.transport, c.gpu_of(d.rank()), {field, other}),
-                   AgreedError);
+      EXPECT_THROW(
+          halo.connect_same_gpu_peers(c.transport, c.sync, c.gpu_of(d.rank()), blocks.buffer),
+          AgreedError);
       MPI_Comm_free(&node);
       return;
     }
-    halo.connect_same_gpu_peers(c.transport, c.gpu_of(d.rank()), {field, other});
+    halo.connect_same_gpu_peers(c.transport, c.sync, c.gpu_of(d.rank()), blocks.buffer);
 
     FaceMask same = 0, neighbours = 0;
+    bool same_gpu_other_rank = false;
     for (int f = 0; f < kFaces; ++f) {
       const int n = d.neighbor(f);
       if (n == MPI_PROC_NULL) continue;
       neighbours |= 1u << f;
-      if (c.gpu_of(n) == c.gpu_of(d.rank())) same |= 1u << f;
-    }
-    if (c.transport == HaloTransport::Mpi) {
-      EXPECT_EQ(halo.direct_faces(), 0u);
-    } else if (refused) {
-      EXPECT_EQ(halo.direct_faces(), 0u) << "a refused map must send everyone back to MPI";
-      EXPECT_NE(halo.fallback_reason().find("mapping refused by the test"), std::string::npos)
-          << halo.fallback_reason();
-    } else {
-      EXPECT_EQ(halo.direct_faces(), same);
-    }
-    EXPECT_EQ(halo.direct_faces() | halo.mpi_faces(), neighbours);
-    EXPECT_EQ(halo.direct_faces() & halo.mpi_faces(), 0u);
-
-    for (double* buffer : {field, other}) {
-      halo.start(buffer);
-      halo.finish(buffer);
-      halo.finish_step();
-      check_halos(d, layout, global, periodic, std::vector<double>(buffer, buffer + cells),
-                  buffer == field ? 0 : kSecond);
-    }
-    halo.quiesce();
-  }
-  MPI_Comm_free(&node);
-}
-
-// Push mode over the shared-memory stand-in, as a solver runs it: each step
-// reads buffer s%2 (its MPI faces via start/finish, its direct faces pushed by
-// the neighbours' previous step, or filled at connect for the first), then
-// writes every interior cell of the other buffer and its boundary planes
-// through pushes(), then finish_step(). Each step writes different values,
-// so a stale halo shows.
-void check_shared_push(Int3 global, Int3 hint, bool periodic,
-                       const std::function<std::string(int)>& gpu_of) {
-  MPI_Comm node = node_of_every_rank();
-  if (node == MPI_COMM_NULL) GTEST_SKIP() << "ranks on several nodes: no shared window for all";
-  {
-    constexpr double kStale = 1e9;  // what the second buffer holds before step 0
-    SharedBlocks blocks(node, global, hint, periodic, 0, kStale);
-    const CartDecomposition& d = blocks.d;
-    const FieldLayout& layout = blocks.layout;
-    const size_t cells = blocks.cells;
-    double* const* buffers = blocks.buffer;
-
-    HaloExchange halo(d, layout, Backend::Host, false, blocks.shared);
-    halo.connect_same_gpu_peers(HaloTransport::Auto, gpu_of(d.rank()), {buffers[0], buffers[1]},
-                                DirectHalo::Push);
-    FaceMask same = 0;
-    for (int f = 0; f < kFaces; ++f) {
-      const int n = d.neighbor(f);
-      if (n != MPI_PROC_NULL && gpu_of(n) == gpu_of(d.rank())) same |= 1u << f;
-    }
-    EXPECT_EQ(halo.direct_faces(), same);
-    EXPECT_EQ(halo.pushes(buffers[1]).faces, same);
-
-    constexpr int kSteps = 4;
-    for (int step = 0; step < kSteps; ++step) {
-      double* u = buffers[step % 2];
-      double* next = buffers[(step + 1) % 2];
-      halo.start(u);
-      halo.finish(u);
-      check_halos(d, layout, global, periodic, std::vector<double>(u, u + cells), 0.25 * step);
-      const std::vector<double> values = coded_block(d, layout, 0.25 * (step + 1));
-      for (int k = 1; k <= layout.n.z; ++k)
-        for (int j = 1; j <= layout.n.y; ++j)
-          for (int i = 1; i <= layout.n.x; ++i) {
-            next[layout.index(i, j, k)] = values[static_cast<size_t>(layout.index(i, j, k))];
-          }
-      const HaloPushes& pushes = halo.pushes(next);
-      for (std::int64_t t = 0; t < pushes.cells(); ++t) {
-        int i = 0, j = 0, k = 0;
-        const int f = pushes.locate(t, i, j, k);
-        pushes.store(f, i, j, k, values[static_cast<size_t>(layout.index(i, j, k))]);
+      if (c.gpu_of(n) == c.gpu_of(d.rank())) {
+        same |= 1u << f;
+        same_gpu_other_rank = same_gpu_other_rank || n != d.rank();
       }
-      halo.finish_step();
     }
-    halo.quiesce();
+    const HaloPlan& plan = halo.plan();
+    if (c.transport == HaloTransport::Mpi) {
+      EXPECT_EQ(plan.pushed, 0u);
+      EXPECT_EQ(plan.ordering, HaloOrdering::None);
+    } else if (refused) {
+      EXPECT_EQ(plan.pushed, 0u) << "a refused map must send everyone back to MPI";
+      EXPECT_NE(plan.fallback.find("mapping refused by the test"), std::string::npos)
+          << plan.fallback;
+    } else {
+      EXPECT_EQ(plan.pushed, same);
+      EXPECT_EQ(halo.pushes(blocks.buffer[1]).faces, same);
+      // Host shared memory runs the GPU-side handshake on the host.
+      if (same != 0) {
+        EXPECT_EQ(plan.ordering,
+                  c.sync == HaloSync::Barrier ? HaloOrdering::HostBarrier : HaloOrdering::GpuWaits);
+      }
+      EXPECT_EQ(plan.boundary_first, same_gpu_other_rank && plan.mpi == 0);
+    }
+    EXPECT_EQ(plan.pushed | plan.mpi, neighbours);
+    EXPECT_EQ(plan.pushed & plan.mpi, 0u);
+    EXPECT_EQ(halo.mpi_faces(), plan.mpi);
+    EXPECT_EQ(halo.direct_faces(), plan.pushed);
+
+    run_steps(halo, d, blocks.layout, global, periodic, Backend::Host, blocks.buffer);
   }
   MPI_Comm_free(&node);
 }
@@ -370,27 +375,22 @@ std::string one_gpu(int) { return "GPU-fake"; }
 std::string gpu_by_parity(int rank) { return rank % 2 == 0 ? "GPU-even" : "GPU-odd"; }
 
 TEST(HaloExchangeSharedMemory, AllRanksOnOneGpu) {
-  check_shared_exchange({9, 7, 5}, {0, 0, 0}, false, {HaloTransport::Auto, one_gpu, -1});
-  check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Ipc, one_gpu, -1});
+  check_shared_exchange({9, 7, 5}, {0, 0, 0}, false, {HaloTransport::Auto, one_gpu});
+  check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Ipc, one_gpu});
+}
+
+TEST(HaloExchangeSharedMemory, AllRanksOnOneGpuHostBarrierAsked) {
+  check_shared_exchange({6, 5, 4}, {0, 0, 0}, true,
+                        {HaloTransport::Auto, one_gpu, -1, HaloSync::Barrier});
 }
 
 TEST(HaloExchangeSharedMemory, TwoGpusMixDirectAndMpiFaces) {
-  check_shared_exchange({9, 7, 5}, {0, 0, 0}, false, {HaloTransport::Auto, gpu_by_parity, -1});
-  check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Auto, gpu_by_parity, -1});
-}
-
-TEST(HaloExchangeSharedMemory, PushAllRanksOnOneGpu) {
-  check_shared_push({9, 7, 5}, {0, 0, 0}, false, one_gpu);
-  check_shared_push({6, 5, 4}, {0, 0, 0}, true, one_gpu);
-}
-
-TEST(HaloExchangeSharedMemory, PushMixesDirectAndMpiFaces) {
-  check_shared_push({9, 7, 5}, {0, 0, 0}, false, gpu_by_parity);
-  check_shared_push({6, 5, 4}, {0, 0, 0}, true, gpu_by_parity);
+  check_shared_exchange({9, 7, 5}, {0, 0, 0}, false, {HaloTransport::Auto, gpu_by_parity});
+  check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Auto, gpu_by_parity});
 }
 
 TEST(HaloExchangeSharedMemory, MpiModeSharesNothing) {
-  check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Mpi, one_gpu, -1});
+  check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Mpi, one_gpu});
 }
 
 TEST(HaloExchangeSharedMemory, OneRankCannotMapSoAllFallBack) {
@@ -399,6 +399,29 @@ TEST(HaloExchangeSharedMemory, OneRankCannotMapSoAllFallBack) {
 
 TEST(HaloExchangeSharedMemory, OneRankCannotMapIsAnErrorForIpc) {
   check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Ipc, one_gpu, 1});
+}
+
+TEST(HaloSync, ParsesTheInputKey) {
+  EXPECT_EQ(parse_halo_sync("auto"), HaloSync::Auto);
+  EXPECT_EQ(parse_halo_sync("barrier"), HaloSync::Barrier);
+  EXPECT_THROW(parse_halo_sync("pull"), InputError);
+  EXPECT_STREQ(describe(HaloOrdering::GpuWaits), "GPU-side waits");
+  EXPECT_STREQ(describe(HaloOrdering::HostBarrier), "a host barrier");
+}
+
+// Every rank of a GPU gets one ordering: GPU-side waits only when all can and
+// nobody asked for the barrier.
+TEST(HaloSync, OneOrderingPerGpu) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  EXPECT_EQ(agree_ordering(MPI_COMM_WORLD, HaloSync::Auto, true), HaloOrdering::GpuWaits);
+  EXPECT_EQ(agree_ordering(MPI_COMM_WORLD, HaloSync::Barrier, true), HaloOrdering::HostBarrier);
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  EXPECT_EQ(agree_ordering(MPI_COMM_WORLD, HaloSync::Auto, rank != size - 1),
+            HaloOrdering::HostBarrier);
+  EXPECT_TRUE(can_wait_on_gpu(Backend::Host, 6));
+  EXPECT_FALSE(can_wait_on_gpu(Backend::Host, 7));
 }
 
 }  // namespace

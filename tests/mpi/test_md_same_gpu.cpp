@@ -143,8 +143,8 @@ TEST(MdSameGpu, NeighboursPushIntoTheAnnouncedSlotsAcrossRebuilds) {
   MPI_Comm node = node_of_every_rank();
   SharedWindowMemory shared(node, 3 * kCapacity);
   WindowStore store(shared.base(), ring.me);
-  md::SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, "gpu-of-test",
-                           &shared);
+  md::SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, HaloSync::Auto,
+                           "gpu-of-test", &shared);
   md::GhostTransfer plan[6];
   ring.plan(plan, store);
   ghosts.connect(store, plan);
@@ -182,16 +182,16 @@ TEST(MdSameGpu, ARankThatCannotMapTurnsTheDirectPathOffForAll) {
   md::GhostTransfer plan[6];
   ring.plan(plan, store);
   {
-    md::SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, "gpu-of-test",
-                             &shared);
+    md::SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, HaloSync::Auto,
+                             "gpu-of-test", &shared);
     ghosts.connect(store, plan);
     EXPECT_EQ(push_all(ghosts, store), 0);
     EXPECT_FALSE(ghosts.pushed_to_us(0) || ghosts.pushed_to_us(1));
     EXPECT_NE(ghosts.description().find("rank 1: mapping refused by the test"), std::string::npos)
         << ghosts.description();
   }
-  md::SameGpuGhosts strict(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Ipc, "gpu-of-test",
-                           &shared);
+  md::SameGpuGhosts strict(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Ipc, HaloSync::Auto,
+                           "gpu-of-test", &shared);
   try {
     strict.connect(store, plan);
     ADD_FAILURE() << "run.halo = ipc went on without the direct path";
