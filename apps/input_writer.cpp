@@ -9,6 +9,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/h5_io.hpp"
+#include "core/param_attributes.hpp"
 
 namespace mpsfw {
 
@@ -17,34 +18,11 @@ void write_input_file(const std::string& path, const Params& params, const std::
   const std::string tmp = partial_path(path);
   try {
     h5::Handle file = h5::create_file(tmp);
-    std::map<std::string, h5::Handle> groups;
-    for (const ParamSpec& s : params.schema()) {
-      hid_t where = file.get();
-      if (!s.group.empty()) {
-        auto it = groups.find(s.group);
-        if (it == groups.end()) {
-          it = groups.emplace(s.group, h5::create_group(file.get(), s.group)).first;
-        }
-        where = it->second.get();
-      }
-      const ParamValue& v = params.value(s.name());
-      switch (s.type) {
-        case ParamType::Integer:
-          h5::write_attribute(where, s.key, v.integer);
-          break;
-        case ParamType::Real:
-          h5::write_attribute(where, s.key, v.real);
-          break;
-        case ParamType::Text:
-          h5::write_attribute(where, s.key, v.text);
-          break;
-      }
-    }
+    write_param_attributes(file.get(), params);
     if (!u0.empty()) {
-      auto it = groups.find("heat");
-      if (it == groups.end())
-        it = groups.emplace("heat", h5::create_group(file.get(), "heat")).first;
-      h5::write_dataset(it->second.get(), "u0", u0_dims, u0.data());
+      h5::Handle heat = h5::has_group(file.get(), "heat") ? h5::open_group(file.get(), "heat")
+                                                          : h5::create_group(file.get(), "heat");
+      h5::write_dataset(heat.get(), "u0", u0_dims, u0.data());
     }
   } catch (...) {
     std::remove(tmp.c_str());

@@ -12,6 +12,7 @@
 #include "core/decomposition.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
+#include "core/stop_request.hpp"
 #include "input_writer.hpp"
 #include "mps/session.hpp"
 
@@ -34,20 +35,22 @@ std::string workload_name(const Session& session, const WorkloadRegistry& worklo
 }
 
 // Output files must be creatable and must not overwrite the input: checked
-// before the run, so a typo costs no compute.
+// before the run, so a typo costs no compute. The checkpoint may be the input
+// (resuming from the one rotating checkpoint): the input is read before the
+// first checkpoint replaces it by a rename.
 void check_outputs(const Session& session, const Params& params, const Workload& workload) {
   const std::string& input = session.command_line().input;
-  const auto check = [&](const std::string& path, const std::string& origin) {
+  const auto check = [&](const std::string& path, const std::string& origin, bool may_be_input) {
     check_can_create(path, origin);
-    if (same_file(path, input)) {
+    if (!may_be_input && same_file(path, input)) {
       throw InputError(origin + ": '" + path + "' is the input file; choose another name");
     }
   };
   for (const auto& [file, key] : workload.output_files()) {
-    if (!file.empty()) check(file, params.value(key).origin);
+    if (!file.empty()) check(file, params.value(key).origin, key == "run.checkpoint_file");
   }
   const std::string& report = session.command_line().report_file;
-  if (!report.empty()) check(report, "--report " + report);
+  if (!report.empty()) check(report, "--report " + report, false);
 }
 
 struct Prepared {
@@ -98,6 +101,9 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
     }
     return 0;
   }
+  // From here on a stop signal ends the run at a step boundary, with its
+  // checkpoint and report (stop_request.hpp), instead of killing it.
+  install_stop_handlers();
   Prepared p = prepare(session, workloads);
   if (root) {
     for (const std::string& w : p.warnings) std::fprintf(stderr, "mpsfw: warning: %s\n", w.c_str());
@@ -114,6 +120,9 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
     std::fflush(stdout);
   }
   p.workload->run(root ? stdout : nullptr);
+  const int stopped_by = p.workload->stop_signal();
+  const long end_step = p.workload->end_step();
+  const std::string checkpoint = p.workload->last_checkpoint();
   RunReport report = p.workload->report(*p.params, context, p.warnings);
   add_job_facts(session.world(), session.host(), session.command_text(), &report);
   p.workload->stop();
@@ -126,8 +135,15 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
       std::printf("run report written to %s\n", c.report_file.c_str());
     }
     for (const std::string& line : p.workload->closing_lines()) std::printf("%s\n", line.c_str());
+    if (stopped_by != 0) {
+      const std::string saved = checkpoint.empty()
+                                    ? "no checkpoint (run.checkpoint_file is not set)"
+                                    : "checkpoint " + checkpoint + " resumes it";
+      std::printf("mpsfw: stopped by %s at step %ld; %s\n", stop_signal_name(stopped_by), end_step,
+                  saved.c_str());
+    }
   }
-  return 0;
+  return stopped_by != 0 ? stop_exit_code(stopped_by) : 0;
 }
 
 }  // namespace

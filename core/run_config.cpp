@@ -1,12 +1,20 @@
 #include "run_config.hpp"
 
+#include <string>
+
+#include "error.hpp"
+
 namespace mpsfw {
 
 std::vector<ParamSpec> run_schema() {
   const double inf = std::numeric_limits<double>::infinity();
   constexpr double kMaxRanks1D = 1 << 20;
   return {
-      integer_param("run", "steps", true, "", 0, 1e12, "time steps to take"),
+      integer_param("", "step", false, "0", 0, 1e15,
+                    "step of the saved state (a checkpoint): the run resumes from it"),
+      real_param("", "time", false, "0", 0, false, "time of the saved state (a checkpoint)"),
+      integer_param("run", "steps", true, "", 0, 1e12,
+                    "the run's last step (a run resumed from a checkpoint ends there too)"),
       integer_param("run", "output_every", false, "0", 0, inf,
                     "steps between snapshots; 0: first and last only"),
       text_param("run", "output_file", false, "", {}, "HDF5 output file; empty: none"),
@@ -17,6 +25,15 @@ std::vector<ParamSpec> run_schema() {
       text_param("run", "halo_sync", false, "auto", {"auto", "barrier"},
                  "how ranks on one GPU order their device-to-device halos: auto (GPU-side "
                  "waits under MPS, else a host barrier) or barrier (a host barrier every step)"),
+      text_param("run", "checkpoint_file", false, "", {},
+                 "HDF5 checkpoint (a valid input to resume from); empty: none"),
+      integer_param("run", "checkpoint_every", false, "0", 0, inf,
+                    "steps between checkpoints; 0: at the end (and on a stop signal) only"),
+      real_param("run", "checkpoint_minutes", false, "0", 0, false,
+                 "minutes between checkpoints; 0: none by time"),
+      integer_param("run", "checkpoint_keep", false, "1", 1, 1000,
+                    "checkpoints kept: 1 rewrites checkpoint_file; K > 1 keeps the last K as "
+                    "<name>.<step>.h5"),
       integer_param("run", "px", false, "0", 0, kMaxRanks1D, "ranks along x; 0: chosen by MPI"),
       integer_param("run", "py", false, "0", 0, kMaxRanks1D, "ranks along y; 0: chosen by MPI"),
       integer_param("run", "pz", false, "0", 0, kMaxRanks1D, "ranks along z; 0: chosen by MPI"),
@@ -26,7 +43,18 @@ std::vector<ParamSpec> run_schema() {
 
 RunConfig run_config_from(const Params& p) {
   RunConfig c;
+  c.start_step = p.integer("step");
+  c.start_time = p.real("time");
   c.steps = p.integer("run.steps");
+  c.checkpoint_file = p.text("run.checkpoint_file");
+  c.checkpoint_every = p.integer("run.checkpoint_every");
+  c.checkpoint_minutes = p.real("run.checkpoint_minutes");
+  c.checkpoint_keep = static_cast<int>(p.integer("run.checkpoint_keep"));
+  if (c.steps < c.start_step) {
+    throw InputError(p.value("run.steps").origin + ": run.steps = " + std::to_string(c.steps) +
+                     " ends before the saved state's step " + std::to_string(c.start_step) +
+                     " (run.steps is the run's last step, not a count from the checkpoint)");
+  }
   c.output_every = p.integer("run.output_every");
   c.output_file = p.text("run.output_file");
   c.backend = parse_backend(p.text("run.backend"));

@@ -15,7 +15,15 @@
 namespace mpsfw {
 
 struct RunConfig {
-  long steps = 0;
+  // The saved state's step and time (root attributes of a checkpoint); a
+  // fresh run starts at 0.
+  long start_step = 0;
+  double start_time = 0;
+  long steps = 0;               // the run's last step
+  std::string checkpoint_file;  // "" = none
+  long checkpoint_every = 0;    // steps; 0: at the end and on a stop signal only
+  double checkpoint_minutes = 0;
+  int checkpoint_keep = 1;
   long output_every = 0;    // 0: first and last step only (when an output file is set)
   std::string output_file;  // "" = no output
   Backend backend = Backend::Auto;
@@ -26,7 +34,8 @@ struct RunConfig {
   std::string input_file;  // where the parameters came from
 };
 
-// Keys of /run: steps, output_every, output_file, backend, halo, halo_sync, px, py, pz,
+// The root keys step and time, and the keys of /run: steps, output_every,
+// output_file, backend, halo, halo_sync, checkpoint_*, px, py, pz,
 // progress_seconds.
 std::vector<ParamSpec> run_schema();
 // From finalized params whose schema includes run_schema().

@@ -38,7 +38,8 @@ class Workload {
 
   // From finalized parameters (the workload's keys, /run and /mps): checks
   // what the schema cannot and keeps the configuration. Throws InputError
-  // naming the file and key. No MPI, no CUDA.
+  // naming the file and key. No MPI, no CUDA. `params` outlives the workload
+  // (a checkpoint repeats them).
   virtual void configure(const Params& params) = 0;
   // After configure: the shared /run values.
   virtual const RunConfig& run_config() const = 0;
@@ -50,7 +51,8 @@ class Workload {
   // Output files as (path, key that set it), checked before the run starts
   // (creatable, not the input). Empty paths are skipped.
   virtual std::vector<std::pair<std::string, std::string>> output_files() const {
-    return {{run_config().output_file, "run.output_file"}};
+    return {{run_config().output_file, "run.output_file"},
+            {run_config().checkpoint_file, "run.checkpoint_file"}};
   }
 
   // Collective over context.world: builds the state on context.device.
@@ -58,8 +60,15 @@ class Workload {
   // One line for the job's start, after start(): "heat 64x64x64 cells, 100
   // steps on 4 ranks (1x2x2)".
   virtual std::string banner() const = 0;
-  // Collective: the time loop. Rank 0 passes `progress` (others nullptr).
+  // Collective: the time loop, up to run.steps, or until every rank agreed
+  // to stop on a signal (StopPoll; then stop_signal() says which) after
+  // writing its checkpoint. Rank 0 passes `progress` (others nullptr).
   virtual void run(std::FILE* progress) = 0;
+  // The signal that ended run() early, or 0; the step it ended at; the last
+  // checkpoint written ("" if none).
+  virtual int stop_signal() const { return 0; }
+  virtual long end_step() const { return run_config().steps; }
+  virtual std::string last_checkpoint() const { return ""; }
   // Collective: the report, complete on rank 0.
   virtual RunReport report(const Params& params, const RunContext& context,
                            const std::vector<std::string>& warnings) const = 0;

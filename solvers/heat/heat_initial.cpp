@@ -8,17 +8,19 @@
 
 namespace mpsfw::heat {
 
-std::vector<double> initial_block(const HeatConfig& c, const CartDecomposition& d,
-                                  const FieldLayout& layout) {
+namespace {
+
+// This rank's block of dataset /heat/<name> ([nz][ny][nx]) placed inside the
+// halo, which holds the wall value.
+std::vector<double> dataset_block(const HeatConfig& c, const CartDecomposition& d,
+                                  const FieldLayout& layout, const std::string& name) {
   std::vector<double> u(static_cast<size_t>(layout.size()), c.boundary_value);
   const Int3 n = layout.n, off = d.offset();
-
-  if (c.initial == Initial::Dataset) {
-    // Stored [nz][ny][nx]; read this block, then place it inside the halo.
+  {
     std::vector<double> block(static_cast<size_t>(n.product()));
     h5::Handle f = h5::open_file_readonly(c.input_file);
     h5::Handle g = h5::open_group(f.get(), "heat");
-    h5::read_block(g.get(), "u0",
+    h5::read_block(g.get(), name,
                    {static_cast<std::uint64_t>(off.z), static_cast<std::uint64_t>(off.y),
                     static_cast<std::uint64_t>(off.x)},
                    {static_cast<std::uint64_t>(n.z), static_cast<std::uint64_t>(n.y),
@@ -30,15 +32,35 @@ std::vector<double> initial_block(const HeatConfig& c, const CartDecomposition& 
         for (int i = 1; i <= n.x; ++i) {
           const double v = block[t++];
           if (!std::isfinite(v)) {
-            throw InputError(c.input_file + ": dataset /heat/u0: expected finite values, got " +
-                             std::to_string(v) + " at [" + std::to_string(off.z + k - 1) + "][" +
-                             std::to_string(off.y + j - 1) + "][" + std::to_string(off.x + i - 1) +
-                             "] ([z][y][x])");
+            throw InputError(c.input_file + ": dataset /heat/" + name +
+                             ": expected finite values, got " + std::to_string(v) + " at [" +
+                             std::to_string(off.z + k - 1) + "][" + std::to_string(off.y + j - 1) +
+                             "][" + std::to_string(off.x + i - 1) + "] ([z][y][x])");
           }
           u[static_cast<size_t>(layout.index(i, j, k))] = v;
         }
-    return u;
   }
+  return u;
+}
+
+}  // namespace
+
+std::vector<double> previous_block(const HeatConfig& c, const CartDecomposition& d,
+                                   const FieldLayout& layout) {
+  if (c.initial != Initial::Dataset) return {};
+  {
+    h5::Handle f = h5::open_file_readonly(c.input_file);
+    h5::Handle g = h5::open_group(f.get(), "heat");
+    if (!h5::has_dataset(g.get(), "u_previous")) return {};
+  }
+  return dataset_block(c, d, layout, "u_previous");
+}
+
+std::vector<double> initial_block(const HeatConfig& c, const CartDecomposition& d,
+                                  const FieldLayout& layout) {
+  if (c.initial == Initial::Dataset) return dataset_block(c, d, layout, "u0");
+  std::vector<double> u(static_cast<size_t>(layout.size()), c.boundary_value);
+  const Int3 n = layout.n, off = d.offset();
 
   double length[3], wavenumber[3], centre[3];
   for (int dim = 0; dim < 3; ++dim) {

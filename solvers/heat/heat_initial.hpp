@@ -11,5 +11,9 @@ namespace mpsfw::heat {
 
 std::vector<double> initial_block(const HeatConfig& config, const CartDecomposition& decomposition,
                                   const FieldLayout& layout);
+// The field one step before the initial one, from a checkpoint's
+// /heat/u_previous; empty when the input has none (a fresh start).
+std::vector<double> previous_block(const HeatConfig& config, const CartDecomposition& decomposition,
+                                   const FieldLayout& layout);
 
 }  // namespace mpsfw::heat

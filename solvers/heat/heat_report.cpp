@@ -52,7 +52,7 @@ RunReport make_report(const HeatSolver& solver, const Params& params, const Devi
                             device_text(device) + ", block " + std::to_string(n.x) + "x" +
                             std::to_string(n.y) + "x" + std::to_string(n.z);
   r.device_per_rank = gather_strings(comm, where);
-  r.steps = solver.config().steps;
+  r.steps = solver.step() - solver.config().start_step;  // taken by this run
   r.loop_seconds = reduce_over_ranks(comm, solver.loop_seconds()).max;
   r.updates_per_second = r.loop_seconds > 0 ? static_cast<double>(d.global_cells().product()) *
                                                   static_cast<double>(r.steps) / r.loop_seconds

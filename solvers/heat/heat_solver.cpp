@@ -1,14 +1,20 @@
 #include "heat_solver.hpp"
 
+#include <array>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "core/box_copy.hpp"
+#include "core/checkpoint.hpp"
 #include "core/collective.hpp"
 #include "core/field_output.hpp"
+#include "core/h5_io.hpp"
 #include "core/mpi_check.hpp"
 #include "core/peer_memory.hpp"
 #include "core/progress.hpp"
+#include "core/stop_request.hpp"
 #include "heat_initial.hpp"
 
 namespace mpsfw::heat {
@@ -52,9 +58,11 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
     halo_->set_timers(&timers_);
     gpu = gpu_identity(device);
     const std::vector<double> initial = initial_block(config_, decomposition_, layout_);
-    // Both buffers start equal so the Dirichlet walls in the halo stay fixed.
+    // Both buffers start equal so the Dirichlet walls in the halo stay fixed;
+    // a checkpoint also holds the step before, for the first max_change.
+    const std::vector<double> previous = previous_block(config_, decomposition_, layout_);
     u_.copy_from_host(initial.data());
-    next_.copy_from_host(initial.data());
+    next_.copy_from_host(previous.empty() ? initial.data() : previous.data());
   } catch (const std::exception& e) {
     error = e.what();
   }
@@ -66,7 +74,8 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
   late_faces_ = plan.mpi;
   boundary_first_ = plan.boundary_first;
   inner_ = inner_box(layout_, plan.pushed);
-  diagnostics_.push_back(measure(0));
+  step_ = config_.start_step;
+  diagnostics_.push_back(measure(step_));
 }
 
 HeatSolver::~HeatSolver() = default;
@@ -114,8 +123,36 @@ Diagnostics HeatSolver::measure(long step) const {
   MPI_Comm comm = decomposition_.comm();
   MPSFW_MPI_CHECK(MPI_Allreduce(&local.total, &total, 1, MPI_DOUBLE, MPI_SUM, comm));
   MPSFW_MPI_CHECK(MPI_Allreduce(&local.max_change, &max_change, 1, MPI_DOUBLE, MPI_MAX, comm));
+  if (!std::isfinite(total) || !std::isfinite(max_change)) stop_non_finite(step, local);
   const double cell_volume = config_.spacing[0] * config_.spacing[1] * config_.spacing[2];
   return {step, step * config_.dt, total * cell_volume, max_change};
+}
+
+// Every rank saw the same non-finite sums: name the first rank whose own
+// part is not finite, and stop them all with one message.
+void HeatSolver::stop_non_finite(long step, const LocalDiagnostics& local) const {
+  const bool mine_bad = !std::isfinite(local.total) || !std::isfinite(local.max_change);
+  int me = mine_bad ? decomposition_.rank() : decomposition_.size(), first = 0;
+  MPSFW_MPI_CHECK(MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, decomposition_.comm()));
+  throw AgreedError("heat: the field is no longer finite at step " + std::to_string(step) +
+                    " (first on rank " + std::to_string(first) +
+                    "): the run diverged; check heat.dt, the initial values and the amplitude");
+}
+
+void HeatSolver::write_checkpoint(const std::string& path) {
+  if (params_ == nullptr) throw Error("heat: a checkpoint needs the run's parameters");
+  const std::vector<double> field = gather(u_), previous = gather(next_);
+  const Int3 g = decomposition_.global_cells();
+  const std::array<std::uint64_t, 3> dims = {static_cast<std::uint64_t>(g.z),
+                                             static_cast<std::uint64_t>(g.y),
+                                             static_cast<std::uint64_t>(g.x)};
+  write_checkpoint_file(path, *params_, step_, step_ * config_.dt,
+                        {"heat.initial=dataset", "run.output_file=", "run.checkpoint_file="},
+                        decomposition_.comm(), [&](hid_t file) {
+                          h5::Handle heat = h5::open_group(file, "heat");
+                          h5::write_dataset(heat.get(), "u0", dims, field.data());
+                          h5::write_dataset(heat.get(), "u_previous", dims, previous.data());
+                        });
 }
 
 void HeatSolver::run(std::FILE* progress) {
@@ -126,27 +163,45 @@ void HeatSolver::run(std::FILE* progress) {
     output->write(step_, step_ * config_.dt, block.data());
   };
   if (!config_.output_file.empty()) {
-    output = std::make_unique<FieldOutput>(config_.output_file, decomposition_,
-                                           geometry_of(config_), "heat");
+    output = std::make_unique<FieldOutput>(resumed_output_path(config_.output_file, step_),
+                                           decomposition_, geometry_of(config_), "heat");
     snapshot();
   }
 
   const auto t0 = std::chrono::steady_clock::now();
-  ProgressLine progress_line(decomposition_.rank() == 0 ? progress : nullptr, config_.steps,
+  const long first = step_, last = config_.steps;
+  ProgressLine progress_line(decomposition_.rank() == 0 ? progress : nullptr, last - first,
                              config_.progress_seconds);
-  const long last = step_ + config_.steps;
+  StopPoll poll(decomposition_.comm());
+  CheckpointPlan checkpoints(config_);
+  const auto checkpoint = [&] {
+    PhaseTimers::Scope t(timers_, "checkpoint");
+    const std::string path = checkpoints.path_for(step_);
+    write_checkpoint(path);
+    checkpoints.written(path, decomposition_.comm());
+  };
   while (step_ < last) {
     step_once();
-    if (step_ == last || (config_.diag_every > 0 && step_ % config_.diag_every == 0)) {
+    const bool polled = poll.check(step_);
+    const bool stopping = polled && poll.signal() != 0;
+    const bool ending = step_ == last || stopping;
+    if (ending || (config_.diag_every > 0 && step_ % config_.diag_every == 0)) {
       PhaseTimers::Scope t(timers_, "diagnostics");
       diagnostics_.push_back(measure(step_));
     }
-    if (output &&
-        (step_ == last || (config_.output_every > 0 && step_ % config_.output_every == 0))) {
+    if (output && (ending || (config_.output_every > 0 && step_ % config_.output_every == 0))) {
       snapshot();
     }
-    progress_line.update(config_.steps - (last - step_));
+    if (ending || checkpoints.due(step_, poll, polled)) {
+      if (checkpoints.enabled()) checkpoint();
+    }
+    if (stopping) {
+      stop_signal_ = poll.signal();
+      break;
+    }
+    progress_line.update(step_ - first);
   }
+  checkpoint_ = checkpoints.last();
   if (device_.backend == Backend::Cuda) {
     PhaseTimers::Scope t(timers_, "device sync");
     kernels_->synchronize();
@@ -156,22 +211,26 @@ void HeatSolver::run(std::FILE* progress) {
   if (output) output->commit();
 }
 
-std::vector<double> HeatSolver::local_interior() const {
+std::vector<double> HeatSolver::local_interior() const { return interior_of(u_); }
+
+std::vector<double> HeatSolver::interior_of(const Array<double>& field) const {
   const Box interior = layout_.interior();
   std::vector<double> host(static_cast<size_t>(interior.cells()));
-  if (u_.space() == Backend::Host) {
-    pack_box(Backend::Host, u_.data(), layout_, interior, host.data());
+  if (field.space() == Backend::Host) {
+    pack_box(Backend::Host, field.data(), layout_, interior, host.data());
   } else {
-    Array<double> packed(u_.space(), host.size());
-    pack_box(u_.space(), u_.data(), layout_, interior, packed.data());
+    Array<double> packed(field.space(), host.size());
+    pack_box(field.space(), field.data(), layout_, interior, packed.data());
     packed.copy_to_host(host.data());
   }
   return host;
 }
 
-std::vector<double> HeatSolver::gather_global() const {
+std::vector<double> HeatSolver::gather_global() const { return gather(u_); }
+
+std::vector<double> HeatSolver::gather(const Array<double>& buffer) const {
   MPI_Comm comm = decomposition_.comm();
-  const std::vector<double> mine = local_interior();
+  const std::vector<double> mine = interior_of(buffer);
   const int ranks = decomposition_.size();
   const int me = decomposition_.rank();
   // Each rank's offset and size, then the blocks themselves.

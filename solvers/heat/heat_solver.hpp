@@ -20,6 +20,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/decomposition.hpp"
@@ -27,6 +28,7 @@
 #include "core/field_layout.hpp"
 #include "core/halo/halo_exchange.hpp"
 #include "core/memory.hpp"
+#include "core/params.hpp"
 #include "core/timers.hpp"
 #include "heat_config.hpp"
 #include "heat_kernels.hpp"
@@ -49,9 +51,21 @@ class HeatSolver {
              bool cuda_aware_mpi);
   ~HeatSolver();
 
-  // Collective: takes config.steps steps. Rank 0 prints progress lines to
-  // `progress` (nullptr: silent) when a run is longer than progress_seconds.
+  // Collective: steps on to config.steps (the run's last step), writing
+  // checkpoints as run.checkpoint_* say (needs set_params), and stops early,
+  // every rank at the same step, when a stop signal arrived (stop_signal()).
+  // Rank 0 prints progress lines to `progress` (nullptr: silent) when a run
+  // is longer than progress_seconds. Throws AgreedError when the field
+  // stops being finite (checked with the diagnostics).
   void run(std::FILE* progress);
+  // The input's parameters, which a checkpoint repeats.
+  void set_params(const Params* params) { params_ = params; }
+  // Collective: the state now as a checkpoint at `path` (a valid input).
+  void write_checkpoint(const std::string& path);
+  // The signal that ended the run early, or 0; the last checkpoint written.
+  int stop_signal() const { return stop_signal_; }
+  const std::string& last_checkpoint() const { return checkpoint_; }
+  long step() const { return step_; }
 
   const HeatConfig& config() const { return config_; }
   const CartDecomposition& decomposition() const { return decomposition_; }
@@ -67,6 +81,9 @@ class HeatSolver {
 
  private:
   Diagnostics measure(long step) const;
+  [[noreturn]] void stop_non_finite(long step, const LocalDiagnostics& local) const;
+  std::vector<double> interior_of(const Array<double>& field) const;
+  std::vector<double> gather(const Array<double>& buffer) const;
   void step_once();
   // A step's updates when it is not boundary first: the inner cells while
   // MPI halos travel, then the shell; same-GPU pushes from the last launch.
@@ -89,6 +106,9 @@ class HeatSolver {
   std::vector<Diagnostics> diagnostics_;
   long step_ = 0;
   double loop_seconds_ = 0;
+  const Params* params_ = nullptr;
+  int stop_signal_ = 0;
+  std::string checkpoint_;
 };
 
 }  // namespace mpsfw::heat

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "core/checkpoint.hpp"
 #include "heat_config.hpp"
 #include "heat_report.hpp"
 #include "heat_solver.hpp"
@@ -12,13 +13,17 @@ namespace {
 
 class HeatWorkload final : public Workload {
  public:
-  void configure(const Params& params) override { config_ = heat_config_from(params); }
+  void configure(const Params& params) override {
+    config_ = heat_config_from(params);
+    params_ = &params;
+  }
   const RunConfig& run_config() const override { return config_; }
   Int3 cells_to_split() const override { return config_.cells; }
 
   void start(const RunContext& context) override {
     solver_ = std::make_unique<HeatSolver>(config_, context.world, context.device,
                                            context.cuda_aware_mpi);
+    solver_->set_params(params_);
   }
   std::string banner() const override {
     const CartDecomposition& d = solver_->decomposition();
@@ -30,6 +35,9 @@ class HeatWorkload final : public Workload {
     return line;
   }
   void run(std::FILE* progress) override { solver_->run(progress); }
+  int stop_signal() const override { return solver_->stop_signal(); }
+  long end_step() const override { return solver_->step(); }
+  std::string last_checkpoint() const override { return solver_->last_checkpoint(); }
   RunReport report(const Params& params, const RunContext& context,
                    const std::vector<std::string>& warnings) const override {
     return make_report(*solver_, params, context.device, context.host, warnings);
@@ -37,11 +45,13 @@ class HeatWorkload final : public Workload {
   void stop() override { solver_.reset(); }
   std::vector<std::string> closing_lines() const override {
     if (config_.output_file.empty()) return {};
-    return {"field snapshots written to " + config_.output_file};
+    return {"field snapshots written to " +
+            resumed_output_path(config_.output_file, config_.start_step)};
   }
 
  private:
   HeatConfig config_;
+  const Params* params_ = nullptr;
   std::unique_ptr<HeatSolver> solver_;
 };
 

@@ -12,13 +12,8 @@ namespace mpsfw::md {
 std::vector<ParamSpec> md_keys() {
   const double inf = std::numeric_limits<double>::infinity();
   return {
-      integer_param("", "step", false, "0", 0, 1e15,
-                    "step of the saved state (checkpoints): the run counts on from it"),
-      real_param("", "time", false, "0", 0, false, "time of the saved state (checkpoints)"),
       integer_param("run", "thermo_every", false, "0", 0, inf,
                     "steps between thermo lines; 0: first and last"),
-      text_param("run", "checkpoint_file", false, "", {},
-                 "HDF5 file for the final state; empty: none"),
       text_param("md", "initial", true, "", {"fcc", "dataset"},
                  "fcc lattice, or datasets /md/positions and /md/velocities"),
       integer_param("md", "cells_x", false, "0", 0, 1 << 12,
@@ -70,10 +65,7 @@ Params md_params_from_overrides(const std::vector<std::string>& overrides) {
 MdConfig md_config_from(const Params& p) {
   MdConfig c;
   static_cast<RunConfig&>(c) = run_config_from(p);
-  c.start_step = p.integer("step");
-  c.start_time = p.real("time");
   c.thermo_every = p.integer("run.thermo_every");
-  c.checkpoint_file = p.text("run.checkpoint_file");
   c.initial = p.text("md.initial") == "fcc" ? Initial::Fcc : Initial::Dataset;
   c.unit_cells = {static_cast<int>(p.integer("md.cells_x")),
                   static_cast<int>(p.integer("md.cells_y")),

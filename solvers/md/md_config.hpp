@@ -15,12 +15,8 @@ enum class Initial { Fcc, Dataset };
 enum class Thermostat { None, Rescale };
 
 struct MdConfig : RunConfig {
-  // root attributes of a checkpoint: the run counts on from there
-  long start_step = 0;
-  double start_time = 0;
   // /run, MD's own keys
-  long thermo_every = 0;        // 0: first and last step only
-  std::string checkpoint_file;  // last state; "" = none
+  long thermo_every = 0;  // 0: first and last step only
   // /md
   Initial initial = Initial::Fcc;
   Int3 unit_cells;            // FCC: lattice cells along x, y, z (4 atoms each)
@@ -38,8 +34,7 @@ struct MdConfig : RunConfig {
   double target_temperature = 1.44;
 };
 
-// MD's own keys: /md, run.thermo_every, run.checkpoint_file, and the root
-// step and time of a checkpoint.
+// MD's own keys: /md and run.thermo_every.
 std::vector<ParamSpec> md_keys();
 // Schema of a whole MD input file: `solver`, /run and md_keys().
 std::vector<ParamSpec> md_schema();

@@ -26,8 +26,8 @@
 //                   thermostat (string), thermostat_every, thermostat_until,
 //                   seed (int64)
 //     positions, velocities, ids as in a trajectory frame
-// The root attributes step and time are schema keys (informational: a run
-// from a checkpoint counts its steps from 0 again).
+// The root attributes step and time are schema keys: a run from a checkpoint
+// resumes there and ends at run.steps (docs/restart.md).
 #include <mpi.h>
 
 #include <memory>

@@ -22,13 +22,13 @@ RunReport make_report(const MdSolver& solver, const Params& params, const Device
   r.problem = problem;
   std::snprintf(problem, sizeof problem,
                 ", neighbour lists to %.4g (cutoff + skin): %ld rebuilds in %ld steps",
-                ghost_width(c), solver.rebuilds(), c.steps);
+                ghost_width(c), solver.rebuilds(), solver.step() - c.start_step);
   r.problem += problem;
   const long mine = solver.local_atom_count();
   const std::string where = "rank " + std::to_string(d.rank()) + " on " + host_name + ": " +
                             device_text(device) + ", " + std::to_string(mine) + " atoms";
   r.device_per_rank = gather_strings(comm, where);
-  r.steps = c.steps;
+  r.steps = solver.step() - c.start_step;  // taken by this run
   r.loop_seconds = reduce_over_ranks(comm, solver.loop_seconds()).max;
   r.updates_per_second = r.loop_seconds > 0 ? static_cast<double>(solver.total_atoms()) *
                                                   static_cast<double>(r.steps) / r.loop_seconds

@@ -3,11 +3,13 @@
 #include <chrono>
 #include <cmath>
 
+#include "core/checkpoint.hpp"
 #include "core/collective.hpp"
 #include "core/error.hpp"
 #include "core/mpi_check.hpp"
 #include "core/peer_memory.hpp"
 #include "core/progress.hpp"
+#include "core/stop_request.hpp"
 #include "md_dataset_input.hpp"
 #include "md_initial.hpp"
 #include "md_output.hpp"
@@ -139,6 +141,15 @@ Thermo MdSolver::measure() {
                 " atoms at step " + std::to_string(step_) + ", not " +
                 std::to_string(total_atoms_));
   }
+  // Sums every rank shares: all stop together, at every rank count alike.
+  for (int q = 0; q < 3; ++q) {
+    if (!std::isfinite(sum[q])) {
+      const char* what[3] = {"kinetic energy", "potential energy", "virial"};
+      throw AgreedError(std::string("MD: the ") + what[q] + " is no longer finite at step " +
+                        std::to_string(step_) +
+                        ": the run blew up (atoms too close, or md.dt too large)");
+    }
+  }
   Thermo t;
   const double n = static_cast<double>(total_atoms_);
   const double volume = config_.box[0] * config_.box[1] * config_.box[2];
@@ -175,8 +186,8 @@ void MdSolver::run(std::FILE* out) {
   };
   std::unique_ptr<MdTrajectory> trajectory;
   if (!config_.output_file.empty()) {
-    trajectory =
-        std::make_unique<MdTrajectory>(config_.output_file, config_, decomposition_.comm());
+    trajectory = std::make_unique<MdTrajectory>(resumed_output_path(config_.output_file, step_),
+                                                config_, decomposition_.comm());
   }
   const auto frame = [&] {
     if (!trajectory) return;
@@ -189,24 +200,35 @@ void MdSolver::run(std::FILE* out) {
   const auto seconds = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  ProgressLine progress_line(root ? out : nullptr, config_.steps, config_.progress_seconds);
-  const long end = config_.start_step + config_.steps;
+  const long first = step_, end = config_.steps;
+  ProgressLine progress_line(root ? out : nullptr, end - first, config_.progress_seconds);
+  StopPoll poll(decomposition_.comm());
+  CheckpointPlan checkpoints(config_);
+  const auto checkpoint = [&] {
+    PhaseTimers::Scope t(timers_, "checkpoint");
+    const std::string path = checkpoints.path_for(step_);
+    write_checkpoint(path, config_, step_, time_now(), local_atoms(), decomposition_.comm());
+    checkpoints.written(path, decomposition_.comm());
+  };
   while (step_ < end) {
     step_once();
-    const bool last = step_ == end;
+    const bool polled = poll.check(step_);
+    const bool stopping = polled && poll.signal() != 0;
+    const bool last = step_ == end || stopping;
     if (last || (config_.thermo_every > 0 && step_ % config_.thermo_every == 0)) record();
     if (last || (config_.output_every > 0 && step_ % config_.output_every == 0)) frame();
-    if (!last) progress_line.update(config_.steps - (end - step_));
+    if ((last || checkpoints.due(step_, poll, polled)) && checkpoints.enabled()) checkpoint();
+    if (stopping) {
+      stop_signal_ = poll.signal();
+      break;
+    }
+    if (!last) progress_line.update(step_ - first);
   }
   if (trajectory) {
     PhaseTimers::Scope t(timers_, "output");
     trajectory->close();
   }
-  if (!config_.checkpoint_file.empty()) {
-    PhaseTimers::Scope t(timers_, "output");
-    write_checkpoint(config_.checkpoint_file, config_, step_, time_now(), local_atoms(),
-                     decomposition_.comm());
-  }
+  checkpoint_ = checkpoints.last();
   loop_seconds_ = seconds();
 }
 

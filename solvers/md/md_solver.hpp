@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/decomposition.hpp"
@@ -40,7 +41,10 @@ class MdSolver {
   // Collective over `comm`: decomposition, initial atoms, first forces.
   MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& device);
 
-  // Collective: config.steps steps; rank 0 prints thermo lines to `out`.
+  // Collective: steps on to config.steps (the run's last step), with
+  // checkpoints as run.checkpoint_* say, or until every rank agreed to stop on
+  // a signal; rank 0 prints thermo lines to `out`. Throws AgreedError when
+  // the energies stop being finite (checked with the thermo lines).
   void run(std::FILE* out);
 
   const MdConfig& config() const { return config_; }
@@ -48,6 +52,11 @@ class MdSolver {
   const PhaseTimers& timers() const { return timers_; }
   const std::vector<Thermo>& thermo() const { return thermo_; }
   double loop_seconds() const { return loop_seconds_; }
+  // The signal that ended run() early (0: it ran to run.steps), the step it
+  // ended at, the last checkpoint written ("" if none).
+  int stop_signal() const { return stop_signal_; }
+  long step() const { return step_; }
+  const std::string& last_checkpoint() const { return checkpoint_; }
   long total_atoms() const { return total_atoms_; }
   // How ghost positions travel between rebuilds (run report).
   std::string ghost_path() const { return comm_.ghost_path(); }
@@ -85,6 +94,8 @@ class MdSolver {
   long rebuilds_ = 0;
   long steps_on_lists_ = 0;  // steps since the last rebuild
   double loop_seconds_ = 0;
+  int stop_signal_ = 0;
+  std::string checkpoint_;
 };
 
 }  // namespace mpsfw::md

@@ -35,6 +35,9 @@ class MdWorkload final : public Workload {
     return line;
   }
   void run(std::FILE* progress) override { solver_->run(progress); }
+  int stop_signal() const override { return solver_->stop_signal(); }
+  long end_step() const override { return solver_->step(); }
+  std::string last_checkpoint() const override { return solver_->last_checkpoint(); }
   RunReport report(const Params& params, const RunContext& context,
                    const std::vector<std::string>& warnings) const override {
     return make_report(*solver_, params, context.device, context.host, warnings);

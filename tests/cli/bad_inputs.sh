@@ -159,7 +159,7 @@ add_case no_rank_grid_fits 2 fail "@D@/good.h5 --set heat.nx=1 --set heat.ny=1 -
 
 # --set overrides.
 add_case set_unknown_key 2 fail "@D@/good.h5 --set heat.nxx=3" \
-  "--set heat.nxx=3: unknown key 'heat.nxx'; known keys: solver, run.steps," "heat.nx,"
+  "--set heat.nxx=3: unknown key 'heat.nxx'; known keys: solver, step, time, run.steps," "heat.nx,"
 add_case set_malformed_integer 2 fail "@D@/good.h5 --set heat.nx=abc" \
   "--set heat.nx=abc: $range_nx, got 'abc'"
 add_case set_malformed_real 1 fail "@D@/good.h5 --set heat.dt=0.1s" \

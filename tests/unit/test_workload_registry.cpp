@@ -108,7 +108,10 @@ TEST(WorkloadRegistry, ConfiguresFromTheSharedRunKeys) {
   EXPECT_EQ(w->run_config().steps, 7);
   EXPECT_EQ(w->run_config().rank_grid_hint.x, 2);
   EXPECT_EQ(w->run_config().backend, Backend::Host);
-  EXPECT_EQ(w->output_files().size(), 1u);
+  // Where the run writes: snapshots and checkpoints (both /run keys).
+  ASSERT_EQ(w->output_files().size(), 2u);
+  EXPECT_EQ(w->output_files()[0].second, "run.output_file");
+  EXPECT_EQ(w->output_files()[1].second, "run.checkpoint_file");
 }
 
 TEST(BuiltinWorkloads, HeatAndMdAreRegisteredWithTheirKeys) {
@@ -120,6 +123,7 @@ TEST(BuiltinWorkloads, HeatAndMdAreRegisteredWithTheirKeys) {
   EXPECT_TRUE(has_key(r.schema_of("heat"), "run.diag_every"));
   EXPECT_TRUE(has_key(r.schema_of("md"), "md.cutoff"));
   EXPECT_TRUE(has_key(r.schema_of("md"), "run.checkpoint_file"));
+  EXPECT_TRUE(has_key(r.schema_of("heat"), "run.checkpoint_file"));
   EXPECT_FALSE(has_key(r.schema_of("md"), "heat.nx"));
 }
 

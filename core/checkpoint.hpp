@@ -1,0 +1,70 @@
+#pragma once
+// Checkpoints, one mechanism for every workload. A checkpoint is itself a
+// valid input: every key of the run's input (so the same solver reads it
+// back), the root attributes step and time of the saved state, and the
+// workload's state as datasets (heat: /heat/u0 and /heat/u_previous; MD:
+// /md/positions, velocities, ids). Running it resumes the run up to
+// run.steps; where it writes (run.output_file, run.checkpoint_file) is not
+// kept: a resumed run is told again, as slurm/run.sbatch does.
+//
+// When (CheckpointPlan): every run.checkpoint_every steps, every
+// run.checkpoint_minutes of loop time (agreed through StopPoll, so every rank
+// writes at the same step), at the run's end, and when a stop signal ends it
+// early. Where: run.checkpoint_file, rewritten each time (written as
+// `.partial` and renamed: the previous one survives a failed write), or with
+// run.checkpoint_keep = K > 1 the last K as <name>.<step 8 digits>.h5.
+#include <hdf5.h>
+#include <mpi.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "params.hpp"
+#include "run_config.hpp"
+#include "stop_request.hpp"
+
+namespace mpsfw {
+
+class CheckpointPlan {
+ public:
+  explicit CheckpointPlan(const RunConfig& run);
+
+  bool enabled() const { return !file_.empty(); }
+  // After the step `step` and the poll's check(step) (`polled`: whether it
+  // checked): whether a checkpoint is due by steps or by time. Collective
+  // decisions only: every rank gets the same answer.
+  bool due(long step, const StopPoll& poll, bool polled);
+  // Where the checkpoint of `step` goes.
+  std::string path_for(long step) const;
+  // After `path` was written (every rank calls it; rank 0 removes the files
+  // beyond checkpoint_keep).
+  void written(const std::string& path, MPI_Comm comm);
+  // The last checkpoint written, "" before the first.
+  const std::string& last() const { return last_; }
+
+ private:
+  std::string file_;
+  long every_;
+  double seconds_;
+  int keep_;
+  double last_seconds_ = 0;  // agreed loop time of the last checkpoint by time
+  std::vector<std::string> kept_;
+  std::string last_;
+};
+
+// Collective over `comm`: rank 0 writes `path` (through its .partial file):
+// `params` with the root keys step and time set and `overrides`
+// ("group.key=value") applied, then `write_state(file)` adds the state
+// datasets. Throws Error naming `path` on every rank if rank 0 fails; the
+// previous file at `path` is then untouched.
+void write_checkpoint_file(const std::string& path, const Params& params, long step, double time,
+                           const std::vector<std::string>& overrides, MPI_Comm comm,
+                           const std::function<void(hid_t file)>& write_state);
+
+// Where a run resumed at `start_step` writes an output that the first part
+// of the run wrote to `path`: "out.h5" -> "out.from00000400.h5" (`path`
+// itself when start_step is 0), so the first part's file survives.
+std::string resumed_output_path(const std::string& path, long start_step);
+
+}  // namespace mpsfw

@@ -1,0 +1,92 @@
+#include "stop_request.hpp"
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+
+#include "mpi_check.hpp"
+
+namespace mpsfw {
+namespace {
+
+volatile std::sig_atomic_t g_signal = 0;
+volatile std::sig_atomic_t g_first_second = 0;  // CLOCK_MONOTONIC seconds of the first
+
+// One request often arrives twice: Ctrl-C or `timeout` signal the whole
+// process group, and mpirun forwards the same signal to its ranks. Repeats
+// within this many seconds are that one request; a later one ends the run.
+constexpr long kSameRequestSeconds = 3;
+
+long monotonic_seconds() {
+  timespec now = {};
+  clock_gettime(CLOCK_MONOTONIC, &now);  // async-signal-safe
+  return static_cast<long>(now.tv_sec);
+}
+
+extern "C" void on_stop_signal(int signal) {
+  if (g_signal == 0) {
+    g_signal = signal;
+    g_first_second = static_cast<std::sig_atomic_t>(monotonic_seconds());
+    return;
+  }
+  if (monotonic_seconds() - g_first_second < kSameRequestSeconds) return;
+  // A second request: the default action, now.
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
+
+}  // namespace
+
+void install_stop_handlers() {
+  for (int s : {SIGTERM, SIGINT, SIGUSR1}) {
+    struct sigaction action = {};
+    action.sa_handler = on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(s, &action, nullptr);
+  }
+}
+
+int received_stop_signal() { return static_cast<int>(g_signal); }
+
+const char* stop_signal_name(int signal) {
+  switch (signal) {
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGINT:
+      return "SIGINT";
+    case SIGUSR1:
+      return "SIGUSR1";
+  }
+  static char text[32];
+  std::snprintf(text, sizeof text, "signal %d", signal);
+  return text;
+}
+
+StopPoll::StopPoll(MPI_Comm comm, double interval_seconds)
+    : comm_(comm), interval_(interval_seconds), start_(MPI_Wtime()) {}
+
+bool StopPoll::check(long step) {
+  if (next_ < 0) {  // the first step: check at once, to learn a step's time
+    next_ = step;
+    last_step_ = step - 1;
+  }
+  if (step < next_) return false;
+  double mine[2] = {static_cast<double>(received_stop_signal()), MPI_Wtime() - start_};
+  double agreed[2] = {0, 0};
+  MPSFW_MPI_CHECK(MPI_Allreduce(mine, agreed, 2, MPI_DOUBLE, MPI_MAX, comm_));
+  signal_ = static_cast<int>(agreed[0]);
+  seconds_ = agreed[1];
+  // The next check after about interval_ seconds at the steps' pace so far;
+  // every rank computes the same from the same reduced values.
+  const long steps = std::max(1L, step - last_step_);
+  const double per_step = std::max(1e-9, (seconds_ - last_seconds_) / static_cast<double>(steps));
+  const double ahead = std::clamp(interval_ / per_step, 1.0, 100000.0);
+  last_step_ = step;
+  last_seconds_ = seconds_;
+  next_ = step + static_cast<long>(ahead);
+  return true;
+}
+
+}  // namespace mpsfw

@@ -1,0 +1,54 @@
+#pragma once
+// Stopping a run cleanly on a signal: SIGTERM (a scheduler's end of walltime,
+// `kill`), SIGINT (Ctrl-C) and SIGUSR1 (Slurm's `--signal=B:USR1@120`). The
+// first one only sets a flag; the time loop asks StopPoll at step boundaries,
+// every rank stops at the same step, writes its checkpoint and report, and the
+// job exits with 128 + the signal. A second signal, 3 s or more after the
+// first, ends the process at once (the default action), for a run that does
+// not come to its step boundary; repeats within 3 s are the same request
+// delivered twice (Ctrl-C and `timeout` signal the whole process group, and
+// mpirun forwards the signal to its ranks as well).
+#include <mpi.h>
+
+namespace mpsfw {
+
+// Installs the handlers (idempotent).
+void install_stop_handlers();
+// The first stop signal this process received, or 0.
+int received_stop_signal();
+// "SIGTERM", "SIGINT", "SIGUSR1", else "signal N".
+const char* stop_signal_name(int signal);
+
+// The exit code of a run stopped by `signal`: 128 + signal (143 for SIGTERM),
+// as a shell reports a process killed by it; distinct from a bad input (1).
+inline int stop_exit_code(int signal) { return 128 + signal; }
+
+// Agreement between the ranks at step boundaries, cheap enough for every
+// step: a check (one small MPI_Allreduce) happens about every
+// `interval_seconds` of loop time, at a step every rank computes alike from
+// what the previous check reduced, so all ranks take part in the same checks.
+class StopPoll {
+ public:
+  explicit StopPoll(MPI_Comm comm, double interval_seconds = 0.5);
+
+  // Collective when a check is due (every rank calls it after every step
+  // with the same `step`): true when a check happened at this step; then
+  // signal() and seconds() are the values agreed.
+  bool check(long step);
+  // The signal some rank received (the largest number), or 0.
+  int signal() const { return signal_; }
+  // Seconds since construction, the slowest rank's.
+  double seconds() const { return seconds_; }
+
+ private:
+  MPI_Comm comm_;
+  double interval_;
+  double start_;        // MPI_Wtime at construction
+  long next_ = -1;      // the step of the next check; -1: the first step seen
+  long last_step_ = 0;  // the step of the last check
+  double last_seconds_ = 0;
+  int signal_ = 0;
+  double seconds_ = 0;
+};
+
+}  // namespace mpsfw

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Walltime and stop signals (docs/restart.md), process level, host backend:
+#   heat_term_rank   SIGTERM to one rank of 2: exit 143, one "stopped by SIGTERM at
+#                    step N; checkpoint C resumes it" line, C is a valid input that
+#                    resumes the run (N+5 steps), snapshots committed, no .partial
+#   heat_usr1_mpirun SIGUSR1 to mpirun (Slurm's --signal=B:USR1): forwarded, exit 138
+#   md_term_rank     the MD solver likewise, on 3 ranks
+#   no_checkpoint    without run.checkpoint_file: exit 143 and "no checkpoint"
+#   heat_diverges    heat.amplitude = 1e308 runs to inf: exit 1, a message naming
+#                    the step and the rank, no report of success
+#   signals.sh --solver PATH --mpiexec M --np-flag F [--preflags S] [--timeout T]
+#              --input-dir DIR --workdir DIR CASE
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=cli_lib.sh source-path=SCRIPTDIR
+source "$here/cli_lib.sh"
+
+INPUTS="" WORKDIR="" case_name=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --solver) SOLVER=$2; shift 2 ;;
+    --input-dir) INPUTS=$2; shift 2 ;;
+    --workdir) WORKDIR=$2; shift 2 ;;
+    --mpiexec) MPIEXEC=$2; shift 2 ;;
+    --np-flag) NP_FLAG=$2; shift 2 ;;
+    --preflags) PREFLAGS=$2; shift 2 ;;
+    --timeout) CASE_TIMEOUT=$2; shift 2 ;;
+    -h | --help) sed -n '2,14s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -*) cli_die "unknown option '$1' (see --help)" ;;
+    *) case_name=$1; shift ;;
+  esac
+done
+cli_require_tools
+[ -d "$INPUTS" ] || cli_die "--input-dir '$INPUTS' is not a folder"
+[ -n "$WORKDIR" ] && [ -n "$case_name" ] || cli_die "--workdir DIR and a CASE are required"
+rm -rf "$WORKDIR" && mkdir -p "$WORKDIR" && cd "$WORKDIR" || cli_die "cannot make $WORKDIR"
+
+problems=()
+problem() { problems+=("$*"); }
+pre=()
+[ -n "$PREFLAGS" ] && read -r -a pre <<<"$PREFLAGS"
+
+# start NP ARGS...: the solver in the background (far more steps than it can
+# take); waits until it has printed its start line.
+start() {
+  local np=$1
+  shift
+  "$MPIEXEC" "$NP_FLAG" "$np" "${pre[@]}" "$SOLVER" "$@" >out 2>err </dev/null &
+  job=$!
+  for _ in $(seq 1 200); do
+    grep -q '^mpsfw: \(heat\|md\) ' out 2>/dev/null && { sleep 1; return 0; }
+    sleep 0.1
+  done
+  problem "the run did not start within 20 s"
+}
+# finish: waits (bounded) for the job; sets rc.
+finish() {
+  local waited=0
+  while kill -0 "$job" 2>/dev/null; do
+    sleep 0.2
+    waited=$((waited + 1))
+    if [ "$waited" -gt $((CASE_TIMEOUT * 5)) ]; then
+      problem "still running ${CASE_TIMEOUT} s after the signal"
+      kill -KILL "$job" 2>/dev/null
+      pkill -KILL -f -- "$SOLVER" 2>/dev/null
+      break
+    fi
+  done
+  wait "$job"
+  rc=$?
+}
+# One rank of the job (the newest solver process).
+signal_one_rank() { pkill "-$1" -n -f -- "$SOLVER" || problem "no solver process to signal"; }
+expect_rc() { [ "$rc" -eq "$1" ] || problem "exit code $rc, expected $1"; }
+stopped_line() { grep -E "^mpsfw: stopped by $1 at step [0-9]+; " out; }
+no_partials() {
+  local left
+  left=$(find . -name '*.partial')
+  [ -z "$left" ] || problem "files left behind: $left"
+}
+# resume CHECKPOINT NP STEPS: runs the checkpoint as the input, to step STEPS.
+resume() {
+  cli_run "$2" resumed.out resumed.err "$1" --backend host --set "run.steps=$3"
+  [ "$CLI_RC" -eq 0 ] || problem "resuming from $1 failed (exit $CLI_RC): $(tail -3 resumed.err)"
+}
+
+heat=(--backend host --set run.steps=100000000 --set run.diag_every=0)
+case "$case_name" in
+  heat_term_rank)
+    start 2 "$INPUTS/heat_default.h5" "${heat[@]}" --set run.checkpoint_file=ck.h5 --output O.h5
+    signal_one_rank TERM
+    finish
+    expect_rc 143
+    line=$(stopped_line SIGTERM) || problem "no 'mpsfw: stopped by SIGTERM at step N' line"
+    step=$(sed -n 's/.* at step \([0-9]*\);.*/\1/p' <<<"$line")
+    grep -q "checkpoint ck.h5 resumes it" <<<"$line" || problem "the line names no checkpoint: $line"
+    [ -s ck.h5 ] && [ -s O.h5 ] && [ -s O.xmf ] || problem "ck.h5, O.h5 or O.xmf missing"
+    no_partials
+    [ -n "$step" ] && resume ck.h5 1 $((step + 5))
+    grep -q "$((step + 5))" resumed.out 2>/dev/null || problem "the resumed run did not reach step $((step + 5))"
+    ;;
+  heat_usr1_mpirun)
+    start 2 "$INPUTS/heat_default.h5" "${heat[@]}" --set run.checkpoint_file=ck.h5
+    kill -USR1 "$job"
+    finish
+    expect_rc 138
+    stopped_line SIGUSR1 >/dev/null || problem "no 'mpsfw: stopped by SIGUSR1' line"
+    [ -s ck.h5 ] || problem "no checkpoint ck.h5"
+    no_partials
+    ;;
+  md_term_rank)
+    start 3 "$INPUTS/md_lj.h5" --backend host --set run.steps=100000000 \
+      --set run.checkpoint_file=md.h5 --output T.h5
+    signal_one_rank TERM
+    finish
+    expect_rc 143
+    line=$(stopped_line SIGTERM) || problem "no 'mpsfw: stopped by SIGTERM at step N' line"
+    step=$(sed -n 's/.* at step \([0-9]*\);.*/\1/p' <<<"$line")
+    [ -s md.h5 ] && [ -s T.h5 ] || problem "md.h5 or T.h5 missing"
+    no_partials
+    [ -n "$step" ] && resume md.h5 2 $((step + 5))
+    ;;
+  no_checkpoint)
+    start 2 "$INPUTS/heat_default.h5" "${heat[@]}"
+    signal_one_rank TERM
+    finish
+    expect_rc 143
+    stopped_line SIGTERM | grep -q "no checkpoint" || problem "no 'no checkpoint' in the stop line"
+    ;;
+  heat_diverges)
+    cli_run 2 out err "$INPUTS/heat_default.h5" --backend host --set heat.amplitude=1e308 \
+      --set run.steps=50 --set run.diag_every=5 --report R.json
+    rc=$CLI_RC
+    expect_rc 1
+    grep -q "heat: the field is no longer finite at step [0-9]* (first on rank [0-9])" err ||
+      problem "no message naming the step and rank: $(tail -2 err)"
+    [ -e R.json ] && problem "a report was written for a run that diverged"
+    ;;
+  *) cli_die "unknown case '$case_name'" ;;
+esac
+
+if [ ${#problems[@]} -gt 0 ]; then
+  echo "FAIL  $case_name"
+  for p in "${problems[@]}"; do echo "  - $p"; done
+  cli_show "stdout" out
+  cli_show "stderr" err
+  exit 1
+fi
+echo "PASS  $case_name"
