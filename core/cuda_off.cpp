@@ -38,6 +38,7 @@ void memory::detail::cuda_copy(void*, const void*, std::size_t) {
   throw_built_without_cuda("copying to or from device memory");
 }
 void memory::detail::cuda_synchronize() { throw_built_without_cuda("waiting for the device"); }
+std::int64_t memory::detail::cuda_free_bytes() { throw_built_without_cuda("device memory"); }
 
 DeviceBinding detail::cuda_binding(int, int) { throw_built_without_cuda("binding a GPU"); }
 void detail::cuda_reset_device() { throw_built_without_cuda("releasing a GPU"); }

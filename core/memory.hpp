@@ -33,6 +33,7 @@ void* cuda_allocate_pinned(std::size_t bytes);
 void cuda_release_pinned(void* p) noexcept;
 void cuda_copy(void* dst, const void* src, std::size_t bytes);
 void cuda_synchronize();
+std::int64_t cuda_free_bytes();  // free memory of the current device
 }  // namespace detail
 
 }  // namespace memory

@@ -32,4 +32,10 @@ void cuda_copy(void* dst, const void* src, std::size_t bytes) {
 
 void cuda_synchronize() { MPSFW_CUDA_CHECK(cudaDeviceSynchronize()); }
 
+std::int64_t cuda_free_bytes() {
+  std::size_t free = 0, total = 0;
+  MPSFW_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  return static_cast<std::int64_t>(free);
+}
+
 }  // namespace mpsfw::memory::detail

@@ -30,4 +30,16 @@ std::string exact_number(double v) {
   return out.str();
 }
 
+std::string byte_text(double b) {
+  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f %s", b, unit[u]);
+  return text;
+}
+
 }  // namespace mpsfw

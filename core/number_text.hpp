@@ -10,5 +10,7 @@ std::string short_number(double v);
 // double, in the "C" locale whatever the process locale is ('.' always);
 // "nan", "inf", "-inf" for those. For files and for limits in messages.
 std::string exact_number(double v);
+// A byte count for people: "1.5 GiB".
+std::string byte_text(double bytes);
 
 }  // namespace mpsfw

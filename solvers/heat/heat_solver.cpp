@@ -11,6 +11,8 @@
 #include "core/collective.hpp"
 #include "core/field_output.hpp"
 #include "core/h5_io.hpp"
+#include "core/halo/face_geometry.hpp"
+#include "core/memory_preflight.hpp"
 #include "core/mpi_check.hpp"
 #include "core/peer_memory.hpp"
 #include "core/progress.hpp"
@@ -49,6 +51,13 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
       layout_(decomposition_.local_cells()),
       coefficients_(coefficients(config.diffusivity, config.dt, config.spacing[0],
                                  config.spacing[1], config.spacing[2])) {
+  // Two fields and one message buffer each way per face: refused before
+  // anything is allocated when the ranks sharing the memory cannot have it.
+  std::int64_t face_cells = 0;
+  for (int f = 0; f < kFaces; ++f) face_cells += face_send_plane(layout_, f).cells();
+  const std::int64_t need = (2 * layout_.size() + 2 * face_cells) * std::int64_t{sizeof(double)};
+  preflight_memory(decomposition_.comm(), device.backend, gpu_identity(device), need,
+                   "heat's fields and halo buffers");
   std::string error, gpu;
   try {
     kernels_ = make_heat_kernels(device.backend);

@@ -8,6 +8,8 @@
 #   no_checkpoint    without run.checkpoint_file: exit 143 and "no checkpoint"
 #   heat_diverges    heat.amplitude = 1e308 runs to inf: exit 1, a message naming
 #                    the step and the rank, no report of success
+#   memory_too_large a 10000^3 grid (16 TB): refused before allocating, with the
+#                    need and what is free, exit 1, within seconds
 #   signals.sh --solver PATH --mpiexec M --np-flag F [--preflags S] [--timeout T]
 #              --input-dir DIR --workdir DIR CASE
 set -uo pipefail
@@ -25,7 +27,7 @@ while [ $# -gt 0 ]; do
     --np-flag) NP_FLAG=$2; shift 2 ;;
     --preflags) PREFLAGS=$2; shift 2 ;;
     --timeout) CASE_TIMEOUT=$2; shift 2 ;;
-    -h | --help) sed -n '2,14s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 0 ;;
     -*) cli_die "unknown option '$1' (see --help)" ;;
     *) case_name=$1; shift ;;
   esac
@@ -135,6 +137,14 @@ case "$case_name" in
     grep -q "heat: the field is no longer finite at step [0-9]* (first on rank [0-9])" err ||
       problem "no message naming the step and rank: $(tail -2 err)"
     [ -e R.json ] && problem "a report was written for a run that diverged"
+    ;;
+  memory_too_large)
+    cli_run 2 out err "$INPUTS/heat_default.h5" --backend host --set heat.nx=10000 \
+      --set heat.ny=10000 --set heat.nz=10000 --set run.steps=1
+    rc=$CLI_RC
+    expect_rc 1
+    grep -q "heat's fields and halo buffers need .* of host memory per rank, .* for the 2 ranks sharing it, but only .* is free" err ||
+      problem "no message with the need and what is free: $(tail -2 err)"
     ;;
   *) cli_die "unknown case '$case_name'" ;;
 esac
