@@ -121,7 +121,8 @@ int start(const Options& o) {
   const std::vector<int> ranks(gpus.size(), o.ranks_per_gpu);
   SessionRecord record;
   record.leader = 0;  // persistent: no owning rank
-  record.gpus = start_session_daemons(dir, gpus, ranks, o.config);
+  // Servers start with the first job, under its user.
+  record.gpus = start_session_daemons(dir, gpus, ranks, o.config, /*start_servers=*/false);
   write_ready(dir, record);
   for (const SessionGpu& g : record.gpus) {
     std::fprintf(stderr, "mpsctl: GPU %d %s: daemon %ld, cap %d%%, pipe %s\n", g.index,

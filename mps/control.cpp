@@ -115,11 +115,16 @@ long start_daemon(const DaemonDirs& dirs, const std::string& gpu_uuid, double ti
               " s; see " + dirs.log + "/control.log");
 }
 
-bool stop_daemon(const DaemonDirs& dirs, double timeout_seconds) {
+bool stop_daemon(const DaemonDirs& dirs, double timeout_seconds, bool clients_released) {
   const ControlClient client(dirs, timeout_seconds);
   const long pid = client.daemon_pid();
   if (pid <= 0) return true;
-  // Clients have left by now (or are dead): a short grace for the server.
+  if (clients_released) {
+    for (long server : client.server_pids()) {
+      client.send("shutdown_server " + std::to_string(server) + " -f");
+    }
+  }
+  // Servers still up (clients that may still run, or are dead): 5 s of grace.
   client.send("quit -t 5");
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds + 2.0);

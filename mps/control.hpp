@@ -45,7 +45,12 @@ std::string control_program();
 long start_daemon(const DaemonDirs& dirs, const std::string& gpu_uuid, double timeout_seconds);
 
 // Asks the daemon to quit, waits until it is gone (SIGKILL after the time
-// limit). True when no daemon is left.
-bool stop_daemon(const DaemonDirs& dirs, double timeout_seconds);
+// limit). True when no daemon is left. `clients_released`: every client has
+// released its GPU (a job's normal end, after its node barrier), so the
+// servers are shut down at once: `quit` alone waits until each client process
+// has exited, or 5 s, and a client stays connected after cudaDeviceReset.
+// Otherwise (a leader that died, a stale session, mpsctl stop) clients may
+// still be running and get the 5 s.
+bool stop_daemon(const DaemonDirs& dirs, double timeout_seconds, bool clients_released = false);
 
 }  // namespace mpsfw::mps

@@ -49,6 +49,38 @@ const char* to_string(MpsState state) {
   return "?";
 }
 
+const char* to_string(MpsStep step) {
+  switch (step) {
+    case MpsStep::BringUp:
+      return "bring_up";
+    case MpsStep::Inventory:
+      return "inventory";
+    case MpsStep::DaemonStart:
+      return "daemon_start";
+    case MpsStep::DaemonConfig:
+      return "daemon_config";
+    case MpsStep::ServerStart:
+      return "server_start";
+    case MpsStep::Probe:
+      return "probe";
+    case MpsStep::MpiInit:
+      return "mpi_init";
+    case MpsStep::Bind:
+      return "bind";
+    case MpsStep::Verify:
+      return "verify";
+    case MpsStep::Release:
+      return "release";
+    case MpsStep::TeardownBarrier:
+      return "teardown_barrier";
+    case MpsStep::TeardownStop:
+      return "teardown_stop";
+    case MpsStep::Count:
+      break;
+  }
+  return "?";
+}
+
 namespace {
 
 std::string host_name() {
@@ -91,11 +123,13 @@ NodeSession NodeSession::before_mpi(const MpsConfig& config, const LauncherInfo&
     return s;  // after_mpi brings it up
   }
   s.status_.bring_up = "before MPI_Init (local rank from " + launcher.source + ")";
+  const auto start = std::chrono::steady_clock::now();
   try {
     s.bring_up(launcher.local_rank, launcher.local_size);
   } catch (const std::exception& e) {
     s.pending_error_ = e.what();
   }
+  s.add_seconds(MpsStep::BringUp, seconds_since(start));
   return s;
 }
 
@@ -108,11 +142,13 @@ void NodeSession::after_mpi(MPI_Comm node) {
     long leader_pid = static_cast<long>(getpid());
     MPSFW_MPI_CHECK(MPI_Bcast(&leader_pid, 1, MPI_LONG, 0, node));
     launcher_.job = "pid" + std::to_string(leader_pid);
+    const auto start = std::chrono::steady_clock::now();
     try {
       bring_up(rank, size);
     } catch (const std::exception& e) {
       pending_error_ = e.what();
     }
+    add_seconds(MpsStep::BringUp, seconds_since(start));
   }
   if (!pending_error_.empty()) throw Error(pending_error_);
 }
@@ -132,7 +168,9 @@ void NodeSession::give_up(const std::string& reason) {
 }
 
 void NodeSession::bring_up(int local_rank, int local_size) {
+  const auto inventory_start = std::chrono::steady_clock::now();
   const std::vector<GpuInfo> gpus = visible_gpus();
+  add_seconds(MpsStep::Inventory, seconds_since(inventory_start));
   if (gpus.empty()) {
     give_up("no GPU is visible (CUDA_VISIBLE_DEVICES, /proc/driver/nvidia/gpus, nvidia-smi)");
     return;
@@ -197,7 +235,12 @@ void NodeSession::lead(const std::vector<GpuInfo>& gpus, int local_size) {
     }
     std::vector<int> ranks(static_cast<size_t>(n));
     for (int g = 0; g < n; ++g) ranks[static_cast<size_t>(g)] = ranks_on_gpu(g, local_size, n);
-    gpus_ = start_session_daemons(dir_, gpus, ranks, config_);
+    StartTimes times;
+    gpus_ = start_session_daemons(dir_, gpus, ranks, config_, /*start_servers=*/true, &times);
+    add_seconds(MpsStep::DaemonStart, times.daemon_start);
+    add_seconds(MpsStep::DaemonConfig, times.daemon_config);
+    add_seconds(MpsStep::ServerStart, times.server_start);
+    add_seconds(MpsStep::Probe, times.probe);
     write_ready(dir_, {static_cast<long>(getpid()), gpus_});
     status_.owner = true;
     status_.state = MpsState::Started;
@@ -254,9 +297,13 @@ void NodeSession::teardown(MPI_Comm node) {
   if (torn_down_) return;
   torn_down_ = true;
   // Every local rank has released its device: no client is left.
+  const auto start = std::chrono::steady_clock::now();
   MPSFW_MPI_CHECK(MPI_Barrier(node));
+  add_seconds(MpsStep::TeardownBarrier, seconds_since(start));
   if (!watchdog_.running()) return;
+  const auto stop_start = std::chrono::steady_clock::now();
   const bool confirmed = watchdog_.stop();
+  add_seconds(MpsStep::TeardownStop, seconds_since(stop_start));
   status_.reason += (status_.reason.empty() ? "" : "; ") +
                     std::string(confirmed ? "daemons stopped, folders removed"
                                           : "watchdog did not confirm teardown");

@@ -22,6 +22,7 @@
 // normal teardown, an exception, MPI_Abort, SIGTERM or SIGKILL.
 #include <mpi.h>
 
+#include <array>
 #include <map>
 #include <string>
 #include <vector>
@@ -42,6 +43,29 @@ enum class MpsState { Off, NotNeeded, Started, Reused, Active, ActiveReused, Not
 // "NOT active": the words of the summary table and run.json.
 const char* to_string(MpsState state);
 
+// The steps of a job's MPS session whose seconds run.json reports
+// (mps_details.seconds, each the slowest rank's): where an MPS job's start and
+// end go. MpiInit, Bind and Release are mpsfw::Session's, timed with or
+// without MPS, so a run with --mps off is the baseline.
+enum class MpsStep {
+  BringUp,          // before MPI_Init: all of bring-up (a follower: waiting for the leader)
+  Inventory,        // the GPUs visible (/proc/driver/nvidia/gpus or nvidia-smi)
+  DaemonStart,      // leader: nvidia-cuda-mps-control -d until it answers
+  DaemonConfig,     // leader: default cap and pinned-memory limit
+  ServerStart,      // leader: asking each daemon to start its MPS server
+  Probe,            // leader: a child process asks CUDA for SMs, memory, compute mode
+  MpiInit,          // MPI_Init and the node communicator
+  Bind,             // bind_device: the CUDA context (under MPS: connecting to the server)
+  Verify,           // the MPS attribute, SMs, the server's client list
+  Release,          // release_device (cudaDeviceReset)
+  TeardownBarrier,  // waiting until every local rank has released its GPU
+  TeardownStop,     // leader: the watchdog stops the daemons and removes the folders
+  Count
+};
+constexpr size_t kMpsSteps = static_cast<size_t>(MpsStep::Count);
+// "bring_up", "inventory", ...: the keys in mps_details.seconds.
+const char* to_string(MpsStep step);
+
 // What MPS did, for the summary table and run.json.
 struct MpsStatus {
   MpsState state = MpsState::Off;
@@ -57,6 +81,7 @@ struct MpsStatus {
   std::vector<long> daemon_pids, server_pids;  // known on the leader
   int verified = 0, expected = 0;              // ranks of this node
   std::vector<std::string> per_rank;           // on the leader: one line per local rank
+  std::array<double, kMpsSteps> seconds{};     // this rank's, by MpsStep
 };
 
 class NodeSession {
@@ -89,6 +114,10 @@ class NodeSession {
   std::string fault_report(const std::string& error) const;
 
   const MpsStatus& status() const { return status_; }
+  // For mpsfw::Session's steps (MPI_Init, binding, releasing the device).
+  void add_seconds(MpsStep step, double seconds) {
+    status_.seconds[static_cast<size_t>(step)] += seconds;
+  }
   const MpsConfig& config() const { return config_; }
 
   // The folder of a job's session under `root` (also used by mpsctl).
@@ -98,6 +127,7 @@ class NodeSession {
  private:
   explicit NodeSession(MpsConfig config) : config_(std::move(config)) {}
   void bring_up(int local_rank, int local_size);
+  void verify_clients(MPI_Comm node, const DeviceBinding& device);
   void lead(const std::vector<GpuInfo>& gpus, int local_size);
   void follow(int gpus);
   bool reuse_site_daemon(const std::vector<GpuInfo>& gpus, int cap);

@@ -22,6 +22,12 @@
 namespace mpsfw::mps {
 
 void NodeSession::verify(MPI_Comm node, const DeviceBinding& device) {
+  const auto start = std::chrono::steady_clock::now();
+  verify_clients(node, device);
+  add_seconds(MpsStep::Verify, seconds_since(start));
+}
+
+void NodeSession::verify_clients(MPI_Comm node, const DeviceBinding& device) {
   int rank = 0, size = 1;
   MPSFW_MPI_CHECK(MPI_Comm_rank(node, &rank));
   MPSFW_MPI_CHECK(MPI_Comm_size(node, &size));

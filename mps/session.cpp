@@ -1,5 +1,6 @@
 #include "session.hpp"
 
+#include <array>
 #include <cstdio>
 #include <utility>
 #include <vector>
@@ -71,7 +72,9 @@ Session::Session(int& argc, char**& argv, Start start)
       early_error_(std::move(start.error)),
       input_(std::move(start.input)),
       node_session_(mps::NodeSession::before_mpi(start.mps, mps::detect_launcher())),
+      mpi_init_start_(std::chrono::steady_clock::now()),
       env_(argc, argv) {
+  node_session_.add_seconds(mps::MpsStep::MpiInit, mps::seconds_since(mpi_init_start_));
   settle();
 }
 
@@ -111,7 +114,9 @@ int Session::run(const std::function<int()>& body) {
 const DeviceBinding& Session::bind(Backend requested) {
   if (pending_) std::rethrow_exception(pending_);
   run_collectively(env_.world(), [&] {
+    const auto start = std::chrono::steady_clock::now();
     device_ = bind_device(requested, env_.node_rank(), env_.node_size(), node_session_.cuda_gate());
+    node_session_.add_seconds(mps::MpsStep::Bind, mps::seconds_since(start));
   });
   bound_ = true;
   // Verification runs per node; a failure on one node must stop all nodes.
@@ -122,7 +127,11 @@ const DeviceBinding& Session::bind(Backend requested) {
 void Session::finish() {
   if (end_ != End::Running) return;
   end_ = End::Finished;
-  if (bound_) release_device(device_);
+  if (bound_) {
+    const auto start = std::chrono::steady_clock::now();
+    release_device(device_);
+    node_session_.add_seconds(mps::MpsStep::Release, mps::seconds_since(start));
+  }
   // The node's daemons go only after every local rank has let go of its GPU.
   node_session_.teardown(env_.node());
 }
@@ -152,6 +161,19 @@ void Session::add_mps_to_report(RunReport* report) const {
   report->mps_daemon_pids = m.daemon_pids;
   report->mps_server_pids = m.server_pids;
   report->mps_per_rank = m.per_rank;
+  // Each step's slowest rank: the seconds an MPS job's start and end cost.
+  std::array<double, mps::kMpsSteps> slowest{};
+  MPSFW_MPI_CHECK(MPI_Allreduce(m.seconds.data(), slowest.data(), static_cast<int>(mps::kMpsSteps),
+                                MPI_DOUBLE, MPI_MAX, env_.world()));
+  std::string seconds;
+  for (size_t i = 0; i < mps::kMpsSteps; ++i) {
+    if (slowest[i] <= 0) continue;
+    char value[32];
+    std::snprintf(value, sizeof value, " %.3f", slowest[i]);
+    seconds += (seconds.empty() ? "" : ", ") +
+               std::string(mps::to_string(static_cast<mps::MpsStep>(i))) + value;
+  }
+  d.emplace_back("seconds", seconds);
 }
 
 Session::~Session() {

@@ -21,6 +21,7 @@
 // ranks must reach it) or, while an exception unwinds, aborts the job.
 #include <mpi.h>
 
+#include <chrono>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -92,6 +93,7 @@ class Session {
   std::string early_error_;
   std::unique_ptr<InputAttributes> input_;
   mps::NodeSession node_session_;
+  std::chrono::steady_clock::time_point mpi_init_start_;  // mps::MpsStep::MpiInit
   MpiEnv env_;
   DeviceBinding device_;
   bool bound_ = false;

@@ -1,6 +1,7 @@
 #include "session_dir.hpp"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -48,7 +49,9 @@ void check_gpu(const GpuFacts& facts, const std::string& uuid, int ranks, const 
 std::vector<SessionGpu> start_session_daemons(const std::string& dir,
                                               const std::vector<GpuInfo>& gpus,
                                               const std::vector<int>& ranks_per_gpu,
-                                              const MpsConfig& config) {
+                                              const MpsConfig& config, bool start_servers,
+                                              StartTimes* times) {
+  StartTimes spent;
   std::vector<SessionGpu> started;
   try {
     fs::create_directories(dir);
@@ -65,23 +68,39 @@ std::vector<SessionGpu> start_session_daemons(const std::string& dir,
       fs::create_directories(s.pipe_dir);
       fs::create_directories(s.log_dir);
       s.cap = cap_for(config, ranks);
-      // Before the daemon exists: a child process asks CUDA what the GPU is.
-      const GpuFacts facts = probe_gpu(s.uuid);
-      check_gpu(facts, s.uuid, ranks, config);
-      s.total_sms = facts.known ? facts.sms : 0;
+      auto start = std::chrono::steady_clock::now();
       s.daemon_pid = start_daemon({s.pipe_dir, s.log_dir}, s.uuid, config.timeout_seconds);
+      spent.daemon_start += seconds_since(start);
       started.push_back(s);
+      start = std::chrono::steady_clock::now();
+      // Defaults first: they hold for servers started after them.
       const ControlClient control({s.pipe_dir, s.log_dir}, config.timeout_seconds);
       control.send("set_default_active_thread_percentage " + std::to_string(s.cap));
       if (!config.pinned_device_mem_limit.empty()) {
         control.send("set_default_device_pinned_mem_limit 0 " + config.pinned_device_mem_limit);
       }
+      spent.daemon_config += seconds_since(start);
+      if (start_servers) {
+        start = std::chrono::steady_clock::now();
+        control.send("start_server -uid " + std::to_string(getuid()));
+        spent.server_start += seconds_since(start);
+      }
+    }
+    // A child process asks CUDA what each GPU is (while its server starts).
+    for (SessionGpu& s : started) {
+      const auto start = std::chrono::steady_clock::now();
+      const GpuFacts facts = probe_gpu(s.uuid);
+      spent.probe += seconds_since(start);
+      const size_t g = static_cast<size_t>(s.index);
+      check_gpu(facts, s.uuid, g < ranks_per_gpu.size() ? ranks_per_gpu[g] : 0, config);
+      s.total_sms = facts.known ? facts.sms : 0;
     }
   } catch (...) {
     for (const SessionGpu& s : started)
       stop_daemon({s.pipe_dir, s.log_dir}, config.timeout_seconds);
     throw;
   }
+  if (times != nullptr) *times = spent;
   return started;
 }
 
@@ -142,11 +161,12 @@ std::string read_failed(const std::string& dir, bool live_only) {
   return reason.empty() ? "unknown reason" : reason;
 }
 
-void remove_session(const std::string& dir, double timeout_seconds) {
+void remove_session(const std::string& dir, double timeout_seconds, bool clients_released) {
   std::error_code ec;
   for (const auto& gpu : fs::directory_iterator(dir, ec)) {
     if (fs::is_directory(gpu.path() / "pipe", ec)) {
-      stop_daemon({(gpu.path() / "pipe").string(), (gpu.path() / "log").string()}, timeout_seconds);
+      stop_daemon({(gpu.path() / "pipe").string(), (gpu.path() / "log").string()}, timeout_seconds,
+                  clients_released);
     }
   }
   fs::remove_all(dir, ec);

@@ -5,6 +5,7 @@
 //     ready                     written last: "leader PID" (0 for mpsctl) and a
 //                               line per GPU (index uuid daemon-pid cap SMs pipe log)
 //     failed                    instead of ready: why bring-up failed
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -28,14 +29,28 @@ struct SessionRecord {
   std::vector<SessionGpu> gpus;
 };
 
+// Seconds on the steady clock since `start`.
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Seconds start_session_daemons spent in each step, over all GPUs.
+struct StartTimes {
+  double daemon_start = 0, daemon_config = 0, server_start = 0, probe = 0;
+};
+
 // Creates the folder and starts one daemon per GPU in `gpus` with its cap
-// (ranks_per_gpu[i] ranks share GPU i; caps from `config`). Checks first what
-// the GPU can tell without CUDA in this process (SM count, memory, compute
-// mode). Throws Error naming logs on failure; leaves no daemon behind then.
+// (ranks_per_gpu[i] ranks share GPU i; caps from `config`); `start_servers`:
+// each daemon starts its MPS server now (as this user) rather than when the
+// first client connects, so that it comes up while the ranks run MPI_Init.
+// Then checks what CUDA says of each GPU, asked in a child process (SM count,
+// memory, compute mode). Throws Error naming logs on failure; leaves no daemon
+// behind then.
 std::vector<SessionGpu> start_session_daemons(const std::string& dir,
                                               const std::vector<GpuInfo>& gpus,
                                               const std::vector<int>& ranks_per_gpu,
-                                              const MpsConfig& config);
+                                              const MpsConfig& config, bool start_servers,
+                                              StartTimes* times = nullptr);
 
 void write_ready(const std::string& dir, const SessionRecord& record);
 // `leader`: the PID that failed, so that a stale file is told from a fresh one.
@@ -45,8 +60,9 @@ bool read_ready(const std::string& dir, SessionRecord* record);
 // The failed file's reason, or "" (also when `live_only` and its leader is gone).
 std::string read_failed(const std::string& dir, bool live_only = false);
 
-// Quits every daemon under `dir` and removes it.
-void remove_session(const std::string& dir, double timeout_seconds);
+// Quits every daemon under `dir` and removes it. `clients_released`: see
+// stop_daemon (control.hpp).
+void remove_session(const std::string& dir, double timeout_seconds, bool clients_released = false);
 
 // Session folders under `root` (names starting with mpsfw-mps-).
 std::vector<std::string> list_sessions(const std::string& root);

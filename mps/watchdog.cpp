@@ -44,7 +44,9 @@ bool Watchdog::start(const std::string& dir, double timeout_seconds) {
     close(ack[0]);
     char c = 0;
     const ssize_t n = read(cmd[0], &c, 1);
-    remove_session(dir, timeout_seconds);
+    // 'q': the leader's normal end, every local rank has released its GPU.
+    // End of file: the leader died, other ranks may still be running.
+    remove_session(dir, timeout_seconds, /*clients_released=*/n == 1);
     if (n == 1) {
       const ssize_t w = write(ack[1], "d", 1);
       (void)w;

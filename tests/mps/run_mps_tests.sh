@@ -466,6 +466,16 @@ check_started() {
       "$(commands set_default_device_pinned_mem_limit "$pipe" | tr '\n' ';')" \
       "${pinned:+set_default_device_pinned_mem_limit 0 $pinned;}"
     expect_eq "quit sent to GPU $g's daemon" "$(commands quit "$pipe" | grep -c .)" 1
+    # The server starts with the defaults set, and at the normal end (every
+    # rank released its GPU) it is shut down at once, then the daemon quits.
+    expect_eq "start_server sent to GPU $g's daemon" "$(commands start_server "$pipe" | tr '\n' ';')" \
+      "start_server -uid $(id -u);"
+    expect_eq "server shut down at once on GPU $g" "$(commands shutdown_server "$pipe" | tr '\n' ';')" \
+      "shutdown_server $(rec_lines daemon-up "$pipe" | head -n 1 | sed -n 's/.* pid=\([0-9]*\) .*/\1/p') -f;"
+    expect_eq "order of the commands to GPU $g's daemon" \
+      "$(rec_lines command "$pipe" | sed -n 's/.* cmd=//p' |
+        grep -oE '^(set_default_active_thread_percentage|start_server|shutdown_server|quit)' | tr '\n' ' ')" \
+      "set_default_active_thread_percentage start_server shutdown_server quit "
   done
   # Normal teardown is synchronous: nothing may be left when mpiexec returns.
   expect_eq "FINAL lines" "$(grep -c '^FINAL ' "$OUT")" "$np"
@@ -876,6 +886,9 @@ crash_case() {
   expect_eq "daemons up" "$(rec_count daemon-up)" 2
   expect_clean_after 15
   expect_quit_by_session
+  # Other ranks may still be running: their servers get quit's grace period.
+  expect_eq "servers shut down at once after a failure" \
+    "$(rec_lines command | grep -c ' cmd=shutdown_server' || true)" 0
 }
 case_teardown_throw() { crash_case 1 throw "probe: exception asked on rank 1"; }
 case_teardown_throw_leader() { crash_case 0 throw "probe: exception asked on rank 0"; }

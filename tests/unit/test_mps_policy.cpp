@@ -133,6 +133,19 @@ TEST(MpsPolicy, StatesReadAsTheReportSaysThem) {
   EXPECT_STREQ(to_string(MpsState::NotActive), "NOT active");
 }
 
+// mps_details.seconds is "name value, ...": one distinct word per step.
+TEST(MpsPolicy, StepsHaveDistinctOneWordNames) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < kMpsSteps; ++i) {
+    const std::string name = to_string(static_cast<MpsStep>(i));
+    EXPECT_NE(name, "?");
+    EXPECT_EQ(name.find_first_not_of("abcdefghijklmnopqrstuvwxyz_"), std::string::npos) << name;
+    EXPECT_EQ(std::count(names.begin(), names.end(), name), 0) << name;
+    names.push_back(name);
+  }
+  EXPECT_STREQ(to_string(MpsStep::TeardownStop), "teardown_stop");
+}
+
 TEST(MpsPolicy, ExpectedSmsRoundDownToPairs) {
   EXPECT_EQ(expected_sms(132, 25), 32);  // 33 SMs -> 16 TPCs
   EXPECT_EQ(expected_sms(132, 100), 132);
