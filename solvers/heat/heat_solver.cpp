@@ -178,7 +178,9 @@ void HeatSolver::run(std::FILE* progress) {
   }
 
   const auto t0 = std::chrono::steady_clock::now();
-  const long first = step_, last = config_.steps;
+  // Up to run.steps from the saved state; a second run() (benchmarks) takes
+  // as many steps again.
+  const long first = step_, last = step_ + (config_.steps - config_.start_step);
   ProgressLine progress_line(decomposition_.rank() == 0 ? progress : nullptr, last - first,
                              config_.progress_seconds);
   StopPoll poll(decomposition_.comm());

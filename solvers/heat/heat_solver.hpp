@@ -51,7 +51,8 @@ class HeatSolver {
              bool cuda_aware_mpi);
   ~HeatSolver();
 
-  // Collective: steps on to config.steps (the run's last step), writing
+  // Collective: steps on to config.steps (the run's last step; a second call
+  // takes as many steps again), writing
   // checkpoints as run.checkpoint_* say (needs set_params), and stops early,
   // every rank at the same step, when a stop signal arrived (stop_signal()).
   // Rank 0 prints progress lines to `progress` (nullptr: silent) when a run

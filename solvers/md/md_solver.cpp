@@ -200,7 +200,8 @@ void MdSolver::run(std::FILE* out) {
   const auto seconds = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  const long first = step_, end = config_.steps;
+  // Up to run.steps from the saved state; a second run() takes as many again.
+  const long first = step_, end = step_ + (config_.steps - config_.start_step);
   ProgressLine progress_line(root ? out : nullptr, end - first, config_.progress_seconds);
   StopPoll poll(decomposition_.comm());
   CheckpointPlan checkpoints(config_);
