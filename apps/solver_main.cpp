@@ -1,5 +1,6 @@
 #include "solver_main.hpp"
 
+#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 #include "core/collective.hpp"
 #include "core/decomposition.hpp"
 #include "core/error.hpp"
+#include "core/h5_io.hpp"
 #include "core/paths.hpp"
 #include "core/stop_request.hpp"
 #include "input_writer.hpp"
@@ -34,23 +36,32 @@ std::string workload_name(const Session& session, const WorkloadRegistry& worklo
   return solver.text("solver");
 }
 
-// Output files must be creatable and must not overwrite the input: checked
-// before the run, so a typo costs no compute. The checkpoint may be the input
-// (resuming from the one rotating checkpoint): the input is read before the
-// first checkpoint replaces it by a rename.
+// Output files must be creatable, must not overwrite the input and must be
+// different files: checked before the run, so a typo costs no compute and no
+// output replaces another. The checkpoint may be the input (resuming from the
+// one rotating checkpoint): the input is read before the first checkpoint
+// replaces it by a rename.
 void check_outputs(const Session& session, const Params& params, const Workload& workload) {
   const std::string& input = session.command_line().input;
+  std::vector<NamedPath> outputs;
   const auto check = [&](const std::string& path, const std::string& origin, bool may_be_input) {
     check_can_create(path, origin);
     if (!may_be_input && same_file(path, input)) {
       throw InputError(origin + ": '" + path + "' is the input file; choose another name");
     }
+    outputs.push_back({origin, path});
   };
   for (const auto& [file, key] : workload.output_files()) {
-    if (!file.empty()) check(file, params.value(key).origin, key == "run.checkpoint_file");
+    if (file.empty()) continue;
+    // A file made beside the key's own (an .xmf, a resumed run's name) says so.
+    const bool own = file == params.text(key);
+    const std::string& origin = params.value(key).origin;
+    check(file, own ? origin : origin + " (writing '" + file + "')",
+          own && key == "run.checkpoint_file");
   }
   const std::string& report = session.command_line().report_file;
   if (!report.empty()) check(report, "--report " + report, false);
+  check_distinct_files(outputs);
 }
 
 struct Prepared {
@@ -128,12 +139,15 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
   p.workload->stop();
   session.finish();
   session.add_mps_to_report(&report);
+  if (root) print_report(stdout, report);
+  if (!c.report_file.empty()) {
+    // Collective, so that a full disk is one message, not an abort of rank 0.
+    run_collectively(session.world(), [&] {
+      if (root) write_text_file_atomically(c.report_file, report_json(report));
+    });
+  }
   if (root) {
-    print_report(stdout, report);
-    if (!c.report_file.empty()) {
-      write_text_file_atomically(c.report_file, report_json(report));
-      std::printf("run report written to %s\n", c.report_file.c_str());
-    }
+    if (!c.report_file.empty()) std::printf("run report written to %s\n", c.report_file.c_str());
     for (const std::string& line : p.workload->closing_lines()) std::printf("%s\n", line.c_str());
     if (stopped_by != 0) {
       const std::string saved = checkpoint.empty()
@@ -150,6 +164,10 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
 
 int solver_main(int argc, char** argv, const WorkloadRegistry& workloads,
                 const std::string& program) {
+  // Outputs report a full disk or a file-size limit (EFBIG instead of being
+  // killed by SIGXFSZ) as one error; HDF5 prints no error stack of its own.
+  std::signal(SIGXFSZ, SIG_IGN);
+  h5::prepare_library();
   // --write-input needs neither MPI nor a GPU. A command line that does not
   // parse is the session's to report, once, after MPI_Init.
   CommandLine c;

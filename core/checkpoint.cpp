@@ -83,7 +83,7 @@ void write_checkpoint_file(const std::string& path, const Params& params, long s
       write_param_attributes(file.get(), saved);
       write_state(file.get());
       // A full disk may show only when the last data is flushed.
-      if (file.close() < 0) throw Error("closing the file failed (disk full?)");
+      h5::close_file(file, partial);
       move_into_place(partial, path);
     } catch (const std::exception& e) {
       std::remove(partial.c_str());

@@ -16,6 +16,7 @@
 #include "error.hpp"
 #include "h5_io.hpp"
 #include "mpi_check.hpp"
+#include "paths.hpp"
 #include "xdmf_writer.hpp"
 
 #ifndef MPSFW_HDF5_PARALLEL
@@ -30,18 +31,6 @@ namespace {
 
 // Keeps the RankOrdered token apart from any other traffic on the solver's communicator.
 constexpr int kTokenTag = 7301;
-
-herr_t keep_description(unsigned /*n*/, const H5E_error2_t* entry, void* out) {
-  if (entry->desc && entry->desc[0]) *static_cast<std::string*>(out) = entry->desc;
-  return 0;
-}
-
-// The innermost description on HDF5's error stack, e.g. the errno text of a failed open.
-std::string hdf5_reason() {
-  std::string reason;
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, keep_description, &reason);
-  return reason;
-}
 
 hsize_t to_hsize(int n) { return static_cast<hsize_t>(n); }
 
@@ -88,7 +77,7 @@ struct FieldOutput::Impl {
   Impl& operator=(const Impl&) = delete;
 
   [[noreturn]] void fail(const std::string& what) const {
-    const std::string reason = hdf5_reason();
+    const std::string reason = h5::error_reason(partial);
     throw Error("HDF5 output '" + path + "': " + what + " failed" +
                 (reason.empty() ? "" : ": " + reason));
   }
@@ -128,6 +117,7 @@ struct FieldOutput::Impl {
   // Rank 0, at construction: the file with the root attributes and a group per field.
   void create_file(const std::string& solver) const {
     const h5::QuietErrors quiet;
+    check_regular_or_absent(partial, "HDF5 output '" + path + "'");
     h5::Handle fcpl = own(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "creating a property list");
     // No modification times in object headers, so reruns give identical files.
     check(H5Pset_obj_track_times(fcpl.get(), false), "disabling time tracking");

@@ -1,23 +1,52 @@
 #include "h5_io.hpp"
 
+#include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "error.hpp"
+#include "number_text.hpp"
+#include "paths.hpp"
 
 namespace mpsfw::h5 {
 namespace {
 
+[[noreturn]] void fail(const std::string& what) {
+  const std::string reason = error_reason();
+  throw Error("HDF5: " + what + " failed" + (reason.empty() ? "" : ": " + reason));
+}
+
 void check(herr_t status, const std::string& what) {
-  if (status < 0) throw Error("HDF5: " + what + " failed");
+  if (status < 0) fail(what);
 }
 
 hid_t check_id(hid_t id, const std::string& what) {
-  if (id < 0) throw Error("HDF5: " + what + " failed");
+  if (id < 0) fail(what);
   return id;
+}
+
+struct Reason {
+  std::string innermost;
+  int error_number = 0;  // of the innermost entry that names one
+};
+
+// The low-level I/O entries read "... errno = 28, error message = '...' ...".
+herr_t keep_reason(unsigned /*n*/, const H5E_error2_t* entry, void* out) {
+  Reason& r = *static_cast<Reason*>(out);
+  if (entry->desc == nullptr || entry->desc[0] == '\0') return 0;
+  const std::string desc = entry->desc;
+  r.innermost = desc;
+  const size_t at = desc.find("errno = ");
+  if (at != std::string::npos) {
+    const int number = std::atoi(desc.c_str() + at + 8);
+    if (number > 0) r.error_number = number;
+  }
+  return 0;
 }
 
 // Reproducible files: no modification times in object headers.
@@ -62,6 +91,36 @@ std::string describe(hid_t type, hid_t space) {
 
 }  // namespace
 
+void prepare_library() {
+  H5dont_atexit();
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
+
+std::string error_reason(const std::string& path) {
+  Reason r;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, keep_reason, &r);
+  if (r.error_number != 0) return std::strerror(r.error_number);
+  if (path.empty()) return r.innermost;
+  std::string hint;
+  std::string folder = std::filesystem::path(path).parent_path().string();
+  if (folder.empty()) folder = ".";
+  struct statvfs fs {};
+  if (::statvfs(folder.c_str(), &fs) == 0) {
+    const double free_bytes = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+    if (free_bytes < 1024.0 * 1024.0) {
+      hint =
+          "the file system of '" + folder + "' has " + byte_text(free_bytes) + " free (disk full?)";
+    }
+  }
+  struct rlimit limit {};
+  if (hint.empty() && ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    hint =
+        "files are limited to " + byte_text(static_cast<double>(limit.rlim_cur)) + " (ulimit -f)";
+  }
+  if (hint.empty()) return r.innermost;
+  return r.innermost.empty() ? hint : r.innermost + "; " + hint;
+}
+
 QuietErrors::QuietErrors() {
   H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -80,17 +139,33 @@ Handle open_file_readonly(const std::string& path) {
 
 Handle create_file(const std::string& path) {
   QuietErrors quiet;
+  check_regular_or_absent(path, "creating HDF5 file");
   // No modification time in the root group's header either.
   Handle fcpl = no_times_plist(H5P_FILE_CREATE);
   const hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT);
-  if (id < 0) throw Error(path + ": cannot create HDF5 file");
+  if (id < 0) {
+    const std::string reason = error_reason(path);
+    throw Error(path + ": cannot create HDF5 file" + (reason.empty() ? "" : ": " + reason));
+  }
   return Handle(id, H5Fclose);
+}
+
+void close_file(Handle& file, const std::string& path) {
+  QuietErrors quiet;
+  if (file.close() < 0) {
+    const std::string reason = error_reason(path);
+    throw Error(path + ": closing the HDF5 file failed" + (reason.empty() ? "" : ": " + reason));
+  }
 }
 
 Handle open_file_readwrite(const std::string& path) {
   QuietErrors quiet;
   const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-  if (id < 0) throw Error(path + ": cannot open HDF5 file for writing");
+  if (id < 0) {
+    const std::string reason = error_reason(path);
+    throw Error(path + ": cannot open HDF5 file for writing" +
+                (reason.empty() ? "" : ": " + reason));
+  }
   return Handle(id, H5Fclose);
 }
 

@@ -61,6 +61,21 @@ class QuietErrors {
   void* data_ = nullptr;
 };
 
+// Once, first thing in a program, before any other HDF5 call: HDF5 prints no
+// error stack of its own (mpsfw's one-line messages say what failed and why),
+// and runs no cleanup at exit: HDF5 1.10 keeps a file whose close failed (a
+// full disk) half closed, and its cleanup at exit then crashes on it. Every
+// file mpsfw opens is closed (once) by its Handle, so nothing is lost.
+void prepare_library();
+
+// Why the HDF5 call that just failed failed, from HDF5's error stack: the
+// system's text when a read or write set errno ("No space left on device",
+// "File too large"), else the innermost description; "" if none. When the
+// stack names no errno (MPI-IO says only "file write failed") and `path` is
+// given, a nearly full file system under `path` or a file-size limit
+// (ulimit -f) is added as the likely cause.
+std::string error_reason(const std::string& path = "");
+
 // A scalar attribute as stored: its class, value and a readable type name.
 struct Scalar {
   enum class Kind { Integer, Real, Text, Other } kind = Kind::Other;
@@ -70,9 +85,15 @@ struct Scalar {
   std::string type_name;  // "64-bit integer", "string", "3-element array", ...
 };
 
-Handle open_file_readonly(const std::string& path);   // throws InputError naming path
-Handle create_file(const std::string& path);          // truncates; throws Error
+Handle open_file_readonly(const std::string& path);  // throws InputError naming path
+// Truncates; throws Error naming `path` and why, also when `path` exists and
+// is not a regular file (a device, a FIFO).
+Handle create_file(const std::string& path);
 Handle open_file_readwrite(const std::string& path);  // an existing file; throws Error
+// Closes `file` now (the Handle is then empty, whatever the outcome); a
+// failure, such as a full disk met by the final flush, throws Error naming
+// `path` and why.
+void close_file(Handle& file, const std::string& path);
 bool has_group(hid_t loc, const std::string& name);
 Handle open_group(hid_t file, const std::string& name);
 Handle create_group(hid_t file, const std::string& name);

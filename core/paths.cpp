@@ -6,14 +6,67 @@
 #include <cstring>
 #include <filesystem>
 
+#include "atomic_file.hpp"
 #include "error.hpp"
 
 namespace mpsfw {
+namespace {
+
+namespace fs = std::filesystem;
+
+// "a character device", ...: what a path is when it is not a regular file.
+std::string kind_of(fs::file_type type) {
+  switch (type) {
+    case fs::file_type::directory:
+      return "a folder";
+    case fs::file_type::character:
+      return "a character device";
+    case fs::file_type::block:
+      return "a block device";
+    case fs::file_type::fifo:
+      return "a FIFO (named pipe)";
+    case fs::file_type::socket:
+      return "a socket";
+    default:
+      return "not a regular file";
+  }
+}
+
+// "" when `path` is absent or a regular file (links followed), else what it is.
+std::string not_regular(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec || !fs::exists(status) || fs::is_regular_file(status)) return "";
+  return kind_of(status.type());
+}
+
+// The absolute path with every existing link and "." / ".." resolved.
+fs::path resolved(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  return ec ? fs::absolute(path).lexically_normal() : p;
+}
+
+}  // namespace
+
+void check_regular_or_absent(const std::string& path, const std::string& origin) {
+  const std::string kind = not_regular(path);
+  if (kind.empty()) return;
+  throw Error(origin + ": '" + path + "' exists and is " + kind +
+              ", not a regular file; mpsfw replaces only regular files (choose another name)");
+}
 
 void check_can_create(const std::string& path, const std::string& origin) {
-  namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw InputError(origin + ": '" + path + "' is a folder");
+  for (const std::string& p : {path, partial_path(path)}) {
+    const std::string kind = not_regular(p);
+    if (!kind.empty()) {
+      throw InputError(origin + ": '" + p + "' exists and is " + kind +
+                       ", not a regular file; mpsfw writes a new file and renames it into "
+                       "place, which would replace it: choose another name");
+    }
+  }
   fs::path folder = fs::path(path).parent_path();
   if (folder.empty()) folder = ".";
   if (!fs::is_directory(folder, ec)) {
@@ -26,8 +79,28 @@ void check_can_create(const std::string& path, const std::string& origin) {
 }
 
 bool same_file(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return false;
   std::error_code ec;
-  return std::filesystem::equivalent(a, b, ec) && !ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec) && !ec;
+  return resolved(a) == resolved(b);
+}
+
+void check_distinct_files(const std::vector<NamedPath>& files) {
+  for (size_t i = 0; i < files.size(); ++i) {
+    for (size_t j = i + 1; j < files.size(); ++j) {
+      if (!same_file(files[i].path, files[j].path)) continue;
+      if (files[i].origin == files[j].origin) {
+        throw InputError(files[i].origin + ": '" + files[i].path +
+                         "' is both the file and the one written beside it (its .xmf); choose a "
+                         "name ending in .h5");
+      }
+      const std::string shown = files[i].path == files[j].path
+                                    ? "'" + files[i].path + "'"
+                                    : "'" + files[i].path + "' (also '" + files[j].path + "')";
+      throw InputError(files[i].origin + " and " + files[j].origin + " name one file, " + shown +
+                       ": one would replace the other; choose different names");
+    }
+  }
 }
 
 }  // namespace mpsfw

@@ -1,6 +1,7 @@
 #include "heat_workload.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "core/checkpoint.hpp"
@@ -19,6 +20,19 @@ class HeatWorkload final : public Workload {
   }
   const RunConfig& run_config() const override { return config_; }
   Int3 cells_to_split() const override { return config_.cells; }
+  // The snapshots (under their resumed name), their XDMF file and the
+  // checkpoint, each checked before the run and against the others.
+  std::vector<std::pair<std::string, std::string>> output_files() const override {
+    std::vector<std::pair<std::string, std::string>> files;
+    if (!config_.output_file.empty()) {
+      const std::string h5 = resumed_output_path(config_.output_file, config_.start_step);
+      files.push_back({h5, "run.output_file"});
+      files.push_back(
+          {std::filesystem::path(h5).replace_extension(".xmf").string(), "run.output_file"});
+    }
+    files.push_back({config_.checkpoint_file, "run.checkpoint_file"});
+    return files;
+  }
 
   void start(const RunContext& context) override {
     solver_ = std::make_unique<HeatSolver>(config_, context.world, context.device,

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/h5_io.hpp"
@@ -141,6 +142,119 @@ void check_ids(const std::string& file, const std::vector<std::int64_t>& ids) {
   }
 }
 
+// Cells of a grid over the periodic box, each at least `reach` wide, so that
+// atoms within `reach` of each other are in the same or adjacent cells.
+struct CellGrid {
+  int n[3] = {1, 1, 1};
+  double width[3] = {1, 1, 1};
+
+  CellGrid(const double box[3], double reach, size_t atoms) {
+    // At most ~4 cells per atom: a sparse box does not cost memory.
+    const double most = 4.0 * static_cast<double>(std::max<size_t>(atoms, 1)) + 27;
+    double edge = reach;
+    const double volume = box[0] * box[1] * box[2];
+    if (volume / (edge * edge * edge) > most) edge = std::cbrt(volume / most);
+    for (int d = 0; d < 3; ++d) {
+      n[d] = std::max(1, static_cast<int>(std::min(box[d] / edge, 1e6)));
+      width[d] = box[d] / n[d];
+    }
+  }
+  int index_along(int d, double x) const {
+    return std::min(n[d] - 1, std::max(0, static_cast<int>(x / width[d])));
+  }
+  size_t cell_of(const double* x) const {
+    return (static_cast<size_t>(index_along(2, x[2])) * static_cast<size_t>(n[1]) +
+            static_cast<size_t>(index_along(1, x[1]))) *
+               static_cast<size_t>(n[0]) +
+           static_cast<size_t>(index_along(0, x[0]));
+  }
+  size_t cells() const {
+    return static_cast<size_t>(n[0]) * static_cast<size_t>(n[1]) * static_cast<size_t>(n[2]);
+  }
+  // The distinct cell indices along d next to (and including) cell i.
+  std::vector<int> around(int d, int i) const {
+    if (n[d] < 3) {
+      std::vector<int> all(static_cast<size_t>(n[d]));
+      for (int k = 0; k < n[d]; ++k) all[static_cast<size_t>(k)] = k;
+      return all;
+    }
+    return {(i + n[d] - 1) % n[d], i, (i + 1) % n[d]};
+  }
+};
+
+std::string short_number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return text;
+}
+
+// Squared distance of the nearest periodic images of a and b.
+double distance2(const double* a, const double* b, const double box[3]) {
+  double r2 = 0;
+  for (int d = 0; d < 3; ++d) {
+    double dx = a[d] - b[d];
+    dx -= box[d] * std::nearbyint(dx / box[d]);
+    r2 += dx * dx;
+  }
+  return r2;
+}
+
+// Throws InputError naming the first pair (by row) of atoms closer than
+// kMinSeparationSigma * sigma. `x` holds N rows of 3, all inside the box.
+void check_separation(const std::string& file, const std::vector<double>& x,
+                      const std::vector<std::int64_t>& ids, const double box[3], double sigma) {
+  const size_t n = x.size() / 3;
+  const double least = kMinSeparationSigma * sigma;
+  const CellGrid grid(box, least, n);
+  // Atoms sorted by cell (counting sort): those of cell c are
+  // order[first[c] .. first[c + 1]).
+  std::vector<size_t> cell(n), first(grid.cells() + 1, 0), order(n);
+  for (size_t i = 0; i < n; ++i) {
+    cell[i] = grid.cell_of(&x[3 * i]);
+    ++first[cell[i] + 1];
+  }
+  for (size_t c = 0; c < grid.cells(); ++c) first[c + 1] += first[c];
+  std::vector<size_t> next(first.begin(), first.end() - 1);
+  for (size_t i = 0; i < n; ++i) order[next[cell[i]]++] = i;
+
+  for (size_t i = 0; i < n; ++i) {
+    const double* xi = &x[3 * i];
+    size_t partner = n;  // the lowest row j > i that is too close
+    double partner_r2 = 0;
+    for (int cz : grid.around(2, grid.index_along(2, xi[2]))) {
+      for (int cy : grid.around(1, grid.index_along(1, xi[1]))) {
+        for (int cx : grid.around(0, grid.index_along(0, xi[0]))) {
+          const size_t c =
+              (static_cast<size_t>(cz) * static_cast<size_t>(grid.n[1]) + static_cast<size_t>(cy)) *
+                  static_cast<size_t>(grid.n[0]) +
+              static_cast<size_t>(cx);
+          for (size_t k = first[c]; k < first[c + 1]; ++k) {
+            const size_t j = order[k];
+            if (j <= i || j >= partner) continue;
+            const double r2 = distance2(xi, &x[3 * j], box);
+            if (r2 < least * least) {
+              partner = j;
+              partner_r2 = r2;
+            }
+          }
+        }
+      }
+    }
+    if (partner == n) continue;
+    const auto id = [&](size_t row) {
+      return std::to_string(ids.empty() ? static_cast<std::int64_t>(row) : ids[row]);
+    };
+    throw InputError(where(file, "positions") + ": atoms " + id(i) + " and " + id(partner) +
+                     " (rows " + std::to_string(i) + " and " + std::to_string(partner) + ") are " +
+                     short_number(std::sqrt(partner_r2)) + " apart, closer than " +
+                     exact_number(kMinSeparationSigma) + " sigma = " + exact_number(least) +
+                     " (md.sigma = " + exact_number(sigma) +
+                     "); expected every two atoms (and periodic images) at least " +
+                     exact_number(kMinSeparationSigma) +
+                     " sigma apart: overlapping atoms make the Lennard-Jones force blow up");
+  }
+}
+
 const std::string& input_file(const MdConfig& c) {
   if (c.input_file.empty()) {
     throw InputError(
@@ -176,6 +290,7 @@ std::vector<AtomRecord> all_dataset_atoms(const MdConfig& c) {
   }
   for (size_t i = 0; i < n; ++i) check_finite(file, "velocities", i, &v[3 * i]);
   if (layout.has_ids) check_ids(file, ids);
+  check_separation(file, x, ids, c.box, c.lj.sigma);
 
   std::vector<AtomRecord> atoms(n);
   for (size_t i = 0; i < n; ++i) {

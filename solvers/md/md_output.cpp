@@ -95,10 +95,6 @@ void write_box(hid_t object, const MdConfig& c) {
   for (int d = 0; d < 3; ++d) h5::write_attribute(object, std::string("box_") + kAxis[d], c.box[d]);
 }
 
-void close_file(h5::Handle& file, const std::string& name) {
-  if (file.close() < 0) throw Error("HDF5: closing '" + name + "' failed");
-}
-
 struct FrameInfo {
   long step = 0;
   double time = 0;
@@ -183,7 +179,7 @@ struct MdTrajectory::Impl {
     h5::write_attribute(file.get(), "solver", std::string("md"));
     write_box(file.get(), config);
     h5::create_group(file.get(), "frames");
-    close_file(file, partial);
+    h5::close_file(file, partial);
   }
 
   void append(long step, double time, const std::vector<AtomRecord>& atoms) const {
@@ -198,14 +194,14 @@ struct MdTrajectory::Impl {
       h5::write_attribute(group.get(), "atoms", n);
       write_atoms(group.get(), atoms);
     }
-    close_file(file, partial);
+    h5::close_file(file, partial);
   }
 
   void publish() {
     {
       h5::Handle file = h5::open_file_readwrite(partial);
       h5::write_attribute(file.get(), "frames", static_cast<std::int64_t>(frames.size()));
-      close_file(file, partial);
+      h5::close_file(file, partial);
     }
     move_into_place(partial, path);
     renamed = true;
@@ -298,7 +294,7 @@ void write_checkpoint(const std::string& path, const MdConfig& c, long step, dou
         h5::write_attribute(md.get(), "target_temperature", c.target_temperature);
         write_atoms(md.get(), atoms);
       }
-      close_file(file, partial);
+      h5::close_file(file, partial);
       move_into_place(partial, path);
     });
     if (!error.empty()) std::remove(partial.c_str());

@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <memory>
 
+#include "core/checkpoint.hpp"
 #include "md_config.hpp"
+#include "md_output.hpp"
 #include "md_report.hpp"
 #include "md_solver.hpp"
 
@@ -18,9 +20,17 @@ class MdWorkload final : public Workload {
   std::string split_hint() const override {
     return "an MD rank needs at least one link cell of md.cutoff + md.skin along each dimension";
   }
+  // The trajectory (under its resumed name), its XDMF file and the
+  // checkpoint, each checked before the run and against the others.
   std::vector<std::pair<std::string, std::string>> output_files() const override {
-    return {{config_.output_file, "run.output_file"},
-            {config_.checkpoint_file, "run.checkpoint_file"}};
+    std::vector<std::pair<std::string, std::string>> files;
+    if (!config_.output_file.empty()) {
+      const std::string h5 = resumed_output_path(config_.output_file, config_.start_step);
+      files.push_back({h5, "run.output_file"});
+      files.push_back({trajectory_xdmf_path(h5), "run.output_file"});
+    }
+    files.push_back({config_.checkpoint_file, "run.checkpoint_file"});
+    return files;
   }
 
   void start(const RunContext& context) override {

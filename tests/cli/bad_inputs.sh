@@ -141,6 +141,22 @@ add_case u0_nan 2 fail "@D@/u0_nan.h5" \
   "u0_nan.h5: dataset /heat/u0: expected finite values, got nan at [7][9][11] ([z][y][x])"
 add_case output_is_input 2 fail "@D@/victim.h5 --output @D@/victim.h5" \
   "--output" "victim.h5' is the input file; choose another name"
+# Two outputs naming one file (also by another name, or an output's .xmf).
+add_case report_is_input 2 fail "@D@/victim.h5 --report @D@/victim.h5" \
+  "--report" "victim.h5' is the input file; choose another name"
+add_case output_is_report 2 fail "@D@/good.h5 --output @D@/o.h5 --report @D@/o.h5" \
+  "mpsfw: error: --output " " and --report " "/o.h5 name one file, '" \
+  "one would replace the other"
+add_case output_is_checkpoint 2 fail "@D@/good.h5 --output @D@/o.h5 --set run.checkpoint_file=@D@/o.h5" \
+  "mpsfw: error: --output " "/o.h5 and --set run.checkpoint_file=" "name one file"
+add_case report_is_checkpoint 2 fail "@D@/good.h5 --report @D@/c.h5 --set run.checkpoint_file=@D@/c.h5" \
+  "mpsfw: error: --set run.checkpoint_file=" "/c.h5 and --report " "name one file"
+add_case report_is_output_xmf 2 fail "@D@/good.h5 --output @D@/o.h5 --report @D@/o.xmf" \
+  "/o.h5 (writing '" "/o.xmf') and --report " "name one file"
+add_case report_is_output_by_other_name 2 fail "@D@/good.h5 --output @D@/o.h5 --report @D@/./o.h5" \
+  " and --report " "name one file" "(also '"
+add_case output_is_own_xmf 2 fail "@D@/good.h5 --output @D@/o.xmf" \
+  "/o.xmf' is both the file and the one written beside it"
 add_case u0_2d 1 fail "@D@/u0_2d.h5" \
   "u0_2d.h5: dataset /heat/u0: expected shape [nz][ny][nx] = [8][10][12], got [80][12]"
 
@@ -209,6 +225,14 @@ add_case md_progress_lines 2 ok "$md_small --set run.steps=20 --set run.progress
 add_case md_dataset_runs 2 ok "@D@/md_dataset_good.h5" "4 atoms"
 add_case md_atom_outside_box 4 fail "@D@/md_atom_outside.h5" \
   "md_atom_outside.h5: dataset /md/positions: row 2: y = 8.5 is outside the box [0, 8)"
+add_case md_trajectory_is_checkpoint 2 fail "$md_small --output @D@/t.h5 --set run.checkpoint_file=@D@/t.h5" \
+  "mpsfw: error: --output " "/t.h5 and --set run.checkpoint_file=" "name one file"
+add_case md_trajectory_is_report 2 fail "$md_small --output @D@/t.h5 --report @D@/t.h5" \
+  "mpsfw: error: --output " "/t.h5 and --report " "name one file"
+add_case md_checkpoint_is_report 2 fail "$md_small --report @D@/c.h5 --set run.checkpoint_file=@D@/c.h5" \
+  "mpsfw: error: --set run.checkpoint_file=" "/c.h5 and --report " "name one file"
+add_case md_trajectory_is_input 2 fail "@D@/md_dataset_good.h5 --output @D@/md_dataset_good.h5" \
+  "--output" "md_dataset_good.h5' is the input file; choose another name"
 add_case md_positions_wrong_shape 2 fail "@D@/md_positions_two_columns.h5" \
   "md_positions_two_columns.h5: dataset /md/positions: expected shape [N][3], got [4][2]"
 

@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# Outputs are never lost or misplaced (issue 19), process level, host backend.
+# Every failing run must end with exit 1 (not 139: no crash at exit), exactly
+# one "mpsfw: error:" line naming the file and the cause, no HDF5 error stack,
+# no abort, no .partial file left and the previous file at the path unchanged.
+#   dev_null_output      --output onto a device node: refused before the run;
+#                        first a node made in the work folder, then /dev/null,
+#                        which must still be a character device afterwards
+#   dev_null_report      the same with --report
+#   fifo_checkpoint      an MD run.checkpoint_file that is a FIFO: refused, kept
+#   disk_full_md         MD checkpoint on a full (256 KiB tmpfs) file system:
+#                        "No space left on device" (root and mount needed, else
+#                        exit 77: skipped)
+#   disk_full_heat       heat snapshots on the same full file system
+#   file_limit_md        MD checkpoint under `ulimit -f 64` (64 KiB): SIGXFSZ is
+#                        ignored, "File too large" is reported
+#   file_limit_heat      heat snapshots under the same limit
+#   file_limit_report    --report under `ulimit -f 2`
+#   md_atoms_too_close   an MD dataset input (a checkpoint of a 20x too dense FCC
+#                        lattice) with atoms closer than 0.5 sigma: refused,
+#                        naming both ids
+#   outputs.sh --solver PATH --mpiexec M --np-flag F [--preflags S] [--timeout T]
+#              --input-dir DIR --workdir DIR CASE
+#   outputs.sh --list
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=cli_lib.sh source-path=SCRIPTDIR
+source "$here/cli_lib.sh"
+
+CASES=(dev_null_output dev_null_report fifo_checkpoint disk_full_md disk_full_heat file_limit_md
+  file_limit_heat file_limit_report md_atoms_too_close)
+INPUTS="" WORKDIR="" case_name=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --solver) SOLVER=$2; shift 2 ;;
+    --input-dir) INPUTS=$2; shift 2 ;;
+    --workdir) WORKDIR=$2; shift 2 ;;
+    --mpiexec) MPIEXEC=$2; shift 2 ;;
+    --np-flag) NP_FLAG=$2; shift 2 ;;
+    --preflags) PREFLAGS=$2; shift 2 ;;
+    --timeout) CASE_TIMEOUT=$2; shift 2 ;;
+    --list) for c in "${CASES[@]}"; do echo "$c 2"; done; exit 0 ;;
+    -h | --help) sed -n '2,26s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -*) cli_die "unknown option '$1' (see --help)" ;;
+    *) case_name=$1; shift ;;
+  esac
+done
+cli_require_tools
+[ -d "$INPUTS" ] || cli_die "--input-dir '$INPUTS' is not a folder"
+[ -n "$WORKDIR" ] && [ -n "$case_name" ] || cli_die "--workdir DIR and a CASE are required"
+case " ${CASES[*]} " in *" $case_name "*) ;; *) cli_die "no case named '$case_name'" ;; esac
+rm -rf "$WORKDIR" && mkdir -p "$WORKDIR" && cd "$WORKDIR" || cli_die "cannot make $WORKDIR"
+HEAT=$INPUTS/heat_default.h5
+MD=$INPUTS/md_lj.h5
+
+problems=()
+problem() { problems+=("$*"); }
+pre=()
+[ -n "$PREFLAGS" ] && read -r -a pre <<<"$PREFLAGS"
+
+# solve LIMIT_KIB ARGS...: the solver on 2 ranks in the work folder, each rank
+# under `ulimit -f LIMIT_KIB` (0: no limit; mpirun itself is never limited, so
+# it can still write stdout). Sets rc; output in out and err.
+solve() {
+  local limit=$1
+  shift
+  local -a wrap=()
+  # Open MPI's shared-memory segment is a file too: under a limit, use TCP.
+  local btl=OMPI_MCA_btl=self,tcp
+  [ "$limit" -gt 0 ] && wrap=(env "$btl" bash -c "ulimit -f $limit && exec \"\$@\"" limited)
+  last_command="$MPIEXEC $NP_FLAG 2 ${wrap[*]} $SOLVER $*"
+  rc=0
+  timeout -k 10 "$CASE_TIMEOUT" "$MPIEXEC" "$NP_FLAG" 2 "${pre[@]}" "${wrap[@]}" "$SOLVER" "$@" \
+    >out 2>err </dev/null || rc=$?
+}
+
+# expect_clean_failure PATTERN...: the run failed the way a user can act on.
+expect_clean_failure() {
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    problem "still running after $CASE_TIMEOUT s (exit $rc): a rank hangs?"
+  elif [ "$rc" -eq 0 ]; then
+    problem "exit code 0, expected a failure"
+  elif [ "$rc" -ne 1 ]; then
+    problem "exit code $rc, expected 1 (139: a crash at exit; 153: killed by SIGXFSZ)"
+  fi
+  local n
+  n=$(grep -c '^mpsfw: error: ' err)
+  [ "$n" -eq 1 ] || problem "$n lines 'mpsfw: error: ...' on stderr, expected exactly 1"
+  ! grep -q 'HDF5-DIAG' err || problem "HDF5 printed its error stack"
+  ! grep -qE 'Segmentation fault|signal 11|exited on signal' err || problem "a rank crashed"
+  ! grep -qE 'error on rank|MPI_ABORT' err || problem "the job was aborted, expected a clean exit"
+  local p
+  for p in "$@"; do
+    grep -qE -- "$p" err || problem "missing text on stderr (extended regex): $p"
+  done
+  local left
+  left=$(find . /dev -maxdepth 2 -name '*.partial' 2>/dev/null)
+  [ -z "$left" ] || problem "left behind: $left"
+}
+
+# A previous good file at `path` that a failed write must not touch.
+previous() { printf 'previous good file\n' >"$1" && cp "$1" "$1.expected"; }
+expect_previous() {
+  cmp -s "$1" "$1.expected" || problem "the previous $1 was replaced or damaged"
+}
+
+# A device node (or, where mknod is not allowed, a FIFO) in the work folder.
+make_node() {
+  mknod "$1" c 1 3 2>/dev/null || mkfifo "$1" || cli_die "cannot make a node at $1"
+}
+node_kind() { [ -c "$1" ] && echo char || { [ -p "$1" ] && echo fifo; } || echo other; }
+
+# check_device_refused OPTION: OPTION onto a node here, then (only if that was
+# refused: a solver that renames over it must never reach the system's
+# /dev/null) onto /dev/null.
+check_device_refused() {
+  local option=$1
+  make_node node
+  local kind
+  kind=$(node_kind node)
+  solve 0 "$HEAT" --set run.steps=5 "$option" node
+  expect_clean_failure "^mpsfw: error: $option node: 'node' exists and is a (character device|FIFO)" \
+    "not a regular file"
+  [ "$(node_kind node)" = "$kind" ] || problem "$option replaced the node in the work folder"
+  if [ "$rc" -eq 0 ] || [ "$(node_kind node)" != "$kind" ]; then
+    problem "not trying /dev/null: the node here was not refused"
+    return
+  fi
+  [ -c /dev/null ] || cli_die "/dev/null is not a character device before the test"
+  solve 0 "$HEAT" --set run.steps=5 "$option" /dev/null
+  expect_clean_failure "^mpsfw: error: $option /dev/null: '/dev/null' exists and is a character device"
+  [ -c /dev/null ] || problem "/dev/null is no longer a character device"
+}
+
+MOUNT=""
+# A 256 KiB tmpfs at ./full, or exit 77 (skipped) where it cannot be mounted.
+mount_small_disk() {
+  mkdir -p full
+  if [ "$(id -u)" != 0 ] || ! mount -t tmpfs -o size=256k tmpfs full 2>/dev/null; then
+    echo "SKIP $case_name: needs root and permission to mount a tmpfs"
+    exit 77
+  fi
+  MOUNT=$PWD/full
+  trap 'umount "$MOUNT"' EXIT
+}
+
+md_small=(--set md.cells_x=4 --set md.cells_y=4 --set md.cells_z=4)
+case "$case_name" in
+  dev_null_output) check_device_refused --output ;;
+  dev_null_report) check_device_refused --report ;;
+  fifo_checkpoint)
+    mkfifo ck.h5
+    solve 0 "$MD" "${md_small[@]}" --set run.steps=2 --set run.checkpoint_file=ck.h5
+    expect_clean_failure "run.checkpoint_file=ck.h5: 'ck.h5' exists and is a FIFO"
+    [ -p ck.h5 ] || problem "ck.h5 is no longer a FIFO"
+    ;;
+  disk_full_md)
+    mount_small_disk
+    previous full/ck.h5
+    # 32 000 atoms: a checkpoint of about 2 MB.
+    solve 0 "$MD" --set run.steps=1 --set run.checkpoint_file=full/ck.h5
+    expect_clean_failure "^mpsfw: error: MD checkpoint 'full/ck.h5': .*No space left on device"
+    expect_previous full/ck.h5
+    ;;
+  disk_full_heat)
+    mount_small_disk
+    previous full/o.h5
+    solve 0 "$HEAT" --set run.steps=5 --output full/o.h5
+    expect_clean_failure "^mpsfw: error: HDF5 output 'full/o.h5': .*(No space left on device|disk full)"
+    expect_previous full/o.h5
+    ;;
+  file_limit_md)
+    previous ck.h5
+    solve 64 "$MD" --set run.steps=1 --set run.checkpoint_file=ck.h5
+    expect_clean_failure "^mpsfw: error: MD checkpoint 'ck.h5': .*File too large"
+    expect_previous ck.h5
+    ;;
+  file_limit_heat)
+    previous o.h5
+    solve 64 "$HEAT" --set run.steps=5 --output o.h5
+    expect_clean_failure "^mpsfw: error: HDF5 output 'o.h5': .*(File too large|ulimit -f)"
+    expect_previous o.h5
+    ;;
+  file_limit_report)
+    previous r.json
+    solve 2 "$HEAT" --set run.steps=5 --report r.json
+    expect_clean_failure "^mpsfw: error: 'r.json': cannot write 'r.json.partial': File too large"
+    expect_previous r.json
+    ;;
+  md_atoms_too_close)
+    # Nearest neighbours 0.41 sigma apart; a tiny dt keeps them there.
+    solve 0 "$MD" "${md_small[@]}" --set md.density=20 --set md.cutoff=1 --set md.skin=0.1 \
+      --set md.dt=1e-9 --set run.steps=1 --set run.checkpoint_file=dense.h5
+    if [ "$rc" -ne 0 ] || [ ! -s dense.h5 ]; then
+      problem "making the dense input failed (exit $rc)"
+    else
+      solve 0 dense.h5 --set md.skin=0.1
+      expect_clean_failure \
+        "^mpsfw: error: dense.h5: dataset /md/positions: atoms 0 and [0-9]+ \(rows 0 and [0-9]+\) are 0\.41[0-9]* apart, closer than 0\.5 sigma"
+    fi
+    ;;
+esac
+
+if [ ${#problems[@]} -eq 0 ]; then
+  echo "PASS  $case_name"
+  exit 0
+fi
+echo "FAIL  $case_name"
+echo "    command: $last_command"
+echo "    exit code: $rc"
+for p in "${problems[@]}"; do echo "    - $p"; done
+cli_show stdout out
+cli_show stderr err
+exit 1
