@@ -14,21 +14,10 @@
 #include "json_writer.hpp"
 #include "memory.hpp"
 #include "mpi_check.hpp"
+#include "number_text.hpp"
 
 namespace mpsfw {
 namespace {
-
-std::string bytes_text(double b) {
-  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (b >= 1024 && u < 4) {
-    b /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f %s", b, unit[u]);
-  return buf;
-}
 
 std::string grid_text(Int3 v) {
   return std::to_string(v.x) + " x " + std::to_string(v.y) + " x " + std::to_string(v.z);
@@ -171,8 +160,8 @@ void print_report(std::FILE* out, const RunReport& r) {
   }
   std::fprintf(out, "\n  %-16s %12s %12s %12s\n", "memory per rank", "min", "avg", "max");
   const auto row = [&](const char* name, const MinAvgMax& m) {
-    std::fprintf(out, "  %-16s %12s %12s %12s\n", name, bytes_text(m.min).c_str(),
-                 bytes_text(m.avg).c_str(), bytes_text(m.max).c_str());
+    std::fprintf(out, "  %-16s %12s %12s %12s\n", name, byte_text(m.min).c_str(),
+                 byte_text(m.avg).c_str(), byte_text(m.max).c_str());
   };
   row("device (fields)", r.device_bytes);
   row("host (fields)", r.host_bytes);

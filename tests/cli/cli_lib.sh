@@ -71,3 +71,23 @@ cli_gpu_present() {
 # shellcheck source=../support/show_file.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../support/show_file.sh"
 cli_show() { show_file "$1" "$2" 40; }
+
+# What a one-case script found: problem TEXT adds one; cli_case_end NAME
+# [LINES...] prints PASS, or FAIL with LINES, the problems and the captured
+# out/err of the work folder, and exits 0 or 1.
+problems=()
+problem() { problems+=("$*"); }
+cli_case_end() {
+  local name=$1 line p
+  shift
+  if [ ${#problems[@]} -eq 0 ]; then
+    echo "PASS  $name"
+    exit 0
+  fi
+  echo "FAIL  $name"
+  for line in "$@"; do echo "    $line"; done
+  for p in "${problems[@]}"; do echo "    - $p"; done
+  cli_show stdout out
+  cli_show stderr err
+  exit 1
+}

@@ -53,8 +53,6 @@ rm -rf "$WORKDIR" && mkdir -p "$WORKDIR" && cd "$WORKDIR" || cli_die "cannot mak
 HEAT=$INPUTS/heat_default.h5
 MD=$INPUTS/md_lj.h5
 
-problems=()
-problem() { problems+=("$*"); }
 pre=()
 [ -n "$PREFLAGS" ] && read -r -a pre <<<"$PREFLAGS"
 
@@ -201,14 +199,4 @@ case "$case_name" in
     ;;
 esac
 
-if [ ${#problems[@]} -eq 0 ]; then
-  echo "PASS  $case_name"
-  exit 0
-fi
-echo "FAIL  $case_name"
-echo "    command: $last_command"
-echo "    exit code: $rc"
-for p in "${problems[@]}"; do echo "    - $p"; done
-cli_show stdout out
-cli_show stderr err
-exit 1
+cli_case_end "$case_name" "command: $last_command" "exit code: $rc"

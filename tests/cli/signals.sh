@@ -37,8 +37,6 @@ cli_require_tools
 [ -n "$WORKDIR" ] && [ -n "$case_name" ] || cli_die "--workdir DIR and a CASE are required"
 rm -rf "$WORKDIR" && mkdir -p "$WORKDIR" && cd "$WORKDIR" || cli_die "cannot make $WORKDIR"
 
-problems=()
-problem() { problems+=("$*"); }
 pre=()
 [ -n "$PREFLAGS" ] && read -r -a pre <<<"$PREFLAGS"
 
@@ -149,11 +147,4 @@ case "$case_name" in
   *) cli_die "unknown case '$case_name'" ;;
 esac
 
-if [ ${#problems[@]} -gt 0 ]; then
-  echo "FAIL  $case_name"
-  for p in "${problems[@]}"; do echo "  - $p"; done
-  cli_show "stdout" out
-  cli_show "stderr" err
-  exit 1
-fi
-echo "PASS  $case_name"
+cli_case_end "$case_name"
