@@ -136,6 +136,10 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
   const std::string checkpoint = p.workload->last_checkpoint();
   RunReport report = p.workload->report(*p.params, context, p.warnings);
   add_job_facts(session.world(), session.host(), session.command_text(), &report);
+  report.ended = stopped_by != 0 ? "stopped" : "completed";
+  report.stop_signal = stopped_by != 0 ? stop_signal_name(stopped_by) : "";
+  report.end_step = end_step;
+  report.checkpoint = checkpoint;
   p.workload->stop();
   session.finish();
   session.add_mps_to_report(&report);

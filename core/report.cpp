@@ -23,6 +23,12 @@ std::string grid_text(Int3 v) {
   return std::to_string(v.x) + " x " + std::to_string(v.y) + " x " + std::to_string(v.z);
 }
 
+std::string ended_text(const RunReport& r) {
+  if (r.ended != "stopped") return r.ended + " at step " + std::to_string(r.end_step);
+  return "stopped by " + r.stop_signal + " at step " + std::to_string(r.end_step) +
+         (r.checkpoint.empty() ? ", no checkpoint" : ", checkpoint " + r.checkpoint);
+}
+
 void min_avg_max_json(JsonWriter& j, const std::string& key, const MinAvgMax& m) {
   j.begin_object(key).value("min", m.min).value("avg", m.avg).value("max", m.max).end_object();
 }
@@ -150,6 +156,7 @@ void print_report(std::FILE* out, const RunReport& r) {
   for (const std::string& line : r.mps_per_rank) std::fprintf(out, "    %s\n", line.c_str());
   for (const std::string& d : r.device_per_rank) std::fprintf(out, "    %s\n", d.c_str());
   std::fprintf(out, "  steps          %ld in %.3f s\n", r.steps, r.loop_seconds);
+  std::fprintf(out, "  ended          %s\n", ended_text(r).c_str());
   std::fprintf(out, "  throughput     %.4g %s (%.4g per rank)\n", r.updates_per_second,
                r.throughput_unit.c_str(), r.updates_per_second / r.ranks);
   std::fprintf(out, "\n  %-16s %12s %12s %12s %7s\n", "phase", "min [s]", "avg [s]", "max [s]",
@@ -204,6 +211,9 @@ std::string report_json(const RunReport& r) {
   for (const std::string& d : r.device_per_rank) j.element(d);
   j.end_array();
   j.value("steps", static_cast<std::int64_t>(r.steps)).value("loop_seconds", r.loop_seconds);
+  j.begin_object("ended").value("how", r.ended).value("signal", r.stop_signal);
+  j.value("step", static_cast<std::int64_t>(r.end_step)).value("checkpoint", r.checkpoint);
+  j.end_object();
   j.value("updates_per_second", r.updates_per_second);
   j.value("throughput_unit", r.throughput_unit);
   j.begin_object("phases");

@@ -42,6 +42,13 @@ struct RunReport {
   Int3 rank_grid, global_cells;
   std::vector<std::string> device_per_rank;  // "rank 0 on node1: cuda:0 NVIDIA H200"
   long steps = 0;
+  // How the run ended: "completed" (reached run.steps) or "stopped" (by
+  // `stop_signal`, e.g. "SIGTERM", at `end_step`); the checkpoint that
+  // resumes it ("" if none was written).
+  std::string ended = "completed";
+  std::string stop_signal;
+  long end_step = 0;
+  std::string checkpoint;
   double loop_seconds = 0;        // slowest rank's time loop
   double updates_per_second = 0;  // cell (or particle) updates per second, whole job
   std::string throughput_unit = "cell-updates/s";  // what updates_per_second counts

@@ -18,6 +18,10 @@ std::vector<ParamSpec> run_schema() {
       integer_param("run", "output_every", false, "0", 0, inf,
                     "steps between snapshots; 0: first and last only"),
       text_param("run", "output_file", false, "", {}, "HDF5 output file; empty: none"),
+      integer_param("run", "check_every", false, "0", 0, inf,
+                    "steps between checks that the state is still finite, beyond the "
+                    "diagnostics (heat) or thermo lines (md), which always check; 0: with those "
+                    "only"),
       text_param("run", "backend", false, "auto", {"auto", "host", "cuda"}, "where to compute"),
       text_param("run", "halo", false, "auto", {"auto", "mpi", "ipc"},
                  "halos between ranks on one GPU: auto (device to device where the ranks can "
@@ -57,6 +61,7 @@ RunConfig run_config_from(const Params& p) {
   }
   c.output_every = p.integer("run.output_every");
   c.output_file = p.text("run.output_file");
+  c.check_every = p.integer("run.check_every");
   c.backend = parse_backend(p.text("run.backend"));
   c.halo = parse_halo_transport(p.text("run.halo"));
   c.halo_sync = parse_halo_sync(p.text("run.halo_sync"));

@@ -24,7 +24,10 @@ struct RunConfig {
   long checkpoint_every = 0;    // steps; 0: at the end and on a stop signal only
   double checkpoint_minutes = 0;
   int checkpoint_keep = 1;
-  long output_every = 0;    // 0: first and last step only (when an output file is set)
+  long output_every = 0;  // 0: first and last step only (when an output file is set)
+  // Steps between the finiteness guards when they should run more often than
+  // the workload's diagnostics (which always check); 0: with those only.
+  long check_every = 0;
   std::string output_file;  // "" = no output
   Backend backend = Backend::Auto;
   HaloTransport halo = HaloTransport::Auto;  // between ranks on one GPU
@@ -35,8 +38,8 @@ struct RunConfig {
 };
 
 // The root keys step and time, and the keys of /run: steps, output_every,
-// output_file, backend, halo, halo_sync, checkpoint_*, px, py, pz,
-// progress_seconds.
+// output_file, check_every, backend, halo, halo_sync, checkpoint_*, px, py,
+// pz, progress_seconds.
 std::vector<ParamSpec> run_schema();
 // From finalized params whose schema includes run_schema().
 RunConfig run_config_from(const Params& params);

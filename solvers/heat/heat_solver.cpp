@@ -199,6 +199,9 @@ void HeatSolver::run(std::FILE* progress) {
     if (ending || (config_.diag_every > 0 && step_ % config_.diag_every == 0)) {
       PhaseTimers::Scope t(timers_, "diagnostics");
       diagnostics_.push_back(measure(step_));
+    } else if (config_.check_every > 0 && step_ % config_.check_every == 0) {
+      PhaseTimers::Scope t(timers_, "checks");
+      measure(step_);  // throws when the field is no longer finite
     }
     if (output && (ending || (config_.output_every > 0 && step_ % config_.output_every == 0))) {
       snapshot();

@@ -44,7 +44,8 @@ class MdSolver {
   // Collective: steps on to config.steps (the run's last step), with
   // checkpoints as run.checkpoint_* say, or until every rank agreed to stop on
   // a signal; rank 0 prints thermo lines to `out`. Throws AgreedError when
-  // the energies stop being finite (checked with the thermo lines).
+  // the energies stop being finite (checked with the thermo lines, and every
+  // run.check_every steps).
   void run(std::FILE* out);
 
   const MdConfig& config() const { return config_; }
@@ -75,6 +76,9 @@ class MdSolver {
 
  private:
   Thermo measure();
+  // Throws AgreedError when the kinetic energy is no longer finite (collective).
+  void check_motion_finite();
+  std::string non_finite_message(const std::string& quantity) const;
   double time_now() const;
   // Whether the lists must be rebuilt before the next forces (collective).
   bool lists_stale();

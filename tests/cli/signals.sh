@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Walltime and stop signals (docs/restart.md), process level, host backend:
 #   heat_term_rank   SIGTERM to one rank of 2: exit 143, one "stopped by SIGTERM at
-#                    step N; checkpoint C resumes it" line, C is a valid input that
-#                    resumes the run (N+5 steps), snapshots committed, no .partial
+#                    step N; checkpoint C resumes it" line, run.json marked stopped
+#                    (signal, step, checkpoint), C is a valid input that resumes
+#                    the run (N+5 steps), snapshots committed, no .partial
 #   heat_usr1_mpirun SIGUSR1 to mpirun (Slurm's --signal=B:USR1): forwarded, exit 138
 #   md_term_rank     the MD solver likewise, on 3 ranks
 #   no_checkpoint    without run.checkpoint_file: exit 143 and "no checkpoint"
 #   heat_diverges    heat.amplitude = 1e308 runs to inf: exit 1, a message naming
 #                    the step and the rank, no report of success
+#   check_every      one cell at 1e308 overflows in the first update: with
+#                    run.diag_every = 0 the end (step 200) finds it; with
+#                    run.check_every = 7, step 7 does
 #   memory_too_large a 10000^3 grid (16 TB): refused before allocating, with the
 #                    need and what is free, exit 1, within seconds
 #   signals.sh --solver PATH --mpiexec M --np-flag F [--preflags S] [--timeout T]
@@ -78,16 +82,26 @@ no_partials() {
   left=$(find . -name '*.partial')
   [ -z "$left" ] || problem "files left behind: $left"
 }
+# expect_ended REPORT HOW SIGNAL STEP CHECKPOINT: run.json's "ended" object.
+expect_ended() {
+  local got
+  got=$(python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["ended"]
+print(e["how"], e["signal"] or "-", e["step"], e["checkpoint"] or "-")' "$1" 2>&1) ||
+    got="unreadable: $got"
+  [ "$got" = "$2 $3 $4 $5" ] || problem "$1: ended is '$got', expected '$2 $3 $4 $5'"
+}
 # resume CHECKPOINT NP STEPS: runs the checkpoint as the input, to step STEPS.
 resume() {
-  cli_run "$2" resumed.out resumed.err "$1" --backend host --set "run.steps=$3"
+  cli_run "$2" resumed.out resumed.err "$1" --backend host --set "run.steps=$3" \
+    --report resumed.json
   [ "$CLI_RC" -eq 0 ] || problem "resuming from $1 failed (exit $CLI_RC): $(tail -3 resumed.err)"
 }
 
 heat=(--backend host --set run.steps=100000000 --set run.diag_every=0)
 case "$case_name" in
   heat_term_rank)
-    start 2 "$INPUTS/heat_default.h5" "${heat[@]}" --set run.checkpoint_file=ck.h5 --output O.h5
+    start 2 "$INPUTS/heat_default.h5" "${heat[@]}" --set run.checkpoint_file=ck.h5 --output O.h5 \
+      --report R.json
     signal_one_rank TERM
     finish
     expect_rc 143
@@ -96,8 +110,10 @@ case "$case_name" in
     grep -q "checkpoint ck.h5 resumes it" <<<"$line" || problem "the line names no checkpoint: $line"
     [ -s ck.h5 ] && [ -s O.h5 ] && [ -s O.xmf ] || problem "ck.h5, O.h5 or O.xmf missing"
     no_partials
+    expect_ended R.json stopped SIGTERM "$step" ck.h5
     [ -n "$step" ] && resume ck.h5 1 $((step + 5))
     grep -q "$((step + 5))" resumed.out 2>/dev/null || problem "the resumed run did not reach step $((step + 5))"
+    expect_ended resumed.json completed - $((step + 5)) -
     ;;
   heat_usr1_mpirun)
     start 2 "$INPUTS/heat_default.h5" "${heat[@]}" --set run.checkpoint_file=ck.h5
@@ -135,6 +151,21 @@ case "$case_name" in
     grep -q "heat: the field is no longer finite at step [0-9]* (first on rank [0-9])" err ||
       problem "no message naming the step and rank: $(tail -2 err)"
     [ -e R.json ] && problem "a report was written for a run that diverged"
+    ;;
+  check_every)
+    # A gaussian narrower than a cell on an odd grid: the centre cell holds
+    # 1e308 (the sum stays finite), 2u in the first update does not.
+    spike=(--backend host --set heat.nx=33 --set heat.ny=33 --set heat.nz=33
+      --set heat.initial=gaussian --set heat.gaussian_width=0.003 --set heat.amplitude=1e308
+      --set run.steps=200 --set run.diag_every=0)
+    for every in 0 7; do
+      cli_run 2 out err "$INPUTS/heat_default.h5" "${spike[@]}" --set run.check_every=$every
+      rc=$CLI_RC
+      expect_rc 1
+      expected=$([ "$every" = 0 ] && echo 200 || echo 7)
+      grep -q "heat: the field is no longer finite at step $expected " err ||
+        problem "run.check_every=$every: not stopped at step $expected: $(grep mpsfw err | head -1)"
+    done
     ;;
   memory_too_large)
     cli_run 2 out err "$INPUTS/heat_default.h5" --backend host --set heat.nx=10000 \
