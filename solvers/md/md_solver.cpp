@@ -1,11 +1,13 @@
 #include "md_solver.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
 #include "core/checkpoint.hpp"
 #include "core/collective.hpp"
 #include "core/error.hpp"
+#include "core/memory_preflight.hpp"
 #include "core/mpi_check.hpp"
 #include "core/peer_memory.hpp"
 #include "core/progress.hpp"
@@ -27,8 +29,17 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   // together; the caller reports the agreed message once.
   std::string error;
   std::vector<AtomRecord> atoms;
+  long atoms_in_box = 0;
   try {
     store_ = make_md_store(device.backend);
+    atoms_in_box = config_.initial == Initial::Dataset ? dataset_atom_count(config_.input_file)
+                                                       : fcc_atom_count(config_);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  agree_on_error(decomposition_.comm(), error);
+  preflight(device, atoms_in_box);
+  try {
     if (config_.initial == Initial::Dataset) atoms = dataset_atoms(config_, domain_);
   } catch (const std::exception& e) {
     error = e.what();
@@ -49,6 +60,34 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   store_->compute_forces(config_.lj);
   timers_ = PhaseTimers();
   rebuilds_ = 0;
+}
+
+void MdSolver::preflight(const DeviceBinding& device, long atoms_in_box) const {
+  // A dataset is read whole by every rank (AtomRecord plus the separation
+  // check's cell list) before each keeps its own atoms.
+  if (config_.initial == Initial::Dataset) {
+    const double bytes = static_cast<double>(atoms_in_box) * (sizeof(AtomRecord) + 2 * 8.0);
+    preflight_memory(decomposition_.comm(), Backend::Host, "", static_cast<std::int64_t>(bytes),
+                     "reading " + config_.input_file + " (every rank holds all " +
+                         std::to_string(atoms_in_box) + " atoms once)");
+  }
+  // Owned atoms and ghosts at the box's mean density (a tenth more for
+  // fluctuation); list rows sized for the longest list, about 1.3 times the
+  // mean number within cutoff + skin (256k atoms in in.lj: 345 MiB estimated,
+  // 354 MiB peak RSS over an empty run).
+  const double volume = config_.box[0] * config_.box[1] * config_.box[2];
+  const double density = static_cast<double>(atoms_in_box) / volume, g = ghost_width(config_);
+  double own = 1, widened = 1;
+  for (int d = 0; d < 3; ++d) {
+    own *= domain_.hi[d] - domain_.lo[d];
+    widened *= domain_.hi[d] - domain_.lo[d] + 2 * g;
+  }
+  const double owned = 1.1 * density * own, ghosts = 1.1 * density * (widened - own);
+  const double neighbours = 1.3 * density * 4.0 / 3.0 * 3.141592653589793 * g * g * g;
+  const double bytes = store_->bytes_for(owned, ghosts, neighbours);
+  preflight_memory(decomposition_.comm(), device.backend, gpu_identity(device),
+                   static_cast<std::int64_t>(std::min(bytes, 9.0e18)),
+                   "MD's atoms, neighbour lists and ghosts");
 }
 
 double MdSolver::time_now() const {

@@ -75,6 +75,9 @@ class MdSolver {
   static void print_thermo(std::FILE* out, const Thermo& t);
 
  private:
+  // Collective: refuses (AgreedError on every rank) a run whose atoms, lists
+  // and ghosts would not fit in the memory its ranks share.
+  void preflight(const DeviceBinding& device, long atoms_in_box) const;
   Thermo measure();
   // Throws AgreedError when the kinetic energy is no longer finite (collective).
   void check_motion_finite();

@@ -37,6 +37,10 @@ class MdStore {
 
   virtual long owned() const = 0;
   virtual long ghosts() const = 0;
+  // What this store allocates (host memory on the host, device memory on the
+  // GPU) at most for `owned` atoms with `ghosts` ghosts and `neighbours` list
+  // entries per owned atom: the memory preflight's estimate.
+  virtual double bytes_for(double owned, double ghosts, double neighbours) const = 0;
 
   // Replaces all atoms by `atoms` (owned), no ghosts.
   virtual void assign(const std::vector<AtomRecord>& atoms) = 0;

@@ -62,6 +62,18 @@ class CudaMdStore final : public MdStore {
   long owned() const override { return owned_; }
   long ghosts() const override { return ghosts_; }
 
+  double bytes_for(double owned, double ghosts, double neighbours) const override {
+    // Owned: v, f, id, their spares, the positions at the build and spare,
+    // energy and virial per atom; a list row as wide as build_neighbors makes
+    // it (ints), and its count. Every atom: its position, the binning's key,
+    // order and sorted position, an image slot and two message positions.
+    const double row = neighbours + neighbours / 8 + 8;
+    const double per_owned =
+        (3 + 3 + 1 + 3 + 1 + 2) * 8.0 + 3 * sizeof(Position) + (row + 1) * sizeof(int);
+    const double per_atom = 2 * sizeof(Position) + 3 * sizeof(int) + 4 * 8.0 + 6 * 8.0;
+    return owned * per_owned + (owned + ghosts) * per_atom;
+  }
+
   void assign(const std::vector<AtomRecord>& atoms) override {
     owned_ = 0;
     clear_ghosts();

@@ -13,6 +13,16 @@ class HostMdStore final : public MdStore {
   long owned() const override { return owned_; }
   long ghosts() const override { return static_cast<long>(x_.size()) / 3 - owned_; }
 
+  double bytes_for(double owned, double ghosts, double neighbours) const override {
+    // Owned: x, v, f, id, the positions at the build, and sort_by_cell's
+    // copies of x, v, f, id; a list row as wide as build_neighbors makes it,
+    // and its count. Every atom: x and the binning's cell, order and slot.
+    const double row = neighbours + neighbours / 8 + 8;
+    const double per_owned = (3 + 3 + 3 + 1 + 3 + 10) * 8.0 + (row + 1) * sizeof(long);
+    const double per_atom = 3 * 8.0 + 3 * 8.0;
+    return owned * per_owned + (owned + ghosts) * per_atom;
+  }
+
   void assign(const std::vector<AtomRecord>& atoms) override {
     x_.clear();
     v_.clear();

@@ -13,7 +13,8 @@
 #                    run.diag_every = 0 the end (step 200) finds it; with
 #                    run.check_every = 7, step 7 does
 #   memory_too_large a 10000^3 grid (16 TB): refused before allocating, with the
-#                    need and what is free, exit 1, within seconds
+#                    need and what is free, exit 1, within seconds; MD likewise
+#                    for 4000^3 FCC cells (2.6e11 atoms)
 #   signals.sh --solver PATH --mpiexec M --np-flag F [--preflags S] [--timeout T]
 #              --input-dir DIR --workdir DIR CASE
 set -uo pipefail
@@ -174,6 +175,12 @@ case "$case_name" in
     expect_rc 1
     grep -q "heat's fields and halo buffers need .* of host memory per rank, .* for the 2 ranks sharing it, but only .* is free" err ||
       problem "no message with the need and what is free: $(tail -2 err)"
+    cli_run 2 out err "$INPUTS/md_lj.h5" --backend host --set md.cells_x=4000 \
+      --set md.cells_y=4000 --set md.cells_z=4000 --set run.steps=1
+    rc=$CLI_RC
+    expect_rc 1
+    grep -q "MD's atoms, neighbour lists and ghosts need .* TiB of host memory per rank, .* for the 2 ranks sharing it, but only .* is free" err ||
+      problem "md: no message with the need and what is free: $(tail -2 err)"
     ;;
   *) cli_die "unknown case '$case_name'" ;;
 esac

@@ -42,6 +42,7 @@ class WindowStore final : public md::MdStore {
 
   long owned() const override { return owned_count; }
   long ghosts() const override { return 0; }
+  double bytes_for(double, double, double) const override { return 0; }
   const void* positions_base() const override { return positions_; }
   long positions_generation() const override { return generation; }
   void push_sends(int list, void* target, long slot) override {
