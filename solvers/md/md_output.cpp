@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/atomic_file.hpp"
+#include "core/checkpoint.hpp"
 #include "core/collective.hpp"
 #include "core/error.hpp"
 #include "core/h5_io.hpp"
@@ -23,7 +24,6 @@ namespace {
 
 const char* const kAxis[3] = {"x", "y", "z"};
 
-// Shortest of 15 or 17 significant digits that reads back as the same double.
 // Runs `step`; returns "" or its error message prefixed by `context`.
 std::string capture(const std::string& context, const std::function<void()>& step) {
   try {
@@ -34,8 +34,19 @@ std::string capture(const std::string& context, const std::function<void()>& ste
   return {};
 }
 
-// Every rank's atoms on rank 0, sorted by id (empty on the other ranks).
-std::vector<AtomRecord> gather_sorted(const std::vector<AtomRecord>& local, MPI_Comm comm) {
+std::int64_t id_of(const AtomRecord& a) { return a.id; }
+
+// What a checkpoint keeps per atom for an exact resume (md_output.hpp).
+struct ResumeRecord {
+  AtomRecord atom;  // positions as the store holds them
+  double built[3];  // at the last neighbour build
+  std::int64_t rank, slot;
+};
+std::int64_t id_of(const ResumeRecord& r) { return r.atom.id; }
+
+// Every rank's records on rank 0, sorted by id (empty on the other ranks).
+template <class Record>
+std::vector<Record> gather_sorted(const std::vector<Record>& local, MPI_Comm comm) {
   int rank = 0, size = 1;
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   MPSFW_MPI_CHECK(MPI_Comm_size(comm, &size));
@@ -48,15 +59,14 @@ std::vector<AtomRecord> gather_sorted(const std::vector<AtomRecord>& local, MPI_
                 " atoms are more than one gather to rank 0 can take (" + std::to_string(INT_MAX) +
                 ")");
   }
-  // One element of this type is one whole AtomRecord, bytes as they are.
+  // One element of this type is one whole record, bytes as they are.
   struct RecordType {
     MPI_Datatype type = MPI_DATATYPE_NULL;
     ~RecordType() {
       if (type != MPI_DATATYPE_NULL) MPI_Type_free(&type);
     }
   } record;
-  MPSFW_MPI_CHECK(
-      MPI_Type_contiguous(static_cast<int>(sizeof(AtomRecord)), MPI_BYTE, &record.type));
+  MPSFW_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(sizeof(Record)), MPI_BYTE, &record.type));
   MPSFW_MPI_CHECK(MPI_Type_commit(&record.type));
 
   const int count = static_cast<int>(local.size());
@@ -65,11 +75,11 @@ std::vector<AtomRecord> gather_sorted(const std::vector<AtomRecord>& local, MPI_
   std::vector<int> displacements(counts.size(), 0);
   for (size_t r = 1; r < counts.size(); ++r)
     displacements[r] = displacements[r - 1] + counts[r - 1];
-  std::vector<AtomRecord> all(rank == 0 ? static_cast<size_t>(total) : 0);
+  std::vector<Record> all(rank == 0 ? static_cast<size_t>(total) : 0);
   MPSFW_MPI_CHECK(MPI_Gatherv(local.data(), count, record.type, all.data(), counts.data(),
                               displacements.data(), record.type, 0, comm));
   std::sort(all.begin(), all.end(),
-            [](const AtomRecord& a, const AtomRecord& b) { return a.id < b.id; });
+            [](const Record& a, const Record& b) { return id_of(a) < id_of(b); });
   return all;
 }
 
@@ -249,57 +259,65 @@ const std::string& MdTrajectory::path() const { return impl_->path; }
 
 long MdTrajectory::frames() const { return static_cast<long>(impl_->frames.size()); }
 
-void write_checkpoint(const std::string& path, const MdConfig& c, long step, double time,
-                      const std::vector<AtomRecord>& local_atoms, MPI_Comm comm) {
-  const std::vector<AtomRecord> atoms = gather_sorted(local_atoms, comm);
-  int rank = 0;
+void write_checkpoint(const std::string& path, const Params& params, const MdConfig& c, long step,
+                      double time, const MdRankState& mine, const MdRankLayout& layout,
+                      MPI_Comm comm) {
+  int rank = 0, ranks = 1;
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  std::string error;
-  if (rank == 0) {
-    const std::string partial = path + ".partial";
-    error = capture("MD checkpoint '" + path + "'", [&] {
-      h5::Handle file = h5::create_file(partial);
-      h5::write_attribute(file.get(), "solver", std::string("md"));
-      h5::write_attribute(file.get(), "step", static_cast<std::int64_t>(step));
-      h5::write_attribute(file.get(), "time", time);
-      {
-        h5::Handle run = h5::create_group(file.get(), "run");
-        h5::write_attribute(run.get(), "steps", static_cast<std::int64_t>(c.steps));
-        h5::write_attribute(run.get(), "thermo_every", static_cast<std::int64_t>(c.thermo_every));
-        h5::write_attribute(run.get(), "output_every", static_cast<std::int64_t>(c.output_every));
-        h5::write_attribute(run.get(), "backend", std::string(to_string(c.backend)));
-        const char* grid[3] = {"px", "py", "pz"};
-        for (int d = 0; d < 3; ++d) {
-          h5::write_attribute(run.get(), grid[d], static_cast<std::int64_t>(c.rank_grid_hint[d]));
-        }
-        h5::write_attribute(run.get(), "progress_seconds", c.progress_seconds);
-      }
-      {
-        h5::Handle md = h5::create_group(file.get(), "md");
-        h5::write_attribute(md.get(), "initial", std::string("dataset"));
-        write_box(md.get(), c);
-        h5::write_attribute(md.get(), "epsilon", c.lj.epsilon);
-        h5::write_attribute(md.get(), "sigma", c.lj.sigma);
-        h5::write_attribute(md.get(), "mass", c.lj.mass);
-        h5::write_attribute(md.get(), "cutoff", c.lj.cutoff);
-        h5::write_attribute(md.get(), "dt", c.dt);
-        h5::write_attribute(md.get(), "temperature", c.temperature);
-        h5::write_attribute(md.get(), "seed", static_cast<std::int64_t>(c.seed));
-        h5::write_attribute(md.get(), "thermostat",
-                            std::string(c.thermostat == Thermostat::Rescale ? "rescale" : "none"));
-        h5::write_attribute(md.get(), "thermostat_every",
-                            static_cast<std::int64_t>(c.thermostat_every));
-        h5::write_attribute(md.get(), "thermostat_until",
-                            static_cast<std::int64_t>(c.thermostat_until));
-        h5::write_attribute(md.get(), "target_temperature", c.target_temperature);
-        write_atoms(md.get(), atoms);
-      }
-      h5::close_file(file, partial);
-      move_into_place(partial, path);
-    });
-    if (!error.empty()) std::remove(partial.c_str());
+  MPSFW_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  if (mine.build_positions.size() != 3 * mine.atoms.size())
+    throw Error("MD checkpoint: build positions of another atom count than the atoms");
+  std::vector<ResumeRecord> local(mine.atoms.size());
+  for (size_t i = 0; i < local.size(); ++i) {
+    local[i].atom = mine.atoms[i];
+    for (size_t d = 0; d < 3; ++d) local[i].built[d] = mine.build_positions[3 * i + d];
+    local[i].rank = rank;
+    local[i].slot = static_cast<std::int64_t>(i);
   }
-  agree_on_error(comm, error);
+  const std::vector<ResumeRecord> all = gather_sorted(local, comm);
+  std::vector<double> moved(rank == 0 ? static_cast<size_t>(ranks) : 0);
+  MPSFW_MPI_CHECK(MPI_Gather(&mine.moved, 1, MPI_DOUBLE, moved.data(), 1, MPI_DOUBLE, 0, comm));
+
+  std::vector<std::string> overrides = {"md.initial=dataset",
+                                        "run.output_file=", "run.checkpoint_file="};
+  for (int d = 0; d < 3; ++d) {
+    char exact[64];
+    std::snprintf(exact, sizeof exact, "md.box_%s=%.17g", kAxis[d], c.box[d]);
+    overrides.push_back(exact);
+  }
+  write_checkpoint_file(path, params, step, time, overrides, comm, [&](hid_t file) {
+    const size_t n = all.size();
+    std::vector<AtomRecord> folded(n);
+    std::vector<double> held(3 * n), built(3 * n);
+    std::vector<std::int64_t> owner(n), slot(n);
+    for (size_t i = 0; i < n; ++i) {
+      folded[i] = all[i].atom;
+      for (size_t d = 0; d < 3; ++d) {
+        folded[i].x[d] = wrapped(all[i].atom.x[d], c.box[d]);
+        held[3 * i + d] = all[i].atom.x[d];
+        built[3 * i + d] = all[i].built[d];
+      }
+      owner[i] = all[i].rank;
+      slot[i] = all[i].slot;
+    }
+    h5::Handle md = h5::open_group(file, "md");
+    write_atoms(md.get(), folded);
+    h5::Handle resume = h5::create_group(md.get(), "resume");
+    h5::write_attribute(resume.get(), "ranks", static_cast<std::int64_t>(ranks));
+    for (int d = 0; d < 3; ++d) {
+      h5::write_attribute(resume.get(), std::string("p") + kAxis[d],
+                          static_cast<std::int64_t>(layout.rank_grid[d]));
+    }
+    h5::write_attribute(resume.get(), "backend", layout.backend);
+    h5::write_attribute(resume.get(), "steps_on_lists",
+                        static_cast<std::int64_t>(mine.steps_on_lists));
+    const std::uint64_t rows = n;
+    h5::write_array(resume.get(), "rank", {rows}, owner.data());
+    h5::write_array(resume.get(), "slot", {rows}, slot.data());
+    h5::write_array(resume.get(), "positions", {rows, 3}, held.data());
+    h5::write_array(resume.get(), "build_positions", {rows, 3}, built.data());
+    h5::write_array(resume.get(), "moved", {static_cast<std::uint64_t>(ranks)}, moved.data());
+  });
 }
 
 }  // namespace mpsfw::md

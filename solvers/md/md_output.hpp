@@ -15,17 +15,21 @@
 //     ids           int64 [N], ascending
 //
 // Checkpoint (write_checkpoint): the state at one step, itself an input file
-// for md.initial = dataset (reads back through Params with md_schema()):
-//   /               attributes solver = "md", step (int64), time (float64)
-//   /run            steps, thermo_every, output_every, px, py, pz (int64),
-//                   backend (string), progress_seconds (float64); not
-//                   output_file or checkpoint_file, so that running the
-//                   checkpoint overwrites neither the trajectory nor itself
-//   /md             initial = "dataset", box_x/y/z, epsilon, sigma, mass,
-//                   cutoff, dt, temperature, target_temperature (float64),
-//                   thermostat (string), thermostat_every, thermostat_until,
-//                   seed (int64)
-//     positions, velocities, ids as in a trajectory frame
+// for md.initial = dataset (core/checkpoint.hpp: every key of the run's
+// input, root step and time, with md.initial = dataset, md.box_x/y/z and no
+// run.output_file or run.checkpoint_file), plus
+//   /md/positions, velocities, ids   as in a trajectory frame (positions
+//                   folded into the box): what a run on any ranks starts from
+//   /md/resume      how the ranks held the atoms, so that a run resumed on the
+//                   same ranks, rank grid and backend rebuilds the very same
+//                   neighbour lists and ghosts and goes on bit for bit:
+//                   attributes ranks, px, py, pz (int64), backend (string),
+//                   steps_on_lists (int64: steps since the last list build);
+//                   per atom, in the order of /md/ids: rank, slot (int64: its
+//                   owner and place in the owner's store), positions (as the
+//                   store holds them, not folded), build_positions ([N][3],
+//                   at the last list build); per rank: moved (float64, the
+//                   largest move since that build as the rank measured it)
 // The root attributes step and time are schema keys: a run from a checkpoint
 // resumes there and ends at run.steps (docs/restart.md).
 #include <mpi.h>
@@ -35,6 +39,8 @@
 #include <vector>
 
 #include "atom_record.hpp"
+#include "core/box.hpp"
+#include "core/params.hpp"
 #include "md_config.hpp"
 
 namespace mpsfw::md {
@@ -69,9 +75,26 @@ class MdTrajectory {
   std::unique_ptr<Impl> impl_;
 };
 
-// Collective over `comm`: writes the atoms of every rank and `c` to `path`
-// (via `path`.partial). Throws Error naming `path` on every rank on failure.
-void write_checkpoint(const std::string& path, const MdConfig& c, long step, double time,
-                      const std::vector<AtomRecord>& local_atoms, MPI_Comm comm);
+// One rank's part of a checkpoint: its owned atoms in its store's order
+// (positions as held, not folded), their positions at the last neighbour
+// build, the store's max_displacement() and the steps since that build.
+struct MdRankState {
+  std::vector<AtomRecord> atoms;
+  std::vector<double> build_positions;  // [3 * i + d]
+  double moved = 0;
+  long steps_on_lists = 0;
+};
+// What a run must share with the checkpoint's to resume exactly.
+struct MdRankLayout {
+  Int3 rank_grid;
+  std::string backend;  // "host" or "cuda": the backend that ran
+};
+
+// Collective over `comm`: writes `params` (the run's input), the state of
+// every rank and `layout` to `path` (via `path`.partial). Throws Error naming
+// `path` on every rank on failure.
+void write_checkpoint(const std::string& path, const Params& params, const MdConfig& c, long step,
+                      double time, const MdRankState& mine, const MdRankLayout& layout,
+                      MPI_Comm comm);
 
 }  // namespace mpsfw::md

@@ -15,6 +15,7 @@
 #include "md_dataset_input.hpp"
 #include "md_initial.hpp"
 #include "md_output.hpp"
+#include "md_resume_input.hpp"
 
 namespace mpsfw::md {
 
@@ -24,6 +25,7 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
       domain_(subdomain_of(decomposition_, config.box)),
       comm_(decomposition_, domain_, ghost_width(config), config.halo, config.halo_sync,
             gpu_identity(device), device.backend == Backend::Cuda ? &cuda_ipc_memory() : nullptr),
+      backend_(device.backend),
       step_(config.start_step) {
   // Errors on one rank (a bad dataset, out of device memory) stop every rank
   // together; the caller reports the agreed message once.
@@ -39,8 +41,14 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   }
   agree_on_error(decomposition_.comm(), error);
   preflight(device, atoms_in_box);
+  // A checkpoint of this very layout resumes exactly (md_resume_input.hpp).
+  std::optional<MdResumeState> exact;
   try {
-    if (config_.initial == Initial::Dataset) atoms = dataset_atoms(config_, domain_);
+    if (config_.initial == Initial::Dataset) {
+      exact = resume_state(config_, decomposition_.rank(), decomposition_.size(),
+                           decomposition_.rank_grid(), to_string(device.backend));
+      atoms = exact ? exact->atoms : dataset_atoms(config_, domain_);
+    }
   } catch (const std::exception& e) {
     error = e.what();
   }
@@ -56,7 +64,11 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   long mine = store_->owned();
   MPSFW_MPI_CHECK(MPI_Allreduce(&mine, &total_atoms_, 1, MPI_LONG, MPI_SUM, decomposition_.comm()));
   // The first lists and forces are set-up, not a step: untimed.
-  rebuild();
+  if (exact) {
+    resume_lists(*exact);
+  } else {
+    rebuild();
+  }
   store_->compute_forces(config_.lj);
   timers_ = PhaseTimers();
   rebuilds_ = 0;
@@ -91,7 +103,31 @@ void MdSolver::preflight(const DeviceBinding& device, long atoms_in_box) const {
 }
 
 double MdSolver::time_now() const {
+  // A checkpoint of a run from time 0 resumes with the same times, bit for bit.
+  if (config_.start_time == static_cast<double>(config_.start_step) * config_.dt)
+    return static_cast<double>(step_) * config_.dt;
   return config_.start_time + static_cast<double>(step_ - config_.start_step) * config_.dt;
+}
+
+void MdSolver::resume_lists(const MdResumeState& state) {
+  // The atoms stand where the interrupted run last built its lists, in its
+  // order: the same ghosts, the same lists; then they move to where it stopped.
+  comm_.exchange_ghosts(*store_);
+  store_->build_neighbors(comm_.cell_grid(), ghost_width(config_));
+  store_->restore_positions(state.positions, state.moved);
+  comm_.update_ghosts(*store_);
+  steps_on_lists_ = state.steps_on_lists;
+}
+
+void MdSolver::write_checkpoint_file(const std::string& path) {
+  if (params_ == nullptr) throw Error("MD: a checkpoint needs the run's parameters");
+  MdRankState mine;
+  mine.atoms = store_->download();
+  mine.build_positions = store_->download_build_positions();
+  mine.moved = store_->max_displacement();
+  mine.steps_on_lists = steps_on_lists_;
+  const MdRankLayout layout = {decomposition_.rank_grid(), to_string(backend_)};
+  write_checkpoint(path, *params_, config_, step_, time_now(), mine, layout, decomposition_.comm());
 }
 
 std::vector<AtomRecord> MdSolver::local_atoms() const {
@@ -259,7 +295,7 @@ void MdSolver::run(std::FILE* out) {
   const auto checkpoint = [&] {
     PhaseTimers::Scope t(timers_, "checkpoint");
     const std::string path = checkpoints.path_for(step_);
-    write_checkpoint(path, config_, step_, time_now(), local_atoms(), decomposition_.comm());
+    write_checkpoint_file(path);
     checkpoints.written(path, decomposition_.comm());
   };
   while (step_ < end) {

@@ -18,9 +18,11 @@
 
 #include "core/decomposition.hpp"
 #include "core/device.hpp"
+#include "core/params.hpp"
 #include "core/timers.hpp"
 #include "md_comm.hpp"
 #include "md_config.hpp"
+#include "md_resume_input.hpp"
 #include "md_store.hpp"
 
 namespace mpsfw::md {
@@ -47,6 +49,8 @@ class MdSolver {
   // the energies stop being finite (checked with the thermo lines, and every
   // run.check_every steps).
   void run(std::FILE* out);
+  // The run's input, which checkpoints repeat (needed when run.checkpoint_file is set).
+  void set_params(const Params* params) { params_ = params; }
 
   const MdConfig& config() const { return config_; }
   const CartDecomposition& decomposition() const { return decomposition_; }
@@ -87,13 +91,20 @@ class MdSolver {
   bool lists_stale();
   // Migration, new ghosts and lists (collective).
   void rebuild();
+  // Ghosts and lists as the checkpoint's run had them, then its positions
+  // (collective; instead of rebuild() when resuming exactly).
+  void resume_lists(const MdResumeState& state);
+  // Collective: the checkpoint of this step (md_output.hpp).
+  void write_checkpoint_file(const std::string& path);
   void step_once();
 
   MdConfig config_;
+  const Params* params_ = nullptr;
   CartDecomposition decomposition_;
   Subdomain domain_;
   MdComm comm_;
   std::unique_ptr<MdStore> store_;
+  Backend backend_;
   PhaseTimers timers_;
   std::vector<Thermo> thermo_;
   long total_atoms_ = 0;

@@ -349,6 +349,38 @@ class CudaMdStore final : public MdStore {
     }
   }
 
+  std::vector<double> download_build_positions() const override {
+    std::vector<Position> built(static_cast<std::size_t>(owned_));
+    if (owned_ > 0) {
+      MPSFW_CUDA_CHECK(cudaMemcpy(built.data(), built_x_.data(), owned_ * sizeof(Position),
+                                  cudaMemcpyDeviceToHost));
+    }
+    std::vector<double> out(3 * built.size());
+    for (std::size_t i = 0; i < built.size(); ++i) {
+      for (int d = 0; d < 3; ++d) out[3 * i + d] = built[i].c[d];
+    }
+    return out;
+  }
+
+  // The drift keeps the largest squared move since the build (a running
+  // maximum): it starts again from the interrupted run's.
+  void restore_positions(const std::vector<double>& x, double moved) override {
+    if (x.size() != 3 * static_cast<std::size_t>(owned_))
+      throw Error("CUDA MD store: restore_positions of a different atom count");
+    std::vector<Position> owned(static_cast<std::size_t>(owned_));
+    for (std::size_t i = 0; i < owned.size(); ++i) {
+      owned[i] = Position{{x[3 * i], x[3 * i + 1], x[3 * i + 2], 0.0}};
+    }
+    if (owned_ > 0) {
+      MPSFW_CUDA_CHECK(
+          cudaMemcpy(x_.data(), owned.data(), owned_ * sizeof(Position), cudaMemcpyHostToDevice));
+    }
+    const double r2 = moved * moved;
+    unsigned long long bits = 0;
+    std::memcpy(&bits, &r2, sizeof bits);
+    MPSFW_CUDA_CHECK(cudaMemcpy(farthest2_.data(), &bits, sizeof bits, cudaMemcpyHostToDevice));
+  }
+
   double max_displacement() const override {
     if (listed_ != owned_ + ghosts_) return HUGE_VAL;  // no build since the atoms changed
     unsigned long long bits = 0;

@@ -247,6 +247,15 @@ class HostMdStore final : public MdStore {
     neighbors_built_ = n;
   }
 
+  std::vector<double> download_build_positions() const override { return built_x_; }
+
+  // The host store measures the displacement afresh each time: `moved` adds nothing.
+  void restore_positions(const std::vector<double>& x, double /*moved*/) override {
+    if (x.size() != static_cast<size_t>(3 * owned_))
+      throw Error("MD host store: restore_positions of a different atom count");
+    std::copy(x.begin(), x.end(), x_.begin());
+  }
+
   double max_displacement() const override {
     if (built_x_.size() != static_cast<size_t>(3 * owned_))
       return HUGE_VAL;  // no build since a change

@@ -14,7 +14,10 @@ namespace {
 
 class MdWorkload final : public Workload {
  public:
-  void configure(const Params& params) override { config_ = md_config_from(params); }
+  void configure(const Params& params) override {
+    config_ = md_config_from(params);
+    params_ = &params;
+  }
   const RunConfig& run_config() const override { return config_; }
   Int3 cells_to_split() const override { return link_cells(config_); }
   std::string split_hint() const override {
@@ -35,6 +38,7 @@ class MdWorkload final : public Workload {
 
   void start(const RunContext& context) override {
     solver_ = std::make_unique<MdSolver>(config_, context.world, context.device);
+    solver_->set_params(params_);
   }
   std::string banner() const override {
     const CartDecomposition& d = solver_->decomposition();
@@ -56,6 +60,7 @@ class MdWorkload final : public Workload {
 
  private:
   MdConfig config_;
+  const Params* params_ = nullptr;
   std::unique_ptr<MdSolver> solver_;
 };
 

@@ -157,7 +157,7 @@ case "$case_name" in
     previous full/ck.h5
     # 32 000 atoms: a checkpoint of about 2 MB.
     solve 0 "$MD" --set run.steps=1 --set run.checkpoint_file=full/ck.h5
-    expect_clean_failure "^mpsfw: error: MD checkpoint 'full/ck.h5': .*No space left on device"
+    expect_clean_failure "^mpsfw: error: checkpoint 'full/ck.h5': .*No space left on device"
     expect_previous full/ck.h5
     ;;
   disk_full_heat)
@@ -170,7 +170,7 @@ case "$case_name" in
   file_limit_md)
     previous ck.h5
     solve 64 "$MD" --set run.steps=1 --set run.checkpoint_file=ck.h5
-    expect_clean_failure "^mpsfw: error: MD checkpoint 'ck.h5': .*File too large"
+    expect_clean_failure "^mpsfw: error: checkpoint 'ck.h5': .*File too large"
     expect_previous ck.h5
     ;;
   file_limit_heat)

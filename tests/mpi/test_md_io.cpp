@@ -63,13 +63,44 @@ bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; 
 
 // Uneven lattice (4 x 5 x 6 cells, 480 atoms) and non-default settings, so a
 // checkpoint that dropped or mangled one of them is caught.
-MdConfig lattice_config() {
-  return md_config_from(md_params_from_overrides(
-      {"md.cells_x=4", "md.cells_y=5", "md.cells_z=6", "md.cutoff=2.4", "md.epsilon=0.875",
-       "md.sigma=1.0625", "md.mass=1.5", "md.dt=0.004", "md.temperature=1.25", "md.seed=99",
-       "md.thermostat=rescale", "md.thermostat_every=7", "md.thermostat_until=30",
-       "md.target_temperature=1.125", "run.steps=17", "run.thermo_every=3", "run.output_every=5",
-       "run.backend=host", "run.progress_seconds=2.5"}));
+Params lattice_params() {
+  return md_params_from_overrides({"md.cells_x=4",
+                                   "md.cells_y=5",
+                                   "md.cells_z=6",
+                                   "md.cutoff=2.4",
+                                   "md.epsilon=0.875",
+                                   "md.sigma=1.0625",
+                                   "md.mass=1.5",
+                                   "md.dt=0.004",
+                                   "md.temperature=1.25",
+                                   "md.seed=99",
+                                   "md.thermostat=rescale",
+                                   "md.thermostat_every=7",
+                                   "md.thermostat_until=30",
+                                   "md.target_temperature=1.125",
+                                   "md.skin=0.25",
+                                   "md.rebuild_every=9",
+                                   "run.steps=17",
+                                   "run.thermo_every=3",
+                                   "run.output_every=5",
+                                   "run.backend=host",
+                                   "run.progress_seconds=2.5",
+                                   "run.check_every=4",
+                                   "run.halo=mpi",
+                                   "run.checkpoint_every=6"});
+}
+MdConfig lattice_config() { return md_config_from(lattice_params()); }
+
+// A checkpoint of `atoms` as a run would write it (lists built where the atoms are).
+void write_lattice_checkpoint(const std::string& path, const CartDecomposition& decomp,
+                              const std::vector<AtomRecord>& atoms, long step, double time) {
+  MdRankState mine;
+  mine.atoms = atoms;
+  for (const AtomRecord& a : atoms) {
+    for (int d = 0; d < 3; ++d) mine.build_positions.push_back(a.x[d]);
+  }
+  write_checkpoint(path, lattice_params(), lattice_config(), step, time, mine,
+                   {decomp.rank_grid(), "host"}, decomp.comm());
 }
 
 // Reads `file` as an MD input, as the solver does.
@@ -187,7 +218,7 @@ TEST_F(MdIoTest, CheckpointReadsBackAsTheSameAtomsOnEveryRank) {
   const std::string path = dir_ + "/state.h5";
   const long step = 12;  // before run.steps = 17: the checkpoint resumes to there
   const double time = 0.048;
-  write_checkpoint(path, c, step, time, atoms, decomp.comm());
+  write_lattice_checkpoint(path, decomp, atoms, step, time);
 
   // Read back as an input file on every rank.
   std::vector<std::string> warnings;
@@ -212,6 +243,11 @@ TEST_F(MdIoTest, CheckpointReadsBackAsTheSameAtomsOnEveryRank) {
   EXPECT_EQ(r.output_every, 5);
   EXPECT_EQ(r.backend, Backend::Host);
   EXPECT_EQ(r.progress_seconds, 2.5);
+  EXPECT_EQ(r.skin, 0.25);
+  EXPECT_EQ(r.rebuild_every, 9);
+  EXPECT_EQ(r.check_every, 4);
+  EXPECT_EQ(r.halo, HaloTransport::Mpi);
+  EXPECT_EQ(r.checkpoint_every, 6);
   EXPECT_EQ(r.output_file, "");
   EXPECT_EQ(r.checkpoint_file, "");
   // Everything in the checkpoint is in the schema (root step and time too).
@@ -266,7 +302,8 @@ TEST_F(MdIoTest, CheckpointIntoMissingFolderFailsOnEveryRank) {
   const std::string path = dir_ + "/no/such/folder/state.h5";
   const std::vector<AtomRecord> none;
   try {
-    write_checkpoint(path, c, 0, 0.0, none, MPI_COMM_WORLD);
+    write_checkpoint(path, lattice_params(), c, 0, 0.0, MdRankState{none, {}, 0, 0},
+                     {{1, 1, 1}, "host"}, MPI_COMM_WORLD);
     ADD_FAILURE() << "no Error for " << path;
   } catch (const Error& e) {
     EXPECT_TRUE(contains(e.what(), path)) << e.what();

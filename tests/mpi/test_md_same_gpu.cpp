@@ -42,7 +42,7 @@ class WindowStore final : public md::MdStore {
 
   long owned() const override { return owned_count; }
   long ghosts() const override { return 0; }
-  double bytes_for(double, double, double) const override { return 0; }
+  double bytes_for(double, double, double) const override { unused(); }
   const void* positions_base() const override { return positions_; }
   long positions_generation() const override { return generation; }
   void push_sends(int list, void* target, long slot) override {
@@ -76,6 +76,8 @@ class WindowStore final : public md::MdStore {
   void refresh_own_images() override { unused(); }
   void build_neighbors(const md::CellGrid&, double) override { unused(); }
   double max_displacement() const override { unused(); }
+  std::vector<double> download_build_positions() const override { unused(); }
+  void restore_positions(const std::vector<double>&, double) override { unused(); }
   void compute_forces(const md::LjParams&) override { unused(); }
   md::ForceSums pair_sums(const md::LjParams&) const override { unused(); }
   md::MotionSums motion(const md::LjParams&) const override { unused(); }
