@@ -9,6 +9,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/build_info.hpp"
+#include "core/checkpoint.hpp"
 #include "core/collective.hpp"
 #include "core/decomposition.hpp"
 #include "core/error.hpp"
@@ -62,6 +63,19 @@ void check_outputs(const Session& session, const Params& params, const Workload&
   const std::string& report = session.command_line().report_file;
   if (!report.empty()) check(report, "--report " + report, false);
   check_distinct_files(outputs);
+  // Numbered checkpoints are named only when written: no output may take
+  // one of their names.
+  const RunConfig& run = workload.run_config();
+  if (run.checkpoint_keep > 1) {
+    for (const NamedPath& o : outputs) {
+      if (!is_numbered_checkpoint_of(run.checkpoint_file, o.path)) continue;
+      throw InputError(o.origin + ": '" + o.path + "' has the name of a numbered checkpoint of " +
+                       params.value("run.checkpoint_file").origin +
+                       " (run.checkpoint_keep = " + std::to_string(run.checkpoint_keep) +
+                       " writes " + CheckpointPlan(run).path_for(0) +
+                       " for step 0, and so on); choose " + "another name");
+    }
+  }
 }
 
 struct Prepared {

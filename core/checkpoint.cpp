@@ -1,6 +1,8 @@
 #include "checkpoint.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "atomic_file.hpp"
@@ -91,6 +93,26 @@ void write_checkpoint_file(const std::string& path, const Params& params, long s
     }
   }
   agree_on_error(comm, error);
+}
+
+bool is_numbered_checkpoint_of(const std::string& checkpoint_file, const std::string& path) {
+  if (checkpoint_file.empty() || path.empty()) return false;
+  const auto resolved = [](const std::string& p) {
+    std::error_code ignored;
+    return std::filesystem::weakly_canonical(std::filesystem::absolute(p), ignored)
+        .lexically_normal()
+        .string();
+  };
+  const std::string numbered = with_infix(resolved(checkpoint_file), "#");
+  const std::string candidate = resolved(path);
+  const size_t mark = numbered.find_last_of('#');
+  const std::string before = numbered.substr(0, mark), after = numbered.substr(mark + 1);
+  if (candidate.size() < before.size() + after.size() + 8) return false;
+  if (candidate.compare(0, before.size(), before) != 0) return false;
+  if (candidate.compare(candidate.size() - after.size(), after.size(), after) != 0) return false;
+  const std::string digits =
+      candidate.substr(before.size(), candidate.size() - before.size() - after.size());
+  return std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 std::string resumed_output_path(const std::string& path, long start_step) {

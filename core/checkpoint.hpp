@@ -62,6 +62,11 @@ void write_checkpoint_file(const std::string& path, const Params& params, long s
                            const std::vector<std::string>& overrides, MPI_Comm comm,
                            const std::function<void(hid_t file)>& write_state);
 
+// Whether `path` is (or would be) one of the numbered checkpoints
+// <name>.<step, 8 or more digits>.h5 of `checkpoint_file` (run.checkpoint_keep
+// > 1), also through "./" or a symlinked folder.
+bool is_numbered_checkpoint_of(const std::string& checkpoint_file, const std::string& path);
+
 // Where a run resumed at `start_step` writes an output that the first part
 // of the run wrote to `path`: "out.h5" -> "out.from00000400.h5" (`path`
 // itself when start_step is 0), so the first part's file survives.

@@ -149,6 +149,8 @@ add_case output_is_report 2 fail "@D@/good.h5 --output @D@/o.h5 --report @D@/o.h
   "one would replace the other"
 add_case output_is_checkpoint 2 fail "@D@/good.h5 --output @D@/o.h5 --set run.checkpoint_file=@D@/o.h5" \
   "mpsfw: error: --output " "/o.h5 and --set run.checkpoint_file=" "name one file"
+add_case output_is_numbered_checkpoint 2 fail "@D@/good.h5 --output @D@/c.00000010.h5 --set run.checkpoint_file=@D@/c.h5 --set run.checkpoint_keep=3" \
+  "mpsfw: error: --output " "/c.00000010.h5' has the name of a numbered checkpoint of --set run.checkpoint_file=" "run.checkpoint_keep = 3"
 add_case report_is_checkpoint 2 fail "@D@/good.h5 --report @D@/c.h5 --set run.checkpoint_file=@D@/c.h5" \
   "mpsfw: error: --set run.checkpoint_file=" "/c.h5 and --report " "name one file"
 add_case report_is_output_xmf 2 fail "@D@/good.h5 --output @D@/o.h5 --report @D@/o.xmf" \

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/atomic_file.hpp"
+#include "core/checkpoint.hpp"
 #include "core/error.hpp"
 #include "core/h5_io.hpp"
 #include "core/paths.hpp"
@@ -104,6 +105,20 @@ TEST(OutputPaths, SameFile) {
   EXPECT_TRUE(same_file(temp("none.h5"), temp("sub/../none.h5")));
   EXPECT_FALSE(same_file(temp("none.h5"), temp("none.xmf")));
   EXPECT_FALSE(same_file("", ""));
+}
+
+TEST(OutputPaths, NumberedCheckpointNames) {
+  EXPECT_TRUE(is_numbered_checkpoint_of("ck.h5", "ck.00000100.h5"));
+  EXPECT_TRUE(is_numbered_checkpoint_of("ck.h5", "./ck.00000100.h5"));
+  EXPECT_TRUE(is_numbered_checkpoint_of("./ck.h5", "ck.123456789.h5"));
+  EXPECT_TRUE(is_numbered_checkpoint_of("dir.v2/ck", "dir.v2/ck.00000007"));
+  EXPECT_FALSE(is_numbered_checkpoint_of("ck.h5", "ck.h5"));
+  EXPECT_FALSE(is_numbered_checkpoint_of("ck.h5", "ck.100.h5"));  // fewer than 8 digits
+  EXPECT_FALSE(is_numbered_checkpoint_of("ck.h5", "ck.0000010x.h5"));
+  EXPECT_FALSE(is_numbered_checkpoint_of("ck.h5", "other.00000100.h5"));
+  EXPECT_FALSE(is_numbered_checkpoint_of("ck.h5", "ck.from00000100.h5"));  // a resumed output
+  EXPECT_FALSE(is_numbered_checkpoint_of("a/ck.h5", "b/ck.00000100.h5"));
+  EXPECT_FALSE(is_numbered_checkpoint_of("", "ck.00000100.h5"));
 }
 
 TEST(OutputPaths, TwoOutputsOnOneFileNameBothOrigins) {
