@@ -5,7 +5,11 @@
 #      /heat/u0 hashes from mkinput --describe must match);
 #   2. 8 ranks under MPS (--mps on), SIGTERM to one rank: exit 143, the stop
 #      line, a checkpoint, no .partial, no MPS daemon or server left; the
-#      checkpoint resumes on 4 ranks.
+#      checkpoint resumes on 4 ranks;
+#   3. md (in.lj, 32k atoms) on the CUDA backend under MPS, 4 ranks (same-GPU
+#      ghosts): 50 steps straight vs 23 steps, then resumed on the same 4 ranks
+#      (bit for bit: /md/positions and /md/velocities hashes must match) and on
+#      1 rank (a new layout: close, not identical).
 # Logs in $OUT.
 #   scripts/device_restart_check.sh
 set -uo pipefail
@@ -59,3 +63,19 @@ mpirun -np 4 "$solver" sig.h5 --backend cuda --mps on \
   --set run.steps="$(($(sed -n 's/.* at step \([0-9]*\);.*/\1/p' "$out/sig.log") + 10))" \
   > "$out/sig_resumed.log" 2>&1
 echo "  resumed on 4 ranks: exit $?; $(grep -E '^  steps ' "$out/sig_resumed.log")"
+
+echo "== 3. md on the GPU under MPS: straight vs checkpoint + resume"
+md_input="$MPSFW_ROOT/inputs/md_lj.h5"
+md=(--backend cuda --mps on --set md.rebuild_every=7 --set run.thermo_every=0)
+state() { "$mkinput" --describe "$1" | grep -E '/md/(positions|velocities)'; }
+mpirun -np 4 "$solver" "$md_input" "${md[@]}" --set run.steps=50 --set run.checkpoint_file=md_whole.h5 \
+  > "$out/md_whole.log" 2>&1; echo "  straight, 4 ranks: exit $?"
+mpirun -np 4 "$solver" "$md_input" "${md[@]}" --set run.steps=23 --set run.checkpoint_file=md_half.h5 \
+  > "$out/md_half.log" 2>&1; echo "  first half, 4 ranks: exit $?"
+for np in 4 1; do
+  mpirun -np "$np" "$solver" md_half.h5 --backend cuda --mps on --set run.steps=50 \
+    --set run.checkpoint_file="md_resumed$np.h5" > "$out/md_resumed$np.log" 2>&1
+  echo "  resumed on $np ranks: exit $?; positions and velocities $([ "$(state md_whole.h5)" = \
+    "$(state "md_resumed$np.h5")" ] && echo identical || echo differ) to the straight run"
+done
+grep -E "^ +50 " "$out/md_whole.log" "$out"/md_resumed*.log | sed 's/^/  /'
