@@ -2,9 +2,11 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -59,20 +61,17 @@ MdComm::MdComm(const CartDecomposition& decomposition, const Subdomain& domain, 
   }
 }
 
-void MdComm::migrate(MdStore& store) const {
+void MdComm::migrate(MdStore& store, long step) const {
   MPI_Comm comm = decomposition_.comm();
   const Int3 coords = decomposition_.coords(), dims = decomposition_.rank_grid();
+  // Atoms that moved too far in one step: counted here, agreed below, so
+  // every rank stops with one message whatever the rank count.
+  long lost = 0, far = 0;
+  std::int64_t first_far = INT64_MAX;
   // Along a dimension with one rank, migrating is folding into the box, in place.
   bool alone[3];
   for (int d = 0; d < 3; ++d) alone[d] = dims[d] == 1;
-  if (alone[0] || alone[1] || alone[2]) {
-    const long lost = store.fold_periodic(alone, domain_.box);
-    if (lost > 0) {
-      throw Error("MD: " + std::to_string(lost) +
-                  " atoms moved more than a box length in one "
-                  "step: the time step is too large or the system blew up");
-    }
-  }
+  if (alone[0] || alone[1] || alone[2]) lost = store.fold_periodic(alone, domain_.box);
   for (int d = 0; d < 3; ++d) {
     if (alone[d]) continue;
     std::vector<AtomRecord> to_low, to_high;
@@ -90,15 +89,24 @@ void MdComm::migrate(MdStore& store) const {
     for (const auto* arrived : {&from_high, &from_low}) {
       for (const AtomRecord& a : *arrived) {
         if (!(a.x[d] >= domain_.lo[d] && a.x[d] < domain_.hi[d])) {  // also NaN
-          throw Error("MD: atom " + std::to_string(a.id) +
-                      " moved farther than one subdomain in one "
-                      "step (at " +
-                      std::to_string(a.x[d]) + " along " + "xyz"[d] +
-                      "): the time step is too large or the system blew up");
+          ++far;
+          first_far = std::min(first_far, a.id);
         }
       }
       store.add_owned(*arrived);
     }
+  }
+  long counts[2] = {lost, far}, total[2];
+  std::int64_t first = 0;
+  MPSFW_MPI_CHECK(MPI_Allreduce(counts, total, 2, MPI_LONG, MPI_SUM, comm));
+  MPSFW_MPI_CHECK(MPI_Allreduce(&first_far, &first, 1, MPI_INT64_T, MPI_MIN, comm));
+  if (total[0] + total[1] > 0) {
+    const auto atoms = [](long n) { return std::to_string(n) + (n == 1 ? " atom" : " atoms"); };
+    const std::string what = total[1] > 0 ? atoms(total[1]) + " (id " + std::to_string(first) +
+                                                " first) moved farther than one subdomain"
+                                          : atoms(total[0]) + " moved more than a box length";
+    throw AgreedError("MD: " + what + " in one step (step " + std::to_string(step) +
+                      "): the time step is too large or the system blew up");
   }
 }
 

@@ -31,9 +31,10 @@ class MdComm {
 
   // After a drift: every owned atom ends up on the rank whose subdomain holds
   // it; one that left the box through a face arrives as its periodic image
-  // inside. Throws Error if an atom moved farther than the neighbouring
-  // subdomain.
-  void migrate(MdStore& store) const;
+  // inside. Collective: when an atom moved farther than the neighbouring
+  // subdomain (or a box length), every rank throws the same AgreedError,
+  // naming `step` (the step that moved them) and the count.
+  void migrate(MdStore& store, long step = 0) const;
   // Replaces the ghosts: every atom (or periodic image) within the ghost
   // width of the subdomain, from the neighbours; remembers the plan.
   void exchange_ghosts(MdStore& store);

@@ -67,7 +67,7 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   if (exact) {
     resume_lists(*exact);
   } else {
-    rebuild();
+    rebuild(step_);
   }
   store_->compute_forces(config_.lj);
   timers_ = PhaseTimers();
@@ -147,11 +147,11 @@ bool MdSolver::lists_stale() {
   return !(farthest <= 0.5 * config_.skin);  // NaN too
 }
 
-void MdSolver::rebuild() {
+void MdSolver::rebuild(long step) {
   const CellGrid grid = comm_.cell_grid();
   {
     PhaseTimers::Scope t(timers_, "communicate");
-    comm_.migrate(*store_);
+    comm_.migrate(*store_, step);
     store_->sort_by_cell(grid);
     comm_.exchange_ghosts(*store_);
   }
@@ -174,7 +174,7 @@ void MdSolver::step_once() {
     stale = lists_stale();
   }
   if (stale) {
-    rebuild();
+    rebuild(step_ + 1);  // the step being made
   } else {
     PhaseTimers::Scope t(timers_, "communicate");
     comm_.update_ghosts(*store_);

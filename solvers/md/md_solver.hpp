@@ -89,8 +89,9 @@ class MdSolver {
   double time_now() const;
   // Whether the lists must be rebuilt before the next forces (collective).
   bool lists_stale();
-  // Migration, new ghosts and lists (collective).
-  void rebuild();
+  // Migration, new ghosts and lists (collective), during `step` (named when
+  // atoms moved too far).
+  void rebuild(long step);
   // Ghosts and lists as the checkpoint's run had them, then its positions
   // (collective; instead of rebuild() when resuming exactly).
   void resume_lists(const MdResumeState& state);

@@ -9,6 +9,9 @@
 #   no_checkpoint    without run.checkpoint_file: exit 143 and "no checkpoint"
 #   heat_diverges    heat.amplitude = 1e308 runs to inf: exit 1, a message naming
 #                    the step and the rank, no report of success
+#   md_blows_up      md.dt = 0.03: atoms fly farther than a subdomain or the box
+#                    in one step; on 1, 2, 3 and 4 ranks one agreed message naming
+#                    the same step, exit 1, no MPI_Abort
 #   check_every      one cell at 1e308 overflows in the first update: with
 #                    run.diag_every = 0 the end (step 200) finds it; with
 #                    run.check_every = 7, step 7 does
@@ -152,6 +155,21 @@ case "$case_name" in
     grep -q "heat: the field is no longer finite at step [0-9]* (first on rank [0-9])" err ||
       problem "no message naming the step and rank: $(tail -2 err)"
     [ -e R.json ] && problem "a report was written for a run that diverged"
+    ;;
+  md_blows_up)
+    steps=""
+    for np in 1 2 3 4; do
+      cli_run "$np" out err "$INPUTS/md_lj.h5" --backend host --set md.dt=0.03 \
+        --set run.steps=300 --set run.thermo_every=0
+      rc=$CLI_RC
+      expect_rc 1
+      line=$(grep -E "^mpsfw: error: MD: [0-9]+ atoms? .*moved (farther than one subdomain|more than a box length) in one step \(step [0-9]+\)" err) ||
+        problem "$np ranks: no agreed message: $(grep mpsfw err | head -2)"
+      grep -q "MPI_ABORT\|error on rank" err && problem "$np ranks: one rank aborted the job"
+      steps="$steps $(sed -n 's/.*(step \([0-9]*\)).*/\1/p' <<<"$line")"
+    done
+    [ "$(tr ' ' '\n' <<<"$steps" | sort -u | grep -c .)" = 1 ] ||
+      problem "the blow-up was caught at different steps on 1, 2, 3, 4 ranks:$steps"
     ;;
   check_every)
     # A gaussian narrower than a cell on an odd grid: the centre cell holds
