@@ -7,6 +7,8 @@
 //   mpsctl cleanup [--dir ROOT] [--all]
 // `start` prints `export MPSFW_MPS_SESSION=DIR`: solvers started with it reuse
 // the daemons and never stop them; `stop` does.
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,8 +41,9 @@ const char* kUsage =
     "       mpsctl cleanup [--dir ROOT] [--all]\n"
     "       mpsctl --help | --version\n"
     "ROOT defaults to $TMPDIR or /tmp; NAME to $SLURM_JOB_ID or 'mpsctl'.\n"
-    "cleanup removes sessions whose owning rank is gone (and stops their daemons);\n"
-    "--all also removes sessions started by mpsctl.\n";
+    "cleanup removes sessions whose owning rank is gone (and stops their daemons),\n"
+    "but not one still starting; --all also removes sessions started by mpsctl.\n"
+    "One start per job name at a time (a lock beside the session folder).\n";
 
 struct Options {
   std::string command, gpus = "all", dir, job, session;
@@ -104,9 +107,32 @@ Options parse(const std::vector<std::string>& args) {
   return o;
 }
 
+// One `mpsctl start` per job name at a time: an exclusive flock on
+// <root>/mpsfw-lock-<job>-<host>, held until the process ends (released by
+// the kernel however it ends). The file says who holds it.
+void lock_job(const std::string& dir, const std::string& job) {
+  const std::string path = session_lock_path(dir);
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) throw Error("mpsctl start: cannot open the lock file " + path);
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    char holder[32] = {};
+    const ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
+    const std::string pid = n > 0 ? std::string(holder, static_cast<size_t>(n)) : "?";
+    throw Error("mpsctl start: another 'mpsctl start' of job '" + job + "' is running (pid " +
+                pid.substr(0, pid.find_first_of("\n")) + ", lock " + path + ")");
+  }
+  const std::string me = std::to_string(getpid()) + "\n";
+  if (ftruncate(fd, 0) != 0 || pwrite(fd, me.data(), me.size(), 0) < 0) {
+    // Only the holder's PID in the message is lost.
+  }
+}
+
 int start(const Options& o) {
   const std::vector<GpuInfo> visible = visible_gpus();
-  if (visible.empty()) throw Error("mpsctl start: no GPU is visible");
+  if (visible.empty()) {
+    throw Error("mpsctl start" + (o.gpus == "all" ? std::string() : " --gpus " + o.gpus) +
+                ": no GPU is visible on this node");
+  }
   std::vector<GpuInfo> gpus = visible;
   if (o.gpus != "all") gpus = apply_visible_devices(visible, o.gpus);
   if (gpus.empty()) {
@@ -114,6 +140,7 @@ int start(const Options& o) {
                      std::to_string(visible.size() - 1) + " or UUIDs)");
   }
   const std::string dir = NodeSession::session_dir(o.dir, o.job);
+  lock_job(dir, o.job);
   SessionRecord existing;
   if (read_ready(dir, &existing)) {
     throw Error("mpsctl start: a session already exists in " + dir + " (mpsctl stop first)");
@@ -121,8 +148,13 @@ int start(const Options& o) {
   const std::vector<int> ranks(gpus.size(), o.ranks_per_gpu);
   SessionRecord record;
   record.leader = 0;  // persistent: no owning rank
-  // Servers start with the first job, under its user.
-  record.gpus = start_session_daemons(dir, gpus, ranks, o.config, /*start_servers=*/false);
+  try {
+    // Servers start with the first job, under its user.
+    record.gpus = start_session_daemons(dir, gpus, ranks, o.config, /*start_servers=*/false);
+  } catch (const std::exception&) {
+    remove_session(dir, o.config.timeout_seconds);  // no daemon is left; the logs are kept
+    throw;
+  }
   write_ready(dir, record);
   for (const SessionGpu& g : record.gpus) {
     std::fprintf(stderr, "mpsctl: GPU %d %s: daemon %ld, cap %d%%, pipe %s\n", g.index,
@@ -177,6 +209,12 @@ int cleanup(const Options& o) {
   for (const std::string& dir : list_sessions(o.dir)) {
     SessionRecord r;
     const bool ready = read_ready(dir, &r);
+    // Not ready yet, but its starter lives: still starting, not an orphan.
+    const long starter = ready ? -1 : read_starting(dir);
+    if (!ready && process_alive(starter) && read_failed(dir).empty()) {
+      std::printf("skipped %s: still starting (pid %ld)\n", dir.c_str(), starter);
+      continue;
+    }
     const bool orphan = !ready || (r.leader > 0 && !process_alive(r.leader));
     if (orphan || (o.all && r.leader == 0)) {
       remove_session(dir, o.config.timeout_seconds);

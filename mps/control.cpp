@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -48,7 +49,44 @@ bool runs_control_program(long pid) {
          cmdline.find("nvidia-cuda-mps-control") != std::string::npos;
 }
 
+// Whether /proc/<pid>/environ holds `entry` (NAME=value) exactly.
+bool environment_holds(long pid, const std::string& entry) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/environ");
+  std::string item;
+  while (std::getline(f, item, '\0')) {
+    if (item == entry) return true;
+  }
+  return false;
+}
+
+// SIGTERM, then SIGKILL for what is still there after `grace_seconds`.
+void terminate_all(const std::vector<long>& pids, double grace_seconds) {
+  for (long pid : pids) kill(static_cast<pid_t>(pid), SIGTERM);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_seconds);
+  for (long pid : pids) {
+    while (process_alive(pid) && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (process_alive(pid)) kill(static_cast<pid_t>(pid), SIGKILL);
+  }
+}
+
 }  // namespace
+
+std::vector<long> daemons_of(const std::string& pipe_dir) {
+  std::vector<long> found;
+  std::error_code ec;
+  const std::string entry = "CUDA_MPS_PIPE_DIRECTORY=" + pipe_dir;
+  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const long pid = std::stol(name);
+    if (pid == static_cast<long>(getpid()) || !process_alive(pid)) continue;
+    if (runs_control_program(pid) && environment_holds(pid, entry)) found.push_back(pid);
+  }
+  return found;
+}
 
 std::string control_program() {
   const char* p = std::getenv("MPSFW_MPS_CONTROL");
@@ -97,6 +135,7 @@ long start_daemon(const DaemonDirs& dirs, const std::string& gpu_uuid, double ti
   const std::string launch_log = dirs.log + "/mpsfw-launch.log";
   const int code = run_detaching({control_program(), "-d"}, env, launch_log, timeout_seconds);
   if (code != 0) {
+    stop_daemon(dirs, 2.0);  // a daemon it forked before failing is not left behind
     throw Error("MPS: '" + control_program() + " -d' for GPU " + gpu_uuid + " failed (exit " +
                 std::to_string(code) + "); see " + launch_log + " and " + dirs.log +
                 "/control.log");
@@ -109,6 +148,8 @@ long start_daemon(const DaemonDirs& dirs, const std::string& gpu_uuid, double ti
     if (pid > 0 && client.answers()) return pid;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  // Up but silent, or not up yet (no pid file): stopped either way.
+  stop_daemon(dirs, 2.0);
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g", timeout_seconds);
   throw Error("MPS: the control daemon for GPU " + gpu_uuid + " did not answer within " + seconds +
@@ -118,7 +159,13 @@ long start_daemon(const DaemonDirs& dirs, const std::string& gpu_uuid, double ti
 bool stop_daemon(const DaemonDirs& dirs, double timeout_seconds, bool clients_released) {
   const ControlClient client(dirs, timeout_seconds);
   const long pid = client.daemon_pid();
-  if (pid <= 0) return true;
+  if (pid <= 0) {
+    // No pid file: none runs, or one is still starting (it writes the file
+    // only when up) and would never be stopped. Found by its environment.
+    const std::vector<long> starting = daemons_of(dirs.pipe);
+    terminate_all(starting, 2.0);
+    return daemons_of(dirs.pipe).empty();
+  }
   if (clients_released) {
     for (long server : client.server_pids()) {
       client.send("shutdown_server " + std::to_string(server) + " -f");

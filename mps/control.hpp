@@ -39,13 +39,21 @@ class ControlClient {
 
 std::string control_program();
 
+// Control daemons (of control_program(), alive) whose environment names
+// `pipe_dir` as CUDA_MPS_PIPE_DIRECTORY: ours, also before their pid file
+// exists. `-d` forks, calls setsid and forks again, so the PID we spawn is not
+// the daemon's; the pipe folder we gave it is unique to its session and GPU.
+std::vector<long> daemons_of(const std::string& pipe_dir);
+
 // Starts `nvidia-cuda-mps-control -d` for one GPU (CUDA_VISIBLE_DEVICES=uuid)
 // and waits until it answers. Throws Error naming the log folder on failure
-// or after `timeout_seconds`. Returns the daemon's PID.
+// or after `timeout_seconds`, having stopped the daemon (even one that has
+// not written its pid file yet). Returns the daemon's PID.
 long start_daemon(const DaemonDirs& dirs, const std::string& gpu_uuid, double timeout_seconds);
 
 // Asks the daemon to quit, waits until it is gone (SIGKILL after the time
-// limit). True when no daemon is left. `clients_released`: every client has
+// limit); a daemon still starting (no pid file yet: daemons_of) gets SIGTERM,
+// then SIGKILL. True when no daemon is left. `clients_released`: every client has
 // released its GPU (a job's normal end, after its node barrier), so the
 // servers are shut down at once: `quit` alone waits until each client process
 // has exited, or 5 s, and a client stays connected after cudaDeviceReset.

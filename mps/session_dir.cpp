@@ -22,6 +22,27 @@ namespace {
 
 constexpr const char* kReady = "ready";
 constexpr const char* kFailed = "failed";
+constexpr const char* kStarting = "starting";
+
+// Moves each GPU's log folder of session `dir` to kept_logs_dir(dir)/gpu<N>,
+// so that the error can point at logs that outlive the session folder.
+// Returns the message with the old folders' paths replaced by the new ones.
+std::string keep_logs(const std::string& dir, const std::vector<std::string>& log_dirs,
+                      std::string message) {
+  std::error_code ec;
+  const fs::path kept = kept_logs_dir(dir);
+  for (const std::string& log : log_dirs) {
+    const fs::path to = kept / fs::path(log).parent_path().filename();
+    fs::create_directories(to, ec);
+    fs::remove_all(to / "log", ec);
+    fs::rename(log, to / "log", ec);
+    if (ec) continue;  // the message keeps the old path
+    for (size_t at = message.find(log); at != std::string::npos; at = message.find(log, at + 1)) {
+      message.replace(at, log.size(), (to / "log").string());
+    }
+  }
+  return message;
+}
 
 std::string read_text(const fs::path& path) {
   std::ifstream f(path);
@@ -53,9 +74,11 @@ std::vector<SessionGpu> start_session_daemons(const std::string& dir,
                                               StartTimes* times) {
   StartTimes spent;
   std::vector<SessionGpu> started;
+  std::vector<std::string> log_dirs;
   try {
     fs::create_directories(dir);
     fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace);
+    std::ofstream(fs::path(dir) / kStarting) << getpid() << "\n";
     for (size_t g = 0; g < gpus.size(); ++g) {
       const int ranks = g < ranks_per_gpu.size() ? ranks_per_gpu[g] : 0;
       if (ranks == 0) continue;
@@ -67,6 +90,7 @@ std::vector<SessionGpu> start_session_daemons(const std::string& dir,
       s.log_dir = (gdir / "log").string();
       fs::create_directories(s.pipe_dir);
       fs::create_directories(s.log_dir);
+      log_dirs.push_back(s.log_dir);
       s.cap = cap_for(config, ranks);
       auto start = std::chrono::steady_clock::now();
       s.daemon_pid = start_daemon({s.pipe_dir, s.log_dir}, s.uuid, config.timeout_seconds);
@@ -95,10 +119,11 @@ std::vector<SessionGpu> start_session_daemons(const std::string& dir,
       check_gpu(facts, s.uuid, g < ranks_per_gpu.size() ? ranks_per_gpu[g] : 0, config);
       s.total_sms = facts.known ? facts.sms : 0;
     }
-  } catch (...) {
+  } catch (const std::exception& e) {
+    // start_daemon stopped the one that failed; the logs outlive the folder.
     for (const SessionGpu& s : started)
       stop_daemon({s.pipe_dir, s.log_dir}, config.timeout_seconds);
-    throw;
+    throw Error(keep_logs(dir, log_dirs, e.what()));
   }
   if (times != nullptr) *times = spent;
   return started;
@@ -171,6 +196,27 @@ void remove_session(const std::string& dir, double timeout_seconds, bool clients
   }
   fs::remove_all(dir, ec);
 }
+
+long read_starting(const std::string& dir) {
+  std::ifstream f(fs::path(dir) / kStarting);
+  long pid = -1;
+  return f >> pid ? pid : -1;
+}
+
+namespace {
+// <root>/mpsfw-mps-J-H -> <root>/<kind>-J-H
+std::string beside_session(const std::string& dir, const std::string& kind) {
+  const fs::path d(dir);
+  std::string name = d.filename().string();
+  const std::string prefix = "mpsfw-mps-";
+  if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
+  return (d.parent_path() / (kind + "-" + name)).string();
+}
+}  // namespace
+
+std::string kept_logs_dir(const std::string& dir) { return beside_session(dir, "mpsfw-logs"); }
+
+std::string session_lock_path(const std::string& dir) { return beside_session(dir, "mpsfw-lock"); }
 
 std::vector<std::string> list_sessions(const std::string& root) {
   std::vector<std::string> out;

@@ -5,6 +5,8 @@
 //     ready                     written last: "leader PID" (0 for mpsctl) and a
 //                               line per GPU (index uuid daemon-pid cap SMs pipe log)
 //     failed                    instead of ready: why bring-up failed
+//     starting                  the PID bringing it up (written first)
+//   <root>/mpsfw-logs-<job>-<host>/gpu<N>/log   a failed bring-up's logs, kept
 #include <chrono>
 #include <string>
 #include <vector>
@@ -45,7 +47,8 @@ struct StartTimes {
 // first client connects, so that it comes up while the ranks run MPI_Init.
 // Then checks what CUDA says of each GPU, asked in a child process (SM count,
 // memory, compute mode). Throws Error naming logs on failure; leaves no daemon
-// behind then.
+// behind then, and moves the logs to kept_logs_dir(dir) (the message names
+// them there), so they outlive the session folder.
 std::vector<SessionGpu> start_session_daemons(const std::string& dir,
                                               const std::vector<GpuInfo>& gpus,
                                               const std::vector<int>& ranks_per_gpu,
@@ -63,6 +66,16 @@ std::string read_failed(const std::string& dir, bool live_only = false);
 // Quits every daemon under `dir` and removes it. `clients_released`: see
 // stop_daemon (control.hpp).
 void remove_session(const std::string& dir, double timeout_seconds, bool clients_released = false);
+
+// The PID in the starting file, -1 without one.
+long read_starting(const std::string& dir);
+// Where a failed bring-up of session `dir` keeps its logs:
+// <root>/mpsfw-mps-J-H -> <root>/mpsfw-logs-J-H.
+std::string kept_logs_dir(const std::string& dir);
+// The lock file of `mpsctl start` for session `dir`: <root>/mpsfw-lock-J-H
+// (not a session: list_sessions skips it; kept, as removing a lock another
+// process may be waiting on would let two starts in).
+std::string session_lock_path(const std::string& dir);
 
 // Session folders under `root` (names starting with mpsfw-mps-).
 std::vector<std::string> list_sessions(const std::string& root);

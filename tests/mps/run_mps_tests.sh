@@ -11,6 +11,7 @@
 #   tests/mps/run_mps_tests.sh --list
 # Options:
 #   --probe PATH       the mps_session_probe executable (required to run cases)
+#   --mpsctl PATH      the mpsctl executable (the mpsctl_* cases; without it they fail)
 #   --python PATH      python3 for the double (default: /usr/bin/python3, else python3)
 #   --double PATH      the double (default: fake-nvidia-cuda-mps-control beside this script)
 #   --mpiexec PATH     MPI launcher (default: mpiexec); --np-flag FLAG (default: -n)
@@ -26,6 +27,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 PROBE=""
+MPSCTL=""
 PYTHON=""
 DOUBLE=$here/fake-nvidia-cuda-mps-control
 MPIEXEC=mpiexec
@@ -40,6 +42,7 @@ selected=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --probe) PROBE=$2; shift 2 ;;
+    --mpsctl) MPSCTL=$2; shift 2 ;;
     --python) PYTHON=$2; shift 2 ;;
     --double) DOUBLE=$2; shift 2 ;;
     --mpiexec) MPIEXEC=$2; shift 2 ;;
@@ -50,7 +53,7 @@ while [ $# -gt 0 ]; do
     --keep) KEEP=1; shift ;;
     --list) LIST=1; shift ;;
     --all) ALL=1; shift ;;
-    -h | --help) sed -n '2,23s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
     -*) echo "$(basename "$0"): unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) selected+=("$1"); shift ;;
   esac
@@ -105,6 +108,9 @@ add_case zombie_daemon_not_running 2
 add_case stale_failed_file_race 2
 add_case follower_outwaited_by_leader 4
 add_case stale_pid_file_names_other_process 1
+add_case mpsctl_timeout 1
+add_case mpsctl_concurrent_start 1
+add_case mpsctl_gpus 1
 
 if [ "$LIST" = 1 ]; then
   for c in "${CASES[@]}"; do echo "$c ${C_NP[$c]}${C_OFF[$c]:+ ${C_OFF[$c]}}"; done
@@ -122,6 +128,7 @@ fi
 command -v timeout >/dev/null 2>&1 || { echo "$(basename "$0"): 'timeout' (coreutils) needed" >&2; exit 2; }
 command -v "$MPIEXEC" >/dev/null 2>&1 || { echo "$(basename "$0"): '$MPIEXEC' not found" >&2; exit 2; }
 PROBE=$(cd "$(dirname "$PROBE")" && pwd)/$(basename "$PROBE")
+[ -z "$MPSCTL" ] || MPSCTL=$(cd "$(dirname "$MPSCTL")" && pwd)/$(basename "$MPSCTL")
 if [ -z "$WORKDIR" ]; then
   WORKDIR=$(mktemp -d "${TMPDIR:-/tmp}/mpsfw-mps-tests.XXXXXX")
 fi
@@ -235,6 +242,27 @@ run_probe() {
   if [ "$RC" -eq 124 ] || { [ "$RC" -eq 137 ] && [ $((SECONDS - t0)) -ge "$RUN_TIMEOUT" ]; }; then
     problem "run $runs still going after $RUN_TIMEOUT s and killed (exit $RC): a hang? ($LAST_CMD)"
   fi
+}
+
+# run_mpsctl [VAR=value...] [--] ARGS...: mpsctl with --dir ROOT after ARGS
+# (its command first), time-limited. Sets RC, OUT, ERR like run_probe.
+run_mpsctl() {
+  local -a envs=()
+  while [ $# -gt 0 ] && [[ $1 == [A-Za-z_]*=* ]]; do
+    envs+=("$1")
+    shift
+  done
+  [ "${1:-}" = "--" ] && shift
+  [ -x "$MPSCTL" ] || { problem "no mpsctl to run (--mpsctl PATH)"; RC=2; return; }
+  runs=$((runs + 1))
+  OUT=$W/run$runs.out
+  ERR=$W/run$runs.err
+  local -a cmd=(env "${envs[@]}" timeout -k 5 "$RUN_TIMEOUT" "$MPSCTL" "$@" --dir "$ROOT")
+  LAST_CMD="${cmd[*]}"
+  echo "$LAST_CMD" >"$W/run$runs.cmd"
+  RC=0
+  "${cmd[@]}" >"$OUT" 2>"$ERR" </dev/null || RC=$?
+  [ "$RC" -ne 124 ] || problem "mpsctl still going after $RUN_TIMEOUT s ($LAST_CMD)"
 }
 
 # field LINE KEY: the value of " KEY=value" in a PROBE/record line.
@@ -765,27 +793,38 @@ case_reuse_mpsctl_session() {
   for g in 0 1; do quit_by_hand "$ctl/gpu$g/pipe" "$ctl/gpu$g/log"; done
 }
 
-# A daemon that does not answer within mps.timeout_seconds.
+# A daemon that does not answer within mps.timeout_seconds: stopped although
+# it has no pid file yet (not abandoned: reason=sigterm, not dir-gone), and the
+# error names its control.log where it still exists after the run.
 timeout_case() {
   local enable=$1
   make_gpus 1
   run_probe 2 FAKE_MPS_START_DELAY=4 -- --enable "$enable" --timeout 1
-  local log_hint="/gpu0/log/control.log"
+  local log_hint="/gpu0/log/control.log" kept="$ROOT/mpsfw-logs-"
   if [ "$enable" = on ]; then
     expect_rc_nonzero
-    expect_one_error "did not answer within 1 s" "$ROOT/mpsfw-mps-" "$log_hint"
+    expect_one_error "did not answer within 1 s" "$kept" "$log_hint"
     expect_eq "PROBE lines" "$(grep -c '^PROBE ' "$OUT")" 0
   else
     expect_rc_zero
     check_without_mps 2 NOT_active
-    expect_text "$OUT" "REASON rank=0 MPS: the control daemon for GPU ${UUIDS[0]} did not answer within 1 s; see $ROOT/mpsfw-mps-"
+    expect_text "$OUT" "REASON rank=0 MPS: the control daemon for GPU ${UUIDS[0]} did not answer within 1 s; see $kept"
     # The follower may report the leader's error or its own wait running out
     # (it waits one timeout too; see follower_outwaited_by_leader).
-    grep -qE "^REASON rank=1 .*(did not answer within 1 s; see $ROOT/mpsfw-mps-.*$log_hint|no ready file from the node leader)" "$OUT" ||
+    grep -qE "^REASON rank=1 .*(did not answer within 1 s; see $kept.*$log_hint|no ready file from the node leader)" "$OUT" ||
       problem "rank 1 gives no reason for running without MPS"
     grep -E "^FINAL rank=[01] state=NOT_active" "$OUT" | grep -c . | grep -qx 2 ||
       problem "FINAL lines do not say NOT active"
   fi
+  local named
+  named=$(cat "$OUT" "$ERR" | grep -o "see [^ ;]*control.log" | head -n 1 | sed 's/^see //')
+  [ -n "$named" ] && grep -q "starting" "$named" 2>/dev/null ||
+    problem "the log the error names ('$named') does not exist after the run"
+  local p reason
+  for p in $(spawned_pids); do
+    reason=$(rec_lines daemon-exit | grep -F " pid=$p " | sed -n 's/.* reason=\([^ ]*\).*/\1/p')
+    [ "$reason" = sigterm ] || problem "daemon $p (no pid file yet) was not stopped (exit reason: ${reason:-none})"
+  done
   expect_clean_after 10
 }
 case_timeout_on() { timeout_case on; }
@@ -798,8 +837,12 @@ case_fail_start() {
   run_probe 2 FAKE_MPS_FAIL_START=1 -- --enable auto --timeout 10
   expect_rc_zero
   check_without_mps 2 NOT_active
-  expect_text "$OUT" "REASON rank=0 MPS: '" "-d' for GPU ${UUIDS[0]} failed (exit 1); see $ROOT/mpsfw-mps-" \
+  # The logs it names are kept beside the (removed) session folder.
+  expect_text "$OUT" "REASON rank=0 MPS: '" "-d' for GPU ${UUIDS[0]} failed (exit 1); see $ROOT/mpsfw-logs-" \
     "/gpu0/log/mpsfw-launch.log" "REASON rank=1 the node leader could not start MPS: MPS: '"
+  local named
+  named=$(grep -o "see [^ ;]*mpsfw-launch.log" "$OUT" | head -n 1 | sed 's/^see //')
+  [ -s "$named" ] || problem "the log the reason names ('$named') is missing or empty"
   [ "$ELAPSED" -lt 8 ] || problem "the run took $ELAPSED s: the follower waited for its timeout (10 s)"
   expect_clean_after 5
   run_probe 2 FAKE_MPS_FAIL_START=1 -- --enable on --timeout 10
@@ -1055,6 +1098,74 @@ case_zombie_daemon_not_running() {
 # ---------------------------------------------------------------------------
 # Driver
 # ---------------------------------------------------------------------------
+# `mpsctl start` whose daemon does not answer in time: the daemon (no pid
+# file yet) is stopped, nothing of the session is left but its logs, which
+# the error names.
+case_mpsctl_timeout() {
+  make_gpus 1
+  run_mpsctl FAKE_MPS_START_DELAY=4 -- start --job J --timeout 1
+  expect_rc_nonzero
+  local named
+  named=$(grep -o "see [^ ;]*control.log" "$ERR" | head -n 1 | sed 's/^see //')
+  [[ $named == "$ROOT/mpsfw-logs-J-"*"/gpu0/log/control.log" ]] ||
+    problem "the error names no kept log: $(cat "$ERR")"
+  grep -q starting "$named" 2>/dev/null || problem "the log '$named' does not exist"
+  local p reason
+  for p in $(spawned_pids); do
+    reason=$(rec_lines daemon-exit | grep -F " pid=$p " | sed -n 's/.* reason=\([^ ]*\).*/\1/p')
+    [ "$reason" = sigterm ] || problem "daemon $p was not stopped (exit reason: ${reason:-none})"
+  done
+  expect_clean_after 10
+}
+
+# Two `mpsctl start` of one job name at once: the second is refused by the
+# job's lock (one daemon in all), and `cleanup` meanwhile leaves the session
+# that is still starting alone; then the first finishes and `stop` quits it.
+case_mpsctl_concurrent_start() {
+  make_gpus 1
+  [ -x "$MPSCTL" ] || { problem "no mpsctl to run (--mpsctl PATH)"; return; }
+  FAKE_MPS_START_DELAY=2 timeout -k 5 "$RUN_TIMEOUT" "$MPSCTL" start --job J --timeout 10 \
+    --dir "$ROOT" >"$W/first.out" 2>"$W/first.err" </dev/null &
+  local first=$!
+  local waited=0
+  while [ -z "$(rec_lines daemon-spawn)" ] && [ "$waited" -lt 100 ]; do
+    sleep 0.05
+    waited=$((waited + 1))
+  done
+  run_mpsctl -- start --job J --timeout 10
+  expect_rc_nonzero
+  # $first is timeout's PID; mpsctl is its child.
+  local starter
+  starter=$(pgrep -P "$first" | head -n 1)
+  expect_text "$ERR" "another 'mpsctl start' of job 'J' is running (pid $starter, lock $ROOT/mpsfw-lock-J-"
+  run_mpsctl -- cleanup
+  expect_rc_zero
+  expect_text "$OUT" "still starting (pid $starter)" "0 session(s) removed"
+  local rc=0
+  wait "$first" || rc=$?
+  [ "$rc" -eq 0 ] || problem "the first start failed (exit $rc): $(cat "$W/first.err")"
+  grep -q "^export MPSFW_MPS_SESSION=$ROOT/mpsfw-mps-J-" "$W/first.out" ||
+    problem "the first start printed no session"
+  expect_eq "daemons spawned" "$(spawned_pids | grep -c .)" 1
+  run_mpsctl -- stop --job J
+  expect_rc_zero
+  expect_quit_by_session
+  expect_clean_after 10
+}
+
+# --gpus naming a GPU that is not there, with two GPUs and with none.
+case_mpsctl_gpus() {
+  make_gpus 2
+  run_mpsctl -- start --job J --gpus 5
+  expect_rc_nonzero
+  expect_text "$ERR" "--gpus 5: no such GPU here (indices 0..1 or UUIDs)"
+  rm -rf "$W/proc" && mkdir -p "$W/proc"
+  run_mpsctl -- start --job J --gpus 5
+  expect_rc_nonzero
+  expect_text "$ERR" "mpsctl start --gpus 5: no GPU is visible on this node"
+  expect_eq "daemons spawned" "$(spawned_pids | grep -c .)" 0
+}
+
 # shellcheck source=../support/show_file.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../support/show_file.sh"
 show() { show_file "$1" "$2" 60; }
