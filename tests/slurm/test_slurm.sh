@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The job scripts on a real (one-node, localhost) Slurm: a single run, the
-# sweep, and a site cap given through --gres=mps:50 that the MPS session keeps
-# and reports (with a test double of the MPS control daemon: no GPU here).
+# sweep, a site cap given through --gres=mps:50 that the MPS session keeps and
+# reports (with a test double of the MPS control daemon: no GPU here), and the
+# walltime path of run.sbatch (stop on SIGUSR1, checkpoint, requeue, resume).
 #   tests/slurm/test_slurm.sh REPO BUILD_DIR WORKDIR PYTHON
 set -uo pipefail
 repo=$1 build=$2 work=$3 python=$4
@@ -71,9 +72,95 @@ if [ -x "$probe" ]; then
   [ -s "$work/site/pipe/nvidia-cuda-mps-control.pid" ] && pass "the site daemon is still running" ||
     fail "the site daemon was stopped by the job"
   echo quit | "$MPSFW_MPS_CONTROL" >/dev/null 2>&1
+  # The jobs below must not see this site's MPS (sbatch exports the environment).
+  unset MPSFW_MPS_CONTROL MPSFW_NVIDIA_PROC_ROOT CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 else
   echo "SKIP: $probe not built: the --gres=mps check needs it"
 fi
+
+# Walltime: run.sbatch's --signal=B:USR1 / --requeue / resume from the checkpoint.
+# job_field JOB KEY: KEY=value from `scontrol show job`.
+job_field() { scontrol show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
+# wait_requeued JOB SECONDS: until the job is back in the queue (Restarts=1).
+wait_requeued() {
+  for _ in $(seq 1 $(($2 * 5))); do
+    [ "$(job_field "$1" Restarts)" = 1 ] && [ "$(job_field "$1" JobState)" = PENDING ] && return 0
+    sleep 0.2
+  done
+  return 1
+}
+# wait_job JOB SECONDS STATE...: until the job is in one of STATEs; false at the limit.
+wait_job() {
+  local job=$1 limit=$2 state
+  shift 2
+  for _ in $(seq 1 $((limit * 5))); do
+    state=$(job_field "$job" JobState)
+    for s in "$@"; do [ "$state" = "$s" ] && return 0; done
+    sleep 0.2
+  done
+  return 1
+}
+# u0 FILE: the hash of a heat checkpoint's field.
+u0() { "$build/apps/mkinput" --describe "$1" 2>/dev/null | grep ' /heat/u0 '; }
+heat=("$repo/inputs/heat_default.h5")
+
+# 4. Stopped, requeued, resumed, finished: SIGUSR1 to the batch shell (what
+#    --signal=B:USR1 does at the time limit; here sent at a known moment with
+#    scancel --batch), then the requeued job (same id) resumes from the
+#    checkpoint and ends at run.steps; its field equals an uninterrupted run's.
+steps=40000
+mkdir -p "$work/requeue" && cd "$work/requeue" || exit 1
+timeout 120 srun --mpi=pmix -n 2 "$build/apps/solver" "${heat[@]}" --set run.steps=$steps \
+  --set run.checkpoint_file=straight.h5 > straight.out 2>&1 || fail "the uninterrupted run failed"
+job=$(MPSFW_CHECKPOINT_MINUTES=0 sbatch --parsable --chdir="$work/requeue" --ntasks-per-node=2 \
+  --time=10 --output="$work/requeue/job.out" "$repo/slurm/run.sbatch" "${heat[@]}" \
+  --set run.steps=$steps)
+for _ in $(seq 1 300); do grep -q '^mpsfw: heat ' job.out 2>/dev/null && break; sleep 0.1; done
+sleep 1
+scancel --batch --signal=USR1 "$job"
+if wait_requeued "$job" 60; then
+  scontrol update JobId="$job" StartTime=now  # a requeued job waits 2 min by default
+  wait_job "$job" 120 COMPLETED FAILED CANCELLED TIMEOUT
+fi
+state=$(job_field "$job" JobState)
+stop=$(sed -n "s/^mpsfw: stopped by SIGUSR1 at step \([0-9]*\); checkpoint ck-$job.h5 resumes it$/\1/p" job.out)
+if [ "$state" = COMPLETED ] && [ -n "$stop" ] && [ "$stop" -lt "$steps" ] &&
+   grep -q "^mpsfw-run: part 2 of job $job resumes from ck-$job.h5" job.out &&
+   grep -q "ended          completed at step $steps" job.out; then
+  pass "requeue: stopped by SIGUSR1 at step $stop, requeued, resumed and completed step $steps"
+else
+  fail "requeue: job $job $state (stop step '${stop}'): $(grep -E '^(mpsfw|srun|slurmstepd)' job.out | tail -6)"
+fi
+if [ -n "$(u0 straight.h5)" ] && [ "$(u0 straight.h5)" = "$(u0 "ck-$job.h5")" ]; then
+  pass "requeue: the resumed job's field equals the uninterrupted run's bit for bit"
+else
+  fail "requeue: the final field differs from the uninterrupted run's"
+fi
+"$python" -c 'import json, sys
+a, b = (json.load(open(f))["ended"] for f in sys.argv[1:3])
+assert (a["how"], a["signal"], b["how"], b["step"]) == ("stopped", "SIGUSR1", "completed", int(sys.argv[3]))' \
+  "run-$job.json" "run-$job.part1.json" "$steps" 2>/dev/null &&
+  pass "requeue: the two parts' reports say stopped (SIGUSR1), then completed" ||
+  fail "requeue: run-$job.json / run-$job.part1.json do not say stopped, then completed"
+[ -z "$(find . -name '*.partial')" ] || fail "requeue: .partial files left: $(find . -name '*.partial')"
+
+# 5. The real time limit: --time=1 with --signal=B:USR1@59 (due 1 s after the
+#    start; Slurm checks about every 30 s): the run is stopped before the limit,
+#    writes its checkpoint, and the job is requeued. (Cancelled then: 4 shows
+#    the rest.)
+mkdir -p "$work/limit" && cd "$work/limit" || exit 1
+job=$(MPSFW_CHECKPOINT_MINUTES=0 sbatch --parsable --chdir="$work/limit" --ntasks-per-node=2 \
+  --time=1 --signal=B:USR1@59 --output="$work/limit/job.out" "$repo/slurm/run.sbatch" \
+  "${heat[@]}" --set run.steps=100000000)
+if wait_requeued "$job" 90 &&
+   grep -q "^mpsfw: stopped by SIGUSR1 at step [0-9]*; checkpoint ck-$job.h5 resumes it" job.out &&
+   grep -q "^mpsfw-run: checkpoint ck-$job.h5 written; requeueing job $job" job.out &&
+   [ -s "ck-$job.h5" ]; then
+  pass "time limit: SIGUSR1 before the limit, checkpoint ck-$job.h5, job requeued"
+else
+  fail "time limit: job $job $(job_field "$job" JobState): $(grep -E '^(mpsfw|srun|slurmstepd)' job.out | tail -5)"
+fi
+scancel "$job" 2>/dev/null
 
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
