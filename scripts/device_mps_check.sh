@@ -2,8 +2,9 @@
 # The MPS helper against the real daemon, in one command on the GPU machine:
 # build, 8 ranks on one GPU with mps=on (every rank verified, SMs as the cap
 # says, nvidia-smi shows the MPS server), nothing left after the run, nothing
-# left after a rank or the leader is killed, a real GPU fault named by rank;
-# then the scaling benchmark.
+# left after a rank or the leader is killed, a real GPU fault named by rank, a
+# bring-up that times out (the daemon stopped before its pid file, the log kept),
+# two mpsctl start of one job; then the scaling benchmark.
 #   scripts/device_mps_check.sh [--no-bench | --bench-only]
 # MPSFW_BUILD_TESTS=ON also runs the whole ctest suite; REPEATS, BENCH_BLOCKS,
 # BENCH_RANKS, BENCH_SECONDS shape the benchmark (bench/mps_scaling.sh).
@@ -83,6 +84,24 @@ grep -E "MPS" "$logs/reuse.log" | head -3
 "$build/apps/mpsctl" status | head -8
 "$build/apps/mpsctl" stop
 unset MPSFW_MPS_SESSION
+leftovers
+
+echo "== bring-up that times out (mps.timeout_seconds = 0.01): the real daemon, no pid file yet"
+mpirun -np 2 "$solver" "$input" --mps on --set mps.timeout_seconds=0.01 > "$logs/timeout.log" 2>&1
+echo "  solver exit $? (expected non-zero)"
+grep -m1 "^mpsfw: error" "$logs/timeout.log"
+named=$(grep -o "see [^ ;]*control.log" "$logs/timeout.log" | head -n 1 | sed 's/^see //')
+echo "  the log it names: ${named:-none} $([ -e "$named" ] && echo "(exists, $(wc -l < "$named") lines)" || echo "(MISSING)")"
+sleep 1
+leftovers
+
+echo "== two mpsctl start of one job at once"
+("$build/apps/mpsctl" start --job twice > "$logs/first.out" 2>&1; echo "  first: exit $?") &
+sleep 0.05
+"$build/apps/mpsctl" start --job twice > "$logs/second.out" 2>&1
+echo "  second: exit $?: $(cat "$logs/second.out")"
+wait
+"$build/apps/mpsctl" stop --job twice
 leftovers
 
 fi
