@@ -136,9 +136,12 @@ long start_daemon(const DaemonDirs& dirs, const std::string& gpu_uuid, double ti
   const int code = run_detaching({control_program(), "-d"}, env, launch_log, timeout_seconds);
   if (code != 0) {
     stop_daemon(dirs, 2.0);  // a daemon it forked before failing is not left behind
-    throw Error("MPS: '" + control_program() + " -d' for GPU " + gpu_uuid + " failed (exit " +
-                std::to_string(code) + "); see " + launch_log + " and " + dirs.log +
-                "/control.log");
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%g", timeout_seconds);
+    const std::string what = code == 124 ? std::string("did not return within ") + seconds + " s"
+                                         : "failed (exit " + std::to_string(code) + ")";
+    throw Error("MPS: '" + control_program() + " -d' for GPU " + gpu_uuid + " " + what + "; see " +
+                launch_log + " and " + dirs.log + "/control.log");
   }
   const ControlClient client(dirs, 2.0);
   const auto deadline =

@@ -90,8 +90,9 @@ echo "== bring-up that times out (mps.timeout_seconds = 0.01): the real daemon, 
 mpirun -np 2 "$solver" "$input" --mps on --set mps.timeout_seconds=0.01 > "$logs/timeout.log" 2>&1
 echo "  solver exit $? (expected non-zero)"
 grep -m1 "^mpsfw: error" "$logs/timeout.log"
-named=$(grep -o "see [^ ;]*control.log" "$logs/timeout.log" | head -n 1 | sed 's/^see //')
-echo "  the log it names: ${named:-none} $([ -e "$named" ] && echo "(exists, $(wc -l < "$named") lines)" || echo "(MISSING)")"
+for named in $(grep -m1 "^mpsfw: error" "$logs/timeout.log" | grep -oE "/[^ ;]*\.log"); do
+  echo "  it names $named: $([ -e "$named" ] && echo "exists, $(wc -l < "$named") lines" || echo "absent")"
+done
 sleep 1
 leftovers
 
