@@ -102,7 +102,9 @@ wait_job() {
 }
 # u0 FILE: the hash of a heat checkpoint's field.
 u0() { "$build/apps/mkinput" --describe "$1" 2>/dev/null | grep ' /heat/u0 '; }
-heat=("$repo/inputs/heat_default.h5")
+# 32^3 cells: 40000 steps take a few seconds on an idle machine, and ten times
+# that on a loaded one stays inside the waits below.
+heat=("$repo/inputs/heat_default.h5" --set heat.nx=32 --set heat.ny=32 --set heat.nz=32)
 
 # 4. Stopped, requeued, resumed, finished: SIGUSR1 to the batch shell (what
 #    --signal=B:USR1 does at the time limit; here sent at a known moment with
@@ -110,17 +112,16 @@ heat=("$repo/inputs/heat_default.h5")
 #    checkpoint and ends at run.steps; its field equals an uninterrupted run's.
 steps=40000
 mkdir -p "$work/requeue" && cd "$work/requeue" || exit 1
-timeout 120 srun --mpi=pmix -n 2 "$build/apps/solver" "${heat[@]}" --set run.steps=$steps \
+timeout 300 srun --mpi=pmix -n 2 "$build/apps/solver" "${heat[@]}" --set run.steps=$steps \
   --set run.checkpoint_file=straight.h5 > straight.out 2>&1 || fail "the uninterrupted run failed"
 job=$(MPSFW_CHECKPOINT_MINUTES=0 sbatch --parsable --chdir="$work/requeue" --ntasks-per-node=2 \
   --time=10 --output="$work/requeue/job.out" "$repo/slurm/run.sbatch" "${heat[@]}" \
   --set run.steps=$steps)
-for _ in $(seq 1 300); do grep -q '^mpsfw: heat ' job.out 2>/dev/null && break; sleep 0.1; done
-sleep 1
+for _ in $(seq 1 3000); do grep -q '^mpsfw: heat ' job.out 2>/dev/null && break; sleep 0.02; done
 scancel --batch --signal=USR1 "$job"
 if wait_requeued "$job" 60; then
   scontrol update JobId="$job" StartTime=now  # a requeued job waits 2 min by default
-  wait_job "$job" 120 COMPLETED FAILED CANCELLED TIMEOUT
+  wait_job "$job" 300 COMPLETED FAILED CANCELLED TIMEOUT
 fi
 state=$(job_field "$job" JobState)
 stop=$(sed -n "s/^mpsfw: stopped by SIGUSR1 at step \([0-9]*\); checkpoint ck-$job.h5 resumes it$/\1/p" job.out)
