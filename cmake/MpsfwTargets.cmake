@@ -12,7 +12,7 @@ function(mpsfw_set_warnings target)
     $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
 endfunction()
 
-# Our library/executable defaults: C++17, warnings, the CUDA switch as a macro,
+# Our library/executable defaults: C++17, warnings, the CUDA and Kokkos switches as macros,
 # and no contraction of a*b+c into FMA on the host, so results do not depend on
 # how the compiler vectorises a loop (the N-rank == 1-rank bitwise guarantee).
 function(mpsfw_configure_target target)
@@ -21,6 +21,11 @@ function(mpsfw_configure_target target)
     target_compile_definitions(${target} PUBLIC MPSFW_HAVE_CUDA=1)
   else()
     target_compile_definitions(${target} PUBLIC MPSFW_HAVE_CUDA=0)
+  endif()
+  if(MPSFW_ENABLE_KOKKOS)
+    target_compile_definitions(${target} PUBLIC MPSFW_HAVE_KOKKOS=1)
+  else()
+    target_compile_definitions(${target} PUBLIC MPSFW_HAVE_KOKKOS=0)
   endif()
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off>)
 endfunction()

@@ -11,8 +11,10 @@
 namespace mpsfw {
 
 // Auto is only a request, resolved once, by bind_device (core/device.hpp);
-// a bound device, and everything given its backend, is Host or Cuda.
-enum class Backend { Auto, Host, Cuda };
+// a bound device's backend is Host, Cuda or Kokkos. Memory is always Host or
+// Cuda (DeviceBinding::memory): where the Kokkos backend's fields live depends
+// on the Kokkos installation's default execution space.
+enum class Backend { Auto, Host, Cuda, Kokkos };
 
 inline const char* to_string(Backend b) {
   switch (b) {
@@ -22,18 +24,23 @@ inline const char* to_string(Backend b) {
       return "host";
     case Backend::Cuda:
       return "cuda";
+    case Backend::Kokkos:
+      return "kokkos";
   }
   return "?";
 }
 
-// True when this build compiled the CUDA backend.
+// True when this build compiled the CUDA backend; the Kokkos backend.
 bool built_with_cuda();
+bool built_with_kokkos();
 
-// "auto" | "host" | "cuda"; throws InputError otherwise.
+// "auto" | "host" | "cuda" | "kokkos"; throws InputError otherwise.
 Backend parse_backend(const std::string& text);
 
 // Throws Error "<what> needs CUDA, but mpsfw was built without it (reconfigure
 // with -DMPSFW_ENABLE_CUDA=ON)": the one error of a build without CUDA.
 [[noreturn]] void throw_built_without_cuda(const std::string& what);
+// The same for Kokkos (-DMPSFW_ENABLE_KOKKOS=ON with a Kokkos install found).
+[[noreturn]] void throw_built_without_kokkos(const std::string& what);
 
 }  // namespace mpsfw

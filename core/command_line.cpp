@@ -10,7 +10,7 @@ std::string command_line_usage(const std::string& program) {
   return "usage: mpirun -np N " + program +
          " INPUT.h5 [options]\n"
          "  --set group.key=value   override a scalar of the input file (repeatable)\n"
-         "  --backend auto|cuda|host  where to compute (default: the input's run.backend)\n"
+         "  --backend auto|cuda|host|kokkos  where to compute (default: the input's run.backend)\n"
          "  --halo auto|mpi|ipc     halos (heat) and ghost atoms (md) between ranks on one GPU\n"
          "                          copied device to device (CUDA IPC) or sent through MPI\n"
          "                          (run.halo, auto)\n"

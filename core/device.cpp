@@ -11,6 +11,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "kokkos_runtime.hpp"
 
 namespace mpsfw {
 
@@ -26,13 +27,34 @@ static DeviceBinding host_binding(int node_size) {
   share_cores_between_ranks(node_size);
   DeviceBinding b;
   b.backend = Backend::Host;
+  b.memory = Backend::Host;
   b.multiprocessors = omp_get_max_threads();
   b.name = "host (" + std::to_string(b.multiprocessors) + " OpenMP threads)";
   return b;
 }
 
+static DeviceBinding kokkos_binding(int node_rank, int node_size, const CudaGate& gate) {
+  if (!built_with_kokkos()) throw_built_without_kokkos("backend 'kokkos'");
+  DeviceBinding b;
+  if (kokkos_on_gpu()) {
+    const int gpus = count_visible_gpus(gate);
+    if (gpus == 0) {
+      throw Error("backend 'kokkos' runs on the GPU (" + kokkos_description() +
+                  ") but no GPU is visible (check CUDA_VISIBLE_DEVICES and the driver)");
+    }
+    b = detail::cuda_binding(node_rank % gpus, gpus);
+  } else {
+    b = host_binding(node_size);
+  }
+  kokkos_start(b.gpu, b.memory == Backend::Host ? b.multiprocessors : 1);
+  b.backend = Backend::Kokkos;
+  b.name = kokkos_description() + (b.memory == Backend::Cuda ? ", " + b.name : ", host memory");
+  return b;
+}
+
 DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const CudaGate& gate) {
   if (requested == Backend::Host) return host_binding(node_size);
+  if (requested == Backend::Kokkos) return kokkos_binding(node_rank, node_size, gate);
   if (requested == Backend::Cuda && !built_with_cuda()) throw_built_without_cuda("backend 'cuda'");
   const int gpus = count_visible_gpus(gate);
   if (gpus == 0) {
@@ -47,7 +69,8 @@ DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const
 }
 
 void release_device(const DeviceBinding& binding) {
-  if (binding.backend == Backend::Cuda) detail::cuda_reset_device();
+  if (binding.backend == Backend::Kokkos) kokkos_stop();
+  if (binding.memory == Backend::Cuda) detail::cuda_reset_device();
 }
 
 bool mpi_is_cuda_aware() {
@@ -62,7 +85,7 @@ bool mpi_is_cuda_aware() {
 }
 
 std::string device_text(const DeviceBinding& b) {
-  return b.backend == Backend::Cuda ? "cuda:" + std::to_string(b.gpu) + " " + b.name : b.name;
+  return b.memory == Backend::Cuda ? "cuda:" + std::to_string(b.gpu) + " " + b.name : b.name;
 }
 
 }  // namespace mpsfw

@@ -26,10 +26,11 @@ class CudaGate {
 };
 
 struct DeviceBinding {
-  Backend backend = Backend::Host;
-  int gpu = -1;             // CUDA device ordinal, -1 on the host backend
-  std::string name;         // "NVIDIA H200" or "host (N OpenMP threads)"
-  int multiprocessors = 0;  // SMs this process may use (MPS caps lower it)
+  Backend backend = Backend::Host;  // whose kernels run: Host, Cuda or Kokkos
+  Backend memory = Backend::Host;   // where fields live: Host or Cuda
+  int gpu = -1;                     // CUDA device ordinal, -1 on the host backend
+  std::string name;                 // "NVIDIA H200" or "host (N OpenMP threads)"
+  int multiprocessors = 0;          // SMs this process may use (MPS caps lower it)
   int visible_gpus = 0;
   int mps_enabled = -1;  // cudaDevAttrMpsEnabled: 1 client of an MPS server, 0 not, -1 host
 };
@@ -39,14 +40,17 @@ struct DeviceBinding {
 int count_visible_gpus(const CudaGate& gate);
 
 // `requested` Auto takes CUDA where a GPU is visible (the one place Auto is
-// resolved). Cuda without a GPU, or in a build without CUDA, throws.
+// resolved). Cuda without a GPU, or in a build without CUDA, throws. Kokkos
+// binds like Cuda or Host, as the Kokkos installation's default execution
+// space runs, then starts Kokkos on that device (core/kokkos_runtime.hpp).
 // On the host backend, each of the node's `node_size` ranks gets an equal share
 // of the cores as OpenMP threads unless OMP_NUM_THREADS says otherwise.
 DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const CudaGate& gate);
 
-// Destroys this process's CUDA context (cudaDeviceReset): an MPS client leaves
-// its server, so the daemon can be stopped cleanly. Call after all device memory
-// is freed. No-op on the host backend.
+// Finalises Kokkos (the Kokkos backend), then destroys this process's CUDA
+// context (cudaDeviceReset): an MPS client leaves its server, so the daemon can
+// be stopped cleanly. Call after all device memory is freed. No-op on the host
+// backend.
 void release_device(const DeviceBinding& binding);
 // "cuda:0 NVIDIA H200" or the host's description, for reports.
 std::string device_text(const DeviceBinding& binding);

@@ -21,6 +21,7 @@ namespace detail {
 DeviceBinding cuda_binding(int gpu, int visible_gpus) {
   DeviceBinding b;
   b.backend = Backend::Cuda;
+  b.memory = Backend::Cuda;
   b.visible_gpus = visible_gpus;
   b.gpu = gpu;
   MPSFW_CUDA_CHECK(cudaSetDevice(b.gpu));

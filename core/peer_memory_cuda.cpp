@@ -12,7 +12,7 @@ static_assert(sizeof(cudaIpcMemHandle_t) == PeerMemoryHandle::kBytes,
               "PeerMemoryHandle must hold a cudaIpcMemHandle_t");
 
 std::string gpu_identity(const DeviceBinding& device) {
-  if (device.backend != Backend::Cuda) return "";
+  if (device.memory != Backend::Cuda) return "";
   cudaDeviceProp prop{};
   MPSFW_CUDA_CHECK(cudaGetDeviceProperties(&prop, device.gpu));
   std::string id = "GPU-";

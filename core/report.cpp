@@ -12,6 +12,7 @@
 #include "build_info.hpp"
 #include "error.hpp"
 #include "json_writer.hpp"
+#include "kokkos_runtime.hpp"
 #include "memory.hpp"
 #include "mpi_check.hpp"
 #include "number_text.hpp"
@@ -102,6 +103,7 @@ RunReport start_report(const std::string& solver, const Params& params, Backend 
   r.input_hash = file_hash(params.file());
   r.input_file = params.file();
   r.backend = to_string(backend);
+  if (backend == Backend::Kokkos) r.backend_detail = kokkos_description();
   for (const ParamSpec& s : params.schema()) {
     const ParamValue& v = params.value(s.name());
     r.parameters.push_back({s.name(), params.as_text(s.name()), v.type, v.integer, v.real});
@@ -150,7 +152,8 @@ void print_report(std::FILE* out, const RunReport& r) {
     std::fprintf(out, "  problem        %s\n", r.problem.c_str());
   }
   std::fprintf(out, "  decomposition  %d ranks as %s\n", r.ranks, grid_text(r.rank_grid).c_str());
-  std::fprintf(out, "  backend        %s\n", r.backend.c_str());
+  std::fprintf(out, "  backend        %s%s\n", r.backend.c_str(),
+               r.backend_detail.empty() ? "" : (" (" + r.backend_detail + ")").c_str());
   std::fprintf(out, "  halo messages  %s\n", r.halo_path.c_str());
   std::fprintf(out, "  MPS            %s\n", r.mps.c_str());
   for (const std::string& line : r.mps_per_rank) std::fprintf(out, "    %s\n", line.c_str());
@@ -201,7 +204,8 @@ std::string report_json(const RunReport& r) {
   for (const std::string& h : r.hosts) j.element(h);
   j.end_array();
   j.value("solver", r.solver).value("input", r.input_file).value("input_fnv1a64", r.input_hash);
-  j.value("backend", r.backend).value("halo_path", r.halo_path).value("mps", r.mps);
+  j.value("backend", r.backend).value("backend_detail", r.backend_detail);
+  j.value("halo_path", r.halo_path).value("mps", r.mps);
   j.value("ranks", r.ranks);
   j.begin_array("rank_grid").element(r.rank_grid.x).element(r.rank_grid.y).element(r.rank_grid.z);
   j.end_array();

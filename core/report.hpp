@@ -34,10 +34,11 @@ inline constexpr int kRunReportSchemaVersion = 1;
 
 struct RunReport {
   std::string solver, input_file, version;
-  std::string git_revision;  // of the build
-  std::string input_hash;    // FNV-1a 64 of the input file's bytes, hex
-  std::string backend;       // host | cuda
-  std::string halo_path;     // how halo messages travel
+  std::string git_revision;    // of the build
+  std::string input_hash;      // FNV-1a 64 of the input file's bytes, hex
+  std::string backend;         // host | cuda | kokkos
+  std::string backend_detail;  // kokkos: "Kokkos 4.7.2, execution space Cuda"
+  std::string halo_path;       // how halo messages travel
   int ranks = 1;
   Int3 rank_grid, global_cells;
   std::vector<std::string> device_per_rank;  // "rank 0 on node1: cuda:0 NVIDIA H200"

@@ -22,7 +22,9 @@ std::vector<ParamSpec> run_schema() {
                     "steps between checks that the state is still finite, beyond the "
                     "diagnostics (heat) or thermo lines (md), which always check; 0: with those "
                     "only"),
-      text_param("run", "backend", false, "auto", {"auto", "host", "cuda"}, "where to compute"),
+      text_param("run", "backend", false, "auto", {"auto", "host", "cuda", "kokkos"},
+                 "where to compute: auto (CUDA where a GPU is visible, else host), host "
+                 "(OpenMP), cuda, or kokkos (through Kokkos, on its default execution space)"),
       text_param("run", "halo", false, "auto", {"auto", "mpi", "ipc"},
                  "halos between ranks on one GPU: auto (device to device where the ranks can "
                  "map each other's memory, else MPI), mpi, or ipc (device to device or fail)"),

@@ -2,7 +2,8 @@
 # Checks what mpsfw needs (command -v, headers, Python modules) and installs
 # only what is missing, from Debian/Ubuntu packages:
 #   scripts/setup.sh build   what building and running need: CMake, a C++
-#                            compiler, Open MPI, parallel HDF5, GoogleTest
+#                            compiler, Open MPI, parallel HDF5, GoogleTest,
+#                            and Kokkos (for the Kokkos backend)
 #   scripts/setup.sh test    (default) also what the test suite uses: h5py,
 #                            matplotlib, PyYAML, clang-format, and Slurm for
 #                            the job-script test
@@ -28,6 +29,10 @@ if ! ls /usr/lib/x86_64-linux-gnu/cmake/GTest /usr/lib/*/cmake/GTest /usr/lib/cm
     >/dev/null 2>&1; then
   missing+=(libgtest-dev googletest)
 fi
+# Kokkos for the Kokkos backend (--backend kokkos): Debian's is 3.4.1 with the
+# Serial execution space (a CUDA Kokkos: docs/kokkos.md). Without it the
+# backend is not built and its tests are not registered.
+ls /usr/lib/*/cmake/Kokkos/KokkosConfig.cmake >/dev/null 2>&1 || optional+=(libtrilinos-kokkos-dev)
 if [ "$profile" = test ]; then
   # A real one-node Slurm for the job-script test (tests/slurm/).
   command -v slurmctld >/dev/null || [ -x /usr/sbin/slurmctld ] || optional+=(slurmctld)

@@ -45,14 +45,16 @@ class HeatKernels {
   virtual void synchronize() = 0;
 };
 
-// The kernels of a bound backend (Host or Cuda; Auto throws: bind_device
-// resolves it).
+// The kernels of a bound backend (Host, Cuda or Kokkos; Auto throws:
+// bind_device resolves it).
 std::unique_ptr<HeatKernels> make_heat_kernels(Backend backend);
 
 namespace detail {
 std::unique_ptr<HeatKernels> make_host_heat_kernels();
 // heat_kernels_cuda.cu; heat_kernels_cuda_off.cpp without CUDA.
 std::unique_ptr<HeatKernels> make_cuda_heat_kernels();
+// heat_kernels_kokkos.cpp; heat_kernels_kokkos_off.cpp without Kokkos.
+std::unique_ptr<HeatKernels> make_kokkos_heat_kernels();
 }  // namespace detail
 
 }  // namespace mpsfw::heat

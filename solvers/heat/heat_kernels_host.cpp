@@ -95,6 +95,8 @@ std::unique_ptr<HeatKernels> make_heat_kernels(Backend backend) {
       return detail::make_host_heat_kernels();
     case Backend::Cuda:
       return detail::make_cuda_heat_kernels();
+    case Backend::Kokkos:
+      return detail::make_kokkos_heat_kernels();
     case Backend::Auto:
       break;
   }

@@ -8,15 +8,16 @@ namespace {
 
 // How the faces of all ranks travel, e.g. "48 of 48 faces device to device
 // from same-GPU neighbours (CUDA IPC)".
-std::string halo_path(const HaloExchange& halo, Backend backend, MPI_Comm comm) {
+std::string halo_path(const HaloExchange& halo, const DeviceBinding& device, MPI_Comm comm) {
   const int mine[2] = {face_count(halo.direct_faces()), face_count(halo.mpi_faces())};
   int all[2] = {0, 0};
   MPSFW_MPI_CHECK(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_SUM, comm));
   const std::string mpi_how =
-      backend == Backend::Host ? "host memory"
-                               : (halo.staged_through_host()
-                                      ? "staged through pinned host buffers (MPI is not CUDA-aware)"
-                                      : "device pointers (CUDA-aware MPI)");
+      device.memory == Backend::Host
+          ? "host memory"
+          : (halo.staged_through_host()
+                 ? "staged through pinned host buffers (MPI is not CUDA-aware)"
+                 : "device pointers (CUDA-aware MPI)");
   const std::string total = std::to_string(all[0] + all[1]);
   std::string text;
   if (all[0] > 0) {
@@ -43,7 +44,10 @@ RunReport make_report(const HeatSolver& solver, const Params& params, const Devi
   const CartDecomposition& d = solver.decomposition();
   MPI_Comm comm = d.comm();
   RunReport r = start_report("heat", params, device.backend, warnings);
-  r.halo_path = halo_path(solver.halo(), device.backend, comm);
+  r.halo_path = halo_path(solver.halo(), device, comm);
+  if (device.backend == Backend::Kokkos && device.memory == Backend::Cuda) {
+    r.halo_path += " (same-GPU device-to-device halos are the native CUDA backend's)";
+  }
   r.ranks = d.size();
   r.rank_grid = d.rank_grid();
   r.global_cells = d.global_cells();

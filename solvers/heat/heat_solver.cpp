@@ -56,14 +56,14 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
   std::int64_t face_cells = 0;
   for (int f = 0; f < kFaces; ++f) face_cells += face_send_plane(layout_, f).cells();
   const std::int64_t need = (2 * layout_.size() + 2 * face_cells) * std::int64_t{sizeof(double)};
-  preflight_memory(decomposition_.comm(), device.backend, gpu_identity(device), need,
+  preflight_memory(decomposition_.comm(), device.memory, gpu_identity(device), need,
                    "heat's fields and halo buffers");
   std::string error, gpu;
   try {
     kernels_ = make_heat_kernels(device.backend);
-    u_ = Array<double>(device.backend, static_cast<size_t>(layout_.size()));
-    next_ = Array<double>(device.backend, static_cast<size_t>(layout_.size()));
-    halo_ = std::make_unique<HaloExchange>(decomposition_, layout_, device.backend, cuda_aware_mpi);
+    u_ = Array<double>(device.memory, static_cast<size_t>(layout_.size()));
+    next_ = Array<double>(device.memory, static_cast<size_t>(layout_.size()));
+    halo_ = std::make_unique<HaloExchange>(decomposition_, layout_, device.memory, cuda_aware_mpi);
     halo_->set_timers(&timers_);
     gpu = gpu_identity(device);
     const std::vector<double> initial = initial_block(config_, decomposition_, layout_);
@@ -78,7 +78,16 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
   // A failure on some ranks only (a bad value in their part of u0, out of
   // memory) must stop every rank before the first collective below.
   agree_on_error(decomposition_.comm(), error);
-  halo_->connect_same_gpu_peers(config_.halo, config_.halo_sync, gpu, {u_.data(), next_.data()});
+  // Same-GPU pushes come from the native CUDA kernels: the Kokkos backend's
+  // halos all go through MPI.
+  const bool kokkos = device.backend == Backend::Kokkos;
+  if (kokkos && config_.halo == HaloTransport::Ipc) {
+    throw InputError(config_.input_file +
+                     ": run.halo = ipc: the Kokkos backend sends every halo through MPI "
+                     "(device-to-device halos are the cuda backend's); use auto or mpi");
+  }
+  halo_->connect_same_gpu_peers(kokkos ? HaloTransport::Mpi : config_.halo, config_.halo_sync, gpu,
+                                {u_.data(), next_.data()});
   const HaloPlan& plan = halo_->plan();
   late_faces_ = plan.mpi;
   boundary_first_ = plan.boundary_first;
@@ -216,7 +225,7 @@ void HeatSolver::run(std::FILE* progress) {
     progress_line.update(step_ - first);
   }
   checkpoint_ = checkpoints.last();
-  if (device_.backend == Backend::Cuda) {
+  if (device_.backend != Backend::Host) {
     PhaseTimers::Scope t(timers_, "device sync");
     kernels_->synchronize();
   }

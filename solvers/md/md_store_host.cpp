@@ -445,6 +445,8 @@ std::unique_ptr<MdStore> make_md_store(Backend backend) {
       return detail::make_host_md_store();
     case Backend::Cuda:
       return detail::make_cuda_md_store();
+    case Backend::Kokkos:
+      throw Error("md on the Kokkos backend is not there yet (heat runs on it); use host or cuda");
     case Backend::Auto:
       break;
   }

@@ -12,6 +12,9 @@
 #   bad_output_dir    --output in a folder that does not exist: a clear error naming
 #                     the file, non-zero exit, no hang, nothing written
 #   bad_report_dir    --report in a folder that does not exist: the same
+#   kokkos            --backend kokkos (a build with Kokkos): exit 0, the backend line
+#                     names Kokkos and its execution space, the snapshots equal the
+#                     host backend's; md on it is a clear error
 #   killed_run        a long run with --output, SIGTERM to mpirun's process group: the
 #                     ranks stop at a step boundary and commit O.h5 and O.xmf, or (when
 #                     mpirun kills them before they get there) leave neither: never one
@@ -37,7 +40,7 @@ while [ $# -gt 0 ]; do
     --np-flag) NP_FLAG=$2; shift 2 ;;
     --preflags) PREFLAGS=$2; shift 2 ;;
     --timeout) CASE_TIMEOUT=$2; shift 2 ;;
-    -h | --help) sed -n '2,19s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,22s/^# \{0,1\}//p' "$0"; exit 0 ;;
     -*) cli_die "unknown option '$1' (see --help)" ;;
     *) checks+=("$1"); shift ;;
   esac
@@ -165,6 +168,25 @@ check_bad_output_dir() {
   expect_absent "$dir/no_such_dir" "$dir/O.h5" "$dir/O.xmf"
 }
 
+check_kokkos() {
+  local b
+  for b in host kokkos; do
+    run_in 2 "$INPUT" --backend "$b" --set run.steps=20 --output "$dir/$b.h5"
+    [ "$rc" -eq 0 ] || problem "--backend $b: exit code $rc: $(tail -2 "$err")"
+  done
+  grep -qE "^  backend +kokkos \(Kokkos [0-9]+\.[0-9]+\.[0-9]+, execution space [A-Za-z]+\)" "$out" ||
+    problem "the summary's backend line does not name Kokkos: $(grep '^  backend' "$out")"
+  for b in host kokkos; do
+    h5dump -d /u/00000020 "$dir/$b.h5" >/dev/null 2>&1 || problem "$b.h5 has no snapshot of step 20"
+  done
+  cmp -s <(h5dump -d /u/00000020 "$dir/host.h5" 2>&1 | tail -n +3) \
+    <(h5dump -d /u/00000020 "$dir/kokkos.h5" 2>&1 | tail -n +3) ||
+    problem "the last snapshot differs between --backend host and kokkos"
+  run_in 2 "$(dirname "$INPUT")/md_lj.h5" --backend kokkos --set run.steps=2
+  [ "$rc" -ne 0 ] || problem "md on kokkos: exit 0, expected a clear error"
+  expect_text "$err" "md on the Kokkos backend is not there yet"
+}
+
 check_bad_report_dir() {
   run_in 2 "$INPUT" --report "$dir/no_such_dir/R.json" --set run.steps=5
   [ "$rc" -ne 0 ] || problem "exit code 0, expected a failure"
@@ -202,7 +224,7 @@ passed=0
 failed=0
 for check in "${checks[@]}"; do
   case "$check" in
-    smoke | error_before_run | bad_output_dir | bad_report_dir | killed_run) ;;
+    smoke | error_before_run | bad_output_dir | bad_report_dir | killed_run | kokkos) ;;
     *) cli_die "no check named '$check' (see --help)" ;;
   esac
   dir=$WORKDIR/$check

@@ -1,0 +1,57 @@
+# Kokkos, the backend users may pick (--backend kokkos, run.backend = "kokkos").
+# On when a Kokkos install is found (CMAKE_PREFIX_PATH or Kokkos_ROOT), off
+# otherwise; the differences between Kokkos installs are handled here and
+# nowhere else. Gives the interface target mpsfw_kokkos (exported with mpsfw).
+find_package(Kokkos CONFIG QUIET)
+set(MPSFW_KOKKOS_FIND_DEPENDENCY OFF)  # whether mpsfwConfig.cmake must find Kokkos again
+set(_mpsfw_kokkos_default OFF)
+if(Kokkos_FOUND)
+  set(_mpsfw_kokkos_default ON)
+endif()
+option(MPSFW_ENABLE_KOKKOS "Build the Kokkos backend (default: on when Kokkos is found)"
+       ${_mpsfw_kokkos_default})
+
+if(NOT MPSFW_ENABLE_KOKKOS)
+  message(STATUS "mpsfw: Kokkos backend not built (${Kokkos_DIR}; Kokkos_ROOT=/path/to/kokkos "
+                 "or scripts/setup.sh, which installs Debian's libtrilinos-kokkos-dev, turns it on)")
+  return()
+endif()
+if(NOT Kokkos_FOUND)
+  message(FATAL_ERROR "mpsfw: MPSFW_ENABLE_KOKKOS=ON but no Kokkos was found "
+                      "(set Kokkos_ROOT to its install prefix)")
+endif()
+if(Kokkos_ENABLE_CUDA AND NOT MPSFW_ENABLE_CUDA)
+  message(FATAL_ERROR "mpsfw: this Kokkos (${Kokkos_DIR}) was built with CUDA; "
+                      "configure mpsfw with CUDA too (MPSFW_ENABLE_CUDA=ON)")
+endif()
+
+add_library(mpsfw_kokkos INTERFACE)
+# Debian 12's Kokkos 3.4.1 (Trilinos 13.2) exports Kokkos::kokkos with the
+# include folder /usr/lib/include, which does not exist: use the folders and
+# libraries its KokkosConfig.cmake names instead.
+set(_mpsfw_kokkos_target_usable FALSE)
+if(TARGET Kokkos::kokkos)
+  set(_mpsfw_kokkos_target_usable TRUE)
+  get_target_property(_mpsfw_kokkos_includes Kokkos::kokkos INTERFACE_INCLUDE_DIRECTORIES)
+  foreach(_dir IN LISTS _mpsfw_kokkos_includes)
+    if(NOT _dir MATCHES "^\\$<" AND NOT EXISTS "${_dir}")
+      set(_mpsfw_kokkos_target_usable FALSE)
+    endif()
+  endforeach()
+endif()
+if(_mpsfw_kokkos_target_usable)
+  target_link_libraries(mpsfw_kokkos INTERFACE Kokkos::kokkos)
+  set(MPSFW_KOKKOS_FIND_DEPENDENCY ON)
+else()
+  target_include_directories(mpsfw_kokkos SYSTEM INTERFACE ${Kokkos_INCLUDE_DIRS})
+  foreach(_lib IN LISTS Kokkos_LIBRARIES)
+    find_library(_mpsfw_kokkos_lib_${_lib} ${_lib} PATHS ${Kokkos_LIBRARY_DIRS} NO_DEFAULT_PATH)
+    if(NOT _mpsfw_kokkos_lib_${_lib})
+      message(FATAL_ERROR "mpsfw: Kokkos library ${_lib} not found in ${Kokkos_LIBRARY_DIRS}")
+    endif()
+    target_link_libraries(mpsfw_kokkos INTERFACE ${_mpsfw_kokkos_lib_${_lib}})
+  endforeach()
+  set(MPSFW_KOKKOS_FIND_DEPENDENCY OFF)
+endif()
+set_property(GLOBAL APPEND PROPERTY MPSFW_EXPORTED_TARGETS mpsfw_kokkos)
+message(STATUS "mpsfw: Kokkos backend built: Kokkos ${Kokkos_VERSION} (${Kokkos_DEVICES}) from ${Kokkos_DIR}")

@@ -1,0 +1,81 @@
+// Kokkos backend: the per-cell physics of heat_physics.hpp in Kokkos parallel
+// loops on the default execution space. The fields are core's memory (host or
+// GPU, as bind_device chose from that space), seen through unmanaged Views;
+// the layout's strides index them as in every other backend.
+#include <Kokkos_Core.hpp>
+
+#include "core/error.hpp"
+#include "heat_kernels.hpp"
+
+namespace mpsfw::heat {
+namespace detail {
+namespace {
+
+using Space = Kokkos::DefaultExecutionSpace;
+using Field = Kokkos::View<double*, Space::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using ConstField =
+    Kokkos::View<const double*, Space::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using Cells = Kokkos::MDRangePolicy<Space, Kokkos::Rank<3>>;
+
+// Cells of `box` as (z, y, x) ranges: x, the contiguous one, varies fastest.
+Cells cells_of(const Box& box) {
+  return Cells({box.lo.z, box.lo.y, box.lo.x}, {box.hi.z, box.hi.y, box.hi.x});
+}
+
+class KokkosHeatKernels final : public HeatKernels {
+ public:
+  void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
+              Coefficients k, const HaloPushes& pushes) override {
+    if (pushes.cells() > 0) throw Error("heat: the Kokkos backend writes no neighbour's halo");
+    if (box.empty()) return;
+    const ConstField from(u, static_cast<size_t>(layout.size()));
+    const Field to(next, static_cast<size_t>(layout.size()));
+    const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
+    const FieldLayout l = layout;
+    Kokkos::parallel_for(
+        "mpsfw::heat::update", cells_of(box), KOKKOS_LAMBDA(int kz, int j, int i) {
+          const std::int64_t c = l.index(i, j, kz);
+          to(c) = updated_cell(from.data(), c, sy, sz, k);
+        });
+  }
+
+  // The halo plan gives the Kokkos backend no pushed faces, so never this.
+  void update_boundary_first(const double*, double*, const FieldLayout&, const Box&, Coefficients,
+                             const HaloPushes&, const StepHandshake&) override {
+    throw Error("heat: the Kokkos backend has no boundary-first update (a native CUDA path)");
+  }
+
+  LocalDiagnostics diagnostics(const double* u, const double* previous,
+                               const FieldLayout& layout) override {
+    const ConstField now(u, static_cast<size_t>(layout.size()));
+    const ConstField before(previous, static_cast<size_t>(layout.size()));
+    const FieldLayout l = layout;
+    const Cells interior = cells_of(layout.interior());
+    LocalDiagnostics d;
+    Kokkos::parallel_reduce(
+        "mpsfw::heat::total", interior,
+        KOKKOS_LAMBDA(int kz, int j, int i, double& sum) { sum += now(l.index(i, j, kz)); },
+        d.total);
+    Kokkos::parallel_reduce(
+        "mpsfw::heat::max_change", interior,
+        KOKKOS_LAMBDA(int kz, int j, int i, double& most) {
+          const std::int64_t c = l.index(i, j, kz);
+          const double delta = now(c) - before(c);
+          const double change = delta < 0 ? -delta : delta;  // fabs, in Kokkos 3 and 4 alike
+          if (change > most) most = change;
+        },
+        Kokkos::Max<double>(d.max_change));
+    return d;
+  }
+
+  void synchronize() override { Kokkos::fence(); }
+};
+
+}  // namespace
+
+std::unique_ptr<HeatKernels> make_kokkos_heat_kernels() {
+  return std::make_unique<KokkosHeatKernels>();
+}
+
+}  // namespace detail
+}  // namespace mpsfw::heat
