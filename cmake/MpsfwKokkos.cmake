@@ -54,4 +54,7 @@ else()
   set(MPSFW_KOKKOS_FIND_DEPENDENCY OFF)
 endif()
 set_property(GLOBAL APPEND PROPERTY MPSFW_EXPORTED_TARGETS mpsfw_kokkos)
+# A CUDA Kokkos (built with Kokkos_ENABLE_COMPILE_AS_CMAKE_LANGUAGE, as
+# scripts/build_kokkos_cuda.sh does): mpsfw's Kokkos sources compile as CUDA.
+set(MPSFW_KOKKOS_SOURCES_AS_CUDA ${Kokkos_ENABLE_CUDA})
 message(STATUS "mpsfw: Kokkos backend built: Kokkos ${Kokkos_VERSION} (${Kokkos_DEVICES}) from ${Kokkos_DIR}")
