@@ -126,9 +126,6 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
     }
     return 0;
   }
-  // From here on a stop signal ends the run at a step boundary, with its
-  // checkpoint and report (stop_request.hpp), instead of killing it.
-  install_stop_handlers();
   Prepared p = prepare(session, workloads);
   if (root) {
     for (const std::string& w : p.warnings) std::fprintf(stderr, "mpsfw: warning: %s\n", w.c_str());
@@ -185,6 +182,11 @@ int solver_main(int argc, char** argv, const WorkloadRegistry& workloads,
   // Outputs report a full disk or a file-size limit (EFBIG instead of being
   // killed by SIGXFSZ) as one error; HDF5 prints no error stack of its own.
   std::signal(SIGXFSZ, SIG_IGN);
+  // From the first instruction on, a stop signal ends the run at a step
+  // boundary with its checkpoint and report (stop_request.hpp), instead of
+  // killing it: one that comes during MPI_Init or MPS bring-up (a scheduler's
+  // early --signal) stops the run after its first step.
+  install_stop_handlers();
   h5::prepare_library();
   // --write-input needs neither MPI nor a GPU. A command line that does not
   // parse is the session's to report, once, after MPI_Init.
