@@ -4,7 +4,8 @@
 #   1. test_heat_kokkos on 1 and 2 ranks (Kokkos on the GPU == host backend
 #      bit for bit; N ranks == 1 rank);
 #   2. heat 256^3, 4 ranks under MPS (--mps on: verified clients), kokkos and
-#      cuda backends, 500 steps each (one run each: a first look, not a benchmark).
+#      cuda backends, 500 steps each (final fields compared);
+#   3. bench/heat_backends.sh: cuda vs kokkos throughput, medians of 5.
 # Logs in $OUT/kokkos.
 #   KOKKOS_SRC=build/kokkos-src scripts/device_kokkos_check.sh
 set -uo pipefail
@@ -46,3 +47,6 @@ done
 [ -s "$out/u0_kokkos.txt" ] && cmp -s "$out/u0_kokkos.txt" "$out/u0_cuda.txt" && echo "  final fields: identical (kokkos == cuda)" ||
   echo "  final fields: DIFFER ($(cat "$out/u0_kokkos.txt") vs $(cat "$out/u0_cuda.txt"))"
 echo "  daemons left: $(pgrep -fc nvidia-cuda-mps-control || true)"
+echo "== 3. bench/heat_backends.sh: cuda vs kokkos, 256^3, 1 and 4 ranks, --mps on"
+BACKENDS="cuda kokkos" RANKS="1 4" SIZE=256 STEPS=500 REPEATS=5 MPS=on \
+  "$MPSFW_ROOT/bench/heat_backends.sh" "$build" "$TMPDIR/bench" 2>&1 | tee "$out/bench.txt"
