@@ -15,8 +15,12 @@ using Space = Kokkos::DefaultExecutionSpace;
 using Field = Kokkos::View<double*, Space::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 using ConstField =
     Kokkos::View<const double*, Space::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-using Cells = Kokkos::MDRangePolicy<Space, Kokkos::Rank<3>>;
-using Rows = Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>>;
+// x (the last index, contiguous in memory) fastest, also inside a tile: a GPU
+// space's default iterates the first index fastest, which uncoalesces every
+// load (0.13 of the cuda backend on an H200 before this, docs/performance.md).
+using Right = Kokkos::Iterate;
+using Cells = Kokkos::MDRangePolicy<Space, Kokkos::Rank<3, Right::Right, Right::Right>>;
+using Rows = Kokkos::MDRangePolicy<Space, Kokkos::Rank<2, Right::Right, Right::Right>>;
 // A host execution space (Serial, OpenMP, Threads) runs rows, a GPU one cells.
 constexpr bool kHostSpace = Kokkos::SpaceAccessibility<Space, Kokkos::HostSpace>::accessible;
 
