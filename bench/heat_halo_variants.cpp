@@ -118,8 +118,8 @@ Outcome run_production(const heat::HeatConfig& c, const DeviceBinding& device) {
 Outcome run_push_last(const heat::HeatConfig& c, const DeviceBinding& device) {
   Block b(c, device);
   HaloExchange halo(b.decomposition, b.layout, device.backend, mpi_is_cuda_aware());
-  halo.connect_same_gpu_peers(c.halo, c.halo_sync, gpu_identity(device),
-                              {b.u.data(), b.next.data()});
+  halo.connect_direct_peers(c.halo, c.halo_sync, device_location(device),
+                            {b.u.data(), b.next.data()});
   static const HaloPushes none;
   const FaceMask late = halo.plan().mpi;
   MPI_Barrier(MPI_COMM_WORLD);
@@ -150,7 +150,7 @@ Outcome run_pull(const heat::HeatConfig& c, const DeviceBinding& device) {
   FieldHalos halos(b.decomposition, FieldLayout(b.layout.n, 1), HaloShape{1, false}, device.backend,
                    mpi_is_cuda_aware());
   halos.add_field<double>({b.u.data(), b.next.data()});
-  halos.connect(c.halo, gpu_identity(device), c.halo_sync);
+  halos.connect(c.halo, device_location(device), c.halo_sync);
   static const HaloPushes none;
   MPI_Barrier(MPI_COMM_WORLD);
   const auto t0 = std::chrono::steady_clock::now();

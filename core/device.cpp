@@ -33,6 +33,20 @@ static DeviceBinding host_binding(int node_size) {
   return b;
 }
 
+int gpu_of_local_rank(int local_rank, int local_size, int gpus) {
+  if (gpus <= 1 || local_size <= 0) return 0;
+  const int fewer = local_size / gpus, more = fewer + 1;
+  const int with_more = local_size % gpus;  // GPUs 0 .. with_more-1 hold `more` ranks
+  const int rank = std::clamp(local_rank, 0, local_size - 1);
+  if (rank < with_more * more) return rank / more;
+  return with_more + (rank - with_more * more) / std::max(1, fewer);
+}
+
+int local_ranks_on_gpu(int gpu, int local_size, int gpus) {
+  if (gpus <= 0) return local_size;
+  return local_size / gpus + (gpu < local_size % gpus ? 1 : 0);
+}
+
 static DeviceBinding kokkos_binding(int node_rank, int node_size, const CudaGate& gate) {
   if (!built_with_kokkos()) throw_built_without_kokkos("backend 'kokkos'");
   DeviceBinding b;
@@ -42,7 +56,7 @@ static DeviceBinding kokkos_binding(int node_rank, int node_size, const CudaGate
       throw Error("backend 'kokkos' runs on the GPU (" + kokkos_description() +
                   ") but no GPU is visible (check CUDA_VISIBLE_DEVICES and the driver)");
     }
-    b = detail::cuda_binding(node_rank % gpus, gpus);
+    b = detail::cuda_binding(gpu_of_local_rank(node_rank, node_size, gpus), gpus);
   } else {
     b = host_binding(node_size);
   }
@@ -65,7 +79,7 @@ DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const
     }
     return host_binding(node_size);
   }
-  return detail::cuda_binding(node_rank % gpus, gpus);
+  return detail::cuda_binding(gpu_of_local_rank(node_rank, node_size, gpus), gpus);
 }
 
 void release_device(const DeviceBinding& binding) {

@@ -1,7 +1,9 @@
 #pragma once
-// Binds this rank to a compute device: GPU local_rank % visible GPUs with the
-// CUDA backend, or the host backend where there is no GPU (or none was asked).
+// Binds this rank to a compute device: a GPU with the CUDA backend (the node's
+// ranks in blocks, gpu_of_local_rank), or the host backend where there is no
+// GPU (or none was asked).
 #include <string>
+#include <vector>
 
 #include "backend.hpp"
 
@@ -33,7 +35,19 @@ struct DeviceBinding {
   int multiprocessors = 0;          // SMs this process may use (MPS caps lower it)
   int visible_gpus = 0;
   int mps_enabled = -1;  // cudaDevAttrMpsEnabled: 1 client of an MPS server, 0 not, -1 host
+  // UUIDs of the node's other GPUs whose memory this GPU reaches directly
+  // (cudaDeviceCanAccessPeer; under mpsfw's MPS, where a rank sees only its
+  // GPU, from the session's probe). Empty on the host backend.
+  std::vector<std::string> peer_gpus;
 };
+
+// The GPU of local rank `local_rank` of `local_size`: consecutive ranks share
+// a GPU (the first local_size % gpus GPUs take one rank more), so neighbours
+// in the rank grid mostly meet on one GPU. The MPS session and bind_device
+// both bind by it.
+int gpu_of_local_rank(int local_rank, int local_size, int gpus);
+// How many of `local_size` ranks gpu_of_local_rank puts on `gpu`.
+int local_ranks_on_gpu(int gpu, int local_size, int gpus);
 
 // Visible CUDA devices; 0 when the build has no CUDA, the machine no driver, or
 // no GPU (cudaErrorInsufficientDriver, cudaErrorStubLibrary, cudaErrorNoDevice).
@@ -64,6 +78,8 @@ namespace detail {
 // `gpu` this process's device and describes it; destroys this process's context.
 DeviceBinding cuda_binding(int gpu, int visible_gpus);
 void cuda_reset_device();
+// Device `device`'s UUID as nvidia-smi writes it ("GPU-8f6e...-...").
+std::string cuda_uuid(int device);
 }  // namespace detail
 
 }  // namespace mpsfw

@@ -1,4 +1,7 @@
 // The CUDA runtime's side of device.hpp (compiled only with CUDA).
+#include <cstdio>
+#include <string>
+
 #include "cuda_check.hpp"
 #include "device.hpp"
 
@@ -18,6 +21,20 @@ int count_visible_gpus(const CudaGate&) {
 
 namespace detail {
 
+std::string cuda_uuid(int device) {
+  cudaDeviceProp prop{};
+  MPSFW_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  // nvidia-smi's spelling: GPU-8-4-4-4-12 hex digits.
+  std::string id = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    char hex[3];
+    std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned char>(prop.uuid.bytes[i]));
+    id += hex;
+    if (i == 3 || i == 5 || i == 7 || i == 9) id += '-';
+  }
+  return id;
+}
+
 DeviceBinding cuda_binding(int gpu, int visible_gpus) {
   DeviceBinding b;
   b.backend = Backend::Cuda;
@@ -31,6 +48,12 @@ DeviceBinding cuda_binding(int gpu, int visible_gpus) {
   MPSFW_CUDA_CHECK(
       cudaDeviceGetAttribute(&b.multiprocessors, cudaDevAttrMultiProcessorCount, b.gpu));
   MPSFW_CUDA_CHECK(cudaDeviceGetAttribute(&b.mps_enabled, cudaDevAttrMpsEnabled, b.gpu));
+  for (int other = 0; other < visible_gpus; ++other) {
+    int reaches = 0;
+    if (other == b.gpu) continue;
+    MPSFW_CUDA_CHECK(cudaDeviceCanAccessPeer(&reaches, b.gpu, other));
+    if (reaches == 1) b.peer_gpus.push_back(cuda_uuid(other));
+  }
   return b;
 }
 

@@ -23,6 +23,50 @@ std::vector<std::string> gpu_identities(MPI_Comm comm, const std::string& mine) 
   return names;
 }
 
+DeviceLocation device_location(const DeviceBinding& device) {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  MPSFW_MPI_CHECK(MPI_Get_processor_name(name, &length));
+  return {std::string(name, static_cast<size_t>(length)), gpu_identity(device), device.peer_gpus};
+}
+
+std::vector<DeviceLocation> device_locations(MPI_Comm comm, const DeviceLocation& mine) {
+  // One line per rank: host, GPU and peers, tab-separated (none holds a tab).
+  std::string text = mine.host + "\t" + mine.gpu;
+  for (const std::string& p : mine.peers) text += "\t" + p;
+  int ranks = 0;
+  MPSFW_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  int length = static_cast<int>(text.size());
+  std::vector<int> lengths(static_cast<size_t>(ranks)), starts(static_cast<size_t>(ranks));
+  MPSFW_MPI_CHECK(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm));
+  int total = 0;
+  for (int r = 0; r < ranks; ++r) {
+    starts[static_cast<size_t>(r)] = total;
+    total += lengths[static_cast<size_t>(r)];
+  }
+  std::string joined(static_cast<size_t>(total), '\0');
+  MPSFW_MPI_CHECK(MPI_Allgatherv(text.data(), length, MPI_CHAR, joined.data(), lengths.data(),
+                                 starts.data(), MPI_CHAR, comm));
+  std::vector<DeviceLocation> all;
+  for (int r = 0; r < ranks; ++r) {
+    const std::string line = joined.substr(static_cast<size_t>(starts[static_cast<size_t>(r)]),
+                                           static_cast<size_t>(lengths[static_cast<size_t>(r)]));
+    DeviceLocation where;
+    std::vector<std::string> fields;
+    size_t from = 0;
+    for (size_t tab = line.find('\t'); tab != std::string::npos; tab = line.find('\t', from)) {
+      fields.push_back(line.substr(from, tab - from));
+      from = tab + 1;
+    }
+    fields.push_back(line.substr(from));
+    where.host = fields[0];
+    where.gpu = fields.size() > 1 ? fields[1] : "";
+    where.peers.assign(fields.begin() + std::min<size_t>(2, fields.size()), fields.end());
+    all.push_back(std::move(where));
+  }
+  return all;
+}
+
 MPI_Comm gpu_communicator(MPI_Comm comm, const std::vector<std::string>& gpus) {
   int me = 0;
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &me));

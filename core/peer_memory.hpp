@@ -20,9 +20,22 @@ struct PeerMemoryHandle {
 };
 
 // A name for the physical GPU this rank computes on, equal in every process
-// that uses that GPU (its UUID, whatever CUDA_VISIBLE_DEVICES says); "" on the
-// host backend.
+// that uses that GPU (its UUID as nvidia-smi writes it, whatever
+// CUDA_VISIBLE_DEVICES says); "" on the host backend.
 std::string gpu_identity(const DeviceBinding& device);
+
+// Where a rank's device memory lives, as far as other processes mapping it
+// goes: processes on one node map each other's memory on the same GPU, or on
+// a GPU theirs reaches directly (NVLink or PCIe peer access).
+struct DeviceLocation {
+  std::string host;                // the node (MPI_Get_processor_name)
+  std::string gpu;                 // gpu_identity(); "" on the host backend: never shared
+  std::vector<std::string> peers;  // DeviceBinding::peer_gpus
+};
+// This rank's location.
+DeviceLocation device_location(const DeviceBinding& device);
+// Collective over `comm`: every rank's location, by rank.
+std::vector<DeviceLocation> device_locations(MPI_Comm comm, const DeviceLocation& mine);
 // Collective over `comm`: every rank's gpu_identity, by rank.
 std::vector<std::string> gpu_identities(MPI_Comm comm, const std::string& mine);
 // Collective over `comm`: the ranks that compute on this rank's GPU (`gpus`

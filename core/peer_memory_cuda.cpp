@@ -12,16 +12,7 @@ static_assert(sizeof(cudaIpcMemHandle_t) == PeerMemoryHandle::kBytes,
               "PeerMemoryHandle must hold a cudaIpcMemHandle_t");
 
 std::string gpu_identity(const DeviceBinding& device) {
-  if (device.memory != Backend::Cuda) return "";
-  cudaDeviceProp prop{};
-  MPSFW_CUDA_CHECK(cudaGetDeviceProperties(&prop, device.gpu));
-  std::string id = "GPU-";
-  for (unsigned char b : prop.uuid.bytes) {
-    char hex[3];
-    std::snprintf(hex, sizeof hex, "%02x", b);
-    id += hex;
-  }
-  return id;
+  return device.memory == Backend::Cuda ? detail::cuda_uuid(device.gpu) : "";
 }
 
 PeerMemoryHandle export_device_memory(const void* base) {

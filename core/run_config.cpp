@@ -25,9 +25,10 @@ std::vector<ParamSpec> run_schema() {
       text_param("run", "backend", false, "auto", {"auto", "host", "cuda", "kokkos"},
                  "where to compute: auto (CUDA where a GPU is visible, else host), host "
                  "(OpenMP), cuda, or kokkos (through Kokkos, on its default execution space)"),
-      text_param("run", "halo", false, "auto", {"auto", "mpi", "ipc"},
-                 "halos between ranks on one GPU: auto (device to device where the ranks can "
-                 "map each other's memory, else MPI), mpi, or ipc (device to device or fail)"),
+      text_param("run", "halo", false, "auto", {"auto", "mpi", "ipc", "same-gpu"},
+                 "halos between ranks on one GPU or peer GPUs of a node: auto (device to device "
+                 "where the ranks can map each other's memory, else MPI), mpi, ipc (device to "
+                 "device or fail), or same-gpu (device to device on one GPU, MPI between GPUs)"),
       text_param("run", "halo_sync", false, "auto", {"auto", "barrier"},
                  "how ranks on one GPU order their device-to-device halos: auto (GPU-side "
                  "waits under MPS, else a host barrier) or barrier (a host barrier every step)"),

@@ -9,13 +9,6 @@
 
 namespace mpsfw::mps {
 
-int gpu_of_rank(int local_rank, int gpus) { return gpus > 0 ? local_rank % gpus : 0; }
-
-int ranks_on_gpu(int gpu, int local_size, int gpus) {
-  if (gpus <= 0) return local_size;
-  return local_size / gpus + (gpu < local_size % gpus ? 1 : 0);
-}
-
 int auto_active_thread_percentage(int k, AtpPolicy policy) {
   if (k <= 1) return 100;
   if (policy == AtpPolicy::Even) return 100 / k > 0 ? 100 / k : 1;

@@ -1,14 +1,10 @@
 #pragma once
-// How local ranks map to GPUs and how much of its GPU each rank may use.
+// How much of its GPU each rank may use. (Which GPU a local rank uses:
+// core/device.hpp's gpu_of_local_rank.)
 #include <cstdint>
 #include <string>
 
 namespace mpsfw::mps {
-
-// GPU of a local rank: local_rank % gpus, the same rule core/device.cpp binds by.
-int gpu_of_rank(int local_rank, int gpus);
-// Local ranks that share `gpu` (local_size ranks spread round-robin over gpus).
-int ranks_on_gpu(int gpu, int local_size, int gpus);
 
 enum class AtpPolicy {
   Double,  // min(100, ceil(200 / k)): each of k ranks may use twice its share, so

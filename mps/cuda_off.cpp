@@ -5,6 +5,6 @@
 namespace mpsfw::mps {
 
 // Nothing is known about a GPU without CUDA to ask.
-GpuFacts probe_gpu(const std::string&) { return {}; }
+GpuFacts probe_gpu(const std::string&, const std::vector<std::string>&) { return {}; }
 
 }  // namespace mpsfw::mps

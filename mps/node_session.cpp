@@ -176,9 +176,9 @@ void NodeSession::bring_up(int local_rank, int local_size) {
     return;
   }
   const int n = static_cast<int>(gpus.size());
-  my_gpu_ = gpu_of_rank(local_rank, n);
-  const int k = ranks_on_gpu(my_gpu_, local_size, n);
-  const int busiest = ranks_on_gpu(0, local_size, n);
+  my_gpu_ = gpu_of_local_rank(local_rank, local_size, n);
+  const int k = local_ranks_on_gpu(my_gpu_, local_size, n);
+  const int busiest = local_ranks_on_gpu(0, local_size, n);
   if (config_.enable == Enable::Auto && busiest <= 1) {
     status_.state = MpsState::NotNeeded;
     status_.reason = "one rank per GPU";
@@ -234,7 +234,8 @@ void NodeSession::lead(const std::vector<GpuInfo>& gpus, int local_size) {
       throw Error("MPS: cannot start the watchdog process");
     }
     std::vector<int> ranks(static_cast<size_t>(n));
-    for (int g = 0; g < n; ++g) ranks[static_cast<size_t>(g)] = ranks_on_gpu(g, local_size, n);
+    for (int g = 0; g < n; ++g)
+      ranks[static_cast<size_t>(g)] = local_ranks_on_gpu(g, local_size, n);
     StartTimes times;
     gpus_ = start_session_daemons(dir_, gpus, ranks, config_, /*start_servers=*/true, &times);
     add_seconds(MpsStep::DaemonStart, times.daemon_start);
@@ -291,6 +292,7 @@ void NodeSession::export_environment(const SessionGpu& gpu, int cap) {
   status_.gpu_uuid = gpu.uuid;
   status_.cap = cap;
   status_.total_sms = gpu.total_sms;
+  status_.peer_gpus = gpu.peers;
 }
 
 void NodeSession::teardown(MPI_Comm node) {

@@ -75,6 +75,7 @@ struct MpsStatus {
   bool active = false;   // verified on this rank
   std::string pipe_dir;  // this rank's CUDA_MPS_PIPE_DIRECTORY
   std::string gpu_uuid;
+  std::vector<std::string> peer_gpus;          // GPUs of the node gpu_uuid reaches directly (probe)
   int cap = 100;                               // this rank's active thread percentage
   int sms = 0;                                 // SMs this rank sees
   int total_sms = 0;                           // SMs of the GPU (0: unknown)

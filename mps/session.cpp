@@ -116,6 +116,10 @@ const DeviceBinding& Session::bind(Backend requested) {
   run_collectively(env_.world(), [&] {
     const auto start = std::chrono::steady_clock::now();
     device_ = bind_device(requested, env_.node_rank(), env_.node_size(), node_session_.cuda_gate());
+    // A client of mpsfw's per-GPU daemon sees only its GPU: the session's
+    // probe knows which of the node's others it reaches.
+    if (device_.memory == Backend::Cuda && device_.peer_gpus.empty())
+      device_.peer_gpus = node_session_.status().peer_gpus;
     node_session_.add_seconds(mps::MpsStep::Bind, mps::seconds_since(start));
   });
   bound_ = true;

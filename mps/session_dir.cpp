@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -113,11 +114,16 @@ std::vector<SessionGpu> start_session_daemons(const std::string& dir,
     // A child process asks CUDA what each GPU is (while its server starts).
     for (SessionGpu& s : started) {
       const auto start = std::chrono::steady_clock::now();
-      const GpuFacts facts = probe_gpu(s.uuid);
+      std::vector<std::string> others;
+      for (const GpuInfo& g : gpus)
+        if (g.uuid != s.uuid) others.push_back(g.uuid);
+      const GpuFacts facts = probe_gpu(s.uuid, others);
       spent.probe += seconds_since(start);
       const size_t g = static_cast<size_t>(s.index);
       check_gpu(facts, s.uuid, g < ranks_per_gpu.size() ? ranks_per_gpu[g] : 0, config);
       s.total_sms = facts.known ? facts.sms : 0;
+      for (size_t o = 0; o < others.size() && o < 64; ++o)
+        if (facts.peers & (std::uint64_t{1} << o)) s.peers.push_back(others[o]);
     }
   } catch (const std::exception& e) {
     // start_daemon stopped the one that failed; the logs outlive the folder.
@@ -129,12 +135,32 @@ std::vector<SessionGpu> start_session_daemons(const std::string& dir,
   return started;
 }
 
+namespace {
+
+std::string joined_peers(const std::vector<std::string>& peers) {
+  std::string text;
+  for (const std::string& p : peers) text += (text.empty() ? "" : ",") + p;
+  return text.empty() ? "-" : text;
+}
+
+std::vector<std::string> split_peers(const std::string& text) {
+  std::vector<std::string> peers;
+  if (text.empty() || text == "-") return peers;
+  std::istringstream in(text);
+  for (std::string p; std::getline(in, p, ',');)
+    if (!p.empty()) peers.push_back(p);
+  return peers;
+}
+
+}  // namespace
+
 void write_ready(const std::string& dir, const SessionRecord& record) {
   std::ostringstream out;
   out << "leader " << record.leader << "\n";
   for (const SessionGpu& g : record.gpus) {
     out << "gpu " << g.index << " " << g.uuid << " " << g.daemon_pid << " " << g.cap << " "
-        << g.total_sms << " " << g.pipe_dir << " " << g.log_dir << "\n";
+        << g.total_sms << " " << g.pipe_dir << " " << g.log_dir << " " << joined_peers(g.peers)
+        << "\n";
   }
   const fs::path tmp = fs::path(dir) / "ready.partial";
   {
@@ -164,7 +190,10 @@ bool read_ready(const std::string& dir, SessionRecord* record) {
       f >> r.leader;
     } else if (kind == "gpu") {
       SessionGpu g;
-      f >> g.index >> g.uuid >> g.daemon_pid >> g.cap >> g.total_sms >> g.pipe_dir >> g.log_dir;
+      std::string peers;
+      f >> g.index >> g.uuid >> g.daemon_pid >> g.cap >> g.total_sms >> g.pipe_dir >> g.log_dir >>
+          peers;
+      g.peers = split_peers(peers);
       r.gpus.push_back(g);
     }
   }

@@ -3,7 +3,8 @@
 //   <root>/mpsfw-mps-<job>-<host>/
 //     gpu<N>/pipe, gpu<N>/log   one control daemon per GPU (fault isolation)
 //     ready                     written last: "leader PID" (0 for mpsctl) and a
-//                               line per GPU (index uuid daemon-pid cap SMs pipe log)
+//                               line per GPU (index uuid daemon-pid cap SMs pipe log
+//                               peers: the UUIDs it reaches, comma-separated, or -)
 //     failed                    instead of ready: why bring-up failed
 //     starting                  the PID bringing it up (written first)
 //   <root>/mpsfw-logs-<job>-<host>/gpu<N>/log   a failed bring-up's logs, kept
@@ -23,7 +24,8 @@ struct SessionGpu {
   std::string pipe_dir, log_dir;
   long daemon_pid = -1;
   int cap = 100;
-  int total_sms = 0;  // 0: unknown
+  int total_sms = 0;               // 0: unknown
+  std::vector<std::string> peers;  // the node's GPUs this one reaches directly (probe_gpu)
 };
 
 struct SessionRecord {

@@ -300,7 +300,9 @@ def main():
     p.add_argument("--modes", default=",".join(MODES))
     p.add_argument("--scaling", default="strong,weak")
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--gpus", type=int, default=None, help="GPUs per node (default: nvidia-smi -L; 0 = host)")
+    p.add_argument("--gpus", type=int, default=None,
+                   help="GPUs per node (default: nvidia-smi -L; 0 = host; fewer than the node has: "
+                        "the first ones, through CUDA_VISIBLE_DEVICES unless it is set)")
     p.add_argument("--nodes", type=int, default=int(os.environ.get("SLURM_NNODES", "1")),
                    help="nodes to spread ranks over (srun; default $SLURM_NNODES or 1)")
     p.add_argument("--launcher", choices=["mpirun", "srun"], default="mpirun")
@@ -318,6 +320,9 @@ def main():
     args.input = os.path.abspath(args.input)
     gpus, device = gpus_here()
     if args.gpus is not None:
+        if 0 < args.gpus < gpus and "CUDA_VISIBLE_DEVICES" not in os.environ:
+            # Fewer GPUs than the node has: the runs see only the first ones.
+            os.environ["CUDA_VISIBLE_DEVICES"] = ",".join(str(g) for g in range(args.gpus))
         gpus = args.gpus
     device = device if gpus else ""
     # With GPUs a point that asks for MPS must get it; without, runs go on and are marked.

@@ -2,7 +2,7 @@
 // The geometry of a one-cell face halo, below both halves of heat's halo
 // exchange: which plane a face sends and receives (MPI, halo_exchange), and
 // where a same-GPU neighbour's plane is pulled from or pushed to
-// (same_gpu_peers).
+// (direct_peers).
 #include "core/box.hpp"
 #include "core/box_copy.hpp"
 #include "core/field_layout.hpp"

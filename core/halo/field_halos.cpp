@@ -202,7 +202,7 @@ struct FieldHalos::Impl {
     run_copies();
   }
 
-  std::string map_neighbors(const std::vector<std::string>& gpus, HaloSync sync);
+  std::string map_neighbors(const std::vector<DeviceLocation>& where, HaloSync sync);
 };
 
 FieldHalos::FieldHalos(const CartDecomposition& decomposition, FieldLayout layout, HaloShape shape,
@@ -350,26 +350,27 @@ std::string FieldHalos::path() const {
                                            : (m.staged ? "MPI, staged through pinned host memory"
                                                        : "MPI, device memory (CUDA-aware)");
   if (m.active) {
-    p += std::string("; same-GPU neighbours pulled device to device (") +
+    p += std::string("; neighbours on this or a peer GPU pulled device to device (") +
          describe(m.signals ? HaloOrdering::GpuWaits : HaloOrdering::HostBarrier) + ")";
   }
-  if (!m.fallback.empty()) p += "; same-GPU pulls off: " + m.fallback;
+  if (!m.fallback.empty()) p += "; device-to-device pulls off: " + m.fallback;
   return p;
 }
 
-void FieldHalos::connect(HaloTransport mode, const std::string& gpu, HaloSync sync) {
+void FieldHalos::connect(HaloTransport mode, const DeviceLocation& where, HaloSync sync) {
   Impl& m = *impl_;
   if (m.connected) throw Error("FieldHalos::connect called twice");
   if (m.in_flight) throw Error("FieldHalos::connect during an exchange");
   m.connected = true;
   agree_on_error(m.comm,
-                 mode == HaloTransport::Ipc && gpu.empty()
+                 mode == HaloTransport::Ipc && where.gpu.empty()
                      ? "run.halo = ipc needs the CUDA backend (this rank computes on the host)"
                      : "");
   if (mode == HaloTransport::Mpi) return;
-  const std::vector<std::string> gpus = gpu_identities(m.comm, gpu);
-  m.gpu_comm = gpu_communicator(m.comm, gpus);
-  const std::string failed = first_error(m.comm, m.map_neighbors(gpus, sync));
+  const std::vector<DeviceLocation> all =
+      device_locations(m.comm, as_transport_allows(where, mode));
+  m.gpu_comm = linked_communicator(m.comm, all);
+  const std::string failed = first_error(m.comm, m.map_neighbors(all, sync));
   if (!failed.empty()) {
     for (void* p : m.mapped) m.peer_memory.unmap(p);
     m.mapped.clear();
@@ -385,14 +386,16 @@ void FieldHalos::connect(HaloTransport mode, const std::string& gpu, HaloSync sy
   m.plan_messages();
 }
 
-// What a rank tells the other ranks on its GPU: its block and handles for
-// every buffer of every field, then its step counter.
-std::string FieldHalos::Impl::map_neighbors(const std::vector<std::string>& gpus, HaloSync sync) {
+// What a rank tells the other ranks linked to its GPU: its block and handles
+// for every buffer of every field, then its step counter.
+std::string FieldHalos::Impl::map_neighbors(const std::vector<DeviceLocation>& where,
+                                            HaloSync sync) {
   if (gpu_comm == MPI_COMM_NULL) return "";
-  std::set<int> peers;  // same-GPU neighbour ranks (this rank too, across a periodic wrap)
+  std::set<int> peers;  // linked neighbour ranks (this rank too, across a periodic wrap)
   for (Neighbor& n : neighbors) {
-    n.pulled = n.rank != MPI_PROC_NULL && !gpus[static_cast<size_t>(n.rank)].empty() &&
-               gpus[static_cast<size_t>(n.rank)] == gpus[static_cast<size_t>(me)];
+    n.pulled = n.rank != MPI_PROC_NULL &&
+               device_link(where[static_cast<size_t>(me)], where[static_cast<size_t>(n.rank)]) !=
+                   DeviceLink::None;
     if (n.pulled) peers.insert(n.rank);
   }
   int any = peers.empty() ? 0 : 1, all_any = 0;

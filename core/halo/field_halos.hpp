@@ -6,7 +6,7 @@
 //   FieldHalos halos(decomposition, FieldLayout(cells, 2), {2, false}, device.backend, cuda_aware);
 //   halos.add_field<double>({u0, u1});        // a field and every buffer it may be in
 //   halos.add_field<float>({rho});
-//   halos.connect(run.halo, gpu_identity(device), run.halo_sync);  // collective, once, fields
+//   halos.connect(run.halo, device_location(device), run.halo_sync);  // collective, once, fields
 //   initialised each step:
 //     halos.start({u_now, rho});   // MPI posted, same-GPU halos pulled (device to device)
 //     ... update cells that read no halo ...
@@ -17,12 +17,13 @@
 //
 // Neighbours on other GPUs or nodes exchange through MPI, one message per
 // neighbour holding every field (staged through pinned host memory unless MPI
-// is CUDA-aware). Neighbours on the same GPU (mapped through CUDA IPC, or the
-// injected PeerMemory in tests) are pulled straight from their buffers,
+// is CUDA-aware). Neighbours on the same GPU or a peer GPU of the node (mapped
+// through CUDA IPC, or the injected PeerMemory in tests) are pulled straight
+// from their buffers,
 // ordered as halo_plan.hpp decides: under MPS the streams order themselves
 // through step counters in device memory (StreamSignals), otherwise (or with
-// run.halo_sync = barrier) finish_step() is a host rendezvous of the GPU's
-// ranks. A same-GPU field therefore needs at least two buffers that it
+// run.halo_sync = barrier) finish_step() is a host rendezvous of the linked
+// ranks. A directly pulled field therefore needs at least two buffers that it
 // alternates between (it reads one and writes the other each step): a buffer
 // a neighbour may still be reading is never rewritten in the same step.
 //
@@ -85,12 +86,12 @@ class FieldHalos {
   }
 
   // Collective over the decomposition's communicator, once, after every
-  // buffer holds its initial values: neighbours on the same GPU (`gpu` from
-  // gpu_identity(); "" on the host backend) switch from MPI to pulls as
+  // buffer holds its initial values: neighbours on the same GPU or a peer GPU
+  // of the node (`where` from device_location()) switch from MPI to pulls as
   // `mode` allows (HaloTransport; Ipc where impossible throws AgreedError on
   // every rank), ordered as `sync` allows. Without connect() everything goes
   // through MPI.
-  void connect(HaloTransport mode, const std::string& gpu, HaloSync sync = HaloSync::Auto);
+  void connect(HaloTransport mode, const DeviceLocation& where, HaloSync sync = HaloSync::Auto);
 
   // Starts the exchange of every field's halo, field f in current[f] (one of
   // its buffers). Same-GPU halos are complete, in stream order, when start()

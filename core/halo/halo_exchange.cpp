@@ -59,13 +59,15 @@ void HaloExchange::use_mpi_for(FaceMask faces) {
   }
 }
 
-void HaloExchange::connect_same_gpu_peers(HaloTransport mode, HaloSync sync, const std::string& gpu,
-                                          const std::array<double*, 2>& fields) {
-  if (connected_) throw Error("HaloExchange::connect_same_gpu_peers called twice");
-  if (in_flight_) throw Error("HaloExchange::connect_same_gpu_peers during an exchange");
+void HaloExchange::connect_direct_peers(HaloTransport mode, HaloSync sync,
+                                        const DeviceLocation& where,
+                                        const std::array<double*, 2>& fields) {
+  if (connected_) throw Error("HaloExchange::connect_direct_peers called twice");
+  if (in_flight_) throw Error("HaloExchange::connect_direct_peers during an exchange");
   connected_ = true;
-  peers_.connect(mode, sync, gpu, fields);
+  peers_.connect(mode, sync, where, fields);
   plan_.pushed = peers_.faces();
+  plan_.peer_gpu = peers_.peer_gpu_faces();
   plan_.mpi = neighbor_faces_ & ~plan_.pushed;
   plan_.ordering = peers_.ordering();
   plan_.fallback = peers_.fallback_reason();

@@ -8,8 +8,8 @@
 // With CUDA and an MPI that is not CUDA-aware, messages go through pinned host
 // buffers; a CUDA-aware MPI gets the device buffers directly.
 //
-// Same-GPU neighbours (connect_same_gpu_peers) skip MPI: the caller's update
-// kernel pushes their planes device to device (CUDA IPC; SameGpuPeers has how
+// Same-GPU neighbours (connect_direct_peers) skip MPI: the caller's update
+// kernel pushes their planes device to device (CUDA IPC; DirectPeers has how
 // and why). What goes which way, and how the GPU's ranks order their steps,
 // is resolved once, at connect, into plan().
 #include <mpi.h>
@@ -25,11 +25,11 @@
 #include "core/memory.hpp"
 #include "core/peer_memory.hpp"
 #include "core/timers.hpp"
+#include "direct_peers.hpp"
 #include "face_geometry.hpp"
 #include "halo_plan.hpp"
 #include "halo_push.hpp"
 #include "halo_transport.hpp"
-#include "same_gpu_peers.hpp"
 
 namespace mpsfw {
 
@@ -46,15 +46,15 @@ class HaloExchange {
   // Collective over the decomposition's communicator; call once, after both
   // fields hold their initial values. `fields` are the two buffers the caller
   // alternates between, swapping after every step like every other rank;
-  // the first step reads fields[0]. `gpu` names this rank's GPU
-  // (gpu_identity(); "" on the host, where Ipc is an error). Faces whose
-  // neighbour uses the same GPU switch from MPI to pushes, as `mode` allows
+  // the first step reads fields[0]. `where` is this rank's device_location()
+  // (no GPU on the host, where Ipc is an error). Faces whose neighbour is on
+  // the same GPU or a peer GPU switch from MPI to pushes, as `mode` allows
   // (see HaloTransport), ordered as `sync` allows (halo_plan.hpp). Throws
   // AgreedError on every rank when `mode` is Ipc and that is impossible
   // somewhere. The caller's update then writes the new boundary planes
   // through pushes(next), and finish_step() follows every step's writes.
-  void connect_same_gpu_peers(HaloTransport mode, HaloSync sync, const std::string& gpu,
-                              const std::array<double*, 2>& fields);
+  void connect_direct_peers(HaloTransport mode, HaloSync sync, const DeviceLocation& where,
+                            const std::array<double*, 2>& fields);
   // What goes which way, and how the step is ordered (before connect: every
   // neighbour through MPI).
   const HaloPlan& plan() const { return plan_; }
@@ -65,7 +65,7 @@ class HaloExchange {
   // planes (empty when there is nothing to push).
   const HaloPushes& pushes(const double* next) const { return peers_.pushes(next); }
   // Push under GPU-side waits: the step's handshake, for a caller that runs
-  // it in its pushing launch (SameGpuPeers::step_handshake).
+  // it in its pushing launch (DirectPeers::step_handshake).
   StepHandshake step_handshake() const { return peers_.step_handshake(); }
   // After the step's writes to the field: under GPU-side waits enqueues the
   // end-of-step handshake unless the caller ran it; with the host barrier
@@ -118,7 +118,7 @@ class HaloExchange {
   bool in_flight_ = false;
 
   bool connected_ = false;
-  SameGpuPeers peers_;
+  DirectPeers peers_;
   HaloPlan plan_;
 
   PhaseTimers untimed_;  // where phases go when nobody asked for them

@@ -46,11 +46,12 @@ HaloOrdering agree_ordering(MPI_Comm gpu_comm, HaloSync sync, bool gpu_waits_her
 bool can_wait_on_gpu(Backend space, int neighbours);
 
 // The heat-style exchange of one field, resolved once when it connects
-// (HaloExchange::connect_same_gpu_peers); the solver asks, nothing else
+// (HaloExchange::connect_direct_peers); the solver asks, nothing else
 // decides.
 struct HaloPlan {
-  FaceMask mpi = 0;     // faces exchanged as MPI messages (start, then finish)
-  FaceMask pushed = 0;  // same-GPU faces: the update writes them into the neighbours' halos
+  FaceMask mpi = 0;       // faces exchanged as MPI messages (start, then finish)
+  FaceMask pushed = 0;    // direct faces: the update writes them into the neighbours' halos
+  FaceMask peer_gpu = 0;  // of `pushed`, those whose neighbour is on another GPU (peer access)
   // The update writes the pushed planes before the rest of the block, and
   // runs the step's handshake in the same launch: worth it when other ranks
   // wait for those planes and no face waits for MPI.

@@ -1,7 +1,8 @@
 #pragma once
 // Halo pushes: the kernel that updates a rank's block also writes the new
-// values of its boundary planes straight into the halos of its same-GPU
-// neighbours (their buffer of the same parity, mapped through CUDA IPC), so a
+// values of its boundary planes straight into the halos of its neighbours on
+// the same or a peer GPU (their buffer of the same parity, mapped through CUDA
+// IPC), so a
 // step needs no separate copy kernel (docs/performance.md: each extra kernel
 // per rank per step costs GPU time that does not overlap under MPS).
 #include <cstdint>
@@ -23,6 +24,9 @@ struct HaloPushes {
   };
   Target face[6];      // by face, XLo XHi YLo YHi ZLo ZHi
   FaceMask faces = 0;  // faces with a target
+  // Some target is another GPU's memory: a kernel orders its stores before
+  // the step's handshake with a system-wide fence, not a device one.
+  bool other_gpu = false;
 
   MPSFW_HD bool empty() const { return faces == 0; }
 

@@ -45,7 +45,8 @@ WaveSolver::WaveSolver(const WaveConfig& config, MPI_Comm comm, const mpsfw::Dev
                      mpsfw::kStridedFaceCost),
       layout_(decomposition_.local_cells(), kHalo.width),
       coefficients_(leapfrog_coefficients(config.speed, config.dt, config.spacing)) {
-  std::string error, gpu;
+  std::string error;
+  mpsfw::DeviceLocation where;
   try {
     kernels_ = kernels_for(backend_);
     a_ = mpsfw::Array<double>(backend_, static_cast<std::size_t>(layout_.size()));
@@ -58,14 +59,14 @@ WaveSolver::WaveSolver(const WaveConfig& config, MPI_Comm comm, const mpsfw::Dev
                                                  cuda_aware_mpi);
     halos_->add_field<double>({a_.data(), b_.data()});
     halos_->set_timers(&timers_);
-    gpu = mpsfw::gpu_identity(device);
+    where = mpsfw::device_location(device);
   } catch (const std::exception& e) {
     error = e.what();
   }
   // A failure on some ranks only (out of memory, a block too thin for the
   // halo) must stop every rank before the collective connect().
   mpsfw::agree_on_error(decomposition_.comm(), error);
-  halos_->connect(config_.halo, gpu, config_.halo_sync);
+  halos_->connect(config_.halo, where, config_.halo_sync);
   diagnostics_.push_back(measure());
 }
 

@@ -91,7 +91,11 @@ __device__ __forceinline__ void boundary_tile(const double* __restrict__ u,
   const int lane = static_cast<int>(threadIdx.y * BX + threadIdx.x);
   __syncthreads();  // the block's stores, before its arrival
   if (lane == 0) {
-    __threadfence();
+    if (pushes.other_gpu) {
+      __threadfence_system();  // stores into a peer GPU, seen there before the mark
+    } else {
+      __threadfence();
+    }
     last = atomicAdd(handshake.arrivals, 1u) == static_cast<unsigned>(tiles.total() - 1);
     if (last) *handshake.arrivals = 0;  // the next launch starts after this one ends
   }

@@ -7,11 +7,12 @@ namespace mpsfw::heat {
 namespace {
 
 // How the faces of all ranks travel, e.g. "48 of 48 faces device to device
-// from same-GPU neighbours (CUDA IPC)".
+// (40 from the same GPU, 8 from a peer GPU; CUDA IPC, ordered by ...)".
 std::string halo_path(const HaloExchange& halo, const DeviceBinding& device, MPI_Comm comm) {
-  const int mine[2] = {face_count(halo.direct_faces()), face_count(halo.mpi_faces())};
-  int all[2] = {0, 0};
-  MPSFW_MPI_CHECK(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_SUM, comm));
+  const int mine[3] = {face_count(halo.direct_faces()), face_count(halo.mpi_faces()),
+                       face_count(halo.plan().peer_gpu)};
+  int all[3] = {0, 0, 0};
+  MPSFW_MPI_CHECK(MPI_Allreduce(mine, all, 3, MPI_INT, MPI_SUM, comm));
   const std::string mpi_how =
       device.memory == Backend::Host
           ? "host memory"
@@ -22,9 +23,12 @@ std::string halo_path(const HaloExchange& halo, const DeviceBinding& device, MPI
   std::string text;
   if (all[0] > 0) {
     const std::string order = describe(halo.plan().ordering);
-    text = std::to_string(all[0]) + " of " + total +
-           " faces device to device from same-GPU neighbours (CUDA IPC" +
-           (order.empty() ? std::string() : ", ordered by " + order) + ")";
+    const std::string split = all[2] == 0
+                                  ? "from same-GPU neighbours ("
+                                  : "(" + std::to_string(all[0] - all[2]) + " from the same GPU, " +
+                                        std::to_string(all[2]) + " from a peer GPU; ";
+    text = std::to_string(all[0]) + " of " + total + " faces device to device " + split +
+           "CUDA IPC" + (order.empty() ? std::string() : ", ordered by " + order) + ")";
   }
   if (all[1] > 0 || all[0] == 0) {
     if (!text.empty()) text += "; ";
@@ -32,7 +36,7 @@ std::string halo_path(const HaloExchange& halo, const DeviceBinding& device, MPI
             "MPI, " + mpi_how;
   }
   if (!halo.fallback_reason().empty()) {
-    text += " (same-GPU neighbours fell back to MPI: " + halo.fallback_reason() + ")";
+    text += " (device-to-device neighbours fell back to MPI: " + halo.fallback_reason() + ")";
   }
   return text;
 }

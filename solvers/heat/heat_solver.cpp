@@ -58,14 +58,15 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
   const std::int64_t need = (2 * layout_.size() + 2 * face_cells) * std::int64_t{sizeof(double)};
   preflight_memory(decomposition_.comm(), device.memory, gpu_identity(device), need,
                    "heat's fields and halo buffers");
-  std::string error, gpu;
+  std::string error;
+  DeviceLocation where;
   try {
     kernels_ = make_heat_kernels(device.backend);
     u_ = Array<double>(device.memory, static_cast<size_t>(layout_.size()));
     next_ = Array<double>(device.memory, static_cast<size_t>(layout_.size()));
     halo_ = std::make_unique<HaloExchange>(decomposition_, layout_, device.memory, cuda_aware_mpi);
     halo_->set_timers(&timers_);
-    gpu = gpu_identity(device);
+    where = device_location(device);
     const std::vector<double> initial = initial_block(config_, decomposition_, layout_);
     // Both buffers start equal so the Dirichlet walls in the halo stay fixed;
     // a checkpoint also holds the step before, for the first max_change.
@@ -86,8 +87,8 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
                      ": run.halo = ipc: the Kokkos backend sends every halo through MPI "
                      "(device-to-device halos are the cuda backend's); use auto or mpi");
   }
-  halo_->connect_same_gpu_peers(kokkos ? HaloTransport::Mpi : config_.halo, config_.halo_sync, gpu,
-                                {u_.data(), next_.data()});
+  halo_->connect_direct_peers(kokkos ? HaloTransport::Mpi : config_.halo, config_.halo_sync, where,
+                              {u_.data(), next_.data()});
   const HaloPlan& plan = halo_->plan();
   late_faces_ = plan.mpi;
   boundary_first_ = plan.boundary_first;

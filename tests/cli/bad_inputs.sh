@@ -248,7 +248,7 @@ add_case two_input_files 1 fail "@D@/good.h5 @D@/good.h5" \
 add_case backend_option_unknown 2 fail "@D@/good.h5 --backend gpu" \
   "--backend gpu: expected one of auto|host|cuda" 'got "gpu"'
 add_case halo_option_unknown 2 fail "@D@/good.h5 --halo nvlink" \
-  "--halo nvlink: expected one of auto|mpi|ipc" 'got "nvlink"'
+  "--halo nvlink: expected one of auto|mpi|ipc|same-gpu" 'got "nvlink"'
 add_case halo_ipc_on_host 2 fail "@D@/good.h5 --backend host --halo ipc" \
   "run.halo = ipc needs the CUDA backend"
 add_case halo_sync_unknown 2 fail "@D@/good.h5 --set run.halo_sync=spin" \

@@ -45,7 +45,7 @@ void run_cuda_case(const HaloCase& c, HaloTransport transport, int steps) {
     FieldHalos halos(d, l, c.shape, Backend::Cuda, mpi_is_cuda_aware());
     halos.add_field<double>({u[0].data(), u[1].data()});
     halos.add_field<float>({rho.data()});
-    halos.connect(transport, gpu_identity(device));
+    halos.connect(transport, device_location(device));
     for (int s = 0; s < steps; ++s) {
       Array<double>& now = u[s % 2];
       halos.start(now.data(), rho.data());

@@ -49,7 +49,9 @@ void run_case(const HaloCase& c, HaloTransport transport, int steps = 1) {
     FieldHalos halos(d, l, c.shape, Backend::Host, false, shared);
     EXPECT_EQ(halos.add_field<double>({u[0], u[1]}), 0);
     EXPECT_EQ(halos.add_field<float>({rho}), 1);
-    halos.connect(transport, transport == HaloTransport::Mpi ? "" : "gpu-of-test");
+    halos.connect(transport, transport == HaloTransport::Mpi
+                                 ? DeviceLocation{}
+                                 : DeviceLocation{"node-of-test", "GPU-of-test", {}});
     for (int s = 0; s < steps; ++s) {
       double* now = u[s % 2];
       halos.start(now, rho);
@@ -62,7 +64,8 @@ void run_case(const HaloCase& c, HaloTransport transport, int steps = 1) {
     }
     if (transport != HaloTransport::Mpi && d.size() > 1) {
       EXPECT_GT(halos.pulled_neighbors(), 0) << halos.path();
-      EXPECT_NE(halos.path().find("same-GPU neighbours pulled"), std::string::npos) << halos.path();
+      EXPECT_NE(halos.path().find("neighbours on this or a peer GPU pulled"), std::string::npos)
+          << halos.path();
     }
     halos.quiesce();
   }

@@ -46,7 +46,7 @@ int wrap(int g, int n) { return (g % n + n) % n; }
 struct ExchangeCase {
   Backend space = Backend::Host;
   HaloTransport transport = HaloTransport::Mpi;
-  std::string gpu;  // gpu_identity() of this rank
+  DeviceLocation where;  // device_location() of this rank
   int visible_gpus = 0;
 };
 
@@ -136,7 +136,7 @@ void check_exchange(Int3 global, Int3 hint, bool periodic, const ExchangeCase& s
   field.copy_from_host(coded_block(d, layout, 0).data());
   other.copy_from_host(coded_block(d, layout, kStale).data());
   HaloExchange halo(d, layout, s.space, mpi_is_cuda_aware());
-  halo.connect_same_gpu_peers(s.transport, HaloSync::Auto, s.gpu, {field.data(), other.data()});
+  halo.connect_direct_peers(s.transport, HaloSync::Auto, s.where, {field.data(), other.data()});
 
   FaceMask neighbours = 0;
   for (int f = 0; f < kFaces; ++f) {
@@ -207,7 +207,7 @@ class HaloExchangeTest : public testing::TestWithParam<Param> {
       MPI_Comm_free(&node);
       const DeviceBinding device =
           bind_device(Backend::Cuda, node_rank, node_size, CudaGate::without_mps());
-      setup_.gpu = gpu_identity(device);
+      setup_.where = device_location(device);
       setup_.visible_gpus = device.visible_gpus;
     }
   }
@@ -255,7 +255,8 @@ TEST(HaloExchangeIpc, OnTheHostIsAnAgreedError) {
   Array<double> b(Backend::Host, static_cast<size_t>(layout.size()));
   HaloExchange halo(d, layout, Backend::Host, false);
   try {
-    halo.connect_same_gpu_peers(HaloTransport::Ipc, HaloSync::Auto, "", {a.data(), b.data()});
+    halo.connect_direct_peers(HaloTransport::Ipc, HaloSync::Auto, DeviceLocation{},
+                              {a.data(), b.data()});
     ADD_FAILURE() << "no error";
   } catch (const AgreedError& e) {
     EXPECT_NE(std::string(e.what()).find("needs the CUDA backend"), std::string::npos) << e.what();
@@ -270,10 +271,11 @@ namespace {
 
 using testing_support::SharedWindowMemory;
 
-// Ranks "on the same GPU" by a name the test makes up: gpu_of(cart rank).
+// Where each rank "computes", made up by the test: where_of(cart rank). Ranks
+// whose made-up locations link (device_link) share through host memory.
 struct SharedCase {
   HaloTransport transport = HaloTransport::Auto;
-  std::function<std::string(int)> gpu_of;
+  std::function<DeviceLocation(int)> where_of;
   int refusing_rank = -1;  // this rank's maps fail
   HaloSync sync = HaloSync::Auto;
 };
@@ -325,24 +327,29 @@ void check_shared_exchange(Int3 global, Int3 hint, bool periodic, const SharedCa
     const bool refused = c.refusing_rank >= 0 && c.refusing_rank < d.size();
     if (refused && c.transport == HaloTransport::Ipc) {
       EXPECT_THROW(
-          halo.connect_same_gpu_peers(c.transport, c.sync, c.gpu_of(d.rank()), blocks.buffer),
+          halo.connect_direct_peers(c.transport, c.sync, c.where_of(d.rank()), blocks.buffer),
           AgreedError);
       MPI_Comm_free(&node);
       return;
     }
-    halo.connect_same_gpu_peers(c.transport, c.sync, c.gpu_of(d.rank()), blocks.buffer);
+    halo.connect_direct_peers(c.transport, c.sync, c.where_of(d.rank()), blocks.buffer);
 
-    FaceMask same = 0, neighbours = 0;
-    bool same_gpu_other_rank = false;
+    FaceMask same = 0, peer = 0, neighbours = 0;
+    bool pushes_to_other_rank = false;
     for (int f = 0; f < kFaces; ++f) {
       const int n = d.neighbor(f);
       if (n == MPI_PROC_NULL) continue;
       neighbours |= 1u << f;
-      if (c.gpu_of(n) == c.gpu_of(d.rank())) {
+      const DeviceLocation mine = c.where_of(d.rank()), theirs = c.where_of(n);
+      if (mine.host == theirs.host && mine.gpu == theirs.gpu) {
         same |= 1u << f;
-        same_gpu_other_rank = same_gpu_other_rank || n != d.rank();
+        pushes_to_other_rank = pushes_to_other_rank || n != d.rank();
+      } else if (mine.host == theirs.host && !mine.peers.empty()) {
+        peer |= 1u << f;  // the cases below list every other GPU of the node as a peer
+        pushes_to_other_rank = true;
       }
     }
+    same |= peer;
     const HaloPlan& plan = halo.plan();
     if (c.transport == HaloTransport::Mpi) {
       EXPECT_EQ(plan.pushed, 0u);
@@ -353,13 +360,14 @@ void check_shared_exchange(Int3 global, Int3 hint, bool periodic, const SharedCa
           << plan.fallback;
     } else {
       EXPECT_EQ(plan.pushed, same);
+      EXPECT_EQ(plan.peer_gpu, peer);
       EXPECT_EQ(halo.pushes(blocks.buffer[1]).faces, same);
       // Host shared memory runs the GPU-side handshake on the host.
       if (same != 0) {
         EXPECT_EQ(plan.ordering,
                   c.sync == HaloSync::Barrier ? HaloOrdering::HostBarrier : HaloOrdering::GpuWaits);
       }
-      EXPECT_EQ(plan.boundary_first, same_gpu_other_rank && plan.mpi == 0);
+      EXPECT_EQ(plan.boundary_first, pushes_to_other_rank && plan.mpi == 0);
     }
     EXPECT_EQ(plan.pushed | plan.mpi, neighbours);
     EXPECT_EQ(plan.pushed & plan.mpi, 0u);
@@ -371,8 +379,20 @@ void check_shared_exchange(Int3 global, Int3 hint, bool periodic, const SharedCa
   MPI_Comm_free(&node);
 }
 
-std::string one_gpu(int) { return "GPU-fake"; }
-std::string gpu_by_parity(int rank) { return rank % 2 == 0 ? "GPU-even" : "GPU-odd"; }
+DeviceLocation one_gpu(int) { return {"node", "GPU-fake", {}}; }
+// Two GPUs of one node that do not reach each other: odd and even ranks meet through MPI.
+DeviceLocation gpu_by_parity(int rank) {
+  return {"node", rank % 2 == 0 ? "GPU-even" : "GPU-odd", {}};
+}
+// Two GPUs of one node that reach each other (NVLink): every face direct.
+DeviceLocation peer_gpus_by_parity(int rank) {
+  return rank % 2 == 0 ? DeviceLocation{"node", "GPU-even", {"GPU-odd"}}
+                       : DeviceLocation{"node", "GPU-odd", {"GPU-even"}};
+}
+// The same GPU name on two nodes: never direct across nodes.
+DeviceLocation node_by_parity(int rank) {
+  return {rank % 2 == 0 ? "node-even" : "node-odd", "GPU-fake", {}};
+}
 
 TEST(HaloExchangeSharedMemory, AllRanksOnOneGpu) {
   check_shared_exchange({9, 7, 5}, {0, 0, 0}, false, {HaloTransport::Auto, one_gpu});
@@ -387,6 +407,17 @@ TEST(HaloExchangeSharedMemory, AllRanksOnOneGpuHostBarrierAsked) {
 TEST(HaloExchangeSharedMemory, TwoGpusMixDirectAndMpiFaces) {
   check_shared_exchange({9, 7, 5}, {0, 0, 0}, false, {HaloTransport::Auto, gpu_by_parity});
   check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Auto, gpu_by_parity});
+}
+
+TEST(HaloExchangeSharedMemory, PeerGpusPushEveryFace) {
+  check_shared_exchange({9, 7, 5}, {0, 0, 0}, false, {HaloTransport::Auto, peer_gpus_by_parity});
+  check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Ipc, peer_gpus_by_parity});
+  check_shared_exchange({6, 5, 4}, {0, 0, 0}, true,
+                        {HaloTransport::Auto, peer_gpus_by_parity, -1, HaloSync::Barrier});
+}
+
+TEST(HaloExchangeSharedMemory, OtherNodesGoThroughMpi) {
+  check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Auto, node_by_parity});
 }
 
 TEST(HaloExchangeSharedMemory, MpiModeSharesNothing) {

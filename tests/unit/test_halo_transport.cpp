@@ -24,31 +24,73 @@ TEST(HaloTransport, ParsesTheThreeModes) {
   EXPECT_EQ(parse_halo_transport("ipc"), HaloTransport::Ipc);
   EXPECT_THROW(parse_halo_transport("nvlink"), InputError);
   EXPECT_STREQ(to_string(HaloTransport::Ipc), "ipc");
+  EXPECT_EQ(parse_halo_transport("same-gpu"), HaloTransport::SameGpu);
+  EXPECT_STREQ(to_string(HaloTransport::SameGpu), "same-gpu");
 }
 
-TEST(HaloTransport, OnlyNeighboursOnTheSameGpu) {
-  // Rank 1 with x neighbours 0 and 2, y neighbour 3 (other GPU), walls in z.
+// Locations on one node: GPUs a and b reach each other, c reaches nobody.
+const DeviceLocation kOnA{"node", "GPU-a", {"GPU-b"}};
+const DeviceLocation kOnB{"node", "GPU-b", {"GPU-a"}};
+const DeviceLocation kOnC{"node", "GPU-c", {}};
+const DeviceLocation kOnHost{"node", "", {}};
+
+TEST(HaloTransport, LinksNeedOneNodeAndPeersBothWays) {
+  EXPECT_EQ(device_link(kOnA, kOnA), DeviceLink::SameGpu);
+  EXPECT_EQ(device_link(kOnA, kOnB), DeviceLink::PeerGpu);
+  EXPECT_EQ(device_link(kOnA, kOnC), DeviceLink::None);
+  // One-sided peer lists are no link: the other process could not map back.
+  EXPECT_EQ(device_link({"node", "GPU-a", {"GPU-c"}}, kOnC), DeviceLink::None);
+  EXPECT_EQ(device_link(kOnA, {"other-node", "GPU-a", {"GPU-b"}}), DeviceLink::None);
+  EXPECT_EQ(device_link(kOnA, kOnHost), DeviceLink::None);
+  EXPECT_EQ(device_link(kOnHost, kOnHost), DeviceLink::None);
+  EXPECT_STREQ(to_string(DeviceLink::PeerGpu), "peer GPU");
+}
+
+TEST(HaloTransport, DirectFacesFollowTheLinks) {
+  // Rank 1 with x neighbours 0 and 2, y neighbour 3, walls in z.
   const std::array<int, kFaces> neighbors = {0, 2, 3, 3, kWall, kWall};
-  const std::vector<std::string> gpus = {"GPU-a", "GPU-a", "GPU-a", "GPU-b"};
-  EXPECT_EQ(same_gpu_faces(neighbors, 1, gpus), 0x3u);
-  const std::vector<std::string> split = {"GPU-b", "GPU-a", "GPU-a", "GPU-a"};
-  EXPECT_EQ(same_gpu_faces(neighbors, 1, split), 0x2u | 0x4u | 0x8u);
+  const std::vector<DeviceLocation> where = {kOnA, kOnA, kOnA, kOnC};
+  EXPECT_EQ(direct_faces(neighbors, 1, where), 0x3u);
+  const std::vector<DeviceLocation> peers = {kOnB, kOnA, kOnA, kOnB};
+  EXPECT_EQ(direct_faces(neighbors, 1, peers), 0xfu);
+  EXPECT_EQ(direct_faces(neighbors, 1, peers, DeviceLink::PeerGpu), 0x1u | 0x4u | 0x8u);
+  EXPECT_EQ(direct_faces(neighbors, 1, peers, DeviceLink::SameGpu), 0x2u);
+}
+
+TEST(HaloTransport, SameGpuModeDropsThePeerLinks) {
+  const std::array<int, kFaces> neighbors = {0, 2, kWall, kWall, kWall, kWall};
+  std::vector<DeviceLocation> where = {kOnB, kOnA, kOnA};
+  for (DeviceLocation& w : where) w = as_transport_allows(w, HaloTransport::SameGpu);
+  EXPECT_EQ(direct_faces(neighbors, 1, where), 0x2u);
+  EXPECT_EQ(as_transport_allows(kOnA, HaloTransport::Auto).peers, kOnA.peers);
 }
 
 TEST(HaloTransport, PeriodicWrapOntoItselfIsDirect) {
   const std::array<int, kFaces> neighbors = {0, 0, kWall, kWall, 0, 0};
-  EXPECT_EQ(same_gpu_faces(neighbors, 0, {"GPU-a"}), 0x33u);
+  EXPECT_EQ(direct_faces(neighbors, 0, {kOnA}), 0x33u);
 }
 
 TEST(HaloTransport, HostRanksNeverShare) {
   const std::array<int, kFaces> neighbors = {1, 1, kWall, kWall, kWall, kWall};
-  EXPECT_EQ(same_gpu_faces(neighbors, 0, {"", ""}), 0u);
-  EXPECT_EQ(same_gpu_faces(neighbors, 0, {"GPU-a", ""}), 0u);
+  EXPECT_EQ(direct_faces(neighbors, 0, {kOnHost, kOnHost}), 0u);
+  EXPECT_EQ(direct_faces(neighbors, 0, {kOnA, kOnHost}), 0u);
 }
 
 TEST(HaloTransport, RankOutsideTheListIsAnError) {
   const std::array<int, kFaces> neighbors = {5, kWall, kWall, kWall, kWall, kWall};
-  EXPECT_THROW(same_gpu_faces(neighbors, 0, {"GPU-a"}), Error);
+  EXPECT_THROW(direct_faces(neighbors, 0, {kOnA}), Error);
+}
+
+TEST(HaloTransport, GroupsAreTheGpusThatReachEachOther) {
+  // a-b linked, c alone, host ranks in no group, another node apart.
+  const DeviceLocation far{"node-2", "GPU-a", {"GPU-b"}};
+  EXPECT_EQ(linked_groups({kOnC, kOnA, kOnHost, kOnB, kOnC, far, kOnA}),
+            (std::vector<int>{0, 1, -1, 1, 0, 5, 1}));
+  // A chain a-b, b-d links a and d through b.
+  const DeviceLocation b{"node", "GPU-b", {"GPU-a", "GPU-d"}};
+  const DeviceLocation d{"node", "GPU-d", {"GPU-b"}};
+  EXPECT_EQ(linked_groups({d, kOnA, b}), (std::vector<int>{0, 0, 0}));
+  EXPECT_EQ(linked_groups({d, kOnA}), (std::vector<int>{0, 1}));
 }
 
 // Two blocks side by side along `dim`, of different thickness there, filled

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device.hpp"
 #include "core/error.hpp"
 #include "mps/cap_policy.hpp"
 #include "mps/fault_report.hpp"
@@ -20,6 +21,7 @@
 #include "mps/launcher.hpp"
 #include "mps/mps_config.hpp"
 #include "mps/node_session.hpp"
+#include "mps/session_dir.hpp"
 
 namespace mpsfw::mps {
 namespace {
@@ -28,36 +30,41 @@ namespace fs = std::filesystem;
 
 // --- GPU of a rank, ranks of a GPU ----------------------------------------
 
-TEST(MpsPolicy, GpuOfRankIsRoundRobin) {
-  EXPECT_EQ(gpu_of_rank(0, 1), 0);
-  EXPECT_EQ(gpu_of_rank(7, 1), 0);
-  EXPECT_EQ(gpu_of_rank(0, 2), 0);
-  EXPECT_EQ(gpu_of_rank(1, 2), 1);
-  EXPECT_EQ(gpu_of_rank(2, 2), 0);
-  EXPECT_EQ(gpu_of_rank(5, 4), 1);
-  EXPECT_EQ(gpu_of_rank(11, 8), 3);
-  EXPECT_EQ(gpu_of_rank(3, 0), 0);  // no GPU: never an out-of-range index
+TEST(MpsPolicy, GpuOfRankKeepsConsecutiveRanksTogether) {
+  EXPECT_EQ(gpu_of_local_rank(0, 8, 1), 0);
+  EXPECT_EQ(gpu_of_local_rank(7, 8, 1), 0);
+  // 16 ranks on 2 GPUs: 0-7 on GPU 0, 8-15 on GPU 1 (rank-grid neighbours meet on a GPU).
+  EXPECT_EQ(gpu_of_local_rank(7, 16, 2), 0);
+  EXPECT_EQ(gpu_of_local_rank(8, 16, 2), 1);
+  // 5 ranks on 2 GPUs: the first GPU takes the extra rank.
+  EXPECT_EQ(gpu_of_local_rank(2, 5, 2), 0);
+  EXPECT_EQ(gpu_of_local_rank(3, 5, 2), 1);
+  // Fewer ranks than GPUs: one each.
+  EXPECT_EQ(gpu_of_local_rank(2, 3, 8), 2);
+  EXPECT_EQ(gpu_of_local_rank(3, 4, 0), 0);  // no GPU: never an out-of-range index
 }
 
-TEST(MpsPolicy, RanksOnGpuCountsTheRoundRobin) {
-  // Brute force: count local ranks r with r % gpus == g.
+TEST(MpsPolicy, RanksOnGpuCountsTheBlocks) {
+  // Brute force: count local ranks that gpu_of_local_rank puts on g; blocks are contiguous.
   for (int gpus = 1; gpus <= 8; ++gpus) {
     for (int size = 1; size <= 20; ++size) {
       int total = 0;
+      for (int r = 1; r < size; ++r)
+        EXPECT_LE(gpu_of_local_rank(r - 1, size, gpus), gpu_of_local_rank(r, size, gpus));
       for (int g = 0; g < gpus; ++g) {
         int want = 0;
-        for (int r = 0; r < size; ++r) want += gpu_of_rank(r, gpus) == g ? 1 : 0;
-        EXPECT_EQ(ranks_on_gpu(g, size, gpus), want)
+        for (int r = 0; r < size; ++r) want += gpu_of_local_rank(r, size, gpus) == g ? 1 : 0;
+        EXPECT_EQ(local_ranks_on_gpu(g, size, gpus), want)
             << "gpu " << g << " size " << size << " gpus " << gpus;
-        total += ranks_on_gpu(g, size, gpus);
+        total += local_ranks_on_gpu(g, size, gpus);
       }
       EXPECT_EQ(total, size);
       // GPU 0 is the busiest: the session's preflight relies on it.
       for (int g = 1; g < gpus; ++g)
-        EXPECT_GE(ranks_on_gpu(0, size, gpus), ranks_on_gpu(g, size, gpus));
+        EXPECT_GE(local_ranks_on_gpu(0, size, gpus), local_ranks_on_gpu(g, size, gpus));
     }
   }
-  EXPECT_EQ(ranks_on_gpu(0, 5, 0), 5);
+  EXPECT_EQ(local_ranks_on_gpu(0, 5, 0), 5);
 }
 
 // --- Active thread percentage -----------------------------------------------
@@ -211,12 +218,12 @@ TEST(MpsPolicy, MaxClientsPerGpuByCudaVersion) {
 // refused before CUDA 13.1, 48 are not; 96 ranks on 2 GPUs fit, 97 do not.
 TEST(MpsPolicy, PreflightClientArithmetic) {
   const int limit = max_clients_per_gpu(13000);
-  EXPECT_LE(ranks_on_gpu(0, 48, 1), limit);
-  EXPECT_GT(ranks_on_gpu(0, 49, 1), limit);
-  EXPECT_LE(ranks_on_gpu(0, 96, 2), limit);
-  EXPECT_GT(ranks_on_gpu(0, 97, 2), limit);
-  EXPECT_LE(ranks_on_gpu(0, 480, 8), max_clients_per_gpu(13010));
-  EXPECT_GT(ranks_on_gpu(0, 481, 8), max_clients_per_gpu(13010));
+  EXPECT_LE(local_ranks_on_gpu(0, 48, 1), limit);
+  EXPECT_GT(local_ranks_on_gpu(0, 49, 1), limit);
+  EXPECT_LE(local_ranks_on_gpu(0, 96, 2), limit);
+  EXPECT_GT(local_ranks_on_gpu(0, 97, 2), limit);
+  EXPECT_LE(local_ranks_on_gpu(0, 480, 8), max_clients_per_gpu(13010));
+  EXPECT_GT(local_ranks_on_gpu(0, 481, 8), max_clients_per_gpu(13010));
 }
 
 // --- Slurm task lists -----------------------------------------------------
@@ -431,6 +438,30 @@ class FakeProc : public ::testing::Test {
   }
   fs::path root_;
 };
+
+// The ready file carries each GPU's peers (the probe's answer) to every rank,
+// so ranks that see only their own GPU know which others they reach.
+TEST_F(FakeProc, ReadyFileKeepsEachGpusPeers) {
+  SessionGpu a, b;
+  a.index = 0;
+  a.uuid = "GPU-aaaa";
+  a.pipe_dir = (root_ / "gpu0" / "pipe").string();
+  a.log_dir = (root_ / "gpu0" / "log").string();
+  a.peers = {"GPU-bbbb", "GPU-cccc"};
+  b = a;
+  b.index = 1;
+  b.uuid = "GPU-bbbb";
+  b.peers = {};
+  write_ready(root_.string(), {42, {a, b}});
+  SessionRecord back;
+  ASSERT_TRUE(read_ready(root_.string(), &back));
+  EXPECT_EQ(back.leader, 42);
+  ASSERT_EQ(back.gpus.size(), 2u);
+  EXPECT_EQ(back.gpus[0].peers, (Names{"GPU-bbbb", "GPU-cccc"}));
+  EXPECT_EQ(back.gpus[0].log_dir, a.log_dir);
+  EXPECT_EQ(back.gpus[1].peers, Names{});
+  EXPECT_EQ(back.gpus[1].uuid, "GPU-bbbb");
+}
 
 TEST_F(FakeProc, GpusInPciOrder) {
   // UUIDs deliberately not in PCI order: the PCI order is CUDA's order.

@@ -1,10 +1,11 @@
 #pragma once
-// The same-GPU half of the halo exchange. Each rank maps its same-GPU
-// neighbours' two field buffers into its own address space once (CUDA IPC,
-// or the injected PeerMemory in tests); the step's update then writes the new
-// boundary planes into the neighbours' halos as well (HaloPushes): no copy
-// kernel, no host copy, no MPI message. The ranks of a GPU order their steps
-// as halo_plan.hpp describes: GPU-side waits under MPS, else a host barrier.
+// The device-to-device half of the halo exchange. Each rank maps the two field
+// buffers of its neighbours on the same GPU, or on a peer GPU of its node
+// (halo_transport.hpp's device_link), into its own address space once (CUDA
+// IPC, or the injected PeerMemory in tests); the step's update then writes the
+// new boundary planes into the neighbours' halos as well (HaloPushes): no copy
+// kernel, no host copy, no MPI message. The linked ranks order their steps as
+// halo_plan.hpp describes: GPU-side waits under MPS, else a host barrier.
 #include <mpi.h>
 
 #include <array>
@@ -31,22 +32,24 @@ namespace mpsfw {
 // (step_handshake()).
 enum class Handshake { Enqueue, RunByCaller };
 
-class SameGpuPeers {
+class DirectPeers {
  public:
   // `neighbors[f]`: the rank across face f in `comm`, MPI_PROC_NULL at walls.
   // `memory` shares and maps the field buffers (CUDA IPC but in tests).
-  SameGpuPeers(MPI_Comm comm, const std::array<int, kFaces>& neighbors, FieldLayout layout,
-               Backend space, PeerMemory& memory);
-  ~SameGpuPeers();
-  SameGpuPeers(const SameGpuPeers&) = delete;
-  SameGpuPeers& operator=(const SameGpuPeers&) = delete;
+  DirectPeers(MPI_Comm comm, const std::array<int, kFaces>& neighbors, FieldLayout layout,
+              Backend space, PeerMemory& memory);
+  ~DirectPeers();
+  DirectPeers(const DirectPeers&) = delete;
+  DirectPeers& operator=(const DirectPeers&) = delete;
 
-  // Collective over `comm`; see HaloExchange::connect_same_gpu_peers.
-  void connect(HaloTransport mode, HaloSync sync, const std::string& gpu,
+  // Collective over `comm`; see HaloExchange::connect_direct_peers.
+  void connect(HaloTransport mode, HaloSync sync, const DeviceLocation& where,
                const std::array<double*, 2>& fields);
 
-  // Faces pushed directly (the others go through MPI or are walls).
+  // Faces pushed directly (the others go through MPI or are walls), and
+  // those of them whose neighbour is on another GPU.
   FaceMask faces() const { return faces_; }
+  FaceMask peer_gpu_faces() const { return peer_gpu_faces_; }
   // Whether this rank takes part in the per-step ordering (any direct face
   // on its GPU).
   bool active() const { return ordering_ != HaloOrdering::None; }
@@ -69,7 +72,8 @@ class SameGpuPeers {
 
  private:
   // Maps the neighbours' buffers and plans the pushes; "" or why not.
-  std::string map_neighbors(FaceMask faces, HaloSync sync, const std::array<double*, 2>& fields);
+  std::string map_neighbors(FaceMask faces, FaceMask other_gpu, HaloSync sync,
+                            const std::array<double*, 2>& fields);
   void unmap_neighbors() noexcept;
   int buffer_index(const double* field) const;
 
@@ -79,13 +83,14 @@ class SameGpuPeers {
   Backend space_;
   PeerMemory& memory_;
   FaceMask faces_ = 0;
+  FaceMask peer_gpu_faces_ = 0;
   HaloOrdering ordering_ = HaloOrdering::None;
   std::array<const double*, 2> fields_{};
   PeerBoxList first_fill_;            // the first buffer's direct halos, read once at connect
   std::array<HaloPushes, 2> pushes_;  // out of each of the two buffers
   HaloPushes no_pushes_;
   std::vector<void*> mapped_;               // neighbours' buffers mapped here
-  MPI_Comm gpu_comm_ = MPI_COMM_NULL;       // the ranks on this rank's GPU
+  MPI_Comm gpu_comm_ = MPI_COMM_NULL;       // the ranks linked to this rank's GPU
   std::unique_ptr<StreamSignals> signals_;  // null: host barrier mode
   std::uint64_t steps_ = 0;                 // steps finished
   std::string fallback_;

@@ -1,4 +1,4 @@
-#include "same_gpu_peers.hpp"
+#include "direct_peers.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -12,11 +12,11 @@
 
 namespace mpsfw {
 
-SameGpuPeers::SameGpuPeers(MPI_Comm comm, const std::array<int, kFaces>& neighbors,
-                           FieldLayout layout, Backend space, PeerMemory& memory)
+DirectPeers::DirectPeers(MPI_Comm comm, const std::array<int, kFaces>& neighbors,
+                         FieldLayout layout, Backend space, PeerMemory& memory)
     : comm_(comm), neighbors_(neighbors), layout_(layout), space_(space), memory_(memory) {}
 
-SameGpuPeers::~SameGpuPeers() {
+DirectPeers::~DirectPeers() {
   unmap_neighbors();
   if (gpu_comm_ != MPI_COMM_NULL) MPI_Comm_free(&gpu_comm_);
 }
@@ -34,20 +34,21 @@ struct PeerRecord {
 
 }  // namespace
 
-void SameGpuPeers::connect(HaloTransport mode, HaloSync sync, const std::string& gpu,
-                           const std::array<double*, 2>& fields) {
+void DirectPeers::connect(HaloTransport mode, HaloSync sync, const DeviceLocation& where,
+                          const std::array<double*, 2>& fields) {
   agree_on_error(comm_,
-                 mode == HaloTransport::Ipc && gpu.empty()
+                 mode == HaloTransport::Ipc && where.gpu.empty()
                      ? "run.halo = ipc needs the CUDA backend (this rank computes on the host)"
                      : "");
   if (mode == HaloTransport::Mpi) return;
   int me = 0;
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm_, &me));
-  const std::vector<std::string> gpus = gpu_identities(comm_, gpu);
-  const FaceMask faces = same_gpu_faces(neighbors_, me, gpus);
-  gpu_comm_ = gpu_communicator(comm_, gpus);
+  const std::vector<DeviceLocation> all = device_locations(comm_, as_transport_allows(where, mode));
+  const FaceMask faces = direct_faces(neighbors_, me, all);
+  const FaceMask other_gpu = direct_faces(neighbors_, me, all, DeviceLink::PeerGpu);
+  gpu_comm_ = linked_communicator(comm_, all);
 
-  const std::string failed = first_error(comm_, map_neighbors(faces, sync, fields));
+  const std::string failed = first_error(comm_, map_neighbors(faces, other_gpu, sync, fields));
   if (!failed.empty()) {
     unmap_neighbors();
     ordering_ = HaloOrdering::None;
@@ -58,6 +59,7 @@ void SameGpuPeers::connect(HaloTransport mode, HaloSync sync, const std::string&
     return;
   }
   faces_ = faces;
+  peer_gpu_faces_ = other_gpu;
   fields_ = {fields[0], fields[1]};
   if (faces_ != 0) {
     // Nobody pushed into the first buffer's halo: fill it once. The
@@ -68,8 +70,8 @@ void SameGpuPeers::connect(HaloTransport mode, HaloSync sync, const std::string&
   }
 }
 
-std::string SameGpuPeers::map_neighbors(FaceMask faces, HaloSync sync,
-                                        const std::array<double*, 2>& fields) {
+std::string DirectPeers::map_neighbors(FaceMask faces, FaceMask other_gpu, HaloSync sync,
+                                       const std::array<double*, 2>& fields) {
   if (gpu_comm_ == MPI_COMM_NULL) return "";
   // Every rank on the GPU joins the per-step rendezvous if any of them
   // pushes; if none does, nothing is shared.
@@ -117,7 +119,7 @@ std::string SameGpuPeers::map_neighbors(FaceMask faces, HaloSync sync,
         const auto rec = std::find_if(records.begin(), records.end(),
                                       [n](const PeerRecord& r) { return r.rank == n; });
         if (rec == records.end())
-          throw Error("neighbour rank " + std::to_string(n) + " is not on this GPU");
+          throw Error("neighbour rank " + std::to_string(n) + " is not linked to this GPU");
         peer = FieldLayout({rec->cells[0], rec->cells[1], rec->cells[2]});
         const auto known = std::find_if(mapped_by_rank.begin(), mapped_by_rank.end(),
                                         [n](const auto& m) { return m.first == n; });
@@ -138,6 +140,7 @@ std::string SameGpuPeers::map_neighbors(FaceMask faces, HaloSync sync,
         HaloPushes& push = pushes_[static_cast<size_t>(b)];
         push.face[f] = push_target(layout_, f, peer, buffer);
         push.faces |= 1u << f;
+        push.other_gpu = push.other_gpu || ((other_gpu >> f) & 1u);
       }
     }
   } catch (const std::exception& e) {
@@ -146,31 +149,31 @@ std::string SameGpuPeers::map_neighbors(FaceMask faces, HaloSync sync,
   return "";
 }
 
-void SameGpuPeers::unmap_neighbors() noexcept {
+void DirectPeers::unmap_neighbors() noexcept {
   for (void* p : mapped_) memory_.unmap(p);
   mapped_.clear();
   signals_.reset();
 }
 
-int SameGpuPeers::buffer_index(const double* field) const {
+int DirectPeers::buffer_index(const double* field) const {
   if (field == fields_[0]) return 0;
   if (field == fields_[1]) return 1;
   throw Error(
       "same-GPU halos: the field is neither of the two buffers given to "
-      "connect_same_gpu_peers");
+      "connect_direct_peers");
 }
 
-const HaloPushes& SameGpuPeers::pushes(const double* next) const {
+const HaloPushes& DirectPeers::pushes(const double* next) const {
   if (faces_ == 0) return no_pushes_;
   return pushes_[static_cast<size_t>(buffer_index(next))];
 }
 
-StepHandshake SameGpuPeers::step_handshake() const {
+StepHandshake DirectPeers::step_handshake() const {
   if (!signals_) return {};
   return signals_->handshake(steps_ + 1);
 }
 
-void SameGpuPeers::finish_step(Handshake handshake) {
+void DirectPeers::finish_step(Handshake handshake) {
   if (!active()) return;
   ++steps_;
   if (signals_) {
@@ -181,7 +184,7 @@ void SameGpuPeers::finish_step(Handshake handshake) {
   MPSFW_MPI_CHECK(MPI_Barrier(gpu_comm_));
 }
 
-void SameGpuPeers::quiesce() {
+void DirectPeers::quiesce() {
   if (!active()) return;
   memory::synchronize(space_);
   MPSFW_MPI_CHECK(MPI_Barrier(gpu_comm_));

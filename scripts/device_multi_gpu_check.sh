@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Several GPUs of one node, on a GPU machine with 2+ GPUs, in parts that each
+# fit one device command (10 minutes); each builds what it needs (a no-op when
+# the machine is still warm from the last part):
+#   check   the GPUs and their links; the halo tests at 2-8 ranks over the GPUs
+#           (device to device between GPUs vs MPI, bit for bit); heat at 16
+#           ranks over the GPUs == 1 rank bit for bit (auto, same-gpu, mpi;
+#           MPS on and off); one daemon per GPU and nothing left after a run,
+#           a killed rank and a GPU fault on one GPU
+#   weak    heat SIZE³ per GPU, 8 (and 1) ranks per GPU with MPS: G GPUs
+#           against G x one GPU, halos between GPUs device to device
+#           (run.halo=auto) vs MPI (same-gpu: MPI between GPUs only; mpi:
+#           everywhere); medians of REPEATS
+#   strong  scripts/sweep.py --gpus 1 and --gpus G (MPS, 1/8/16 ranks per GPU,
+#           strong): heat 256³ and 512³, md in.lj at ~1M atoms
+# Logs and sweep folders go to $OUT/multi-gpu-<parts>.tgz.
+#   scripts/device_multi_gpu_check.sh PART...     e.g. check weak
+# Environment: SIZE (weak: 256), REPEATS (3), STEPS (weak: 2000), GPUS (default:
+# all of nvidia-smi -L), WORKLOADS (strong: "heat256 heat512 md1M").
+set -uo pipefail
+source "$(dirname "$0")/env.sh"
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || { echo "parts: check, weak, strong" >&2; exit 64; }
+size=${SIZE:-256}
+final="${OUT:-$MPSFW_ROOT/device-logs}"
+tag="multi-gpu-$(IFS=-; echo "${parts[*]}")"
+out="$final/$tag"
+mkdir -p "$out"
+trap 'tar czf "$out.tgz" -C "$final" --exclude="*.h5" "$tag" && rm -rf "$out"' EXIT
+build="$MPSFW_ROOT/build/device-multi"
+export TMPDIR=/tmp/mpsfw-multi-gpu OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1
+[ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mkdir -p "$TMPDIR"
+gpus=${GPUS:-$(nvidia-smi -L | grep -c '^GPU ')}
+repeats=${REPEATS:-3}
+nvidia-smi -L > "$out/gpus.txt"
+nvidia-smi topo -m > "$out/topo.txt" 2>&1
+echo "GPUs: $gpus ($(head -1 "$out/gpus.txt" | cut -d'(' -f1)); links: $(sed -n 2p "$out/topo.txt" | awk '{print $3}')"
+
+cmake -S "$MPSFW_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DMPSFW_ENABLE_CUDA=ON -DMPSFW_ENABLE_KOKKOS=OFF \
+  > "$out/configure.log" 2>&1 || { tail -40 "$out/configure.log"; exit 1; }
+cmake --build "$build" -j 16 --target solver mkinput mpsctl test_halo_exchange \
+  test_field_halos_cuda test_heat_transports mps_fault_probe > "$out/build.log" 2>&1 ||
+  { tail -60 "$out/build.log"; exit 1; }
+echo "build: ok"
+solver="$build/apps/solver" mkinput="$build/apps/mkinput"
+input="$MPSFW_ROOT/inputs/heat_default.h5"
+cd "$TMPDIR" || exit 1
+u0() { "$mkinput" --describe "$1" | grep '/heat/u0'; }
+left() { echo "daemons $(pgrep -fc nvidia-cuda-mps-control || true), servers $(pgrep -fc nvidia-cuda-mps-server || true), session folders $(find "$TMPDIR" /tmp -maxdepth 1 -name 'mpsfw-mps-*' 2>/dev/null | wc -l)"; }
+# A report's figure: json KEY of FILE.
+field() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(r$2)" "$1"; }
+
+check() {
+  echo "== halo tests over $gpus GPUs, no MPS (GPU order by a host barrier)"
+  for np in 2 4 8; do
+    for t in test_halo_exchange test_field_halos_cuda test_heat_transports; do
+      timeout 120 mpirun -np "$np" "$build/tests/$t" > "$out/${t}_np$np.log" 2>&1
+      echo "  $t np=$np: exit $? ($(grep -c '\[       OK' "$out/${t}_np$np.log") ok," \
+        "$(grep -c 'SKIPPED \]' "$out/${t}_np$np.log") skip lines)"
+      grep -E "ipc vs mpi|FAILED  |Failure" "$out/${t}_np$np.log" | head -3
+    done
+  done
+
+  echo "== heat 192³, 300 steps: 1 rank on one GPU vs 16 ranks over $gpus GPUs"
+  local grid=(--set heat.nx=192 --set heat.ny=192 --set heat.nz=192 --set run.steps=300 --backend cuda)
+  CUDA_VISIBLE_DEVICES=0 mpirun -np 1 "$solver" "$input" "${grid[@]}" --mps off \
+    --set run.checkpoint_file=one.h5 > "$out/one.log" 2>&1
+  echo "  1 rank: exit $?"
+  for how in "auto on" "same-gpu on" "mpi on" "auto off"; do
+    set -- $how
+    mpirun -np 16 "$solver" "$input" "${grid[@]}" --halo "$1" --mps "$2" \
+      --set run.checkpoint_file="n16-$1-$2.h5" --report "n16-$1-$2.json" > "$out/n16-$1-$2.log" 2>&1
+    echo "  16 ranks, --halo $1 --mps $2: exit $?; /heat/u0 $([ "$(u0 one.h5)" = "$(u0 "n16-$1-$2.h5")" ] &&
+      echo identical || echo DIFFERS) to 1 rank"
+    echo "    halos: $(field "n16-$1-$2.json" "['halo_path']")"
+    echo "    MPS: $(field "n16-$1-$2.json" "['mps']"); daemons $(field "n16-$1-$2.json" "['mps_details']['daemon_pids']")"
+    echo "    left after the run: $(left)"
+  done
+  grep -E "cuda:|GPU" "$out/n16-auto-on.log" | head -3
+
+  echo "== a rank on the second GPU killed (SIGKILL) under MPS, 16 ranks"
+  mpirun -np 16 "$solver" "$input" --backend cuda --mps on --set heat.nx=256 --set heat.ny=256 \
+    --set heat.nz=256 --set run.steps=100000000 > "$out/kill.log" 2>&1 &
+  local job=$!
+  sleep 10
+  echo "  while running: $(left)"
+  ps -eo pid,args | grep "[a]pps/solver" | awk 'NR==13 {print $1}' | xargs -r kill -9
+  timeout 60 tail --pid="$job" -f /dev/null
+  wait "$job"
+  echo "  job exit $?"
+  sleep 3
+  echo "  left after the kill: $(left)"
+
+  echo "== a GPU fault on rank 1 (GPU 0) of 4 ranks over $gpus GPUs, MPS on"
+  timeout 120 mpirun -np 4 "$build/tests/mps/mps_fault_probe" --fault-rank 1 --after 2 --seconds 30 \
+    --keep-log "$out/fault_server.log" > "$out/fault.log" 2>&1
+  echo "  exit $?"
+  grep -E "^mpsfw: error|^probe:" "$out/fault.log" | cut -c1-700
+  sleep 3
+  echo "  left after the fault: $(left)"
+}
+
+# One heat run's cell-updates/s: RANKS GRID(x y z) HALO [extra args]
+rate() {
+  local ranks=$1 nx=$2 ny=$3 nz=$4 halo=$5 name=$6
+  shift 6
+  mpirun -np "$ranks" "$solver" "$input" --backend cuda --mps on --halo "$halo" \
+    --set heat.nx="$nx" --set heat.ny="$ny" --set heat.nz="$nz" --set run.steps="${STEPS:-2000}" \
+    --set run.diag_every=0 "$@" --report "$out/$name.json" > "$out/$name.log" 2>&1 ||
+    { echo "  $name FAILED: $(tail -2 "$out/$name.log")" >&2; echo nan; return; }
+  field "$out/$name.json" "['updates_per_second']"
+}
+
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+weak() {
+  echo "== weak over GPUs: heat ${size}³ per GPU, MPS, ${STEPS:-2000} steps, median of $repeats"
+  local rpg one all grid py
+  for rpg in 1 8; do
+    one=() all_auto=() all_same=() all_mpi=()
+    for r in $(seq "$repeats"); do
+      one+=("$(CUDA_VISIBLE_DEVICES=0 rate "$rpg" "$size" "$size" "$size" auto "g1-rpg$rpg-r$r")")
+    done
+    # The G-GPU run stacks G copies of the one-GPU problem along y, each rank's block as before.
+    grid=$(field "$out/g1-rpg$rpg-r1.json" "['rank_grid']" | tr -d '[],')
+    set -- $grid
+    py=$(($2 * gpus))
+    for r in $(seq "$repeats"); do
+      for halo in auto same-gpu mpi; do
+        v=$(rate $((rpg * gpus)) "$size" $((size * gpus)) "$size" "$halo" "g$gpus-rpg$rpg-$halo-r$r" \
+          --set run.px="$1" --set run.py="$py" --set run.pz="$3")
+        case $halo in auto) all_auto+=("$v") ;; same-gpu) all_same+=("$v") ;; mpi) all_mpi+=("$v") ;; esac
+      done
+    done
+    python3 - "$rpg" "$gpus" "$(median "${one[@]}")" "$(median "${all_auto[@]}")" \
+      "$(median "${all_same[@]}")" "$(median "${all_mpi[@]}")" "${one[*]}" "${all_auto[*]}" \
+      "${all_same[*]}" "${all_mpi[*]}" <<'PY'
+import sys
+rpg, g = int(sys.argv[1]), int(sys.argv[2])
+one, auto, same, mpi = (float(v) for v in sys.argv[3:7])
+print("  %d rank(s) per GPU: 1 GPU %.3e cell-updates/s; %d GPUs: peer %.3e (%.3f of %d x 1 GPU),"
+      " MPI between GPUs %.3e (%.3f), MPI everywhere %.3e (%.3f)"
+      % (rpg, one, g, auto, auto / (g * one), g, same, same / (g * one), mpi, mpi / (g * one)))
+print("    repeats: 1 GPU [%s]; peer [%s]; same-gpu [%s]; mpi [%s]" % tuple(sys.argv[7:11]))
+PY
+    grep -h "halo" "$out/g$gpus-rpg$rpg-auto-r1.log" | head -2 | sed 's/^/    /'
+  done
+}
+
+# One strong-scaling sweep on 1 GPU and on all: NAME INPUT --set...
+sweep_pair() {
+  local name=$1 in=$2 g
+  shift 2
+  for g in 1 "$gpus"; do
+    timeout 200 python3 "$MPSFW_ROOT/scripts/sweep.py" "$in" --solver "$solver" --scaling strong \
+      --modes mps --ranks-per-gpu 1,8,16 --repeats "$repeats" --gpus "$g" \
+      --out "$out/$name-g$g" "$@" > "$out/$name-g$g.log" 2>&1
+    echo "== $name on $g GPU(s): exit $?"
+    sed -n '/^|/p' "$out/$name-g$g/summary.md" 2>/dev/null | head -8
+  done
+}
+
+strong() {
+  local w
+  for w in ${WORKLOADS:-heat256 heat512 md1M}; do
+    case $w in
+      heat256) sweep_pair heat256 "$input" --set heat.nx=256 --set heat.ny=256 --set heat.nz=256 \
+        --set run.steps=1000 --set run.diag_every=0 ;;
+      heat512) sweep_pair heat512 "$input" --set heat.nx=512 --set heat.ny=512 --set heat.nz=512 \
+        --set run.steps=200 --set run.diag_every=0 ;;
+      md1M) sweep_pair md1M "$MPSFW_ROOT/inputs/md_lj.h5" --set md.cells_x=64 --set md.cells_y=64 \
+        --set md.cells_z=64 --set run.steps=300 --set run.thermo_every=0 ;;
+    esac
+  done
+}
+
+for part in "${parts[@]}"; do "$part"; done
