@@ -1,5 +1,7 @@
 #include "timers.hpp"
 
+#include <algorithm>
+
 #include "mpi_check.hpp"
 
 namespace mpsfw {
@@ -22,17 +24,54 @@ double PhaseTimers::seconds(const std::string& phase) const {
   return 0.0;
 }
 
+namespace {
+
+// Collective: every rank's phase names, merged in the order they first
+// appear (rank 0's first, then each later rank's new ones).
+std::vector<std::string> all_phases(MPI_Comm comm, const std::vector<std::string>& mine) {
+  std::string text;
+  for (const std::string& name : mine) text += name + '\n';
+  int ranks = 1;
+  MPSFW_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  int length = static_cast<int>(text.size());
+  std::vector<int> lengths(static_cast<size_t>(ranks)), starts(static_cast<size_t>(ranks));
+  MPSFW_MPI_CHECK(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm));
+  int total = 0;
+  for (int r = 0; r < ranks; ++r) {
+    starts[static_cast<size_t>(r)] = total;
+    total += lengths[static_cast<size_t>(r)];
+  }
+  std::string joined(static_cast<size_t>(total), '\0');
+  MPSFW_MPI_CHECK(MPI_Allgatherv(text.data(), length, MPI_CHAR, joined.data(), lengths.data(),
+                                 starts.data(), MPI_CHAR, comm));
+  std::vector<std::string> names;
+  size_t from = 0;
+  for (size_t end = joined.find('\n'); end != std::string::npos; end = joined.find('\n', from)) {
+    std::string name = joined.substr(from, end - from);
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    from = end + 1;
+  }
+  return names;
+}
+
+}  // namespace
+
 std::vector<PhaseStats> PhaseTimers::reduce(MPI_Comm comm) const {
-  const int n = static_cast<int>(seconds_.size());
-  std::vector<double> mins(seconds_.size()), maxs(seconds_.size()), sums(seconds_.size());
-  MPSFW_MPI_CHECK(MPI_Allreduce(seconds_.data(), mins.data(), n, MPI_DOUBLE, MPI_MIN, comm));
-  MPSFW_MPI_CHECK(MPI_Allreduce(seconds_.data(), maxs.data(), n, MPI_DOUBLE, MPI_MAX, comm));
-  MPSFW_MPI_CHECK(MPI_Allreduce(seconds_.data(), sums.data(), n, MPI_DOUBLE, MPI_SUM, comm));
+  // Ranks may time different phases (one with MPI faces, its neighbour with
+  // none): a phase a rank never timed counts as 0 s there.
+  const std::vector<std::string> names = all_phases(comm, names_);
+  const int n = static_cast<int>(names.size());
+  std::vector<double> mine(names.size()), mins(names.size()), maxs(names.size()),
+      sums(names.size());
+  for (size_t i = 0; i < names.size(); ++i) mine[i] = seconds(names[i]);
+  MPSFW_MPI_CHECK(MPI_Allreduce(mine.data(), mins.data(), n, MPI_DOUBLE, MPI_MIN, comm));
+  MPSFW_MPI_CHECK(MPI_Allreduce(mine.data(), maxs.data(), n, MPI_DOUBLE, MPI_MAX, comm));
+  MPSFW_MPI_CHECK(MPI_Allreduce(mine.data(), sums.data(), n, MPI_DOUBLE, MPI_SUM, comm));
   int ranks = 1;
   MPSFW_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   std::vector<PhaseStats> out;
-  for (size_t i = 0; i < names_.size(); ++i) {
-    out.push_back({names_[i], mins[i], sums[i] / ranks, maxs[i]});
+  for (size_t i = 0; i < names.size(); ++i) {
+    out.push_back({names[i], mins[i], sums[i] / ranks, maxs[i]});
   }
   return out;
 }

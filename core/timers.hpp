@@ -19,7 +19,8 @@ class PhaseTimers {
   void add(const std::string& phase, double seconds);
   double seconds(const std::string& phase) const;
 
-  // Collective over `comm`: every rank must have timed the same phases.
+  // Collective over `comm`: each phase any rank timed, with its least,
+  // mean and most seconds over the ranks (0 s where a rank never timed it).
   std::vector<PhaseStats> reduce(MPI_Comm comm) const;
 
   // Adds the time from construction to destruction to one phase, and marks

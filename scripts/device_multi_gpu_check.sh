@@ -2,11 +2,12 @@
 # Several GPUs of one node, on a GPU machine with 2+ GPUs, in parts that each
 # fit one device command (10 minutes); each builds what it needs (a no-op when
 # the machine is still warm from the last part):
-#   check   the GPUs and their links; the halo tests at 2-8 ranks over the GPUs
-#           (device to device between GPUs vs MPI, bit for bit); heat at 16
-#           ranks over the GPUs == 1 rank bit for bit (auto, same-gpu, mpi;
-#           MPS on and off); one daemon per GPU and nothing left after a run,
-#           a killed rank and a GPU fault on one GPU
+#   check   = tests ranks teardown:
+#   tests   the halo tests at 2-8 ranks over the GPUs (device to device
+#           between GPUs vs MPI, bit for bit)
+#   ranks   heat at 16 ranks over the GPUs == 1 rank bit for bit (auto,
+#           same-gpu, mpi; MPS on and off); one daemon per GPU, nothing left
+#   teardown  nothing left after a killed rank and after a GPU fault on one GPU
 #   weak    heat SIZE³ per GPU, 8 (and 1) ranks per GPU with MPS: G GPUs
 #           against G x one GPU, halos between GPUs device to device
 #           (run.halo=auto) vs MPI (same-gpu: MPI between GPUs only; mpi:
@@ -52,7 +53,9 @@ left() { echo "daemons $(pgrep -fc nvidia-cuda-mps-control || true), servers $(p
 # A report's figure: json KEY of FILE.
 field() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(r$2)" "$1"; }
 
-check() {
+check() { tests; ranks; teardown; }
+
+tests() {
   echo "== halo tests over $gpus GPUs, no MPS (GPU order by a host barrier)"
   for np in 2 4 8; do
     for t in test_halo_exchange test_field_halos_cuda test_heat_transports; do
@@ -62,7 +65,9 @@ check() {
       grep -E "ipc vs mpi|FAILED  |Failure" "$out/${t}_np$np.log" | head -3
     done
   done
+}
 
+ranks() {
   echo "== heat 192³, 300 steps: 1 rank on one GPU vs 16 ranks over $gpus GPUs"
   local grid=(--set heat.nx=192 --set heat.ny=192 --set heat.nz=192 --set run.steps=300 --backend cuda)
   CUDA_VISIBLE_DEVICES=0 mpirun -np 1 "$solver" "$input" "${grid[@]}" --mps off \
@@ -79,7 +84,9 @@ check() {
     echo "    left after the run: $(left)"
   done
   grep -E "cuda:|GPU" "$out/n16-auto-on.log" | head -3
+}
 
+teardown() {
   echo "== a rank on the second GPU killed (SIGKILL) under MPS, 16 ranks"
   mpirun -np 16 "$solver" "$input" --backend cuda --mps on --set heat.nx=256 --set heat.ny=256 \
     --set heat.nz=256 --set run.steps=100000000 > "$out/kill.log" 2>&1 &
@@ -167,11 +174,11 @@ strong() {
   for w in ${WORKLOADS:-heat256 heat512 md1M}; do
     case $w in
       heat256) sweep_pair heat256 "$input" --set heat.nx=256 --set heat.ny=256 --set heat.nz=256 \
-        --set run.steps=1000 --set run.diag_every=0 ;;
+        --set run.steps=500 --set run.diag_every=0 ;;
       heat512) sweep_pair heat512 "$input" --set heat.nx=512 --set heat.ny=512 --set heat.nz=512 \
-        --set run.steps=200 --set run.diag_every=0 ;;
+        --set run.steps=100 --set run.diag_every=0 ;;
       md1M) sweep_pair md1M "$MPSFW_ROOT/inputs/md_lj.h5" --set md.cells_x=64 --set md.cells_y=64 \
-        --set md.cells_z=64 --set run.steps=300 --set run.thermo_every=0 ;;
+        --set md.cells_z=64 --set run.steps=200 --set run.thermo_every=0 ;;
     esac
   done
 }
