@@ -99,6 +99,19 @@ std::string describe_server_fault(const ServerFault& fault,
     }
   }
   if (!victims.empty()) out += "; torn down with it: " + ranks_of(victims, rank_of_pid);
+  // The node's other clients (other GPUs' servers) were not touched: they run
+  // on until the job is aborted.
+  std::vector<long> untouched;
+  for (const auto& [pid, rank] : rank_of_pid) {
+    const auto in = [pid = pid](const std::vector<long>& v) {
+      return std::find(v.begin(), v.end(), pid) != v.end();
+    };
+    if (!in(fault.faulting) && !in(fault.torn_down)) untouched.push_back(pid);
+  }
+  if (!untouched.empty()) {
+    out += "; not torn down (other GPUs, unaffected until the job is aborted): " +
+           ranks_of(untouched, rank_of_pid);
+  }
   return out;
 }
 

@@ -26,8 +26,9 @@ struct ServerFault {
 // exception) still give `line`, with the PIDs that line names.
 bool find_server_fault(const std::string& server_log, ServerFault* fault);
 
-// One sentence for an abort message: the server's line, the faulting rank(s)
-// and the ranks torn down with them, mapped through `rank_of_pid`.
+// One sentence for an abort message: the server's line, the faulting rank(s),
+// the ranks torn down with them and the node's other ranks (not torn down:
+// on other GPUs), mapped through `rank_of_pid` (the node's clients).
 std::string describe_server_fault(const ServerFault& fault, const std::map<long, int>& rank_of_pid);
 
 // True for the CUDA errors a client gets when the server itself failed

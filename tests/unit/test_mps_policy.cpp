@@ -533,14 +533,20 @@ TEST(MpsFaultReport, TheClientThatEncounteredTheFaultIsTheCulpritNotTheOthersTor
   EXPECT_NE(text.find("faulting client per the server: rank 1 (pid 1349)"), std::string::npos)
       << text;
   EXPECT_NE(text.find("torn down with it: rank 3 (pid 1351)"), std::string::npos) << text;
-  EXPECT_EQ(text.find("rank 2"), std::string::npos) << text;  // on the other GPU
+  // Rank 2 is on the other GPU: named as untouched, after the torn-down ones.
+  const size_t untouched = text.find("; not torn down (other GPUs");
+  ASSERT_NE(untouched, std::string::npos) << text;
+  EXPECT_NE(text.find("rank 2 (pid 1350)", untouched), std::string::npos) << text;
+  EXPECT_EQ(text.find("rank 2"), text.find("rank 2", untouched)) << text;
 }
 
 TEST(MpsFaultReport, TimestampsServerPidAndContextIdsAreNotTakenForClients) {
   // 13, 57, 56, 301, the server's 1386 and context 1 must never name a rank.
   ServerFault fault;
   ASSERT_TRUE(find_server_fault(kRealFaultLog, &fault));
-  const std::string text = describe_server_fault(fault, {{1349, 1}, {1386, 5}, {1, 6}, {301, 7}});
+  const std::string all = describe_server_fault(fault, {{1349, 1}, {1386, 5}, {1, 6}, {301, 7}});
+  // Only the untouched-ranks clause may name them (they are the node's clients there).
+  const std::string text = all.substr(0, all.find("; not torn down"));
   EXPECT_EQ(text.find("rank 5"), std::string::npos) << text;
   EXPECT_EQ(text.find("rank 6"), std::string::npos) << text;
   EXPECT_EQ(text.find("rank 7"), std::string::npos) << text;
