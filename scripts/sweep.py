@@ -11,6 +11,10 @@ sharing mode) and writes a Markdown summary.
       [--gpus N] [--nodes N] [--launcher mpirun|srun] [--solver PATH] [--set key=value ...]
   scripts/sweep.py --plot-only --out DIR     (plots and summary again from DIR/sweep.csv)
 
+--baseline DIR (a finished sweep of the same points on fewer GPUs, e.g. --gpus 1)
+adds to the summary each point's speed-up over it and that speed-up per added
+GPU (1.00: the GPUs scale perfectly).
+
 Sharing modes: timeslice = --mps off; mps = MPS without caps (--mps-atp 100);
 mps-caps = MPS with the auto cap. Strong scaling keeps the input's problem;
 weak scaling gives every rank the input's problem (heat: its grid as each
@@ -74,30 +78,36 @@ def title_note(gpus, device, backend):
     return "%d GPU(s) per node%s, %s backend" % (gpus, " (%s)" % device if device else "", backend)
 
 
-def write_results(rows, out_dir, note):
-    with open(os.path.join(out_dir, "sweep.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    plots = plot(rows, out_dir, note)
-    summary(rows, out_dir, note, plots)
-    print("wrote %s, %s and %d plot(s)" % (os.path.join(out_dir, "sweep.csv"),
-                                           os.path.join(out_dir, "summary.md"), len(plots)))
-
-
-def plot_only(out_dir):
-    """Plots and summary again from a finished sweep (e.g. on a machine with matplotlib)."""
+def read_sweep(out_dir):
+    """(rows, provenance) of a finished sweep; exits naming what is missing."""
     try:
         with open(os.path.join(out_dir, "sweep.csv"), newline="") as f:
             rows = list(csv.DictReader(f))
         with open(os.path.join(out_dir, "provenance.json")) as f:
             prov = json.load(f)
     except OSError as e:
-        sys.exit("sweep: --plot-only needs a finished sweep in %s: %s" % (out_dir, e))
+        sys.exit("sweep: --plot-only and --baseline: %s needs a finished sweep: %s" % (out_dir, e))
     if not rows:
         sys.exit("sweep: %s/sweep.csv has no rows" % out_dir)
+    return rows, prov
+
+
+def write_results(rows, out_dir, note, gpus=0, baseline=None):
+    with open(os.path.join(out_dir, "sweep.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    plots = plot(rows, out_dir, note)
+    summary(rows, out_dir, note, plots, gpus, baseline)
+    print("wrote %s, %s and %d plot(s)" % (os.path.join(out_dir, "sweep.csv"),
+                                           os.path.join(out_dir, "summary.md"), len(plots)))
+
+
+def plot_only(out_dir, baseline=None):
+    """Plots and summary again from a finished sweep (e.g. on a machine with matplotlib)."""
+    rows, prov = read_sweep(out_dir)
     write_results(rows, out_dir, title_note(prov.get("gpus", 0), prov.get("device", ""),
-                                            rows[0]["backend"]))
+                                            rows[0]["backend"]), prov.get("gpus", 0), baseline)
 
 
 def input_size(args, launcher_cmd):
@@ -235,9 +245,15 @@ def plot(rows, out_dir, title_note):
                 ax1.plot([b[0] for b in bad], [b[1] for b in bad], linestyle=":", marker="o",
                          markerfacecolor="none", color=color, label="%s asked, MPS NOT active" % mode)
         unit = rows[0].get("throughput_unit", "cell-updates/s")
+        counts = sorted({k[2] for k in med if k[0] == scaling})
+        ax1.set_yscale("log")  # MPS and time-slicing differ by 10-20x: linear hides one
+        ax2.axhline(1.0, color="gray", linestyle="--", linewidth=1, label="1 rank per GPU")
+        ax2.set_ylim(bottom=0)  # efficiency on a linear axis from 0
         for ax, label in ((ax1, "aggregate " + unit), (ax2, "throughput / 1 rank per GPU")):
             ax.set_xscale("log", base=2)
-            ax.set_yscale("log")  # MPS and time-slicing differ by 10-20x: linear hides one
+            ax.set_xticks(counts)
+            ax.set_xticklabels([str(c) for c in counts])
+            ax.minorticks_off()
             ax.set_xlabel("ranks per GPU")
             ax.set_ylabel(label)
             ax.grid(True, alpha=0.3)
@@ -251,7 +267,32 @@ def plot(rows, out_dir, title_note):
     return files
 
 
-def summary(rows, out_dir, title_note, plots):
+def baseline_lines(med, scaling, gpus, baseline):
+    """The speed-up table over a sweep on fewer GPUs (--baseline), same points."""
+    base_rows, prov = read_sweep(baseline)
+    base, base_gpus = medians(base_rows), prov.get("gpus", 0)
+    if not base_gpus or gpus <= base_gpus:
+        return ["(--baseline %s ran on %s GPU(s), this sweep on %s: no speed-up to show)"
+                % (baseline, base_gpus, gpus), ""]
+    lines = ["Speed-up over %d GPU(s) (%s): this sweep's throughput / the baseline's, and per "
+             "added GPU (/ %d GPUs x %d)." % (base_gpus, os.path.relpath(baseline, os.path.dirname(baseline) or "."),
+                                               gpus, base_gpus), "",
+             "| ranks/GPU | " + " | ".join("%s speed-up | %s per GPU" % (m, m) for m in MODES) + " |",
+             "|---" * (2 * len(MODES) + 1) + "|"]
+    for rpg in sorted({k[2] for k in med if k[0] == scaling}):
+        cells = []
+        for m in MODES:
+            v, b = med.get((scaling, m, rpg)), base.get((scaling, m, rpg))
+            if v is None or b is None or not v[1] or not b[1]:
+                cells += ["—", "—"]
+            else:
+                up = v[0] / b[0]
+                cells += ["%.2f" % up, "%.2f" % (up * base_gpus / gpus)]
+        lines.append("| %d | %s |" % (rpg, " | ".join(cells)))
+    return lines + [""]
+
+
+def summary(rows, out_dir, title_note, plots, gpus=0, baseline=None):
     med = medians(rows)
     lines = ["# Ranks-per-GPU sweep", "", title_note, ""]
     for scaling in sorted({k[0] for k in med}):
@@ -265,7 +306,7 @@ def summary(rows, out_dir, title_note, plots):
         for rpg in sorted({k[2] for k in med if k[0] == scaling}):
             v = {m: med.get((scaling, m, rpg)) for m in MODES}
             cell = lambda m: "—" if v[m] is None else ("%.4g" % v[m][0]) + ("" if v[m][1] else " (MPS NOT active)")
-            ts = v["timeslice"][0] if v["timeslice"] else float("nan")
+            ts = v["timeslice"][0] if v["timeslice"] else None
             ratio = lambda m: ("—" if v[m] is None or not ts or not v[m][1]
                                else "%.2f" % (v[m][0] / ts))
             lines.append("| %d | %s | %s | %s |" % (rpg, " | ".join(cell(m) for m in MODES),
@@ -280,6 +321,8 @@ def summary(rows, out_dir, title_note, plots):
                 return "%.2f" % (v[0] / one[0])
             lines.append("| %d | %s |" % (rpg, " | ".join(eff(m) for m in MODES)))
         lines.append("")
+        if baseline:
+            lines += baseline_lines(med, scaling, gpus, baseline)
     failed = [r for r in rows if r.get("status", "ok") != "ok"]
     if failed:
         lines += ["## Failed points (%d): no figures, left out of the tables above" % len(failed), ""]
@@ -296,6 +339,7 @@ def main():
     p.add_argument("input", nargs="?")
     p.add_argument("--out", required=True)
     p.add_argument("--plot-only", action="store_true", help="redraw from OUT/sweep.csv, run nothing")
+    p.add_argument("--baseline", help="a finished sweep on fewer GPUs: the summary adds the speed-up over it")
     p.add_argument("--ranks-per-gpu", default="1,2,4,8,16")
     p.add_argument("--modes", default=",".join(MODES))
     p.add_argument("--scaling", default="strong,weak")
@@ -311,7 +355,7 @@ def main():
     p.add_argument("--timeout", type=float, default=600, help="seconds one run may take")
     args = p.parse_args()
     if args.plot_only:
-        return plot_only(args.out)
+        return plot_only(args.out, args.baseline)
     if not args.input:
         p.error("INPUT is required (except with --plot-only)")
     if os.geteuid() == 0:  # Open MPI refuses root unless told (containers, CI)
@@ -377,7 +421,7 @@ def main():
     if not rows:
         sys.exit("sweep: no run completed (%d failed; see %s/runs/*.log)" % (len(failures), args.out))
     rows += [failed_row(pt, rc, log, rows[0]) for pt, rc, log in failures]
-    write_results(rows, args.out, title_note(gpus, device, rows[0]["backend"]))
+    write_results(rows, args.out, title_note(gpus, device, rows[0]["backend"]), gpus, args.baseline)
     if failures:
         sys.exit("sweep: %d of %d points FAILED (marked in sweep.csv and summary.md)" % (len(failures), len(points)))
 

@@ -59,6 +59,13 @@ if "$python" -c 'import matplotlib' 2>/dev/null; then
 fi
 "$python" "$sweep" --plot-only --out missing > sixth.log 2>&1 && fail "--plot-only without a sweep succeeded"
 grep -q "needs a finished sweep" sixth.log || fail "--plot-only on an empty folder does not say why"
+# --baseline: the same sweep as its own baseline on as many GPUs shows no speed-up
+# table but says why; a missing baseline is an error naming the folder.
+"$python" "$sweep" --plot-only --out out --baseline out > seventh.log 2>&1 || fail "--baseline failed"
+grep -q "no speed-up to show" out/summary.md || fail "--baseline on as many GPUs did not say so"
+"$python" "$sweep" --plot-only --out out --baseline missing > eighth.log 2>&1 &&
+  fail "--baseline without a sweep succeeded"
+grep -q "missing" eighth.log || fail "a missing --baseline is not named"
 
 # The sweep's --set values shape the problem it scales: weak scaling doubles
 # heat.nx=6 (not the file's 12) for 2 ranks.
