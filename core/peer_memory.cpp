@@ -6,6 +6,7 @@
 #include "error.hpp"
 #include "memory.hpp"
 #include "mpi_check.hpp"
+#include "string_gather.hpp"
 
 namespace mpsfw {
 
@@ -34,23 +35,8 @@ std::vector<DeviceLocation> device_locations(MPI_Comm comm, const DeviceLocation
   // One line per rank: host, GPU and peers, tab-separated (none holds a tab).
   std::string text = mine.host + "\t" + mine.gpu;
   for (const std::string& p : mine.peers) text += "\t" + p;
-  int ranks = 0;
-  MPSFW_MPI_CHECK(MPI_Comm_size(comm, &ranks));
-  int length = static_cast<int>(text.size());
-  std::vector<int> lengths(static_cast<size_t>(ranks)), starts(static_cast<size_t>(ranks));
-  MPSFW_MPI_CHECK(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm));
-  int total = 0;
-  for (int r = 0; r < ranks; ++r) {
-    starts[static_cast<size_t>(r)] = total;
-    total += lengths[static_cast<size_t>(r)];
-  }
-  std::string joined(static_cast<size_t>(total), '\0');
-  MPSFW_MPI_CHECK(MPI_Allgatherv(text.data(), length, MPI_CHAR, joined.data(), lengths.data(),
-                                 starts.data(), MPI_CHAR, comm));
   std::vector<DeviceLocation> all;
-  for (int r = 0; r < ranks; ++r) {
-    const std::string line = joined.substr(static_cast<size_t>(starts[static_cast<size_t>(r)]),
-                                           static_cast<size_t>(lengths[static_cast<size_t>(r)]));
+  for (const std::string& line : all_gather_strings(comm, text)) {
     DeviceLocation where;
     std::vector<std::string> fields;
     size_t from = 0;

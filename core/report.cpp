@@ -47,31 +47,6 @@ MinAvgMax reduce_over_ranks(MPI_Comm comm, double value) {
   return m;
 }
 
-std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) {
-  int rank = 0, ranks = 1;
-  MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  MPSFW_MPI_CHECK(MPI_Comm_size(comm, &ranks));
-  int length = static_cast<int>(mine.size());
-  std::vector<int> lengths(static_cast<size_t>(ranks)), displs(static_cast<size_t>(ranks));
-  MPSFW_MPI_CHECK(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm));
-  int total = 0;
-  for (int r = 0; r < ranks; ++r) {
-    displs[static_cast<size_t>(r)] = total;
-    total += lengths[static_cast<size_t>(r)];
-  }
-  std::string all(rank == 0 ? static_cast<size_t>(total) : 0, '\0');
-  MPSFW_MPI_CHECK(MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(),
-                              displs.data(), MPI_CHAR, 0, comm));
-  std::vector<std::string> out;
-  if (rank == 0) {
-    for (int r = 0; r < ranks; ++r) {
-      out.push_back(all.substr(static_cast<size_t>(displs[static_cast<size_t>(r)]),
-                               static_cast<size_t>(lengths[static_cast<size_t>(r)])));
-    }
-  }
-  return out;
-}
-
 std::string file_hash(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) return "";

@@ -12,6 +12,7 @@
 #include "backend.hpp"
 #include "box.hpp"
 #include "params.hpp"
+#include "string_gather.hpp"
 #include "timers.hpp"
 
 namespace mpsfw {
@@ -87,8 +88,8 @@ void add_job_facts(MPI_Comm comm, const std::string& host, const std::string& co
 
 // Collective helpers for building a report.
 MinAvgMax reduce_over_ranks(MPI_Comm comm, double value);
-// Rank 0 gets every rank's string in rank order; other ranks get an empty vector.
-std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine);
+// (Every rank's string on rank 0: gather_strings, string_gather.hpp.)
+
 // FNV-1a 64-bit hash of a file's bytes as 16 hex digits ("" if unreadable):
 // tells results of different inputs apart.
 std::string file_hash(const std::string& path);

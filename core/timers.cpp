@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "mpi_check.hpp"
+#include "string_gather.hpp"
 
 namespace mpsfw {
 
@@ -31,19 +32,8 @@ namespace {
 std::vector<std::string> all_phases(MPI_Comm comm, const std::vector<std::string>& mine) {
   std::string text;
   for (const std::string& name : mine) text += name + '\n';
-  int ranks = 1;
-  MPSFW_MPI_CHECK(MPI_Comm_size(comm, &ranks));
-  int length = static_cast<int>(text.size());
-  std::vector<int> lengths(static_cast<size_t>(ranks)), starts(static_cast<size_t>(ranks));
-  MPSFW_MPI_CHECK(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm));
-  int total = 0;
-  for (int r = 0; r < ranks; ++r) {
-    starts[static_cast<size_t>(r)] = total;
-    total += lengths[static_cast<size_t>(r)];
-  }
-  std::string joined(static_cast<size_t>(total), '\0');
-  MPSFW_MPI_CHECK(MPI_Allgatherv(text.data(), length, MPI_CHAR, joined.data(), lengths.data(),
-                                 starts.data(), MPI_CHAR, comm));
+  std::string joined;
+  for (const std::string& theirs : all_gather_strings(comm, text)) joined += theirs;
   std::vector<std::string> names;
   size_t from = 0;
   for (size_t end = joined.find('\n'); end != std::string::npos; end = joined.find('\n', from)) {
