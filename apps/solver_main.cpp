@@ -132,7 +132,12 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
   }
   RunContext context;
   context.world = session.world();
-  context.device = session.bind(p.workload->run_config().backend);
+  context.device =
+      session.bind(p.workload->run_config().backend, p.workload->run_config().cpu_wait);
+  if (!context.device.crowding.empty()) {
+    p.warnings.push_back(context.device.crowding);
+    if (root) std::fprintf(stderr, "mpsfw: warning: %s\n", context.device.crowding.c_str());
+  }
   context.host = session.host();
   context.cuda_aware_mpi = mpi_is_cuda_aware();
   run_collectively(session.world(), [&] { p.workload->start(context); });

@@ -19,6 +19,7 @@
 #include "core/decomposition.hpp"
 #include "core/device.hpp"
 #include "core/params.hpp"
+#include "core/step_throttle.hpp"
 #include "core/timers.hpp"
 #include "md_comm.hpp"
 #include "md_config.hpp"
@@ -107,6 +108,7 @@ class MdSolver {
   std::unique_ptr<MdStore> store_;
   Backend backend_;
   PhaseTimers timers_;
+  StepThrottle throttle_;
   std::vector<Thermo> thermo_;
   long total_atoms_ = 0;
   long step_ = 0;

@@ -15,6 +15,9 @@
 #   kokkos            --backend kokkos (a build with Kokkos): exit 0, the backend line
 #                     names Kokkos and its execution space, the snapshots equal the
 #                     host backend's; md on it is a clear error
+#   crowded_node      3 ranks held to one core (taskset, mpirun --bind-to none): the
+#                     report warns that the node's ranks outnumber its cores and says
+#                     what the ranks do about it; 1 rank on that core: no warning
 #   killed_run        a long run with --output, SIGTERM to mpirun's process group: the
 #                     ranks stop at a step boundary and commit O.h5 and O.xmf, or (when
 #                     mpirun kills them before they get there) leave neither: never one
@@ -187,6 +190,27 @@ check_kokkos() {
   expect_text "$err" "md on the Kokkos backend is not there yet"
 }
 
+check_crowded_node() {
+  command -v taskset >/dev/null || { echo "note: no taskset: check skipped"; return; }
+  local -a pre=()
+  [ -n "$PREFLAGS" ] && read -r -a pre <<<"$PREFLAGS"
+  local np
+  for np in 3 1; do
+    out=$dir/stdout$np
+    err=$dir/stderr$np
+    last_command="taskset -c 0 $MPIEXEC $NP_FLAG $np --bind-to none $SOLVER $INPUT --backend host"
+    (cd "$dir" && timeout -k 10 "$CASE_TIMEOUT" taskset -c 0 "$MPIEXEC" "$NP_FLAG" "$np" \
+      "${pre[@]}" --bind-to none "$SOLVER" "$INPUT" --backend host --set run.steps=5 \
+      --report "R$np.json" >"$out" 2>"$err" </dev/null)
+    rc=$?
+    [ "$rc" -eq 0 ] || problem "$np rank(s) on one core: exit code $rc"
+  done
+  expect_text "$dir/stdout3" "warning: this node's 3 ranks outnumber the 1 cores they may run on"
+  expect_text "$dir/R3.json" "ranks outnumber the 1 cores"
+  ! grep -q "outnumber" "$dir/stdout1" "$dir/stderr1" "$dir/R1.json" ||
+    problem "1 rank on 1 core was warned about crowding"
+}
+
 check_bad_report_dir() {
   run_in 2 "$INPUT" --report "$dir/no_such_dir/R.json" --set run.steps=5
   [ "$rc" -ne 0 ] || problem "exit code 0, expected a failure"
@@ -224,7 +248,8 @@ passed=0
 failed=0
 for check in "${checks[@]}"; do
   case "$check" in
-    smoke | error_before_run | bad_output_dir | bad_report_dir | killed_run | kokkos) ;;
+    smoke | error_before_run | bad_output_dir | bad_report_dir | killed_run | kokkos | \
+      crowded_node) ;;
     *) cli_die "no check named '$check' (see --help)" ;;
   esac
   dir=$WORKDIR/$check

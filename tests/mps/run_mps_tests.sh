@@ -388,10 +388,16 @@ expect_one_error() {
   done
 }
 
-# Independent of mps/cap_policy.cpp: count round-robin ranks, apply the formula.
+# Independent of core/device.cpp: local rank R of NP on N GPUs, in blocks (the
+# first NP % N GPUs take one rank more).
+gpu_of() {
+  local r=$1 np=$2 n=$3 q=$(($2 / $3)) m=$(($2 % $3))
+  if [ "$r" -lt $((m * (q + 1))) ]; then echo $((r / (q + 1))); else echo $((m + (r - m * (q + 1)) / q)); fi
+}
+# Count the ranks on GPU G, apply the formula.
 ranks_on() {
   local g=$1 np=$2 n=$3 r c=0
-  for ((r = 0; r < np; r++)); do [ $((r % n)) -eq "$g" ] && c=$((c + 1)); done
+  for ((r = 0; r < np; r++)); do [ "$(gpu_of "$r" "$np" "$n")" -eq "$g" ] && c=$((c + 1)); done
   echo "$c"
 }
 cap_for() {
@@ -452,7 +458,7 @@ check_started() {
       problem "rank $r printed no PROBE line"
       continue
     fi
-    g=$((r % ngpu))
+    g=$(gpu_of "$r" "$np" "$ngpu")
     k=$(ranks_on "$g" "$np" "$ngpu")
     cap=$(cap_for "$k" "$policy" "$atp")
     pipe=$(field "$line" pipe)
@@ -763,7 +769,7 @@ case_reuse_mpsctl_session() {
     run_probe 4 MPSFW_MPS_SESSION="$ctl" -- --enable on --atp "$atp"
     expect_rc_zero
     for ((r = 0; r < 4; r++)); do
-      g=$((r % 2))
+      g=$(gpu_of "$r" 4 2)
       line=$(probe_line "$r")
       expect_eq "rank $r state (atp $atp)" "$(field "$line" state)" reused
       expect_eq "rank $r CUDA_MPS_PIPE_DIRECTORY" "$(field "$line" pipe)" "$ctl/gpu$g/pipe"

@@ -18,7 +18,7 @@ namespace {
 
 constexpr int kWall = MPI_PROC_NULL;
 
-TEST(HaloTransport, ParsesTheThreeModes) {
+TEST(HaloTransport, ParsesTheFourModes) {
   EXPECT_EQ(parse_halo_transport("auto"), HaloTransport::Auto);
   EXPECT_EQ(parse_halo_transport("mpi"), HaloTransport::Mpi);
   EXPECT_EQ(parse_halo_transport("ipc"), HaloTransport::Ipc);
