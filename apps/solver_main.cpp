@@ -132,8 +132,7 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
   }
   RunContext context;
   context.world = session.world();
-  context.device =
-      session.bind(p.workload->run_config().backend, p.workload->run_config().cpu_wait);
+  context.device = session.bind(p.workload->run_config().backend);
   if (!context.device.crowding.empty()) {
     p.warnings.push_back(context.device.crowding);
     if (root) std::fprintf(stderr, "mpsfw: warning: %s\n", context.device.crowding.c_str());

@@ -12,7 +12,6 @@
 #include "halo/stream_signals.hpp"
 #include "memory.hpp"
 #include "peer_memory.hpp"
-#include "step_throttle.hpp"
 #include "timers.hpp"
 
 namespace mpsfw {
@@ -29,7 +28,6 @@ void PhaseTimers::range_pop() {}
 void memory::detail::cuda_release(void*) noexcept {}
 void memory::detail::cuda_release_pinned(void*) noexcept {}
 void close_peer_memory(void*) noexcept {}
-void detail::cuda_destroy_event(void*) noexcept {}
 
 // Everything else.
 void* memory::detail::cuda_allocate(std::size_t) { throw_built_without_cuda("device memory"); }
@@ -42,12 +40,9 @@ void memory::detail::cuda_copy(void*, const void*, std::size_t) {
 void memory::detail::cuda_synchronize() { throw_built_without_cuda("waiting for the device"); }
 std::int64_t memory::detail::cuda_free_bytes() { throw_built_without_cuda("device memory"); }
 
-DeviceBinding detail::cuda_binding(int, int, bool) { throw_built_without_cuda("binding a GPU"); }
+DeviceBinding detail::cuda_binding(int, int) { throw_built_without_cuda("binding a GPU"); }
 void detail::cuda_reset_device() { throw_built_without_cuda("releasing a GPU"); }
 std::string detail::cuda_uuid(int) { throw_built_without_cuda("naming a GPU"); }
-void* detail::cuda_create_sleeping_event() { throw_built_without_cuda("CUDA events"); }
-void detail::cuda_record_event(void*) { throw_built_without_cuda("CUDA events"); }
-void detail::cuda_sleep_until(void*) { throw_built_without_cuda("CUDA events"); }
 
 PeerMemoryHandle export_device_memory(const void*) {
   throw_built_without_cuda("sharing device memory with another process");

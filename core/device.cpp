@@ -47,27 +47,7 @@ int local_ranks_on_gpu(int gpu, int local_size, int gpus) {
   return local_size / gpus + (gpu < local_size % gpus ? 1 : 0);
 }
 
-CpuWait parse_cpu_wait(const std::string& text) {
-  if (text == "auto") return CpuWait::Auto;
-  if (text == "spin") return CpuWait::Spin;
-  if (text == "sleep") return CpuWait::Sleep;
-  throw InputError("cpu wait '" + text + "': expected auto, spin or sleep");
-}
-
-const char* to_string(CpuWait wait) {
-  switch (wait) {
-    case CpuWait::Auto:
-      return "auto";
-    case CpuWait::Spin:
-      return "spin";
-    case CpuWait::Sleep:
-      return "sleep";
-  }
-  return "?";
-}
-
-static DeviceBinding kokkos_binding(int node_rank, int node_size, const CudaGate& gate,
-                                    bool asleep) {
+static DeviceBinding kokkos_binding(int node_rank, int node_size, const CudaGate& gate) {
   if (!built_with_kokkos()) throw_built_without_kokkos("backend 'kokkos'");
   DeviceBinding b;
   if (kokkos_on_gpu()) {
@@ -76,7 +56,7 @@ static DeviceBinding kokkos_binding(int node_rank, int node_size, const CudaGate
       throw Error("backend 'kokkos' runs on the GPU (" + kokkos_description() +
                   ") but no GPU is visible (check CUDA_VISIBLE_DEVICES and the driver)");
     }
-    b = detail::cuda_binding(gpu_of_local_rank(node_rank, node_size, gpus), gpus, asleep);
+    b = detail::cuda_binding(gpu_of_local_rank(node_rank, node_size, gpus), gpus);
   } else {
     b = host_binding(node_size);
   }
@@ -86,10 +66,9 @@ static DeviceBinding kokkos_binding(int node_rank, int node_size, const CudaGate
   return b;
 }
 
-DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const CudaGate& gate,
-                          bool asleep) {
+DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const CudaGate& gate) {
   if (requested == Backend::Host) return host_binding(node_size);
-  if (requested == Backend::Kokkos) return kokkos_binding(node_rank, node_size, gate, asleep);
+  if (requested == Backend::Kokkos) return kokkos_binding(node_rank, node_size, gate);
   if (requested == Backend::Cuda && !built_with_cuda()) throw_built_without_cuda("backend 'cuda'");
   const int gpus = count_visible_gpus(gate);
   if (gpus == 0) {
@@ -100,7 +79,7 @@ DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const
     }
     return host_binding(node_size);
   }
-  return detail::cuda_binding(gpu_of_local_rank(node_rank, node_size, gpus), gpus, asleep);
+  return detail::cuda_binding(gpu_of_local_rank(node_rank, node_size, gpus), gpus);
 }
 
 void release_device(const DeviceBinding& binding) {

@@ -39,20 +39,10 @@ struct DeviceBinding {
   // (cudaDeviceCanAccessPeer; under mpsfw's MPS, where a rank sees only its
   // GPU, from the session's probe). Empty on the host backend.
   std::vector<std::string> peer_gpus;
-  // The host thread waits for the GPU asleep (blocking sync, a few steps
-  // ahead at most: StepThrottle) rather than spinning (CUDA's default).
-  bool waits_asleep = false;
   // "" or a warning for the report: the node's ranks outnumber its cores,
   // and what binding did about it.
   std::string crowding;
 };
-
-// How a rank's host thread waits for its GPU (input key run.cpu_wait). Auto:
-// asleep when the node's ranks outnumber its cores, else spinning.
-enum class CpuWait { Auto, Spin, Sleep };
-// "auto" | "spin" | "sleep"; throws InputError otherwise.
-CpuWait parse_cpu_wait(const std::string& text);
-const char* to_string(CpuWait wait);
 
 // The GPU of local rank `local_rank` of `local_size`: consecutive ranks share
 // a GPU (the first local_size % gpus GPUs take one rank more), so neighbours
@@ -71,10 +61,8 @@ int count_visible_gpus(const CudaGate& gate);
 // binds like Cuda or Host, as the Kokkos installation's default execution
 // space runs, then starts Kokkos on that device (core/kokkos_runtime.hpp).
 // On the host backend, each of the node's `node_size` ranks gets an equal share
-// of the cores as OpenMP threads unless OMP_NUM_THREADS says otherwise. On a
-// GPU, `asleep` makes the host thread wait for it asleep (waits_asleep).
-DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const CudaGate& gate,
-                          bool asleep = false);
+// of the cores as OpenMP threads unless OMP_NUM_THREADS says otherwise.
+DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const CudaGate& gate);
 
 // Finalises Kokkos (the Kokkos backend), then destroys this process's CUDA
 // context (cudaDeviceReset): an MPS client leaves its server, so the daemon can
@@ -91,7 +79,7 @@ bool mpi_is_cuda_aware();
 namespace detail {
 // The CUDA runtime's side (device_cuda.cpp; cuda_off.cpp without CUDA): makes
 // `gpu` this process's device and describes it; destroys this process's context.
-DeviceBinding cuda_binding(int gpu, int visible_gpus, bool asleep = false);
+DeviceBinding cuda_binding(int gpu, int visible_gpus);
 void cuda_reset_device();
 // Device `device`'s UUID as nvidia-smi writes it ("GPU-8f6e...-...").
 std::string cuda_uuid(int device);

@@ -35,18 +35,13 @@ std::string cuda_uuid(int device) {
   return id;
 }
 
-DeviceBinding cuda_binding(int gpu, int visible_gpus, bool asleep) {
+DeviceBinding cuda_binding(int gpu, int visible_gpus) {
   DeviceBinding b;
   b.backend = Backend::Cuda;
   b.memory = Backend::Cuda;
   b.visible_gpus = visible_gpus;
   b.gpu = gpu;
   MPSFW_CUDA_CHECK(cudaSetDevice(b.gpu));
-  if (asleep) {
-    // Synchronising calls block on the OS instead of spinning.
-    MPSFW_CUDA_CHECK(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync));
-    b.waits_asleep = true;
-  }
   cudaDeviceProp prop{};
   MPSFW_CUDA_CHECK(cudaGetDeviceProperties(&prop, b.gpu));
   b.name = prop.name;

@@ -32,10 +32,6 @@ std::vector<ParamSpec> run_schema() {
       text_param("run", "halo_sync", false, "auto", {"auto", "barrier"},
                  "how ranks on one GPU order their device-to-device halos: auto (GPU-side "
                  "waits under MPS, else a host barrier) or barrier (a host barrier every step)"),
-      text_param("run", "cpu_wait", false, "auto", {"auto", "spin", "sleep"},
-                 "how a rank's host thread waits for its GPU: sleep (blocking sync, at most "
-                 "two steps enqueued ahead), spin (CUDA's default), or auto (sleep when the "
-                 "node's ranks outnumber its cores)"),
       text_param("run", "checkpoint_file", false, "", {},
                  "HDF5 checkpoint (a valid input to resume from); empty: none"),
       integer_param("run", "checkpoint_every", false, "0", 0, inf,
@@ -72,7 +68,6 @@ RunConfig run_config_from(const Params& p) {
   c.backend = parse_backend(p.text("run.backend"));
   c.halo = parse_halo_transport(p.text("run.halo"));
   c.halo_sync = parse_halo_sync(p.text("run.halo_sync"));
-  c.cpu_wait = parse_cpu_wait(p.text("run.cpu_wait"));
   c.rank_grid_hint = {static_cast<int>(p.integer("run.px")), static_cast<int>(p.integer("run.py")),
                       static_cast<int>(p.integer("run.pz"))};
   c.progress_seconds = p.real("run.progress_seconds");

@@ -32,14 +32,13 @@ struct RunConfig {
   Backend backend = Backend::Auto;
   HaloTransport halo = HaloTransport::Auto;  // between ranks on one GPU
   HaloSync halo_sync = HaloSync::Auto;       // how those ranks order their halos
-  CpuWait cpu_wait = CpuWait::Auto;          // how the host thread waits for its GPU
   Int3 rank_grid_hint;                       // zeros: chosen by choose_rank_grid
   double progress_seconds = 5;
   std::string input_file;  // where the parameters came from
 };
 
 // The root keys step and time, and the keys of /run: steps, output_every,
-// output_file, check_every, backend, halo, halo_sync, cpu_wait, checkpoint_*, px, py,
+// output_file, check_every, backend, halo, halo_sync, checkpoint_*, px, py,
 // pz, progress_seconds.
 std::vector<ParamSpec> run_schema();
 // From finalized params whose schema includes run_schema().

@@ -65,15 +65,16 @@ std::string joined(int argc, char** argv) {
   return text;
 }
 
-// The report's warning when a node's ranks outnumber its cores.
-std::string crowding_note(int ranks, int cores, const DeviceBinding& device, CpuWait wait) {
-  std::string text = "this node's " + std::to_string(ranks) + " ranks outnumber the " +
-                     std::to_string(cores) + " cores they may run on: ";
+// The report's warning when a node's ranks outnumber its cores. Ranks on a
+// GPU keep CUDA's spinning waits: sleeping ones (blocking sync, the host two
+// steps ahead at most) kept half the throughput (docs/performance.md).
+std::string crowding_note(int ranks, int cores, const DeviceBinding& device) {
+  const std::string text = "this node's " + std::to_string(ranks) + " ranks outnumber the " +
+                           std::to_string(cores) + " cores they may run on: ";
   if (device.memory == Backend::Host) return text + "each rank runs one OpenMP thread";
-  return text + (device.waits_asleep
-                     ? "each waits for its GPU asleep, at most two steps ahead (run.cpu_wait = " +
-                           std::string(to_string(wait)) + ")"
-                     : "each spins while it waits for its GPU (run.cpu_wait = spin)");
+  return text +
+         "the ranks take turns on the cores while they wait for their GPU; expect less than "
+         "one rank per core gives (docs/performance.md, issue 18)";
 }
 
 }  // namespace
@@ -123,15 +124,14 @@ int Session::run(const std::function<int()>& body) {
   }
 }
 
-const DeviceBinding& Session::bind(Backend requested, CpuWait wait) {
+const DeviceBinding& Session::bind(Backend requested) {
   if (pending_) std::rethrow_exception(pending_);
   const int cores = node_cores(env_.node());
   const bool crowded = env_.node_size() > cores;
   run_collectively(env_.world(), [&] {
     const auto start = std::chrono::steady_clock::now();
-    device_ = bind_device(requested, env_.node_rank(), env_.node_size(), node_session_.cuda_gate(),
-                          wait == CpuWait::Sleep || (wait == CpuWait::Auto && crowded));
-    if (crowded) device_.crowding = crowding_note(env_.node_size(), cores, device_, wait);
+    device_ = bind_device(requested, env_.node_rank(), env_.node_size(), node_session_.cuda_gate());
+    if (crowded) device_.crowding = crowding_note(env_.node_size(), cores, device_);
     // A client of mpsfw's per-GPU daemon sees only its GPU: the session's
     // probe knows which of the node's others it reaches.
     if (device_.memory == Backend::Cuda && device_.peer_gpus.empty())

@@ -54,10 +54,10 @@ class Session {
   int run(const std::function<int()>& body);
 
   // Collective: binds this rank's device (`requested` Auto takes the GPU where
-  // one is visible; `wait` as run.cpu_wait says, against the cores the node's
-  // ranks may run on) and verifies, node by node, that every rank meant for
-  // MPS is a client of its GPU's server.
-  const DeviceBinding& bind(Backend requested, CpuWait wait = CpuWait::Auto);
+  // one is visible; DeviceBinding::crowding warns when the node's ranks
+  // outnumber the cores they may run on) and verifies, node by node, that
+  // every rank meant for MPS is a client of its GPU's server.
+  const DeviceBinding& bind(Backend requested);
   // Collective: releases the device (free device memory first) and stops the
   // MPS daemons this job started. Idempotent; run() and the destructor call it.
   void finish();

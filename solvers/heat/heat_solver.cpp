@@ -50,8 +50,7 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
                      kStridedFaceCost),
       layout_(decomposition_.local_cells()),
       coefficients_(coefficients(config.diffusivity, config.dt, config.spacing[0],
-                                 config.spacing[1], config.spacing[2])),
-      throttle_(device) {
+                                 config.spacing[1], config.spacing[2])) {
   // Two fields and one message buffer each way per face: refused before
   // anything is allocated when the ranks sharing the memory cannot have it.
   std::int64_t face_cells = 0;
@@ -204,10 +203,6 @@ void HeatSolver::run(std::FILE* progress) {
   };
   while (step_ < last) {
     step_once();
-    if (throttle_.active()) {
-      PhaseTimers::Scope t(timers_, "gpu wait");
-      throttle_.step_enqueued();
-    }
     const bool polled = poll.check(step_);
     const bool stopping = polled && poll.signal() != 0;
     const bool ending = step_ == last || stopping;

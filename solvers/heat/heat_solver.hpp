@@ -29,7 +29,6 @@
 #include "core/halo/halo_exchange.hpp"
 #include "core/memory.hpp"
 #include "core/params.hpp"
-#include "core/step_throttle.hpp"
 #include "core/timers.hpp"
 #include "heat_config.hpp"
 #include "heat_kernels.hpp"
@@ -105,7 +104,6 @@ class HeatSolver {
   bool boundary_first_ = false;
   Box inner_;
   PhaseTimers timers_;
-  StepThrottle throttle_;
   std::vector<Diagnostics> diagnostics_;
   long step_ = 0;
   double loop_seconds_ = 0;

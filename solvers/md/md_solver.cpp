@@ -26,7 +26,6 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
       comm_(decomposition_, domain_, ghost_width(config), config.halo, config.halo_sync,
             gpu_identity(device), device.backend == Backend::Cuda ? &cuda_ipc_memory() : nullptr),
       backend_(device.backend),
-      throttle_(device),
       step_(config.start_step) {
   // Errors on one rank (a bad dataset, out of device memory) stop every rank
   // together; the caller reports the agreed message once.
@@ -301,10 +300,6 @@ void MdSolver::run(std::FILE* out) {
   };
   while (step_ < end) {
     step_once();
-    if (throttle_.active()) {
-      PhaseTimers::Scope t(timers_, "gpu wait");
-      throttle_.step_enqueued();
-    }
     const bool polled = poll.check(step_);
     const bool stopping = polled && poll.signal() != 0;
     const bool last = step_ == end || stopping;

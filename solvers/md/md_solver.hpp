@@ -19,7 +19,6 @@
 #include "core/decomposition.hpp"
 #include "core/device.hpp"
 #include "core/params.hpp"
-#include "core/step_throttle.hpp"
 #include "core/timers.hpp"
 #include "md_comm.hpp"
 #include "md_config.hpp"
@@ -108,7 +107,6 @@ class MdSolver {
   std::unique_ptr<MdStore> store_;
   Backend backend_;
   PhaseTimers timers_;
-  StepThrottle throttle_;
   std::vector<Thermo> thermo_;
   long total_atoms_ = 0;
   long step_ = 0;

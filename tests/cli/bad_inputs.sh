@@ -253,8 +253,6 @@ add_case halo_ipc_on_host 2 fail "@D@/good.h5 --backend host --halo ipc" \
   "run.halo = ipc needs the CUDA backend"
 add_case halo_sync_unknown 2 fail "@D@/good.h5 --set run.halo_sync=spin" \
   "--set run.halo_sync=spin: expected one of auto|barrier" 'got "spin"'
-add_case cpu_wait_unknown 2 fail "@D@/good.h5 --set run.cpu_wait=yield" \
-  "--set run.cpu_wait=yield: expected one of auto|spin|sleep" 'got "yield"'
 
 # --backend cuda: what it must do depends on the build and the machine.
 if [ "$CUDA_BUILD" = 0 ]; then

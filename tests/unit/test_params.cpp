@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <string>
 
-#include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/h5_io.hpp"
 #include "core/params.hpp"
@@ -62,14 +61,6 @@ class ParamsFile : public testing::Test {
   std::string path_;
   h5::Handle file_, group_;
 };
-
-TEST(RunKeys, CpuWaitTakesAutoSpinOrSleep) {
-  EXPECT_EQ(parse_cpu_wait("auto"), CpuWait::Auto);
-  EXPECT_EQ(parse_cpu_wait("spin"), CpuWait::Spin);
-  EXPECT_EQ(parse_cpu_wait("sleep"), CpuWait::Sleep);
-  EXPECT_STREQ(to_string(CpuWait::Sleep), "sleep");
-  EXPECT_THROW(parse_cpu_wait("yield"), InputError);
-}
 
 TEST_F(ParamsFile, ReadsTypedValuesAndFillsDefaults) {
   h5::write_attribute(group_.get(), "n", std::int64_t{42});
