@@ -6,29 +6,84 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/error.hpp"
 #include "process.hpp"
 
 namespace mpsfw::mps {
 namespace {
 
-std::vector<GpuInfo> from_proc(const std::string& root) {
-  std::vector<GpuInfo> gpus;
+// A GPU of /proc/driver/nvidia/gpus and its device minor (-1: not given).
+struct ProcGpu {
+  GpuInfo info;
+  int minor = -1;
+};
+
+std::string after_label(const std::string& line, size_t label_length) {
+  const size_t at = line.find_first_not_of(" \t", label_length);
+  return at == std::string::npos ? "" : line.substr(at);
+}
+
+std::vector<ProcGpu> from_proc(const std::string& root) {
+  std::vector<ProcGpu> gpus;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(root, ec)) {
     std::ifstream info(entry.path() / "information");
     std::string line;
-    GpuInfo gpu;
-    gpu.pci_bus = entry.path().filename().string();
+    ProcGpu gpu;
+    gpu.info.pci_bus = entry.path().filename().string();
     while (std::getline(info, line)) {
-      if (line.rfind("GPU UUID:", 0) == 0) {
-        gpu.uuid = line.substr(line.find_first_not_of(" \t", 9));
-      }
+      if (line.rfind("GPU UUID:", 0) == 0) gpu.info.uuid = after_label(line, 9);
+      if (line.rfind("Device Minor:", 0) == 0) gpu.minor = std::atoi(after_label(line, 13).c_str());
     }
-    if (!gpu.uuid.empty()) gpus.push_back(gpu);
+    if (!gpu.info.uuid.empty()) gpus.push_back(gpu);
   }
   std::sort(gpus.begin(), gpus.end(),
-            [](const GpuInfo& a, const GpuInfo& b) { return a.pci_bus < b.pci_bus; });
+            [](const ProcGpu& a, const ProcGpu& b) { return a.info.pci_bus < b.info.pci_bus; });
   return gpus;
+}
+
+// Whether the driver lists MIG GPU instances for device minor `minor`.
+bool has_mig_instances(const std::string& capabilities, int minor) {
+  if (minor < 0) return false;
+  std::error_code ec;
+  const std::filesystem::path mig =
+      std::filesystem::path(capabilities) / ("gpu" + std::to_string(minor)) / "mig";
+  for (const auto& entry : std::filesystem::directory_iterator(mig, ec)) {
+    if (entry.path().filename().string().rfind("gi", 0) == 0) return true;
+  }
+  return false;
+}
+
+// `gpus` with each GPU that has MIG instances replaced by them.
+std::vector<GpuInfo> expand_mig(const std::vector<ProcGpu>& gpus, const std::string& capabilities,
+                                const std::string& nvidia_smi) {
+  std::vector<GpuInfo> out;
+  std::vector<MigInstance> instances;
+  bool listed = false;
+  for (const ProcGpu& g : gpus) {
+    if (!has_mig_instances(capabilities, g.minor)) {
+      out.push_back(g.info);
+      continue;
+    }
+    if (!listed) {
+      const ProcessResult r = run_process({nvidia_smi, "-L"}, {}, "", 10.0);
+      if (r.exit_code == 0) instances = parse_mig_instances(r.output);
+      listed = true;
+    }
+    size_t found = 0;
+    for (const MigInstance& m : instances) {
+      if (m.gpu_uuid != g.info.uuid) continue;
+      out.push_back({m.uuid, g.info.pci_bus, "MIG " + m.profile + " of " + g.info.uuid});
+      ++found;
+    }
+    if (found == 0) {
+      throw Error("GPU " + g.info.uuid + " has MIG instances (" + capabilities + "/gpu" +
+                  std::to_string(g.minor) + "/mig) but `" + nvidia_smi +
+                  " -L` lists none of them: mpsfw needs their MIG-... UUIDs to bind ranks "
+                  "to them");
+    }
+  }
+  return out;
 }
 
 std::vector<GpuInfo> from_nvidia_smi() {
@@ -50,6 +105,33 @@ std::vector<GpuInfo> from_nvidia_smi() {
 }
 
 }  // namespace
+
+std::vector<MigInstance> parse_mig_instances(const std::string& text) {
+  std::vector<MigInstance> out;
+  std::istringstream lines(text);
+  std::string line, gpu;
+  const auto uuid_in = [](const std::string& l) {
+    const size_t at = l.find("(UUID: ");
+    if (at == std::string::npos) return std::string();
+    const size_t end = l.find(')', at);
+    return l.substr(at + 7, end == std::string::npos ? std::string::npos : end - at - 7);
+  };
+  while (std::getline(lines, line)) {
+    const size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos) continue;
+    if (line.compare(first, 4, "GPU ") == 0) {
+      gpu = uuid_in(line);
+    } else if (line.compare(first, 4, "MIG ") == 0 && !gpu.empty()) {
+      std::istringstream words(line.substr(first + 4));
+      MigInstance m;
+      words >> m.profile;
+      m.gpu_uuid = gpu;
+      m.uuid = uuid_in(line);
+      if (!m.uuid.empty()) out.push_back(m);
+    }
+  }
+  return out;
+}
 
 std::vector<GpuInfo> apply_visible_devices(const std::vector<GpuInfo>& all,
                                            const std::string& visible) {
@@ -76,7 +158,11 @@ std::vector<GpuInfo> apply_visible_devices(const std::vector<GpuInfo>& all,
 std::vector<GpuInfo> visible_gpus(const EnvLookup& given) {
   const EnvLookup env = given ? given : [](const char* n) { return std::getenv(n); };
   const char* root = env("MPSFW_NVIDIA_PROC_ROOT");
-  std::vector<GpuInfo> all = from_proc(root ? root : "/proc/driver/nvidia/gpus");
+  const char* capabilities = env("MPSFW_NVIDIA_CAPABILITIES_ROOT");
+  const char* smi = env("MPSFW_NVIDIA_SMI");
+  std::vector<GpuInfo> all = expand_mig(
+      from_proc(root ? root : "/proc/driver/nvidia/gpus"),
+      capabilities ? capabilities : "/proc/driver/nvidia/capabilities", smi ? smi : "nvidia-smi");
   if (all.empty() && root == nullptr) all = from_nvidia_smi();
   const char* visible = env("CUDA_VISIBLE_DEVICES");
   return visible ? apply_visible_devices(all, visible) : all;

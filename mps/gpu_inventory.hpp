@@ -3,6 +3,10 @@
 // that initialises CUDA before the MPS daemon is up runs without MPS):
 // /proc/driver/nvidia/gpus (UUIDs, in PCI order, which is CUDA's order for
 // identical GPUs), filtered by CUDA_VISIBLE_DEVICES; nvidia-smi as fallback.
+// A GPU split into MIG instances (its /proc/driver/nvidia/capabilities/gpuN/mig
+// holds gi* folders) is listed as its instances instead: each is a GPU of its
+// own to CUDA (CUDA_VISIBLE_DEVICES=MIG-<uuid>), and gets its own MPS daemon.
+// Their UUIDs come from `nvidia-smi -L`.
 #include <string>
 #include <vector>
 
@@ -11,11 +15,24 @@
 namespace mpsfw::mps {
 
 struct GpuInfo {
-  std::string uuid;     // "GPU-8f6e..."
-  std::string pci_bus;  // "0000:3b:00.0"
+  std::string uuid;     // "GPU-8f6e...", or a MIG instance's "MIG-..."
+  std::string pci_bus;  // "0000:3b:00.0" (a MIG instance: its GPU's)
+  std::string mig;      // a MIG instance: "MIG 3g.40gb of GPU-8f6e..."; "" for a whole GPU
 };
 
-// MPSFW_NVIDIA_PROC_ROOT replaces /proc/driver/nvidia/gpus (for tests).
+// A MIG instance as `nvidia-smi -L` lists it under its GPU.
+struct MigInstance {
+  std::string gpu_uuid;  // the physical GPU's "GPU-..."
+  std::string profile;   // "3g.40gb"
+  std::string uuid;      // "MIG-..." (or the older "MIG-GPU-.../1/0")
+};
+// The MIG lines of `nvidia-smi -L` output, each under the GPU line above it.
+std::vector<MigInstance> parse_mig_instances(const std::string& nvidia_smi_list);
+
+// MPSFW_NVIDIA_PROC_ROOT replaces /proc/driver/nvidia/gpus,
+// MPSFW_NVIDIA_CAPABILITIES_ROOT /proc/driver/nvidia/capabilities and
+// MPSFW_NVIDIA_SMI the nvidia-smi program (for tests). Throws Error when a
+// GPU has MIG instances that nvidia-smi does not name.
 std::vector<GpuInfo> visible_gpus(const EnvLookup& env = nullptr);
 
 // CUDA_VISIBLE_DEVICES applied to `all` (indices or UUID prefixes; an unknown

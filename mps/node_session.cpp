@@ -182,6 +182,9 @@ void NodeSession::bring_up(int local_rank, int local_size) {
   if (config_.enable == Enable::Auto && busiest <= 1) {
     status_.state = MpsState::NotNeeded;
     status_.reason = "one rank per GPU";
+    // A MIG instance is a GPU of its own only where CUDA_VISIBLE_DEVICES names it.
+    const GpuInfo& mine = gpus[static_cast<size_t>(my_gpu_)];
+    if (!mine.mig.empty()) setenv("CUDA_VISIBLE_DEVICES", mine.uuid.c_str(), 1);
     ready_ = true;
     return;
   }

@@ -76,11 +76,11 @@ void NodeSession::verify_clients(MPI_Comm node, const DeviceBinding& device) {
       const bool sms_ok = want < 0 || std::abs(static_cast<int>(x[3]) - want) <= 2;
       ok[static_cast<size_t>(r)] = x[2] == 1 && client && elsewhere.empty() && sms_ok;
       std::ostringstream line;
-      line << "local rank " << r << " (pid " << x[0] << "): GPU " << gpus_[g].uuid << ", cap "
-           << x[4] << "%, " << x[3] << " SMs"
-           << (want > 0 ? " (expected " + std::to_string(want) + ")" : "") << ", MPS attribute "
-           << x[2] << ", " << (client ? "in" : "NOT in") << " the server's client list"
-           << elsewhere;
+      line << "local rank " << r << " (pid " << x[0] << "): GPU " << gpus_[g].uuid
+           << (gpus_[g].mig.empty() ? "" : " (" + gpus_[g].mig + ")") << ", cap " << x[4] << "%, "
+           << x[3] << " SMs" << (want > 0 ? " (expected " + std::to_string(want) + ")" : "")
+           << ", MPS attribute " << x[2] << ", " << (client ? "in" : "NOT in")
+           << " the server's client list" << elsewhere;
       status_.per_rank.push_back(line.str());
       if (!ok[static_cast<size_t>(r)]) reasons += (reasons.empty() ? "" : "; ") + line.str();
     }

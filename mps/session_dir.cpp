@@ -86,6 +86,7 @@ std::vector<SessionGpu> start_session_daemons(const std::string& dir,
       SessionGpu s;
       s.index = static_cast<int>(g);
       s.uuid = gpus[g].uuid;
+      s.mig = gpus[g].mig;
       const fs::path gdir = fs::path(dir) / ("gpu" + std::to_string(g));
       s.pipe_dir = (gdir / "pipe").string();
       s.log_dir = (gdir / "log").string();
@@ -160,7 +161,7 @@ void write_ready(const std::string& dir, const SessionRecord& record) {
   for (const SessionGpu& g : record.gpus) {
     out << "gpu " << g.index << " " << g.uuid << " " << g.daemon_pid << " " << g.cap << " "
         << g.total_sms << " " << g.pipe_dir << " " << g.log_dir << " " << joined_peers(g.peers)
-        << "\n";
+        << " " << (g.mig.empty() ? "-" : g.mig) << "\n";
   }
   const fs::path tmp = fs::path(dir) / "ready.partial";
   {
@@ -194,6 +195,8 @@ bool read_ready(const std::string& dir, SessionRecord* record) {
       f >> g.index >> g.uuid >> g.daemon_pid >> g.cap >> g.total_sms >> g.pipe_dir >> g.log_dir >>
           peers;
       g.peers = split_peers(peers);
+      std::getline(f >> std::ws, g.mig);
+      if (g.mig == "-") g.mig.clear();
       r.gpus.push_back(g);
     }
   }

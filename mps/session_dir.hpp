@@ -4,7 +4,8 @@
 //     gpu<N>/pipe, gpu<N>/log   one control daemon per GPU (fault isolation)
 //     ready                     written last: "leader PID" (0 for mpsctl) and a
 //                               line per GPU (index uuid daemon-pid cap SMs pipe log
-//                               peers: the UUIDs it reaches, comma-separated, or -)
+//                               peers: the UUIDs it reaches, comma-separated, or -;
+//                               then, to the line's end, its MIG slice, or -)
 //     failed                    instead of ready: why bring-up failed
 //     starting                  the PID bringing it up (written first)
 //   <root>/mpsfw-logs-<job>-<host>/gpu<N>/log   a failed bring-up's logs, kept
@@ -26,6 +27,7 @@ struct SessionGpu {
   int cap = 100;
   int total_sms = 0;               // 0: unknown
   std::vector<std::string> peers;  // the node's GPUs this one reaches directly (probe_gpu)
+  std::string mig;                 // GpuInfo::mig: "MIG 3g.40gb of GPU-..." or ""
 };
 
 struct SessionRecord {

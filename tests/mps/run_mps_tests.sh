@@ -85,6 +85,7 @@ add_case start_np4_gpu2_atp_pinned 4
 add_case not_needed 2
 add_case off 2
 add_case visible_devices 4
+add_case mig_instances 4
 add_case control_program 2
 add_case reuse 4
 add_case reuse_mpsctl_session 4
@@ -177,6 +178,8 @@ setup_case() {
   export FAKE_MPS_RECORD=$W/record
   export FAKE_MPS_MAX_LIFETIME=$((RUN_TIMEOUT * 4))
   export MPSFW_NVIDIA_PROC_ROOT=$W/proc
+  export MPSFW_NVIDIA_CAPABILITIES_ROOT=$W/capabilities  # no MIG unless a case makes some
+  unset MPSFW_NVIDIA_SMI
   ROOT=$W/root
   REC=$W/record
   : >"$REC"
@@ -204,6 +207,26 @@ make_gpus() {
       "$i" "${UUID_ALL[$i]}" "${PCI_ALL[$i]}" >"$W/proc/${PCI_ALL[$i]}/information"
     UUIDS+=("${UUID_ALL[$i]}")
   done
+}
+
+# make_mig N: the first fake GPU split into N MIG instances (capabilities
+# folders, and an nvidia-smi double that lists them); sets MIGS to their UUIDs.
+make_mig() {
+  local i
+  MIGS=()
+  printf 'Device Minor: \t 0\n' >>"$W/proc/${PCI_ALL[0]}/information"
+  {
+    printf '#!/bin/sh\ncat <<EOF\n'
+    printf 'GPU 0: Fake GPU 0 (UUID: %s)\n' "${UUIDS[0]}"
+    for ((i = 0; i < $1; i++)); do
+      mkdir -p "$W/capabilities/gpu0/mig/gi$((i + 1))/ci0"
+      MIGS+=("MIG-f$i$i$i$i$i$i$i-0000-4000-8000-00000000000$i")
+      printf '  MIG 3g.40gb     Device  %d: (UUID: %s)\n' "$i" "${MIGS[$i]}"
+    done
+    printf 'EOF\n'
+  } >"$W/bin/nvidia-smi"
+  chmod +x "$W/bin/nvidia-smi"
+  export MPSFW_NVIDIA_SMI=$W/bin/nvidia-smi
 }
 
 # run_probe NP [VAR=value...] [--] [PROBE ARGS...]: NP ranks under mpiexec (0:
@@ -665,6 +688,25 @@ case_visible_devices() {
   USED_UUIDS=("${UUIDS[1]}" "${UUIDS[0]}")
   run_probe 4 "CUDA_VISIBLE_DEVICES=${UUIDS[1]:0:12},${UUIDS[0]:0:12}" -- --enable auto
   check_started 4 2 double auto
+}
+
+# A GPU split into two MIG instances: one daemon per instance, started and
+# used with the instance's UUID (CUDA_VISIBLE_DEVICES=MIG-...), caps per
+# instance; with one rank per instance no daemon, but each rank still bound
+# to its instance.
+case_mig_instances() {
+  make_gpus 1
+  make_mig 2
+  USED_UUIDS=("${MIGS[@]}")
+  run_probe 4 -- --enable auto
+  check_started 4 2 double auto
+  new_record
+  run_probe 2 -- --enable auto
+  expect_rc_zero
+  check_without_mps 2 not_needed
+  expect_eq "rank 0 CUDA_VISIBLE_DEVICES (one rank per instance)" "$(field "$(probe_line 0)" cvd)" "${MIGS[0]}"
+  expect_eq "rank 1 CUDA_VISIBLE_DEVICES (one rank per instance)" "$(field "$(probe_line 1)" cvd)" "${MIGS[1]}"
+  expect_eq "daemon launches" "$(rec_count launch)" 0
 }
 
 # MPSFW_MPS_CONTROL names the program; a missing program with auto runs without MPS.

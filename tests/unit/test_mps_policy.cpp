@@ -371,10 +371,10 @@ TEST(MpsLauncher, JobWithoutIdIsNamedAfterTheParent) {
 // --- CUDA_VISIBLE_DEVICES --------------------------------------------------------
 
 std::vector<GpuInfo> four_gpus() {
-  return {{"GPU-aaaa1111-0000-0000-0000-000000000000", "0000:1a:00.0"},
-          {"GPU-bbbb2222-0000-0000-0000-000000000000", "0000:3b:00.0"},
-          {"GPU-cccc3333-0000-0000-0000-000000000000", "0000:5e:00.0"},
-          {"GPU-dddd4444-0000-0000-0000-000000000000", "0000:86:00.0"}};
+  return {{"GPU-aaaa1111-0000-0000-0000-000000000000", "0000:1a:00.0", ""},
+          {"GPU-bbbb2222-0000-0000-0000-000000000000", "0000:3b:00.0", ""},
+          {"GPU-cccc3333-0000-0000-0000-000000000000", "0000:5e:00.0", ""},
+          {"GPU-dddd4444-0000-0000-0000-000000000000", "0000:86:00.0", ""}};
 }
 
 std::vector<std::string> uuids(const std::vector<GpuInfo>& gpus) {
@@ -452,6 +452,7 @@ TEST_F(FakeProc, ReadyFileKeepsEachGpusPeers) {
   b.index = 1;
   b.uuid = "GPU-bbbb";
   b.peers = {};
+  b.mig = "MIG 3g.20gb of GPU-aaaa";
   write_ready(root_.string(), {42, {a, b}});
   SessionRecord back;
   ASSERT_TRUE(read_ready(root_.string(), &back));
@@ -461,6 +462,8 @@ TEST_F(FakeProc, ReadyFileKeepsEachGpusPeers) {
   EXPECT_EQ(back.gpus[0].log_dir, a.log_dir);
   EXPECT_EQ(back.gpus[1].peers, Names{});
   EXPECT_EQ(back.gpus[1].uuid, "GPU-bbbb");
+  EXPECT_EQ(back.gpus[0].mig, "");
+  EXPECT_EQ(back.gpus[1].mig, "MIG 3g.20gb of GPU-aaaa");
 }
 
 TEST_F(FakeProc, GpusInPciOrder) {
@@ -498,6 +501,70 @@ TEST_F(FakeProc, EmptyOrMissingTreeMeansNoGpuAndNoNvidiaSmi) {
   EXPECT_TRUE(visible_gpus(env()).empty());
   EXPECT_TRUE(
       visible_gpus(fake_env({{"MPSFW_NVIDIA_PROC_ROOT", (root_ / "missing").string()}})).empty());
+}
+
+// `nvidia-smi -L` on an A100 split into two MIG instances, as the driver
+// writes it (R470+), and the older R450 wording of an instance.
+const char* const kMigList =
+    "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-aaaa1111-0000-0000-0000-000000000000)\n"
+    "  MIG 3g.20gb     Device  0: (UUID: MIG-c6d4f1ef-42e4-5de3-91c7-45d71c87eb3f)\n"
+    "  MIG 2g.10gb     Device  1: (UUID: MIG-0f1e2d3c-42e4-5de3-91c7-45d71c87eb3f)\n"
+    "GPU 1: NVIDIA A100-SXM4-40GB (UUID: GPU-bbbb2222-0000-0000-0000-000000000000)\n";
+
+TEST(MpsGpus, MigInstancesAreReadUnderTheirGpu) {
+  const std::vector<MigInstance> m = parse_mig_instances(kMigList);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].gpu_uuid, "GPU-aaaa1111-0000-0000-0000-000000000000");
+  EXPECT_EQ(m[0].profile, "3g.20gb");
+  EXPECT_EQ(m[0].uuid, "MIG-c6d4f1ef-42e4-5de3-91c7-45d71c87eb3f");
+  EXPECT_EQ(m[1].profile, "2g.10gb");
+  const std::vector<MigInstance> old = parse_mig_instances(
+      "GPU 0: A100-SXM4-40GB (UUID: GPU-aaaa)\n  MIG 1g.5gb Device 0: (UUID: MIG-GPU-aaaa/1/0)\n");
+  ASSERT_EQ(old.size(), 1u);
+  EXPECT_EQ(old[0].uuid, "MIG-GPU-aaaa/1/0");
+  EXPECT_TRUE(parse_mig_instances("No devices found.\n").empty());
+}
+
+// A GPU whose capabilities list MIG instances is listed as its instances,
+// named by a stand-in nvidia-smi; the other GPU stays whole.
+TEST_F(FakeProc, MigInstancesReplaceTheirGpu) {
+  gpu("0000:3b:00.0", "GPU-aaaa1111-0000-0000-0000-000000000000");
+  gpu("0000:5e:00.0", "GPU-bbbb2222-0000-0000-0000-000000000000");
+  std::ofstream(root_ / "0000:3b:00.0" / "information", std::ios::app) << "Device Minor: \t 0\n";
+  std::ofstream(root_ / "0000:5e:00.0" / "information", std::ios::app) << "Device Minor: \t 1\n";
+  const fs::path caps = root_.parent_path() / (root_.filename().string() + "-caps");
+  fs::create_directories(caps / "gpu0" / "mig" / "gi1" / "ci0");
+  fs::create_directories(caps / "gpu0" / "mig" / "gi2" / "ci0");
+  fs::create_directories(caps / "gpu1");
+  const fs::path smi = root_.parent_path() / (root_.filename().string() + "-nvidia-smi");
+  std::ofstream(smi) << "#!/bin/sh\ncat <<'EOF'\n" << kMigList << "EOF\n";
+  fs::permissions(smi, fs::perms::owner_all);
+  std::map<std::string, std::string> vars = {{"MPSFW_NVIDIA_PROC_ROOT", root_.string()},
+                                             {"MPSFW_NVIDIA_CAPABILITIES_ROOT", caps.string()},
+                                             {"MPSFW_NVIDIA_SMI", smi.string()}};
+  const std::vector<GpuInfo> gpus = visible_gpus(fake_env(vars));
+  ASSERT_EQ(gpus.size(), 3u);
+  EXPECT_EQ(gpus[0].uuid, "MIG-c6d4f1ef-42e4-5de3-91c7-45d71c87eb3f");
+  EXPECT_EQ(gpus[0].mig, "MIG 3g.20gb of GPU-aaaa1111-0000-0000-0000-000000000000");
+  EXPECT_EQ(gpus[1].uuid, "MIG-0f1e2d3c-42e4-5de3-91c7-45d71c87eb3f");
+  EXPECT_EQ(gpus[2].uuid, "GPU-bbbb2222-0000-0000-0000-000000000000");
+  EXPECT_EQ(gpus[2].mig, "");
+  // CUDA_VISIBLE_DEVICES may name an instance.
+  vars["CUDA_VISIBLE_DEVICES"] = "MIG-0f1e";
+  const std::vector<GpuInfo> one = visible_gpus(fake_env(vars));
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].uuid, "MIG-0f1e2d3c-42e4-5de3-91c7-45d71c87eb3f");
+  // Instances nvidia-smi does not name: an error that says what is missing.
+  vars.erase("CUDA_VISIBLE_DEVICES");
+  vars["MPSFW_NVIDIA_SMI"] = (root_ / "no-such-nvidia-smi").string();
+  try {
+    visible_gpus(fake_env(vars));
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("has MIG instances"), std::string::npos) << e.what();
+  }
+  fs::remove_all(caps);
+  fs::remove(smi);
 }
 
 // The server log names PIDs; the session maps them to ranks. These lines are
