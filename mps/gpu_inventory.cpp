@@ -155,6 +155,13 @@ std::vector<GpuInfo> apply_visible_devices(const std::vector<GpuInfo>& all,
   return out;
 }
 
+std::vector<GpuInfo> node_gpus(const EnvLookup& given) {
+  const EnvLookup env = given ? given : [](const char* n) { return std::getenv(n); };
+  return visible_gpus([&](const char* name) -> const char* {
+    return std::string(name) == "CUDA_VISIBLE_DEVICES" ? nullptr : env(name);
+  });
+}
+
 std::vector<GpuInfo> visible_gpus(const EnvLookup& given) {
   const EnvLookup env = given ? given : [](const char* n) { return std::getenv(n); };
   const char* root = env("MPSFW_NVIDIA_PROC_ROOT");

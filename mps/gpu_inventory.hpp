@@ -34,6 +34,8 @@ std::vector<MigInstance> parse_mig_instances(const std::string& nvidia_smi_list)
 // MPSFW_NVIDIA_SMI the nvidia-smi program (for tests). Throws Error when a
 // GPU has MIG instances that nvidia-smi does not name.
 std::vector<GpuInfo> visible_gpus(const EnvLookup& env = nullptr);
+// Every GPU of the node, whatever CUDA_VISIBLE_DEVICES says.
+std::vector<GpuInfo> node_gpus(const EnvLookup& env = nullptr);
 
 // CUDA_VISIBLE_DEVICES applied to `all` (indices or UUID prefixes; an unknown
 // entry ends the list, as CUDA does).

@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include "cap_policy.hpp"
 #include "core/error.hpp"
 #include "core/mpi_check.hpp"
+#include "core/string_gather.hpp"
 
 #if MPSFW_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -122,7 +124,15 @@ NodeSession NodeSession::before_mpi(const MpsConfig& config, const LauncherInfo&
     s.status_.bring_up = "after MPI_Init (the launcher set no local-rank variables)";
     return s;  // after_mpi brings it up
   }
+  if (launcher_binds_gpus()) {
+    s.bound_by_launcher_ = true;
+    s.status_.bring_up =
+        "after MPI_Init (the launcher gave each task its GPUs: CUDA_VISIBLE_DEVICES is a part "
+        "of SLURM_STEP_GPUS; every rank's are gathered first)";
+    return s;  // after_mpi brings it up
+  }
   s.status_.bring_up = "before MPI_Init (local rank from " + launcher.source + ")";
+  s.brought_up_before_mpi_ = true;
   const auto start = std::chrono::steady_clock::now();
   try {
     s.bring_up(launcher.local_rank, launcher.local_size);
@@ -134,23 +144,50 @@ NodeSession NodeSession::before_mpi(const MpsConfig& config, const LauncherInfo&
 }
 
 void NodeSession::after_mpi(MPI_Comm node) {
-  if (!ready_ && pending_error_.empty()) {
+  if (brought_up_before_mpi_) {
+    // Collective on every rank of the node, whatever its bring-up did.
+    const std::string differ = check_same_gpus(node);
+    if (pending_error_.empty()) pending_error_ = differ;
+  } else if (!ready_ && pending_error_.empty()) {
     int rank = 0, size = 1;
     MPSFW_MPI_CHECK(MPI_Comm_rank(node, &rank));
     MPSFW_MPI_CHECK(MPI_Comm_size(node, &size));
     // Without launcher variables all ranks agree on a job name through MPI.
-    long leader_pid = static_cast<long>(getpid());
-    MPSFW_MPI_CHECK(MPI_Bcast(&leader_pid, 1, MPI_LONG, 0, node));
-    launcher_.job = "pid" + std::to_string(leader_pid);
+    if (!bound_by_launcher_) {
+      long leader_pid = static_cast<long>(getpid());
+      MPSFW_MPI_CHECK(MPI_Bcast(&leader_pid, 1, MPI_LONG, 0, node));
+      launcher_.job = "pid" + std::to_string(leader_pid);
+    }
     const auto start = std::chrono::steady_clock::now();
     try {
-      bring_up(rank, size);
+      if (bound_by_launcher_) {
+        bring_up_as_launcher_bound(node);
+      } else {
+        bring_up(rank, size);
+      }
     } catch (const std::exception& e) {
       pending_error_ = e.what();
     }
     add_seconds(MpsStep::BringUp, seconds_since(start));
   }
   if (!pending_error_.empty()) throw Error(pending_error_);
+}
+
+std::string NodeSession::check_same_gpus(MPI_Comm node) const {
+  // Bring-up before MPI_Init bound ranks from each one's own view; that is
+  // only right when every rank of the node sees the same GPUs.
+  const std::vector<std::string> all = all_gather_strings(node, seen_);
+  for (size_t r = 1; r < all.size(); ++r) {
+    if (all[r] != all[0]) {
+      return "MPS: the ranks of this node see different GPUs (local rank 0: " +
+             (all[0].empty() ? std::string("none") : all[0]) + " local rank " + std::to_string(r) +
+             ": " + (all[r].empty() ? std::string("none") : all[r]) +
+             "): CUDA_VISIBLE_DEVICES differs between them. mpsfw binds ranks to GPUs itself; "
+             "give every rank the same CUDA_VISIBLE_DEVICES, or let Slurm bind them "
+             "(--gpu-bind, which mpsfw follows when SLURM_STEP_GPUS lists the step's GPUs)";
+    }
+  }
+  return "";
 }
 
 CudaGate NodeSession::cuda_gate() const {
@@ -167,18 +204,49 @@ void NodeSession::give_up(const std::string& reason) {
   ready_ = true;
 }
 
+std::vector<GpuInfo> NodeSession::inventory() {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<GpuInfo> gpus = visible_gpus();
+  add_seconds(MpsStep::Inventory, seconds_since(start));
+  seen_.clear();
+  for (const GpuInfo& g : gpus) seen_ += g.uuid + ",";
+  return gpus;
+}
+
 void NodeSession::bring_up(int local_rank, int local_size) {
-  const auto inventory_start = std::chrono::steady_clock::now();
-  const std::vector<GpuInfo> gpus = visible_gpus();
-  add_seconds(MpsStep::Inventory, seconds_since(inventory_start));
+  const std::vector<GpuInfo> gpus = inventory();
   if (gpus.empty()) {
     give_up("no GPU is visible (CUDA_VISIBLE_DEVICES, /proc/driver/nvidia/gpus, nvidia-smi)");
     return;
   }
-  const int n = static_cast<int>(gpus.size());
-  my_gpu_ = gpu_of_local_rank(local_rank, local_size, n);
-  const int k = local_ranks_on_gpu(my_gpu_, local_size, n);
-  const int busiest = local_ranks_on_gpu(0, local_size, n);
+  bring_up(block_plan(gpus, local_rank, local_size), local_rank);
+}
+
+void NodeSession::bring_up_as_launcher_bound(MPI_Comm node) {
+  inventory();
+  int rank = 0;
+  MPSFW_MPI_CHECK(MPI_Comm_rank(node, &rank));
+  const std::vector<GpuInfo> all = node_gpus();  // details of the others' UUIDs
+  std::vector<std::vector<GpuInfo>> seen;
+  for (const std::string& text : all_gather_strings(node, seen_)) {
+    seen.emplace_back();
+    size_t from = 0;
+    for (size_t comma = text.find(','); comma != std::string::npos; comma = text.find(',', from)) {
+      const std::string uuid = text.substr(from, comma - from);
+      const auto known =
+          std::find_if(all.begin(), all.end(), [&](const GpuInfo& g) { return g.uuid == uuid; });
+      seen.back().push_back(known != all.end() ? *known : GpuInfo{uuid, "", ""});
+      from = comma + 1;
+    }
+  }
+  bring_up(launcher_plan(seen, rank), rank);
+}
+
+void NodeSession::bring_up(const GpuPlan& plan, int local_rank) {
+  const std::vector<GpuInfo>& gpus = plan.gpus;
+  my_gpu_ = plan.mine;
+  const int k = plan.ranks.at(static_cast<size_t>(my_gpu_));
+  const int busiest = *std::max_element(plan.ranks.begin(), plan.ranks.end());
   if (config_.enable == Enable::Auto && busiest <= 1) {
     status_.state = MpsState::NotNeeded;
     status_.reason = "one rank per GPU";
@@ -212,7 +280,7 @@ void NodeSession::bring_up(int local_rank, int local_size) {
 
   dir_ = session_dir(default_root(config_), launcher_.job);
   if (local_rank == 0) {
-    lead(gpus, local_size);
+    lead(plan);
   } else {
     follow(static_cast<int>(gpus.size()));
   }
@@ -222,8 +290,7 @@ void NodeSession::bring_up(int local_rank, int local_size) {
   ready_ = true;
 }
 
-void NodeSession::lead(const std::vector<GpuInfo>& gpus, int local_size) {
-  const int n = static_cast<int>(gpus.size());
+void NodeSession::lead(const GpuPlan& plan) {
   std::error_code ec;
   if (fs::exists(dir_, ec)) {
     // Same job name on this node: left behind by a run that died. Its daemons
@@ -236,11 +303,9 @@ void NodeSession::lead(const std::vector<GpuInfo>& gpus, int local_size) {
     if (!watchdog_.start(dir_, config_.timeout_seconds)) {
       throw Error("MPS: cannot start the watchdog process");
     }
-    std::vector<int> ranks(static_cast<size_t>(n));
-    for (int g = 0; g < n; ++g)
-      ranks[static_cast<size_t>(g)] = local_ranks_on_gpu(g, local_size, n);
     StartTimes times;
-    gpus_ = start_session_daemons(dir_, gpus, ranks, config_, /*start_servers=*/true, &times);
+    gpus_ =
+        start_session_daemons(dir_, plan.gpus, plan.ranks, config_, /*start_servers=*/true, &times);
     add_seconds(MpsStep::DaemonStart, times.daemon_start);
     add_seconds(MpsStep::DaemonConfig, times.daemon_config);
     add_seconds(MpsStep::ServerStart, times.server_start);

@@ -29,6 +29,7 @@
 
 #include "core/device.hpp"
 #include "gpu_inventory.hpp"
+#include "gpu_plan.hpp"
 #include "launcher.hpp"
 #include "mps_config.hpp"
 #include "session_dir.hpp"
@@ -127,9 +128,16 @@ class NodeSession {
 
  private:
   explicit NodeSession(MpsConfig config) : config_(std::move(config)) {}
+  // This rank's GPUs (CUDA_VISIBLE_DEVICES applied); notes them in seen_.
+  std::vector<GpuInfo> inventory();
   void bring_up(int local_rank, int local_size);
+  void bring_up(const GpuPlan& plan, int local_rank);
+  // After MPI_Init, when the launcher bound GPUs per task: every rank's gathered.
+  void bring_up_as_launcher_bound(MPI_Comm node);
+  // "" or why binding from each rank's own view was wrong (collective).
+  std::string check_same_gpus(MPI_Comm node) const;
   void verify_clients(MPI_Comm node, const DeviceBinding& device);
-  void lead(const std::vector<GpuInfo>& gpus, int local_size);
+  void lead(const GpuPlan& plan);
   void follow(int gpus);
   bool reuse_site_daemon(const std::vector<GpuInfo>& gpus, int cap);
   bool reuse_mpsctl_session(int cap);
@@ -144,6 +152,9 @@ class NodeSession {
   std::string dir_;               // the session folder (ours only)
   std::vector<SessionGpu> gpus_;  // from the ready file
   int my_gpu_ = 0;
+  std::string seen_;                // this rank's visible GPUs' UUIDs, each followed by ','
+  bool bound_by_launcher_ = false;  // bring-up waits for MPI_Init to gather every rank's GPUs
+  bool brought_up_before_mpi_ = false;
   std::map<long, int> rank_of_pid_;  // this node's clients, from verify()
   bool ready_ = false;
   std::string pending_error_;

@@ -86,6 +86,8 @@ add_case not_needed 2
 add_case off 2
 add_case visible_devices 4
 add_case mig_instances 4
+add_case slurm_gpu_bind 4
+add_case ranks_see_different_gpus 4
 add_case control_program 2
 add_case reuse 4
 add_case reuse_mpsctl_session 4
@@ -707,6 +709,51 @@ case_mig_instances() {
   expect_eq "rank 0 CUDA_VISIBLE_DEVICES (one rank per instance)" "$(field "$(probe_line 0)" cvd)" "${MIGS[0]}"
   expect_eq "rank 1 CUDA_VISIBLE_DEVICES (one rank per instance)" "$(field "$(probe_line 1)" cvd)" "${MIGS[1]}"
   expect_eq "daemon launches" "$(rec_count launch)" 0
+}
+
+# per_rank_gpu [STEP_GPUS]: a WRAP that gives local rank r GPU r % 2 alone
+# (as Slurm's --gpu-bind may), and SLURM_STEP_GPUS when given.
+per_rank_gpu() {
+  {
+    printf '#!/bin/sh\nexport CUDA_VISIBLE_DEVICES=$((${OMPI_COMM_WORLD_LOCAL_RANK:-0} %% 2))\n'
+    [ -n "${1:-}" ] && printf 'export SLURM_STEP_GPUS=%s\n' "$1"
+    printf 'exec "$@"\n'
+  } >"$W/bin/bind-gpu"
+  chmod +x "$W/bin/bind-gpu"
+  WRAP=("$W/bin/bind-gpu")
+}
+
+# Slurm bound each task to a GPU (round-robin, not mpsfw's blocks): bring-up
+# waits for MPI_Init, gathers every rank's GPU and follows them.
+case_slurm_gpu_bind() {
+  make_gpus 2
+  per_rank_gpu 0,1
+  run_probe 4 -- --enable auto
+  expect_rc_zero
+  local r line
+  for ((r = 0; r < 4; r++)); do
+    line=$(probe_line "$r")
+    expect_eq "rank $r state" "$(field "$line" state)" started
+    expect_eq "rank $r CUDA_VISIBLE_DEVICES (Slurm's GPU)" "$(field "$line" cvd)" "${UUIDS[$((r % 2))]}"
+    expect_eq "rank $r cap (2 ranks on its GPU)" "$(field "$line" atp)" 100
+    [[ $line == *"bring_up=after MPI_Init (the launcher gave each task its GPUs"* ]] ||
+      problem "rank $r bring_up: ${line#*bring_up=}"
+  done
+  expect_eq "daemons up" "$(rec_count daemon-up)" 2
+}
+
+# Ranks that see different GPUs without Slurm saying so: a clear error, not
+# a silently wrong binding, and no daemon left.
+case_ranks_see_different_gpus() {
+  make_gpus 2
+  per_rank_gpu
+  run_probe 4 -- --enable auto
+  [ "$RC" -ne 0 ] || problem "exit code 0, expected a failure"
+  grep -q "the ranks of this node see different GPUs" "$OUT" "$ERR" ||
+    problem "no 'see different GPUs' in the output"
+  sleep 1
+  local p
+  for p in $(spawned_pids); do alive "$p" && problem "daemon $p still running after the error"; done
 }
 
 # MPSFW_MPS_CONTROL names the program; a missing program with auto runs without MPS.

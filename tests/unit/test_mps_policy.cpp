@@ -18,6 +18,7 @@
 #include "mps/cap_policy.hpp"
 #include "mps/fault_report.hpp"
 #include "mps/gpu_inventory.hpp"
+#include "mps/gpu_plan.hpp"
 #include "mps/launcher.hpp"
 #include "mps/mps_config.hpp"
 #include "mps/node_session.hpp"
@@ -407,6 +408,39 @@ TEST(MpsGpus, UnknownEntryEndsTheList) {
   EXPECT_EQ(uuids(apply_visible_devices(four_gpus(), "")), (Names{}));
   EXPECT_EQ(uuids(apply_visible_devices(four_gpus(), "NoDevFiles")), (Names{}));
   EXPECT_EQ(uuids(apply_visible_devices(four_gpus(), "2,,3")), (Names{"cccc"}));
+}
+
+TEST(MpsGpus, BlockPlanIsMpsfwsOwnBinding) {
+  const GpuPlan p = block_plan(four_gpus(), 5, 8);
+  EXPECT_FALSE(p.from_launcher);
+  EXPECT_EQ(p.gpus.size(), 4u);
+  EXPECT_EQ(p.ranks, (std::vector<int>{2, 2, 2, 2}));
+  EXPECT_EQ(p.mine, 2);
+}
+
+TEST(MpsGpus, LauncherPlanTakesEachRanksFirstGpu) {
+  // Slurm gave ranks 0 and 2 the third GPU, ranks 1 and 3 the first.
+  const std::vector<GpuInfo> g = four_gpus();
+  const std::vector<std::vector<GpuInfo>> seen = {{g[2]}, {g[0]}, {g[2]}, {g[0], g[1]}};
+  const GpuPlan p = launcher_plan(seen, 3);
+  EXPECT_TRUE(p.from_launcher);
+  EXPECT_EQ(uuids(p.gpus), (Names{"cccc", "aaaa"}));
+  EXPECT_EQ(p.ranks, (std::vector<int>{2, 2}));
+  EXPECT_EQ(p.mine, 1);
+  EXPECT_EQ(launcher_plan(seen, 0).mine, 0);
+  EXPECT_THROW(launcher_plan({{g[0]}, {}}, 0), Error);
+}
+
+TEST(MpsGpus, LauncherBindsGpusWhenATaskSeesPartOfTheStep) {
+  EXPECT_TRUE(launcher_binds_gpus(
+      fake_env({{"SLURM_STEP_GPUS", "0,1,2,3"}, {"CUDA_VISIBLE_DEVICES", "2"}})));
+  EXPECT_TRUE(
+      launcher_binds_gpus(fake_env({{"SLURM_JOB_GPUS", "0,1"}, {"CUDA_VISIBLE_DEVICES", "1"}})));
+  // The whole step's GPUs, or no Slurm GPUs, or nothing visible: mpsfw binds.
+  EXPECT_FALSE(
+      launcher_binds_gpus(fake_env({{"SLURM_STEP_GPUS", "0,1"}, {"CUDA_VISIBLE_DEVICES", "0,1"}})));
+  EXPECT_FALSE(launcher_binds_gpus(fake_env({{"CUDA_VISIBLE_DEVICES", "1"}})));
+  EXPECT_FALSE(launcher_binds_gpus(fake_env({{"SLURM_STEP_GPUS", "0,1"}})));
 }
 
 // --- GPUs from a fake /proc/driver/nvidia/gpus --------------------------------

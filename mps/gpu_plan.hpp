@@ -1,0 +1,34 @@
+#pragma once
+// Which GPU each local rank of a node uses. mpsfw binds ranks itself (blocks
+// of consecutive local ranks per visible GPU) unless the launcher already
+// gave each rank its own GPUs (Slurm's --gpu-bind, --gpus-per-task): then a
+// rank uses the first GPU it sees, and the node's GPUs are those the ranks
+// were given.
+#include <string>
+#include <vector>
+
+#include "gpu_inventory.hpp"
+#include "launcher.hpp"
+
+namespace mpsfw::mps {
+
+struct GpuPlan {
+  std::vector<GpuInfo> gpus;  // the node's GPUs in use, in the order of the session's folders
+  std::vector<int> ranks;     // local ranks on each of them
+  int mine = 0;               // this rank's, an index into gpus
+  bool from_launcher = false;
+};
+
+// mpsfw's own binding: every rank sees `visible`; blocks (gpu_of_local_rank).
+GpuPlan block_plan(const std::vector<GpuInfo>& visible, int local_rank, int local_size);
+// The launcher's binding: `seen[r]` is what local rank r sees; each rank
+// takes the first; the GPUs in order of first use. Ranks that see none are an
+// error (Error).
+GpuPlan launcher_plan(const std::vector<std::vector<GpuInfo>>& seen, int local_rank);
+
+// Whether the launcher bound GPUs per task: Slurm's step (or job) lists more
+// GPUs on this node than this task's CUDA_VISIBLE_DEVICES. Then bring-up
+// waits for MPI_Init, where every rank's GPUs can be gathered.
+bool launcher_binds_gpus(const EnvLookup& env = nullptr);
+
+}  // namespace mpsfw::mps
