@@ -46,7 +46,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def rank_grid(ranks):
-    """A balanced px*py*pz = ranks, largest factor along x (as MPI_Dims_create)."""
+    """A balanced px*py*pz = ranks for weak scaling, the smallest factor along x
+    and the largest along z: heat cuts x last (its x faces are strided rows),
+    as the solver's own choice does."""
     dims = [1, 1, 1]
     n = ranks
     factors = []
@@ -58,7 +60,7 @@ def rank_grid(ranks):
         f += 1
     for f in sorted(factors, reverse=True):
         dims[dims.index(min(dims))] *= f
-    return sorted(dims, reverse=True)
+    return sorted(dims)
 
 
 def gpus_here():
