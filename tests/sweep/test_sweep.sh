@@ -21,7 +21,8 @@ rows=$(($(wc -l < out/sweep.csv) - 1))
 [ "$rows" -eq 12 ] || fail "sweep.csv has $rows rows, expected 12 (2 scalings x 2 ranks/GPU x 3 modes)"
 marked=$(grep -c ',NO,' out/sweep.csv)
 [ "$marked" -eq 8 ] || fail "$marked rows marked 'MPS not as asked', expected the 8 MPS rows"
-grep -q '^weak,2,2,timeslice,1,host,24x10x8,' out/sweep.csv || fail "weak scaling at 2 ranks is not 2 blocks of 12x10x8"
+# Two blocks stacked along z: weak scaling cuts x last, as heat's rank grid does.
+grep -q '^weak,2,2,timeslice,1,host,12x10x16,' out/sweep.csv || fail "weak scaling at 2 ranks is not 2 blocks of 12x10x8 along z"
 grep -q '^strong,2,2,timeslice,1,host,12x10x8,' out/sweep.csv || fail "strong scaling changed the grid"
 grep -q "MPS NOT active" out/summary.md || fail "summary does not mark the MPS points"
 grep -q "host backend" out/summary.md || fail "summary does not say it ran on the host backend"
@@ -71,7 +72,7 @@ grep -q "missing" eighth.log || fail "a missing --baseline is not named"
 # heat.nx=6 (not the file's 12) for 2 ranks.
 run in.h5 --out out_set --set heat.nx=6 --scaling weak --modes timeslice > seventh.log 2>&1 ||
   fail "sweep with --set exited $?"
-grep -q '^weak,2,2,timeslice,1,host,12x10x8,' out_set/sweep.csv ||
+grep -q '^weak,2,2,timeslice,1,host,6x10x16,' out_set/sweep.csv ||
   fail "weak scaling ignored --set heat.nx=6: $(grep '^weak,2' out_set/sweep.csv | cut -d, -f1-7)"
 
 # An MD input: weak scaling multiplies the FCC cells (4^3 -> 8x4x4 for 2 ranks,
@@ -79,8 +80,8 @@ grep -q '^weak,2,2,timeslice,1,host,12x10x8,' out_set/sweep.csv ||
 "$mkinput" md.h5 --set solver=md --set md.cells_x=4 --set md.cells_y=4 --set md.cells_z=4 \
   --set run.steps=3 >/dev/null || fail "mkinput md"
 run md.h5 --out out_md --modes timeslice > eighth.log 2>&1 || fail "MD sweep exited $? ($(tail -2 eighth.log))"
-grep -q '^weak,2,2,timeslice,1,host,4x2x2,' out_md/sweep.csv ||
-  fail "MD weak scaling at 2 ranks is not 8x4x4 FCC cells: $(grep '^weak,2' out_md/sweep.csv | cut -d, -f1-7)"
+grep -q '^weak,2,2,timeslice,1,host,2x2x4,' out_md/sweep.csv ||
+  fail "MD weak scaling at 2 ranks is not 4x4x8 FCC cells: $(grep '^weak,2' out_md/sweep.csv | cut -d, -f1-7)"
 grep -q '^strong,2,2,timeslice,1,host,2x2x2,' out_md/sweep.csv || fail "MD strong scaling changed the box"
 grep -q "atom-steps/s" out_md/summary.md || fail "MD summary does not speak of atom-steps/s"
 
