@@ -9,24 +9,14 @@
 # MPS (auto: passed as --mps), MPIRUN (mpirun), PYTHON (python3).
 set -uo pipefail
 build=${1:?build dir (with apps/solver)}
-out=${2:-$build/heat-backends}
 backends=(${BACKENDS:-host kokkos})
 ranks_list=(${RANKS:-1 4})
 size=${SIZE:-128}
 steps=${STEPS:-500}
 repeats=${REPEATS:-5}
 mps=${MPS:-auto}
-mpirun=${MPIRUN:-mpirun}
-python=${PYTHON:-python3}
-solver="$build/apps/solver"
-[ -x "$solver" ] || { echo "no $solver" >&2; exit 2; }
-mkdir -p "$out"
-export OMPI_MCA_rmaps_base_oversubscribe=${OMPI_MCA_rmaps_base_oversubscribe:-1}
-export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1}
-input="$out/input.h5"
-"$solver" --write-input "$input" --set heat.nx="$size" --set heat.ny="$size" \
-  --set heat.nz="$size" --set run.steps="$steps" --set run.diag_every=0 > /dev/null ||
-  { echo "--write-input failed" >&2; exit 1; }
+source "$(dirname "$0")/bench_lib.sh"
+bench_setup "$build" "${2:-$build/heat-backends}" "$size" "$steps"
 
 # run RANKS BACKEND TAG: one job; its report is $out/TAG.json.
 run() {

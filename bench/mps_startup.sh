@@ -11,22 +11,12 @@
 # PYTHON (python3).
 set -uo pipefail
 build=${1:?build dir (with apps/solver)}
-out=${2:-$build/mps-startup}
 ranks=${RANKS:-16}
 repeats=${REPEATS:-5}
 steps=${STEPS:-1}
 size=${SIZE:-64}
-mpirun=${MPIRUN:-mpirun}
-python=${PYTHON:-python3}
-solver="$build/apps/solver"
-[ -x "$solver" ] || { echo "no $solver" >&2; exit 2; }
-mkdir -p "$out"
-export OMPI_MCA_rmaps_base_oversubscribe=${OMPI_MCA_rmaps_base_oversubscribe:-1}
-export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1}
-input="$out/input.h5"
-"$solver" --write-input "$input" --set heat.nx="$size" --set heat.ny="$size" \
-  --set heat.nz="$size" --set run.steps="$steps" --set run.diag_every=0 > /dev/null ||
-  { echo "--write-input failed" >&2; exit 1; }
+source "$(dirname "$0")/bench_lib.sh"
+bench_setup "$build" "${2:-$build/mps-startup}" "$size" "$steps"
 
 # run MODE NAME: one job; its wall seconds go to $out/NAME.seconds.
 run() {

@@ -376,6 +376,15 @@ expect_quit_by_session() {
     [ "$reason" = quit ] || problem "daemon $p did not end by 'quit' (exit reason: ${reason:-none recorded})"
   done
 }
+# Every daemon the session spawned (with or without a pid file) was stopped
+# by SIGTERM: what a session does to a daemon whose bring-up it gave up on.
+expect_spawned_stopped_by_sigterm() {
+  local p reason
+  for p in $(spawned_pids); do
+    reason=$(rec_lines daemon-exit | grep -F " pid=$p " | sed -n 's/.* reason=\([^ ]*\).*/\1/p')
+    [ "$reason" = sigterm ] || problem "daemon $p was not stopped (exit reason: ${reason:-none})"
+  done
+}
 expect_eq() {
   [ "$2" = "$3" ] || problem "$1: got '$2', expected '$3'"
 }
@@ -915,11 +924,7 @@ timeout_case() {
   named=$(cat "$OUT" "$ERR" | grep -o "see [^ ;]*control.log" | head -n 1 | sed 's/^see //')
   [ -n "$named" ] && grep -q "starting" "$named" 2>/dev/null ||
     problem "the log the error names ('$named') does not exist after the run"
-  local p reason
-  for p in $(spawned_pids); do
-    reason=$(rec_lines daemon-exit | grep -F " pid=$p " | sed -n 's/.* reason=\([^ ]*\).*/\1/p')
-    [ "$reason" = sigterm ] || problem "daemon $p (no pid file yet) was not stopped (exit reason: ${reason:-none})"
-  done
+  expect_spawned_stopped_by_sigterm  # no pid file yet: found by its pipe folder
   expect_clean_after 10
 }
 case_timeout_on() { timeout_case on; }
@@ -1205,11 +1210,7 @@ case_mpsctl_timeout() {
   [[ $named == "$ROOT/mpsfw-logs-J-"*"/gpu0/log/control.log" ]] ||
     problem "the error names no kept log: $(cat "$ERR")"
   grep -q starting "$named" 2>/dev/null || problem "the log '$named' does not exist"
-  local p reason
-  for p in $(spawned_pids); do
-    reason=$(rec_lines daemon-exit | grep -F " pid=$p " | sed -n 's/.* reason=\([^ ]*\).*/\1/p')
-    [ "$reason" = sigterm ] || problem "daemon $p was not stopped (exit reason: ${reason:-none})"
-  done
+  expect_spawned_stopped_by_sigterm
   expect_clean_after 10
 }
 
