@@ -20,6 +20,7 @@
 #include "core/error.hpp"
 #include "core/mpi_check.hpp"
 #include "core/string_gather.hpp"
+#include "numa_placement.hpp"
 
 #if MPSFW_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -246,6 +247,7 @@ void NodeSession::bring_up(const GpuPlan& plan, int local_rank) {
   const std::vector<GpuInfo>& gpus = plan.gpus;
   my_gpu_ = plan.mine;
   const int k = plan.ranks.at(static_cast<size_t>(my_gpu_));
+  status_.placement = place_near(cpus_near(gpus.at(static_cast<size_t>(my_gpu_)).pci_bus), k);
   const int busiest = *std::max_element(plan.ranks.begin(), plan.ranks.end());
   if (config_.enable == Enable::Auto && busiest <= 1) {
     status_.state = MpsState::NotNeeded;

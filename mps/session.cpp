@@ -176,6 +176,7 @@ void Session::add_mps_to_report(RunReport* report) const {
   const bool reused = m.state == mps::MpsState::ActiveReused || m.state == mps::MpsState::Reused;
   d.emplace_back("owner", m.owner ? "started by mpsfw" : (reused ? "reused" : "none"));
   d.emplace_back("pipe_dir", m.pipe_dir);
+  d.emplace_back("cpu_placement", m.placement.empty() ? "left to the launcher" : m.placement);
   report->mps_verified_clients = total[0];
   report->mps_expected_clients = total[1];
   report->mps_daemon_pids = m.daemon_pids;

@@ -23,11 +23,12 @@
 // last field of a line):
 //   PROBE rank=R node_rank=N node_size=S launcher=SRC local=L/LS state=ST owner=0|1
 //         pipe=P log=D cvd=V atp=A pinned=M daemon=PID answers=0|1 gpu=UUID cap=C
-//         daemons=PIDS bring_up=TEXT
+//         daemons=PIDS cpus=LIST bring_up=TEXT
 //   REASON rank=R TEXT
 //   FINAL rank=R state=ST owner=0|1 reason=TEXT          (after teardown)
 // Unset variables print as "-"; spaces in states print as "_" ("NOT_active").
 #include <mpi.h>
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -147,6 +148,17 @@ void maybe_fail(const Options& o, MPI_Comm world) {
   throw std::runtime_error("probe: still alive after " + o.fail_mode);
 }
 
+// The CPUs this process may run on, as "0,1,5".
+std::string my_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return "-";
+  std::string out;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) out += (out.empty() ? "" : ",") + std::to_string(c);
+  return out;
+}
+
 int run(Session& env, const mps::LauncherInfo& launcher, const Options& o) {
   const mps::NodeSession& session = env.mps();
   session.cuda_gate();  // throws if bring-up did not finish: no CUDA would be allowed
@@ -165,13 +177,13 @@ int run(Session& env, const mps::LauncherInfo& launcher, const Options& o) {
   std::printf(
       "PROBE rank=%d node_rank=%d node_size=%d launcher=%s local=%d/%d state=%s owner=%d "
       "pipe=%s log=%s cvd=%s atp=%s pinned=%s daemon=%ld answers=%d gpu=%s cap=%d daemons=%s "
-      "bring_up=%s\n",
+      "cpus=%s bring_up=%s\n",
       env.rank(), env.node_rank(), env.node_size(), underscores(launcher.source).c_str(),
       launcher.local_rank, launcher.local_size, underscores(mps::to_string(s.state)).c_str(),
       s.owner ? 1 : 0, pipe.c_str(), log.c_str(), env_or_dash("CUDA_VISIBLE_DEVICES").c_str(),
       env_or_dash("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE").c_str(),
       env_or_dash("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT").c_str(), daemon, answers,
-      underscores(s.gpu_uuid).c_str(), s.cap, pid_list(s.daemon_pids).c_str(),
+      underscores(s.gpu_uuid).c_str(), s.cap, pid_list(s.daemon_pids).c_str(), my_cpus().c_str(),
       s.bring_up.empty() ? "-" : s.bring_up.c_str());
   std::printf("REASON rank=%d %s\n", env.rank(), s.reason.c_str());
   std::fflush(stdout);

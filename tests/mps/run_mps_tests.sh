@@ -88,6 +88,7 @@ add_case visible_devices 4
 add_case mig_instances 4
 add_case slurm_gpu_bind 4
 add_case ranks_see_different_gpus 4
+add_case near_gpu_cpus 4
 add_case control_program 2
 add_case reuse 4
 add_case reuse_mpsctl_session 4
@@ -763,6 +764,28 @@ case_ranks_see_different_gpus() {
   sleep 1
   local p
   for p in $(spawned_pids); do alive "$p" && problem "daemon $p still running after the error"; done
+}
+
+# Ranks mpirun leaves free are pinned to their GPU's CPUs (a fake sysfs: GPU 0
+# near CPU 0, GPU 1 near CPU 1); two ranks for one CPU are left alone.
+case_near_gpu_cpus() {
+  if [ "$(nproc)" -lt 2 ]; then echo "note: fewer than 2 CPUs: case skipped"; return; fi
+  make_gpus 2
+  local g
+  for g in 0 1; do
+    mkdir -p "$W/sys/bus/pci/devices/${PCI_ALL[$g]}"
+    echo "$g" >"$W/sys/bus/pci/devices/${PCI_ALL[$g]}/local_cpulist"
+  done
+  local all
+  all=$(seq -s, 0 $(($(nproc) - 1)))
+  run_probe 2 MPSFW_SYSFS_ROOT="$W/sys" OMPI_MCA_hwloc_base_binding_policy=none -- --enable on
+  expect_rc_zero
+  expect_eq "rank 0 CPUs (near GPU 0)" "$(field "$(probe_line 0)" cpus)" 0
+  expect_eq "rank 1 CPUs (near GPU 1)" "$(field "$(probe_line 1)" cpus)" 1
+  new_record
+  run_probe 4 MPSFW_SYSFS_ROOT="$W/sys" OMPI_MCA_hwloc_base_binding_policy=none -- --enable on
+  expect_rc_zero
+  expect_eq "rank 0 CPUs (2 ranks, 1 CPU near GPU 0: left free)" "$(field "$(probe_line 0)" cpus)" "$all"
 }
 
 # MPSFW_MPS_CONTROL names the program; a missing program with auto runs without MPS.

@@ -22,6 +22,7 @@
 #include "mps/launcher.hpp"
 #include "mps/mps_config.hpp"
 #include "mps/node_session.hpp"
+#include "mps/numa_placement.hpp"
 #include "mps/session_dir.hpp"
 
 namespace mpsfw::mps {
@@ -441,6 +442,13 @@ TEST(MpsGpus, LauncherBindsGpusWhenATaskSeesPartOfTheStep) {
       launcher_binds_gpus(fake_env({{"SLURM_STEP_GPUS", "0,1"}, {"CUDA_VISIBLE_DEVICES", "0,1"}})));
   EXPECT_FALSE(launcher_binds_gpus(fake_env({{"CUDA_VISIBLE_DEVICES", "1"}})));
   EXPECT_FALSE(launcher_binds_gpus(fake_env({{"SLURM_STEP_GPUS", "0,1"}})));
+}
+
+TEST(MpsGpus, CpuListsAsTheKernelWritesThem) {
+  EXPECT_EQ(parse_cpu_list("0-3,8,10-11"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
+  EXPECT_EQ(parse_cpu_list("5\n"), (std::vector<int>{5}));
+  EXPECT_EQ(parse_cpu_list(""), (std::vector<int>{}));
+  EXPECT_EQ(parse_cpu_list("x,2,4-3"), (std::vector<int>{2}));  // bad parts skipped
 }
 
 // --- GPUs from a fake /proc/driver/nvidia/gpus --------------------------------
