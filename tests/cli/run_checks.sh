@@ -18,6 +18,9 @@
 #   crowded_node      3 ranks held to one core (taskset, mpirun --bind-to none): the
 #                     report warns that the node's ranks outnumber its cores and says
 #                     what the ranks do about it; 1 rank on that core: no warning
+#   two_nodes         4 ranks on two nodes simulated here (tests/support/fake-ssh: a
+#                     UTS namespace per node) == 1 rank bit for bit; the report lists
+#                     both hosts and each rank's node (skipped without unshare --uts)
 #   killed_run        a long run with --output, SIGTERM to mpirun's process group: the
 #                     ranks stop at a step boundary and commit O.h5 and O.xmf, or (when
 #                     mpirun kills them before they get there) leave neither: never one
@@ -211,6 +214,29 @@ check_crowded_node() {
     problem "1 rank on 1 core was warned about crowding"
 }
 
+check_two_nodes() {
+  unshare --uts true 2>/dev/null || { echo "note: no UTS namespaces here: check skipped"; return; }
+  local -a pre=()
+  [ -n "$PREFLAGS" ] && read -r -a pre <<<"$PREFLAGS"
+  printf 'node1 slots=2\nnode2 slots=2\n' >"$dir/hosts"
+  run_in 1 "$INPUT" --backend host --set run.steps=30 --output "$dir/one.h5"
+  [ "$rc" -eq 0 ] || problem "1 rank: exit code $rc"
+  out=$dir/stdout4
+  err=$dir/stderr4
+  last_command="$MPIEXEC $NP_FLAG 4 --hostfile hosts --mca plm_rsh_agent fake-ssh $SOLVER ..."
+  (cd "$dir" && timeout -k 10 "$CASE_TIMEOUT" "$MPIEXEC" "$NP_FLAG" 4 "${pre[@]}" \
+    --hostfile "$dir/hosts" --mca plm_rsh_agent "$here/../support/fake-ssh" \
+    "$SOLVER" "$INPUT" --backend host --set run.steps=30 --output "$dir/four.h5" \
+    --report "$dir/R.json" >"$out" 2>"$err" </dev/null)
+  rc=$?
+  [ "$rc" -eq 0 ] || problem "4 ranks on 2 nodes: exit code $rc"
+  expect_text "$out" "rank 0 on node1" "rank 3 on node2"
+  expect_text "$dir/R.json" '"node1"' '"node2"'
+  cmp -s <(h5dump -d /u/00000030 "$dir/one.h5" 2>&1 | tail -n +3) \
+    <(h5dump -d /u/00000030 "$dir/four.h5" 2>&1 | tail -n +3) ||
+    problem "the step-30 field on 4 ranks over 2 nodes differs from 1 rank"
+}
+
 check_bad_report_dir() {
   run_in 2 "$INPUT" --report "$dir/no_such_dir/R.json" --set run.steps=5
   [ "$rc" -ne 0 ] || problem "exit code 0, expected a failure"
@@ -249,7 +275,7 @@ failed=0
 for check in "${checks[@]}"; do
   case "$check" in
     smoke | error_before_run | bad_output_dir | bad_report_dir | killed_run | kokkos | \
-      crowded_node) ;;
+      crowded_node | two_nodes) ;;
     *) cli_die "no check named '$check' (see --help)" ;;
   esac
   dir=$WORKDIR/$check

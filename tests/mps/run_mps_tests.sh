@@ -89,6 +89,8 @@ add_case mig_instances 4
 add_case slurm_gpu_bind 4
 add_case ranks_see_different_gpus 4
 add_case near_gpu_cpus 4
+add_case two_nodes 4
+add_case two_nodes_killed 4
 add_case control_program 2
 add_case reuse 4
 add_case reuse_mpsctl_session 4
@@ -195,6 +197,7 @@ setup_case() {
   LAST_CMD=""
   KEEP_ALIVE=()
   WRAP=()
+  NODES=()
   PREFIX=()
   ULIMIT_N=""
   USED_UUIDS=()
@@ -255,7 +258,7 @@ run_probe() {
   if [ "$np" -gt 0 ]; then
     local -a pre=()
     [ -n "$PREFLAGS" ] && read -r -a pre <<<"$PREFLAGS"
-    cmd+=("$MPIEXEC" "$NP_FLAG" "$np" "${pre[@]}")
+    cmd+=("$MPIEXEC" "$NP_FLAG" "$np" "${pre[@]}" "${NODES[@]}")
   fi
   cmd+=("${WRAP[@]}" "$PROBE" --dir "$ROOT" "$@")
   LAST_CMD="${cmd[*]}"
@@ -764,6 +767,50 @@ case_ranks_see_different_gpus() {
   sleep 1
   local p
   for p in $(spawned_pids); do alive "$p" && problem "daemon $p still running after the error"; done
+}
+
+# two_nodes N: the next runs start N ranks on each of two nodes simulated
+# here (tests/support/fake-ssh: a UTS namespace per node name); false when
+# this machine cannot make them (no unshare, not root).
+two_nodes() {
+  unshare --uts true 2>/dev/null || return 1
+  printf 'node1 slots=%s\nnode2 slots=%s\n' "$1" "$1" >"$W/hosts"
+  NODES=(--hostfile "$W/hosts" --mca plm_rsh_agent "$here/../support/fake-ssh")
+}
+
+# Two nodes (simulated), two ranks each: each node has its own session (its
+# own leader, folder named after the node, daemon) and its own local ranks;
+# the normal teardown quits both.
+case_two_nodes() {
+  make_gpus 1
+  two_nodes 2 || { echo "note: no UTS namespaces here (unshare --uts): case skipped"; return; }
+  run_probe 4 -- --enable on
+  expect_rc_zero
+  local r line node
+  for ((r = 0; r < 4; r++)); do
+    line=$(probe_line "$r")
+    node=node$((r / 2 + 1))
+    expect_eq "rank $r node rank" "$(field "$line" node_rank)" $((r % 2))
+    expect_eq "rank $r node size" "$(field "$line" node_size)" 2
+    expect_eq "rank $r owner (its node's leader)" "$(field "$line" owner)" $((r % 2 == 0 ? 1 : 0))
+    expect_eq "rank $r state" "$(field "$line" state)" started
+    [[ $(field "$line" pipe) == "$ROOT"/mpsfw-mps-*-"$node"/gpu0/pipe ]] ||
+      problem "rank $r: pipe $(field "$line" pipe) is not in $node's session folder"
+  done
+  expect_eq "daemons up (one per node)" "$(rec_count daemon-up)" 2
+  expect_clean_after 10
+  expect_quit_by_session
+}
+
+# Node 2's leader killed mid-run: the job ends and neither node keeps a daemon
+# or a folder (each node's watchdog cleans its own).
+case_two_nodes_killed() {
+  make_gpus 1
+  two_nodes 2 || { echo "note: no UTS namespaces here (unshare --uts): case skipped"; return; }
+  run_probe 4 -- --enable on --fail-rank 2 --fail-mode sigkill
+  expect_rc_nonzero
+  expect_eq "daemons up (one per node)" "$(rec_count daemon-up)" 2
+  expect_clean_after 15
 }
 
 # Ranks mpirun leaves free are pinned to their GPU's CPUs (a fake sysfs: GPU 0
