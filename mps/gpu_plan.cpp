@@ -48,12 +48,14 @@ int entries(const char* list) {
 }
 }  // namespace
 
-bool launcher_binds_gpus(const EnvLookup& given) {
+bool launcher_binds_gpus(int node_gpus, const EnvLookup& given) {
   const EnvLookup env = given ? given : [](const char* n) { return std::getenv(n); };
   const char* step = env("SLURM_STEP_GPUS");
   if (step == nullptr || *step == '\0') step = env("SLURM_JOB_GPUS");
   const char* visible = env("CUDA_VISIBLE_DEVICES");
-  return visible != nullptr && entries(visible) > 0 && entries(visible) < entries(step);
+  if (visible == nullptr || entries(visible) == 0) return false;
+  const int given_to_job = entries(step) > 0 ? entries(step) : node_gpus;
+  return entries(visible) < given_to_job;
 }
 
 }  // namespace mpsfw::mps

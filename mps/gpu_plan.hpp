@@ -26,9 +26,12 @@ GpuPlan block_plan(const std::vector<GpuInfo>& visible, int local_rank, int loca
 // error (Error).
 GpuPlan launcher_plan(const std::vector<std::vector<GpuInfo>>& seen, int local_rank);
 
-// Whether the launcher bound GPUs per task: Slurm's step (or job) lists more
-// GPUs on this node than this task's CUDA_VISIBLE_DEVICES. Then bring-up
-// waits for MPI_Init, where every rank's GPUs can be gathered.
-bool launcher_binds_gpus(const EnvLookup& env = nullptr);
+// Whether something gave this task a part of the node's GPUs, so that ranks
+// may see different ones: CUDA_VISIBLE_DEVICES lists fewer GPUs than Slurm's
+// step (or job) has on this node (--gpu-bind, --gpus-per-task), or, outside
+// Slurm's GPU allocation, fewer than the node's `node_gpus` (a per-rank
+// wrapper script). Then bring-up waits for MPI_Init, where every rank's GPUs
+// can be gathered.
+bool launcher_binds_gpus(int node_gpus, const EnvLookup& env = nullptr);
 
 }  // namespace mpsfw::mps

@@ -125,11 +125,11 @@ NodeSession NodeSession::before_mpi(const MpsConfig& config, const LauncherInfo&
     s.status_.bring_up = "after MPI_Init (the launcher set no local-rank variables)";
     return s;  // after_mpi brings it up
   }
-  if (launcher_binds_gpus()) {
+  if (launcher_binds_gpus(static_cast<int>(node_gpus().size()))) {
     s.bound_by_launcher_ = true;
     s.status_.bring_up =
-        "after MPI_Init (the launcher gave each task its GPUs: CUDA_VISIBLE_DEVICES is a part "
-        "of SLURM_STEP_GPUS; every rank's are gathered first)";
+        "after MPI_Init (CUDA_VISIBLE_DEVICES holds a part of the GPUs, so ranks may see "
+        "different ones: every rank's are gathered first)";
     return s;  // after_mpi brings it up
   }
   s.status_.bring_up = "before MPI_Init (local rank from " + launcher.source + ")";
@@ -148,7 +148,8 @@ void NodeSession::after_mpi(MPI_Comm node) {
   if (brought_up_before_mpi_) {
     // Collective on every rank of the node, whatever its bring-up did.
     const std::string differ = check_same_gpus(node);
-    if (pending_error_.empty()) pending_error_ = differ;
+    const bool exported = status_.state == MpsState::Started || status_.state == MpsState::Reused;
+    if (pending_error_.empty() && exported) pending_error_ = differ;
   } else if (!ready_ && pending_error_.empty()) {
     int rank = 0, size = 1;
     MPSFW_MPI_CHECK(MPI_Comm_rank(node, &rank));

@@ -87,7 +87,8 @@ add_case off 2
 add_case visible_devices 4
 add_case mig_instances 4
 add_case slurm_gpu_bind 4
-add_case ranks_see_different_gpus 4
+add_case per_rank_wrapper 4
+add_case mixed_views 4
 add_case near_gpu_cpus 4
 add_case two_nodes 4
 add_case two_nodes_killed 4
@@ -692,12 +693,16 @@ case_off() {
   expect_eq "session folders" "$(session_folders)" ""
 }
 
-# CUDA_VISIBLE_DEVICES=1 of two GPUs: one daemon, for the second GPU's UUID.
+# CUDA_VISIBLE_DEVICES=1 of two GPUs: one daemon, for the second GPU's UUID
+# (a part of the node's GPUs: bring-up gathers every rank's after MPI_Init).
 case_visible_devices() {
   make_gpus 2
   USED_UUIDS=("${UUIDS[1]}")
+  local before=$EXP_BRING_UP
+  EXP_BRING_UP="after MPI_Init (CUDA_VISIBLE_DEVICES holds a part of the GPUs, so ranks may see different ones: every rank's are gathered first)"
   run_probe 2 CUDA_VISIBLE_DEVICES=1 -- --enable auto
   check_started 2 1 double auto
+  EXP_BRING_UP=$before
   # UUID prefixes, in the reverse of PCI order: CUDA's order is the listed one.
   new_record
   USED_UUIDS=("${UUIDS[1]}" "${UUIDS[0]}")
@@ -749,24 +754,46 @@ case_slurm_gpu_bind() {
     expect_eq "rank $r state" "$(field "$line" state)" started
     expect_eq "rank $r CUDA_VISIBLE_DEVICES (Slurm's GPU)" "$(field "$line" cvd)" "${UUIDS[$((r % 2))]}"
     expect_eq "rank $r cap (2 ranks on its GPU)" "$(field "$line" atp)" 100
-    [[ $line == *"bring_up=after MPI_Init (the launcher gave each task its GPUs"* ]] ||
+    [[ $line == *"bring_up=after MPI_Init (CUDA_VISIBLE_DEVICES holds a part of the GPUs"* ]] ||
       problem "rank $r bring_up: ${line#*bring_up=}"
   done
   expect_eq "daemons up" "$(rec_count daemon-up)" 2
 }
 
-# Ranks that see different GPUs without Slurm saying so: a clear error, not
-# a silently wrong binding, and no daemon left.
-case_ranks_see_different_gpus() {
+# A per-rank wrapper outside Slurm gives each rank one of the two GPUs: the
+# session follows it as it follows Slurm (one rank per GPU: nothing started,
+# each keeps its own; two: a daemon per GPU, ranks on the wrapper's GPUs).
+case_per_rank_wrapper() {
   make_gpus 2
   per_rank_gpu
+  run_probe 2 -- --enable auto
+  expect_rc_zero
+  expect_eq "rank 1 keeps its own GPU (one rank per GPU)" "$(field "$(probe_line 1)" cvd)" 1
+  new_record
   run_probe 4 -- --enable auto
-  [ "$RC" -ne 0 ] || problem "exit code 0, expected a failure"
+  expect_rc_zero
+  local r
+  for ((r = 0; r < 4; r++)); do
+    expect_eq "rank $r CUDA_VISIBLE_DEVICES (the wrapper's GPU)" "$(field "$(probe_line "$r")" cvd)" \
+      "${UUIDS[$((r % 2))]}"
+  done
+  expect_eq "daemons up" "$(rec_count daemon-up)" 2
+}
+
+# Rank 0 sees both GPUs, the others only the second: the views differ after
+# a bring-up from rank 0's. A clear error naming both, not a silently wrong
+# binding, and nothing left.
+case_mixed_views() {
+  make_gpus 2
+  printf '#!/bin/sh\n[ "${OMPI_COMM_WORLD_LOCAL_RANK:-0}" = 0 ] || export CUDA_VISIBLE_DEVICES=1\nexec "$@"\n' \
+    >"$W/bin/mixed"
+  chmod +x "$W/bin/mixed"
+  WRAP=("$W/bin/mixed")
+  run_probe 4 -- --enable auto
+  expect_rc_nonzero
   grep -q "the ranks of this node see different GPUs" "$OUT" "$ERR" ||
     problem "no 'see different GPUs' in the output"
-  sleep 1
-  local p
-  for p in $(spawned_pids); do alive "$p" && problem "daemon $p still running after the error"; done
+  expect_clean_after 15
 }
 
 # two_nodes N: the next runs start N ranks on each of two nodes simulated

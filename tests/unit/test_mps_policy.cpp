@@ -432,16 +432,19 @@ TEST(MpsGpus, LauncherPlanTakesEachRanksFirstGpu) {
   EXPECT_THROW(launcher_plan({{g[0]}, {}}, 0), Error);
 }
 
-TEST(MpsGpus, LauncherBindsGpusWhenATaskSeesPartOfTheStep) {
+TEST(MpsGpus, LauncherBindsGpusWhenATaskSeesPartOfTheGpus) {
+  // Slurm's step has more GPUs than this task sees (--gpu-bind).
   EXPECT_TRUE(launcher_binds_gpus(
-      fake_env({{"SLURM_STEP_GPUS", "0,1,2,3"}, {"CUDA_VISIBLE_DEVICES", "2"}})));
+      4, fake_env({{"SLURM_STEP_GPUS", "0,1,2,3"}, {"CUDA_VISIBLE_DEVICES", "2"}})));
   EXPECT_TRUE(
-      launcher_binds_gpus(fake_env({{"SLURM_JOB_GPUS", "0,1"}, {"CUDA_VISIBLE_DEVICES", "1"}})));
-  // The whole step's GPUs, or no Slurm GPUs, or nothing visible: mpsfw binds.
-  EXPECT_FALSE(
-      launcher_binds_gpus(fake_env({{"SLURM_STEP_GPUS", "0,1"}, {"CUDA_VISIBLE_DEVICES", "0,1"}})));
-  EXPECT_FALSE(launcher_binds_gpus(fake_env({{"CUDA_VISIBLE_DEVICES", "1"}})));
-  EXPECT_FALSE(launcher_binds_gpus(fake_env({{"SLURM_STEP_GPUS", "0,1"}})));
+      launcher_binds_gpus(4, fake_env({{"SLURM_JOB_GPUS", "0,1"}, {"CUDA_VISIBLE_DEVICES", "1"}})));
+  // Outside Slurm: fewer than the node has (a per-rank wrapper).
+  EXPECT_TRUE(launcher_binds_gpus(2, fake_env({{"CUDA_VISIBLE_DEVICES", "1"}})));
+  // The whole allocation, or nothing set: mpsfw binds.
+  EXPECT_FALSE(launcher_binds_gpus(
+      4, fake_env({{"SLURM_STEP_GPUS", "0,1"}, {"CUDA_VISIBLE_DEVICES", "0,1"}})));
+  EXPECT_FALSE(launcher_binds_gpus(1, fake_env({{"CUDA_VISIBLE_DEVICES", "0"}})));
+  EXPECT_FALSE(launcher_binds_gpus(2, fake_env({{"SLURM_STEP_GPUS", "0,1"}})));
 }
 
 TEST(MpsGpus, CpuListsAsTheKernelWritesThem) {
