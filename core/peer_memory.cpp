@@ -1,27 +1,17 @@
 #include "peer_memory.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "error.hpp"
 #include "memory.hpp"
 #include "mpi_check.hpp"
 #include "string_gather.hpp"
+#include "text_fields.hpp"
 
 namespace mpsfw {
 
 std::vector<std::string> gpu_identities(MPI_Comm comm, const std::string& mine) {
-  constexpr size_t kWidth = 64;
-  if (mine.size() >= kWidth) throw Error("GPU name too long to exchange: " + mine);
-  int size = 0;
-  MPSFW_MPI_CHECK(MPI_Comm_size(comm, &size));
-  char padded[kWidth] = {};
-  std::memcpy(padded, mine.data(), mine.size());
-  std::vector<char> all(kWidth * static_cast<size_t>(size));
-  MPSFW_MPI_CHECK(MPI_Allgather(padded, kWidth, MPI_CHAR, all.data(), kWidth, MPI_CHAR, comm));
-  std::vector<std::string> names;
-  for (int r = 0; r < size; ++r) names.emplace_back(&all[kWidth * static_cast<size_t>(r)]);
-  return names;
+  return all_gather_strings(comm, mine);
 }
 
 DeviceLocation device_location(const DeviceBinding& device) {
@@ -38,13 +28,7 @@ std::vector<DeviceLocation> device_locations(MPI_Comm comm, const DeviceLocation
   std::vector<DeviceLocation> all;
   for (const std::string& line : all_gather_strings(comm, text)) {
     DeviceLocation where;
-    std::vector<std::string> fields;
-    size_t from = 0;
-    for (size_t tab = line.find('\t'); tab != std::string::npos; tab = line.find('\t', from)) {
-      fields.push_back(line.substr(from, tab - from));
-      from = tab + 1;
-    }
-    fields.push_back(line.substr(from));
+    const std::vector<std::string> fields = split_fields(line, '\t');
     where.host = fields[0];
     where.gpu = fields.size() > 1 ? fields[1] : "";
     where.peers.assign(fields.begin() + std::min<size_t>(2, fields.size()), fields.end());

@@ -4,6 +4,7 @@
 
 #include "mpi_check.hpp"
 #include "string_gather.hpp"
+#include "text_fields.hpp"
 
 namespace mpsfw {
 
@@ -32,14 +33,12 @@ namespace {
 std::vector<std::string> all_phases(MPI_Comm comm, const std::vector<std::string>& mine) {
   std::string text;
   for (const std::string& name : mine) text += name + '\n';
-  std::string joined;
-  for (const std::string& theirs : all_gather_strings(comm, text)) joined += theirs;
   std::vector<std::string> names;
-  size_t from = 0;
-  for (size_t end = joined.find('\n'); end != std::string::npos; end = joined.find('\n', from)) {
-    std::string name = joined.substr(from, end - from);
-    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-    from = end + 1;
+  for (const std::string& theirs : all_gather_strings(comm, text)) {
+    for (const std::string& name : split_fields(theirs, '\n')) {
+      if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end())
+        names.push_back(name);
+    }
   }
   return names;
 }

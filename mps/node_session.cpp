@@ -20,6 +20,7 @@
 #include "core/error.hpp"
 #include "core/mpi_check.hpp"
 #include "core/string_gather.hpp"
+#include "core/text_fields.hpp"
 #include "numa_placement.hpp"
 
 #if MPSFW_HAVE_CUDA
@@ -146,7 +147,10 @@ NodeSession NodeSession::before_mpi(const MpsConfig& config, const LauncherInfo&
 
 void NodeSession::after_mpi(MPI_Comm node) {
   if (brought_up_before_mpi_) {
-    // Collective on every rank of the node, whatever its bring-up did.
+    // Collective on every rank of the node, whatever its bring-up did. Only
+    // ranks the session gave a GPU from the leader's view (MPS started or
+    // reused) are wrong when views differ; with one rank per GPU each kept
+    // its own CUDA_VISIBLE_DEVICES.
     const std::string differ = check_same_gpus(node);
     const bool exported = status_.state == MpsState::Started || status_.state == MpsState::Reused;
     if (pending_error_.empty() && exported) pending_error_ = differ;
@@ -184,9 +188,9 @@ std::string NodeSession::check_same_gpus(MPI_Comm node) const {
       return "MPS: the ranks of this node see different GPUs (local rank 0: " +
              (all[0].empty() ? std::string("none") : all[0]) + " local rank " + std::to_string(r) +
              ": " + (all[r].empty() ? std::string("none") : all[r]) +
-             "): CUDA_VISIBLE_DEVICES differs between them. mpsfw binds ranks to GPUs itself; "
-             "give every rank the same CUDA_VISIBLE_DEVICES, or let Slurm bind them "
-             "(--gpu-bind, which mpsfw follows when SLURM_STEP_GPUS lists the step's GPUs)";
+             "): CUDA_VISIBLE_DEVICES differs between them. Give every rank the same "
+             "CUDA_VISIBLE_DEVICES (mpsfw then binds them), or give each rank a part of the "
+             "node's GPUs (Slurm's --gpu-bind, a per-rank wrapper), which mpsfw follows";
     }
   }
   return "";
@@ -232,13 +236,11 @@ void NodeSession::bring_up_as_launcher_bound(MPI_Comm node) {
   std::vector<std::vector<GpuInfo>> seen;
   for (const std::string& text : all_gather_strings(node, seen_)) {
     seen.emplace_back();
-    size_t from = 0;
-    for (size_t comma = text.find(','); comma != std::string::npos; comma = text.find(',', from)) {
-      const std::string uuid = text.substr(from, comma - from);
+    for (const std::string& uuid : split_fields(text, ',')) {
+      if (uuid.empty()) continue;  // after the last one
       const auto known =
           std::find_if(all.begin(), all.end(), [&](const GpuInfo& g) { return g.uuid == uuid; });
       seen.back().push_back(known != all.end() ? *known : GpuInfo{uuid, "", ""});
-      from = comma + 1;
     }
   }
   bring_up(launcher_plan(seen, rank), rank);

@@ -14,6 +14,7 @@
 #include "cap_policy.hpp"
 #include "control.hpp"
 #include "core/error.hpp"
+#include "core/text_fields.hpp"
 #include "gpu_probe.hpp"
 #include "process.hpp"
 
@@ -146,9 +147,8 @@ std::string joined_peers(const std::vector<std::string>& peers) {
 
 std::vector<std::string> split_peers(const std::string& text) {
   std::vector<std::string> peers;
-  if (text.empty() || text == "-") return peers;
-  std::istringstream in(text);
-  for (std::string p; std::getline(in, p, ',');)
+  if (text == "-") return peers;
+  for (const std::string& p : split_fields(text, ','))
     if (!p.empty()) peers.push_back(p);
   return peers;
 }

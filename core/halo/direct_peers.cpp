@@ -1,7 +1,6 @@
 #include "direct_peers.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "core/collective.hpp"
 #include "core/error.hpp"

@@ -100,7 +100,7 @@ std::vector<int> linked_groups(const std::vector<DeviceLocation>& where) {
   std::map<std::pair<std::string, std::string>, size_t> first_on;  // GPU -> its lowest rank
   std::vector<size_t> parent(n);
   for (size_t r = 0; r < n; ++r) parent[r] = r;
-  const std::function<size_t(size_t)> root = [&](size_t r) {
+  const auto root = [&parent](size_t r) {
     while (parent[r] != r) r = parent[r] = parent[parent[r]];
     return r;
   };
