@@ -9,9 +9,8 @@
 
 namespace mpsfw::mps {
 
-Watchdog::Watchdog(Watchdog&& o) noexcept
-    : pid_(o.pid_), command_fd_(o.command_fd_), ack_fd_(o.ack_fd_) {
-  o.pid_ = o.command_fd_ = o.ack_fd_ = -1;
+Watchdog::Watchdog(Watchdog&& o) noexcept : command_fd_(o.command_fd_), ack_fd_(o.ack_fd_) {
+  o.command_fd_ = o.ack_fd_ = -1;
 }
 
 Watchdog::~Watchdog() {
@@ -37,6 +36,10 @@ bool Watchdog::start(const std::string& dir, double timeout_seconds) {
   }
   if (pid == 0) {
     setsid();  // not killed with the rank's process group
+    // Nor as the rank's descendant: the watchdog is a grandchild, adopted by
+    // init once this child exits. Slurm (proctrack/linuxproc) kills a cancelled
+    // step's process tree, and the watchdog must outlive the leader to clean up.
+    if (fork() != 0) _exit(0);
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
@@ -55,7 +58,8 @@ bool Watchdog::start(const std::string& dir, double timeout_seconds) {
   }
   close(cmd[0]);
   close(ack[1]);
-  pid_ = pid;
+  int status = 0;
+  waitpid(pid, &status, 0);  // the intermediate child, gone at once
   command_fd_ = cmd[1];
   ack_fd_ = ack[0];
   return true;
@@ -70,9 +74,6 @@ bool Watchdog::stop() {
   close(command_fd_);
   close(ack_fd_);
   command_fd_ = ack_fd_ = -1;
-  int status = 0;
-  waitpid(pid_, &status, 0);
-  pid_ = -1;
   return r == 1;
 }
 

@@ -1,9 +1,9 @@
 #pragma once
-// The node leader's watchdog: a process of its own (its own session, deaf to
-// SIGINT/SIGTERM/SIGHUP) that waits on a pipe the leader holds. When the
-// leader asks (stop()) or dies however it dies (end of file on the pipe:
-// exception, MPI_Abort, SIGKILL) it stops the session's daemons and removes
-// the session folder, so nothing outlives the job.
+// The node leader's watchdog: a process of its own (its own session, no longer
+// the leader's child, deaf to SIGINT/SIGTERM/SIGHUP) that waits on a pipe the leader holds. When
+// the leader asks (stop()) or dies however it dies (end of file on the pipe: exception, MPI_Abort,
+// SIGKILL) it stops the session's daemons and removes the session folder, so nothing outlives the
+// job.
 #include <string>
 
 namespace mpsfw::mps {
@@ -25,7 +25,6 @@ class Watchdog {
   bool stop();
 
  private:
-  int pid_ = -1;
   int command_fd_ = -1;  // write end: 'q' = stop now; EOF = leader gone
   int ack_fd_ = -1;
 };

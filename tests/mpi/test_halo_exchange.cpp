@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <iostream>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -315,9 +317,10 @@ struct SharedBlocks {
   std::array<double*, 2> buffer;
 };
 
-void check_shared_exchange(Int3 global, Int3 hint, bool periodic, const SharedCase& c) {
-  MPI_Comm node = node_of_every_rank();
-  if (node == MPI_COMM_NULL) GTEST_SKIP() << "ranks on several nodes: no shared window for all";
+// The exchange with `node`'s ranks sharing one window (where_of must not link
+// ranks of different windows).
+void check_exchange_sharing_within(MPI_Comm node, Int3 global, Int3 hint, bool periodic,
+                                   const SharedCase& c) {
   {
     SharedBlocks blocks(node, global, hint, periodic);
     const CartDecomposition& d = blocks.d;
@@ -379,6 +382,12 @@ void check_shared_exchange(Int3 global, Int3 hint, bool periodic, const SharedCa
   MPI_Comm_free(&node);
 }
 
+void check_shared_exchange(Int3 global, Int3 hint, bool periodic, const SharedCase& c) {
+  MPI_Comm node = node_of_every_rank();
+  if (node == MPI_COMM_NULL) GTEST_SKIP() << "ranks on several nodes: no shared window for all";
+  check_exchange_sharing_within(node, global, hint, periodic, c);
+}
+
 DeviceLocation one_gpu(int) { return {"node", "GPU-fake", {}}; }
 // Two GPUs of one node that do not reach each other: odd and even ranks meet through MPI.
 DeviceLocation gpu_by_parity(int rank) {
@@ -418,6 +427,31 @@ TEST(HaloExchangeSharedMemory, PeerGpusPushEveryFace) {
 
 TEST(HaloExchangeSharedMemory, OtherNodesGoThroughMpi) {
   check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Auto, node_by_parity});
+}
+
+// The nodes the ranks really run on (several under tests/support/fake-ssh or
+// the two-node Slurm of tests/slurm), each node's ranks "on one GPU" of the
+// same name as every other node's: faces within a node go direct through that
+// node's window, faces across nodes through MPI (a map across nodes would read
+// another node's window: wrong halos), and every halo holds its neighbour's cells.
+TEST(HaloExchangeSharedMemory, RealNodesShareWithinTheirNodeOnly) {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  MPI_Get_processor_name(name, &length);
+  const std::vector<DeviceLocation> where =
+      device_locations(MPI_COMM_WORLD, {std::string(name, length), "GPU-fake", {}});
+  std::set<std::string> hosts;
+  for (const DeviceLocation& w : where) hosts.insert(w.host);
+  std::cout << "ranks on " << hosts.size() << " node(s)\n";
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  // The world rank is the decomposition's (no reordering).
+  const auto where_of = [&where](int rank) { return where[static_cast<size_t>(rank)]; };
+  MPI_Comm second;
+  MPI_Comm_dup(node, &second);
+  check_exchange_sharing_within(node, {6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Auto, where_of});
+  check_exchange_sharing_within(second, {9, 7, 5}, {0, 0, 0}, false,
+                                {HaloTransport::Auto, where_of});
 }
 
 TEST(HaloExchangeSharedMemory, MpiModeSharesNothing) {

@@ -20,6 +20,9 @@
 #   --workdir DIR      parent of the case folders (default: a new temporary folder)
 #   --keep             keep the folders of passing cases too
 #   --all              with no CASE: run the disabled cases (known bugs) as well
+#   --slurm-nodes      the two_nodes* cases take their nodes from the Slurm that
+#                      SLURM_CONF names (tests/slurm/cluster.sh up DIR 2; --mpiexec
+#                      srun --np-flag -n --preflags --mpi=pmix) instead of fake-ssh
 # With no CASE every enabled case runs; the last line is "N passed, M failed".
 # ctest runs one case per test (mps.<case>) under subreaper.py.
 # shellcheck disable=SC2015,SC2016  # "A && B || problem" and bash -c '...' are meant
@@ -38,6 +41,7 @@ WORKDIR=""
 KEEP=0
 LIST=0
 ALL=0
+SLURM_NODES=0
 selected=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -53,6 +57,7 @@ while [ $# -gt 0 ]; do
     --keep) KEEP=1; shift ;;
     --list) LIST=1; shift ;;
     --all) ALL=1; shift ;;
+    --slurm-nodes) SLURM_NODES=1; shift ;;
     -h | --help) sed -n '2,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
     -*) echo "$(basename "$0"): unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) selected+=("$1"); shift ;;
@@ -152,11 +157,16 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 unset CUDA_VISIBLE_DEVICES CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY \
   CUDA_MPS_ACTIVE_THREAD_PERCENTAGE CUDA_MPS_PINNED_DEVICE_MEM_LIMIT MPSFW_MPS_CONTROL \
   MPSFW_MPS_SESSION MPSFW_NVIDIA_PROC_ROOT MPI_LOCALRANKID MPI_LOCALNRANKS
+slurm_conf=${SLURM_CONF:-}
 for v in $(compgen -e); do
   case "$v" in
     SLURM_* | PMI_* | FAKE_MPS_* | OMPI_COMM_WORLD_*) unset "$v" ;;
   esac
 done
+if [ "$SLURM_NODES" = 1 ]; then
+  [ -n "$slurm_conf" ] || { echo "$(basename "$0"): --slurm-nodes needs SLURM_CONF" >&2; exit 2; }
+  export SLURM_CONF=$slurm_conf
+fi
 BASE_PATH=$PATH
 
 # Fake GPUs: PCI order differs from UUID order on purpose (CUDA counts by PCI bus).
@@ -797,9 +807,14 @@ case_mixed_views() {
 }
 
 # two_nodes N: the next runs start N ranks on each of two nodes simulated
-# here (tests/support/fake-ssh: a UTS namespace per node name); false when
-# this machine cannot make them (no unshare, not root).
+# here (tests/support/fake-ssh: a UTS namespace per node name; with
+# --slurm-nodes, Slurm's nodes node1 and node2, launched as slurm/run.sbatch
+# does); false when this machine cannot make them (no unshare, not root).
 two_nodes() {
+  if [ "$SLURM_NODES" = 1 ]; then
+    NODES=(--nodes 2 --ntasks-per-node "$1")
+    return 0
+  fi
   unshare --uts true 2>/dev/null || return 1
   printf 'node1 slots=%s\nnode2 slots=%s\n' "$1" "$1" >"$W/hosts"
   NODES=(--hostfile "$W/hosts" --mca plm_rsh_agent "$here/../support/fake-ssh")

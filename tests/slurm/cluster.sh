@@ -1,16 +1,35 @@
 #!/usr/bin/env bash
-# A one-node Slurm cluster on localhost for the job-script tests (no GPU: a
-# character device stands in for it so gres/gpu and gres/mps can be declared).
-#   tests/slurm/cluster.sh up DIR     start munged (if needed), slurmctld, slurmd
-#   tests/slurm/cluster.sh down DIR   stop what `up` started
+# A Slurm cluster on this machine for the job-script tests (no GPU: a
+# character device per node stands in for it so gres/gpu and gres/mps can be
+# declared).
+#   tests/slurm/cluster.sh up DIR [NODES]  start munged (if needed), slurmctld, slurmd(s)
+#   tests/slurm/cluster.sh down DIR        stop what `up` started
+# NODES 1 (default): node "localhost", ports 16817/16818. NODES > 1: nodes
+# node1..nodeN, each slurmd in a UTS namespace of its own (its host name is its
+# node name, so MPI's node communicators and mpsfw's MPS sessions tell the nodes
+# apart, as tests/support/fake-ssh does for mpirun), all on 127.0.0.1 with a port
+# each (16828, 16829, ...; slurmctld 16827), each with its own spool, log and
+# TmpFS (Slurm's PMIx folders would collide in one /tmp). The nodes share this
+# machine's CPUs, files and loopback network.
 # Idempotent, bounded (30 s), needs root and Debian's slurmctld slurmd
 # slurm-client munge. Clients find it with: export SLURM_CONF=DIR/slurm.conf
 set -uo pipefail
-cmd=${1:?up|down} dir=${2:?folder}
+cmd=${1:?up|down} dir=${2:?folder} nodes=${3:-1}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 conf=$dir/slurm.conf
 export SLURM_CONF=$conf
+if [ "$cmd" = up ]; then
+  case $nodes in [1-9]) ;; *) echo "slurm: NODES must be 1..9, not '$nodes'" >&2; exit 2 ;; esac
+  echo "$nodes" >"$dir/nodes"
+fi
+nodes=$(cat "$dir/nodes" 2>/dev/null || echo 1)
+if [ "$nodes" -eq 1 ]; then
+  names=(localhost) ctld_port=16817 cluster=mpsfw-test
+else
+  names=() ctld_port=16827 cluster=mpsfw-test$nodes
+  for ((i = 1; i <= nodes; i++)); do names+=("node$i"); done
+fi
 
 wait_for() {  # wait_for SECONDS COMMAND...: until it succeeds
   local until=$(($(date +%s) + $1)); shift
@@ -33,26 +52,30 @@ stop_pidfile() {  # read the PID first: slurmd removes its file before it exits
 case $cmd in
   up)
     if [ -f "$dir/slurmctld.pid" ] && kill -0 "$(cat "$dir/slurmctld.pid")" 2>/dev/null &&
-       sinfo -h -o %T 2>/dev/null | grep -q idle; then
+       [ "$(sinfo -h -o '%T %D' 2>/dev/null)" = "idle $nodes" ]; then
       echo "slurm: already up ($conf)"
       exit 0
     fi
-    mkdir -p "$dir/state" "$dir/spool"
-    [ -e "$dir/fakegpu0" ] || mknod "$dir/fakegpu0" c 1 3
+    mkdir -p "$dir/state"
+    for n in "${names[@]}"; do
+      mkdir -p "$dir/spool/$n" "$dir/tmp/$n"
+      [ -e "$dir/fakegpu-$n" ] || mknod "$dir/fakegpu-$n" c 1 3
+    done
     cat > "$conf" <<CONF
-ClusterName=mpsfw-test
+ClusterName=$cluster
 SlurmctldHost=localhost
 SlurmUser=root
 SlurmdUser=root
-SlurmctldPort=16817
-SlurmdPort=16818
+SlurmctldPort=$ctld_port
+SlurmdPort=$((ctld_port + 1))
 AuthType=auth/munge
 StateSaveLocation=$dir/state
-SlurmdSpoolDir=$dir/spool
+SlurmdSpoolDir=$dir/spool/%n
 SlurmctldPidFile=$dir/slurmctld.pid
-SlurmdPidFile=$dir/slurmd.pid
+SlurmdPidFile=$dir/slurmd.%n.pid
 SlurmctldLogFile=$dir/slurmctld.log
-SlurmdLogFile=$dir/slurmd.log
+SlurmdLogFile=$dir/slurmd.%n.log
+TmpFS=$dir/tmp/%n
 MpiDefault=pmix
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
@@ -64,13 +87,21 @@ JobCompLoc=$dir/jobcomp.txt
 SlurmdParameters=config_overrides
 ReturnToService=2
 GresTypes=gpu,mps
-NodeName=localhost CPUs=8 RealMemory=4000 Gres=gpu:1,mps:100 State=UNKNOWN
-PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 CONF
-    cat > "$dir/gres.conf" <<CONF
-NodeName=localhost Name=gpu File=$dir/fakegpu0
-NodeName=localhost Name=mps Count=100 File=$dir/fakegpu0
-CONF
+    : >"$dir/gres.conf"
+    for ((i = 0; i < nodes; i++)); do
+      n=${names[$i]}
+      if [ "$nodes" -eq 1 ]; then
+        echo "NodeName=$n CPUs=8 RealMemory=4000 Gres=gpu:1,mps:100 State=UNKNOWN" >>"$conf"
+      else
+        echo "NodeName=$n NodeHostname=$n NodeAddr=127.0.0.1 Port=$((ctld_port + 1 + i)) CPUs=4" \
+          "RealMemory=2000 Gres=gpu:1,mps:100 State=UNKNOWN" >>"$conf"
+      fi
+      printf 'NodeName=%s Name=gpu File=%s\nNodeName=%s Name=mps Count=100 File=%s\n' \
+        "$n" "$dir/fakegpu-$n" "$n" "$dir/fakegpu-$n" >>"$dir/gres.conf"
+    done
+    echo "PartitionName=debug Nodes=$(IFS=,; echo "${names[*]}") Default=YES MaxTime=INFINITE State=UP" \
+      >>"$conf"
     # slurmctld authenticates through munge: a credential must round-trip.
     # (pgrep would also see a zombie munged, so ask munge itself.)
     if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
@@ -85,13 +116,21 @@ CONF
     fi
     /usr/sbin/slurmctld -f "$conf" || { echo "slurm: slurmctld did not start"; tail "$dir/slurmctld.log"; exit 1; }
     wait_for 20 scontrol ping || { echo "slurm: slurmctld does not answer"; tail "$dir/slurmctld.log"; exit 1; }
-    /usr/sbin/slurmd -f "$conf" -N localhost || { echo "slurm: slurmd did not start"; tail "$dir/slurmd.log"; exit 1; }
-    wait_for 20 bash -c 'sinfo -h -o %T | grep -q idle' ||
-      { echo "slurm: node not idle"; sinfo; tail "$dir/slurmd.log"; exit 1; }
-    echo "slurm: up ($conf)"
+    if [ "$nodes" -eq 1 ]; then
+      /usr/sbin/slurmd -f "$conf" -N localhost ||
+        { echo "slurm: slurmd did not start"; tail "$dir/slurmd.localhost.log"; exit 1; }
+    else
+      for n in "${names[@]}"; do
+        unshare --uts /bin/bash -c "hostname '$n' && exec /usr/sbin/slurmd -f '$conf'" ||
+          { echo "slurm: slurmd of $n did not start"; tail "$dir/slurmd.$n.log"; exit 1; }
+      done
+    fi
+    wait_for 20 bash -c "[ \"\$(sinfo -h -o '%T %D')\" = 'idle $nodes' ]" ||
+      { echo "slurm: nodes not idle"; sinfo; tail "$dir"/slurmd.*.log; exit 1; }
+    echo "slurm: up, $nodes node(s) ($conf)"
     ;;
   down)
-    stop_pidfile "$dir/slurmd.pid"
+    for n in "${names[@]}"; do stop_pidfile "$dir/slurmd.$n.pid"; done
     stop_pidfile "$dir/slurmctld.pid"
     if [ -f "$dir/started-munged" ]; then
       stop_pidfile /run/munge/munged.pid

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The job scripts and the MPS session on a two-node Slurm simulated on this
+# machine (tests/slurm/cluster.sh up DIR 2: node1 and node2, a UTS namespace
+# each):
+# 1. slurm/run.sbatch with --nodes=2 --ntasks-per-node=2 --gpus-per-node=1 (the
+#    README's multi-node example): it completes, its report lists both nodes,
+#    and its field equals a 1-rank run's bit for bit;
+# 2. the MPS session per node under srun (the two_nodes cases of
+#    tests/mps/run_mps_tests.sh with --slurm-nodes): a leader, folder and daemon
+#    per node, local ranks numbered per node, every daemon quit at the end, and
+#    one node's rank SIGKILLed: the step ends, both nodes' sessions torn down;
+# 3. halos: test_halo_exchange's RealNodes case on 2 x 2 ranks: faces within a
+#    node through the node's shared memory (standing in for CUDA IPC), faces
+#    across nodes through MPI, every halo right.
+#   tests/slurm/test_slurm_two_nodes.sh REPO BUILD_DIR WORKDIR PYTHON
+set -uo pipefail
+repo=$1 build=$2 work=$3 python=$4
+rm -rf "$work" && mkdir -p "$work"
+work=$(cd "$work" && pwd)
+cluster=$work/cluster
+failures=0 passes=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+pass() { echo "PASS: $*"; passes=$((passes + 1)); }
+
+if ! unshare --uts true 2>/dev/null; then
+  echo "SKIP: no UTS namespaces here (unshare --uts needs root): nodes cannot be simulated"
+  exit 77
+fi
+"$repo/tests/slurm/cluster.sh" up "$cluster" 2 || { echo "0 passed, 1 failed"; exit 1; }
+trap '"$repo/tests/slurm/cluster.sh" down "$cluster" >/dev/null' EXIT
+export SLURM_CONF=$cluster/slurm.conf MPSFW_ROOT=$repo MPSFW_BUILD=$build
+cd "$work" || exit 1
+
+# 1. run.sbatch on two nodes, two ranks each, against one rank.
+heat=("$repo/inputs/heat_default.h5" --backend host --set run.steps=30)
+timeout 120 srun --mpi=pmix -n 1 "$build/apps/solver" "${heat[@]}" --output one.h5 \
+  > one.out 2>&1 || fail "the 1-rank run failed: $(tail -3 one.out)"
+if MPSFW_OUTPUT=two.h5 timeout 180 sbatch --wait --chdir="$work" --nodes=2 --ntasks-per-node=2 \
+    --gpus-per-node=1 --output="$work/run.out" "$repo/slurm/run.sbatch" "${heat[@]}" >/dev/null; then
+  job=$(sed -n 's/^report: run-\([0-9]*\)\.json$/\1/p' run.out)
+  if "$python" -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["ranks"] == 4 and sorted(r["hosts"]) == ["node1", "node2"], (r["ranks"], r["hosts"])' \
+      "run-$job.json"; then
+    pass "run.sbatch --nodes=2: 4 ranks on node1 and node2 (run-$job.json)"
+  else
+    fail "run.sbatch --nodes=2: the report does not list 4 ranks on node1 and node2"
+  fi
+  if h5diff one.h5 two.h5 /u/00000030 /u/00000030 >/dev/null 2>&1; then
+    pass "run.sbatch --nodes=2: the step-30 field equals the 1-rank run's bit for bit"
+  else
+    fail "run.sbatch --nodes=2: the step-30 field differs from the 1-rank run's"
+  fi
+else
+  fail "run.sbatch --nodes=2: job failed: $(tail -5 run.out 2>/dev/null)"
+fi
+
+# 2. One MPS session per node (the MPS test double; no GPU here).
+probe=$build/tests/mps/mps_session_probe
+if [ -x "$probe" ]; then
+  "$python" "$repo/tests/mps/subreaper.py" bash "$repo/tests/mps/run_mps_tests.sh" \
+    --probe "$probe" --python "$python" --mpiexec srun --np-flag -n --preflags --mpi=pmix \
+    --slurm-nodes --workdir "$work/mps" two_nodes two_nodes_killed > mps.out 2>&1
+  for c in two_nodes two_nodes_killed; do
+    if grep -q "^PASS  $c " mps.out; then
+      pass "MPS under srun on two nodes: $c"
+    else
+      fail "MPS under srun on two nodes: $c: $(grep -A6 "^FAIL  $c" mps.out | head -8)"
+    fi
+  done
+else
+  fail "$probe not built: the MPS check needs it"
+fi
+
+# 3. Halos within and across nodes.
+if timeout 120 srun --mpi=pmix --nodes=2 --ntasks-per-node=2 "$build/tests/test_halo_exchange" \
+    --gtest_filter='*RealNodes*' > halo.out 2>&1 &&
+   grep -q 'ranks on 2 node(s)' halo.out && grep -q '\[  PASSED  \] 1 test' halo.out; then
+  pass "halos on two nodes: direct within a node, MPI across, every halo right"
+else
+  fail "halos on two nodes: $(grep -E 'Failure|FAILED|error' halo.out | head -5)"
+fi
+
+echo "$passes passed, $failures failed"
+[ "$failures" -eq 0 ]
