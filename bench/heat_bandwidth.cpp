@@ -15,20 +15,25 @@
 // heat_update_shapes.cu (the same kernel as the solver's, at more shapes);
 // --block times a block of that shape instead of n^3 (one rank's block of a
 // strong-scaling run, e.g. 256x64x64 for 256^3 on a 1x4x4 grid), and the
-// launches of a step are also given in microseconds.
-//   heat_bandwidth [--n 512] [--repeats 20] [--sweep] [--block NXxNYxNZ]
+// launches of a step are also given in microseconds. --variants times the
+// other designs of the update in heat_update_variants.cu, each after checking
+// that its next field is bit for bit the solver kernel's (over the whole
+// interior and over a box with partial blocks at its edges).
+//   heat_bandwidth [--n 512] [--repeats 20] [--sweep] [--variants] [--block NXxNYxNZ]
 #include <cuda_runtime.h>
 #include <mpi.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "bench/bench_support.hpp"
 #include "bench/heat_update_shapes.hpp"
+#include "bench/heat_update_variants.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device.hpp"
 #include "core/halo/halo_exchange.hpp"
@@ -40,9 +45,35 @@ namespace {
 
 using namespace mpsfw;
 
+// The field `launch` writes into `next`, on the host; `next` starts as a copy
+// of `blank`, so that cells outside the launch's box compare equal.
+std::vector<double> launched_field(const Array<double>& blank, Array<double>& next,
+                                   const std::function<void()>& launch) {
+  MPSFW_CUDA_CHECK(cudaMemcpy(next.data(), blank.data(), next.size() * sizeof(double),
+                              cudaMemcpyDeviceToDevice));
+  launch();
+  MPSFW_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<double> host(next.size());
+  next.copy_to_host(host.data());
+  return host;
+}
+
+// "" when the fields are bit for bit the same, else the first cell that
+// differs as "(i,j,k)".
+std::string first_difference(const std::vector<double>& a, const std::vector<double>& b,
+                             const FieldLayout& layout) {
+  if (std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0) return "";
+  std::size_t c = 0;
+  while (std::memcmp(&a[c], &b[c], sizeof(double)) == 0) ++c;
+  const std::int64_t r = static_cast<std::int64_t>(c) - layout.first;
+  return "(" + std::to_string(r % layout.stride_y()) + "," +
+         std::to_string(r % layout.stride_z() / layout.stride_y()) + "," +
+         std::to_string(r / layout.stride_z()) + ")";
+}
+
 int run(int argc, char** argv) {
   int n = 512, repeats = 20;
-  bool sweep = false;
+  bool sweep = false, variants = false;
   Int3 block{0, 0, 0};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -52,12 +83,15 @@ int run(int argc, char** argv) {
       repeats = std::atoi(argv[++i]);
     } else if (a == "--sweep") {
       sweep = true;
+    } else if (a == "--variants") {
+      variants = true;
     } else if (a == "--block" && i + 1 < argc &&
                std::sscanf(argv[i + 1], "%dx%dx%d", &block.x, &block.y, &block.z) == 3) {
       ++i;
     } else {
       std::fprintf(stderr,
-                   "usage: heat_bandwidth [--n N] [--repeats R] [--sweep] [--block NXxNYxNZ]\n");
+                   "usage: heat_bandwidth [--n N] [--repeats R] [--sweep] [--variants] "
+                   "[--block NXxNYxNZ]\n");
       return 2;
     }
   }
@@ -97,6 +131,40 @@ int run(int argc, char** argv) {
           [&] { bench::launch_update(s, u.data(), next.data(), layout, layout.interior(), k); });
       std::printf("kernel %3dx%-3d z%-3d %-9s     %10.1f %8.3f\n", s.bx, s.by, s.z_chunk,
                   s.streaming_store ? "stream" : "", bw * 1e-9, bw / copy_bw);
+    }
+  }
+  if (variants) {
+    // u holds the test pattern and stays unchanged: it is also what next
+    // starts as. The ragged box keeps box.lo.x (the x2 variants' pairs start
+    // aligned there) and leaves partial blocks and chunks at every far edge.
+    const Box interior = layout.interior();
+    const Box ragged{{interior.lo.x, interior.lo.y + 1, interior.lo.z + 2},
+                     {interior.hi.x - 3, interior.hi.y - 1, interior.hi.z - 1}};
+    const auto solver_field = [&](const Box& box) {
+      return launched_field(u, next,
+                            [&] { kernels->update(u.data(), next.data(), layout, box, k, {}); });
+    };
+    const std::vector<double> want_interior = solver_field(interior);
+    const std::vector<double> want_ragged = solver_field(ragged);
+    for (const std::string& name : bench::update_variants()) {
+      const auto variant_field = [&](const Box& box) {
+        return launched_field(u, next, [&] {
+          bench::launch_update_variant(name, u.data(), next.data(), layout, box, k);
+        });
+      };
+      std::string verdict = "identical";
+      const std::string at_interior =
+          first_difference(variant_field(interior), want_interior, layout);
+      const std::string at_ragged = first_difference(variant_field(ragged), want_ragged, layout);
+      if (!at_interior.empty()) {
+        verdict = "DIFFER at " + at_interior;
+      } else if (!at_ragged.empty()) {
+        verdict = "DIFFER at " + at_ragged + " (ragged box)";
+      }
+      const double bw = bandwidth(
+          [&] { bench::launch_update_variant(name, u.data(), next.data(), layout, interior, k); });
+      std::printf("variant %-26s %10.1f %8.3f  %s\n", name.c_str(), bw * 1e-9, bw / copy_bw,
+                  verdict.c_str());
     }
   }
   const double kbw =

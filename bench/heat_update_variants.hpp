@@ -1,0 +1,26 @@
+#pragma once
+// Alternative designs of the CUDA heat update that heat_bandwidth --variants
+// compares with the solver's kernel (solvers/heat/heat_update.cuh). Each
+// computes every cell with heat::updated_value from the same arguments, so its
+// results are bit for bit the solver's; the best may later replace it.
+#include <string>
+#include <vector>
+
+#include "core/box.hpp"
+#include "core/field_layout.hpp"
+#include "solvers/heat/heat_physics.hpp"
+
+namespace mpsfw::bench {
+
+// Every compiled variant by name: the design, then the thread-block shape
+// (threads in x by y) and the cells each thread marches along z, e.g.
+// "x2-load 32x4 z8". Add a line to heat_update_variants.cu to try another.
+std::vector<std::string> update_variants();
+
+// next = one FTCS step of u for the cells in `box`, one launch of variant
+// `name` (one of update_variants(); throws Error otherwise, and for an x2
+// variant when box.lo.x cannot start 16-byte aligned pairs).
+void launch_update_variant(const std::string& name, const double* u, double* next,
+                           const FieldLayout& layout, const Box& box, heat::Coefficients k);
+
+}  // namespace mpsfw::bench
