@@ -11,14 +11,15 @@
 //           the rest of the block
 //   step    a full solver step on one rank (inner + shell + sync), as runs see it
 // Each figure is the median of --repeats timings taken with CUDA events. With
-// --sweep the update kernel is timed at every thread-block shape of
-// heat_update_shapes.cu (the same kernel as the solver's, at more shapes);
+// --sweep the one-cell update (heat_update.cuh: the solver's where its pair
+// update does not apply) is timed at every shape of heat_update_shapes.cu;
 // --block times a block of that shape instead of n^3 (one rank's block of a
 // strong-scaling run, e.g. 256x64x64 for 256^3 on a 1x4x4 grid), and the
 // launches of a step are also given in microseconds. --variants times the
-// other designs of the update in heat_update_variants.cu, each after checking
-// that its next field is bit for bit the solver kernel's (over the whole
-// interior and over a box with partial blocks at its edges).
+// solver's update and the designs of heat_update_variants.cu, each after
+// checking that its next field is bit for bit that of one cell per thread
+// (heat_update.cuh, 64x4 z8) over the whole interior and over a box with
+// partial blocks at its edges.
 //   heat_bandwidth [--n 512] [--repeats 20] [--sweep] [--variants] [--block NXxNYxNZ]
 #include <cuda_runtime.h>
 #include <mpi.h>
@@ -140,17 +141,26 @@ int run(int argc, char** argv) {
     const Box interior = layout.interior();
     const Box ragged{{interior.lo.x, interior.lo.y + 1, interior.lo.z + 2},
                      {interior.hi.x - 3, interior.hi.y - 1, interior.hi.z - 1}};
-    const auto solver_field = [&](const Box& box) {
-      return launched_field(u, next,
-                            [&] { kernels->update(u.data(), next.data(), layout, box, k, {}); });
+    // The reference: one cell per thread (heat_update.cuh), 64 x 4 z8.
+    const bench::UpdateShape one_cell{64, 4, 8, false};
+    const auto reference_field = [&](const Box& box) {
+      return launched_field(
+          u, next, [&] { bench::launch_update(one_cell, u.data(), next.data(), layout, box, k); });
     };
-    const std::vector<double> want_interior = solver_field(interior);
-    const std::vector<double> want_ragged = solver_field(ragged);
-    for (const std::string& name : bench::update_variants()) {
-      const auto variant_field = [&](const Box& box) {
-        return launched_field(u, next, [&] {
+    const std::vector<double> want_interior = reference_field(interior);
+    const std::vector<double> want_ragged = reference_field(ragged);
+    std::vector<std::string> names = bench::update_variants();
+    names.insert(names.begin(), "solver");
+    for (const std::string& name : names) {
+      const auto launch = [&](const Box& box) {
+        if (name == "solver") {
+          kernels->update(u.data(), next.data(), layout, box, k, {});
+        } else {
           bench::launch_update_variant(name, u.data(), next.data(), layout, box, k);
-        });
+        }
+      };
+      const auto variant_field = [&](const Box& box) {
+        return launched_field(u, next, [&] { launch(box); });
       };
       std::string verdict = "identical";
       const std::string at_interior =
@@ -161,17 +171,15 @@ int run(int argc, char** argv) {
       } else if (!at_ragged.empty()) {
         verdict = "DIFFER at " + at_ragged + " (ragged box)";
       }
-      const double bw = bandwidth(
-          [&] { bench::launch_update_variant(name, u.data(), next.data(), layout, interior, k); });
+      const double bw = bandwidth([&] { launch(interior); });
       std::printf("variant %-26s %10.1f %8.3f  %s\n", name.c_str(), bw * 1e-9, bw / copy_bw,
                   verdict.c_str());
     }
   }
   const double kbw =
       bandwidth([&] { kernels->update(u.data(), next.data(), layout, layout.interior(), k, {}); });
-  const bench::UpdateShape shape = bench::solver_update_shape();
-  std::printf("kernel (default %dx%d z%d%s)   %10.1f %8.3f\n", shape.bx, shape.by, shape.z_chunk,
-              shape.streaming_store ? " stream" : "", kbw * 1e-9, kbw / copy_bw);
+  std::printf("%-28s %10.1f %8.3f\n", ("kernel, " + bench::solver_update_name()).c_str(),
+              kbw * 1e-9, kbw / copy_bw);
 
   // What a rank of a 1 x 4 x 4 grid pushes: its planes across y and z (into a
   // scratch field here), computed by extra blocks of the update launch.

@@ -34,10 +34,6 @@ std::vector<UpdateShape> update_shapes() {
   return shapes;
 }
 
-UpdateShape solver_update_shape() {
-  return {heat::gpu::kUpdateBx, heat::gpu::kUpdateBy, heat::gpu::kUpdateZChunk, false};
-}
-
 void launch_update(const UpdateShape& shape, const double* u, double* next,
                    const FieldLayout& layout, const Box& box, heat::Coefficients k) {
   for (const CompiledShape& s : kShapes) {

@@ -20,8 +20,6 @@ struct UpdateShape {
 // Every compiled shape, the solver's among them; add a line to
 // heat_update_shapes.cu to try another.
 std::vector<UpdateShape> update_shapes();
-// The shape the solver updates all but thin slabs with.
-UpdateShape solver_update_shape();
 
 // next = one FTCS step of u for the cells in `box`, one launch at `shape`
 // (one of update_shapes(); throws Error otherwise).

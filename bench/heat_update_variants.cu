@@ -8,6 +8,7 @@
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
 #include "solvers/heat/heat_update.cuh"
+#include "solvers/heat/heat_update_pairs.cuh"
 
 namespace mpsfw::bench {
 namespace {
@@ -24,148 +25,20 @@ bool grid_over(const Box& box, dim3& grid) {
   return grid.x > 0 && grid.y > 0 && grid.z > 0;
 }
 
-// --- x2-load, x2-shfl: two x cells per thread -------------------------------
-// Each thread owns cells (i, i + 1) of a column: the center, above and y rows
-// come as 16-byte double2 loads (half the load instructions). The x edge
-// values i - 1 and i + 2 are scalar loads, or (kShuffle) the neighbouring
-// lanes' registers, loaded only at a warp's ends and at the box's edge.
-
-__device__ __forceinline__ void prefetch_l2(const double* p) {
-  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+// --- pairs: the solver's pair update (heat_update_pairs.cuh) -----------------
+// Two x cells per thread, x edges shuffled between lanes, plane k + P
+// prefetched into L2 (P = 0: none), at more shapes than the solver compiles.
+template <int P, int BX, int BY, int ZC>
+void launch_pairs(const double* u, double* next, const FieldLayout& layout, const Box& box,
+                  Coefficients k) {
+  heat::gpu::launch_pair_update<BX, BY, ZC, P>(u, next, layout, box, k);
 }
-
-// One bulk (TMA) prefetch into L2 of a warp's whole 512-byte row segment.
-__device__ __forceinline__ void prefetch_l2_bulk(const double* p) {
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], 512;" ::"l"(p) : "memory");
-}
-
-__device__ __forceinline__ double2 load2(const double* p) {
-  return __ldg(reinterpret_cast<const double2*>(p));
-}
-
-template <bool kShuffle>
-struct PairColumn {
-  std::int64_t c;            // index of cell (i, j, k), even
-  bool store_pair, store_i;  // both cells in the box, or only cell i
-  bool load_xm, load_xp;     // edge values not from a neighbouring lane
-  bool prefetcher;           // this lane prefetches (every PL-th lane)
-  double2 below, center;
-};
-
-// P > 0: also prefetch plane k + P into L2 (when `ahead` says it is in the box).
-template <bool kShuffle, int P = 0, int PL = 1>
-__device__ __forceinline__ void march_pair(const double* __restrict__ u, double* __restrict__ next,
-                                           PairColumn<kShuffle>& p, std::int64_t sy,
-                                           std::int64_t sz, Coefficients k, bool ahead = false) {
-  // PL: every PL-th lane prefetches its own 16 bytes; PL = 32: lane 0 the
-  // warp's 512 bytes in one bulk prefetch.
-  if (P > 0 && ahead && p.prefetcher) {
-    if (PL == 32) {
-      prefetch_l2_bulk(u + p.c + P * sz);
-    } else {
-      prefetch_l2(u + p.c + P * sz);
-    }
-  }
-  const double2 above = load2(u + p.c + sz);
-  const double2 ym = load2(u + p.c - sy), yp = load2(u + p.c + sy);
-  double xm = 0, xp = 0;
-  if constexpr (kShuffle) {
-    // Every lane of the warp takes part; lanes past the box hold copies.
-    xm = __shfl_up_sync(0xffffffffu, p.center.y, 1);
-    xp = __shfl_down_sync(0xffffffffu, p.center.x, 1);
-  }
-  if (p.load_xm) xm = __ldg(u + p.c - 1);
-  if (p.load_xp) xp = __ldg(u + p.c + 2);
-  const double2 out = {
-      updated_value(p.center.x, xm, p.center.y, ym.x, yp.x, p.below.x, above.x, k),
-      updated_value(p.center.y, p.center.x, xp, ym.y, yp.y, p.below.y, above.y, k)};
-  // Two predicated stores, no branch: the next cell's loads can be issued early.
-  if (p.store_pair) *reinterpret_cast<double2*>(next + p.c) = out;
-  if (p.store_i) next[p.c] = out.x;
-  p.below = p.center;
-  p.center = above;
-  p.c += sz;
-}
-
-template <int BX, int BY, int ZC, bool kShuffle, int P, int PL>
-__global__ void __launch_bounds__(BX* BY)
-    x2_kernel(const double* __restrict__ u, double* __restrict__ next, FieldLayout layout, Box box,
-              Coefficients k) {
-  static_assert(!kShuffle || BX % 32 == 0, "a warp must lie along one row");
-  const int i = box.lo.x + 2 * (static_cast<int>(blockIdx.x) * BX + static_cast<int>(threadIdx.x));
-  const int j = box.lo.y + static_cast<int>(blockIdx.y) * BY + static_cast<int>(threadIdx.y);
-  if (j >= box.hi.y) return;  // whole warps, with kShuffle
-  const bool store = i < box.hi.x;
-  if (!kShuffle && !store) return;
-  // Lanes past the box read the last pair (its cell i + 1 may be box.hi.x,
-  // which the stencil reads anyway) so that they can shuffle with the others.
-  const int last = box.lo.x + ((box.hi.x - 1 - box.lo.x) & ~1);
-  const int lane = static_cast<int>(threadIdx.x) % 32;
-  const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
-  const int k0 = box.lo.z + static_cast<int>(blockIdx.z) * ZC;
-  PairColumn<kShuffle> p;
-  p.c = layout.index(store ? i : last, j, k0);
-  const bool pair = i + 1 < box.hi.x;
-  p.store_pair = store && pair;
-  p.store_i = store && !pair;
-  p.load_xm = !kShuffle || lane == 0;
-  p.prefetcher = lane % PL == 0;
-  p.load_xp = pair && (!kShuffle || lane == 31 || i + 2 >= box.hi.x);
-  p.below = load2(u + p.c - sz);
-  p.center = load2(u + p.c);
-  if (k0 + ZC <= box.hi.z) {
-#pragma unroll
-    for (int z = 0; z < ZC; ++z) {
-      march_pair<kShuffle, P, PL>(u, next, p, sy, sz, k, k0 + z + P <= box.hi.z);
-    }
-    return;
-  }
-  for (int kz = k0; kz < box.hi.z; ++kz) march_pair(u, next, p, sy, sz, k);
-}
-
-// The pairs start on 16-byte boundaries only when box.lo.x does: rows start
-// 64-byte aligned at the first interior cell (field_layout.hpp), so with
-// halo 1 box.lo.x must be odd.
-template <bool kShuffle, int P, int PL, int BX, int BY, int ZC>
-void launch_x2(const double* u, double* next, const FieldLayout& layout, const Box& box,
-               Coefficients k) {
-  const auto misaligned = [](const double* p) {
-    return reinterpret_cast<std::uintptr_t>(p) % sizeof(double2) != 0;
-  };
-  if ((layout.first + box.lo.x) % 2 != 0 || misaligned(u) || misaligned(next)) {
-    throw Error("heat update variant x2: box.lo.x " + std::to_string(box.lo.x) +
-                " does not start a 16-byte aligned pair");
-  }
-  dim3 grid;
-  if (!grid_over<2 * BX, BY, ZC>(box, grid)) return;
-  x2_kernel<BX, BY, ZC, kShuffle, P, PL><<<grid, dim3(BX, BY, 1)>>>(u, next, layout, box, k);
-  MPSFW_CUDA_CHECK_LAUNCH();
-}
-
 template <int BX, int BY, int ZC>
-constexpr auto x2_load = launch_x2<false, 0, 1, BX, BY, ZC>;
+constexpr auto pairs = launch_pairs<0, BX, BY, ZC>;
 template <int BX, int BY, int ZC>
-constexpr auto x2_shfl = launch_x2<true, 0, 1, BX, BY, ZC>;
-// Prefetch plane k + 4 (k + 2, k + 8) into L2, from every lane or every 8th
-// (one per 128-byte line).
+constexpr auto pairs_l2_3 = launch_pairs<3, BX, BY, ZC>;
 template <int BX, int BY, int ZC>
-constexpr auto x2_shfl_l2_4 = launch_x2<true, 4, 1, BX, BY, ZC>;
-template <int BX, int BY, int ZC>
-constexpr auto x2_shfl_l2_2 = launch_x2<true, 2, 1, BX, BY, ZC>;
-template <int BX, int BY, int ZC>
-constexpr auto x2_shfl_l2_8 = launch_x2<true, 8, 1, BX, BY, ZC>;
-template <int BX, int BY, int ZC>
-constexpr auto x2_shfl_l2_4_line = launch_x2<true, 4, 8, BX, BY, ZC>;
-template <int BX, int BY, int ZC>
-constexpr auto x2_shfl_l2_3 = launch_x2<true, 3, 1, BX, BY, ZC>;
-template <int BX, int BY, int ZC>
-constexpr auto x2_shfl_l2_6 = launch_x2<true, 6, 1, BX, BY, ZC>;
-template <int BX, int BY, int ZC>
-constexpr auto x2_shfl_bulk_4 = launch_x2<true, 4, 32, BX, BY, ZC>;
-template <int BX, int BY, int ZC>
-constexpr auto x2_shfl_bulk_6 = launch_x2<true, 6, 32, BX, BY, ZC>;
-template <int BX, int BY, int ZC>
-constexpr auto x2_shfl_bulk_8 = launch_x2<true, 8, 32, BX, BY, ZC>;
+constexpr auto pairs_l2_4 = launch_pairs<4, BX, BY, ZC>;
 
 // --- prefetch: the solver's column march, longer chunks ----------------------
 // One cell per thread as in heat_update.cuh, but the "above" values come from
@@ -197,7 +70,7 @@ __global__ void __launch_bounds__(BX* BY)
   for (int d = 0; d < D; ++d) ahead[d] = __ldg(u + c + (d + 1) * sz);
 #pragma unroll
   for (int z = 0; z < ZC; ++z) {
-    if (P > 0 && k0 + z + P <= box.hi.z) prefetch_l2(u + c + P * sz);
+    if (P > 0 && k0 + z + P <= box.hi.z) heat::gpu::prefetch_into_l2(u + c + P * sz);
     const double above = ahead[0];
 #pragma unroll
     for (int d = 0; d + 1 < D; ++d) ahead[d] = ahead[d + 1];
@@ -312,20 +185,15 @@ struct Variant {
 #define MPSFW_VARIANT(DESIGN, LAUNCH, BX, BY, ZC) \
   { DESIGN " " #BX "x" #BY " z" #ZC, LAUNCH<BX, BY, ZC> }
 const Variant kVariants[] = {
-    MPSFW_VARIANT("x2-load", x2_load, 32, 8, 8),
-    MPSFW_VARIANT("x2-shfl", x2_shfl, 32, 8, 8),
-    MPSFW_VARIANT("x2-shfl", x2_shfl, 32, 16, 8),
-    MPSFW_VARIANT("x2-shfl-l2+4", x2_shfl_l2_4, 32, 8, 8),
-    MPSFW_VARIANT("x2-shfl-l2+4", x2_shfl_l2_4, 32, 16, 8),
-    MPSFW_VARIANT("x2-shfl-l2+3", x2_shfl_l2_3, 32, 16, 8),
-    MPSFW_VARIANT("x2-shfl-l2+6", x2_shfl_l2_6, 32, 16, 8),
-    MPSFW_VARIANT("x2-shfl-bulk+4", x2_shfl_bulk_4, 32, 8, 8),
-    MPSFW_VARIANT("x2-shfl-bulk+4", x2_shfl_bulk_4, 32, 16, 8),
-    MPSFW_VARIANT("x2-shfl-bulk+4", x2_shfl_bulk_4, 32, 8, 16),
-    MPSFW_VARIANT("x2-shfl-bulk+6", x2_shfl_bulk_6, 32, 16, 8),
-    MPSFW_VARIANT("x2-shfl-bulk+8", x2_shfl_bulk_8, 32, 16, 8),
-    MPSFW_VARIANT("x2-shfl-bulk+8", x2_shfl_bulk_8, 32, 8, 16),
+    MPSFW_VARIANT("pairs", pairs, 32, 8, 8),
+    MPSFW_VARIANT("pairs", pairs, 32, 16, 8),
+    MPSFW_VARIANT("pairs-l2+4", pairs_l2_4, 32, 8, 8),
+    MPSFW_VARIANT("pairs-l2+4", pairs_l2_4, 32, 16, 8),
+    MPSFW_VARIANT("pairs-l2+4", pairs_l2_4, 32, 8, 16),
+    MPSFW_VARIANT("pairs-l2+3", pairs_l2_3, 32, 16, 8),
+    MPSFW_VARIANT("prefetch", prefetch, 64, 4, 16),
     MPSFW_VARIANT("prefetch-l2+4", prefetch_l2_4, 64, 4, 16),
+    MPSFW_VARIANT("smem-2.5d", launch_smem, 32, 8, 16),
     MPSFW_VARIANT("smem-2.5d", launch_smem, 64, 8, 64),
 };
 #undef MPSFW_VARIANT
@@ -347,6 +215,12 @@ void launch_update_variant(const std::string& name, const double* u, double* nex
     }
   }
   throw Error("heat update variant '" + name + "' is not compiled in");
+}
+
+std::string solver_update_name() {
+  using namespace heat::gpu;
+  return "pairs-l2+" + std::to_string(kPairPrefetch) + " " + std::to_string(kPairBx) + "x" +
+         std::to_string(kPairBy) + " z" + std::to_string(kPairZChunk);
 }
 
 }  // namespace mpsfw::bench

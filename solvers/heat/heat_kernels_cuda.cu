@@ -1,6 +1,7 @@
-// CUDA backend: the z-marching update of heat_update.cuh (each cell read from
-// memory about once) at the solver's two block shapes, with the pushed planes
-// of same-GPU neighbours in the same launch; Thrust for the diagnostics
+// CUDA backend: the z-marching updates (each cell read from memory about
+// once): two x cells per thread (heat_update_pairs.cuh) where the box allows,
+// else one (heat_update.cuh) at two block shapes, with the pushed planes of
+// same-GPU neighbours in the same launch; Thrust for the diagnostics
 // reductions.
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -12,6 +13,7 @@
 #include "core/error.hpp"
 #include "heat_kernels.hpp"
 #include "heat_update.cuh"
+#include "heat_update_pairs.cuh"
 
 namespace mpsfw::heat {
 namespace {
@@ -257,6 +259,15 @@ class CudaHeatKernels final : public HeatKernels {
                      Coefficients k, const HaloPushes& pushes, PushOrder order,
                      const StepHandshake& handshake) {
     if (box.empty() && pushes.empty()) return;
+    // Without pushes, two x cells per thread where the pairs are aligned (boxes
+    // from the interior's first x cell: one rank's, and those of MPI halos)
+    // and the box fills the blocks' rows.
+    if (pushes.empty() && box.size().x >= 8 && box.size().y >= gpu::kPairBy &&
+        gpu::pairs_aligned(u, next, layout, box)) {
+      gpu::launch_pair_update<gpu::kPairBx, gpu::kPairBy, gpu::kPairZChunk, gpu::kPairPrefetch>(
+          u, next, layout, box, k);
+      return;
+    }
     // A slab one or two cells thin in x (the shell next to an x face) would
     // leave most of a wide block idle: threads go along y instead.
     if (!box.empty() && box.size().x < 8) {

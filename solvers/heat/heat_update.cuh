@@ -12,8 +12,9 @@
 
 namespace mpsfw::heat::gpu {
 
-// The solver's shape for all but thin slabs: 64 x 4 threads, each marching
-// through 8 cells along z (docs/performance.md has the sweep it was chosen from).
+// The solver's shape for the boxes the pair update (heat_update_pairs.cuh)
+// does not take, but thin slabs: 64 x 4 threads, each marching through 8
+// cells along z (docs/performance.md has the sweep it was chosen from).
 constexpr int kUpdateBx = 64, kUpdateBy = 4, kUpdateZChunk = 8;
 
 // Each thread owns one (i, j) column and marches ZC cells along z, passing the
