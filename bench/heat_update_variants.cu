@@ -33,6 +33,9 @@ void launch_pairs(const double* u, double* next, const FieldLayout& layout, cons
                   Coefficients k) {
   heat::gpu::launch_pair_update<BX, BY, ZC, P>(u, next, layout, box, k);
 }
+// The one-cell update (heat_update.cuh), for comparison at any size.
+template <int BX, int BY, int ZC>
+constexpr auto one_cell = heat::gpu::launch_update_box<BX, BY, ZC, false>;
 template <int BX, int BY, int ZC>
 constexpr auto pairs = launch_pairs<0, BX, BY, ZC>;
 template <int BX, int BY, int ZC>
@@ -185,11 +188,14 @@ struct Variant {
 #define MPSFW_VARIANT(DESIGN, LAUNCH, BX, BY, ZC) \
   { DESIGN " " #BX "x" #BY " z" #ZC, LAUNCH<BX, BY, ZC> }
 const Variant kVariants[] = {
+    MPSFW_VARIANT("one-cell", one_cell, 64, 4, 8),
     MPSFW_VARIANT("pairs", pairs, 32, 8, 8),
     MPSFW_VARIANT("pairs", pairs, 32, 16, 8),
     MPSFW_VARIANT("pairs-l2+4", pairs_l2_4, 32, 8, 8),
     MPSFW_VARIANT("pairs-l2+4", pairs_l2_4, 32, 16, 8),
     MPSFW_VARIANT("pairs-l2+4", pairs_l2_4, 32, 8, 16),
+    MPSFW_VARIANT("pairs-l2+4", pairs_l2_4, 32, 4, 8),
+    MPSFW_VARIANT("pairs-l2+4", pairs_l2_4, 64, 4, 8),
     MPSFW_VARIANT("pairs-l2+3", pairs_l2_3, 32, 16, 8),
     MPSFW_VARIANT("prefetch", prefetch, 64, 4, 16),
     MPSFW_VARIANT("prefetch-l2+4", prefetch_l2_4, 64, 4, 16),
@@ -217,8 +223,12 @@ void launch_update_variant(const std::string& name, const double* u, double* nex
   throw Error("heat update variant '" + name + "' is not compiled in");
 }
 
-std::string solver_update_name() {
+std::string solver_update_name(const Box& box) {
   using namespace heat::gpu;
+  if (box.cells() < kPairMinCells) {
+    return "one-cell " + std::to_string(kUpdateBx) + "x" + std::to_string(kUpdateBy) + " z" +
+           std::to_string(kUpdateZChunk);
+  }
   return "pairs-l2+" + std::to_string(kPairPrefetch) + " " + std::to_string(kPairBx) + "x" +
          std::to_string(kPairBy) + " z" + std::to_string(kPairZChunk);
 }

@@ -24,6 +24,7 @@ std::vector<std::string> update_variants();
 void launch_update_variant(const std::string& name, const double* u, double* next,
                            const FieldLayout& layout, const Box& box, heat::Coefficients k);
 
-// The solver's update of a box that fills whole blocks, as a name.
-std::string solver_update_name();
+// The update the solver takes for `box` (from the interior's first x cell,
+// no pushes), as a name.
+std::string solver_update_name(const Box& box);
 }  // namespace mpsfw::bench

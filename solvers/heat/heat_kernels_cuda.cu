@@ -259,11 +259,11 @@ class CudaHeatKernels final : public HeatKernels {
                      Coefficients k, const HaloPushes& pushes, PushOrder order,
                      const StepHandshake& handshake) {
     if (box.empty() && pushes.empty()) return;
-    // Without pushes, two x cells per thread where the pairs are aligned (boxes
-    // from the interior's first x cell: one rank's, and those of MPI halos)
-    // and the box fills the blocks' rows.
-    if (pushes.empty() && box.size().x >= 8 && box.size().y >= gpu::kPairBy &&
-        gpu::pairs_aligned(u, next, layout, box)) {
+    // Without pushes, two x cells per thread in large boxes whose pairs are
+    // aligned (boxes from the interior's first x cell: one rank's, and those of
+    // MPI halos).
+    if (pushes.empty() && box.cells() >= gpu::kPairMinCells && box.size().x >= 8 &&
+        box.size().y >= gpu::kPairBy && gpu::pairs_aligned(u, next, layout, box)) {
       gpu::launch_pair_update<gpu::kPairBx, gpu::kPairBy, gpu::kPairZChunk, gpu::kPairPrefetch>(
           u, next, layout, box, k);
       return;
