@@ -17,22 +17,27 @@ profile=${1:-test}
 case "$profile" in build | test) ;; *) echo "usage: setup.sh [build|test]" >&2; exit 2 ;; esac
 
 missing=() optional=()
+# any_exists PATH...: true when one of them exists (`ls A B` fails when any is missing).
+any_exists() {
+  local p
+  for p in "$@"; do [ -e "$p" ] && return 0; done
+  return 1
+}
 command -v cmake >/dev/null || missing+=(cmake)
 command -v g++ >/dev/null || missing+=(g++)
 command -v mpicxx >/dev/null || missing+=(openmpi-bin libopenmpi-dev)
 command -v mpirun >/dev/null || missing+=(openmpi-bin)
-if ! ls /usr/include/hdf5.h /usr/include/hdf5/*/hdf5.h >/dev/null 2>&1; then
+if ! any_exists /usr/include/hdf5.h /usr/include/hdf5/*/hdf5.h; then
   missing+=(libhdf5-openmpi-dev)
 fi
 command -v h5dump >/dev/null || missing+=(hdf5-tools)
-if ! ls /usr/lib/x86_64-linux-gnu/cmake/GTest /usr/lib/*/cmake/GTest /usr/lib/cmake/GTest \
-    >/dev/null 2>&1; then
+if ! any_exists /usr/lib/x86_64-linux-gnu/cmake/GTest /usr/lib/*/cmake/GTest /usr/lib/cmake/GTest; then
   missing+=(libgtest-dev googletest)
 fi
 # Kokkos for the Kokkos backend (--backend kokkos): Debian's is 3.4.1 with the
 # Serial execution space (a CUDA Kokkos: docs/kokkos.md). Without it the
 # backend is not built and its tests are not registered.
-ls /usr/lib/*/cmake/Kokkos/KokkosConfig.cmake >/dev/null 2>&1 || optional+=(libtrilinos-kokkos-dev)
+any_exists /usr/lib/*/cmake/Kokkos/KokkosConfig.cmake || optional+=(libtrilinos-kokkos-dev)
 if [ "$profile" = test ]; then
   # A real one-node Slurm for the job-script test (tests/slurm/).
   command -v slurmctld >/dev/null || [ -x /usr/sbin/slurmctld ] || optional+=(slurmctld)
