@@ -224,21 +224,14 @@ __global__ void permute_atoms_kernel(AtomView from, const int* order, int count,
   to.id[s] = from.id[i];
 }
 
-// Cell of x along dimension d, clamped into the grid.
-__device__ int cell_along(double x, const CellGrid& g, int d) {
-  const double c = floor((x - g.origin[d]) / g.width[d]);
-  if (!(c >= 0)) return 0;  // also NaN
-  return c >= g.count[d] - 1 ? g.count[d] - 1 : static_cast<int>(c);
-}
-
 // Linear link cell (x fastest) of every atom, and the identity permutation that
 // the sort by cell then reorders.
 __global__ void cell_keys_kernel(AtomView a, int count, CellGrid g, int* key, int* order) {
   const int i = thread_index();
   if (i >= count) return;
-  const int cx = cell_along(a.x[i].c[0], g, 0);
-  const int cy = cell_along(a.x[i].c[1], g, 1);
-  const int cz = cell_along(a.x[i].c[2], g, 2);
+  const int cx = link_cell_along(a.x[i].c[0], g, 0);
+  const int cy = link_cell_along(a.x[i].c[1], g, 1);
+  const int cz = link_cell_along(a.x[i].c[2], g, 2);
   key[i] = (cz * g.count[1] + cy) * g.count[0] + cx;
   order[i] = i;
 }

@@ -22,10 +22,13 @@ struct TargetRecord {
 SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, const std::array<int, 6>& neighbors, HaloTransport mode,
                              HaloSync sync, const std::string& gpu, PeerMemory* memory)
     : comm_(comm), mode_(mode), memory_(memory) {
-  agree_on_error(comm_,
-                 mode == HaloTransport::Ipc && gpu.empty()
-                     ? "run.halo = ipc needs the CUDA backend (this rank computes on the host)"
-                     : "");
+  std::string refused;
+  if (mode == HaloTransport::Ipc && gpu.empty()) {
+    refused = "run.halo = ipc needs the CUDA backend (this rank computes on the host)";
+  } else if (mode == HaloTransport::Ipc && memory == nullptr) {
+    refused = "run.halo = ipc needs the CUDA backend (this backend sends every ghost through MPI)";
+  }
+  agree_on_error(comm_, refused);
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm_, &me_));
   gpus_ = gpu_identities(comm_, gpu);
   gpu_comm_ = gpu_communicator(comm_, gpus_);

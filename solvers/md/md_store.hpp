@@ -3,6 +3,7 @@
 // and the per-atom work of a time step. Owned atoms come first, then ghosts
 // (positions only). Communication is not here: the caller moves the records
 // these functions hand out and takes in (md_comm.hpp).
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -20,6 +21,14 @@ struct CellGrid {
   double width[3];   // cell edge along each dimension (>= cutoff)
   int count[3];      // cells along each dimension
 };
+
+// Link cell of coordinate x along dimension d, clamped into the grid: atoms
+// outside it (and NaN) count in its edge cells. Every store bins with this.
+MPSFW_HD int link_cell_along(double x, const CellGrid& g, int d) {
+  const double c = floor((x - g.origin[d]) / g.width[d]);
+  if (!(c >= 0)) return 0;
+  return c >= g.count[d] - 1 ? g.count[d] - 1 : static_cast<int>(c);
+}
 
 // Sums over owned atoms (the caller reduces them over ranks).
 struct ForceSums {
@@ -137,7 +146,7 @@ class MdStore {
   virtual MotionSums motion(const LjParams& p) const = 0;
 };
 
-// The store of a bound backend (Host or Cuda; Auto throws: bind_device
+// The store of a bound backend (Host, Cuda or Kokkos; Auto throws: bind_device
 // resolves it).
 std::unique_ptr<MdStore> make_md_store(Backend backend);
 
@@ -145,6 +154,8 @@ namespace detail {
 std::unique_ptr<MdStore> make_host_md_store();
 // md_store_cuda.cu; md_store_cuda_off.cpp without CUDA.
 std::unique_ptr<MdStore> make_cuda_md_store();
+// md_store_kokkos.cpp; md_store_kokkos_off.cpp without Kokkos.
+std::unique_ptr<MdStore> make_kokkos_md_store();
 }  // namespace detail
 
 }  // namespace mpsfw::md

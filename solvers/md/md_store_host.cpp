@@ -222,7 +222,7 @@ class HostMdStore final : public MdStore {
       for (long i = 0; i < owned_; ++i) {
         const double* xi = &x_[static_cast<size_t>(3 * i)];
         int c[3];
-        for (int d = 0; d < 3; ++d) c[d] = cell_of(xi[d], grid, d);
+        for (int d = 0; d < 3; ++d) c[d] = link_cell_along(xi[d], grid, d);
         const int x_lo = std::max(c[0] - 1, 0), x_hi = std::min(c[0] + 1, count[0] - 1);
         long* row_out = &neighbors_[static_cast<size_t>(i) * static_cast<size_t>(width_)];
         long k = 0;
@@ -312,11 +312,6 @@ class HostMdStore final : public MdStore {
   }
 
  private:
-  static int cell_of(double x, const CellGrid& g, int d) {
-    const int c = static_cast<int>(std::floor((x - g.origin[d]) / g.width[d]));
-    return std::min(std::max(c, 0), g.count[d] - 1);
-  }
-
   // Stable counting sort of atoms 0 .. n-1 by link cell: `order` lists atom
   // indices cell by cell, cell_start_[c] .. cell_start_[c + 1] being cell c's.
   void cell_order(const CellGrid& g, long n, std::vector<long>* order) {
@@ -325,10 +320,10 @@ class HostMdStore final : public MdStore {
     cell_of_atom_.resize(static_cast<size_t>(n));
     for (long i = 0; i < n; ++i) {
       const double* p = &x_[static_cast<size_t>(3 * i)];
-      const size_t c =
-          (static_cast<size_t>(cell_of(p[2], g, 2)) * g.count[1] + cell_of(p[1], g, 1)) *
-              g.count[0] +
-          cell_of(p[0], g, 0);
+      const size_t c = (static_cast<size_t>(link_cell_along(p[2], g, 2)) * g.count[1] +
+                        link_cell_along(p[1], g, 1)) *
+                           g.count[0] +
+                       link_cell_along(p[0], g, 0);
       cell_of_atom_[static_cast<size_t>(i)] = c;
       ++cell_start_[c + 1];
     }
@@ -446,7 +441,7 @@ std::unique_ptr<MdStore> make_md_store(Backend backend) {
     case Backend::Cuda:
       return detail::make_cuda_md_store();
     case Backend::Kokkos:
-      throw Error("md on the Kokkos backend is not there yet (heat runs on it); use host or cuda");
+      return detail::make_kokkos_md_store();
     case Backend::Auto:
       break;
   }

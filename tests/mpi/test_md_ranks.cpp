@@ -22,6 +22,8 @@
 namespace mpsfw {
 namespace {
 
+using testing_support::brute_force_check;
+using testing_support::ForceCheck;
 using testing_support::gather_atoms;
 using testing_support::make_md_solver;
 using testing_support::md_config;
@@ -45,36 +47,6 @@ const std::vector<std::string> kLiquid = {"md.cells_x=14", "md.cells_y=4", "md.c
 std::vector<std::string> liquid(std::vector<std::string> more) {
   more.insert(more.begin(), kLiquid.begin(), kLiquid.end());
   return more;
-}
-
-// Largest difference between the solver's forces and a brute-force O(N^2)
-// minimum-image sum over all pairs within the cutoff, and the largest force.
-struct ForceCheck {
-  double worst = 0, largest = 0;
-};
-ForceCheck brute_force_check(const md::MdSolver& solver, const md::MdConfig& config) {
-  const auto atoms = gather_atoms(solver, MPI_COMM_WORLD);
-  ForceCheck check;
-  if (world_rank() != 0) return check;
-  EXPECT_EQ(static_cast<long>(atoms.size()), solver.total_atoms());
-  for (const auto& [id, a] : atoms) {
-    double f[3] = {0, 0, 0};
-    for (const auto& [other_id, b] : atoms) {
-      if (other_id == id) continue;
-      double r[3], r2 = 0;
-      for (int d = 0; d < 3; ++d) {
-        r[d] = periodic_delta(a.atom.x[d], b.atom.x[d], config.box[d]);
-        r2 += r[d] * r[d];
-      }
-      const md::PairTerm t = md::lj_pair(r2, config.lj);
-      for (int d = 0; d < 3; ++d) f[d] += t.f_over_r * r[d];
-    }
-    for (int d = 0; d < 3; ++d) {
-      check.worst = std::max(check.worst, std::abs(f[d] - a.force[d]));
-      check.largest = std::max(check.largest, std::abs(f[d]));
-    }
-  }
-  return check;
 }
 
 // Runs `steps` steps on the small box and compares the forces with brute force.

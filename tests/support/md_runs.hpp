@@ -1,8 +1,11 @@
 #pragma once
 // Helpers for tests that run the MD solver: a config from overrides, a solver
-// on a communicator and backend, and every atom gathered on rank 0 by id.
+// on a communicator and backend, every atom gathered on rank 0 by id, and the
+// forces checked against brute force.
+#include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -69,6 +72,36 @@ inline std::map<std::int64_t, GatheredAtom> gather_atoms(const md::MdSolver& sol
 inline double periodic_delta(double a, double b, double box) {
   const double d = a - b;
   return d - box * std::round(d / box);
+}
+
+// Largest difference between the solver's forces and a brute-force O(N^2)
+// minimum-image sum over all pairs within the cutoff, and the largest force.
+struct ForceCheck {
+  double worst = 0, largest = 0;
+};
+inline ForceCheck brute_force_check(const md::MdSolver& solver, const md::MdConfig& config) {
+  const auto atoms = gather_atoms(solver, MPI_COMM_WORLD);
+  ForceCheck check;
+  if (world_rank() != 0) return check;
+  EXPECT_EQ(static_cast<long>(atoms.size()), solver.total_atoms());
+  for (const auto& [id, a] : atoms) {
+    double f[3] = {0, 0, 0};
+    for (const auto& [other_id, b] : atoms) {
+      if (other_id == id) continue;
+      double r[3], r2 = 0;
+      for (int d = 0; d < 3; ++d) {
+        r[d] = periodic_delta(a.atom.x[d], b.atom.x[d], config.box[d]);
+        r2 += r[d] * r[d];
+      }
+      const md::PairTerm t = md::lj_pair(r2, config.lj);
+      for (int d = 0; d < 3; ++d) f[d] += t.f_over_r * r[d];
+    }
+    for (int d = 0; d < 3; ++d) {
+      check.worst = std::max(check.worst, std::abs(f[d] - a.force[d]));
+      check.largest = std::max(check.largest, std::abs(f[d]));
+    }
+  }
+  return check;
 }
 
 }  // namespace mpsfw::testing_support

@@ -1,0 +1,727 @@
+// Kokkos backend of the MD store: the atoms of one rank in Views of the
+// default execution space's memory (the GPU with a CUDA Kokkos, host memory
+// with Serial or OpenMP), every per-atom loop a Kokkos pattern over the physics
+// of md_physics.hpp. Positions take 32 bytes per atom (x, y, z, unused: one
+// memory sector per neighbour gathered on a GPU); velocities, forces and the
+// neighbour lists take the space's own layout (rows on a host; component
+// arrays and transposed lists on a GPU, so that a warp's k-th neighbours are
+// one coalesced read). Binning is a counting sort that keeps store order within
+// a cell, and compactions are scans that keep it too, so the lists, and with
+// them every force sum, come out in the host store's order on any space.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+#include "md_store.hpp"
+
+namespace mpsfw::md {
+namespace {
+
+using Space = Kokkos::DefaultExecutionSpace;
+using Memory = Space::memory_space;
+using Indices = Kokkos::RangePolicy<Space, Kokkos::IndexType<int>>;
+using Positions = Kokkos::View<double* [4], Kokkos::LayoutRight, Memory>;
+using Vectors = Kokkos::View<double* [3], Memory>;
+using Ids = Kokkos::View<std::int64_t*, Memory>;
+using Ints = Kokkos::View<int*, Memory>;
+using Reals = Kokkos::View<double*, Memory>;
+using Lists = Kokkos::View<int**, Memory>;
+using Records = Kokkos::View<AtomRecord*, Memory>;
+
+// Atom counts and indices are int in the loops (as on the CUDA store).
+int checked_count(long n) {
+  if (n < 0 || n > INT_MAX / 2) {
+    throw Error("Kokkos MD store: " + std::to_string(n) +
+                " atoms are more than one rank can index");
+  }
+  return static_cast<int>(n);
+}
+
+// Views keep their capacity (a step allocates nothing) and grow with room.
+template <class View>
+void grow(View& view, long rows) {
+  if (static_cast<long>(view.extent(0)) < rows) {
+    Kokkos::resize(view, static_cast<size_t>(rows + rows / 4 + 16));
+  }
+}
+
+// The first n entries of a one-dimensional View.
+template <class View>
+auto first(const View& view, long n) {
+  return Kokkos::subview(view, std::make_pair(0L, n));
+}
+
+// A host vector's data seen as a View, for deep_copy to and from the space.
+template <class T>
+auto host_view(T* data, long n) {
+  using Layout = typename Kokkos::View<T*, Memory>::array_layout;
+  return Kokkos::View<T*, Layout, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+      data, static_cast<size_t>(n));
+}
+
+// Positions on the device and a host copy of them for MPI (the same memory on
+// a host space, where create_mirror_view returns the View itself).
+struct Staging {
+  Reals device{"mpsfw::md::staging", 0};
+  decltype(Kokkos::create_mirror_view(device)) host = Kokkos::create_mirror_view(device);
+  void reserve(long n) {
+    if (static_cast<long>(device.extent(0)) >= n) return;
+    device = Reals("mpsfw::md::staging", static_cast<size_t>(n + n / 4 + 16));
+    host = Kokkos::create_mirror_view(device);
+  }
+  void to_host(long n) { Kokkos::deep_copy(first(host, n), first(device, n)); }
+  void to_device(long n) { Kokkos::deep_copy(first(device, n), first(host, n)); }
+};
+
+// What fold_periodic needs inside a kernel (no host arrays there).
+struct PeriodicBox {
+  double length[3];
+  bool fold[3];
+};
+
+// nvcc's extended lambdas may not sit in private member functions: the
+// functions that launch are public (the class is local to this file; MdStore
+// is its interface).
+class KokkosMdStore final : public MdStore {
+ public:
+  long owned() const override { return owned_; }
+  long ghosts() const override { return ghosts_; }
+
+  double bytes_for(double owned, double ghosts, double neighbours) const override {
+    // Owned: v, f, id and their spares, the spare position, the position at
+    // the build, a record of migration; a list row as wide as build_neighbors
+    // makes it (ints) and its count. Every atom: its position, its cell and
+    // place in cell order, an image root and shift, two send-list entries and
+    // three staged doubles each way.
+    const double row = neighbours + neighbours / 8 + 8;
+    const double per_owned =
+        (2 * (3 + 3 + 1) + 4 + 4) * 8.0 + sizeof(AtomRecord) + (row + 1) * sizeof(int);
+    const double per_atom = (4 + 4 + 6) * 8.0 + (2 + 1 + 2) * sizeof(int);
+    return owned * per_owned + (owned + ghosts) * per_atom;
+  }
+
+  void assign(const std::vector<AtomRecord>& atoms) override {
+    owned_ = 0;
+    add_owned(atoms);
+  }
+
+  std::vector<AtomRecord> download() const override {
+    std::vector<AtomRecord> out(static_cast<size_t>(owned_));
+    if (owned_ == 0) return out;
+    grow(records_, owned_);
+    const Records r = records_;
+    const Positions x = x_;
+    const Vectors v = v_;
+    const Ids id = id_;
+    Kokkos::parallel_for(
+        "mpsfw::md::pack_atoms", Indices(0, owned_), KOKKOS_LAMBDA(int i) {
+          AtomRecord a;
+          for (int d = 0; d < 3; ++d) {
+            a.x[d] = x(i, d);
+            a.v[d] = v(i, d);
+          }
+          a.id = id(i);
+          r(i) = a;
+        });
+    Kokkos::deep_copy(host_view(out.data(), owned_), first(records_, owned_));
+    return out;
+  }
+
+  std::vector<double> download_forces() const override {
+    std::vector<double> out(3 * static_cast<size_t>(owned_));
+    if (owned_ == 0) return out;
+    flat_.reserve(3L * owned_);
+    const Reals flat = flat_.device;
+    const Vectors f = f_;
+    Kokkos::parallel_for(
+        "mpsfw::md::interleave_forces", Indices(0, owned_), KOKKOS_LAMBDA(int i) {
+          for (int d = 0; d < 3; ++d) flat(3 * i + d) = f(i, d);
+        });
+    flat_.to_host(3L * owned_);
+    std::copy(flat_.host.data(), flat_.host.data() + out.size(), out.begin());
+    return out;
+  }
+
+  void kick(double half_dt, const LjParams& p) override {
+    const Vectors v = v_, f = f_;
+    Kokkos::parallel_for(
+        "mpsfw::md::kick", Indices(0, owned_), KOKKOS_LAMBDA(int i) {
+          for (int d = 0; d < 3; ++d) v(i, d) = kicked(v(i, d), f(i, d), half_dt, p);
+        });
+  }
+
+  void kick_drift(double half_dt, double dt, const LjParams& p) override {
+    const Positions x = x_;
+    const Vectors v = v_, f = f_;
+    Kokkos::parallel_for(
+        "mpsfw::md::kick_drift", Indices(0, owned_), KOKKOS_LAMBDA(int i) {
+          for (int d = 0; d < 3; ++d) {
+            v(i, d) = kicked(v(i, d), f(i, d), half_dt, p);
+            x(i, d) = drifted(x(i, d), v(i, d), dt);
+          }
+        });
+  }
+
+  void scale_velocities(double factor) override {
+    const Vectors v = v_;
+    Kokkos::parallel_for(
+        "mpsfw::md::scale_velocities", Indices(0, owned_), KOKKOS_LAMBDA(int i) {
+          for (int d = 0; d < 3; ++d) v(i, d) *= factor;
+        });
+  }
+
+  long fold_periodic(const bool fold[3], const double box[3]) override {
+    clear_ghosts();
+    PeriodicBox b;
+    for (int d = 0; d < 3; ++d) {
+      b.length[d] = box[d];
+      b.fold[d] = fold[d];
+    }
+    const Positions x = x_;
+    long outside = 0;
+    Kokkos::parallel_reduce(
+        "mpsfw::md::fold_periodic", Indices(0, owned_),
+        KOKKOS_LAMBDA(int i, long& count) {
+          for (int d = 0; d < 3; ++d) {
+            const double c = x(i, d);
+            if (!b.fold[d] || (c >= 0 && c < b.length[d])) continue;
+            const double inside = across_periodic_edge(c, b.length[d]);
+            x(i, d) = inside;
+            count += !(inside >= 0 && inside < b.length[d]);
+          }
+        },
+        outside);
+    return outside;
+  }
+
+  void take_leaving(int dim, double lo, double hi, std::vector<AtomRecord>* to_low,
+                    std::vector<AtomRecord>* to_high) override {
+    clear_ghosts();
+    const int n = owned_;
+    reserve_spares(n);
+    grow(index_, n);
+    const Positions x = x_, to_x = spare_x_;
+    const Vectors v = v_, f = f_, to_v = spare_v_, to_f = spare_f_;
+    const Ids id = id_, to_id = spare_id_;
+    const Ints leaving_atoms = index_;
+    // Kept atoms move into the spares in order, leaving ones are listed.
+    int leaving = 0;
+    Kokkos::parallel_scan(
+        "mpsfw::md::take_leaving", Indices(0, n),
+        KOKKOS_LAMBDA(int i, int& before, bool final) {
+          const double c = x(i, dim);
+          const bool leaves = c < lo || c >= hi;
+          if (final) {
+            if (leaves) {
+              leaving_atoms(before) = i;
+            } else {
+              const int s = i - before;
+              for (int d = 0; d < 4; ++d) to_x(s, d) = x(i, d);
+              for (int d = 0; d < 3; ++d) {
+                to_v(s, d) = v(i, d);
+                to_f(s, d) = f(i, d);
+              }
+              to_id(s) = id(i);
+            }
+          }
+          before += leaves ? 1 : 0;
+        },
+        leaving);
+    if (leaving > 0) {
+      std::vector<AtomRecord> records(static_cast<size_t>(leaving));
+      pack_records(leaving_atoms, leaving);
+      Kokkos::deep_copy(host_view(records.data(), leaving), first(records_, leaving));
+      for (const AtomRecord& a : records) (a.x[dim] < lo ? to_low : to_high)->push_back(a);
+    }
+    take_spares();
+    owned_ = n - leaving;
+  }
+
+  void add_owned(const std::vector<AtomRecord>& atoms) override {
+    clear_ghosts();
+    const int n = checked_count(static_cast<long>(atoms.size()));
+    const int base = owned_;
+    const int total = checked_count(static_cast<long>(owned_) + n);
+    grow(x_, total);
+    grow(v_, total);
+    grow(f_, total);
+    grow(id_, total);
+    if (n == 0) return;
+    grow(records_, n);
+    Kokkos::deep_copy(first(records_, n), host_view(atoms.data(), n));
+    const Records r = records_;
+    const Positions x = x_;
+    const Vectors v = v_, f = f_;
+    const Ids id = id_;
+    Kokkos::parallel_for(
+        "mpsfw::md::unpack_atoms", Indices(0, n), KOKKOS_LAMBDA(int t) {
+          const int i = base + t;
+          for (int d = 0; d < 3; ++d) {
+            x(i, d) = r(t).x[d];
+            v(i, d) = r(t).v[d];
+            f(i, d) = 0;
+          }
+          x(i, 3) = 0;
+          id(i) = r(t).id;
+        });
+    owned_ = total;
+  }
+
+  void sort_by_cell(const CellGrid& grid) override {
+    clear_ghosts();
+    const int n = owned_;
+    cell_order(grid, n);
+    reserve_spares(n);
+    const Ints order = order_;
+    const Positions x = x_, to_x = spare_x_;
+    const Vectors v = v_, f = f_, to_v = spare_v_, to_f = spare_f_;
+    const Ids id = id_, to_id = spare_id_;
+    Kokkos::parallel_for(
+        "mpsfw::md::permute_atoms", Indices(0, n), KOKKOS_LAMBDA(int s) {
+          const int i = order(s);
+          for (int d = 0; d < 4; ++d) to_x(s, d) = x(i, d);
+          for (int d = 0; d < 3; ++d) {
+            to_v(s, d) = v(i, d);
+            to_f(s, d) = f(i, d);
+          }
+          to_id(s) = id(i);
+        });
+    take_spares();
+  }
+
+  void clear_ghosts() override {
+    ghosts_ = 0;
+    listed_ = -1;       // the lists no longer describe the atoms
+    built_owned_ = -1;  // nor the build positions
+  }
+
+  void select_sends(int dim, double low_edge, double high_edge, double low_shift, double high_shift,
+                    long counts[2]) override {
+    const int n = owned_ + ghosts_;
+    const Positions x = x_;
+    for (int side = 0; side < 2; ++side) {
+      const int list = 2 * dim + side;
+      grow(sends_[list], n);
+      const Ints send = sends_[list];
+      const bool low = side == 0;
+      const double edge = low ? low_edge : high_edge;
+      int count = 0;
+      // In store order, as the host store lists them: an atom may go both ways.
+      Kokkos::parallel_scan(
+          "mpsfw::md::select_sends", Indices(0, n),
+          KOKKOS_LAMBDA(int i, int& before, bool final) {
+            const double c = x(i, dim);
+            const bool take = low ? c < edge : c >= edge;
+            if (final && take) send(before) = i;
+            before += take ? 1 : 0;
+          },
+          count);
+      send_count_[list] = count;
+      send_dim_[list] = dim;
+      send_shift_[list] = low ? low_shift : high_shift;
+      counts[side] = count;
+    }
+  }
+
+  const double* pack_sends(int list) override {
+    const int count = send_count_[list];
+    packed_.reserve(3L * count);
+    const Reals out = packed_.device;
+    const Ints send = sends_[list];
+    const Positions x = x_;
+    const int dim = send_dim_[list];
+    const double shift = send_shift_[list];
+    Kokkos::parallel_for(
+        "mpsfw::md::pack_positions", Indices(0, count), KOKKOS_LAMBDA(int t) {
+          for (int d = 0; d < 3; ++d) out(3 * t + d) = x(send(t), d) + (d == dim ? shift : 0.0);
+        });
+    packed_.to_host(3L * count);
+    return packed_.host.data();
+  }
+
+  double* receive_buffer(long count) override {
+    received_.reserve(3 * count);
+    return received_.host.data();
+  }
+
+  void unpack_ghosts(long first_slot, long count) override {
+    const int first_ghost = checked_count(first_slot), n = checked_count(count);
+    ghost_slots(static_cast<long>(first_ghost) + n);
+    received_.to_device(3L * n);
+    const Reals in = received_.device;
+    const Positions x = x_;
+    const int base = owned_ + first_ghost;
+    Kokkos::parallel_for(
+        "mpsfw::md::unpack_positions", Indices(0, n), KOKKOS_LAMBDA(int t) {
+          for (int d = 0; d < 3; ++d) x(base + t, d) = in(3 * t + d);
+          x(base + t, 3) = 0;
+        });
+  }
+
+  void copy_sends_to_ghosts(int list, long first_slot) override {
+    const int count = send_count_[list];
+    const int first_ghost = checked_count(first_slot);
+    ghost_slots(static_cast<long>(first_ghost) + count);
+    grow(image_root_, ghosts_);
+    grow(image_shift_, ghosts_);
+    const Positions x = x_, shift_by = image_shift_;
+    const Ints send = sends_[list], root = image_root_;
+    const int owned = owned_, dim = send_dim_[list];
+    const double shift = send_shift_[list];
+    // The sources are atoms placed before this list's slots: none is written.
+    Kokkos::parallel_for(
+        "mpsfw::md::copy_own_images", Indices(0, count), KOKKOS_LAMBDA(int t) {
+          const int i = send(t), slot = first_ghost + t;
+          for (int d = 0; d < 3; ++d) x(owned + slot, d) = x(i, d) + (d == dim ? shift : 0.0);
+          x(owned + slot, 3) = 0;
+          // The owned atom this ghost images, and by how much (each dimension
+          // is shifted at most once: by the stage of that dimension).
+          const bool is_owned = i < owned;
+          root(slot) = is_owned ? i : root(i - owned);
+          for (int d = 0; d < 3; ++d) shift_by(slot, d) = is_owned ? 0.0 : shift_by(i - owned, d);
+          shift_by(slot, dim) += shift;
+        });
+  }
+
+  void refresh_own_images() override {
+    const Positions x = x_, shift_by = image_shift_;
+    const Ints root = image_root_;
+    const int owned = owned_;
+    Kokkos::parallel_for(
+        "mpsfw::md::refresh_images", Indices(0, ghosts_), KOKKOS_LAMBDA(int g) {
+          for (int d = 0; d < 3; ++d) x(owned + g, d) = x(root(g), d) + shift_by(g, d);
+        });
+  }
+
+  // Ghosts between processes go through MPI: Kokkos memory is not mapped
+  // into other processes (the CUDA IPC path is the native CUDA store's).
+  const void* positions_base() const override { return nullptr; }
+  long positions_generation() const override { return 0; }
+  void push_sends(int, void*, long) override {
+    throw Error("Kokkos MD store: ghosts cannot be pushed into another process");
+  }
+  void synchronize() override { Kokkos::fence(); }
+
+  void build_neighbors(const CellGrid& grid, double reach) override {
+    const int n = owned_ + ghosts_;
+    cell_order(grid, n);
+    grow(neighbor_count_, owned_);
+    const double reach2 = reach * reach;
+    const Positions x = x_;
+    const Ints order = order_, start = cell_start_, count = neighbor_count_;
+    const int owned = owned_;
+    // One pass over the 27 cells around each owned atom into rows of width_
+    // entries; once more with wider rows if one did not fit. The three cells
+    // along x of one (y, z) row are consecutive in cell order: one range.
+    for (;;) {
+      if (static_cast<long>(lists_.extent(0)) < owned ||
+          static_cast<int>(lists_.extent(1)) != width_) {
+        lists_ = Lists();  // free before allocating the new rows
+        lists_ = Lists("mpsfw::md::neighbors", static_cast<size_t>(owned + owned / 4 + 16),
+                       static_cast<size_t>(width_));
+      }
+      const Lists list = lists_;
+      const int width = width_;
+      int longest = 0;
+      Kokkos::parallel_reduce(
+          "mpsfw::md::neighbor_lists", Indices(0, owned),
+          KOKKOS_LAMBDA(int i, int& most) {
+            const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+            const int cx = link_cell_along(xi, grid, 0), cy = link_cell_along(yi, grid, 1),
+                      cz = link_cell_along(zi, grid, 2);
+            const int nx = grid.count[0], ny = grid.count[1], nz = grid.count[2];
+            const int x_lo = cx > 0 ? cx - 1 : 0, x_hi = cx < nx - 1 ? cx + 1 : nx - 1;
+            int k = 0;
+            for (int z = cz > 0 ? cz - 1 : 0; z <= (cz < nz - 1 ? cz + 1 : nz - 1); ++z) {
+              for (int y = cy > 0 ? cy - 1 : 0; y <= (cy < ny - 1 ? cy + 1 : ny - 1); ++y) {
+                const int row = (z * ny + y) * nx;
+                for (int s = start(row + x_lo); s < start(row + x_hi + 1); ++s) {
+                  const int j = order(s);
+                  const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+                  if (j == i || dx * dx + dy * dy + dz * dz >= reach2) continue;
+                  if (k < width) list(i, k) = j;
+                  ++k;
+                }
+              }
+            }
+            count(i) = k;
+            if (k > most) most = k;
+          },
+          Kokkos::Max<int>(longest));
+      if (longest <= width_) break;
+      width_ = longest + longest / 8 + 8;
+    }
+    grow(built_x_, owned_);
+    const Positions built = built_x_;
+    Kokkos::parallel_for(
+        "mpsfw::md::remember_build", Indices(0, owned), KOKKOS_LAMBDA(int i) {
+          for (int d = 0; d < 4; ++d) built(i, d) = x(i, d);
+        });
+    listed_ = n;
+    built_owned_ = owned_;
+  }
+
+  double max_displacement() const override {
+    if (built_owned_ != owned_) return HUGE_VAL;  // no build since a change
+    const Positions x = x_, built = built_x_;
+    double worst = 0;
+    Kokkos::parallel_reduce(
+        "mpsfw::md::max_displacement", Indices(0, owned_),
+        KOKKOS_LAMBDA(int i, double& most) {
+          double r2 = 0;
+          for (int d = 0; d < 3; ++d) {
+            const double delta = x(i, d) - built(i, d);
+            r2 += delta * delta;
+          }
+          if (!(r2 >= 0)) r2 = 1e300;  // NaN: far enough to force a rebuild, which reports it
+          if (r2 > most) most = r2;
+        },
+        Kokkos::Max<double>(worst));
+    return std::sqrt(worst);
+  }
+
+  std::vector<double> download_build_positions() const override {
+    if (built_owned_ != owned_) return {};
+    return interleaved(built_x_);
+  }
+
+  // Displacements are measured afresh each time: `moved` adds nothing.
+  void restore_positions(const std::vector<double>& to, double /*moved*/) override {
+    if (to.size() != 3 * static_cast<size_t>(owned_)) {
+      throw Error("Kokkos MD store: restore_positions of a different atom count");
+    }
+    flat_.reserve(3L * owned_);
+    std::copy(to.begin(), to.end(), flat_.host.data());
+    flat_.to_device(3L * owned_);
+    const Reals in = flat_.device;
+    const Positions x = x_;
+    Kokkos::parallel_for(
+        "mpsfw::md::restore_positions", Indices(0, owned_), KOKKOS_LAMBDA(int i) {
+          for (int d = 0; d < 3; ++d) x(i, d) = in(3 * i + d);
+        });
+  }
+
+  void compute_forces(const LjParams& p) override {
+    require_current_lists();
+    const Positions x = x_;
+    const Vectors f = f_;
+    const Lists list = lists_;
+    const Ints count = neighbor_count_;
+    // F_i = sum over listed j within r_c of f_over_r(r_ij) (x_i - x_j).
+    Kokkos::parallel_for(
+        "mpsfw::md::forces", Indices(0, owned_), KOKKOS_LAMBDA(int i) {
+          const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+          const double cut2 = p.cutoff * p.cutoff;
+          double fx = 0, fy = 0, fz = 0;
+          const int n = count(i);
+          for (int k = 0; k < n; ++k) {
+            const int j = list(i, k);
+            const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+            const double r2 = dx * dx + dy * dy + dz * dz;
+            if (r2 >= cut2) continue;  // lj_pair would give zero
+            const PairTerm t = lj_pair(r2, p);
+            fx += t.f_over_r * dx;
+            fy += t.f_over_r * dy;
+            fz += t.f_over_r * dz;
+          }
+          f(i, 0) = fx;
+          f(i, 1) = fy;
+          f(i, 2) = fz;
+        });
+  }
+
+  ForceSums pair_sums(const LjParams& p) const override {
+    require_current_lists();
+    const Positions x = x_;
+    const Lists list = lists_;
+    const Ints count = neighbor_count_;
+    ForceSums sums;
+    // Each pair's energy and virial are split half to each atom, so sums over
+    // owned atoms count every pair once even across ranks.
+    Kokkos::parallel_reduce(
+        "mpsfw::md::pair_sums", Indices(0, owned_),
+        KOKKOS_LAMBDA(int i, double& potential, double& virial) {
+          const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+          const double cut2 = p.cutoff * p.cutoff;
+          const int n = count(i);
+          for (int k = 0; k < n; ++k) {
+            const int j = list(i, k);
+            const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+            const double r2 = dx * dx + dy * dy + dz * dz;
+            if (r2 >= cut2) continue;
+            const PairTerm t = lj_pair(r2, p);
+            potential += 0.5 * t.energy;
+            virial += 0.5 * t.f_over_r * r2;
+          }
+        },
+        Kokkos::Sum<double>(sums.potential), Kokkos::Sum<double>(sums.virial));
+    return sums;
+  }
+
+  MotionSums motion(const LjParams& p) const override {
+    const Vectors v = v_;
+    MotionSums m;
+    Kokkos::parallel_reduce(
+        "mpsfw::md::motion", Indices(0, owned_),
+        KOKKOS_LAMBDA(int i, double& kinetic, double& px, double& py, double& pz) {
+          kinetic += kinetic_energy(v(i, 0), v(i, 1), v(i, 2), p);
+          px += p.mass * v(i, 0);
+          py += p.mass * v(i, 1);
+          pz += p.mass * v(i, 2);
+        },
+        Kokkos::Sum<double>(m.kinetic), Kokkos::Sum<double>(m.momentum[0]),
+        Kokkos::Sum<double>(m.momentum[1]), Kokkos::Sum<double>(m.momentum[2]));
+    return m;
+  }
+
+  // Stable counting sort of atoms 0 .. n-1 by link cell of `grid`: order_
+  // lists atom indices cell by cell (store order within a cell),
+  // cell_start_[c] .. cell_start_[c + 1] being cell c's.
+  void cell_order(const CellGrid& grid, int n) {
+    const int cells =
+        checked_count(static_cast<long>(grid.count[0]) * grid.count[1] * grid.count[2]);
+    grow(cell_of_, n);
+    grow(order_, n);
+    grow(cell_start_, cells + 1);
+    grow(cell_fill_, cells + 1);
+    Kokkos::deep_copy(first(cell_fill_, cells + 1), 0);
+    const Positions x = x_;
+    const Ints cell = cell_of_, fill = cell_fill_, start = cell_start_, order = order_;
+    Kokkos::parallel_for(
+        "mpsfw::md::count_cells", Indices(0, n), KOKKOS_LAMBDA(int i) {
+          const int c = (link_cell_along(x(i, 2), grid, 2) * grid.count[1] +
+                         link_cell_along(x(i, 1), grid, 1)) *
+                            grid.count[0] +
+                        link_cell_along(x(i, 0), grid, 0);
+          cell(i) = c;
+          Kokkos::atomic_fetch_add(&fill(c), 1);
+        });
+    Kokkos::parallel_scan(
+        "mpsfw::md::cell_starts", Indices(0, cells + 1),
+        KOKKOS_LAMBDA(int c, int& before, bool final) {
+          const int in_cell = fill(c);
+          if (final) start(c) = before;
+          before += in_cell;
+        });
+    Kokkos::deep_copy(first(fill, cells + 1), first(start, cells + 1));
+    Kokkos::parallel_for(
+        "mpsfw::md::place_in_cells", Indices(0, n),
+        KOKKOS_LAMBDA(int i) { order(Kokkos::atomic_fetch_add(&fill(cell(i)), 1)) = i; });
+    // Threads placed a cell's atoms in any order: sorted back into store
+    // order (insertion sort: a cell holds a few tens of atoms).
+    Kokkos::parallel_for(
+        "mpsfw::md::order_cells", Indices(0, cells), KOKKOS_LAMBDA(int c) {
+          for (int a = start(c) + 1; a < start(c + 1); ++a) {
+            const int atom = order(a);
+            int b = a;
+            for (; b > start(c) && order(b - 1) > atom; --b) order(b) = order(b - 1);
+            order(b) = atom;
+          }
+        });
+  }
+
+  // Packs atom index(t), t < count, into records_[t].
+  void pack_records(const Ints& index, int count) const {
+    grow(records_, count);
+    const Records r = records_;
+    const Positions x = x_;
+    const Vectors v = v_;
+    const Ids id = id_;
+    Kokkos::parallel_for(
+        "mpsfw::md::pack_leaving", Indices(0, count), KOKKOS_LAMBDA(int t) {
+          const int i = index(t);
+          AtomRecord a;
+          for (int d = 0; d < 3; ++d) {
+            a.x[d] = x(i, d);
+            a.v[d] = v(i, d);
+          }
+          a.id = id(i);
+          r(t) = a;
+        });
+  }
+
+  // Owned positions of `from` as [3 i + d] on the host.
+  std::vector<double> interleaved(const Positions& from) const {
+    flat_.reserve(3L * owned_);
+    const Reals out = flat_.device;
+    Kokkos::parallel_for(
+        "mpsfw::md::interleave_positions", Indices(0, owned_), KOKKOS_LAMBDA(int i) {
+          for (int d = 0; d < 3; ++d) out(3 * i + d) = from(i, d);
+        });
+    flat_.to_host(3L * owned_);
+    return std::vector<double>(flat_.host.data(), flat_.host.data() + 3L * owned_);
+  }
+
+ private:
+  void require_current_lists() const {
+    if (listed_ != owned_ + ghosts_) throw Error("MD: forces without a current build_neighbors");
+  }
+
+  // Makes room for at least `count` ghosts.
+  void ghost_slots(long count) {
+    if (ghosts_ >= count) return;
+    ghosts_ = checked_count(count);
+    grow(x_, checked_count(static_cast<long>(owned_) + ghosts_));
+  }
+
+  void reserve_spares(int n) {
+    grow(spare_x_, n);
+    grow(spare_v_, n);
+    grow(spare_f_, n);
+    grow(spare_id_, n);
+  }
+  // The spares (filled in the new order) become the atoms.
+  void take_spares() {
+    std::swap(x_, spare_x_);
+    std::swap(v_, spare_v_);
+    std::swap(f_, spare_f_);
+    std::swap(id_, spare_id_);
+  }
+
+  int owned_ = 0, ghosts_ = 0;
+  Positions x_{"mpsfw::md::x", 0};  // owned atoms, then ghosts
+  Vectors v_{"mpsfw::md::v", 0}, f_{"mpsfw::md::f", 0};
+  Ids id_{"mpsfw::md::id", 0};
+  // Where take_leaving and sort_by_cell write the atoms in their new order.
+  Positions spare_x_{"mpsfw::md::spare_x", 0};
+  Vectors spare_v_{"mpsfw::md::spare_v", 0}, spare_f_{"mpsfw::md::spare_f", 0};
+  Ids spare_id_{"mpsfw::md::spare_id", 0};
+  mutable Records records_{"mpsfw::md::records", 0};
+  Ints index_{"mpsfw::md::leaving", 0};
+  // Binning: each atom's cell, atoms in cell order, where each cell starts.
+  Ints cell_of_{"mpsfw::md::cell_of", 0}, order_{"mpsfw::md::order", 0};
+  Ints cell_start_{"mpsfw::md::cell_start", 0}, cell_fill_{"mpsfw::md::cell_fill", 0};
+  // Neighbour lists: owned atom i's are lists_(i, k), k < neighbor_count_(i).
+  Lists lists_;
+  Ints neighbor_count_{"mpsfw::md::neighbor_count", 0};
+  int width_ = 64;
+  int listed_ = -1;       // atoms listed by the last build; -1: none since a change
+  int built_owned_ = -1;  // owned atoms at the last build; -1: none since a change
+  Positions built_x_{"mpsfw::md::built_x", 0};
+  // Ghost plan: six send lists (2 dim: below the low edge, 2 dim + 1: above the high edge).
+  Ints sends_[6] = {Ints("mpsfw::md::send0", 0), Ints("mpsfw::md::send1", 0),
+                    Ints("mpsfw::md::send2", 0), Ints("mpsfw::md::send3", 0),
+                    Ints("mpsfw::md::send4", 0), Ints("mpsfw::md::send5", 0)};
+  int send_count_[6] = {0, 0, 0, 0, 0, 0};
+  int send_dim_[6] = {0, 0, 1, 1, 2, 2};
+  double send_shift_[6] = {0, 0, 0, 0, 0, 0};
+  Staging packed_, received_;
+  mutable Staging flat_;
+  // Per ghost slot placed by copy_sends_to_ghosts: its owned atom and shift.
+  Ints image_root_{"mpsfw::md::image_root", 0};
+  Positions image_shift_{"mpsfw::md::image_shift", 0};
+};
+
+}  // namespace
+
+namespace detail {
+std::unique_ptr<MdStore> make_kokkos_md_store() { return std::make_unique<KokkosMdStore>(); }
+}  // namespace detail
+
+}  // namespace mpsfw::md

@@ -1,0 +1,141 @@
+// The Kokkos backend runs MD's physics (md_physics.hpp) through Kokkos. Its
+// store bins atoms with a stable counting sort and compacts with scans, so
+// its neighbour lists list the same atoms in the same order as the host
+// store's on any rank count: every force and position sum runs in the same
+// order, and with no FMA contraction (host compilers here; --fmad=false where
+// Kokkos compiles as CUDA) positions and forces equal the host backend's bit
+// for bit. Energies are reductions, summed in another order on a GPU: within
+// rounding. Also: forces against brute force, energy drift, N ranks vs 1.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/kokkos_runtime.hpp"
+#include "support/md_runs.hpp"
+
+namespace mpsfw {
+namespace {
+
+using testing_support::brute_force_check;
+using testing_support::ForceCheck;
+using testing_support::gather_atoms;
+using testing_support::make_md_solver;
+using testing_support::md_config;
+using testing_support::periodic_delta;
+using testing_support::world_rank;
+
+// Kokkos is started by the first bind and may be finalised only once.
+class KokkosStop : public ::testing::Environment {
+ public:
+  void TearDown() override { kokkos_stop(); }
+};
+const auto* const kStop = ::testing::AddGlobalTestEnvironment(new KokkosStop);
+
+// 18x3x3 FCC cells, long along x so that up to 8 ranks fit along it; ghosts
+// wrap through every face, edge and corner (as in test_md_ranks).
+const std::vector<std::string> kSmall = {"md.cells_x=18", "md.cells_y=3", "md.cells_z=3",
+                                         "run.thermo_every=0"};
+
+std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more) {
+  base.insert(base.end(), more.begin(), more.end());
+  return base;
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+TEST(MdKokkos, PositionsAndForcesEqualHostBitForBit) {
+  // Rebuilds with migration across every face within 60 steps at 0.3 skin.
+  const md::MdConfig config = md_config(with(kSmall, {"run.steps=60"}));
+  auto kokkos = make_md_solver(config, MPI_COMM_WORLD, Backend::Kokkos);
+  auto host = make_md_solver(config, MPI_COMM_WORLD, Backend::Host);
+  kokkos->run(nullptr);
+  host->run(nullptr);
+  EXPECT_GT(kokkos->rebuilds(), 1);
+  EXPECT_EQ(kokkos->rebuilds(), host->rebuilds());
+  const auto k = gather_atoms(*kokkos, MPI_COMM_WORLD);
+  const auto h = gather_atoms(*host, MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  ASSERT_EQ(k.size(), h.size());
+  long differing = 0;
+  for (const auto& [id, a] : h) {
+    const auto it = k.find(id);
+    ASSERT_NE(it, k.end()) << "atom " << id << " missing on the Kokkos backend";
+    for (int d = 0; d < 3; ++d) {
+      differing += !same_bits(a.atom.x[d], it->second.atom.x[d]);
+      differing += !same_bits(a.atom.v[d], it->second.atom.v[d]);
+      differing += !same_bits(a.force[d], it->second.force[d]);
+    }
+  }
+  EXPECT_EQ(differing, 0) << "of " << 9 * h.size() << " values";
+}
+
+TEST(MdKokkos, ForcesEqualBruteForceRightAfterAndLongAfterARebuild) {
+  for (const auto& variant : std::vector<std::vector<std::string>>{
+           {"run.steps=12", "md.skin=1.2", "md.rebuild_every=12"},
+           {"run.steps=40", "md.skin=1.2", "md.rebuild_every=1000"},
+           {"run.steps=20", "md.skin=0"}}) {
+    const md::MdConfig config = md_config(with(kSmall, variant));
+    auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Kokkos);
+    solver->run(nullptr);
+    const ForceCheck c = brute_force_check(*solver, config);
+    if (world_rank() != 0) continue;
+    EXPECT_GT(c.largest, 1.0) << variant[0] << ": the system is not at rest";
+    EXPECT_LT(c.worst, 1e-12 * c.largest) << variant[1] << ": largest force " << c.largest;
+  }
+}
+
+// in.lj's liquid (rho 0.8442, T0 1.44), 896 atoms, dt 0.005, 1000 steps.
+TEST(MdKokkos, TotalEnergyDriftsLessThan1e4AndMomentumStaysZero) {
+  const md::MdConfig config = md_config(
+      {"md.cells_x=14", "md.cells_y=4", "md.cells_z=4", "run.steps=1000", "run.thermo_every=100"});
+  auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Kokkos);
+  solver->run(nullptr);
+  const std::vector<md::Thermo>& thermo = solver->thermo();
+  ASSERT_EQ(thermo.size(), 11u);
+  const double e0 = thermo.front().total;
+  double drift = 0;
+  for (const md::Thermo& t : thermo) drift = std::max(drift, std::abs((t.total - e0) / e0));
+  EXPECT_LT(drift, 1e-4) << "E0 " << e0 << ", E_end " << thermo.back().total;
+  EXPECT_LT(thermo.back().temperature, 0.9 * thermo.front().temperature);  // it moved
+  const double scale =
+      std::sqrt(thermo.front().kinetic * 2) * static_cast<double>(solver->total_atoms());
+  for (const md::Thermo& t : thermo) {
+    for (int d = 0; d < 3; ++d)
+      EXPECT_LT(std::abs(t.momentum[d]), 1e-12 * scale) << "step " << t.step;
+  }
+}
+
+// The bound of test_md_ranks (docs/md.md): 1e-12 for positions after 100 steps.
+TEST(MdKokkos, RanksMatchOneRankWithinRoundOffGrowth) {
+  const md::MdConfig config = md_config(
+      {"md.cells_x=14", "md.cells_y=4", "md.cells_z=4", "run.steps=100", "run.thermo_every=100"});
+  auto many = make_md_solver(config, MPI_COMM_WORLD, Backend::Kokkos);
+  many->run(nullptr);
+  const auto many_atoms = gather_atoms(*many, MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  auto one = make_md_solver(config, MPI_COMM_SELF, Backend::Kokkos);
+  one->run(nullptr);
+  const auto one_atoms = gather_atoms(*one, MPI_COMM_SELF);
+  ASSERT_EQ(many_atoms.size(), one_atoms.size());
+  double worst = 0;
+  for (const auto& [id, a] : one_atoms) {
+    const auto it = many_atoms.find(id);
+    ASSERT_NE(it, many_atoms.end()) << "atom " << id << " lost";
+    for (int d = 0; d < 3; ++d) {
+      worst = std::max(worst,
+                       std::abs(periodic_delta(a.atom.x[d], it->second.atom.x[d], config.box[d])));
+    }
+  }
+  std::printf("kokkos, N ranks vs 1: largest position difference %.3g\n", worst);
+  EXPECT_LT(worst, 1e-12);
+  const double e1 = one->thermo().back().total, en = many->thermo().back().total;
+  EXPECT_LT(std::abs(e1 - en), 1e-13 * std::abs(e1));
+}
+
+}  // namespace
+}  // namespace mpsfw
