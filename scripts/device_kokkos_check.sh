@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # The Kokkos backend on the GPU machine, in one command: build a CUDA Kokkos
-# from KOKKOS_SRC (scripts/build_kokkos_cuda.sh), mpsfw against it, then
-#   1. test_heat_kokkos on 1 and 2 ranks (Kokkos on the GPU == host backend
-#      bit for bit; N ranks == 1 rank);
-#   2. heat 256^3, 4 ranks under MPS (--mps on: verified clients), kokkos and
-#      cuda backends, 500 steps each (final fields compared);
-#   3. bench/heat_backends.sh: cuda vs kokkos throughput, medians of 5.
+# from KOKKOS_SRC (scripts/build_kokkos_cuda.sh), mpsfw against it, then the
+# PARTS asked for (default: all):
+#   tests     test_heat_kokkos and test_md_kokkos on 1 and 2 ranks (Kokkos on
+#             the GPU == host backend bit for bit; N ranks vs 1 rank)
+#   mps       heat 256^3 and md in.lj 32k, 4 ranks under MPS (--mps on:
+#             verified clients), kokkos and cuda backends (final states compared)
+#   bandwidth heat_bandwidth --backend cuda and kokkos at 512^3, and
+#             heat_kokkos_variants (other ways to write the update in Kokkos)
+#   heat      bench/heat_backends.sh: cuda vs kokkos throughput, 256^3 and 512^3,
+#             1, 8 and 16 ranks under MPS, medians of 3
+#   md        bench/md_lj.sh with BACKEND=kokkos and cuda: in.lj 32k and 256k, 1 rank
 # Logs in $OUT/kokkos.
-#   KOKKOS_SRC=build/kokkos-src scripts/device_kokkos_check.sh
+#   KOKKOS_SRC=build/kokkos-src scripts/device_kokkos_check.sh ["tests mps bandwidth heat md"]
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 out="${OUT:-$MPSFW_ROOT/device-logs}/kokkos"
@@ -15,6 +20,8 @@ mkdir -p "$out"
 trap 'cp -r "$MPSFW_ROOT/.deps/kokkos-build/"*.log "$out/" 2>/dev/null; tar czf "${OUT:-$MPSFW_ROOT/device-logs}/kokkos.tgz" -C "$(dirname "$out")" kokkos' EXIT
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1 TMPDIR=/tmp/mpsfw-kokkos-check
 rm -rf "$TMPDIR" && mkdir -p "$TMPDIR"
+parts=${1:-tests mps bandwidth heat md}
+has() { [[ " $parts " == *" $1 "* ]]; }
 t0=$SECONDS
 MPSFW_JOBS=16 "$MPSFW_ROOT/scripts/build_kokkos_cuda.sh" "${KOKKOS_SRC:?set KOKKOS_SRC}" || exit 1
 echo "kokkos: built in $((SECONDS - t0)) s"
@@ -25,28 +32,68 @@ cmake -S "$MPSFW_ROOT" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAK
   -DKokkos_ROOT="$MPSFW_ROOT/.deps/kokkos-cuda" > "$out/configure.log" 2>&1 ||
   { tail -30 "$out/configure.log"; exit 1; }
 grep "mpsfw: Kokkos" "$out/configure.log"
-cmake --build "$build" -j 16 --target solver mkinput test_heat_kokkos > "$out/build.log" 2>&1 ||
+cmake --build "$build" -j 16 --target solver mkinput test_heat_kokkos test_md_kokkos heat_bandwidth \
+  heat_kokkos_variants > "$out/build.log" 2>&1 ||
   { grep -m5 -B2 -A8 "error" "$out/build.log"; exit 1; }
-echo "mpsfw: built"
-echo "== 1. test_heat_kokkos"
-for np in 1 2; do
-  mpirun -np "$np" "$build/tests/test_heat_kokkos" > "$out/test_np$np.log" 2>&1
-  echo "  $np rank(s): exit $?; $(grep -E '(PASSED|FAILED|OK) ' "$out/test_np$np.log" | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
-done
-grep -E "Failure|Expected|first differing" "$out"/test_np*.log | head -10
-echo "== 2. heat 256^3, 4 ranks, --mps on"
-for b in kokkos cuda; do
-  mpirun -np 4 "$build/apps/solver" "$MPSFW_ROOT/inputs/heat_default.h5" --backend "$b" --mps on \
-    --set heat.nx=256 --set heat.ny=256 --set heat.nz=256 --set run.steps=500 \
-    --set run.checkpoint_file="$TMPDIR/ck_$b.h5" --report "$out/run_$b.json" > "$out/run_$b.log" 2>&1
-  echo "  $b: exit $?"
-  grep -E "^  (backend|halo messages|MPS|throughput) " "$out/run_$b.log" | sed 's/^/  /'
-done
-"$build/apps/mkinput" --describe "$TMPDIR/ck_kokkos.h5" | grep /heat/u0 > "$out/u0_kokkos.txt"
-"$build/apps/mkinput" --describe "$TMPDIR/ck_cuda.h5" | grep /heat/u0 > "$out/u0_cuda.txt"
-[ -s "$out/u0_kokkos.txt" ] && cmp -s "$out/u0_kokkos.txt" "$out/u0_cuda.txt" && echo "  final fields: identical (kokkos == cuda)" ||
-  echo "  final fields: DIFFER ($(cat "$out/u0_kokkos.txt") vs $(cat "$out/u0_cuda.txt"))"
-echo "  daemons left: $(pgrep -fc nvidia-cuda-mps-control || true)"
-echo "== 3. bench/heat_backends.sh: cuda vs kokkos, 256^3, 1 and 4 ranks, --mps on"
-BACKENDS="cuda kokkos" RANKS="1 4" SIZE=256 STEPS=500 REPEATS=5 MPS=on \
-  "$MPSFW_ROOT/bench/heat_backends.sh" "$build" "$TMPDIR/bench" 2>&1 | tee "$out/bench.txt"
+echo "mpsfw: built ($((SECONDS - t0)) s)"
+
+if has tests; then
+  echo "== tests"
+  for t in test_heat_kokkos test_md_kokkos; do
+    for np in 1 2; do
+      timeout 240 mpirun -np "$np" "$build/tests/$t" > "$out/${t}_np$np.log" 2>&1
+      echo "  $t, $np rank(s): exit $?; $(grep -E '(PASSED|FAILED|OK) ' "$out/${t}_np$np.log" | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
+    done
+  done
+  grep -hE "Failure|Expected|first differing|vs 1:|differ" "$out"/test_*.log | head -20
+fi
+
+if has mps; then
+  echo "== 4 ranks, --mps on"
+  for b in kokkos cuda; do
+    mpirun -np 4 "$build/apps/solver" "$MPSFW_ROOT/inputs/heat_default.h5" --backend "$b" --mps on \
+      --set heat.nx=256 --set heat.ny=256 --set heat.nz=256 --set run.steps=500 \
+      --set run.checkpoint_file="$TMPDIR/ck_$b.h5" --report "$out/run_$b.json" > "$out/run_$b.log" 2>&1
+    echo "  heat $b: exit $?"
+    grep -E "^  (backend|halo messages|MPS|throughput) " "$out/run_$b.log" | sed 's/^/  /'
+    mpirun -np 4 "$build/apps/solver" "$MPSFW_ROOT/inputs/md_lj.h5" --backend "$b" --mps on \
+      --set run.steps=300 --output "$TMPDIR/md_$b.h5" > "$out/md_$b.log" 2>&1
+    echo "  md $b: exit $?"
+    grep -E "^  (backend|halo messages|MPS|throughput) |verified" "$out/md_$b.log" | sed 's/^/  /'
+  done
+  "$build/apps/mkinput" --describe "$TMPDIR/ck_kokkos.h5" | grep /heat/u0 > "$out/u0_kokkos.txt"
+  "$build/apps/mkinput" --describe "$TMPDIR/ck_cuda.h5" | grep /heat/u0 > "$out/u0_cuda.txt"
+  [ -s "$out/u0_kokkos.txt" ] && cmp -s "$out/u0_kokkos.txt" "$out/u0_cuda.txt" && echo "  heat final fields: identical (kokkos == cuda)" ||
+    echo "  heat final fields: DIFFER ($(cat "$out/u0_kokkos.txt") vs $(cat "$out/u0_cuda.txt"))"
+  h5diff -q "$TMPDIR/md_kokkos.h5" "$TMPDIR/md_cuda.h5" && echo "  md trajectories: identical (kokkos == cuda)" ||
+    echo "  md trajectories: differ; largest: $(h5diff -d 1e-300 "$TMPDIR/md_kokkos.h5" "$TMPDIR/md_cuda.h5" 2>/dev/null | grep -c '^\[') values"
+  echo "  daemons left: $(pgrep -fc nvidia-cuda-mps-control || true)"
+fi
+
+if has bandwidth; then
+  echo "== heat update 512^3, one rank"
+  for b in cuda kokkos; do
+    "$build/bench/heat_bandwidth" --n 512 --backend "$b" > "$out/bandwidth_$b.txt" 2>&1
+    grep -E "copy|kernel|step|of the device" "$out/bandwidth_$b.txt" | sed "s/^/  $b: /"
+  done
+  "$build/bench/heat_kokkos_variants" --n 512 2>&1 | tee "$out/kokkos_variants_512.txt"
+  "$build/bench/heat_kokkos_variants" --n 256 > "$out/kokkos_variants_256.txt" 2>&1
+  sed 's/^/  256^3: /' "$out/kokkos_variants_256.txt" | tail -11
+fi
+
+if has heat; then
+  echo "== bench/heat_backends.sh: cuda vs kokkos, --mps on"
+  for size in 256 512; do
+    BACKENDS="cuda kokkos" RANKS="1 8 16" SIZE=$size STEPS=300 REPEATS=3 MPS=on \
+      "$MPSFW_ROOT/bench/heat_backends.sh" "$build" "$TMPDIR/bench$size" 2>&1 | tee "$out/heat_backends_$size.txt"
+  done
+fi
+
+if has md; then
+  echo "== bench/md_lj.sh: cuda vs kokkos, 1 rank"
+  for b in cuda kokkos; do
+    BACKEND=$b STEPS=500 REPEATS=3 "$MPSFW_ROOT/bench/md_lj.sh" "$build" "$TMPDIR/md_$b" "20 40" "1" 2>&1 |
+      tee "$out/md_lj_$b.txt"
+  done
+fi
+echo "total: $((SECONDS - t0)) s"

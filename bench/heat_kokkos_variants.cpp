@@ -1,0 +1,224 @@
+// heat_kokkos_variants: ways to write the heat update in Kokkos, each timed
+// against the device's copy bandwidth (Kokkos::deep_copy of one field, bytes
+// read + written) and checked bit for bit against the Kokkos backend's own
+// update (heat_kernels_kokkos.cpp) over the interior and over a ragged box.
+// All call heat_physics.hpp's updated_cell; only the iteration differs:
+//   solver          the backend's update as it is
+//   mdrange TxYxZ   MDRangePolicy over (z, y, x), x fastest, tile x T, y Y, z Z
+//   mdrange zN      MDRange over (z chunk, y, x) tiles 64x4x1, each thread
+//                   marching N planes along z (the native kernel's shape)
+//   range           a flat RangePolicy over the box's cells, (i, j, k) by division
+//   team rows       TeamPolicy, a team per (y, z) row, its threads along x (a
+//                   team of one on a host space)
+// Each figure is the median of --repeats launches, each followed by a fence.
+//   heat_kokkos_variants [--n 512] [--repeats 20]
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/device.hpp"
+#include "core/field_layout.hpp"
+#include "solvers/heat/heat_kernels.hpp"
+#include "solvers/heat/heat_physics.hpp"
+
+namespace {
+
+using namespace mpsfw;
+using Space = Kokkos::DefaultExecutionSpace;
+using Field = Kokkos::View<double*, Space::memory_space>;
+using Iterate = Kokkos::Iterate;
+using Cells = Kokkos::MDRangePolicy<Space, Kokkos::Rank<3, Iterate::Right, Iterate::Right>>;
+constexpr bool kHostSpace = Kokkos::SpaceAccessibility<Space, Kokkos::HostSpace>::accessible;
+
+double median_seconds(int repeats, const std::function<void()>& work) {
+  work();  // warm-up
+  Kokkos::fence();
+  std::vector<double> t;
+  for (int r = 0; r < repeats; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    work();
+    Kokkos::fence();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// Kokkos lambdas sit in named functions (nvcc: not inside another lambda).
+void mdrange(int tx, int ty, int tz, const FieldLayout& l, heat::Coefficients k, const Field& u,
+             const Field& next, const Box& b) {
+  const std::int64_t sy = l.stride_y(), sz = l.stride_z();
+  const FieldLayout at = l;
+  Kokkos::parallel_for(
+      "mdrange", Cells({b.lo.z, b.lo.y, b.lo.x}, {b.hi.z, b.hi.y, b.hi.x}, {tz, ty, tx}),
+      KOKKOS_LAMBDA(int kz, int j, int i) {
+        const std::int64_t c = at.index(i, j, kz);
+        next(c) = heat::updated_cell(u.data(), c, sy, sz, k);
+      });
+}
+
+void marching(int planes, const FieldLayout& l, heat::Coefficients k, const Field& u,
+              const Field& next, const Box& b) {
+  const std::int64_t sy = l.stride_y(), sz = l.stride_z();
+  const FieldLayout at = l;
+  const int chunks = (b.hi.z - b.lo.z + planes - 1) / planes;
+  const int z0 = b.lo.z, z1 = b.hi.z;
+  Kokkos::parallel_for(
+      "marching", Cells({0, b.lo.y, b.lo.x}, {chunks, b.hi.y, b.hi.x}, {1, 4, 64}),
+      KOKKOS_LAMBDA(int chunk, int j, int i) {
+        const int first = z0 + chunk * planes;
+        const int last = first + planes < z1 ? first + planes : z1;
+        for (int kz = first; kz < last; ++kz) {
+          const std::int64_t c = at.index(i, j, kz);
+          next(c) = heat::updated_cell(u.data(), c, sy, sz, k);
+        }
+      });
+}
+
+void flat_range(const FieldLayout& l, heat::Coefficients k, const Field& u, const Field& next,
+                const Box& b) {
+  const std::int64_t sy = l.stride_y(), sz = l.stride_z();
+  const FieldLayout at = l;
+  const int nx = b.hi.x - b.lo.x, ny = b.hi.y - b.lo.y;
+  const Int3 lo = b.lo;
+  Kokkos::parallel_for(
+      "range", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, b.cells()),
+      KOKKOS_LAMBDA(std::int64_t t) {
+        const int i = static_cast<int>(t % nx), row = static_cast<int>(t / nx);
+        const std::int64_t c = at.index(lo.x + i, lo.y + row % ny, lo.z + row / ny);
+        next(c) = heat::updated_cell(u.data(), c, sy, sz, k);
+      });
+}
+
+void team_rows(int team_size, const FieldLayout& l, heat::Coefficients k, const Field& u,
+               const Field& next, const Box& b) {
+  using Team = Kokkos::TeamPolicy<Space>;
+  const std::int64_t sy = l.stride_y(), sz = l.stride_z();
+  const FieldLayout at = l;
+  const int ny = b.hi.y - b.lo.y;
+  const Int3 lo = b.lo, hi = b.hi;
+  Kokkos::parallel_for(
+      "team_rows", Team(ny * (b.hi.z - b.lo.z), kHostSpace ? 1 : team_size),
+      KOKKOS_LAMBDA(const Team::member_type& team) {
+        const int row = team.league_rank();
+        const std::int64_t start = at.index(0, lo.y + row % ny, lo.z + row / ny);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, lo.x, hi.x), [&](int i) {
+          next(start + i) = heat::updated_cell(u.data(), start + i, sy, sz, k);
+        });
+      });
+}
+
+std::vector<double> on_host(const Field& f) {
+  auto mirror = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
+  return std::vector<double>(mirror.data(), mirror.data() + mirror.extent(0));
+}
+
+int run(int argc, char** argv) {
+  int n = 512, repeats = 20;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--n" && i + 1 < argc) {
+      n = std::atoi(argv[++i]);
+    } else if (a == "--repeats" && i + 1 < argc) {
+      repeats = std::atoi(argv[++i]);
+    } else {
+      std::fprintf(stderr, "usage: heat_kokkos_variants [--n N] [--repeats R]\n");
+      return 2;
+    }
+  }
+  const DeviceBinding device = bind_device(Backend::Kokkos, 0, 1, CudaGate::without_mps());
+  std::printf("device: %s\n", device.name.c_str());
+  {
+    const FieldLayout layout(Int3{n, n, n});
+    const heat::Coefficients k = heat::coefficients(1e-4, 0.1, 0.01, 0.01, 0.01);
+    const double cells = static_cast<double>(layout.n.product());
+    Field blank("blank", static_cast<size_t>(layout.size()));
+    Field u("u", blank.extent(0)), next("next", blank.extent(0));
+    Kokkos::parallel_for(
+        "pattern",
+        Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(
+            0, static_cast<std::int64_t>(blank.extent(0))),
+        KOKKOS_LAMBDA(std::int64_t c) { blank(c) = 1.0 + 1e-3 * static_cast<double>(c % 977); });
+    Kokkos::deep_copy(u, blank);
+
+    const double copy_s = median_seconds(repeats, [&] { Kokkos::deep_copy(next, u); });
+    const double field_bytes = static_cast<double>(layout.size()) * sizeof(double);
+    const double copy_bw = 2 * field_bytes / copy_s;
+    std::printf("\n%-26s %10s %8s\n", "what", "GB/s", "of copy");
+    std::printf("%-26s %10.1f %8.3f\n", "device copy (read+write)", copy_bw * 1e-9, 1.0);
+
+    auto kernels = heat::make_heat_kernels(Backend::Kokkos);
+    const std::vector<std::string> names = {
+        "solver",     "mdrange 64x4x1", "mdrange 32x8x1", "mdrange 128x2x1", "mdrange 32x4x2",
+        "mdrange z8", "mdrange z16",    "range",          "team rows 128",   "team rows 256"};
+    const auto launch = [&](size_t v, const Field& from, const Field& to, const Box& b) {
+      switch (v) {
+        case 0:
+          return kernels->update(from.data(), to.data(), layout, b, k, {});
+        case 1:
+          return mdrange(64, 4, 1, layout, k, from, to, b);
+        case 2:
+          return mdrange(32, 8, 1, layout, k, from, to, b);
+        case 3:
+          return mdrange(128, 2, 1, layout, k, from, to, b);
+        case 4:
+          return mdrange(32, 4, 2, layout, k, from, to, b);
+        case 5:
+          return marching(8, layout, k, from, to, b);
+        case 6:
+          return marching(16, layout, k, from, to, b);
+        case 7:
+          return flat_range(layout, k, from, to, b);
+        case 8:
+          return team_rows(128, layout, k, from, to, b);
+        default:
+          return team_rows(256, layout, k, from, to, b);
+      }
+    };
+    const Box interior = layout.interior();
+    const Box ragged{{interior.lo.x + 1, interior.lo.y + 1, interior.lo.z + 2},
+                     {interior.hi.x - 3, interior.hi.y - 1, interior.hi.z - 1}};
+    const auto field_of = [&](size_t v, const Box& b) {
+      Kokkos::deep_copy(next, blank);
+      launch(v, u, next, b);
+      Kokkos::fence();
+      return on_host(next);
+    };
+    const std::vector<double> want_interior = field_of(0, interior);
+    const std::vector<double> want_ragged = field_of(0, ragged);
+    for (size_t v = 0; v < names.size(); ++v) {
+      const bool same = std::memcmp(field_of(v, interior).data(), want_interior.data(),
+                                    want_interior.size() * sizeof(double)) == 0 &&
+                        std::memcmp(field_of(v, ragged).data(), want_ragged.data(),
+                                    want_ragged.size() * sizeof(double)) == 0;
+      const double bw =
+          16.0 * cells / median_seconds(repeats, [&] { launch(v, u, next, interior); });
+      std::printf("%-26s %10.1f %8.3f  %s\n", names[v].c_str(), bw * 1e-9, bw / copy_bw,
+                  same ? "identical" : "DIFFERS from the solver's update");
+    }
+  }
+  release_device(device);  // finalises Kokkos; every View is gone
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int code = 1;
+  try {
+    code = run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "heat_kokkos_variants: %s\n", e.what());
+  }
+  MPI_Finalize();
+  return code;
+}
