@@ -4,12 +4,14 @@
 // update (heat_kernels_kokkos.cpp) over the interior and over a ragged box.
 // All call heat_physics.hpp's updated_cell; only the iteration differs:
 //   solver          the backend's update as it is
-//   mdrange TxYxZ   MDRangePolicy over (z, y, x), x fastest, tile x T, y Y, z Z
-//   mdrange zN      MDRange over (z chunk, y, x) tiles 64x4x1, each thread
-//                   marching N planes along z (the native kernel's shape)
+//   mdrange 64x4x1  MDRangePolicy over (z, y, x), x fastest, tiles 64 x 4 x 1
+//   mdrange z8      MDRange over (z chunk, y, x) tiles 64x4x1, each thread
+//                   marching 8 planes along z (the native kernel's shape)
 //   range           a flat RangePolicy over the box's cells, (i, j, k) by division
-//   team rows       TeamPolicy, a team per (y, z) row, its threads along x (a
+//   team rows N     TeamPolicy, a team of N threads per (y, z) row along x (a
 //                   team of one on a host space)
+//   warp rows RxL   TeamPolicy, R rows per team, L vector lanes along each
+//   ... ldg         loads through a const RandomAccess View (the read-only cache)
 // Each figure is the median of --repeats launches, each followed by a fence.
 //   heat_kokkos_variants [--n 512] [--repeats 20]
 #include <mpi.h>
@@ -98,11 +100,29 @@ void flat_range(const FieldLayout& l, heat::Coefficients k, const Field& u, cons
       });
 }
 
+// Loads through a const RandomAccess View (on CUDA: the read-only data
+// cache, as the native kernel's __restrict__ pointers get) when Ldg.
+using ReadOnly =
+    Kokkos::View<const double*, Space::memory_space, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
+
+template <bool Ldg>
+KOKKOS_INLINE_FUNCTION double cell(const Field& u, const ReadOnly& in, std::int64_t c,
+                                   std::int64_t sy, std::int64_t sz, heat::Coefficients k) {
+  if constexpr (Ldg) {
+    return heat::updated_value(in(c), in(c - 1), in(c + 1), in(c - sy), in(c + sy), in(c - sz),
+                               in(c + sz), k);
+  } else {
+    return heat::updated_cell(u.data(), c, sy, sz, k);
+  }
+}
+
+template <bool Ldg>
 void team_rows(int team_size, const FieldLayout& l, heat::Coefficients k, const Field& u,
                const Field& next, const Box& b) {
   using Team = Kokkos::TeamPolicy<Space>;
   const std::int64_t sy = l.stride_y(), sz = l.stride_z();
   const FieldLayout at = l;
+  const ReadOnly in = u;
   const int ny = b.hi.y - b.lo.y;
   const Int3 lo = b.lo, hi = b.hi;
   Kokkos::parallel_for(
@@ -111,7 +131,33 @@ void team_rows(int team_size, const FieldLayout& l, heat::Coefficients k, const 
         const int row = team.league_rank();
         const std::int64_t start = at.index(0, lo.y + row % ny, lo.z + row / ny);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, lo.x, hi.x), [&](int i) {
-          next(start + i) = heat::updated_cell(u.data(), start + i, sy, sz, k);
+          next(start + i) = cell<Ldg>(u, in, start + i, sy, sz, k);
+        });
+      });
+}
+
+// A team of `rows` x `lanes` threads: a row per thread group (a warp at 32
+// lanes), its lanes along x.
+template <bool Ldg>
+void warp_rows(int rows, int lanes, const FieldLayout& l, heat::Coefficients k, const Field& u,
+               const Field& next, const Box& b) {
+  using Team = Kokkos::TeamPolicy<Space>;
+  const std::int64_t sy = l.stride_y(), sz = l.stride_z();
+  const FieldLayout at = l;
+  const ReadOnly in = u;
+  const int ny = b.hi.y - b.lo.y, all_rows = ny * (b.hi.z - b.lo.z);
+  const Int3 lo = b.lo, hi = b.hi;
+  const int per_team = kHostSpace ? 1 : rows;
+  Kokkos::parallel_for(
+      "warp_rows", Team((all_rows + per_team - 1) / per_team, per_team, kHostSpace ? 1 : lanes),
+      KOKKOS_LAMBDA(const Team::member_type& team) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, per_team), [&](int r) {
+          const int row = team.league_rank() * per_team + r;
+          if (row >= all_rows) return;
+          const std::int64_t start = at.index(0, lo.y + row % ny, lo.z + row / ny);
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lo.x, hi.x), [&](int i) {
+            next(start + i) = cell<Ldg>(u, in, start + i, sy, sz, k);
+          });
         });
       });
 }
@@ -157,8 +203,9 @@ int run(int argc, char** argv) {
 
     auto kernels = heat::make_heat_kernels(Backend::Kokkos);
     const std::vector<std::string> names = {
-        "solver",     "mdrange 64x4x1", "mdrange 32x8x1", "mdrange 128x2x1", "mdrange 32x4x2",
-        "mdrange z8", "mdrange z16",    "range",          "team rows 128",   "team rows 256"};
+        "solver",         "mdrange 64x4x1",     "mdrange z8",         "range",
+        "team rows 64",   "team rows 128",      "team rows 128 ldg",  "team rows 256 ldg",
+        "warp rows 4x32", "warp rows 4x32 ldg", "warp rows 8x32 ldg", "warp rows 16x32 ldg"};
     const auto launch = [&](size_t v, const Field& from, const Field& to, const Box& b) {
       switch (v) {
         case 0:
@@ -166,21 +213,25 @@ int run(int argc, char** argv) {
         case 1:
           return mdrange(64, 4, 1, layout, k, from, to, b);
         case 2:
-          return mdrange(32, 8, 1, layout, k, from, to, b);
-        case 3:
-          return mdrange(128, 2, 1, layout, k, from, to, b);
-        case 4:
-          return mdrange(32, 4, 2, layout, k, from, to, b);
-        case 5:
           return marching(8, layout, k, from, to, b);
-        case 6:
-          return marching(16, layout, k, from, to, b);
-        case 7:
+        case 3:
           return flat_range(layout, k, from, to, b);
+        case 4:
+          return team_rows<false>(64, layout, k, from, to, b);
+        case 5:
+          return team_rows<false>(128, layout, k, from, to, b);
+        case 6:
+          return team_rows<true>(128, layout, k, from, to, b);
+        case 7:
+          return team_rows<true>(256, layout, k, from, to, b);
         case 8:
-          return team_rows(128, layout, k, from, to, b);
+          return warp_rows<false>(4, 32, layout, k, from, to, b);
+        case 9:
+          return warp_rows<true>(4, 32, layout, k, from, to, b);
+        case 10:
+          return warp_rows<true>(8, 32, layout, k, from, to, b);
         default:
-          return team_rows(256, layout, k, from, to, b);
+          return warp_rows<true>(16, 32, layout, k, from, to, b);
       }
     };
     const Box interior = layout.interior();

