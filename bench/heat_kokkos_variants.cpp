@@ -5,13 +5,12 @@
 // All call heat_physics.hpp's updated_cell; only the iteration differs:
 //   solver          the backend's update as it is
 //   mdrange 64x4x1  MDRangePolicy over (z, y, x), x fastest, tiles 64 x 4 x 1
-//   mdrange z8      MDRange over (z chunk, y, x) tiles 64x4x1, each thread
-//                   marching 8 planes along z (the native kernel's shape)
 //   range           a flat RangePolicy over the box's cells, (i, j, k) by division
 //   team rows N     TeamPolicy, a team of N threads per (y, z) row along x (a
 //                   team of one on a host space)
 //   warp rows RxL   TeamPolicy, R rows per team, L vector lanes along each
-//   ... ldg         loads through a const RandomAccess View (the read-only cache)
+//   march R rows zZ tT  TeamPolicy of T threads, a team per tile of R rows (y) x the
+//                   box's x, marching Z planes along z (neighbours from cache)
 // Each figure is the median of --repeats launches, each followed by a fence.
 //   heat_kokkos_variants [--n 512] [--repeats 20]
 #include <mpi.h>
@@ -67,24 +66,6 @@ void mdrange(int tx, int ty, int tz, const FieldLayout& l, heat::Coefficients k,
       });
 }
 
-void marching(int planes, const FieldLayout& l, heat::Coefficients k, const Field& u,
-              const Field& next, const Box& b) {
-  const std::int64_t sy = l.stride_y(), sz = l.stride_z();
-  const FieldLayout at = l;
-  const int chunks = (b.hi.z - b.lo.z + planes - 1) / planes;
-  const int z0 = b.lo.z, z1 = b.hi.z;
-  Kokkos::parallel_for(
-      "marching", Cells({0, b.lo.y, b.lo.x}, {chunks, b.hi.y, b.hi.x}, {1, 4, 64}),
-      KOKKOS_LAMBDA(int chunk, int j, int i) {
-        const int first = z0 + chunk * planes;
-        const int last = first + planes < z1 ? first + planes : z1;
-        for (int kz = first; kz < last; ++kz) {
-          const std::int64_t c = at.index(i, j, kz);
-          next(c) = heat::updated_cell(u.data(), c, sy, sz, k);
-        }
-      });
-}
-
 void flat_range(const FieldLayout& l, heat::Coefficients k, const Field& u, const Field& next,
                 const Box& b) {
   const std::int64_t sy = l.stride_y(), sz = l.stride_z();
@@ -100,29 +81,11 @@ void flat_range(const FieldLayout& l, heat::Coefficients k, const Field& u, cons
       });
 }
 
-// Loads through a const RandomAccess View (on CUDA: the read-only data
-// cache, as the native kernel's __restrict__ pointers get) when Ldg.
-using ReadOnly =
-    Kokkos::View<const double*, Space::memory_space, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
-
-template <bool Ldg>
-KOKKOS_INLINE_FUNCTION double cell(const Field& u, const ReadOnly& in, std::int64_t c,
-                                   std::int64_t sy, std::int64_t sz, heat::Coefficients k) {
-  if constexpr (Ldg) {
-    return heat::updated_value(in(c), in(c - 1), in(c + 1), in(c - sy), in(c + sy), in(c - sz),
-                               in(c + sz), k);
-  } else {
-    return heat::updated_cell(u.data(), c, sy, sz, k);
-  }
-}
-
-template <bool Ldg>
 void team_rows(int team_size, const FieldLayout& l, heat::Coefficients k, const Field& u,
                const Field& next, const Box& b) {
   using Team = Kokkos::TeamPolicy<Space>;
   const std::int64_t sy = l.stride_y(), sz = l.stride_z();
   const FieldLayout at = l;
-  const ReadOnly in = u;
   const int ny = b.hi.y - b.lo.y;
   const Int3 lo = b.lo, hi = b.hi;
   Kokkos::parallel_for(
@@ -131,20 +94,18 @@ void team_rows(int team_size, const FieldLayout& l, heat::Coefficients k, const 
         const int row = team.league_rank();
         const std::int64_t start = at.index(0, lo.y + row % ny, lo.z + row / ny);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, lo.x, hi.x), [&](int i) {
-          next(start + i) = cell<Ldg>(u, in, start + i, sy, sz, k);
+          next(start + i) = heat::updated_cell(u.data(), start + i, sy, sz, k);
         });
       });
 }
 
 // A team of `rows` x `lanes` threads: a row per thread group (a warp at 32
 // lanes), its lanes along x.
-template <bool Ldg>
 void warp_rows(int rows, int lanes, const FieldLayout& l, heat::Coefficients k, const Field& u,
                const Field& next, const Box& b) {
   using Team = Kokkos::TeamPolicy<Space>;
   const std::int64_t sy = l.stride_y(), sz = l.stride_z();
   const FieldLayout at = l;
-  const ReadOnly in = u;
   const int ny = b.hi.y - b.lo.y, all_rows = ny * (b.hi.z - b.lo.z);
   const Int3 lo = b.lo, hi = b.hi;
   const int per_team = kHostSpace ? 1 : rows;
@@ -156,8 +117,38 @@ void warp_rows(int rows, int lanes, const FieldLayout& l, heat::Coefficients k, 
           if (row >= all_rows) return;
           const std::int64_t start = at.index(0, lo.y + row % ny, lo.z + row / ny);
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lo.x, hi.x), [&](int i) {
-            next(start + i) = cell<Ldg>(u, in, start + i, sy, sz, k);
+            next(start + i) = heat::updated_cell(u.data(), start + i, sy, sz, k);
           });
+        });
+      });
+}
+
+// A team per tile of `rows` (y) x the box's x extent, marching `planes`
+// along z: each thread takes cells of the tile in turn (x fastest, so a
+// warp's loads are coalesced) and walks them up the z chunk, so the planes
+// below and above come from cache.
+void team_march(int team_size, int rows, int planes, const FieldLayout& l, heat::Coefficients k,
+                const Field& u, const Field& next, const Box& b) {
+  using Team = Kokkos::TeamPolicy<Space>;
+  const std::int64_t sy = l.stride_y(), sz = l.stride_z();
+  const FieldLayout at = l;
+  const int nx = b.hi.x - b.lo.x, ny = b.hi.y - b.lo.y;
+  const int tiles_y = (ny + rows - 1) / rows;
+  const int chunks = (b.hi.z - b.lo.z + planes - 1) / planes;
+  const Int3 lo = b.lo, hi = b.hi;
+  Kokkos::parallel_for(
+      "team_march", Team(tiles_y * chunks, kHostSpace ? 1 : team_size),
+      KOKKOS_LAMBDA(const Team::member_type& team) {
+        const int tile = team.league_rank() % tiles_y, chunk = team.league_rank() / tiles_y;
+        const int z0 = lo.z + chunk * planes;
+        const int z1 = z0 + planes < hi.z ? z0 + planes : hi.z;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows * nx), [&](int t) {
+          const int j = lo.y + tile * rows + t / nx;
+          if (j >= hi.y) return;
+          std::int64_t c = at.index(lo.x + t % nx, j, z0);
+          for (int kz = z0; kz < z1; ++kz, c += sz) {
+            next(c) = heat::updated_cell(u.data(), c, sy, sz, k);
+          }
         });
       });
 }
@@ -202,10 +193,19 @@ int run(int argc, char** argv) {
     std::printf("%-26s %10.1f %8.3f\n", "device copy (read+write)", copy_bw * 1e-9, 1.0);
 
     auto kernels = heat::make_heat_kernels(Backend::Kokkos);
-    const std::vector<std::string> names = {
-        "solver",         "mdrange 64x4x1",     "mdrange z8",         "range",
-        "team rows 64",   "team rows 128",      "team rows 128 ldg",  "team rows 256 ldg",
-        "warp rows 4x32", "warp rows 4x32 ldg", "warp rows 8x32 ldg", "warp rows 16x32 ldg"};
+    const std::vector<std::string> names = {"solver",
+                                            "mdrange 64x4x1",
+                                            "range",
+                                            "team rows 64",
+                                            "team rows 128",
+                                            "warp rows 4x32",
+                                            "march 1 rows z4 t128",
+                                            "march 1 rows z8 t128",
+                                            "march 1 rows z16 t128",
+                                            "march 2 rows z8 t256",
+                                            "march 4 rows z8 t256",
+                                            "march 4 rows z16 t256",
+                                            "march 2 rows z8 t128"};
     const auto launch = [&](size_t v, const Field& from, const Field& to, const Box& b) {
       switch (v) {
         case 0:
@@ -213,25 +213,27 @@ int run(int argc, char** argv) {
         case 1:
           return mdrange(64, 4, 1, layout, k, from, to, b);
         case 2:
-          return marching(8, layout, k, from, to, b);
-        case 3:
           return flat_range(layout, k, from, to, b);
+        case 3:
+          return team_rows(64, layout, k, from, to, b);
         case 4:
-          return team_rows<false>(64, layout, k, from, to, b);
+          return team_rows(128, layout, k, from, to, b);
         case 5:
-          return team_rows<false>(128, layout, k, from, to, b);
+          return warp_rows(4, 32, layout, k, from, to, b);
         case 6:
-          return team_rows<true>(128, layout, k, from, to, b);
+          return team_march(128, 1, 4, layout, k, from, to, b);
         case 7:
-          return team_rows<true>(256, layout, k, from, to, b);
+          return team_march(128, 1, 8, layout, k, from, to, b);
         case 8:
-          return warp_rows<false>(4, 32, layout, k, from, to, b);
+          return team_march(128, 1, 16, layout, k, from, to, b);
         case 9:
-          return warp_rows<true>(4, 32, layout, k, from, to, b);
+          return team_march(256, 2, 8, layout, k, from, to, b);
         case 10:
-          return warp_rows<true>(8, 32, layout, k, from, to, b);
+          return team_march(256, 4, 8, layout, k, from, to, b);
+        case 11:
+          return team_march(256, 4, 16, layout, k, from, to, b);
         default:
-          return warp_rows<true>(16, 32, layout, k, from, to, b);
+          return team_march(128, 2, 8, layout, k, from, to, b);
       }
     };
     const Box interior = layout.interior();
