@@ -57,6 +57,13 @@ TEST(HeatKokkos, PeriodicGaussianEqualsHostBitForBit) {
                              "heat.initial=gaussian", "run.steps=25"});
 }
 
+// At least 32 cells along x: a GPU space updates rows as teams (narrower
+// boxes, as above, cell by cell); a host space is unchanged.
+TEST(HeatKokkos, WideBoxEqualsHostBitForBit) {
+  expect_kokkos_equals_host({"heat.nx=70", "heat.ny=6", "heat.nz=5", "heat.boundary=periodic",
+                             "heat.initial=gaussian", "run.steps=12"});
+}
+
 TEST(HeatKokkos, RanksEqualOneRankBitForBit) {
   const heat::HeatConfig config =
       heat_config({"heat.nx=14", "heat.ny=9", "heat.nz=11", "heat.boundary=periodic",
