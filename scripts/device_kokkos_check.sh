@@ -8,8 +8,8 @@
 #             verified clients), kokkos and cuda backends (final states compared)
 #   bandwidth heat_bandwidth --backend cuda and kokkos at 512^3, and
 #             heat_kokkos_variants (other ways to write the update in Kokkos)
-#   heat      bench/heat_backends.sh: cuda vs kokkos throughput, 256^3 and 512^3,
-#             1, 8 and 16 ranks under MPS, medians of 3
+#   heat      bench/heat_backends.sh: cuda vs kokkos throughput under MPS, medians
+#             of 3: 256^3 at 1, 8 and 16 ranks, 512^3 at 1 and 8
 #   md        bench/md_lj.sh with BACKEND=kokkos and cuda: in.lj 32k and 256k, 1 rank
 # Logs in $OUT/kokkos.
 #   KOKKOS_SRC=build/kokkos-src scripts/device_kokkos_check.sh ["tests mps bandwidth heat md"]
@@ -84,8 +84,9 @@ fi
 
 if has heat; then
   echo "== bench/heat_backends.sh: cuda vs kokkos, --mps on"
-  for size in 256 512; do
-    BACKENDS="cuda kokkos" RANKS="1 8 16" SIZE=$size STEPS=300 REPEATS=3 MPS=on \
+  for case in "256 1 8 16" "512 1 8"; do
+    read -r size ranks <<<"$case"
+    BACKENDS="cuda kokkos" RANKS="$ranks" SIZE=$size STEPS=300 REPEATS=3 MPS=on \
       "$MPSFW_ROOT/bench/heat_backends.sh" "$build" "$TMPDIR/bench$size" 2>&1 | tee "$out/heat_backends_$size.txt"
   done
 fi
