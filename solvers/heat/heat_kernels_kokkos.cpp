@@ -37,7 +37,40 @@ class KokkosHeatKernels final : public HeatKernels {
  public:
   void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
               Coefficients k, const HaloPushes& pushes) override {
-    if (pushes.cells() > 0) throw Error("heat: the Kokkos backend writes no neighbour's halo");
+    update_box(u, next, layout, box, k);
+    push_planes(u, layout, k, pushes);
+  }
+
+  // The boundary-first launch runs the step's handshake inside it: a native
+  // CUDA kernel's feature (the heat solver pushes last on this backend).
+  void update_boundary_first(const double*, double*, const FieldLayout&, const Box&, Coefficients,
+                             const HaloPushes&, const StepHandshake&) override {
+    throw Error("heat: the Kokkos backend has no boundary-first update (a native CUDA path)");
+  }
+
+  // Each pushed plane cell's new value into the neighbour's halo (mapped
+  // memory of a process on the same GPU), after the update on the same
+  // stream; the step's handshake, enqueued after this, orders it for them.
+  void push_planes(const double* u, const FieldLayout& layout, Coefficients k,
+                   const HaloPushes& pushes) {
+    const std::int64_t pushed = pushes.cells();
+    if (pushed == 0) return;
+    const ConstField from(u, static_cast<size_t>(layout.size()));
+    const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
+    const FieldLayout l = layout;
+    const HaloPushes to = pushes;
+    Kokkos::parallel_for(
+        "mpsfw::heat::push_planes",
+        Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, pushed),
+        KOKKOS_LAMBDA(std::int64_t t) {
+          int i = 0, j = 0, kz = 0;
+          const int f = to.locate(t, i, j, kz);
+          to.store(f, i, j, kz, updated_cell(from.data(), l.index(i, j, kz), sy, sz, k));
+        });
+  }
+
+  void update_box(const double* u, double* next, const FieldLayout& layout, const Box& box,
+                  Coefficients k) {
     if (box.empty()) return;
     const ConstField from(u, static_cast<size_t>(layout.size()));
     const Field to(next, static_cast<size_t>(layout.size()));
@@ -80,12 +113,6 @@ class KokkosHeatKernels final : public HeatKernels {
             to(c) = updated_cell(from.data(), c, sy, sz, k);
           });
     }
-  }
-
-  // The halo plan gives the Kokkos backend no pushed faces, so never this.
-  void update_boundary_first(const double*, double*, const FieldLayout&, const Box&, Coefficients,
-                             const HaloPushes&, const StepHandshake&) override {
-    throw Error("heat: the Kokkos backend has no boundary-first update (a native CUDA path)");
   }
 
   LocalDiagnostics diagnostics(const double* u, const double* previous,

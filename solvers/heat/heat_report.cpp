@@ -49,8 +49,8 @@ RunReport make_report(const HeatSolver& solver, const Params& params, const Devi
   MPI_Comm comm = d.comm();
   RunReport r = start_report("heat", params, device.backend, warnings);
   r.halo_path = halo_path(solver.halo(), device, comm);
-  if (device.backend == Backend::Kokkos && device.memory == Backend::Cuda) {
-    r.halo_path += " (same-GPU device-to-device halos are the native CUDA backend's)";
+  if (device.backend == Backend::Kokkos && solver.halo().plan().pushed != 0) {
+    r.halo_path += " (pushed by a Kokkos kernel after the update)";
   }
   r.ranks = d.size();
   r.rank_grid = d.rank_grid();

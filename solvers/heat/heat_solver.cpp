@@ -79,19 +79,12 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
   // A failure on some ranks only (a bad value in their part of u0, out of
   // memory) must stop every rank before the first collective below.
   agree_on_error(decomposition_.comm(), error);
-  // Same-GPU pushes come from the native CUDA kernels: the Kokkos backend's
-  // halos all go through MPI.
-  const bool kokkos = device.backend == Backend::Kokkos;
-  if (kokkos && config_.halo == HaloTransport::Ipc) {
-    throw InputError(config_.input_file +
-                     ": run.halo = ipc: the Kokkos backend sends every halo through MPI "
-                     "(device-to-device halos are the cuda backend's); use auto or mpi");
-  }
-  halo_->connect_direct_peers(kokkos ? HaloTransport::Mpi : config_.halo, config_.halo_sync, where,
-                              {u_.data(), next_.data()});
+  halo_->connect_direct_peers(config_.halo, config_.halo_sync, where, {u_.data(), next_.data()});
   const HaloPlan& plan = halo_->plan();
   late_faces_ = plan.mpi;
-  boundary_first_ = plan.boundary_first;
+  // The Kokkos kernels push after their update (pushed last): the
+  // boundary-first launch, with the handshake inside it, is native CUDA.
+  boundary_first_ = plan.boundary_first && device.backend != Backend::Kokkos;
   inner_ = inner_box(layout_, plan.pushed);
   step_ = config_.start_step;
   diagnostics_.push_back(measure(step_));

@@ -10,7 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "core/halo/face_geometry.hpp"
 #include "core/kokkos_runtime.hpp"
+#include "core/memory.hpp"
+#include "solvers/heat/heat_kernels.hpp"
 #include "support/heat_runs.hpp"
 
 namespace mpsfw {
@@ -75,6 +78,43 @@ TEST(HeatKokkos, RanksEqualOneRankBitForBit) {
   const std::vector<double> one = run_and_gather(single, MPI_COMM_SELF, Backend::Kokkos);
   ASSERT_EQ(many.size(), one.size());
   EXPECT_EQ(first_difference(many, one), one.size());
+}
+
+// Same-GPU halos: the update also writes the new values of the pushed planes
+// into the neighbours' halos (here one scratch field standing for them all,
+// every face pushed), as the host backend's update does.
+TEST(HeatKokkos, PushedPlanesEqualHostBitForBit) {
+  const FieldLayout layout(Int3{40, 7, 6});
+  const size_t size = static_cast<size_t>(layout.size());
+  const heat::Coefficients k = heat::coefficients(1e-4, 0.1, 0.01, 0.01, 0.01);
+  std::vector<double> pattern(size);
+  for (size_t c = 0; c < size; ++c) pattern[c] = 1.0 + 1e-3 * static_cast<double>(c % 977);
+  int node_size = 1;
+  const int node_rank = testing_support::node_rank_and_size(MPI_COMM_WORLD, &node_size);
+  std::vector<double> results[2][2];  // [backend][next, scratch]
+  const Backend backends[2] = {Backend::Host, Backend::Kokkos};
+  for (int b = 0; b < 2; ++b) {
+    const DeviceBinding device =
+        bind_device(backends[b], node_rank, node_size, CudaGate::without_mps());
+    Array<double> u(device.memory, size), next(device.memory, size), scratch(device.memory, size);
+    u.copy_from_host(pattern.data());
+    next.copy_from_host(pattern.data());
+    scratch.copy_from_host(pattern.data());
+    HaloPushes pushes;
+    for (int f = 0; f < 6; ++f) {
+      pushes.face[f] = push_target(layout, f, layout, scratch.data());
+      pushes.faces |= 1u << f;
+    }
+    auto kernels = heat::make_heat_kernels(device.backend);
+    kernels->update(u.data(), next.data(), layout, layout.interior(), k, pushes);
+    kernels->synchronize();
+    for (int r = 0; r < 2; ++r) results[b][r].resize(size);
+    next.copy_to_host(results[b][0].data());
+    scratch.copy_to_host(results[b][1].data());
+  }
+  EXPECT_EQ(first_difference(results[1][0], results[0][0]), size) << "next";
+  EXPECT_EQ(first_difference(results[1][1], results[0][1]), size) << "pushed planes";
+  EXPECT_NE(first_difference(results[0][1], pattern), size) << "the host pushed nothing";
 }
 
 TEST(HeatKokkos, DiagnosticsAgreeWithHost) {
