@@ -11,6 +11,8 @@
 //   warp rows RxL   TeamPolicy, R rows per team, L vector lanes along each
 //   march R rows zZ tT  TeamPolicy of T threads, a team per tile of R rows (y) x the
 //                   box's x, marching Z planes along z (neighbours from cache)
+//   columns zZ      a flat range over (x, y, z chunk) columns, each thread
+//                   marching Z cells up z with the z neighbours in registers
 // Each figure is the median of --repeats launches, each followed by a fence.
 //   heat_kokkos_variants [--n 512] [--repeats 20]
 #include <mpi.h>
@@ -153,6 +155,54 @@ void team_march(int team_size, int rows, int planes, const FieldLayout& l, heat:
       });
 }
 
+// Updates cell c from registers (below, center) and memory, then moves the
+// window one cell up in z (the native kernel's march, heat_update.cuh).
+KOKKOS_INLINE_FUNCTION void march_one(const double* KOKKOS_RESTRICT in, double* KOKKOS_RESTRICT out,
+                                      std::int64_t& c, std::int64_t sy, std::int64_t sz,
+                                      double& below, double& center, heat::Coefficients k) {
+  const double above = in[c + sz];
+  out[c] =
+      heat::updated_value(center, in[c - 1], in[c + 1], in[c - sy], in[c + sy], below, above, k);
+  below = center;
+  center = above;
+  c += sz;
+}
+
+// A flat range over (x, y, z chunk) columns, x fastest: each thread marches
+// ZC cells up z, passing the z neighbours on in registers, a whole chunk
+// unrolled so that its loads are in flight together.
+template <int ZC>
+void columns(const FieldLayout& l, heat::Coefficients k, const Field& u, const Field& next,
+             const Box& b) {
+  const std::int64_t sy = l.stride_y(), sz = l.stride_z();
+  const FieldLayout at = l;
+  const int nx = b.hi.x - b.lo.x, ny = b.hi.y - b.lo.y;
+  const std::int64_t chunks = (b.hi.z - b.lo.z + ZC - 1) / ZC;
+  const Int3 lo = b.lo, hi = b.hi;
+  Kokkos::parallel_for(
+      "columns",
+      Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(
+          0, static_cast<std::int64_t>(nx) * ny * chunks),
+      KOKKOS_LAMBDA(std::int64_t t) {
+        const std::int64_t rest = t / nx;
+        const int i = lo.x + static_cast<int>(t - rest * nx);
+        const int j = lo.y + static_cast<int>(rest % ny);
+        const int k0 = lo.z + static_cast<int>(rest / ny) * ZC;
+        const double* KOKKOS_RESTRICT in = u.data();
+        double* KOKKOS_RESTRICT out = next.data();
+        std::int64_t c = at.index(i, j, k0);
+        double below = in[c - sz], center = in[c];
+        if (k0 + ZC <= hi.z) {
+#ifdef __CUDACC__
+#pragma unroll
+#endif
+          for (int z = 0; z < ZC; ++z) march_one(in, out, c, sy, sz, below, center, k);
+          return;
+        }
+        for (int kz = k0; kz < hi.z; ++kz) march_one(in, out, c, sy, sz, below, center, k);
+      });
+}
+
 std::vector<double> on_host(const Field& f) {
   auto mirror = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
   return std::vector<double>(mirror.data(), mirror.data() + mirror.extent(0));
@@ -193,19 +243,9 @@ int run(int argc, char** argv) {
     std::printf("%-26s %10.1f %8.3f\n", "device copy (read+write)", copy_bw * 1e-9, 1.0);
 
     auto kernels = heat::make_heat_kernels(Backend::Kokkos);
-    const std::vector<std::string> names = {"solver",
-                                            "mdrange 64x4x1",
-                                            "range",
-                                            "team rows 64",
-                                            "team rows 128",
-                                            "warp rows 4x32",
-                                            "march 1 rows z4 t128",
-                                            "march 1 rows z8 t128",
-                                            "march 1 rows z16 t128",
-                                            "march 2 rows z8 t256",
-                                            "march 4 rows z8 t256",
-                                            "march 4 rows z16 t256",
-                                            "march 2 rows z8 t128"};
+    const std::vector<std::string> names = {
+        "solver",         "mdrange 64x4x1",       "range",      "team rows 64", "team rows 128",
+        "warp rows 4x32", "march 1 rows z4 t128", "columns z4", "columns z8",   "columns z16"};
     const auto launch = [&](size_t v, const Field& from, const Field& to, const Box& b) {
       switch (v) {
         case 0:
@@ -223,17 +263,11 @@ int run(int argc, char** argv) {
         case 6:
           return team_march(128, 1, 4, layout, k, from, to, b);
         case 7:
-          return team_march(128, 1, 8, layout, k, from, to, b);
+          return columns<4>(layout, k, from, to, b);
         case 8:
-          return team_march(128, 1, 16, layout, k, from, to, b);
-        case 9:
-          return team_march(256, 2, 8, layout, k, from, to, b);
-        case 10:
-          return team_march(256, 4, 8, layout, k, from, to, b);
-        case 11:
-          return team_march(256, 4, 16, layout, k, from, to, b);
+          return columns<8>(layout, k, from, to, b);
         default:
-          return team_march(128, 2, 8, layout, k, from, to, b);
+          return columns<16>(layout, k, from, to, b);
       }
     };
     const Box interior = layout.interior();
