@@ -13,6 +13,7 @@
 //                   box's x, marching Z planes along z (neighbours from cache)
 //   columns zZ      a flat range over (x, y, z chunk) columns, each thread
 //                   marching Z cells up z with the z neighbours in registers
+//   pairs zZ        the same with two neighbouring x columns per thread
 // Each figure is the median of --repeats launches, each followed by a fence.
 //   heat_kokkos_variants [--n 512] [--repeats 20]
 #include <mpi.h>
@@ -203,6 +204,51 @@ void columns(const FieldLayout& l, heat::Coefficients k, const Field& u, const F
       });
 }
 
+// columns with two neighbouring x columns per thread (pairs of cells, scalar
+// loads: x neighbours shared between the two).
+template <int ZC>
+void column_pairs(const FieldLayout& l, heat::Coefficients k, const Field& u, const Field& next,
+                  const Box& b) {
+  const std::int64_t sy = l.stride_y(), sz = l.stride_z();
+  const FieldLayout at = l;
+  const int nx = b.hi.x - b.lo.x, ny = b.hi.y - b.lo.y, pairs = (nx + 1) / 2;
+  const std::int64_t chunks = (b.hi.z - b.lo.z + ZC - 1) / ZC;
+  const Int3 lo = b.lo, hi = b.hi;
+  Kokkos::parallel_for(
+      "column_pairs",
+      Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(
+          0, static_cast<std::int64_t>(pairs) * ny * chunks),
+      KOKKOS_LAMBDA(std::int64_t t) {
+        const std::int64_t rest = t / pairs;
+        const int i = lo.x + 2 * static_cast<int>(t - rest * pairs);
+        const int j = lo.y + static_cast<int>(rest % ny);
+        const int k0 = lo.z + static_cast<int>(rest / ny) * ZC;
+        const int k1 = k0 + ZC < hi.z ? k0 + ZC : hi.z;
+        const double* KOKKOS_RESTRICT in = u.data();
+        double* KOKKOS_RESTRICT out = next.data();
+        const bool two = i + 1 < hi.x;  // else column i + 1 is the halo: read, not written
+        std::int64_t c = at.index(i, j, k0);
+        double below0 = in[c - sz], center0 = in[c];
+        double below1 = in[c + 1 - sz], center1 = in[c + 1];
+#ifdef __CUDACC__
+#pragma unroll 8
+#endif
+        for (int kz = k0; kz < k1; ++kz, c += sz) {
+          const double above0 = in[c + sz], above1 = in[c + 1 + sz];
+          out[c] = heat::updated_value(center0, in[c - 1], center1, in[c - sy], in[c + sy], below0,
+                                       above0, k);
+          if (two) {
+            out[c + 1] = heat::updated_value(center1, center0, in[c + 2], in[c + 1 - sy],
+                                             in[c + 1 + sy], below1, above1, k);
+          }
+          below0 = center0;
+          center0 = above0;
+          below1 = center1;
+          center1 = above1;
+        }
+      });
+}
+
 std::vector<double> on_host(const Field& f) {
   auto mirror = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
   return std::vector<double>(mirror.data(), mirror.data() + mirror.extent(0));
@@ -244,8 +290,10 @@ int run(int argc, char** argv) {
 
     auto kernels = heat::make_heat_kernels(Backend::Kokkos);
     const std::vector<std::string> names = {
-        "solver",         "mdrange 64x4x1",       "range",      "team rows 64", "team rows 128",
-        "warp rows 4x32", "march 1 rows z4 t128", "columns z4", "columns z8",   "columns z16"};
+        "solver",         "mdrange 64x4x1",       "range",      "team rows 64",
+        "warp rows 4x32", "march 1 rows z4 t128", "columns z8", "columns z16",
+        "columns z32",    "columns z64",          "pairs z8",   "pairs z16",
+        "pairs z32"};
     const auto launch = [&](size_t v, const Field& from, const Field& to, const Box& b) {
       switch (v) {
         case 0:
@@ -257,17 +305,23 @@ int run(int argc, char** argv) {
         case 3:
           return team_rows(64, layout, k, from, to, b);
         case 4:
-          return team_rows(128, layout, k, from, to, b);
-        case 5:
           return warp_rows(4, 32, layout, k, from, to, b);
-        case 6:
+        case 5:
           return team_march(128, 1, 4, layout, k, from, to, b);
-        case 7:
-          return columns<4>(layout, k, from, to, b);
-        case 8:
+        case 6:
           return columns<8>(layout, k, from, to, b);
-        default:
+        case 7:
           return columns<16>(layout, k, from, to, b);
+        case 8:
+          return columns<32>(layout, k, from, to, b);
+        case 9:
+          return columns<64>(layout, k, from, to, b);
+        case 10:
+          return column_pairs<8>(layout, k, from, to, b);
+        case 11:
+          return column_pairs<16>(layout, k, from, to, b);
+        default:
+          return column_pairs<32>(layout, k, from, to, b);
       }
     };
     const Box interior = layout.interior();
