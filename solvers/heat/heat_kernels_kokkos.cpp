@@ -21,12 +21,22 @@ using ConstField =
 using Right = Kokkos::Iterate;
 using Cells = Kokkos::MDRangePolicy<Space, Kokkos::Rank<3, Right::Right, Right::Right>>;
 using Rows = Kokkos::MDRangePolicy<Space, Kokkos::Rank<2, Right::Right, Right::Right>>;
-// A host execution space (Serial, OpenMP, Threads) runs rows in a loop, a GPU
-// one rows as teams (boxes at least kTeamRowCells wide along x), else cells.
+// A host execution space (Serial, OpenMP, Threads) runs rows, a GPU one
+// columns of kColumnDepth cells along z.
 constexpr bool kHostSpace = Kokkos::SpaceAccessibility<Space, Kokkos::HostSpace>::accessible;
-using Team = Kokkos::TeamPolicy<Space>;
-constexpr int kTeamThreads = 64;
-constexpr int kTeamRowCells = 32;
+constexpr int kColumnDepth = 16;
+
+// Updates cell c from registers (below, center) and memory, then moves the
+// window one cell up in z.
+KOKKOS_INLINE_FUNCTION void march_one(const double* KOKKOS_RESTRICT u, double* KOKKOS_RESTRICT next,
+                                      std::int64_t& c, std::int64_t sy, std::int64_t sz,
+                                      double& below, double& center, Coefficients k) {
+  const double above = u[c + sz];
+  next[c] = updated_value(center, u[c - 1], u[c + 1], u[c - sy], u[c + sy], below, above, k);
+  below = center;
+  center = above;
+  c += sz;
+}
 
 // Cells of `box` as (z, y, x) ranges: x, the contiguous one, varies fastest.
 Cells cells_of(const Box& box) {
@@ -90,29 +100,44 @@ class KokkosHeatKernels final : public HeatKernels {
             double* out = to.data();
             for (int i = x0; i < x1; ++i) out[row + i] = updated_cell(in, row + i, sy, sz, k);
           });
-    } else if (box.size().x >= kTeamRowCells) {
-      // A team of threads per (z, y) row, its threads along x: 0.74 of the
-      // copy bandwidth at 512^3 on an H200 where an MDRange over cells reaches
-      // 0.41-0.56 whatever its tiles (bench/heat_kokkos_variants).
-      const int rows_y = box.size().y;
-      const Int3 lo = box.lo, hi = box.hi;
-      Kokkos::parallel_for(
-          "mpsfw::heat::update_rows", Team(rows_y * box.size().z, kTeamThreads),
-          KOKKOS_LAMBDA(const Team::member_type& team) {
-            const int row = team.league_rank();
-            const std::int64_t start = l.index(0, lo.y + row % rows_y, lo.z + row / rows_y);
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, lo.x, hi.x), [&](int i) {
-              to(start + i) = updated_cell(from.data(), start + i, sy, sz, k);
-            });
-          });
     } else {
-      // Narrow boxes (the shell's x slabs): a row would leave a team idle.
-      Kokkos::parallel_for(
-          "mpsfw::heat::update", cells_of(box), KOKKOS_LAMBDA(int kz, int j, int i) {
-            const std::int64_t c = l.index(i, j, kz);
-            to(c) = updated_cell(from.data(), c, sy, sz, k);
-          });
+      update_columns(from.data(), to.data(), layout, box, k);
     }
+  }
+
+  // A flat range over the box's (x, y, z chunk) columns, x fastest (a warp's
+  // loads coalesce), each thread marching kColumnDepth cells up z with the z
+  // neighbours passed on in registers, a whole chunk unrolled so that its
+  // loads are in flight together (the native kernel's march, heat_update.cuh).
+  // 512^3 on an H200 (bench/heat_kokkos_variants): 0.80-0.82 of the copy
+  // bandwidth; a team per row 0.74-0.76, an MDRange over cells 0.41-0.57.
+  void update_columns(const double* u, double* next, const FieldLayout& layout, const Box& box,
+                      Coefficients k) {
+    const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
+    const FieldLayout l = layout;
+    const int nx = box.size().x, ny = box.size().y;
+    const std::int64_t chunks = (box.size().z + kColumnDepth - 1) / kColumnDepth;
+    const Int3 lo = box.lo, hi = box.hi;
+    Kokkos::parallel_for(
+        "mpsfw::heat::update_columns",
+        Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(
+            0, static_cast<std::int64_t>(nx) * ny * chunks),
+        KOKKOS_LAMBDA(std::int64_t t) {
+          const std::int64_t rest = t / nx;
+          const int i = lo.x + static_cast<int>(t - rest * nx);
+          const int j = lo.y + static_cast<int>(rest % ny);
+          const int k0 = lo.z + static_cast<int>(rest / ny) * kColumnDepth;
+          std::int64_t c = l.index(i, j, k0);
+          double below = u[c - sz], center = u[c];
+          if (k0 + kColumnDepth <= hi.z) {
+#ifdef __CUDACC__
+#pragma unroll
+#endif
+            for (int z = 0; z < kColumnDepth; ++z) march_one(u, next, c, sy, sz, below, center, k);
+            return;
+          }
+          for (int kz = k0; kz < hi.z; ++kz) march_one(u, next, c, sy, sz, below, center, k);
+        });
   }
 
   LocalDiagnostics diagnostics(const double* u, const double* previous,

@@ -60,10 +60,10 @@ TEST(HeatKokkos, PeriodicGaussianEqualsHostBitForBit) {
                              "heat.initial=gaussian", "run.steps=25"});
 }
 
-// At least 32 cells along x: a GPU space updates rows as teams (narrower
-// boxes, as above, cell by cell); a host space is unchanged.
-TEST(HeatKokkos, WideBoxEqualsHostBitForBit) {
-  expect_kokkos_equals_host({"heat.nx=70", "heat.ny=6", "heat.nz=5", "heat.boundary=periodic",
+// Deeper than two of a GPU space's column chunks along z (16 cells), with a
+// partial chunk on top; the boxes above fit in one partial chunk.
+TEST(HeatKokkos, DeepBoxEqualsHostBitForBit) {
+  expect_kokkos_equals_host({"heat.nx=20", "heat.ny=6", "heat.nz=37", "heat.boundary=periodic",
                              "heat.initial=gaussian", "run.steps=12"});
 }
 
