@@ -101,7 +101,7 @@ class KokkosHeatKernels final : public HeatKernels {
             for (int i = x0; i < x1; ++i) out[row + i] = updated_cell(in, row + i, sy, sz, k);
           });
     } else {
-      update_columns(from.data(), to.data(), layout, box, k);
+      update_columns(from, to, layout, box, k);
     }
   }
 
@@ -111,8 +111,8 @@ class KokkosHeatKernels final : public HeatKernels {
   // loads are in flight together (the native kernel's march, heat_update.cuh).
   // 512^3 on an H200 (bench/heat_kokkos_variants): 0.80-0.82 of the copy
   // bandwidth; a team per row 0.74-0.76, an MDRange over cells 0.41-0.57.
-  void update_columns(const double* u, double* next, const FieldLayout& layout, const Box& box,
-                      Coefficients k) {
+  void update_columns(const ConstField& from, const Field& to, const FieldLayout& layout,
+                      const Box& box, Coefficients k) {
     const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
     const FieldLayout l = layout;
     const int nx = box.size().x, ny = box.size().y;
@@ -127,16 +127,21 @@ class KokkosHeatKernels final : public HeatKernels {
           const int i = lo.x + static_cast<int>(t - rest * nx);
           const int j = lo.y + static_cast<int>(rest % ny);
           const int k0 = lo.z + static_cast<int>(rest / ny) * kColumnDepth;
+          // Restrict-qualified here, not only in march_one, so that the
+          // compiler reads u through the read-only path (0.75 of the copy
+          // bandwidth without, 0.81 with, on an H200).
+          const double* KOKKOS_RESTRICT in = from.data();
+          double* KOKKOS_RESTRICT out = to.data();
           std::int64_t c = l.index(i, j, k0);
-          double below = u[c - sz], center = u[c];
+          double below = in[c - sz], center = in[c];
           if (k0 + kColumnDepth <= hi.z) {
 #ifdef __CUDACC__
 #pragma unroll
 #endif
-            for (int z = 0; z < kColumnDepth; ++z) march_one(u, next, c, sy, sz, below, center, k);
+            for (int z = 0; z < kColumnDepth; ++z) march_one(in, out, c, sy, sz, below, center, k);
             return;
           }
-          for (int kz = k0; kz < hi.z; ++kz) march_one(u, next, c, sy, sz, below, center, k);
+          for (int kz = k0; kz < hi.z; ++kz) march_one(in, out, c, sy, sz, below, center, k);
         });
   }
 
