@@ -12,7 +12,6 @@ namespace detail {
 namespace {
 
 using Space = Kokkos::DefaultExecutionSpace;
-using Field = Kokkos::View<double*, Space::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 using ConstField =
     Kokkos::View<const double*, Space::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 // x (the last index, contiguous in memory) fastest, also inside a tile: a GPU
@@ -47,8 +46,12 @@ class KokkosHeatKernels final : public HeatKernels {
  public:
   void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
               Coefficients k, const HaloPushes& pushes) override {
-    update_box(u, next, layout, box, k);
-    push_planes(u, layout, k, pushes);
+    if constexpr (kHostSpace) {
+      update_rows(u, next, layout, box, k);
+      push_planes(u, layout, k, pushes);
+    } else {
+      update_columns(u, next, layout, box, k, pushes);
+    }
   }
 
   // The boundary-first launch runs the step's handshake inside it: a native
@@ -58,9 +61,8 @@ class KokkosHeatKernels final : public HeatKernels {
     throw Error("heat: the Kokkos backend has no boundary-first update (a native CUDA path)");
   }
 
-  // Each pushed plane cell's new value into the neighbour's halo (mapped
-  // memory of a process on the same GPU), after the update on the same
-  // stream; the step's handshake, enqueued after this, orders it for them.
+  // Each pushed plane cell's new value into the neighbour's halo (host
+  // memory shared between processes in tests).
   void push_planes(const double* u, const FieldLayout& layout, Coefficients k,
                    const HaloPushes& pushes) {
     const std::int64_t pushed = pushes.cells();
@@ -79,59 +81,65 @@ class KokkosHeatKernels final : public HeatKernels {
         });
   }
 
-  void update_box(const double* u, double* next, const FieldLayout& layout, const Box& box,
-                  Coefficients k) {
+  // One (z, y) row per iteration, x in an inner loop the compiler vectorises,
+  // as the host backend does: a cell per iteration ran at 0.42 of the host
+  // backend's throughput, rows at 1.03 (64^3 on one core, Kokkos 3.4 Serial,
+  // bench/heat_backends.sh).
+  void update_rows(const double* u, double* next, const FieldLayout& layout, const Box& box,
+                   Coefficients k) {
     if (box.empty()) return;
-    const ConstField from(u, static_cast<size_t>(layout.size()));
-    const Field to(next, static_cast<size_t>(layout.size()));
     const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
     const FieldLayout l = layout;
-    if constexpr (kHostSpace) {
-      // One (z, y) row per iteration, x in an inner loop the compiler
-      // vectorises, as the host backend does: a cell per iteration ran at
-      // 0.42 of the host backend's throughput, rows at 1.03 (64^3 on one
-      // core, Kokkos 3.4 Serial, bench/heat_backends.sh).
-      const int x0 = box.lo.x, x1 = box.hi.x;
-      Kokkos::parallel_for(
-          "mpsfw::heat::update_rows", Rows({box.lo.z, box.lo.y}, {box.hi.z, box.hi.y}),
-          KOKKOS_LAMBDA(int kz, int j) {
-            const std::int64_t row = l.index(0, j, kz);
-            const double* in = from.data();
-            double* out = to.data();
-            for (int i = x0; i < x1; ++i) out[row + i] = updated_cell(in, row + i, sy, sz, k);
-          });
-    } else {
-      update_columns(from, to, layout, box, k);
-    }
+    const int x0 = box.lo.x, x1 = box.hi.x;
+    Kokkos::parallel_for(
+        "mpsfw::heat::update_rows", Rows({box.lo.z, box.lo.y}, {box.hi.z, box.hi.y}),
+        KOKKOS_LAMBDA(int kz, int j) {
+          const std::int64_t row = l.index(0, j, kz);
+          for (int i = x0; i < x1; ++i) next[row + i] = updated_cell(u, row + i, sy, sz, k);
+        });
   }
 
   // A flat range over the box's (x, y, z chunk) columns, x fastest (a warp's
   // loads coalesce), each thread marching kColumnDepth cells up z with the z
   // neighbours passed on in registers, a whole chunk unrolled so that its
   // loads are in flight together (the native kernel's march, heat_update.cuh).
-  // 512^3 on an H200 (bench/heat_kokkos_variants): 0.80-0.82 of the copy
+  // 512^3 on an H200 (bench/heat_kokkos_variants): 0.81 of the copy
   // bandwidth; a team per row 0.74-0.76, an MDRange over cells 0.41-0.57.
-  void update_columns(const ConstField& from, const Field& to, const FieldLayout& layout,
-                      const Box& box, Coefficients k) {
+  // The pushed plane cells are the launch's last work items: their new values
+  // go into the neighbours' halos (mapped memory of processes on the same
+  // GPU); the step's handshake, enqueued after this launch, orders them.
+  void update_columns(const double* u, double* next, const FieldLayout& layout, const Box& box,
+                      Coefficients k, const HaloPushes& pushes) {
     const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
     const FieldLayout l = layout;
-    const int nx = box.size().x, ny = box.size().y;
-    const std::int64_t chunks = (box.size().z + kColumnDepth - 1) / kColumnDepth;
+    const HaloPushes to = pushes;
+    const int nx = box.empty() ? 1 : box.size().x, ny = box.empty() ? 1 : box.size().y;
+    const std::int64_t columns = box.empty()
+                                     ? 0
+                                     : nx * static_cast<std::int64_t>(ny) *
+                                           ((box.size().z + kColumnDepth - 1) / kColumnDepth);
+    const std::int64_t work = columns + pushes.cells();
+    if (work == 0) return;
     const Int3 lo = box.lo, hi = box.hi;
     Kokkos::parallel_for(
         "mpsfw::heat::update_columns",
-        Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(
-            0, static_cast<std::int64_t>(nx) * ny * chunks),
+        Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, work),
         KOKKOS_LAMBDA(std::int64_t t) {
+          // Restrict-qualified here, not only in march_one: the compiler then
+          // reads u through the read-only path (0.75 of the copy bandwidth
+          // without, 0.81 with, on an H200).
+          const double* KOKKOS_RESTRICT in = u;
+          double* KOKKOS_RESTRICT out = next;
+          if (t >= columns) {
+            int i = 0, j = 0, kz = 0;
+            const int f = to.locate(t - columns, i, j, kz);
+            to.store(f, i, j, kz, updated_cell(in, l.index(i, j, kz), sy, sz, k));
+            return;
+          }
           const std::int64_t rest = t / nx;
           const int i = lo.x + static_cast<int>(t - rest * nx);
           const int j = lo.y + static_cast<int>(rest % ny);
           const int k0 = lo.z + static_cast<int>(rest / ny) * kColumnDepth;
-          // Restrict-qualified here, not only in march_one, so that the
-          // compiler reads u through the read-only path (0.75 of the copy
-          // bandwidth without, 0.81 with, on an H200).
-          const double* KOKKOS_RESTRICT in = from.data();
-          double* KOKKOS_RESTRICT out = to.data();
           std::int64_t c = l.index(i, j, k0);
           double below = in[c - sz], center = in[c];
           if (k0 + kColumnDepth <= hi.z) {
