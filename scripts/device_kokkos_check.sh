@@ -17,7 +17,7 @@ set -uo pipefail
 source "$(dirname "$0")/env.sh"
 out="${OUT:-$MPSFW_ROOT/device-logs}/kokkos"
 mkdir -p "$out"
-trap 'cp -r "$MPSFW_ROOT/.deps/kokkos-build/"*.log "$out/" 2>/dev/null; tar czf "${OUT:-$MPSFW_ROOT/device-logs}/kokkos.tgz" -C "$(dirname "$out")" kokkos' EXIT
+trap 'mkdir -p "$out/kokkos-build"; cp "$MPSFW_ROOT/.deps/kokkos-build/"*.log "$out/kokkos-build/" 2>/dev/null; tar czf "${OUT:-$MPSFW_ROOT/device-logs}/kokkos.tgz" -C "$(dirname "$out")" kokkos' EXIT
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1 TMPDIR=/tmp/mpsfw-kokkos-check
 rm -rf "$TMPDIR" && mkdir -p "$TMPDIR"
 parts=${1:-tests mps bandwidth heat md}

@@ -42,6 +42,55 @@ Cells cells_of(const Box& box) {
   return Cells({box.lo.z, box.lo.y, box.lo.x}, {box.hi.z, box.hi.y, box.hi.x});
 }
 
+// The update of a box as columns: work item t is the column (i, j) of z
+// chunk c, x fastest (a warp's loads coalesce), marched kColumnDepth cells up
+// z with the z neighbours passed on in registers, a whole chunk unrolled so
+// that its loads are in flight together (the native kernel's march,
+// heat_update.cuh). 512^3 on an H200 (bench/heat_kokkos_variants): 0.81 of
+// the copy bandwidth; a team per row 0.74-0.76, an MDRange over cells
+// 0.41-0.57.
+struct ColumnMarch {
+  FieldLayout layout;
+  Int3 lo, hi;
+  int nx = 0, ny = 0;
+  std::int64_t chunks = 0;
+  Coefficients k;
+
+  std::int64_t columns() const { return static_cast<std::int64_t>(nx) * ny * chunks; }
+
+  KOKKOS_INLINE_FUNCTION void column(const double* KOKKOS_RESTRICT in, double* KOKKOS_RESTRICT out,
+                                     std::int64_t t) const {
+    const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
+    const std::int64_t rest = t / nx;
+    const int i = lo.x + static_cast<int>(t - rest * nx);
+    const int j = lo.y + static_cast<int>(rest % ny);
+    const int k0 = lo.z + static_cast<int>(rest / ny) * kColumnDepth;
+    std::int64_t c = layout.index(i, j, k0);
+    double below = in[c - sz], center = in[c];
+    if (k0 + kColumnDepth <= hi.z) {
+#ifdef __CUDACC__
+#pragma unroll
+#endif
+      for (int z = 0; z < kColumnDepth; ++z) march_one(in, out, c, sy, sz, below, center, k);
+      return;
+    }
+    for (int kz = k0; kz < hi.z; ++kz) march_one(in, out, c, sy, sz, below, center, k);
+  }
+};
+
+ColumnMarch column_march(const FieldLayout& layout, const Box& box, Coefficients k) {
+  ColumnMarch m;
+  m.layout = layout;
+  m.k = k;
+  if (box.empty()) return m;
+  m.lo = box.lo;
+  m.hi = box.hi;
+  m.nx = box.size().x;
+  m.ny = box.size().y;
+  m.chunks = (box.size().z + kColumnDepth - 1) / kColumnDepth;
+  return m;
+}
+
 class KokkosHeatKernels final : public HeatKernels {
  public:
   void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
@@ -99,71 +148,46 @@ class KokkosHeatKernels final : public HeatKernels {
         });
   }
 
-  // A flat range over the box's (x, y, z chunk) columns, x fastest (a warp's
-  // loads coalesce), each thread marching kColumnDepth cells up z with the z
-  // neighbours passed on in registers, a whole chunk unrolled so that its
-  // loads are in flight together (the native kernel's march, heat_update.cuh).
-  // 512^3 on an H200 (bench/heat_kokkos_variants): 0.81 of the copy
-  // bandwidth; a team per row 0.74-0.76, an MDRange over cells 0.41-0.57.
-  // The pushed plane cells are the launch's last work items: their new values
-  // go into the neighbours' halos (mapped memory of processes on the same
-  // GPU); the step's handshake, enqueued after this launch, orders them.
-  // Without pushes the kernel has no push code: the registers locate() needs
-  // cost the columns 8 % of their bandwidth at 512^3 (H200).
+  // A flat range over the box's (x, y, z chunk) columns (ColumnMarch), and
+  // with pushes, the pushed plane cells as the launch's last work items: their
+  // new values go into the neighbours' halos (mapped memory of processes on
+  // the same GPU); the step's handshake, enqueued after this launch, orders
+  // them. Without pushes the kernel has no push code: the registers locate()
+  // needs cost the columns 8 % of their bandwidth at 512^3 (H200).
   void update_columns(const double* u, double* next, const FieldLayout& layout, const Box& box,
                       Coefficients k, const HaloPushes& pushes) {
-    if (pushes.empty()) {
-      launch_columns<false>(u, next, layout, box, k, pushes);
-    } else {
-      launch_columns<true>(u, next, layout, box, k, pushes);
+    const ColumnMarch march = column_march(layout, box, k);
+    const std::int64_t columns = march.columns();
+    const std::int64_t pushed = pushes.cells();
+    using Range = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
+    // Restrict-qualified inside the kernels, not only in march_one: the
+    // compiler then reads u through the read-only path (0.75 of the copy
+    // bandwidth without, 0.81 with, on an H200).
+    if (pushed == 0) {
+      if (columns == 0) return;
+      Kokkos::parallel_for(
+          "mpsfw::heat::update_columns", Range(0, columns), KOKKOS_LAMBDA(std::int64_t t) {
+            const double* KOKKOS_RESTRICT in = u;
+            double* KOKKOS_RESTRICT out = next;
+            march.column(in, out, t);
+          });
+      return;
     }
-  }
-
-  template <bool kPushes>
-  void launch_columns(const double* u, double* next, const FieldLayout& layout, const Box& box,
-                      Coefficients k, const HaloPushes& pushes) {
-    const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
-    const FieldLayout l = layout;
     const HaloPushes to = pushes;
-    const int nx = box.empty() ? 1 : box.size().x, ny = box.empty() ? 1 : box.size().y;
-    const std::int64_t columns = box.empty()
-                                     ? 0
-                                     : nx * static_cast<std::int64_t>(ny) *
-                                           ((box.size().z + kColumnDepth - 1) / kColumnDepth);
-    const std::int64_t work = columns + pushes.cells();
-    if (work == 0) return;
-    const Int3 lo = box.lo, hi = box.hi;
+    const FieldLayout l = layout;
+    const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
     Kokkos::parallel_for(
-        "mpsfw::heat::update_columns",
-        Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, work),
+        "mpsfw::heat::update_columns_and_push", Range(0, columns + pushed),
         KOKKOS_LAMBDA(std::int64_t t) {
-          // Restrict-qualified here, not only in march_one: the compiler then
-          // reads u through the read-only path (0.75 of the copy bandwidth
-          // without, 0.81 with, on an H200).
           const double* KOKKOS_RESTRICT in = u;
           double* KOKKOS_RESTRICT out = next;
-          if constexpr (kPushes) {
-            if (t >= columns) {
-              int i = 0, j = 0, kz = 0;
-              const int f = to.locate(t - columns, i, j, kz);
-              to.store(f, i, j, kz, updated_cell(in, l.index(i, j, kz), sy, sz, k));
-              return;
-            }
-          }
-          const std::int64_t rest = t / nx;
-          const int i = lo.x + static_cast<int>(t - rest * nx);
-          const int j = lo.y + static_cast<int>(rest % ny);
-          const int k0 = lo.z + static_cast<int>(rest / ny) * kColumnDepth;
-          std::int64_t c = l.index(i, j, k0);
-          double below = in[c - sz], center = in[c];
-          if (k0 + kColumnDepth <= hi.z) {
-#ifdef __CUDACC__
-#pragma unroll
-#endif
-            for (int z = 0; z < kColumnDepth; ++z) march_one(in, out, c, sy, sz, below, center, k);
+          if (t < columns) {
+            march.column(in, out, t);
             return;
           }
-          for (int kz = k0; kz < hi.z; ++kz) march_one(in, out, c, sy, sz, below, center, k);
+          int i = 0, j = 0, kz = 0;
+          const int f = to.locate(t - columns, i, j, kz);
+          to.store(f, i, j, kz, updated_cell(in, l.index(i, j, kz), sy, sz, k));
         });
   }
 
