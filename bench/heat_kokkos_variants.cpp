@@ -194,7 +194,7 @@ void columns(const FieldLayout& l, heat::Coefficients k, const Field& u, const F
         std::int64_t c = at.index(i, j, k0);
         double below = in[c - sz], center = in[c];
         if (k0 + ZC <= hi.z) {
-#ifdef __CUDACC__
+#ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
           for (int z = 0; z < ZC; ++z) march_one(in, out, c, sy, sz, below, center, k);
@@ -230,7 +230,7 @@ void column_pairs(const FieldLayout& l, heat::Coefficients k, const Field& u, co
         std::int64_t c = at.index(i, j, k0);
         double below0 = in[c - sz], center0 = in[c];
         double below1 = in[c + 1 - sz], center1 = in[c + 1];
-#ifdef __CUDACC__
+#ifdef __CUDA_ARCH__
 #pragma unroll 8
 #endif
         for (int kz = k0; kz < k1; ++kz, c += sz) {

@@ -68,7 +68,7 @@ struct ColumnMarch {
     std::int64_t c = layout.index(i, j, k0);
     double below = in[c - sz], center = in[c];
     if (k0 + kColumnDepth <= hi.z) {
-#ifdef __CUDACC__
+#ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
       for (int z = 0; z < kColumnDepth; ++z) march_one(in, out, c, sy, sz, below, center, k);
