@@ -51,6 +51,7 @@ Cells cells_of(const Box& box) {
 // 0.41-0.57.
 struct ColumnMarch {
   FieldLayout layout;
+  std::int64_t sy = 0, sz = 0;  // the layout's strides, computed once on the host
   Int3 lo, hi;
   int nx = 0, ny = 0;
   std::int64_t chunks = 0;
@@ -58,9 +59,12 @@ struct ColumnMarch {
 
   std::int64_t columns() const { return static_cast<std::int64_t>(nx) * ny * chunks; }
 
-  KOKKOS_INLINE_FUNCTION void column(const double* KOKKOS_RESTRICT in, double* KOKKOS_RESTRICT out,
-                                     std::int64_t t) const {
-    const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
+  KOKKOS_INLINE_FUNCTION void column(const double* u, double* next, std::int64_t t) const {
+    // Restrict-qualified locals: the compiler then reads u through the
+    // read-only path (0.81 of the copy bandwidth at 512^3 on an H200; 0.75
+    // with restrict only on parameters, march_one's or this function's).
+    const double* KOKKOS_RESTRICT in = u;
+    double* KOKKOS_RESTRICT out = next;
     const std::int64_t rest = t / nx;
     const int i = lo.x + static_cast<int>(t - rest * nx);
     const int j = lo.y + static_cast<int>(rest % ny);
@@ -81,6 +85,8 @@ struct ColumnMarch {
 ColumnMarch column_march(const FieldLayout& layout, const Box& box, Coefficients k) {
   ColumnMarch m;
   m.layout = layout;
+  m.sy = layout.stride_y();
+  m.sz = layout.stride_z();
   m.k = k;
   if (box.empty()) return m;
   m.lo = box.lo;
@@ -152,25 +158,19 @@ class KokkosHeatKernels final : public HeatKernels {
   // with pushes, the pushed plane cells as the launch's last work items: their
   // new values go into the neighbours' halos (mapped memory of processes on
   // the same GPU); the step's handshake, enqueued after this launch, orders
-  // them. Without pushes the kernel has no push code: the registers locate()
-  // needs cost the columns 8 % of their bandwidth at 512^3 (H200).
+  // them. Without pushes the kernel has no push code (one kernel for both ran
+  // the one-rank update at 0.75 of the copy bandwidth, not 0.81; H200).
   void update_columns(const double* u, double* next, const FieldLayout& layout, const Box& box,
                       Coefficients k, const HaloPushes& pushes) {
     const ColumnMarch march = column_march(layout, box, k);
     const std::int64_t columns = march.columns();
     const std::int64_t pushed = pushes.cells();
     using Range = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
-    // Restrict-qualified inside the kernels, not only in march_one: the
-    // compiler then reads u through the read-only path (0.75 of the copy
-    // bandwidth without, 0.81 with, on an H200).
     if (pushed == 0) {
       if (columns == 0) return;
       Kokkos::parallel_for(
-          "mpsfw::heat::update_columns", Range(0, columns), KOKKOS_LAMBDA(std::int64_t t) {
-            const double* KOKKOS_RESTRICT in = u;
-            double* KOKKOS_RESTRICT out = next;
-            march.column(in, out, t);
-          });
+          "mpsfw::heat::update_columns", Range(0, columns),
+          KOKKOS_LAMBDA(std::int64_t t) { march.column(u, next, t); });
       return;
     }
     const HaloPushes to = pushes;
@@ -179,12 +179,11 @@ class KokkosHeatKernels final : public HeatKernels {
     Kokkos::parallel_for(
         "mpsfw::heat::update_columns_and_push", Range(0, columns + pushed),
         KOKKOS_LAMBDA(std::int64_t t) {
-          const double* KOKKOS_RESTRICT in = u;
-          double* KOKKOS_RESTRICT out = next;
           if (t < columns) {
-            march.column(in, out, t);
+            march.column(u, next, t);
             return;
           }
+          const double* KOKKOS_RESTRICT in = u;  // as in column()
           int i = 0, j = 0, kz = 0;
           const int f = to.locate(t - columns, i, j, kz);
           to.store(f, i, j, kz, updated_cell(in, l.index(i, j, kz), sy, sz, k));
