@@ -5,7 +5,8 @@
 #   tests     test_heat_kokkos and test_md_kokkos on 1 and 2 ranks (Kokkos on
 #             the GPU == host backend bit for bit; N ranks vs 1 rank)
 #   mps       heat 256^3 and md in.lj 32k, 4 ranks under MPS (--mps on:
-#             verified clients), kokkos and cuda backends (final states compared)
+#             verified clients), kokkos and cuda backends (final states compared;
+#             Kokkos md with same-GPU ghost pushes vs run.halo=mpi bit for bit)
 #   bandwidth heat_bandwidth --backend cuda and kokkos at 512^3, and
 #             heat_kokkos_variants (other ways to write the update in Kokkos)
 #   heat      bench/heat_backends.sh: cuda vs kokkos throughput under MPS, medians
@@ -65,6 +66,17 @@ if has mps; then
   "$build/apps/mkinput" --describe "$TMPDIR/ck_cuda.h5" | grep /heat/u0 > "$out/u0_cuda.txt"
   [ -s "$out/u0_kokkos.txt" ] && cmp -s "$out/u0_kokkos.txt" "$out/u0_cuda.txt" && echo "  heat final fields: identical (kokkos == cuda)" ||
     echo "  heat final fields: DIFFER ($(cat "$out/u0_kokkos.txt") vs $(cat "$out/u0_cuda.txt"))"
+  # Kokkos md ghosts pushed device to device vs sent through MPI: the same
+  # ghosts in the same order, so the same trajectory bit for bit.
+  mpirun -np 4 "$build/apps/solver" "$MPSFW_ROOT/inputs/md_lj.h5" --backend kokkos --mps on \
+    --set run.steps=300 --set run.halo=mpi --output "$TMPDIR/md_kokkos_mpi.h5" > "$out/md_kokkos_mpi.log" 2>&1
+  echo "  md kokkos, run.halo=mpi: exit $?; $(grep -E '^  halo messages' "$out/md_kokkos_mpi.log")"
+  for f in md_kokkos md_kokkos_mpi; do
+    "$build/apps/mkinput" --describe "$TMPDIR/$f.h5" | grep /frames > "$out/$f.frames.txt"
+  done
+  [ -s "$out/md_kokkos.frames.txt" ] && cmp -s "$out/md_kokkos.frames.txt" "$out/md_kokkos_mpi.frames.txt" &&
+    echo "  md kokkos trajectories: identical (same-GPU pushes == MPI)" ||
+    echo "  md kokkos trajectories: DIFFER between run.halo=auto and mpi"
   # The native store reorders atoms as they migrate (sums in another order):
   # md agrees within round-off growth, so the last thermo rows are shown.
   for b in kokkos cuda; do echo "  md $b, step 300: $(grep -E '^ +300 ' "$out/md_$b.log")"; done

@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/kokkos_runtime.hpp"
+#include "core/memory.hpp"
 #include "md_store.hpp"
 
 namespace mpsfw::md {
@@ -27,6 +29,11 @@ using Space = Kokkos::DefaultExecutionSpace;
 using Memory = Space::memory_space;
 using Indices = Kokkos::RangePolicy<Space, Kokkos::IndexType<int>>;
 using Positions = Kokkos::View<double* [4], Kokkos::LayoutRight, Memory>;
+// Positions in memory mpsfw allocates (core's Array: cudaMalloc on a GPU, so
+// that other processes on the GPU can map them over CUDA IPC), and any
+// position View as the kernels see it.
+using PositionArray =
+    Kokkos::View<double* [4], Kokkos::LayoutRight, Memory, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 using Vectors = Kokkos::View<double* [3], Memory>;
 using Ids = Kokkos::View<std::int64_t*, Memory>;
 using Ints = Kokkos::View<int*, Memory>;
@@ -116,7 +123,7 @@ class KokkosMdStore final : public MdStore {
     if (owned_ == 0) return out;
     grow(records_, owned_);
     const Records r = records_;
-    const Positions x = x_;
+    const PositionArray x = x_;
     const Vectors v = v_;
     const Ids id = id_;
     Kokkos::parallel_for(
@@ -157,7 +164,7 @@ class KokkosMdStore final : public MdStore {
   }
 
   void kick_drift(double half_dt, double dt, const LjParams& p) override {
-    const Positions x = x_;
+    const PositionArray x = x_;
     const Vectors v = v_, f = f_;
     Kokkos::parallel_for(
         "mpsfw::md::kick_drift", Indices(0, owned_), KOKKOS_LAMBDA(int i) {
@@ -183,7 +190,7 @@ class KokkosMdStore final : public MdStore {
       b.length[d] = box[d];
       b.fold[d] = fold[d];
     }
-    const Positions x = x_;
+    const PositionArray x = x_;
     long outside = 0;
     Kokkos::parallel_reduce(
         "mpsfw::md::fold_periodic", Indices(0, owned_),
@@ -206,7 +213,7 @@ class KokkosMdStore final : public MdStore {
     const int n = owned_;
     reserve_spares(n);
     grow(index_, n);
-    const Positions x = x_, to_x = spare_x_;
+    const PositionArray x = x_, to_x = spare_x_;
     const Vectors v = v_, f = f_, to_v = spare_v_, to_f = spare_f_;
     const Ids id = id_, to_id = spare_id_;
     const Ints leaving_atoms = index_;
@@ -239,7 +246,7 @@ class KokkosMdStore final : public MdStore {
       Kokkos::deep_copy(host_view(records.data(), leaving), first(records_, leaving));
       for (const AtomRecord& a : records) (a.x[dim] < lo ? to_low : to_high)->push_back(a);
     }
-    take_spares();
+    take_spares(n - leaving);
     owned_ = n - leaving;
   }
 
@@ -248,7 +255,7 @@ class KokkosMdStore final : public MdStore {
     const int n = checked_count(static_cast<long>(atoms.size()));
     const int base = owned_;
     const int total = checked_count(static_cast<long>(owned_) + n);
-    grow(x_, total);
+    reserve_positions(total);
     grow(v_, total);
     grow(f_, total);
     grow(id_, total);
@@ -256,7 +263,7 @@ class KokkosMdStore final : public MdStore {
     grow(records_, n);
     Kokkos::deep_copy(first(records_, n), host_view(atoms.data(), n));
     const Records r = records_;
-    const Positions x = x_;
+    const PositionArray x = x_;
     const Vectors v = v_, f = f_;
     const Ids id = id_;
     Kokkos::parallel_for(
@@ -279,7 +286,7 @@ class KokkosMdStore final : public MdStore {
     cell_order(grid, n);
     reserve_spares(n);
     const Ints order = order_;
-    const Positions x = x_, to_x = spare_x_;
+    const PositionArray x = x_, to_x = spare_x_;
     const Vectors v = v_, f = f_, to_v = spare_v_, to_f = spare_f_;
     const Ids id = id_, to_id = spare_id_;
     Kokkos::parallel_for(
@@ -292,7 +299,7 @@ class KokkosMdStore final : public MdStore {
           }
           to_id(s) = id(i);
         });
-    take_spares();
+    take_spares(n);
   }
 
   void clear_ghosts() override {
@@ -304,7 +311,7 @@ class KokkosMdStore final : public MdStore {
   void select_sends(int dim, double low_edge, double high_edge, double low_shift, double high_shift,
                     long counts[2]) override {
     const int n = owned_ + ghosts_;
-    const Positions x = x_;
+    const PositionArray x = x_;
     for (int side = 0; side < 2; ++side) {
       const int list = 2 * dim + side;
       grow(sends_[list], n);
@@ -334,7 +341,7 @@ class KokkosMdStore final : public MdStore {
     packed_.reserve(3L * count);
     const Reals out = packed_.device;
     const Ints send = sends_[list];
-    const Positions x = x_;
+    const PositionArray x = x_;
     const int dim = send_dim_[list];
     const double shift = send_shift_[list];
     Kokkos::parallel_for(
@@ -355,7 +362,7 @@ class KokkosMdStore final : public MdStore {
     ghost_slots(static_cast<long>(first_ghost) + n);
     received_.to_device(3L * n);
     const Reals in = received_.device;
-    const Positions x = x_;
+    const PositionArray x = x_;
     const int base = owned_ + first_ghost;
     Kokkos::parallel_for(
         "mpsfw::md::unpack_positions", Indices(0, n), KOKKOS_LAMBDA(int t) {
@@ -370,7 +377,7 @@ class KokkosMdStore final : public MdStore {
     ghost_slots(static_cast<long>(first_ghost) + count);
     grow(image_root_, ghosts_);
     grow(image_shift_, ghosts_);
-    const Positions x = x_, shift_by = image_shift_;
+    const PositionArray x = x_, shift_by = image_shift_;
     const Ints send = sends_[list], root = image_root_;
     const int owned = owned_, dim = send_dim_[list];
     const double shift = send_shift_[list];
@@ -390,7 +397,7 @@ class KokkosMdStore final : public MdStore {
   }
 
   void refresh_own_images() override {
-    const Positions x = x_, shift_by = image_shift_;
+    const PositionArray x = x_, shift_by = image_shift_;
     const Ints root = image_root_;
     const int owned = owned_;
     Kokkos::parallel_for(
@@ -399,12 +406,29 @@ class KokkosMdStore final : public MdStore {
         });
   }
 
-  // Ghosts between processes go through MPI: Kokkos memory is not mapped
-  // into other processes (the CUDA IPC path is the native CUDA store's).
-  const void* positions_base() const override { return nullptr; }
-  long positions_generation() const override { return 0; }
-  void push_sends(int, void*, long) override {
-    throw Error("Kokkos MD store: ghosts cannot be pushed into another process");
+  // On a GPU space the positions are cudaMalloc'ed (x_memory_), so ranks on
+  // the GPU push ghosts straight into each other's arrays (md_same_gpu.hpp);
+  // host memory is not shared between processes.
+  const void* positions_base() const override {
+    return kokkos_on_gpu() ? static_cast<const void*>(x_.data()) : nullptr;
+  }
+  long positions_generation() const override { return x_generation_; }
+
+  // Kokkos's default CUDA instance runs on a blocking stream, so this kernel
+  // is ordered with the stage waits mpsfw enqueues on the default stream.
+  void push_sends(int list, void* target, long slot) override {
+    const int count = send_count_[list];
+    if (count == 0) return;
+    const PositionArray to(static_cast<double*>(target) + 4 * slot, static_cast<size_t>(count));
+    const PositionArray x = x_;
+    const Ints send = sends_[list];
+    const int dim = send_dim_[list];
+    const double shift = send_shift_[list];
+    Kokkos::parallel_for(
+        "mpsfw::md::push_positions", Indices(0, count), KOKKOS_LAMBDA(int t) {
+          for (int d = 0; d < 3; ++d) to(t, d) = x(send(t), d) + (d == dim ? shift : 0.0);
+          to(t, 3) = 0;
+        });
   }
   void synchronize() override { Kokkos::fence(); }
 
@@ -413,7 +437,7 @@ class KokkosMdStore final : public MdStore {
     cell_order(grid, n);
     grow(neighbor_count_, owned_);
     const double reach2 = reach * reach;
-    const Positions x = x_;
+    const PositionArray x = x_;
     const Ints order = order_, start = cell_start_, count = neighbor_count_;
     const int owned = owned_;
     // One pass over the 27 cells around each owned atom into rows of width_
@@ -458,7 +482,7 @@ class KokkosMdStore final : public MdStore {
       width_ = longest + longest / 8 + 8;
     }
     grow(built_x_, owned_);
-    const Positions built = built_x_;
+    const PositionArray built = built_x_;
     Kokkos::parallel_for(
         "mpsfw::md::remember_build", Indices(0, owned), KOKKOS_LAMBDA(int i) {
           for (int d = 0; d < 4; ++d) built(i, d) = x(i, d);
@@ -469,7 +493,7 @@ class KokkosMdStore final : public MdStore {
 
   double max_displacement() const override {
     if (built_owned_ != owned_) return HUGE_VAL;  // no build since a change
-    const Positions x = x_, built = built_x_;
+    const PositionArray x = x_, built = built_x_;
     double worst = 0;
     Kokkos::parallel_reduce(
         "mpsfw::md::max_displacement", Indices(0, owned_),
@@ -500,7 +524,7 @@ class KokkosMdStore final : public MdStore {
     std::copy(to.begin(), to.end(), flat_.host.data());
     flat_.to_device(3L * owned_);
     const Reals in = flat_.device;
-    const Positions x = x_;
+    const PositionArray x = x_;
     Kokkos::parallel_for(
         "mpsfw::md::restore_positions", Indices(0, owned_), KOKKOS_LAMBDA(int i) {
           for (int d = 0; d < 3; ++d) x(i, d) = in(3 * i + d);
@@ -509,7 +533,7 @@ class KokkosMdStore final : public MdStore {
 
   void compute_forces(const LjParams& p) override {
     require_current_lists();
-    const Positions x = x_;
+    const PositionArray x = x_;
     const Vectors f = f_;
     const Lists list = lists_;
     const Ints count = neighbor_count_;
@@ -538,7 +562,7 @@ class KokkosMdStore final : public MdStore {
 
   ForceSums pair_sums(const LjParams& p) const override {
     require_current_lists();
-    const Positions x = x_;
+    const PositionArray x = x_;
     const Lists list = lists_;
     const Ints count = neighbor_count_;
     ForceSums sums;
@@ -591,7 +615,7 @@ class KokkosMdStore final : public MdStore {
     grow(cell_start_, cells + 1);
     grow(cell_fill_, cells + 1);
     Kokkos::deep_copy(first(cell_fill_, cells + 1), 0);
-    const Positions x = x_;
+    const PositionArray x = x_;
     const Ints cell = cell_of_, fill = cell_fill_, start = cell_start_, order = order_;
     Kokkos::parallel_for(
         "mpsfw::md::count_cells", Indices(0, n), KOKKOS_LAMBDA(int i) {
@@ -630,7 +654,7 @@ class KokkosMdStore final : public MdStore {
   void pack_records(const Ints& index, int count) const {
     grow(records_, count);
     const Records r = records_;
-    const Positions x = x_;
+    const PositionArray x = x_;
     const Vectors v = v_;
     const Ids id = id_;
     Kokkos::parallel_for(
@@ -647,7 +671,7 @@ class KokkosMdStore final : public MdStore {
   }
 
   // Owned positions of `from` as [3 i + d] on the host.
-  std::vector<double> interleaved(const Positions& from) const {
+  std::vector<double> interleaved(const PositionArray& from) const {
     flat_.reserve(3L * owned_);
     const Reals out = flat_.device;
     Kokkos::parallel_for(
@@ -667,7 +691,23 @@ class KokkosMdStore final : public MdStore {
   void ghost_slots(long count) {
     if (ghosts_ >= count) return;
     ghosts_ = checked_count(count);
-    grow(x_, checked_count(static_cast<long>(owned_) + ghosts_));
+    reserve_positions(checked_count(static_cast<long>(owned_) + ghosts_));
+  }
+
+  // Room for `rows` positions in x_memory_; a new array keeps the old rows
+  // and counts as a new generation (other ranks map it again).
+  void reserve_positions(int rows) {
+    if (static_cast<int>(x_.extent(0)) >= rows) return;
+    const size_t room = static_cast<size_t>(rows + rows / 4 + 16);
+    Array<double> bigger(kokkos_memory(), 4 * room);
+    const PositionArray to(bigger.data(), room);
+    if (x_.extent(0) > 0) {
+      Kokkos::deep_copy(Kokkos::subview(to, std::make_pair(size_t{0}, x_.extent(0)), Kokkos::ALL),
+                        x_);
+    }
+    x_memory_ = std::move(bigger);
+    x_ = to;
+    ++x_generation_;
   }
 
   void reserve_spares(int n) {
@@ -676,16 +716,21 @@ class KokkosMdStore final : public MdStore {
     grow(spare_f_, n);
     grow(spare_id_, n);
   }
-  // The spares (filled in the new order) become the atoms.
-  void take_spares() {
-    std::swap(x_, spare_x_);
+  // The first n spares (filled in the new order) become the atoms; the
+  // positions are copied back, so that their array (which other ranks on
+  // the GPU may have mapped) stays where it is.
+  void take_spares(int n) {
+    Kokkos::deep_copy(Kokkos::subview(x_, std::make_pair(0, n), Kokkos::ALL),
+                      Kokkos::subview(spare_x_, std::make_pair(0, n), Kokkos::ALL));
     std::swap(v_, spare_v_);
     std::swap(f_, spare_f_);
     std::swap(id_, spare_id_);
   }
 
   int owned_ = 0, ghosts_ = 0;
-  Positions x_{"mpsfw::md::x", 0};  // owned atoms, then ghosts
+  Array<double> x_memory_;  // 4 per atom: owned atoms, then ghosts
+  PositionArray x_;         // over x_memory_
+  long x_generation_ = 0;   // counts reallocations of x_memory_
   Vectors v_{"mpsfw::md::v", 0}, f_{"mpsfw::md::f", 0};
   Ids id_{"mpsfw::md::id", 0};
   // Where take_leaving and sort_by_cell write the atoms in their new order.

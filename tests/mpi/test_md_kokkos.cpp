@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "core/kokkos_runtime.hpp"
+#include "core/memory.hpp"
+#include "solvers/md/md_store.hpp"
 #include "support/md_runs.hpp"
 
 namespace mpsfw {
@@ -108,6 +110,53 @@ TEST(MdKokkos, TotalEnergyDriftsLessThan1e4AndMomentumStaysZero) {
     for (int d = 0; d < 3; ++d)
       EXPECT_LT(std::abs(t.momentum[d]), 1e-12 * scale) << "step " << t.step;
   }
+}
+
+// Same-GPU ghosts: a send list pushed into another array (a neighbour's,
+// mapped, on a GPU) holds what pack_sends gives MPI, at the slots asked for;
+// the position array is shared only on a GPU space, and keeps its address
+// (generation) through a sort, so neighbours need not map it again.
+TEST(MdKokkos, PushedSendsEqualPackedSends) {
+  int node_size = 1;
+  const int node_rank = testing_support::node_rank_and_size(MPI_COMM_WORLD, &node_size);
+  const DeviceBinding device =
+      bind_device(Backend::Kokkos, node_rank, node_size, CudaGate::without_mps());
+  auto store = md::make_md_store(Backend::Kokkos);
+  std::vector<md::AtomRecord> atoms(40);
+  for (int i = 0; i < 40; ++i) {
+    atoms[static_cast<size_t>(i)] = {{0.25 * i, 1.0 + 0.01 * i, 2.0 - 0.02 * i}, {0, 0, 0}, i};
+  }
+  store->assign(atoms);
+  const long generation = store->positions_generation();
+  const md::CellGrid grid{{-1, -1, -1}, {3, 3, 3}, {5, 2, 2}};
+  store->sort_by_cell(grid);
+  EXPECT_EQ(store->positions_generation(), generation) << "a sort moved the position array";
+  long counts[2] = {0, 0};
+  store->select_sends(0, 2.0, 8.0, 10.0, -10.0, counts);
+  EXPECT_EQ(counts[0], 8);
+  EXPECT_EQ(counts[1], 8);
+  for (int list = 0; list < 2; ++list) {
+    const double* packed = store->pack_sends(list);
+    const std::vector<double> want(packed, packed + 3 * counts[list]);
+    const long slot = 5;
+    Array<double> target(device.memory, static_cast<size_t>(4 * (slot + counts[list])));
+    std::vector<double> got(target.size(), -1.0);
+    target.copy_from_host(got.data());
+    store->push_sends(list, target.data(), slot);
+    store->synchronize();
+    target.copy_to_host(got.data());
+    for (long t = 0; t < counts[list]; ++t) {
+      for (int d = 0; d < 3; ++d) {
+        EXPECT_EQ(got[static_cast<size_t>(4 * (slot + t) + d)],
+                  want[static_cast<size_t>(3 * t + d)])
+            << "list " << list << ", atom " << t << ", coordinate " << d;
+      }
+    }
+    EXPECT_EQ(got[0], -1.0) << "wrote before the slot";
+  }
+  EXPECT_EQ(store->positions_base() != nullptr, kokkos_on_gpu());
+  store->assign(std::vector<md::AtomRecord>(1000, atoms[0]));
+  EXPECT_NE(store->positions_generation(), generation) << "a larger array, the same generation";
 }
 
 // The bound of test_md_ranks (docs/md.md): 1e-12 for positions after 100 steps.
