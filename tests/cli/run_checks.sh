@@ -15,7 +15,8 @@
 #   kokkos            --backend kokkos (a build with Kokkos): exit 0, the backend line
 #                     names Kokkos and its execution space, the snapshots equal the
 #                     host backend's; md on 3 ranks: its trajectory equals the host
-#                     backend's, ghosts through MPI; run.halo = ipc on it: a clear error
+#                     backend's, ghosts through MPI; run.halo = ipc on a host space: a
+#                     clear error
 #   crowded_node      3 ranks held to one core (taskset, mpirun --bind-to none): the
 #                     report warns that the node's ranks outnumber its cores and says
 #                     what the ranks do about it; 1 rank on that core: no warning
