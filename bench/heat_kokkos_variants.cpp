@@ -30,6 +30,7 @@
 
 #include "core/device.hpp"
 #include "core/field_layout.hpp"
+#include "solvers/heat/heat_columns_kokkos.hpp"
 #include "solvers/heat/heat_kernels.hpp"
 #include "solvers/heat/heat_physics.hpp"
 
@@ -156,52 +157,16 @@ void team_march(int team_size, int rows, int planes, const FieldLayout& l, heat:
       });
 }
 
-// Updates cell c from registers (below, center) and memory, then moves the
-// window one cell up in z (the native kernel's march, heat_update.cuh).
-KOKKOS_INLINE_FUNCTION void march_one(const double* KOKKOS_RESTRICT in, double* KOKKOS_RESTRICT out,
-                                      std::int64_t& c, std::int64_t sy, std::int64_t sz,
-                                      double& below, double& center, heat::Coefficients k) {
-  const double above = in[c + sz];
-  out[c] =
-      heat::updated_value(center, in[c - 1], in[c + 1], in[c - sy], in[c + sy], below, above, k);
-  below = center;
-  center = above;
-  c += sz;
-}
-
-// A flat range over (x, y, z chunk) columns, x fastest: each thread marches
-// ZC cells up z, passing the z neighbours on in registers, a whole chunk
-// unrolled so that its loads are in flight together.
+// The backend's column march (solvers/heat/heat_columns_kokkos.hpp) at
+// depth ZC: a flat range over (x, y, z chunk) columns, x fastest, each thread
+// marching ZC cells up z with the z neighbours in registers.
 template <int ZC>
 void columns(const FieldLayout& l, heat::Coefficients k, const Field& u, const Field& next,
              const Box& b) {
-  const std::int64_t sy = l.stride_y(), sz = l.stride_z();
-  const FieldLayout at = l;
-  const int nx = b.hi.x - b.lo.x, ny = b.hi.y - b.lo.y;
-  const std::int64_t chunks = (b.hi.z - b.lo.z + ZC - 1) / ZC;
-  const Int3 lo = b.lo, hi = b.hi;
+  const heat::ColumnMarch<ZC> march(l, b, k);
   Kokkos::parallel_for(
-      "columns",
-      Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(
-          0, static_cast<std::int64_t>(nx) * ny * chunks),
-      KOKKOS_LAMBDA(std::int64_t t) {
-        const std::int64_t rest = t / nx;
-        const int i = lo.x + static_cast<int>(t - rest * nx);
-        const int j = lo.y + static_cast<int>(rest % ny);
-        const int k0 = lo.z + static_cast<int>(rest / ny) * ZC;
-        const double* KOKKOS_RESTRICT in = u.data();
-        double* KOKKOS_RESTRICT out = next.data();
-        std::int64_t c = at.index(i, j, k0);
-        double below = in[c - sz], center = in[c];
-        if (k0 + ZC <= hi.z) {
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-          for (int z = 0; z < ZC; ++z) march_one(in, out, c, sy, sz, below, center, k);
-          return;
-        }
-        for (int kz = k0; kz < hi.z; ++kz) march_one(in, out, c, sy, sz, below, center, k);
-      });
+      "columns", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, march.columns()),
+      KOKKOS_LAMBDA(std::int64_t t) { march.column(u.data(), next.data(), t); });
 }
 
 // columns with two neighbouring x columns per thread (pairs of cells, scalar

@@ -11,6 +11,20 @@ endif()
 option(MPSFW_ENABLE_KOKKOS "Build the Kokkos backend (default: on when Kokkos is found)"
        ${_mpsfw_kokkos_default})
 
+# A library's Kokkos source, or its stand-in in a build without Kokkos (which
+# says so when called): compiled as CUDA with a CUDA Kokkos, linked against it.
+function(mpsfw_kokkos_sources target source off_source)
+  if(NOT MPSFW_ENABLE_KOKKOS)
+    target_sources(${target} PRIVATE ${off_source})
+    return()
+  endif()
+  target_sources(${target} PRIVATE ${source})
+  if(MPSFW_KOKKOS_SOURCES_AS_CUDA)
+    set_source_files_properties(${source} PROPERTIES LANGUAGE CUDA)
+  endif()
+  target_link_libraries(${target} PRIVATE mpsfw_kokkos)
+endfunction()
+
 if(NOT MPSFW_ENABLE_KOKKOS)
   message(STATUS "mpsfw: Kokkos backend not built (${Kokkos_DIR}; Kokkos_ROOT=/path/to/kokkos "
                  "or scripts/setup.sh, which installs Debian's libtrilinos-kokkos-dev, turns it on)")

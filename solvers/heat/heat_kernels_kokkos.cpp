@@ -5,6 +5,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "core/error.hpp"
+#include "heat_columns_kokkos.hpp"
 #include "heat_kernels.hpp"
 
 namespace mpsfw::heat {
@@ -21,80 +22,16 @@ using Right = Kokkos::Iterate;
 using Cells = Kokkos::MDRangePolicy<Space, Kokkos::Rank<3, Right::Right, Right::Right>>;
 using Rows = Kokkos::MDRangePolicy<Space, Kokkos::Rank<2, Right::Right, Right::Right>>;
 // A host execution space (Serial, OpenMP, Threads) runs rows, a GPU one
-// columns of kColumnDepth cells along z.
+// columns of kColumnDepth cells along z (heat_columns_kokkos.hpp): 512^3 on
+// an H200 (bench/heat_kokkos_variants), 0.81 of the copy bandwidth at depth
+// 16 (8: 0.78, 32: 0.80, 64: 0.77); a team per row 0.74-0.76, an MDRange over
+// cells 0.41-0.57.
 constexpr bool kHostSpace = Kokkos::SpaceAccessibility<Space, Kokkos::HostSpace>::accessible;
 constexpr int kColumnDepth = 16;
-
-// Updates cell c from registers (below, center) and memory, then moves the
-// window one cell up in z.
-KOKKOS_INLINE_FUNCTION void march_one(const double* KOKKOS_RESTRICT u, double* KOKKOS_RESTRICT next,
-                                      std::int64_t& c, std::int64_t sy, std::int64_t sz,
-                                      double& below, double& center, Coefficients k) {
-  const double above = u[c + sz];
-  next[c] = updated_value(center, u[c - 1], u[c + 1], u[c - sy], u[c + sy], below, above, k);
-  below = center;
-  center = above;
-  c += sz;
-}
 
 // Cells of `box` as (z, y, x) ranges: x, the contiguous one, varies fastest.
 Cells cells_of(const Box& box) {
   return Cells({box.lo.z, box.lo.y, box.lo.x}, {box.hi.z, box.hi.y, box.hi.x});
-}
-
-// The update of a box as columns: work item t is the column (i, j) of z
-// chunk c, x fastest (a warp's loads coalesce), marched kColumnDepth cells up
-// z with the z neighbours passed on in registers, a whole chunk unrolled so
-// that its loads are in flight together (the native kernel's march,
-// heat_update.cuh). 512^3 on an H200 (bench/heat_kokkos_variants): 0.81 of
-// the copy bandwidth; a team per row 0.74-0.76, an MDRange over cells
-// 0.41-0.57.
-struct ColumnMarch {
-  FieldLayout layout;
-  std::int64_t sy = 0, sz = 0;  // the layout's strides, computed once on the host
-  Int3 lo, hi;
-  int nx = 0, ny = 0;
-  std::int64_t chunks = 0;
-  Coefficients k;
-
-  std::int64_t columns() const { return static_cast<std::int64_t>(nx) * ny * chunks; }
-
-  KOKKOS_INLINE_FUNCTION void column(const double* u, double* next, std::int64_t t) const {
-    // Restrict-qualified locals: the compiler then reads u through the
-    // read-only path (0.81 of the copy bandwidth at 512^3 on an H200; 0.75
-    // with restrict only on parameters, march_one's or this function's).
-    const double* KOKKOS_RESTRICT in = u;
-    double* KOKKOS_RESTRICT out = next;
-    const std::int64_t rest = t / nx;
-    const int i = lo.x + static_cast<int>(t - rest * nx);
-    const int j = lo.y + static_cast<int>(rest % ny);
-    const int k0 = lo.z + static_cast<int>(rest / ny) * kColumnDepth;
-    std::int64_t c = layout.index(i, j, k0);
-    double below = in[c - sz], center = in[c];
-    if (k0 + kColumnDepth <= hi.z) {
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-      for (int z = 0; z < kColumnDepth; ++z) march_one(in, out, c, sy, sz, below, center, k);
-      return;
-    }
-    for (int kz = k0; kz < hi.z; ++kz) march_one(in, out, c, sy, sz, below, center, k);
-  }
-};
-
-ColumnMarch column_march(const FieldLayout& layout, const Box& box, Coefficients k) {
-  ColumnMarch m;
-  m.layout = layout;
-  m.sy = layout.stride_y();
-  m.sz = layout.stride_z();
-  m.k = k;
-  if (box.empty()) return m;
-  m.lo = box.lo;
-  m.hi = box.hi;
-  m.nx = box.size().x;
-  m.ny = box.size().y;
-  m.chunks = (box.size().z + kColumnDepth - 1) / kColumnDepth;
-  return m;
 }
 
 class KokkosHeatKernels final : public HeatKernels {
@@ -162,7 +99,7 @@ class KokkosHeatKernels final : public HeatKernels {
   // the one-rank update at 0.75 of the copy bandwidth, not 0.81; H200).
   void update_columns(const double* u, double* next, const FieldLayout& layout, const Box& box,
                       Coefficients k, const HaloPushes& pushes) {
-    const ColumnMarch march = column_march(layout, box, k);
+    const ColumnMarch<kColumnDepth> march(layout, box, k);
     const std::int64_t columns = march.columns();
     const std::int64_t pushed = pushes.cells();
     using Range = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;

@@ -92,6 +92,33 @@ struct PeriodicBox {
   bool fold[3];
 };
 
+// One set of per-atom Views (the atoms, or the spares they are reordered
+// into), as kernels read and write them.
+struct AtomViews {
+  PositionArray x;
+  Vectors v, f;
+  Ids id;
+
+  KOKKOS_INLINE_FUNCTION AtomRecord record(int i) const {
+    AtomRecord a;
+    for (int d = 0; d < 3; ++d) {
+      a.x[d] = x(i, d);
+      a.v[d] = v(i, d);
+    }
+    a.id = id(i);
+    return a;
+  }
+  // Atom i into slot s of `to`.
+  KOKKOS_INLINE_FUNCTION void copy(int i, const AtomViews& to, int s) const {
+    for (int d = 0; d < 4; ++d) to.x(s, d) = x(i, d);
+    for (int d = 0; d < 3; ++d) {
+      to.v(s, d) = v(i, d);
+      to.f(s, d) = f(i, d);
+    }
+    to.id(s) = id(i);
+  }
+};
+
 // nvcc's extended lambdas may not sit in private member functions: the
 // functions that launch are public (the class is local to this file; MdStore
 // is its interface).
@@ -121,21 +148,7 @@ class KokkosMdStore final : public MdStore {
   std::vector<AtomRecord> download() const override {
     std::vector<AtomRecord> out(static_cast<size_t>(owned_));
     if (owned_ == 0) return out;
-    grow(records_, owned_);
-    const Records r = records_;
-    const PositionArray x = x_;
-    const Vectors v = v_;
-    const Ids id = id_;
-    Kokkos::parallel_for(
-        "mpsfw::md::pack_atoms", Indices(0, owned_), KOKKOS_LAMBDA(int i) {
-          AtomRecord a;
-          for (int d = 0; d < 3; ++d) {
-            a.x[d] = x(i, d);
-            a.v[d] = v(i, d);
-          }
-          a.id = id(i);
-          r(i) = a;
-        });
+    pack_records(Ints(), owned_);
     Kokkos::deep_copy(host_view(out.data(), owned_), first(records_, owned_));
     return out;
   }
@@ -213,9 +226,8 @@ class KokkosMdStore final : public MdStore {
     const int n = owned_;
     reserve_spares(n);
     grow(index_, n);
-    const PositionArray x = x_, to_x = spare_x_;
-    const Vectors v = v_, f = f_, to_v = spare_v_, to_f = spare_f_;
-    const Ids id = id_, to_id = spare_id_;
+    const AtomViews from = atoms(), to = spares();
+    const PositionArray x = x_;
     const Ints leaving_atoms = index_;
     // Kept atoms move into the spares in order, leaving ones are listed.
     int leaving = 0;
@@ -228,13 +240,7 @@ class KokkosMdStore final : public MdStore {
             if (leaves) {
               leaving_atoms(before) = i;
             } else {
-              const int s = i - before;
-              for (int d = 0; d < 4; ++d) to_x(s, d) = x(i, d);
-              for (int d = 0; d < 3; ++d) {
-                to_v(s, d) = v(i, d);
-                to_f(s, d) = f(i, d);
-              }
-              to_id(s) = id(i);
+              from.copy(i, to, i - before);
             }
           }
           before += leaves ? 1 : 0;
@@ -286,19 +292,10 @@ class KokkosMdStore final : public MdStore {
     cell_order(grid, n);
     reserve_spares(n);
     const Ints order = order_;
-    const PositionArray x = x_, to_x = spare_x_;
-    const Vectors v = v_, f = f_, to_v = spare_v_, to_f = spare_f_;
-    const Ids id = id_, to_id = spare_id_;
+    const AtomViews from = atoms(), to = spares();
     Kokkos::parallel_for(
-        "mpsfw::md::permute_atoms", Indices(0, n), KOKKOS_LAMBDA(int s) {
-          const int i = order(s);
-          for (int d = 0; d < 4; ++d) to_x(s, d) = x(i, d);
-          for (int d = 0; d < 3; ++d) {
-            to_v(s, d) = v(i, d);
-            to_f(s, d) = f(i, d);
-          }
-          to_id(s) = id(i);
-        });
+        "mpsfw::md::permute_atoms", Indices(0, n),
+        KOKKOS_LAMBDA(int s) { from.copy(order(s), to, s); });
     take_spares(n);
   }
 
@@ -650,24 +647,16 @@ class KokkosMdStore final : public MdStore {
         });
   }
 
-  // Packs atom index(t), t < count, into records_[t].
+  // Packs atom index(t) (atom t where index is empty), t < count, into
+  // records_[t].
   void pack_records(const Ints& index, int count) const {
     grow(records_, count);
     const Records r = records_;
-    const PositionArray x = x_;
-    const Vectors v = v_;
-    const Ids id = id_;
+    const AtomViews from = atoms();
+    const bool all = index.extent(0) == 0;
     Kokkos::parallel_for(
-        "mpsfw::md::pack_leaving", Indices(0, count), KOKKOS_LAMBDA(int t) {
-          const int i = index(t);
-          AtomRecord a;
-          for (int d = 0; d < 3; ++d) {
-            a.x[d] = x(i, d);
-            a.v[d] = v(i, d);
-          }
-          a.id = id(i);
-          r(t) = a;
-        });
+        "mpsfw::md::pack_atoms", Indices(0, count),
+        KOKKOS_LAMBDA(int t) { r(t) = from.record(all ? t : index(t)); });
   }
 
   // Owned positions of `from` as [3 i + d] on the host.
@@ -686,6 +675,9 @@ class KokkosMdStore final : public MdStore {
   void require_current_lists() const {
     if (listed_ != owned_ + ghosts_) throw Error("MD: forces without a current build_neighbors");
   }
+
+  AtomViews atoms() const { return {x_, v_, f_, id_}; }
+  AtomViews spares() const { return {spare_x_, spare_v_, spare_f_, spare_id_}; }
 
   // Makes room for at least `count` ghosts.
   void ghost_slots(long count) {

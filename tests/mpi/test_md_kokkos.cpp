@@ -24,11 +24,12 @@ namespace mpsfw {
 namespace {
 
 using testing_support::brute_force_check;
+using testing_support::expect_energy_kept_and_momentum_zero;
+using testing_support::expect_ranks_match_one_rank;
 using testing_support::ForceCheck;
 using testing_support::gather_atoms;
 using testing_support::make_md_solver;
 using testing_support::md_config;
-using testing_support::periodic_delta;
 using testing_support::world_rank;
 
 // Kokkos is started by the first bind and may be finalised only once.
@@ -97,19 +98,8 @@ TEST(MdKokkos, TotalEnergyDriftsLessThan1e4AndMomentumStaysZero) {
       {"md.cells_x=14", "md.cells_y=4", "md.cells_z=4", "run.steps=1000", "run.thermo_every=100"});
   auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Kokkos);
   solver->run(nullptr);
-  const std::vector<md::Thermo>& thermo = solver->thermo();
-  ASSERT_EQ(thermo.size(), 11u);
-  const double e0 = thermo.front().total;
-  double drift = 0;
-  for (const md::Thermo& t : thermo) drift = std::max(drift, std::abs((t.total - e0) / e0));
-  EXPECT_LT(drift, 1e-4) << "E0 " << e0 << ", E_end " << thermo.back().total;
-  EXPECT_LT(thermo.back().temperature, 0.9 * thermo.front().temperature);  // it moved
-  const double scale =
-      std::sqrt(thermo.front().kinetic * 2) * static_cast<double>(solver->total_atoms());
-  for (const md::Thermo& t : thermo) {
-    for (int d = 0; d < 3; ++d)
-      EXPECT_LT(std::abs(t.momentum[d]), 1e-12 * scale) << "step " << t.step;
-  }
+  ASSERT_EQ(solver->thermo().size(), 11u);
+  expect_energy_kept_and_momentum_zero(*solver);
 }
 
 // Same-GPU ghosts: a send list pushed into another array (a neighbour's,
@@ -161,29 +151,9 @@ TEST(MdKokkos, PushedSendsEqualPackedSends) {
 
 // The bound of test_md_ranks (docs/md.md): 1e-12 for positions after 100 steps.
 TEST(MdKokkos, RanksMatchOneRankWithinRoundOffGrowth) {
-  const md::MdConfig config = md_config(
-      {"md.cells_x=14", "md.cells_y=4", "md.cells_z=4", "run.steps=100", "run.thermo_every=100"});
-  auto many = make_md_solver(config, MPI_COMM_WORLD, Backend::Kokkos);
-  many->run(nullptr);
-  const auto many_atoms = gather_atoms(*many, MPI_COMM_WORLD);
-  if (world_rank() != 0) return;
-  auto one = make_md_solver(config, MPI_COMM_SELF, Backend::Kokkos);
-  one->run(nullptr);
-  const auto one_atoms = gather_atoms(*one, MPI_COMM_SELF);
-  ASSERT_EQ(many_atoms.size(), one_atoms.size());
-  double worst = 0;
-  for (const auto& [id, a] : one_atoms) {
-    const auto it = many_atoms.find(id);
-    ASSERT_NE(it, many_atoms.end()) << "atom " << id << " lost";
-    for (int d = 0; d < 3; ++d) {
-      worst = std::max(worst,
-                       std::abs(periodic_delta(a.atom.x[d], it->second.atom.x[d], config.box[d])));
-    }
-  }
-  std::printf("kokkos, N ranks vs 1: largest position difference %.3g\n", worst);
-  EXPECT_LT(worst, 1e-12);
-  const double e1 = one->thermo().back().total, en = many->thermo().back().total;
-  EXPECT_LT(std::abs(e1 - en), 1e-13 * std::abs(e1));
+  expect_ranks_match_one_rank(md_config({"md.cells_x=14", "md.cells_y=4", "md.cells_z=4",
+                                         "run.steps=100", "run.thermo_every=100"}),
+                              Backend::Kokkos);
 }
 
 }  // namespace

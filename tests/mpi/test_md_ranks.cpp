@@ -23,18 +23,14 @@ namespace mpsfw {
 namespace {
 
 using testing_support::brute_force_check;
+using testing_support::expect_energy_kept_and_momentum_zero;
+using testing_support::expect_ranks_match_one_rank;
 using testing_support::ForceCheck;
 using testing_support::gather_atoms;
 using testing_support::make_md_solver;
 using testing_support::md_config;
 using testing_support::periodic_delta;
 using testing_support::world_rank;
-
-int world_size() {
-  int n = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
-}
 
 // 18x3x3 FCC cells (648 atoms) in a 30.2 x 5.04 x 5.04 box: the cutoff 2.5 is
 // just under half the box along y and z, so ghosts wrap through every face,
@@ -135,21 +131,8 @@ TEST(MdRanks, TotalEnergyDriftsLessThan1e4AndMomentumStaysZero) {
   const md::MdConfig config = md_config(liquid({"run.steps=1000", "run.thermo_every=50"}));
   auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Host);
   solver->run(nullptr);
-  const std::vector<md::Thermo>& thermo = solver->thermo();
-  ASSERT_EQ(thermo.size(), 21u);
-  const double e0 = thermo.front().total;
-  double drift = 0;
-  for (const md::Thermo& t : thermo) drift = std::max(drift, std::abs((t.total - e0) / e0));
-  EXPECT_LT(drift, 1e-4) << "E0 " << e0 << ", E_end " << thermo.back().total;
-  // The liquid really moved: the kinetic energy changed a lot from the lattice start.
-  EXPECT_LT(thermo.back().temperature, 0.9 * thermo.front().temperature);
-  // Total momentum is zero at the start; the pair forces cancel to round-off.
-  const double scale =
-      std::sqrt(thermo.front().kinetic * 2) * static_cast<double>(solver->total_atoms());
-  for (const md::Thermo& t : thermo) {
-    for (int d = 0; d < 3; ++d)
-      EXPECT_LT(std::abs(t.momentum[d]), 1e-12 * scale) << "step " << t.step;
-  }
+  ASSERT_EQ(solver->thermo().size(), 21u);
+  expect_energy_kept_and_momentum_zero(*solver);
 }
 
 // Velocity rescaling: every thermostat_every steps the temperature is set to
@@ -182,29 +165,8 @@ TEST(MdRanks, RescalingThermostatHoldsTheTargetThenLetsGo) {
 // After 100 steps (t = 0.5) the bound is 1e-12 for positions (about 100x the
 // measured value) and 1e-13 relative for the total energy.
 TEST(MdRanks, TrajectoryMatchesOneRankWithinRoundOffGrowth) {
-  const md::MdConfig config = md_config(liquid({"run.steps=100", "run.thermo_every=100"}));
-  auto many = make_md_solver(config, MPI_COMM_WORLD, Backend::Host);
-  many->run(nullptr);
-  const auto many_atoms = gather_atoms(*many, MPI_COMM_WORLD);
-  if (world_rank() != 0) return;
-  auto one = make_md_solver(config, MPI_COMM_SELF, Backend::Host);
-  one->run(nullptr);
-  const auto one_atoms = gather_atoms(*one, MPI_COMM_SELF);
-  ASSERT_EQ(many_atoms.size(), one_atoms.size());
-  double worst = 0;
-  for (const auto& [id, a] : one_atoms) {
-    const auto it = many_atoms.find(id);
-    ASSERT_NE(it, many_atoms.end()) << "atom " << id << " lost on " << world_size() << " ranks";
-    for (int d = 0; d < 3; ++d) {
-      worst = std::max(worst,
-                       std::abs(periodic_delta(a.atom.x[d], it->second.atom.x[d], config.box[d])));
-    }
-  }
-  std::printf("%d ranks vs 1: largest position difference %.3g, total energy %.17g vs %.17g\n",
-              world_size(), worst, many->thermo().back().total, one->thermo().back().total);
-  EXPECT_LT(worst, 1e-12) << "largest position difference after 100 steps";
-  const double e1 = one->thermo().back().total, en = many->thermo().back().total;
-  EXPECT_LT(std::abs(e1 - en), 1e-13 * std::abs(e1));
+  expect_ranks_match_one_rank(md_config(liquid({"run.steps=100", "run.thermo_every=100"})),
+                              Backend::Host);
 }
 
 }  // namespace

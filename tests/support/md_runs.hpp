@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
@@ -102,6 +103,58 @@ inline ForceCheck brute_force_check(const md::MdSolver& solver, const md::MdConf
     }
   }
   return check;
+}
+
+// in.lj's liquid run by `solver` (thermo rows at least every 100 steps): the
+// total energy drifts less than 1e-4 relative, the liquid really moved (the
+// kinetic energy changed a lot from the lattice start), and the total
+// momentum, zero at the start, stays zero to round-off (pair forces cancel).
+inline void expect_energy_kept_and_momentum_zero(const md::MdSolver& solver) {
+  const std::vector<md::Thermo>& thermo = solver.thermo();
+  ASSERT_FALSE(thermo.empty());
+  const double e0 = thermo.front().total;
+  double drift = 0;
+  for (const md::Thermo& t : thermo) drift = std::max(drift, std::abs((t.total - e0) / e0));
+  EXPECT_LT(drift, 1e-4) << "E0 " << e0 << ", E_end " << thermo.back().total;
+  EXPECT_LT(thermo.back().temperature, 0.9 * thermo.front().temperature);
+  const double scale =
+      std::sqrt(thermo.front().kinetic * 2) * static_cast<double>(solver.total_atoms());
+  for (const md::Thermo& t : thermo) {
+    for (int d = 0; d < 3; ++d)
+      EXPECT_LT(std::abs(t.momentum[d]), 1e-12 * scale) << "step " << t.step;
+  }
+}
+
+// `config` on every rank of MPI_COMM_WORLD against one rank, on `backend`:
+// after 100 steps (t = 0.5) positions within 1e-12 and the total energy
+// within 1e-13 relative (the bound test_md_ranks derives from round-off
+// growth; docs/md.md).
+inline void expect_ranks_match_one_rank(const md::MdConfig& config, Backend backend) {
+  auto many = make_md_solver(config, MPI_COMM_WORLD, backend);
+  many->run(nullptr);
+  const auto many_atoms = gather_atoms(*many, MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  auto one = make_md_solver(config, MPI_COMM_SELF, backend);
+  one->run(nullptr);
+  const auto one_atoms = gather_atoms(*one, MPI_COMM_SELF);
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  ASSERT_EQ(many_atoms.size(), one_atoms.size());
+  double worst = 0;
+  for (const auto& [id, a] : one_atoms) {
+    const auto it = many_atoms.find(id);
+    ASSERT_NE(it, many_atoms.end()) << "atom " << id << " lost on " << ranks << " ranks";
+    for (int d = 0; d < 3; ++d) {
+      worst = std::max(worst,
+                       std::abs(periodic_delta(a.atom.x[d], it->second.atom.x[d], config.box[d])));
+    }
+  }
+  std::printf("%s, %d ranks vs 1: largest position difference %.3g, total energy %.17g vs %.17g\n",
+              to_string(backend), ranks, worst, many->thermo().back().total,
+              one->thermo().back().total);
+  EXPECT_LT(worst, 1e-12) << "largest position difference after 100 steps";
+  const double e1 = one->thermo().back().total, en = many->thermo().back().total;
+  EXPECT_LT(std::abs(e1 - en), 1e-13 * std::abs(e1));
 }
 
 }  // namespace mpsfw::testing_support
