@@ -14,6 +14,8 @@
 //   columns zZ      a flat range over (x, y, z chunk) columns, each thread
 //                   marching Z cells up z with the z neighbours in registers
 //   pairs zZ        the same with two neighbouring x columns per thread
+//   columns zZ lbTxB  columns with Kokkos::LaunchBounds<T, B> (at most T threads
+//                   a block, at least B blocks an SM: caps the registers)
 // Each figure is the median of --repeats launches, each followed by a fence.
 //   heat_kokkos_variants [--n 512] [--repeats 20]
 #include <mpi.h>
@@ -160,12 +162,13 @@ void team_march(int team_size, int rows, int planes, const FieldLayout& l, heat:
 // The backend's column march (solvers/heat/heat_columns_kokkos.hpp) at
 // depth ZC: a flat range over (x, y, z chunk) columns, x fastest, each thread
 // marching ZC cells up z with the z neighbours in registers.
-template <int ZC>
+template <int ZC, class... Traits>
 void columns(const FieldLayout& l, heat::Coefficients k, const Field& u, const Field& next,
              const Box& b) {
   const heat::ColumnMarch<ZC> march(l, b, k);
   Kokkos::parallel_for(
-      "columns", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, march.columns()),
+      "columns",
+      Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>, Traits...>(0, march.columns()),
       KOKKOS_LAMBDA(std::int64_t t) { march.column(u.data(), next.data(), t); });
 }
 
@@ -258,7 +261,8 @@ int run(int argc, char** argv) {
         "solver",         "mdrange 64x4x1",       "range",      "team rows 64",
         "warp rows 4x32", "march 1 rows z4 t128", "columns z8", "columns z16",
         "columns z32",    "columns z64",          "pairs z8",   "pairs z16",
-        "pairs z32"};
+        "pairs z32",      "columns z16 lb128x16", "columns z16 lb256x8", "columns z8 lb128x16",
+        "columns z8 lb256x8", "columns z32 lb128x16", "columns z16 lb256x6"};
     const auto launch = [&](size_t v, const Field& from, const Field& to, const Box& b) {
       switch (v) {
         case 0:
@@ -285,8 +289,20 @@ int run(int argc, char** argv) {
           return column_pairs<8>(layout, k, from, to, b);
         case 11:
           return column_pairs<16>(layout, k, from, to, b);
-        default:
+        case 12:
           return column_pairs<32>(layout, k, from, to, b);
+        case 13:
+          return columns<16, Kokkos::LaunchBounds<128, 16>>(layout, k, from, to, b);
+        case 14:
+          return columns<16, Kokkos::LaunchBounds<256, 8>>(layout, k, from, to, b);
+        case 15:
+          return columns<8, Kokkos::LaunchBounds<128, 16>>(layout, k, from, to, b);
+        case 16:
+          return columns<8, Kokkos::LaunchBounds<256, 8>>(layout, k, from, to, b);
+        case 17:
+          return columns<32, Kokkos::LaunchBounds<128, 16>>(layout, k, from, to, b);
+        default:
+          return columns<16, Kokkos::LaunchBounds<256, 6>>(layout, k, from, to, b);
       }
     };
     const Box interior = layout.interior();

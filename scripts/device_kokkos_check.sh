@@ -91,7 +91,7 @@ if has bandwidth; then
   done
   "$build/bench/heat_kokkos_variants" --n 512 2>&1 | tee "$out/kokkos_variants_512.txt"
   "$build/bench/heat_kokkos_variants" --n 256 > "$out/kokkos_variants_256.txt" 2>&1
-  sed 's/^/  256^3: /' "$out/kokkos_variants_256.txt" | tail -11
+  sed 's/^/  256^3: /' "$out/kokkos_variants_256.txt" | tail -24
 fi
 
 if has heat; then

@@ -34,6 +34,43 @@ Cells cells_of(const Box& box) {
   return Cells({box.lo.z, box.lo.y, box.lo.x}, {box.hi.z, box.hi.y, box.hi.x});
 }
 
+// The larger of `most` and |now - before| at cell c (no fabs: the same
+// spelling in Kokkos 3 and 4).
+KOKKOS_INLINE_FUNCTION double larger_change(const ConstField& now, const ConstField& before,
+                                            std::int64_t c, double most) {
+  const double delta = now(c) - before(c);
+  const double change = delta < 0 ? -delta : delta;
+  return change > most ? change : most;
+}
+
+// The interior as (x, y, z chunk) columns of kPlanes cells, x fastest, for
+// reductions on a GPU: locate gives column t's first cell and its length.
+struct InteriorColumns {
+  static constexpr int kPlanes = 16;
+  FieldLayout layout;
+  std::int64_t sz = 0;
+  Int3 lo, hi;
+  int nx = 0, ny = 0;
+  std::int64_t chunks = 0;
+
+  explicit InteriorColumns(const FieldLayout& l) : layout(l), sz(l.stride_z()) {
+    const Box b = l.interior();
+    if (b.empty()) return;
+    lo = b.lo;
+    hi = b.hi;
+    nx = b.size().x;
+    ny = b.size().y;
+    chunks = (b.size().z + kPlanes - 1) / kPlanes;
+  }
+  std::int64_t count() const { return static_cast<std::int64_t>(nx) * ny * chunks; }
+  KOKKOS_INLINE_FUNCTION int locate(std::int64_t t, std::int64_t& c) const {
+    const std::int64_t rest = t / nx;
+    const int k0 = lo.z + static_cast<int>(rest / ny) * kPlanes;
+    c = layout.index(lo.x + static_cast<int>(t - rest * nx), lo.y + static_cast<int>(rest % ny), k0);
+    return k0 + kPlanes <= hi.z ? kPlanes : hi.z - k0;
+  }
+};
+
 class KokkosHeatKernels final : public HeatKernels {
  public:
   void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
@@ -132,19 +169,42 @@ class KokkosHeatKernels final : public HeatKernels {
     const ConstField now(u, static_cast<size_t>(layout.size()));
     const ConstField before(previous, static_cast<size_t>(layout.size()));
     const FieldLayout l = layout;
-    const Cells interior = cells_of(layout.interior());
     LocalDiagnostics d;
+    if constexpr (kHostSpace) {
+      const Cells interior = cells_of(layout.interior());
+      Kokkos::parallel_reduce(
+          "mpsfw::heat::total", interior,
+          KOKKOS_LAMBDA(int kz, int j, int i, double& sum) { sum += now(l.index(i, j, kz)); },
+          d.total);
+      Kokkos::parallel_reduce(
+          "mpsfw::heat::max_change", interior,
+          KOKKOS_LAMBDA(int kz, int j, int i, double& most) {
+            most = larger_change(now, before, l.index(i, j, kz), most);
+          },
+          Kokkos::Max<double>(d.max_change));
+      return d;
+    }
+    // On a GPU, columns as in the update (x fastest, so a warp's loads
+    // coalesce): an MDRange reduction with default tiles read the fields at a
+    // fraction of the copy bandwidth (docs/performance.md).
+    const InteriorColumns columns(layout);
+    using Range = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
     Kokkos::parallel_reduce(
-        "mpsfw::heat::total", interior,
-        KOKKOS_LAMBDA(int kz, int j, int i, double& sum) { sum += now(l.index(i, j, kz)); },
+        "mpsfw::heat::total_columns", Range(0, columns.count()),
+        KOKKOS_LAMBDA(std::int64_t t, double& sum) {
+          std::int64_t c = 0;
+          const int planes = columns.locate(t, c);
+          double column = 0;
+          for (int z = 0; z < planes; ++z, c += columns.sz) column += now(c);
+          sum += column;
+        },
         d.total);
     Kokkos::parallel_reduce(
-        "mpsfw::heat::max_change", interior,
-        KOKKOS_LAMBDA(int kz, int j, int i, double& most) {
-          const std::int64_t c = l.index(i, j, kz);
-          const double delta = now(c) - before(c);
-          const double change = delta < 0 ? -delta : delta;  // fabs, in Kokkos 3 and 4 alike
-          if (change > most) most = change;
+        "mpsfw::heat::max_change_columns", Range(0, columns.count()),
+        KOKKOS_LAMBDA(std::int64_t t, double& most) {
+          std::int64_t c = 0;
+          const int planes = columns.locate(t, c);
+          for (int z = 0; z < planes; ++z, c += columns.sz) most = larger_change(now, before, c, most);
         },
         Kokkos::Max<double>(d.max_change));
     return d;
