@@ -257,12 +257,25 @@ int run(int argc, char** argv) {
     std::printf("%-26s %10.1f %8.3f\n", "device copy (read+write)", copy_bw * 1e-9, 1.0);
 
     auto kernels = heat::make_heat_kernels(Backend::Kokkos);
-    const std::vector<std::string> names = {
-        "solver",         "mdrange 64x4x1",       "range",      "team rows 64",
-        "warp rows 4x32", "march 1 rows z4 t128", "columns z8", "columns z16",
-        "columns z32",    "columns z64",          "pairs z8",   "pairs z16",
-        "pairs z32",      "columns z16 lb128x16", "columns z16 lb256x8", "columns z8 lb128x16",
-        "columns z8 lb256x8", "columns z32 lb128x16", "columns z16 lb256x6"};
+    const std::vector<std::string> names = {"solver",
+                                            "mdrange 64x4x1",
+                                            "range",
+                                            "team rows 64",
+                                            "warp rows 4x32",
+                                            "march 1 rows z4 t128",
+                                            "columns z8",
+                                            "columns z16",
+                                            "columns z32",
+                                            "columns z64",
+                                            "pairs z8",
+                                            "pairs z16",
+                                            "pairs z32",
+                                            "columns z16 lb128x16",
+                                            "columns z16 lb256x8",
+                                            "columns z8 lb128x16",
+                                            "columns z8 lb256x8",
+                                            "columns z32 lb128x16",
+                                            "columns z16 lb256x6"};
     const auto launch = [&](size_t v, const Field& from, const Field& to, const Box& b) {
       switch (v) {
         case 0:

@@ -66,7 +66,8 @@ struct InteriorColumns {
   KOKKOS_INLINE_FUNCTION int locate(std::int64_t t, std::int64_t& c) const {
     const std::int64_t rest = t / nx;
     const int k0 = lo.z + static_cast<int>(rest / ny) * kPlanes;
-    c = layout.index(lo.x + static_cast<int>(t - rest * nx), lo.y + static_cast<int>(rest % ny), k0);
+    c = layout.index(lo.x + static_cast<int>(t - rest * nx), lo.y + static_cast<int>(rest % ny),
+                     k0);
     return k0 + kPlanes <= hi.z ? kPlanes : hi.z - k0;
   }
 };
@@ -204,7 +205,8 @@ class KokkosHeatKernels final : public HeatKernels {
         KOKKOS_LAMBDA(std::int64_t t, double& most) {
           std::int64_t c = 0;
           const int planes = columns.locate(t, c);
-          for (int z = 0; z < planes; ++z, c += columns.sz) most = larger_change(now, before, c, most);
+          for (int z = 0; z < planes; ++z, c += columns.sz)
+            most = larger_change(now, before, c, most);
         },
         Kokkos::Max<double>(d.max_change));
     return d;
