@@ -150,9 +150,12 @@ bool MdSolver::lists_stale() {
 void MdSolver::rebuild(long step) {
   const CellGrid grid = comm_.cell_grid();
   {
-    PhaseTimers::Scope t(timers_, "communicate");
+    PhaseTimers::Scope t(timers_, "migrate");
     comm_.migrate(*store_, step);
     store_->sort_by_cell(grid);
+  }
+  {
+    PhaseTimers::Scope t(timers_, "ghost exchange");
     comm_.exchange_ghosts(*store_);
   }
   PhaseTimers::Scope t(timers_, "neighbour build");

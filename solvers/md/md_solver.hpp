@@ -2,8 +2,9 @@
 // The MD solver's time loop (velocity Verlet, NVE; optional velocity
 // rescaling). Each step:
 //   integrate (kick half, drift) -> neighbour check -> communicate (ghost
-//   positions; at a rebuild: migrate, new ghosts) -> [neighbour build] ->
-//   force -> integrate (kick half) -> thermostat, thermo every thermo_every.
+//   positions) or, at a rebuild, migrate (and sort) -> ghost exchange ->
+//   neighbour build -> force -> integrate (kick half) -> thermostat, thermo
+//   every thermo_every.
 // Neighbour lists reach cutoff + skin and are rebuilt when an atom has moved
 // more than skin/2 since the last build (agreed over all ranks every step,
 // so no pair inside the cutoff is ever missed) or after rebuild_every steps.
