@@ -16,22 +16,25 @@
 namespace mpsfw::md {
 namespace {
 
-// Sends `out` to rank `to` and receives from rank `from` (counts first).
-std::vector<AtomRecord> shift(MPI_Comm comm, const std::vector<AtomRecord>& out, int to, int from,
-                              int tag) {
-  long send_count = static_cast<long>(out.size()), recv_count = 0;
-  MPSFW_MPI_CHECK(MPI_Sendrecv(&send_count, 1, MPI_LONG, to, tag, &recv_count, 1, MPI_LONG, from,
-                               tag, comm, MPI_STATUS_IGNORE));
-  std::vector<AtomRecord> in(static_cast<size_t>(recv_count));
-  const long bytes_out = send_count * static_cast<long>(sizeof(AtomRecord));
-  const long bytes_in = recv_count * static_cast<long>(sizeof(AtomRecord));
-  if (bytes_out > INT_MAX || bytes_in > INT_MAX) {
+// Receives the message with `tag` from rank `from`, whatever its length (the
+// length is the count: one message, no count sent ahead): `buffer(n)` gives
+// room for n items of `type` (of `size` bytes) and the count is returned.
+template <class Buffer>
+long receive_sized(MPI_Comm comm, int from, int tag, MPI_Datatype type, Buffer buffer) {
+  MPI_Message message;
+  MPI_Status status;
+  MPSFW_MPI_CHECK(MPI_Mprobe(from, tag, comm, &message, &status));
+  int n = 0;
+  MPSFW_MPI_CHECK(MPI_Get_count(&status, type, &n));
+  MPSFW_MPI_CHECK(MPI_Mrecv(buffer(n), n, type, &message, MPI_STATUS_IGNORE));
+  return n;
+}
+
+int byte_count(std::size_t atoms) {
+  const std::size_t bytes = atoms * sizeof(AtomRecord);
+  if (bytes > INT_MAX)
     throw Error("MD: a message of more than 2 GiB between neighbours; use more ranks");
-  }
-  MPSFW_MPI_CHECK(MPI_Sendrecv(out.data(), static_cast<int>(bytes_out), MPI_BYTE, to, tag + 1,
-                               in.data(), static_cast<int>(bytes_in), MPI_BYTE, from, tag + 1, comm,
-                               MPI_STATUS_IGNORE));
-  return in;
+  return static_cast<int>(bytes);
 }
 
 std::array<int, 6> face_neighbors(const CartDecomposition& decomposition) {
@@ -83,9 +86,23 @@ void MdComm::migrate(MdStore& store, long step) const {
     if (coords[d] == dims[d] - 1) {
       for (AtomRecord& a : to_high) a.x[d] = across_periodic_edge(a.x[d], domain_.box[d]);
     }
+    // Both directions at once, one message each (its length is the count).
     const int low = decomposition_.neighbor(2 * d), high = decomposition_.neighbor(2 * d + 1);
-    std::vector<AtomRecord> from_high = shift(comm, to_low, low, high, 10 + 4 * d);
-    std::vector<AtomRecord> from_low = shift(comm, to_high, high, low, 12 + 4 * d);
+    MPI_Request sent[2];
+    MPSFW_MPI_CHECK(MPI_Isend(to_low.data(), byte_count(to_low.size()), MPI_BYTE, low, 10 + 2 * d,
+                              comm, &sent[0]));
+    MPSFW_MPI_CHECK(MPI_Isend(to_high.data(), byte_count(to_high.size()), MPI_BYTE, high,
+                              11 + 2 * d, comm, &sent[1]));
+    std::vector<AtomRecord> from_high, from_low;
+    const auto into = [](std::vector<AtomRecord>& atoms) {
+      return [&atoms](int bytes) {
+        atoms.resize(static_cast<size_t>(bytes) / sizeof(AtomRecord));
+        return static_cast<void*>(atoms.data());
+      };
+    };
+    receive_sized(comm, high, 10 + 2 * d, MPI_BYTE, into(from_high));
+    receive_sized(comm, low, 11 + 2 * d, MPI_BYTE, into(from_low));
+    MPSFW_MPI_CHECK(MPI_Waitall(2, sent, MPI_STATUSES_IGNORE));
     for (const auto* arrived : {&from_high, &from_low}) {
       for (const AtomRecord& a : *arrived) {
         if (!(a.x[d] >= domain_.lo[d] && a.x[d] < domain_.hi[d])) {  // also NaN
@@ -114,6 +131,7 @@ void MdComm::exchange_ghosts(MdStore& store) {
   MPI_Comm comm = decomposition_.comm();
   store.clear_ghosts();
   const Int3 coords = decomposition_.coords(), dims = decomposition_.rank_grid();
+  const int me = decomposition_.rank();
   long ghosts = 0;
   for (int d = 0; d < 3; ++d) {
     // Across the periodic edge an image is shifted by the box length.
@@ -122,17 +140,33 @@ void MdComm::exchange_ghosts(MdStore& store) {
     long counts[2];
     store.select_sends(d, domain_.lo[d] + ghost_width_, domain_.hi[d] - ghost_width_, low_shift,
                        high_shift, counts);
-    // What the high neighbour sends low lands first, then what the low one sends high.
+    // Both sides' positions in flight at once, one message each (its length
+    // is the count). What the high neighbour sends low lands first, then what
+    // the low one sends high.
+    MPI_Request sent[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     for (int side = 0; side < 2; ++side) {
       GhostTransfer& t = plan_[2 * d + side];
       t.send_count = counts[side];
-      MPSFW_MPI_CHECK(MPI_Sendrecv(&t.send_count, 1, MPI_LONG, t.to, 30 + 2 * d + side,
-                                   &t.receive_count, 1, MPI_LONG, t.from, 30 + 2 * d + side, comm,
-                                   MPI_STATUS_IGNORE));
-      t.receive_first = ghosts;
-      ghosts += t.receive_count;
-      transfer(store, 2 * d + side, 40 + 2 * d + side, false);
+      if (t.to == me) continue;  // its own images, copied below
+      MPSFW_MPI_CHECK(MPI_Isend(store.pack_sends(2 * d + side), position_count(t.send_count),
+                                MPI_DOUBLE, t.to, 40 + 2 * d + side, comm, &sent[side]));
     }
+    for (int side = 0; side < 2; ++side) {
+      GhostTransfer& t = plan_[2 * d + side];
+      const int list = 2 * d + side;
+      t.receive_first = ghosts;
+      if (t.from == me) {
+        t.receive_count = t.send_count;
+        store.copy_sends_to_ghosts(list, t.receive_first);
+      } else {
+        t.receive_count = receive_sized(comm, t.from, 40 + list, MPI_DOUBLE,
+                                        [&](int n) { return store.receive_buffer(list, n / 3); }) /
+                          3;
+        store.unpack_ghosts(list, t.receive_first, t.receive_count);
+      }
+      ghosts += t.receive_count;
+    }
+    MPSFW_MPI_CHECK(MPI_Waitall(2, sent, MPI_STATUSES_IGNORE));
   }
   same_gpu_->connect(store, plan_);
 }
@@ -145,29 +179,29 @@ void MdComm::update_ghosts(MdStore& store) const {
     return;
   }
   for (int d = 0; d < 3; ++d) {
-    for (int side = 0; side < 2; ++side) transfer(store, 2 * d + side, 40 + 2 * d + side, true);
+    for (int side = 0; side < 2; ++side) transfer(store, 2 * d + side, 40 + 2 * d + side);
     same_gpu_->stage_done(store);  // the next stage sends ghosts this one wrote
   }
 }
 
-void MdComm::transfer(MdStore& store, int list, int tag, bool direct) const {
+void MdComm::transfer(MdStore& store, int list, int tag) const {
   const GhostTransfer& t = plan_[list];
   const int me = decomposition_.rank();
   if (t.to == me && t.from == me) {  // one rank across: its own images
     store.copy_sends_to_ghosts(list, t.receive_first);
     return;
   }
-  const bool push = direct && same_gpu_->pushes(list);
-  const bool pushed = direct && same_gpu_->pushed_to_us(list);
+  const bool push = same_gpu_->pushes(list);
+  const bool pushed = same_gpu_->pushed_to_us(list);
   if (push) same_gpu_->push(store, list);
   if (push && pushed) return;
   const double* out = push ? nullptr : store.pack_sends(list);
-  double* in = pushed ? nullptr : store.receive_buffer(t.receive_count);
+  double* in = pushed ? nullptr : store.receive_buffer(list, t.receive_count);
   MPSFW_MPI_CHECK(MPI_Sendrecv(
       out, push ? 0 : position_count(t.send_count), MPI_DOUBLE, push ? MPI_PROC_NULL : t.to, tag,
       in, pushed ? 0 : position_count(t.receive_count), MPI_DOUBLE, pushed ? MPI_PROC_NULL : t.from,
       tag, decomposition_.comm(), MPI_STATUS_IGNORE));
-  if (!pushed) store.unpack_ghosts(t.receive_first, t.receive_count);
+  if (!pushed) store.unpack_ghosts(list, t.receive_first, t.receive_count);
 }
 
 std::string MdComm::ghost_path() const {

@@ -67,6 +67,36 @@ class PinnedBuffer {
   long capacity_ = 0;
 };
 
+// Pinned memory that copies to the device read asynchronously: mark_read
+// after enqueueing such a copy, wait before writing into it again.
+class PinnedInbox {
+ public:
+  PinnedInbox() = default;
+  PinnedInbox(const PinnedInbox&) = delete;
+  PinnedInbox& operator=(const PinnedInbox&) = delete;
+  ~PinnedInbox() {
+    if (read_ != nullptr) cudaEventDestroy(read_);
+  }
+  double* data() { return buffer_.data(); }
+  void reserve(long n) { buffer_.reserve(n); }
+  void mark_read() {
+    if (read_ == nullptr)
+      MPSFW_CUDA_CHECK(cudaEventCreateWithFlags(&read_, cudaEventDisableTiming));
+    MPSFW_CUDA_CHECK(cudaEventRecord(read_));
+    pending_ = true;
+  }
+  void wait() {
+    if (!pending_) return;
+    MPSFW_CUDA_CHECK(cudaEventSynchronize(read_));
+    pending_ = false;
+  }
+
+ private:
+  PinnedBuffer<double> buffer_;
+  cudaEvent_t read_ = nullptr;
+  bool pending_ = false;
+};
+
 // Thrust's temporary storage (sort, copy_if, reduce): a block returned by one
 // call is handed out again to the next, and regrown when too small. A block
 // returned by a call that does not wait (policy_nosync) may still be read by

@@ -34,6 +34,9 @@ SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, const std::array<int, 6>& neighbors,
   gpu_comm_ = gpu_communicator(comm_, gpus_);
   const long sharing = std::count(gpus_.begin(), gpus_.end(), gpu);
   active_ = mode != HaloTransport::Mpi && memory_ != nullptr && !gpu.empty() && sharing > 1;
+  int any = active_ ? 1 : 0, anywhere = 0;
+  MPSFW_MPI_CHECK(MPI_Allreduce(&any, &anywhere, 1, MPI_INT, MPI_LOR, comm_));
+  active_anywhere_ = anywhere != 0;
   connect_signals(neighbors, sync);
 }
 
@@ -99,17 +102,23 @@ void SameGpuGhosts::connect(MdStore& store, const GhostTransfer plan[6]) {
     pushed_[list] = false;
   }
   // Every rank takes part while any may push: the records below are collective.
-  int any = active_ ? 1 : 0, anywhere = 0;
-  MPSFW_MPI_CHECK(MPI_Allreduce(&any, &anywhere, 1, MPI_INT, MPI_LOR, comm_));
-  if (!anywhere) return;
+  if (!active_anywhere_) return;
 
   std::string error;
   TargetRecord mine;
   if (active_) {
     try {
       store.synchronize();  // the ghost slots hold the rebuild's positions
-      mine.positions = memory_->share(store.positions_base());
-      mine.generation = store.positions_generation();
+      // The handle of an array is the same until it is reallocated.
+      const long generation = store.positions_generation();
+      if (!shared_ || shared_generation_ != generation || shared_base_ != store.positions_base()) {
+        shared_handle_ = memory_->share(store.positions_base());
+        shared_generation_ = generation;
+        shared_base_ = store.positions_base();
+        shared_ = true;
+      }
+      mine.positions = shared_handle_;
+      mine.generation = generation;
       mine.ok = 1;
     } catch (const std::exception& e) {
       error = e.what();
@@ -120,20 +129,28 @@ void SameGpuGhosts::connect(MdStore& store, const GhostTransfer plan[6]) {
     return active_ && rank != me_ &&
            gpus_[static_cast<size_t>(rank)] == gpus_[static_cast<size_t>(me_)];
   };
-  std::vector<Mapping> used;
+  // The six lists' records in one round.
+  TargetRecord out[6], in[6];
+  MPI_Request requests[12];
   for (int list = 0; list < 6; ++list) {
     const GhostTransfer& t = plan[list];
-    TargetRecord out = mine, in;
-    out.slot = store.owned() + t.receive_first;
-    const bool push = direct(t.to), pushed = direct(t.from);
-    MPSFW_MPI_CHECK(MPI_Sendrecv(&out, sizeof out, MPI_BYTE, pushed ? t.from : MPI_PROC_NULL,
-                                 60 + list, &in, sizeof in, MPI_BYTE, push ? t.to : MPI_PROC_NULL,
-                                 60 + list, comm_, MPI_STATUS_IGNORE));
-    pushed_[list] = pushed;
-    if (!push || !error.empty() || !in.ok) continue;
+    out[list] = mine;
+    out[list].slot = store.owned() + t.receive_first;
+    pushed_[list] = direct(t.from);
+    MPSFW_MPI_CHECK(MPI_Isend(&out[list], sizeof(TargetRecord), MPI_BYTE,
+                              pushed_[list] ? t.from : MPI_PROC_NULL, 60 + list, comm_,
+                              &requests[list]));
+    MPSFW_MPI_CHECK(MPI_Irecv(&in[list], sizeof(TargetRecord), MPI_BYTE,
+                              direct(t.to) ? t.to : MPI_PROC_NULL, 60 + list, comm_,
+                              &requests[6 + list]));
+  }
+  MPSFW_MPI_CHECK(MPI_Waitall(12, requests, MPI_STATUSES_IGNORE));
+  std::vector<Mapping> used;
+  for (int list = 0; list < 6; ++list) {
+    if (!direct(plan[list].to) || !error.empty() || !in[list].ok) continue;
     try {
-      target_[list] = mapping_for(t.to, in.generation, in.positions, &used);
-      target_slot_[list] = in.slot;
+      target_[list] = mapping_for(plan[list].to, in[list].generation, in[list].positions, &used);
+      target_slot_[list] = in[list].slot;
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -154,7 +171,7 @@ void SameGpuGhosts::connect(MdStore& store, const GhostTransfer plan[6]) {
     target_[list] = nullptr;
     pushed_[list] = false;
   }
-  active_ = false;
+  active_ = active_anywhere_ = false;
   if (mode_ == HaloTransport::Ipc) throw AgreedError("run.halo = ipc: " + failed);
   fallback_ = failed;
 }

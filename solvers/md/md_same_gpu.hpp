@@ -80,8 +80,15 @@ class SameGpuGhosts {
   int me_ = 0;
   MPI_Comm gpu_comm_ = MPI_COMM_NULL;  // the ranks on this rank's GPU
   bool active_ = false;                // some rank on this GPU pushes
+  bool active_anywhere_ = false;       // some rank of comm_ is active_
   std::string fallback_;               // why not, where it could have
   std::vector<Mapping> mappings_;
+  // This rank's position array as last shared (its handle is reused until
+  // the array is reallocated).
+  bool shared_ = false;
+  long shared_generation_ = 0;
+  const void* shared_base_ = nullptr;
+  PeerMemoryHandle shared_handle_;
   void* target_[6] = {};
   long target_slot_[6] = {};
   bool pushed_[6] = {};

@@ -95,14 +95,19 @@ class MdStore {
   virtual void select_sends(int dim, double low_edge, double high_edge, double low_shift,
                             double high_shift, long counts[2]) = 0;
   // The current positions of send list `list` (shift applied), x, y, z per
-  // atom, in a host buffer the store owns (valid until the next call).
+  // atom, in a host buffer the store keeps for that list (valid until the
+  // next pack_sends of the same list): the lists of both sides of a
+  // dimension can be in flight at once.
   virtual const double* pack_sends(int list) = 0;
-  // A host buffer with room for `count` positions, for unpack_ghosts.
-  virtual double* receive_buffer(long count) = 0;
-  // Writes the first `count` positions of the receive buffer into ghost slots
-  // first .. first + count - 1 (counted from the first ghost); appends slots
-  // past the current ghosts.
-  virtual void unpack_ghosts(long first, long count) = 0;
+  // A host buffer for what arrives in place of list `list`, with room for
+  // `count` positions, for unpack_ghosts (each list its own).
+  virtual double* receive_buffer(int list, long count) = 0;
+  // Writes the first `count` positions of list `list`'s receive buffer into
+  // ghost slots first .. first + count - 1 (counted from the first ghost);
+  // appends slots past the current ghosts. On a GPU the copy may still run
+  // when this returns: the store's next device work follows it, and the
+  // next receive_buffer of the list waits for it.
+  virtual void unpack_ghosts(int list, long first, long count) = 0;
   // Send list `list` straight into ghost slots from `first` (a rank that is
   // its own neighbour: no buffer on the host).
   virtual void copy_sends_to_ghosts(int list, long first) = 0;

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <cub/device/device_select.cuh>
 #include <string>
 #include <utility>
 #include <vector>
@@ -216,52 +217,70 @@ class CudaMdStore final : public MdStore {
     listed_ = -1;
   }
 
+  // Both sides' compactions, then one wait for both counts.
   void select_sends(int dim, double low_edge, double high_edge, double low_shift, double high_shift,
                     long counts[2]) override {
     const int n = owned_ + ghosts_;
     const thrust::counting_iterator<int> first(0);
     const double shifts[2] = {low_shift, high_shift};
+    selected_.reserve(2);
     for (int side = 0; side < 2; ++side) {
       SendList& list = sends_[2 * dim + side];
       list.dim = dim;
       list.shift = shifts[side];
+      list.count = 0;
       list.index.reserve(n);
+      if (n == 0) continue;
       const NearEdge near{x_.data(), dim, side == 0 ? low_edge : -HUGE_VAL,
                           side == 0 ? HUGE_VAL : high_edge};
-      list.count = n == 0 ? 0
-                          : static_cast<int>(thrust::copy_if(policy(), first, first + n,
-                                                             list.index.data(), near) -
-                                             list.index.data());
-      counts[side] = list.count;
+      std::size_t bytes = 0;
+      MPSFW_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, first, list.index.data(),
+                                             selected_.data() + side, n, near));
+      select_temp_.reserve(static_cast<int>(std::min<std::size_t>(bytes, INT_MAX)));
+      MPSFW_CUDA_CHECK(cub::DeviceSelect::If(select_temp_.data(), bytes, first, list.index.data(),
+                                             selected_.data() + side, n, near));
+    }
+    int selected[2] = {0, 0};
+    if (n > 0) {
+      MPSFW_CUDA_CHECK(
+          cudaMemcpy(selected, selected_.data(), sizeof selected, cudaMemcpyDeviceToHost));
+    }
+    for (int side = 0; side < 2; ++side) {
+      sends_[2 * dim + side].count = selected[side];
+      counts[side] = selected[side];
     }
   }
 
   const double* pack_sends(int list) override {
     const SendList& send = sends_[list];
-    host_out_.reserve(3L * send.count);
-    if (send.count == 0) return host_out_.data();
+    PinnedBuffer<double>& host_out = host_out_[list];
+    host_out.reserve(3L * send.count);
+    if (send.count == 0) return host_out.data();
     device_out_.reserve(3 * send.count);
     pack_positions_kernel<<<blocks_for(send.count, kThreads), kThreads>>>(
         view(), send.index.data(), send.count, send.dim, send.shift, device_out_.data());
     MPSFW_CUDA_CHECK_LAUNCH();
-    MPSFW_CUDA_CHECK(cudaMemcpy(host_out_.data(), device_out_.data(),
+    MPSFW_CUDA_CHECK(cudaMemcpy(host_out.data(), device_out_.data(),
                                 3 * static_cast<std::size_t>(send.count) * sizeof(double),
                                 cudaMemcpyDeviceToHost));
-    return host_out_.data();
+    return host_out.data();
   }
 
-  double* receive_buffer(long count) override {
-    host_in_.reserve(3 * count);
-    return host_in_.data();
+  double* receive_buffer(int list, long count) override {
+    host_in_[list].wait();  // its last unpack has read it
+    host_in_[list].reserve(3 * count);
+    return host_in_[list].data();
   }
 
-  void unpack_ghosts(long first, long count) override {
+  // The copy from pinned memory runs on the stream: no wait here.
+  void unpack_ghosts(int list, long first, long count) override {
     const int slots = ghost_slots(first, count);
     if (count == 0) return;
     device_in_.reserve(slots * 3);
-    MPSFW_CUDA_CHECK(cudaMemcpy(device_in_.data(), host_in_.data(),
-                                3 * static_cast<std::size_t>(count) * sizeof(double),
-                                cudaMemcpyHostToDevice));
+    MPSFW_CUDA_CHECK(cudaMemcpyAsync(device_in_.data(), host_in_[list].data(),
+                                     3 * static_cast<std::size_t>(count) * sizeof(double),
+                                     cudaMemcpyHostToDevice));
+    host_in_[list].mark_read();
     unpack_positions_kernel<<<blocks_for(slots, kThreads), kThreads>>>(
         device_in_.data(), slots, arrays(), owned_ + static_cast<int>(first));
     MPSFW_CUDA_CHECK_LAUNCH();
@@ -520,8 +539,11 @@ class CudaMdStore final : public MdStore {
   DeviceBuffer<unsigned long long> farthest2_;
   // The ghost plan's send lists and the buffers its positions move through.
   SendList sends_[6];
+  DeviceBuffer<int> selected_;      // select_sends' two counts
+  DeviceBuffer<char> select_temp_;  // and its compactions' scratch
   DeviceBuffer<double> device_out_, device_in_;
-  PinnedBuffer<double> host_out_, host_in_;
+  PinnedBuffer<double> host_out_[6];  // by send list
+  PinnedInbox host_in_[6];
   // Per ghost slot placed by copy_sends_to_ghosts: its owned atom and shift.
   DeviceBuffer<int> image_root_;
   DeviceBuffer<Position> image_shift_;

@@ -152,19 +152,21 @@ class HostMdStore final : public MdStore {
 
   const double* pack_sends(int list) override {
     const std::vector<long>& send = sends_[list];
-    packed_.resize(3 * send.size());
-    for (size_t t = 0; t < send.size(); ++t) position_of(list, send[t], &packed_[3 * t]);
-    return packed_.data();
+    std::vector<double>& packed = packed_[list];
+    packed.resize(3 * send.size());
+    for (size_t t = 0; t < send.size(); ++t) position_of(list, send[t], &packed[3 * t]);
+    return packed.data();
   }
 
-  double* receive_buffer(long count) override {
-    received_.resize(static_cast<size_t>(3 * count));
-    return received_.data();
+  double* receive_buffer(int list, long count) override {
+    received_[list].resize(static_cast<size_t>(3 * count));
+    return received_[list].data();
   }
 
-  void unpack_ghosts(long first, long count) override {
+  void unpack_ghosts(int list, long first, long count) override {
     ghost_slots(first + count);
-    std::copy(received_.begin(), received_.begin() + 3 * count, x_.begin() + 3 * (owned_ + first));
+    const std::vector<double>& in = received_[list];
+    std::copy(in.begin(), in.begin() + 3 * count, x_.begin() + 3 * (owned_ + first));
   }
 
   void copy_sends_to_ghosts(int list, long first) override {
@@ -422,7 +424,7 @@ class HostMdStore final : public MdStore {
   std::vector<long> sends_[6];
   int send_dim_[6] = {0, 0, 1, 1, 2, 2};
   double send_shift_[6] = {0, 0, 0, 0, 0, 0};
-  std::vector<double> packed_, received_;
+  std::vector<double> packed_[6], received_[6];  // by send list
   // Per ghost slot placed by copy_sends_to_ghosts: its owned atom and shift.
   std::vector<long> image_root_;
   std::vector<double> image_shift_;

@@ -335,8 +335,9 @@ class KokkosMdStore final : public MdStore {
 
   const double* pack_sends(int list) override {
     const int count = send_count_[list];
-    packed_.reserve(3L * count);
-    const Reals out = packed_.device;
+    Staging& packed = packed_[list];
+    packed.reserve(3L * count);
+    const Reals out = packed.device;
     const Ints send = sends_[list];
     const PositionArray x = x_;
     const int dim = send_dim_[list];
@@ -345,20 +346,20 @@ class KokkosMdStore final : public MdStore {
         "mpsfw::md::pack_positions", Indices(0, count), KOKKOS_LAMBDA(int t) {
           for (int d = 0; d < 3; ++d) out(3 * t + d) = x(send(t), d) + (d == dim ? shift : 0.0);
         });
-    packed_.to_host(3L * count);
-    return packed_.host.data();
+    packed.to_host(3L * count);
+    return packed.host.data();
   }
 
-  double* receive_buffer(long count) override {
-    received_.reserve(3 * count);
-    return received_.host.data();
+  double* receive_buffer(int list, long count) override {
+    received_[list].reserve(3 * count);
+    return received_[list].host.data();
   }
 
-  void unpack_ghosts(long first_slot, long count) override {
+  void unpack_ghosts(int list, long first_slot, long count) override {
     const int first_ghost = checked_count(first_slot), n = checked_count(count);
     ghost_slots(static_cast<long>(first_ghost) + n);
-    received_.to_device(3L * n);
-    const Reals in = received_.device;
+    received_[list].to_device(3L * n);
+    const Reals in = received_[list].device;
     const PositionArray x = x_;
     const int base = owned_ + first_ghost;
     Kokkos::parallel_for(
@@ -748,7 +749,7 @@ class KokkosMdStore final : public MdStore {
   int send_count_[6] = {0, 0, 0, 0, 0, 0};
   int send_dim_[6] = {0, 0, 1, 1, 2, 2};
   double send_shift_[6] = {0, 0, 0, 0, 0, 0};
-  Staging packed_, received_;
+  Staging packed_[6], received_[6];  // by send list
   mutable Staging flat_;
   // Per ghost slot placed by copy_sends_to_ghosts: its owned atom and shift.
   Ints image_root_{"mpsfw::md::image_root", 0};

@@ -70,8 +70,8 @@ class WindowStore final : public md::MdStore {
   void clear_ghosts() override { unused(); }
   void select_sends(int, double, double, double, double, long[2]) override { unused(); }
   const double* pack_sends(int) override { unused(); }
-  double* receive_buffer(long) override { unused(); }
-  void unpack_ghosts(long, long) override { unused(); }
+  double* receive_buffer(int, long) override { unused(); }
+  void unpack_ghosts(int, long, long) override { unused(); }
   void copy_sends_to_ghosts(int, long) override { unused(); }
   void refresh_own_images() override { unused(); }
   void build_neighbors(const md::CellGrid&, double) override { unused(); }
