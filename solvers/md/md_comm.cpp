@@ -103,15 +103,14 @@ void MdComm::migrate(MdStore& store, long step) const {
     receive_sized(comm, high, 10 + 2 * d, MPI_BYTE, into(from_high));
     receive_sized(comm, low, 11 + 2 * d, MPI_BYTE, into(from_low));
     MPSFW_MPI_CHECK(MPI_Waitall(2, sent, MPI_STATUSES_IGNORE));
-    for (const auto* arrived : {&from_high, &from_low}) {
-      for (const AtomRecord& a : *arrived) {
-        if (!(a.x[d] >= domain_.lo[d] && a.x[d] < domain_.hi[d])) {  // also NaN
-          ++far;
-          first_far = std::min(first_far, a.id);
-        }
+    from_high.insert(from_high.end(), from_low.begin(), from_low.end());
+    for (const AtomRecord& a : from_high) {
+      if (!(a.x[d] >= domain_.lo[d] && a.x[d] < domain_.hi[d])) {  // also NaN
+        ++far;
+        first_far = std::min(first_far, a.id);
       }
-      store.add_owned(*arrived);
     }
+    store.add_owned(from_high);
   }
   long counts[2] = {lost, far}, total[2];
   std::int64_t first = 0;
@@ -144,12 +143,15 @@ void MdComm::exchange_ghosts(MdStore& store) {
     // is the count). What the high neighbour sends low lands first, then what
     // the low one sends high.
     MPI_Request sent[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    const double* packed[2] = {nullptr, nullptr};
+    plan_[2 * d].send_count = counts[0];
+    plan_[2 * d + 1].send_count = counts[1];
+    if (plan_[2 * d].to != me) store.pack_both_sides(d, packed);  // else its own images, below
     for (int side = 0; side < 2; ++side) {
-      GhostTransfer& t = plan_[2 * d + side];
-      t.send_count = counts[side];
-      if (t.to == me) continue;  // its own images, copied below
-      MPSFW_MPI_CHECK(MPI_Isend(store.pack_sends(2 * d + side), position_count(t.send_count),
-                                MPI_DOUBLE, t.to, 40 + 2 * d + side, comm, &sent[side]));
+      const GhostTransfer& t = plan_[2 * d + side];
+      if (t.to == me) continue;
+      MPSFW_MPI_CHECK(MPI_Isend(packed[side], position_count(t.send_count), MPI_DOUBLE, t.to,
+                                40 + 2 * d + side, comm, &sent[side]));
     }
     for (int side = 0; side < 2; ++side) {
       GhostTransfer& t = plan_[2 * d + side];

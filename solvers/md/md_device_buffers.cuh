@@ -67,33 +67,38 @@ class PinnedBuffer {
   long capacity_ = 0;
 };
 
-// Pinned memory that copies to the device read asynchronously: mark_read
-// after enqueueing such a copy, wait before writing into it again.
-class PinnedInbox {
+// Pinned memory that asynchronous copies on the stream read or write:
+// mark_used after enqueueing one, wait before the host touches it again.
+template <class T>
+class PinnedStage {
  public:
-  PinnedInbox() = default;
-  PinnedInbox(const PinnedInbox&) = delete;
-  PinnedInbox& operator=(const PinnedInbox&) = delete;
-  ~PinnedInbox() {
-    if (read_ != nullptr) cudaEventDestroy(read_);
+  PinnedStage() = default;
+  PinnedStage(const PinnedStage&) = delete;
+  PinnedStage& operator=(const PinnedStage&) = delete;
+  ~PinnedStage() {
+    if (used_ != nullptr) cudaEventDestroy(used_);
   }
-  double* data() { return buffer_.data(); }
-  void reserve(long n) { buffer_.reserve(n); }
-  void mark_read() {
-    if (read_ == nullptr)
-      MPSFW_CUDA_CHECK(cudaEventCreateWithFlags(&read_, cudaEventDisableTiming));
-    MPSFW_CUDA_CHECK(cudaEventRecord(read_));
+  T* data() { return buffer_.data(); }
+  // Waits for the last copy first: a bigger buffer replaces this one.
+  void reserve(long n) {
+    wait();
+    buffer_.reserve(n);
+  }
+  void mark_used() {
+    if (used_ == nullptr)
+      MPSFW_CUDA_CHECK(cudaEventCreateWithFlags(&used_, cudaEventDisableTiming));
+    MPSFW_CUDA_CHECK(cudaEventRecord(used_));
     pending_ = true;
   }
   void wait() {
     if (!pending_) return;
-    MPSFW_CUDA_CHECK(cudaEventSynchronize(read_));
+    MPSFW_CUDA_CHECK(cudaEventSynchronize(used_));
     pending_ = false;
   }
 
  private:
-  PinnedBuffer<double> buffer_;
-  cudaEvent_t read_ = nullptr;
+  PinnedBuffer<T> buffer_;
+  cudaEvent_t used_ = nullptr;
   bool pending_ = false;
 };
 

@@ -201,10 +201,11 @@ __global__ void scale_kernel(AtomArrays a, int count, double factor) {
   for (int d = 0; d < 3; ++d) a.v[d][i] *= factor;
 }
 
-// Moves owned atom from[t] into slot to[t] (a hole left by a leaving atom).
-__global__ void move_atoms_kernel(AtomArrays a, const int* to, const int* from, int count) {
+// Moves owned atom from[t] into slot to[t] (a hole left by a leaving atom),
+// for t below *count (read on the device).
+__global__ void move_atoms_kernel(AtomArrays a, const int* to, const int* from, const int* count) {
   const int t = thread_index();
-  if (t >= count) return;
+  if (t >= *count) return;
   const int i = to[t], j = from[t];
   a.x[i] = a.x[j];
   for (int d = 0; d < 3; ++d) {

@@ -99,6 +99,12 @@ class MdStore {
   // next pack_sends of the same list): the lists of both sides of a
   // dimension can be in flight at once.
   virtual const double* pack_sends(int list) = 0;
+  // Both lists of dimension `dim` (2 dim, 2 dim + 1) as pack_sends would
+  // give them, with one wait for the device where there is one.
+  virtual void pack_both_sides(int dim, const double* packed[2]) {
+    packed[0] = pack_sends(2 * dim);
+    packed[1] = pack_sends(2 * dim + 1);
+  }
   // A host buffer for what arrives in place of list `list`, with room for
   // `count` positions, for unpack_ghosts (each list its own).
   virtual double* receive_buffer(int list, long count) = 0;

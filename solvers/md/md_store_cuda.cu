@@ -150,31 +150,35 @@ class CudaMdStore final : public MdStore {
     if (owned_ == 0) return;
     const thrust::counting_iterator<int> first(0);
     index_.reserve(owned_);
-    const int leaving =
-        static_cast<int>(thrust::copy_if(policy(), first, first + owned_, index_.data(),
-                                         Leaves{x_.data(), dim, lo, hi, true}) -
-                         index_.data());
+    selected_.reserve(2);
+    select(first, owned_, index_.data(), selected_.data(), Leaves{x_.data(), dim, lo, hi, true});
+    int leaving = 0;
+    MPSFW_CUDA_CHECK(
+        cudaMemcpy(&leaving, selected_.data(), sizeof leaving, cudaMemcpyDeviceToHost));
     if (leaving == 0) return;
 
+    // The records go to the host while the holes are filled: one more wait.
     records_.reserve(leaving);
     pack_atoms_kernel<<<blocks_for(leaving, kThreads), kThreads>>>(view(), index_.data(), leaving,
                                                                    records_.data());
     MPSFW_CUDA_CHECK_LAUNCH();
-    atom_staging_.resize(static_cast<std::size_t>(leaving));
-    MPSFW_CUDA_CHECK(cudaMemcpy(atom_staging_.data(), records_.data(),
-                                atom_staging_.size() * sizeof(AtomRecord), cudaMemcpyDeviceToHost));
-    for (const AtomRecord& r : atom_staging_) (r.x[dim] < lo ? to_low : to_high)->push_back(r);
-
+    atom_staging_.reserve(leaving);
+    MPSFW_CUDA_CHECK(cudaMemcpyAsync(atom_staging_.data(), records_.data(),
+                                     leaving * sizeof(AtomRecord), cudaMemcpyDeviceToHost));
+    atom_staging_.mark_used();
+    // The staying atoms at or above `kept` fill the first holes below it, as
+    // many as there are of them (the kernel reads that count on the device).
     const int kept = owned_ - leaving;
     fillers_.reserve(leaving);
-    const int moves =
-        static_cast<int>(thrust::copy_if(policy(), first + kept, first + owned_, fillers_.data(),
-                                         Leaves{x_.data(), dim, lo, hi, false}) -
-                         fillers_.data());
-    if (moves > 0) {  // the first `moves` leaving indices are the holes below `kept`
-      move_atoms_kernel<<<blocks_for(moves, kThreads), kThreads>>>(arrays(), index_.data(),
-                                                                   fillers_.data(), moves);
-      MPSFW_CUDA_CHECK_LAUNCH();
+    select(first + kept, leaving, fillers_.data(), selected_.data() + 1,
+           Leaves{x_.data(), dim, lo, hi, false});
+    move_atoms_kernel<<<blocks_for(leaving, kThreads), kThreads>>>(
+        arrays(), index_.data(), fillers_.data(), selected_.data() + 1);
+    MPSFW_CUDA_CHECK_LAUNCH();
+    atom_staging_.wait();
+    for (int t = 0; t < leaving; ++t) {
+      const AtomRecord& r = atom_staging_.data()[t];
+      (r.x[dim] < lo ? to_low : to_high)->push_back(r);
     }
     owned_ = kept;
   }
@@ -233,12 +237,7 @@ class CudaMdStore final : public MdStore {
       if (n == 0) continue;
       const NearEdge near{x_.data(), dim, side == 0 ? low_edge : -HUGE_VAL,
                           side == 0 ? HUGE_VAL : high_edge};
-      std::size_t bytes = 0;
-      MPSFW_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, first, list.index.data(),
-                                             selected_.data() + side, n, near));
-      select_temp_.reserve(static_cast<int>(std::min<std::size_t>(bytes, INT_MAX)));
-      MPSFW_CUDA_CHECK(cub::DeviceSelect::If(select_temp_.data(), bytes, first, list.index.data(),
-                                             selected_.data() + side, n, near));
+      select(first, n, list.index.data(), selected_.data() + side, near);
     }
     int selected[2] = {0, 0};
     if (n > 0) {
@@ -252,23 +251,19 @@ class CudaMdStore final : public MdStore {
   }
 
   const double* pack_sends(int list) override {
-    const SendList& send = sends_[list];
-    PinnedBuffer<double>& host_out = host_out_[list];
-    host_out.reserve(3L * send.count);
-    if (send.count == 0) return host_out.data();
-    device_out_.reserve(3 * send.count);
-    pack_positions_kernel<<<blocks_for(send.count, kThreads), kThreads>>>(
-        view(), send.index.data(), send.count, send.dim, send.shift, device_out_.data());
-    MPSFW_CUDA_CHECK_LAUNCH();
-    MPSFW_CUDA_CHECK(cudaMemcpy(host_out.data(), device_out_.data(),
-                                3 * static_cast<std::size_t>(send.count) * sizeof(double),
-                                cudaMemcpyDeviceToHost));
-    return host_out.data();
+    const double* packed = start_pack(list);
+    MPSFW_CUDA_CHECK(cudaStreamSynchronize(0));
+    return packed;
+  }
+
+  void pack_both_sides(int dim, const double* packed[2]) override {
+    packed[0] = start_pack(2 * dim);
+    packed[1] = start_pack(2 * dim + 1);
+    MPSFW_CUDA_CHECK(cudaStreamSynchronize(0));
   }
 
   double* receive_buffer(int list, long count) override {
-    host_in_[list].wait();  // its last unpack has read it
-    host_in_[list].reserve(3 * count);
+    host_in_[list].reserve(3 * count);  // waits until its last unpack has read it
     return host_in_[list].data();
   }
 
@@ -280,7 +275,7 @@ class CudaMdStore final : public MdStore {
     MPSFW_CUDA_CHECK(cudaMemcpyAsync(device_in_.data(), host_in_[list].data(),
                                      3 * static_cast<std::size_t>(count) * sizeof(double),
                                      cudaMemcpyHostToDevice));
-    host_in_[list].mark_read();
+    host_in_[list].mark_used();
     unpack_positions_kernel<<<blocks_for(slots, kThreads), kThreads>>>(
         device_in_.data(), slots, arrays(), owned_ + static_cast<int>(first));
     MPSFW_CUDA_CHECK_LAUNCH();
@@ -318,6 +313,34 @@ class CudaMdStore final : public MdStore {
   }
 
   void synchronize() override { MPSFW_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+  // Packs send list `list` on the device and starts its copy into its pinned
+  // host buffer (returned): ready once the stream is.
+  const double* start_pack(int list) {
+    const SendList& send = sends_[list];
+    PinnedBuffer<double>& host_out = host_out_[list];
+    host_out.reserve(3L * send.count);
+    if (send.count == 0) return host_out.data();
+    device_out_[list].reserve(3 * send.count);
+    pack_positions_kernel<<<blocks_for(send.count, kThreads), kThreads>>>(
+        view(), send.index.data(), send.count, send.dim, send.shift, device_out_[list].data());
+    MPSFW_CUDA_CHECK_LAUNCH();
+    MPSFW_CUDA_CHECK(cudaMemcpyAsync(host_out.data(), device_out_[list].data(),
+                                     3 * static_cast<std::size_t>(send.count) * sizeof(double),
+                                     cudaMemcpyDeviceToHost));
+    return host_out.data();
+  }
+
+  // The indices among `count` from `first` that `pick` selects, in order,
+  // into `out`, and their number into *selected on the device: no wait.
+  template <class Pick>
+  void select(thrust::counting_iterator<int> first, int count, int* out, int* selected, Pick pick) {
+    std::size_t bytes = 0;
+    MPSFW_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, first, out, selected, count, pick));
+    select_temp_.reserve(static_cast<int>(std::min<std::size_t>(bytes, INT_MAX)));
+    MPSFW_CUDA_CHECK(
+        cub::DeviceSelect::If(select_temp_.data(), bytes, first, out, selected, count, pick));
+  }
 
   void build_neighbors(const CellGrid& grid, double reach) override {
     const int n = owned_ + ghosts_;
@@ -508,8 +531,11 @@ class CudaMdStore final : public MdStore {
     id_.reserve(total, owned_);
     capacity_ = std::max(capacity_, total);
     records_.reserve(count);
-    MPSFW_CUDA_CHECK(cudaMemcpy(records_.data(), atoms.data(), atoms.size() * sizeof(AtomRecord),
-                                cudaMemcpyHostToDevice));
+    atom_staging_.reserve(count);  // waits for its last copy
+    std::copy(atoms.begin(), atoms.end(), atom_staging_.data());
+    MPSFW_CUDA_CHECK(cudaMemcpyAsync(records_.data(), atom_staging_.data(),
+                                     atoms.size() * sizeof(AtomRecord), cudaMemcpyHostToDevice));
+    atom_staging_.mark_used();
     unpack_atoms_kernel<<<blocks_for(count, kThreads), kThreads>>>(records_.data(), count, arrays(),
                                                                    owned_);
     MPSFW_CUDA_CHECK_LAUNCH();
@@ -541,9 +567,9 @@ class CudaMdStore final : public MdStore {
   SendList sends_[6];
   DeviceBuffer<int> selected_;      // select_sends' two counts
   DeviceBuffer<char> select_temp_;  // and its compactions' scratch
-  DeviceBuffer<double> device_out_, device_in_;
+  DeviceBuffer<double> device_out_[6], device_in_;
   PinnedBuffer<double> host_out_[6];  // by send list
-  PinnedInbox host_in_[6];
+  PinnedStage<double> host_in_[6];
   // Per ghost slot placed by copy_sends_to_ghosts: its owned atom and shift.
   DeviceBuffer<int> image_root_;
   DeviceBuffer<Position> image_shift_;
@@ -552,7 +578,7 @@ class CudaMdStore final : public MdStore {
   mutable DeviceBuffer<AtomRecord> records_;
   mutable DeviceBuffer<int> index_, fillers_;
   mutable DeviceBuffer<double> flat_;
-  mutable std::vector<AtomRecord> atom_staging_;
+  PinnedStage<AtomRecord> atom_staging_;  // migrating atoms, both ways
 };
 
 }  // namespace
