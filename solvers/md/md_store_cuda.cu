@@ -2,15 +2,15 @@
 // arrays. Kernels (md_kernels.cuh) do the per-atom updates, the neighbour-list
 // build and the force loop (one thread per owned atom over its full list,
 // stored transposed so that a warp's loads of the k-th neighbour are one
-// coalesced read); Thrust
-// sorts atoms into cells, compacts leaving atoms and ghost send lists, and sums.
-// Ghost positions are packed and unpacked on the device; what goes through MPI
-// is staged in pinned host memory. Buffers keep their capacity, and Thrust's
-// temporary storage is reused, so a step allocates nothing.
+// coalesced read); CUB sorts atoms into cells (a radix sort over the cell
+// index's bits) and compacts leaving atoms and ghost send lists with their
+// counts left on the device (one wait where the host needs them), Thrust
+// finds the cells' starts and sums. Ghost positions are packed and unpacked
+// on the device; what goes through MPI is staged in pinned host memory.
+// Buffers keep their capacity, and the libraries' scratch is reused, so a
+// step allocates nothing.
 #include <thrust/binary_search.h>
-#include <thrust/copy.h>
 #include <thrust/iterator/counting_iterator.h>
-#include <thrust/sort.h>
 #include <thrust/system/cuda/execution_policy.h>
 #include <thrust/transform_reduce.h>
 
@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 #include <string>
 #include <utility>
@@ -191,13 +192,13 @@ class CudaMdStore final : public MdStore {
   void sort_by_cell(const CellGrid& grid) override {
     clear_ghosts();
     if (owned_ == 0) return;
-    check_grid(grid);
+    const long cells = check_grid(grid);
     key_.reserve(owned_);
     order_.reserve(owned_);
     cell_keys_kernel<<<blocks_for(owned_, kThreads), kThreads>>>(view(), owned_, grid, key_.data(),
                                                                  order_.data());
     MPSFW_CUDA_CHECK_LAUNCH();
-    thrust::stable_sort_by_key(policy_nosync(), key_.data(), key_.data() + owned_, order_.data());
+    sort_by_key(owned_, cells);
     spare_x_.reserve(capacity_);
     for (DeviceBuffer<double>& v : spare_v_) v.reserve(capacity_);
     spare_id_.reserve(capacity_);
@@ -314,6 +315,25 @@ class CudaMdStore final : public MdStore {
 
   void synchronize() override { MPSFW_CUDA_CHECK(cudaDeviceSynchronize()); }
 
+  // Sorts the first n of key_ (cell indices below `cells`), and order_ with
+  // them, stably: a radix sort over the bits a cell index has (2 passes
+  // instead of 4 for up to 65536 cells).
+  void sort_by_key(int n, long cells) {
+    int bits = 1;
+    while ((1L << bits) < cells) ++bits;
+    key_alt_.reserve(n);
+    order_alt_.reserve(n);
+    cub::DoubleBuffer<int> keys(key_.data(), key_alt_.data());
+    cub::DoubleBuffer<int> values(order_.data(), order_alt_.data());
+    std::size_t bytes = 0;
+    MPSFW_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, values, n, 0, bits));
+    cub_temp_.reserve(static_cast<int>(std::min<std::size_t>(bytes, INT_MAX)));
+    MPSFW_CUDA_CHECK(
+        cub::DeviceRadixSort::SortPairs(cub_temp_.data(), bytes, keys, values, n, 0, bits));
+    if (keys.Current() != key_.data()) key_.swap(key_alt_);
+    if (values.Current() != order_.data()) order_.swap(order_alt_);
+  }
+
   // Packs send list `list` on the device and starts its copy into its pinned
   // host buffer (returned): ready once the stream is.
   const double* start_pack(int list) {
@@ -337,9 +357,9 @@ class CudaMdStore final : public MdStore {
   void select(thrust::counting_iterator<int> first, int count, int* out, int* selected, Pick pick) {
     std::size_t bytes = 0;
     MPSFW_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, first, out, selected, count, pick));
-    select_temp_.reserve(static_cast<int>(std::min<std::size_t>(bytes, INT_MAX)));
+    cub_temp_.reserve(static_cast<int>(std::min<std::size_t>(bytes, INT_MAX)));
     MPSFW_CUDA_CHECK(
-        cub::DeviceSelect::If(select_temp_.data(), bytes, first, out, selected, count, pick));
+        cub::DeviceSelect::If(cub_temp_.data(), bytes, first, out, selected, count, pick));
   }
 
   void build_neighbors(const CellGrid& grid, double reach) override {
@@ -360,7 +380,7 @@ class CudaMdStore final : public MdStore {
     cell_keys_kernel<<<blocks_for(n, kThreads), kThreads>>>(view(), n, grid, key_.data(),
                                                             order_.data());
     MPSFW_CUDA_CHECK_LAUNCH();
-    thrust::stable_sort_by_key(policy_nosync(), key_.data(), key_.data() + n, order_.data());
+    sort_by_key(n, cells);
     const thrust::counting_iterator<int> first(0);
     thrust::lower_bound(policy_nosync(), key_.data(), key_.data() + n, first,
                         first + static_cast<int>(cells) + 1, start_.data());
@@ -556,6 +576,7 @@ class CudaMdStore final : public MdStore {
   // Link cells of the last binning and the neighbour lists built from them.
   int listed_ = -1;  // atoms listed by the last build; -1: none since a change
   DeviceBuffer<int> key_, order_, start_;
+  DeviceBuffer<int> key_alt_, order_alt_;  // the radix sort's other halves
   DeviceBuffer<Position> sorted_x_;
   DeviceBuffer<int> neighbors_, neighbor_count_, longest_;
   int width_ = 64;  // room per atom in the lists (grows to the longest)
@@ -565,8 +586,8 @@ class CudaMdStore final : public MdStore {
   DeviceBuffer<unsigned long long> farthest2_;
   // The ghost plan's send lists and the buffers its positions move through.
   SendList sends_[6];
-  DeviceBuffer<int> selected_;      // select_sends' two counts
-  DeviceBuffer<char> select_temp_;  // and its compactions' scratch
+  DeviceBuffer<int> selected_;   // compactions' counts
+  DeviceBuffer<char> cub_temp_;  // CUB's scratch (compactions, sorts), in stream order
   DeviceBuffer<double> device_out_[6], device_in_;
   PinnedBuffer<double> host_out_[6];  // by send list
   PinnedStage<double> host_in_[6];
