@@ -52,12 +52,12 @@ int position_count(long atoms) {
 }  // namespace
 
 MdComm::MdComm(const CartDecomposition& decomposition, const Subdomain& domain, double ghost_width,
-               HaloTransport halo, HaloSync sync, const std::string& gpu, PeerMemory* memory)
+               HaloTransport halo, HaloSync sync, const DeviceLocation& where, PeerMemory* memory)
     : decomposition_(decomposition),
       domain_(domain),
       ghost_width_(ghost_width),
       same_gpu_(std::make_unique<SameGpuGhosts>(decomposition.comm(), face_neighbors(decomposition),
-                                                halo, sync, gpu, memory)) {
+                                                halo, sync, where, memory)) {
   for (int d = 0; d < 3; ++d) {
     plan_[2 * d].to = plan_[2 * d + 1].from = decomposition_.neighbor(2 * d);
     plan_[2 * d].from = plan_[2 * d + 1].to = decomposition_.neighbor(2 * d + 1);

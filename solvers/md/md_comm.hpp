@@ -22,12 +22,13 @@ namespace mpsfw::md {
 
 class MdComm {
  public:
-  // Collective. Ghosts between ranks on one GPU move device to device unless
-  // `halo` is Mpi, `gpu` (this rank's GPU identity) is "" or `memory` is null,
-  // ordered as `sync` allows (halo_plan.hpp).
+  // Collective. Ghosts between ranks on one GPU or on peer GPUs of a node
+  // move device to device unless `halo` is Mpi (SameGpu: no peers), `where`
+  // (this rank's node, GPU and peers) has no GPU or `memory` is null, ordered
+  // as `sync` allows (halo_plan.hpp).
   MdComm(const CartDecomposition& decomposition, const Subdomain& domain, double ghost_width,
          HaloTransport halo = HaloTransport::Mpi, HaloSync sync = HaloSync::Auto,
-         const std::string& gpu = "", PeerMemory* memory = nullptr);
+         const DeviceLocation& where = {}, PeerMemory* memory = nullptr);
 
   // After a drift: every owned atom ends up on the rank whose subdomain holds
   // it; one that left the box through a face arrives as its periodic image

@@ -20,20 +20,23 @@ struct TargetRecord {
 }  // namespace
 
 SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, const std::array<int, 6>& neighbors, HaloTransport mode,
-                             HaloSync sync, const std::string& gpu, PeerMemory* memory)
+                             HaloSync sync, const DeviceLocation& where, PeerMemory* memory)
     : comm_(comm), mode_(mode), memory_(memory) {
   std::string refused;
-  if (mode == HaloTransport::Ipc && gpu.empty()) {
+  if (mode == HaloTransport::Ipc && where.gpu.empty()) {
     refused = "run.halo = ipc needs the CUDA backend (this rank computes on the host)";
   } else if (mode == HaloTransport::Ipc && memory == nullptr) {
     refused = "run.halo = ipc needs the CUDA backend (this backend sends every ghost through MPI)";
   }
   agree_on_error(comm_, refused);
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm_, &me_));
-  gpus_ = gpu_identities(comm_, gpu);
-  gpu_comm_ = gpu_communicator(comm_, gpus_);
-  const long sharing = std::count(gpus_.begin(), gpus_.end(), gpu);
-  active_ = mode != HaloTransport::Mpi && memory_ != nullptr && !gpu.empty() && sharing > 1;
+  // Linked: the same GPU, or peer GPUs of one node (run.halo = same-gpu
+  // leaves the peers out).
+  where_ = device_locations(comm_, as_transport_allows(where, mode));
+  gpu_comm_ = linked_communicator(comm_, where_);
+  int linked = 0;
+  if (gpu_comm_ != MPI_COMM_NULL) MPSFW_MPI_CHECK(MPI_Comm_size(gpu_comm_, &linked));
+  active_ = mode != HaloTransport::Mpi && memory_ != nullptr && !where.gpu.empty() && linked > 1;
   int any = active_ ? 1 : 0, anywhere = 0;
   MPSFW_MPI_CHECK(MPI_Allreduce(&any, &anywhere, 1, MPI_INT, MPI_LOR, comm_));
   active_anywhere_ = anywhere != 0;
@@ -124,11 +127,8 @@ void SameGpuGhosts::connect(MdStore& store, const GhostTransfer plan[6]) {
       error = e.what();
     }
   }
-  // Both ends of a transfer agree on this from the GPU names alone.
-  const auto direct = [&](int rank) {
-    return active_ && rank != me_ &&
-           gpus_[static_cast<size_t>(rank)] == gpus_[static_cast<size_t>(me_)];
-  };
+  // Both ends of a transfer agree on this from the locations alone.
+  const auto direct = [&](int rank) { return active_ && link_to(rank) != DeviceLink::None; };
   // The six lists' records in one round.
   TargetRecord out[6], in[6];
   MPI_Request requests[12];
@@ -149,6 +149,7 @@ void SameGpuGhosts::connect(MdStore& store, const GhostTransfer plan[6]) {
   for (int list = 0; list < 6; ++list) {
     if (!direct(plan[list].to) || !error.empty() || !in[list].ok) continue;
     try {
+      peer_gpu_[list] = link_to(plan[list].to) == DeviceLink::PeerGpu;
       target_[list] = mapping_for(plan[list].to, in[list].generation, in[list].positions, &used);
       target_slot_[list] = in[list].slot;
     } catch (const std::exception& e) {
@@ -206,9 +207,17 @@ void SameGpuGhosts::stage_done(MdStore& store) const {
   MPSFW_MPI_CHECK(MPI_Barrier(gpu_comm_));
 }
 
+DeviceLink SameGpuGhosts::link_to(int rank) const {
+  if (rank == me_ || rank < 0) return DeviceLink::None;
+  return device_link(where_[static_cast<size_t>(me_)], where_[static_cast<size_t>(rank)]);
+}
+
 std::string SameGpuGhosts::description() const {
   if (active_) {
-    return std::string("on one GPU device to device (CUDA IPC; ") +
+    bool peer = false;
+    for (int list = 0; list < 6; ++list) peer = peer || (pushes(list) && peer_gpu_[list]);
+    return std::string(peer ? "on one GPU and between peer GPUs" : "on one GPU") +
+           " device to device (CUDA IPC; " +
            (signals_ ? "GPU-side waits" : "a host barrier per stage") + "), else MPI";
   }
   if (!fallback_.empty()) return "through MPI (the same-GPU path is off: " + fallback_ + ")";

@@ -1,5 +1,7 @@
 #pragma once
-// Ghost positions between ranks on one GPU, device to device. At a rebuild
+// Ghost positions between ranks whose device memory reaches each other (one
+// GPU, or peer GPUs of one node: halo_transport.hpp's device_link), device to
+// device; "same GPU" stands for both below. At a rebuild
 // (after the ghosts went through MPI once) every rank tells each rank it
 // receives ghosts from where they live in its position array: a CUDA IPC
 // handle and a first slot. Between rebuilds a sender writes its send list
@@ -7,7 +9,7 @@
 // each of the three stages the ranks wait for their neighbours' pushes: stage
 // y sends ghosts that stage x wrote, and forces read them all. Under MPS the
 // streams wait for each other on the GPU (step counters, StreamSignals: the
-// CPU never waits); otherwise a host barrier over the GPU's ranks orders them.
+// CPU never waits); otherwise a host barrier over the linked ranks orders them.
 // The previous step's forces are done before any push: every rank passed the
 // neighbour check's all-reduce after its own.
 #include <mpi.h>
@@ -39,11 +41,11 @@ struct GhostTransfer {
 class SameGpuGhosts {
  public:
   // Collective over `comm`. `neighbors`: the ranks across the six faces;
-  // `gpu`: this rank's GPU identity ("" on the host); `memory`: how device
+  // `where`: this rank's node, GPU ("" on the host) and peer GPUs; `memory`: how device
   // buffers are shared (CUDA IPC); `mode` Mpi turns the direct path off, Ipc
   // makes a failure to map an error; `sync` as in halo_plan.hpp.
   SameGpuGhosts(MPI_Comm comm, const std::array<int, 6>& neighbors, HaloTransport mode,
-                HaloSync sync, const std::string& gpu, PeerMemory* memory);
+                HaloSync sync, const DeviceLocation& where, PeerMemory* memory);
   ~SameGpuGhosts();
   SameGpuGhosts(const SameGpuGhosts&) = delete;
   SameGpuGhosts& operator=(const SameGpuGhosts&) = delete;
@@ -76,9 +78,12 @@ class SameGpuGhosts {
   MPI_Comm comm_;
   HaloTransport mode_;
   PeerMemory* memory_;
-  std::vector<std::string> gpus_;  // by rank
+  // How this rank's memory reaches rank `rank`'s (None for itself).
+  DeviceLink link_to(int rank) const;
+
+  std::vector<DeviceLocation> where_;  // by rank
   int me_ = 0;
-  MPI_Comm gpu_comm_ = MPI_COMM_NULL;  // the ranks on this rank's GPU
+  MPI_Comm gpu_comm_ = MPI_COMM_NULL;  // the ranks linked to this rank's GPU
   bool active_ = false;                // some rank on this GPU pushes
   bool active_anywhere_ = false;       // some rank of comm_ is active_
   std::string fallback_;               // why not, where it could have
@@ -90,6 +95,7 @@ class SameGpuGhosts {
   const void* shared_base_ = nullptr;
   PeerMemoryHandle shared_handle_;
   void* target_[6] = {};
+  bool peer_gpu_[6] = {};  // the list's receiver is on another GPU
   long target_slot_[6] = {};
   bool pushed_[6] = {};
   std::unique_ptr<StreamSignals> signals_;  // null: host barrier

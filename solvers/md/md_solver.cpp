@@ -24,7 +24,7 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
       decomposition_(comm, link_cells(config), config.rank_grid_hint, {true, true, true}),
       domain_(subdomain_of(decomposition_, config.box)),
       comm_(decomposition_, domain_, ghost_width(config), config.halo, config.halo_sync,
-            gpu_identity(device), device.memory == Backend::Cuda ? &cuda_ipc_memory() : nullptr),
+            device_location(device), device.memory == Backend::Cuda ? &cuda_ipc_memory() : nullptr),
       backend_(device.backend),
       step_(config.start_step) {
   // Errors on one rank (a bad dataset, out of device memory) stop every rank

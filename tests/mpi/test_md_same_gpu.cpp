@@ -109,6 +109,18 @@ struct Ring {
   }
 };
 
+// Every rank on the test's one GPU.
+DeviceLocation one_gpu() { return {"node-of-test", "gpu-of-test", {}}; }
+
+// Even ranks on GPU a, odd ranks on GPU b (peers of each other or not).
+DeviceLocation alternating_gpus(int rank, bool peers) {
+  const std::string a = "gpu-a", b = "gpu-b";
+  const bool even = rank % 2 == 0;
+  DeviceLocation where{"node-of-test", even ? a : b, {}};
+  if (peers) where.peers = {even ? b : a};
+  return where;
+}
+
 MPI_Comm node_of_every_rank() {
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
@@ -147,7 +159,7 @@ TEST(MdSameGpu, NeighboursPushIntoTheAnnouncedSlotsAcrossRebuilds) {
   SharedWindowMemory shared(node, 3 * kCapacity);
   WindowStore store(shared.base(), ring.me);
   md::SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, HaloSync::Auto,
-                           "gpu-of-test", &shared);
+                           one_gpu(), &shared);
   md::GhostTransfer plan[6];
   ring.plan(plan, store);
   ghosts.connect(store, plan);
@@ -186,7 +198,7 @@ TEST(MdSameGpu, ARankThatCannotMapTurnsTheDirectPathOffForAll) {
   ring.plan(plan, store);
   {
     md::SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, HaloSync::Auto,
-                             "gpu-of-test", &shared);
+                             one_gpu(), &shared);
     ghosts.connect(store, plan);
     EXPECT_EQ(push_all(ghosts, store), 0);
     EXPECT_FALSE(ghosts.pushed_to_us(0) || ghosts.pushed_to_us(1));
@@ -194,7 +206,7 @@ TEST(MdSameGpu, ARankThatCannotMapTurnsTheDirectPathOffForAll) {
         << ghosts.description();
   }
   md::SameGpuGhosts strict(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Ipc, HaloSync::Auto,
-                           "gpu-of-test", &shared);
+                           one_gpu(), &shared);
   try {
     strict.connect(store, plan);
     ADD_FAILURE() << "run.halo = ipc went on without the direct path";
@@ -202,6 +214,45 @@ TEST(MdSameGpu, ARankThatCannotMapTurnsTheDirectPathOffForAll) {
     EXPECT_NE(std::string(e.what()).find("run.halo = ipc: rank 1: mapping refused"),
               std::string::npos)
         << e.what();
+  }
+  MPI_Comm_free(&node);
+}
+
+// Peer GPUs: around a ring of ranks on two GPUs in turn, every list crosses
+// to the other GPU (with an odd rank count, one pair shares GPU a). GPUs
+// that are peers push into each other device to device; GPUs that are not
+// send through MPI, and so does every rank under run.halo = same-gpu.
+TEST(MdSameGpu, PeerGpusPushDeviceToDeviceAndOthersUseMpi) {
+  const Ring ring;
+  if (ring.size < 2) GTEST_SKIP() << "needs two ranks";
+  MPI_Comm node = node_of_every_rank();
+  SharedWindowMemory shared(node, 3 * kCapacity);
+  WindowStore store(shared.base(), ring.me);
+  md::GhostTransfer plan[6];
+  ring.plan(plan, store);
+  const auto same_gpu = [&](int other) { return (other % 2) == (ring.me % 2); };
+  const int neighbour[2] = {ring.left, ring.right};
+  {
+    md::SameGpuGhosts peers(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, HaloSync::Auto,
+                            alternating_gpus(ring.me, true), &shared);
+    peers.connect(store, plan);
+    EXPECT_EQ(push_all(peers, store), 2);
+    expect_ghosts(ring, shared.base(), store.owned_count);
+    const bool crosses = !same_gpu(ring.left) || !same_gpu(ring.right);
+    EXPECT_EQ(peers.description().find("between peer GPUs") != std::string::npos, crosses)
+        << peers.description();
+  }
+  // GPUs that are not peers, and peers that run.halo = same-gpu leaves out:
+  // only neighbours on this rank's own GPU are pushed to.
+  for (const HaloTransport mode : {HaloTransport::Auto, HaloTransport::SameGpu}) {
+    const bool peers = mode == HaloTransport::SameGpu;
+    md::SameGpuGhosts apart(MPI_COMM_WORLD, ring.neighbors(), mode, HaloSync::Auto,
+                            alternating_gpus(ring.me, peers), &shared);
+    apart.connect(store, plan);
+    for (int list = 0; list < 2; ++list) {
+      EXPECT_EQ(apart.pushes(list), same_gpu(neighbour[list]))
+          << "list " << list << " of rank " << ring.me << " (run.halo = " << to_string(mode) << ")";
+    }
   }
   MPI_Comm_free(&node);
 }
