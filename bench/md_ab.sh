@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# An A/B of the MD solver in one call on the GPU machine: builds the solver of
+# a base tree (a tarball made here with `git archive BASE > ab-base.tar`, an
+# untracked file the device tool carries) and of this tree, then runs
+# bench/md_lj.sh (this tree's) on both: in.lj 32k and 1M atoms on one rank,
+# 1M on 8 and 16 ranks under MPS. Both builds and all runs share one machine
+# and one call, so the ratios hold even where single figures drift.
+#   bench/md_ab.sh [BASE_TAR=ab-base.tar] [OUT=$OUT]
+# Environment: STEPS (default 500), REPEATS (default 3).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+base_tar=${1:-ab-base.tar}
+out=${2:-${OUT:?set OUT or pass an output folder}}
+[ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+work=$(mktemp -d)
+mkdir -p "$work/base" "$out" && tar xf "$base_tar" -C "$work/base" || exit 1
+for side in base new; do
+  src=$root
+  [ "$side" = base ] && src=$work/base
+  { cmake -S "$src" -B "$work/build-$side" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_CUDA_ARCHITECTURES=90 -DMPSFW_ENABLE_CUDA=ON -DMPSFW_ENABLE_KOKKOS=OFF &&
+    cmake --build "$work/build-$side" -j "$(nproc)" --target solver; } > "$out/build-$side.log" 2>&1 ||
+    { tail -30 "$out/build-$side.log"; exit 1; }
+done
+for side in base new; do
+  echo "== $side"
+  STEPS=${STEPS:-500} REPEATS=${REPEATS:-3} bash "$root/bench/md_lj.sh" "$work/build-$side" \
+    "$out/$side-one" "20 64" "1"
+  STEPS=${STEPS:-500} REPEATS=${REPEATS:-3} bash "$root/bench/md_lj.sh" "$work/build-$side" \
+    "$out/$side-mps" "64" "8 16"
+done
