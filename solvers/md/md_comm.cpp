@@ -181,6 +181,7 @@ void MdComm::update_ghosts(MdStore& store) const {
     return;
   }
   for (int d = 0; d < 3; ++d) {
+    if (same_gpu_->push_stage(store, d)) continue;  // pushes and the rendezvous, one launch
     for (int side = 0; side < 2; ++side) transfer(store, 2 * d + side, 40 + 2 * d + side);
     same_gpu_->stage_done(store);  // the next stage sends ghosts this one wrote
   }

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "atom_record.hpp"
+#include "core/halo/step_handshake.hpp"
 #include "md_physics.hpp"
 #include "md_store.hpp"
 
@@ -104,6 +105,41 @@ __global__ void copy_positions_kernel(const Position* from, const int* index, in
   Position q = from[index[t]];
   q.c[dim] += shift;
   to[t] = q;
+}
+
+// One stage of same-GPU ghosts in one launch: both sides' send lists into
+// their receivers' slots (as copy_positions_kernel), then the block that
+// arrives last runs the stage's handshake (mark this rank's pushes done,
+// wait for the neighbours'), so what follows on the stream sees their
+// pushes. Launched with at least one block, also with nothing to push.
+struct StagePush {
+  const int* index[2];
+  int count[2];
+  int dim;
+  double shift[2];
+  Position* to[2];  // the receivers' arrays at their first slot; null: not pushed
+};
+
+__global__ void __launch_bounds__(kThreads)
+    push_stage_kernel(const Position* from, __grid_constant__ const StagePush push,
+                      __grid_constant__ const StepHandshake handshake) {
+  const int t = thread_index();
+  const int side = t < push.count[0] ? 0 : 1;
+  const int at = side == 0 ? t : t - push.count[0];
+  if (at < push.count[side] && push.to[side] != nullptr) {
+    Position q = from[push.index[side][at]];
+    q.c[push.dim] += push.shift[side];
+    push.to[side][at] = q;
+  }
+  __shared__ bool last;
+  __syncthreads();  // the block's stores, before its arrival
+  if (threadIdx.x == 0) {
+    __threadfence_system();  // seen by a peer GPU too before the mark
+    last = atomicAdd(handshake.arrivals, 1u) == gridDim.x - 1;
+    if (last) *handshake.arrivals = 0;  // the next launch starts after this one ends
+  }
+  __syncthreads();
+  if (last) mark_and_wait(handshake, static_cast<int>(threadIdx.x));
 }
 
 // Own periodic images: send list `index` into this rank's ghost slots

@@ -197,6 +197,19 @@ void SameGpuGhosts::push(MdStore& store, int list) const {
   store.push_sends(list, target_[list], target_slot_[list]);
 }
 
+bool SameGpuGhosts::push_stage(MdStore& store, int dim) const {
+  const int low = 2 * dim, high = 2 * dim + 1;
+  if (!active_ || !signals_ || !pushes(low) || !pushes(high) || !pushed_to_us(low) ||
+      !pushed_to_us(high)) {
+    return false;
+  }
+  void* const targets[2] = {target_[low], target_[high]};
+  const long slots[2] = {target_slot_[low], target_slot_[high]};
+  if (!store.push_stage(dim, targets, slots, signals_->handshake(stages_ + 1))) return false;
+  ++stages_;
+  return true;
+}
+
 void SameGpuGhosts::stage_done(MdStore& store) const {
   if (!active_) return;
   if (signals_) {

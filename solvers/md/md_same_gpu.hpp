@@ -60,6 +60,10 @@ class SameGpuGhosts {
   void push(MdStore& store, int list) const;
   // After a stage's transfers: the rendezvous of the GPU's ranks (if any pushes).
   void stage_done(MdStore& store) const;
+  // Under GPU-side waits, where both lists of dimension `dim` are pushed and
+  // pushed to us: the two pushes and stage_done in one launch of the store.
+  // False (nothing done) otherwise.
+  bool push_stage(MdStore& store, int dim) const;
   // How ghost positions travel, for the run report.
   std::string description() const;
 

@@ -9,6 +9,7 @@
 
 #include "atom_record.hpp"
 #include "core/backend.hpp"
+#include "core/halo/step_handshake.hpp"
 #include "md_physics.hpp"
 
 namespace mpsfw::md {
@@ -131,6 +132,13 @@ class MdStore {
   virtual const void* positions_base() const = 0;
   virtual long positions_generation() const = 0;
   virtual void push_sends(int list, void* target, long slot) = 0;
+  // Both lists of dimension `dim` pushed (those with a target) and the
+  // stage's GPU-side handshake run in one launch; false where the store
+  // cannot (the caller then pushes and waits as separate steps).
+  virtual bool push_stage(int /*dim*/, void* const /*targets*/[2], const long /*slots*/[2],
+                          const StepHandshake& /*handshake*/) {
+    return false;
+  }
   // Waits until the store's device work is done (nothing to wait for on the host).
   virtual void synchronize() = 0;
 

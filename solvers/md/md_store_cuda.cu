@@ -315,6 +315,27 @@ class CudaMdStore final : public MdStore {
 
   void synchronize() override { MPSFW_CUDA_CHECK(cudaDeviceSynchronize()); }
 
+  bool push_stage(int dim, void* const targets[2], const long slots[2],
+                  const StepHandshake& handshake) override {
+    if (handshake.empty()) return false;
+    StagePush push{};
+    push.dim = dim;
+    int threads = 0;
+    for (int side = 0; side < 2; ++side) {
+      const SendList& send = sends_[2 * dim + side];
+      push.index[side] = send.index.data();
+      push.count[side] = targets[side] != nullptr ? send.count : 0;
+      push.shift[side] = send.shift;
+      push.to[side] =
+          targets[side] != nullptr ? static_cast<Position*>(targets[side]) + slots[side] : nullptr;
+      threads += push.count[side];
+    }
+    push_stage_kernel<<<std::max(1u, blocks_for(threads, kThreads)), kThreads>>>(x_.data(), push,
+                                                                                 handshake);
+    MPSFW_CUDA_CHECK_LAUNCH();
+    return true;
+  }
+
   // Sorts the first n of key_ (cell indices below `cells`), and order_ with
   // them, stably: a radix sort over the bits a cell index has (2 passes
   // instead of 4 for up to 65536 cells).
