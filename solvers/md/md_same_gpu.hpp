@@ -9,7 +9,8 @@
 // each of the three stages the ranks wait for their neighbours' pushes: stage
 // y sends ghosts that stage x wrote, and forces read them all. Under MPS the
 // streams wait for each other on the GPU (step counters, StreamSignals: the
-// CPU never waits); otherwise a host barrier over the linked ranks orders them.
+// CPU never waits; push_stage folds a stage's pushes and its wait into one
+// launch); otherwise a host barrier over the linked ranks orders them.
 // The previous step's forces are done before any push: every rank passed the
 // neighbour check's all-reduce after its own.
 #include <mpi.h>
