@@ -39,8 +39,10 @@ struct DeviceBinding {
   // (cudaDeviceCanAccessPeer; under mpsfw's MPS, where a rank sees only its
   // GPU, from the session's probe). Empty on the host backend.
   std::vector<std::string> peer_gpus;
-  // "" or a warning for the report: the node's ranks outnumber its cores,
-  // and what binding did about it.
+  // The node's ranks outnumber the cores they may run on (a host thread
+  // that spins while it waits takes a core another rank needs), and "" or
+  // the report's warning about it.
+  bool crowded = false;
   std::string crowding;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "core/checkpoint.hpp"
 #include "core/collective.hpp"
@@ -18,6 +19,23 @@
 #include "md_resume_input.hpp"
 
 namespace mpsfw::md {
+namespace {
+
+// Completes `request`, giving the core away between polls.
+void wait_yielding(MPI_Request& request) {
+  for (int polls = 0;; ++polls) {
+    int done = 0;
+    MPSFW_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+    if (done) return;
+    if (polls < 100) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+  }
+}
+
+}  // namespace
 
 MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& device)
     : config_(config),
@@ -26,6 +44,7 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
       comm_(decomposition_, domain_, ghost_width(config), config.halo, config.halo_sync,
             device_location(device), device.memory == Backend::Cuda ? &cuda_ipc_memory() : nullptr),
       backend_(device.backend),
+      crowded_(device.crowded),
       step_(config.start_step) {
   // Errors on one rank (a bad dataset, out of device memory) stop every rank
   // together; the caller reports the agreed message once.
@@ -34,6 +53,7 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   long atoms_in_box = 0;
   try {
     store_ = make_md_store(device.backend);
+    store_->sleep_while_waiting(crowded_);
     atoms_in_box = config_.initial == Initial::Dataset ? dataset_atom_count(config_.input_file)
                                                        : fcc_atom_count(config_);
   } catch (const std::exception& e) {
@@ -142,8 +162,19 @@ bool MdSolver::lists_stale() {
   if (config_.skin == 0 || steps_on_lists_ >= config_.rebuild_every) return true;
   // A pair within the cutoff now was within cutoff + skin at the build as
   // long as neither atom moved more than skin/2.
-  double moved = store_->max_displacement(), farthest = 0;
-  MPSFW_MPI_CHECK(MPI_Allreduce(&moved, &farthest, 1, MPI_DOUBLE, MPI_MAX, decomposition_.comm()));
+  const double moved = store_->max_displacement();
+  double farthest = 0;
+  if (!crowded_) {
+    MPSFW_MPI_CHECK(
+        MPI_Allreduce(&moved, &farthest, 1, MPI_DOUBLE, MPI_MAX, decomposition_.comm()));
+  } else {
+    // Ranks outnumber the cores: one that spins in the reduction holds a core
+    // a rank it waits for needs (every step; docs/performance.md, issue 18).
+    MPI_Request request;
+    MPSFW_MPI_CHECK(
+        MPI_Iallreduce(&moved, &farthest, 1, MPI_DOUBLE, MPI_MAX, decomposition_.comm(), &request));
+    wait_yielding(request);
+  }
   return !(farthest <= 0.5 * config_.skin);  // NaN too
 }
 

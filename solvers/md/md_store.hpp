@@ -149,6 +149,10 @@ class MdStore {
   virtual void build_neighbors(const CellGrid& grid, double reach) = 0;
   // The largest distance an owned atom moved since build_neighbors.
   virtual double max_displacement() const = 0;
+  // Whether max_displacement's wait for the device sleeps instead of
+  // spinning (for ranks that outnumber their node's cores; nothing to wait
+  // for on the host).
+  virtual void sleep_while_waiting(bool /*sleep*/) {}
   // Owned positions at the last build_neighbors, [3 * i + d] (a checkpoint
   // keeps them, so that a resumed run rebuilds the very same lists).
   virtual std::vector<double> download_build_positions() const = 0;

@@ -55,6 +55,12 @@ class CudaMdStore final : public MdStore {
   auto policy_nosync() const { return thrust::cuda::par_nosync(temp_); }
 
  public:
+  ~CudaMdStore() override {
+    if (moved_ready_ != nullptr) cudaEventDestroy(moved_ready_);
+  }
+  CudaMdStore(const CudaMdStore&) = delete;
+  CudaMdStore& operator=(const CudaMdStore&) = delete;
+
   CudaMdStore() {
     farthest2_.reserve(1);
     longest_.reserve(1);
@@ -464,10 +470,27 @@ class CudaMdStore final : public MdStore {
     MPSFW_CUDA_CHECK(cudaMemcpy(farthest2_.data(), &bits, sizeof bits, cudaMemcpyHostToDevice));
   }
 
+  void sleep_while_waiting(bool sleep) override {
+    if (sleep && moved_ready_ == nullptr) {
+      MPSFW_CUDA_CHECK(
+          cudaEventCreateWithFlags(&moved_ready_, cudaEventBlockingSync | cudaEventDisableTiming));
+      moved_.reserve(1);
+    }
+    sleep_ = sleep;
+  }
+
   double max_displacement() const override {
     if (listed_ != owned_ + ghosts_) return HUGE_VAL;  // no build since the atoms changed
     unsigned long long bits = 0;
-    MPSFW_CUDA_CHECK(cudaMemcpy(&bits, farthest2_.data(), sizeof bits, cudaMemcpyDeviceToHost));
+    if (sleep_) {  // a blocking-sync event: the thread sleeps until the copy is done
+      MPSFW_CUDA_CHECK(
+          cudaMemcpyAsync(moved_.data(), farthest2_.data(), sizeof bits, cudaMemcpyDeviceToHost));
+      MPSFW_CUDA_CHECK(cudaEventRecord(moved_ready_));
+      MPSFW_CUDA_CHECK(cudaEventSynchronize(moved_ready_));
+      bits = *moved_.data();
+    } else {
+      MPSFW_CUDA_CHECK(cudaMemcpy(&bits, farthest2_.data(), sizeof bits, cudaMemcpyDeviceToHost));
+    }
     double r2;
     std::memcpy(&r2, &bits, sizeof r2);
     return std::sqrt(r2);
@@ -605,6 +628,10 @@ class CudaMdStore final : public MdStore {
   // Owned positions at the last build, and the largest squared move since.
   DeviceBuffer<Position> built_x_;
   DeviceBuffer<unsigned long long> farthest2_;
+  // sleep_while_waiting: where the value lands and the event slept on.
+  bool sleep_ = false;
+  mutable PinnedBuffer<unsigned long long> moved_;
+  cudaEvent_t moved_ready_ = nullptr;
   // The ghost plan's send lists and the buffers its positions move through.
   SendList sends_[6];
   DeviceBuffer<int> selected_;   // compactions' counts
