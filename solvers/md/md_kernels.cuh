@@ -188,11 +188,14 @@ __global__ void kick_kernel(AtomArrays a, int count, double half_dt, LjParams p)
 
 // v += half_dt F / m, then x += dt v, for owned atoms (positions are folded
 // into the box when they migrate), and the largest squared distance from the
-// positions at the last neighbour build, kept as the bits of a non-negative
-// double (ordered like the values).
+// positions at the last neighbour build into *farthest2 (zero before), kept
+// as the bits of a non-negative double (ordered like the values); *clear is
+// zeroed for the next drift.
 __global__ void kick_drift_kernel(AtomArrays a, int count, double half_dt, double dt, LjParams p,
-                                  const Position* built, unsigned long long* farthest2) {
+                                  const Position* built, unsigned long long* farthest2,
+                                  unsigned long long* clear) {
   const int i = thread_index();
+  if (i == 0) *clear = 0;  // the next drift's slot
   double r2 = 0;
   if (i < count) {
     Position x = a.x[i];

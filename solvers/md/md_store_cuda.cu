@@ -62,9 +62,9 @@ class CudaMdStore final : public MdStore {
   CudaMdStore& operator=(const CudaMdStore&) = delete;
 
   CudaMdStore() {
-    farthest2_.reserve(1);
+    farthest2_.reserve(2);
     longest_.reserve(1);
-    MPSFW_CUDA_CHECK(cudaMemset(farthest2_.data(), 0, sizeof(unsigned long long)));
+    MPSFW_CUDA_CHECK(cudaMemset(farthest2_.data(), 0, 2 * sizeof(unsigned long long)));
   }
 
   long owned() const override { return owned_; }
@@ -123,8 +123,12 @@ class CudaMdStore final : public MdStore {
     // Without a build since the atoms changed there is nothing to measure
     // from: the next check must rebuild anyway (max_displacement says so).
     built_x_.reserve(owned_);
+    // This drift's largest move lands in one slot, cleared by the drift
+    // before, while it clears the other (read by the host since).
+    moved_slot_ ^= 1;
     kick_drift_kernel<<<blocks_for(owned_, kThreads), kThreads>>>(
-        arrays(), owned_, half_dt, dt, p, built_x_.data(), farthest2_.data());
+        arrays(), owned_, half_dt, dt, p, built_x_.data(), farthest2_.data() + moved_slot_,
+        farthest2_.data() + (moved_slot_ ^ 1));
     MPSFW_CUDA_CHECK_LAUNCH();
   }
 
@@ -394,7 +398,7 @@ class CudaMdStore final : public MdStore {
     const long cells = check_grid(grid);
     listed_ = n;
     built_x_.reserve(capacity_);
-    MPSFW_CUDA_CHECK(cudaMemset(farthest2_.data(), 0, sizeof(unsigned long long)));
+    MPSFW_CUDA_CHECK(cudaMemset(farthest2_.data(), 0, 2 * sizeof(unsigned long long)));
     if (owned_ == 0) return;
     MPSFW_CUDA_CHECK(cudaMemcpyAsync(built_x_.data(), x_.data(), owned_ * sizeof(Position),
                                      cudaMemcpyDeviceToDevice));
@@ -451,8 +455,8 @@ class CudaMdStore final : public MdStore {
     return out;
   }
 
-  // The drift keeps the largest squared move since the build (a running
-  // maximum): it starts again from the interrupted run's.
+  // The next drift measures the moves from the build anew; until then
+  // max_displacement gives the interrupted run's.
   void restore_positions(const std::vector<double>& x, double moved) override {
     if (x.size() != 3 * static_cast<std::size_t>(owned_))
       throw Error("CUDA MD store: restore_positions of a different atom count");
@@ -467,7 +471,8 @@ class CudaMdStore final : public MdStore {
     const double r2 = moved * moved;
     unsigned long long bits = 0;
     std::memcpy(&bits, &r2, sizeof bits);
-    MPSFW_CUDA_CHECK(cudaMemcpy(farthest2_.data(), &bits, sizeof bits, cudaMemcpyHostToDevice));
+    MPSFW_CUDA_CHECK(
+        cudaMemcpy(farthest2_.data() + moved_slot_, &bits, sizeof bits, cudaMemcpyHostToDevice));
   }
 
   void sleep_while_waiting(bool sleep) override {
@@ -483,13 +488,14 @@ class CudaMdStore final : public MdStore {
     if (listed_ != owned_ + ghosts_) return HUGE_VAL;  // no build since the atoms changed
     unsigned long long bits = 0;
     if (sleep_) {  // a blocking-sync event: the thread sleeps until the copy is done
-      MPSFW_CUDA_CHECK(
-          cudaMemcpyAsync(moved_.data(), farthest2_.data(), sizeof bits, cudaMemcpyDeviceToHost));
+      MPSFW_CUDA_CHECK(cudaMemcpyAsync(moved_.data(), farthest2_.data() + moved_slot_, sizeof bits,
+                                       cudaMemcpyDeviceToHost));
       MPSFW_CUDA_CHECK(cudaEventRecord(moved_ready_));
       MPSFW_CUDA_CHECK(cudaEventSynchronize(moved_ready_));
       bits = *moved_.data();
     } else {
-      MPSFW_CUDA_CHECK(cudaMemcpy(&bits, farthest2_.data(), sizeof bits, cudaMemcpyDeviceToHost));
+      MPSFW_CUDA_CHECK(
+          cudaMemcpy(&bits, farthest2_.data() + moved_slot_, sizeof bits, cudaMemcpyDeviceToHost));
     }
     double r2;
     std::memcpy(&r2, &bits, sizeof r2);
@@ -627,7 +633,11 @@ class CudaMdStore final : public MdStore {
   int stride_ = 0;  // entries between an atom's consecutive neighbours
   // Owned positions at the last build, and the largest squared move since.
   DeviceBuffer<Position> built_x_;
+  // The largest squared move since the build, as of the last drift (the
+  // host and Kokkos stores' measure: the current positions against the
+  // build's), in one of two slots that alternate between drifts.
   DeviceBuffer<unsigned long long> farthest2_;
+  int moved_slot_ = 0;
   // sleep_while_waiting: where the value lands and the event slept on.
   bool sleep_ = false;
   mutable PinnedBuffer<unsigned long long> moved_;
