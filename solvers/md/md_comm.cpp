@@ -18,7 +18,7 @@ namespace {
 
 // Receives the message with `tag` from rank `from`, whatever its length (the
 // length is the count: one message, no count sent ahead): `buffer(n)` gives
-// room for n items of `type` (of `size` bytes) and the count is returned.
+// room for n items of `type`; returns n.
 template <class Buffer>
 long receive_sized(MPI_Comm comm, int from, int tag, MPI_Datatype type, Buffer buffer) {
   MPI_Message message;
