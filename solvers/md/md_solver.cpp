@@ -44,7 +44,9 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
       comm_(decomposition_, domain_, ghost_width(config), config.halo, config.halo_sync,
             device_location(device), device.memory == Backend::Cuda ? &cuda_ipc_memory() : nullptr),
       backend_(device.backend),
-      crowded_(device.crowded),
+      // Only where atoms live on a GPU: host ranks on a crowded node ran 5 %
+      // slower with sleeping waits (docs/performance.md, issue 18).
+      sleep_waits_(device.crowded && device.memory == Backend::Cuda),
       step_(config.start_step) {
   // Errors on one rank (a bad dataset, out of device memory) stop every rank
   // together; the caller reports the agreed message once.
@@ -53,7 +55,7 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   long atoms_in_box = 0;
   try {
     store_ = make_md_store(device.backend);
-    store_->sleep_while_waiting(crowded_);
+    store_->sleep_while_waiting(sleep_waits_);
     atoms_in_box = config_.initial == Initial::Dataset ? dataset_atom_count(config_.input_file)
                                                        : fcc_atom_count(config_);
   } catch (const std::exception& e) {
@@ -164,7 +166,7 @@ bool MdSolver::lists_stale() {
   // long as neither atom moved more than skin/2.
   const double moved = store_->max_displacement();
   double farthest = 0;
-  if (!crowded_) {
+  if (!sleep_waits_) {
     MPSFW_MPI_CHECK(
         MPI_Allreduce(&moved, &farthest, 1, MPI_DOUBLE, MPI_MAX, decomposition_.comm()));
   } else {

@@ -107,8 +107,9 @@ class MdSolver {
   MdComm comm_;
   std::unique_ptr<MdStore> store_;
   Backend backend_;
-  // The node's ranks outnumber its cores: the per-step waits sleep.
-  bool crowded_ = false;
+  // The node's ranks outnumber its cores and the atoms are on a GPU: the
+  // per-step waits sleep.
+  bool sleep_waits_ = false;
   PhaseTimers timers_;
   std::vector<Thermo> thermo_;
   long total_atoms_ = 0;
