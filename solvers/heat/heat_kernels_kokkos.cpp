@@ -43,35 +43,6 @@ KOKKOS_INLINE_FUNCTION double larger_change(const ConstField& now, const ConstFi
   return change > most ? change : most;
 }
 
-// The interior as (x, y, z chunk) columns of kPlanes cells, x fastest, for
-// reductions on a GPU: locate gives column t's first cell and its length.
-struct InteriorColumns {
-  static constexpr int kPlanes = 16;
-  FieldLayout layout;
-  std::int64_t sz = 0;
-  Int3 lo, hi;
-  int nx = 0, ny = 0;
-  std::int64_t chunks = 0;
-
-  explicit InteriorColumns(const FieldLayout& l) : layout(l), sz(l.stride_z()) {
-    const Box b = l.interior();
-    if (b.empty()) return;
-    lo = b.lo;
-    hi = b.hi;
-    nx = b.size().x;
-    ny = b.size().y;
-    chunks = (b.size().z + kPlanes - 1) / kPlanes;
-  }
-  std::int64_t count() const { return static_cast<std::int64_t>(nx) * ny * chunks; }
-  KOKKOS_INLINE_FUNCTION int locate(std::int64_t t, std::int64_t& c) const {
-    const std::int64_t rest = t / nx;
-    const int k0 = lo.z + static_cast<int>(rest / ny) * kPlanes;
-    c = layout.index(lo.x + static_cast<int>(t - rest * nx), lo.y + static_cast<int>(rest % ny),
-                     k0);
-    return k0 + kPlanes <= hi.z ? kPlanes : hi.z - k0;
-  }
-};
-
 class KokkosHeatKernels final : public HeatKernels {
  public:
   void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
@@ -188,23 +159,23 @@ class KokkosHeatKernels final : public HeatKernels {
     // On a GPU, columns as in the update (x fastest, so a warp's loads
     // coalesce): an MDRange reduction with default tiles read the fields at a
     // fraction of the copy bandwidth (docs/performance.md).
-    const InteriorColumns columns(layout);
+    const ColumnMarch<kColumnDepth> columns(layout, layout.interior(), Coefficients{});
     using Range = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
     Kokkos::parallel_reduce(
-        "mpsfw::heat::total_columns", Range(0, columns.count()),
+        "mpsfw::heat::total_columns", Range(0, columns.columns()),
         KOKKOS_LAMBDA(std::int64_t t, double& sum) {
           std::int64_t c = 0;
-          const int planes = columns.locate(t, c);
+          const int planes = columns.start(t, c);
           double column = 0;
           for (int z = 0; z < planes; ++z, c += columns.sz) column += now(c);
           sum += column;
         },
         d.total);
     Kokkos::parallel_reduce(
-        "mpsfw::heat::max_change_columns", Range(0, columns.count()),
+        "mpsfw::heat::max_change_columns", Range(0, columns.columns()),
         KOKKOS_LAMBDA(std::int64_t t, double& most) {
           std::int64_t c = 0;
-          const int planes = columns.locate(t, c);
+          const int planes = columns.start(t, c);
           for (int z = 0; z < planes; ++z, c += columns.sz)
             most = larger_change(now, before, c, most);
         },

@@ -30,6 +30,9 @@ long receive_sized(MPI_Comm comm, int from, int tag, MPI_Datatype type, Buffer b
   return n;
 }
 
+// The tag of ghost list `list`'s positions (at a rebuild and between them).
+int ghost_tag(int list) { return 40 + list; }
+
 int byte_count(std::size_t atoms) {
   const std::size_t bytes = atoms * sizeof(AtomRecord);
   if (bytes > INT_MAX)
@@ -151,7 +154,7 @@ void MdComm::exchange_ghosts(MdStore& store) {
       const GhostTransfer& t = plan_[2 * d + side];
       if (t.to == me) continue;
       MPSFW_MPI_CHECK(MPI_Isend(packed[side], position_count(t.send_count), MPI_DOUBLE, t.to,
-                                40 + 2 * d + side, comm, &sent[side]));
+                                ghost_tag(2 * d + side), comm, &sent[side]));
     }
     for (int side = 0; side < 2; ++side) {
       GhostTransfer& t = plan_[2 * d + side];
@@ -161,7 +164,7 @@ void MdComm::exchange_ghosts(MdStore& store) {
         t.receive_count = t.send_count;
         store.copy_sends_to_ghosts(list, t.receive_first);
       } else {
-        t.receive_count = receive_sized(comm, t.from, 40 + list, MPI_DOUBLE,
+        t.receive_count = receive_sized(comm, t.from, ghost_tag(list), MPI_DOUBLE,
                                         [&](int n) { return store.receive_buffer(list, n / 3); }) /
                           3;
         store.unpack_ghosts(list, t.receive_first, t.receive_count);
@@ -182,12 +185,13 @@ void MdComm::update_ghosts(MdStore& store) const {
   }
   for (int d = 0; d < 3; ++d) {
     if (same_gpu_->push_stage(store, d)) continue;  // pushes and the rendezvous, one launch
-    for (int side = 0; side < 2; ++side) transfer(store, 2 * d + side, 40 + 2 * d + side);
+    for (int side = 0; side < 2; ++side) transfer(store, 2 * d + side);
     same_gpu_->stage_done(store);  // the next stage sends ghosts this one wrote
   }
 }
 
-void MdComm::transfer(MdStore& store, int list, int tag) const {
+void MdComm::transfer(MdStore& store, int list) const {
+  const int tag = ghost_tag(list);
   const GhostTransfer& t = plan_[list];
   const int me = decomposition_.rank();
   if (t.to == me && t.from == me) {  // one rank across: its own images

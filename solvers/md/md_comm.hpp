@@ -50,7 +50,7 @@ class MdComm {
   // Moves the positions of list `list` (2 dim: to the low neighbour, 2 dim +
   // 1: to the high one) and its counterpart from the opposite neighbour along
   // the plan, pushed between ranks on one GPU where connected.
-  void transfer(MdStore& store, int list, int tag) const;
+  void transfer(MdStore& store, int list) const;
   // One rank in all: every ghost is one of its own periodic images.
   bool alone() const;
 

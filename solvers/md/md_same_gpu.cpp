@@ -114,11 +114,10 @@ void SameGpuGhosts::connect(MdStore& store, const GhostTransfer plan[6]) {
       store.synchronize();  // the ghost slots hold the rebuild's positions
       // The handle of an array is the same until it is reallocated.
       const long generation = store.positions_generation();
-      if (!shared_ || shared_generation_ != generation || shared_base_ != store.positions_base()) {
+      if (shared_base_ != store.positions_base() || shared_generation_ != generation) {
         shared_handle_ = memory_->share(store.positions_base());
         shared_generation_ = generation;
         shared_base_ = store.positions_base();
-        shared_ = true;
       }
       mine.positions = shared_handle_;
       mine.generation = generation;

@@ -95,7 +95,6 @@ class SameGpuGhosts {
   std::vector<Mapping> mappings_;
   // This rank's position array as last shared (its handle is reused until
   // the array is reallocated).
-  bool shared_ = false;
   long shared_generation_ = 0;
   const void* shared_base_ = nullptr;
   PeerMemoryHandle shared_handle_;

@@ -44,7 +44,7 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
       comm_(decomposition_, domain_, ghost_width(config), config.halo, config.halo_sync,
             device_location(device), device.memory == Backend::Cuda ? &cuda_ipc_memory() : nullptr),
       backend_(device.backend),
-      // Only where atoms live on a GPU: host ranks on a crowded node ran 5 %
+      // Only where atoms live on a GPU: host ranks on a crowded node ran 6 %
       // slower with sleeping waits (docs/performance.md, issue 18).
       sleep_waits_(device.crowded && device.memory == Backend::Cuda),
       step_(config.start_step) {

@@ -63,6 +63,7 @@ class CudaMdStore final : public MdStore {
 
   CudaMdStore() {
     farthest2_.reserve(2);
+    selected_.reserve(2);
     longest_.reserve(1);
     MPSFW_CUDA_CHECK(cudaMemset(farthest2_.data(), 0, 2 * sizeof(unsigned long long)));
   }
@@ -161,7 +162,6 @@ class CudaMdStore final : public MdStore {
     if (owned_ == 0) return;
     const thrust::counting_iterator<int> first(0);
     index_.reserve(owned_);
-    selected_.reserve(2);
     select(first, owned_, index_.data(), selected_.data(), Leaves{x_.data(), dim, lo, hi, true});
     int leaving = 0;
     MPSFW_CUDA_CHECK(
@@ -238,7 +238,6 @@ class CudaMdStore final : public MdStore {
     const int n = owned_ + ghosts_;
     const thrust::counting_iterator<int> first(0);
     const double shifts[2] = {low_shift, high_shift};
-    selected_.reserve(2);
     for (int side = 0; side < 2; ++side) {
       SendList& list = sends_[2 * dim + side];
       list.dim = dim;
