@@ -11,9 +11,11 @@
 
 namespace mpsfw::md::gpu {
 
-constexpr int kThreads = 256;         // per block, simple per-atom kernels
-constexpr int kForceThreads = 128;    // per block, force kernel
-constexpr int kNeighborThreads = 32;  // per block, neighbour build: one link cell (~20 atoms)
+constexpr int kThreads = 256;       // per block, simple per-atom kernels
+constexpr int kForceThreads = 128;  // per block, force kernel
+// Neighbour build: a warp per link cell (~20 atoms), several cells a block,
+// so that an SM holds more warps than its limit of resident blocks allows.
+constexpr int kNeighborWarps = 4;
 
 inline unsigned blocks_for(int n, int threads) {
   return static_cast<unsigned>((n + threads - 1) / threads);
@@ -285,27 +287,35 @@ __global__ void gather_positions_kernel(AtomView a, const int* order, int count,
 
 // Full neighbour lists, transposed: neighbour k of owned atom i at
 // list[k * stride + i], for every other atom (owned or ghost) within `reach`
-// in its own and the 26 adjacent cells, in cell order. One block per cell, a
-// thread per atom of it: the block loads each neighbouring row of cells (the
+// in its own and the 26 adjacent cells, in cell order. A warp per cell, a
+// lane per atom of it: the warp loads each neighbouring row of cells (the
 // three cells along x of one (y, z) row are consecutive in cell order) into
-// shared memory in tiles, and every thread tests its atom against the tile.
-// Counts past `capacity` are counted, not stored; the largest goes to *longest.
-__global__ void __launch_bounds__(kNeighborThreads)
+// its shared tile 32 atoms at a time, and every lane tests its atom against
+// the tile. Counts past `capacity` are counted, not stored; the largest goes
+// to *longest (one atomic a warp). The bounds ask for 8 blocks an SM (46
+// registers): with no minimum, ptxas kept it to 32 registers and spilled.
+__global__ void __launch_bounds__(kNeighborWarps * 32, 8)
     neighbor_kernel(CellOrder c, int owned, CellGrid g, double reach2, int capacity, int stride,
                     int* list, int* count, int* longest) {
-  __shared__ Position tile[kNeighborThreads];
-  __shared__ int tile_atom[kNeighborThreads];
-  const int cell = static_cast<int>(blockIdx.x);
+  constexpr unsigned kAll = 0xffffffffu;
+  __shared__ Position tiles[kNeighborWarps][32];
+  __shared__ int tile_atoms[kNeighborWarps][32];
+  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) / 32;
+  Position* tile = tiles[warp];
+  int* tile_atom = tile_atoms[warp];
   const int nx = g.count[0], ny = g.count[1], nz = g.count[2];
+  const int cell = static_cast<int>(blockIdx.x) * kNeighborWarps + warp;
+  if (cell >= nx * ny * nz) return;  // whole warps only: no block-wide barrier follows
   const int cx = cell % nx, cy = (cell / nx) % ny, cz = cell / (nx * ny);
   const int x_lo = cx > 0 ? cx - 1 : 0;
   const int x_hi = cx < nx - 1 ? cx + 1 : nx - 1;
   const int begin = c.start[cell], end = c.start[cell + 1];
-  for (int first = begin; first < end; first += blockDim.x) {
-    const int s = first + static_cast<int>(threadIdx.x);
+  int most = 0;
+  for (int first = begin; first < end; first += 32) {
+    const int s = first + lane;
     const int i = s < end ? c.atom[s] : owned;
     const bool mine = i < owned;  // ghosts need no list
-    if (!__syncthreads_or(mine)) continue;
+    if (!__any_sync(kAll, mine)) continue;
     Position pi{};
     if (mine) pi = c.x[s];
     int k = 0;
@@ -315,16 +325,16 @@ __global__ void __launch_bounds__(kNeighborThreads)
         if (y < 0 || y >= ny) continue;
         const int row = (z * ny + y) * nx;
         const int row_end = c.start[row + x_hi + 1];
-        for (int t0 = c.start[row + x_lo]; t0 < row_end; t0 += blockDim.x) {
-          __syncthreads();  // the previous tile is no longer read
-          const int t = t0 + static_cast<int>(threadIdx.x);
+        for (int t0 = c.start[row + x_lo]; t0 < row_end; t0 += 32) {
+          __syncwarp();  // the previous tile is no longer read
+          const int t = t0 + lane;
           if (t < row_end) {
-            tile[threadIdx.x] = c.x[t];
-            tile_atom[threadIdx.x] = c.atom[t];
+            tile[lane] = c.x[t];
+            tile_atom[lane] = c.atom[t];
           }
-          __syncthreads();
+          __syncwarp();
           if (!mine) continue;
-          const int n = min(static_cast<int>(blockDim.x), row_end - t0);
+          const int n = min(32, row_end - t0);
           for (int u = 0; u < n; ++u) {
             const int j = tile_atom[u];
             const double dx = pi.c[0] - tile[u].c[0], dy = pi.c[1] - tile[u].c[1],
@@ -338,14 +348,22 @@ __global__ void __launch_bounds__(kNeighborThreads)
     }
     if (mine) {
       count[i] = k;
-      atomicMax(longest, k);
+      most = max(most, k);
     }
   }
+  for (int o = 16; o > 0; o /= 2) most = max(most, __shfl_down_sync(kAll, most, o));
+  if (lane == 0 && most > 0) atomicMax(longest, most);
 }
 
 // One thread per owned atom: the LJ force from the atoms of its list within
 // the cutoff into f; with Sums instead its halves of those pairs' energies
-// and virials.
+// and virials. The pairs are summed in list order, as every store does; the
+// next kForceAhead neighbours' positions are already loading while a pair is
+// computed, so that a small system's few resident warps still keep loads in
+// flight (H200, in.lj: 32k atoms 67 -> 35 us, 1M 404 -> 335 us; 3, 4 and 6
+// ahead were slower than 2: docs/performance.md).
+constexpr int kForceAhead = 2;
+
 template <bool Sums>
 __global__ void __launch_bounds__(kForceThreads)
     force_kernel(const Position* __restrict__ x, int owned, const int* __restrict__ list,
@@ -357,10 +375,21 @@ __global__ void __launch_bounds__(kForceThreads)
   const double xi = pi.c[0], yi = pi.c[1], zi = pi.c[2];
   const double cut2 = p.cutoff * p.cutoff;
   const int n = count[i];
+  // Neighbour k's index; past the list's end atom i itself (a valid address,
+  // loaded ahead but never added).
+  const auto neighbour = [&](int k) { return k < n ? list[k * stride + i] : i; };
+  Position ahead[kForceAhead];  // neighbours k, k + 1, ...
+#pragma unroll
+  for (int a = 0; a < kForceAhead; ++a) ahead[a] = x[neighbour(a)];
+  int next = neighbour(kForceAhead);
   double fx = 0, fy = 0, fz = 0, e = 0, w = 0;
 #pragma unroll 1  // measured on an H200: unrolling by 4 (the compiler's choice too) costs 10%
   for (int k = 0; k < n; ++k) {
-    const Position q = x[list[k * stride + i]];
+    const Position q = ahead[0];
+#pragma unroll
+    for (int a = 0; a + 1 < kForceAhead; ++a) ahead[a] = ahead[a + 1];
+    ahead[kForceAhead - 1] = x[next];
+    next = neighbour(k + kForceAhead + 1);
     const double dx = xi - q.c[0], dy = yi - q.c[1], dz = zi - q.c[2];
     const double r2 = dx * dx + dy * dy + dz * dz;
     if (r2 >= cut2) continue;  // lj_pair would give zero

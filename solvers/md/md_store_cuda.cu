@@ -430,7 +430,7 @@ class CudaMdStore final : public MdStore {
                     std::to_string(stride_) + " entries are more than one rank can index");
       }
       MPSFW_CUDA_CHECK(cudaMemset(longest_.data(), 0, sizeof(int)));
-      neighbor_kernel<<<static_cast<unsigned>(cells), kNeighborThreads>>>(
+      neighbor_kernel<<<blocks_for(static_cast<int>(cells), kNeighborWarps), kNeighborWarps * 32>>>(
           order, owned_, grid, reach * reach, width_, stride_, neighbors_.data(),
           neighbor_count_.data(), longest_.data());
       MPSFW_CUDA_CHECK_LAUNCH();
