@@ -8,6 +8,7 @@
 #include "core/halo/step_handshake.hpp"
 #include "md_physics.hpp"
 #include "md_store.hpp"
+#include "neighbour_walk.hpp"
 
 namespace mpsfw::md::gpu {
 
@@ -357,13 +358,8 @@ __global__ void __launch_bounds__(kNeighborWarps * 32, 8)
 
 // One thread per owned atom: the LJ force from the atoms of its list within
 // the cutoff into f; with Sums instead its halves of those pairs' energies
-// and virials. The pairs are summed in list order, as every store does; the
-// next kForceAhead neighbours' positions are already loading while a pair is
-// computed, so that a small system's few resident warps still keep loads in
-// flight (H200, in.lj: 32k atoms 67 -> 35 us, 1M 404 -> 335 us; 3, 4 and 6
-// ahead were slower than 2: docs/performance.md).
-constexpr int kForceAhead = 2;
-
+// and virials. The list is walked with neighbours loading ahead
+// (neighbour_walk.hpp).
 template <bool Sums>
 __global__ void __launch_bounds__(kForceThreads)
     force_kernel(const Position* __restrict__ x, int owned, const int* __restrict__ list,
@@ -374,34 +370,22 @@ __global__ void __launch_bounds__(kForceThreads)
   const Position pi = x[i];
   const double xi = pi.c[0], yi = pi.c[1], zi = pi.c[2];
   const double cut2 = p.cutoff * p.cutoff;
-  const int n = count[i];
-  // Neighbour k's index; past the list's end atom i itself (a valid address,
-  // loaded ahead but never added).
-  const auto neighbour = [&](int k) { return k < n ? list[k * stride + i] : i; };
-  Position ahead[kForceAhead];  // neighbours k, k + 1, ...
-#pragma unroll
-  for (int a = 0; a < kForceAhead; ++a) ahead[a] = x[neighbour(a)];
-  int next = neighbour(kForceAhead);
   double fx = 0, fy = 0, fz = 0, e = 0, w = 0;
-#pragma unroll 1  // measured on an H200: unrolling by 4 (the compiler's choice too) costs 10%
-  for (int k = 0; k < n; ++k) {
-    const Position q = ahead[0];
-#pragma unroll
-    for (int a = 0; a + 1 < kForceAhead; ++a) ahead[a] = ahead[a + 1];
-    ahead[kForceAhead - 1] = x[next];
-    next = neighbour(k + kForceAhead + 1);
-    const double dx = xi - q.c[0], dy = yi - q.c[1], dz = zi - q.c[2];
-    const double r2 = dx * dx + dy * dy + dz * dz;
-    if (r2 >= cut2) continue;  // lj_pair would give zero
-    const PairTerm t = lj_pair(r2, p);
-    fx += t.f_over_r * dx;
-    fy += t.f_over_r * dy;
-    fz += t.f_over_r * dz;
-    if (Sums) {
-      e += 0.5 * t.energy;
-      w += 0.5 * t.f_over_r * r2;
-    }
-  }
+  walk_neighbours(
+      count[i], i, [&](int k) { return list[k * stride + i]; }, [&](int j) { return x[j]; },
+      [&](const Position& q) {
+        const double dx = xi - q.c[0], dy = yi - q.c[1], dz = zi - q.c[2];
+        const double r2 = dx * dx + dy * dy + dz * dz;
+        if (r2 >= cut2) return;  // lj_pair would give zero
+        const PairTerm t = lj_pair(r2, p);
+        fx += t.f_over_r * dx;
+        fy += t.f_over_r * dy;
+        fz += t.f_over_r * dz;
+        if (Sums) {
+          e += 0.5 * t.energy;
+          w += 0.5 * t.f_over_r * r2;
+        }
+      });
   if (Sums) {
     energy[i] = e;
     virial[i] = w;

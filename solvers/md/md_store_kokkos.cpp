@@ -21,6 +21,7 @@
 #include "core/kokkos_runtime.hpp"
 #include "core/memory.hpp"
 #include "md_store.hpp"
+#include "neighbour_walk.hpp"
 
 namespace mpsfw::md {
 namespace {
@@ -40,6 +41,14 @@ using Ints = Kokkos::View<int*, Memory>;
 using Reals = Kokkos::View<double*, Memory>;
 using Lists = Kokkos::View<int**, Memory>;
 using Records = Kokkos::View<AtomRecord*, Memory>;
+
+// One atom's position, as the force loops load it.
+struct Point {
+  double c[3];
+};
+KOKKOS_INLINE_FUNCTION Point point(const PositionArray& x, int j) {
+  return Point{{x(j, 0), x(j, 1), x(j, 2)}};
+}
 
 // Atom counts and indices are int in the loops (as on the CUDA store).
 int checked_count(long n) {
@@ -541,17 +550,17 @@ class KokkosMdStore final : public MdStore {
           const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
           const double cut2 = p.cutoff * p.cutoff;
           double fx = 0, fy = 0, fz = 0;
-          const int n = count(i);
-          for (int k = 0; k < n; ++k) {
-            const int j = list(i, k);
-            const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
-            const double r2 = dx * dx + dy * dy + dz * dz;
-            if (r2 >= cut2) continue;  // lj_pair would give zero
-            const PairTerm t = lj_pair(r2, p);
-            fx += t.f_over_r * dx;
-            fy += t.f_over_r * dy;
-            fz += t.f_over_r * dz;
-          }
+          walk_neighbours(
+              count(i), i, [&](int k) { return list(i, k); }, [&](int j) { return point(x, j); },
+              [&](const Point& q) {
+                const double dx = xi - q.c[0], dy = yi - q.c[1], dz = zi - q.c[2];
+                const double r2 = dx * dx + dy * dy + dz * dz;
+                if (r2 >= cut2) return;  // lj_pair would give zero
+                const PairTerm t = lj_pair(r2, p);
+                fx += t.f_over_r * dx;
+                fy += t.f_over_r * dy;
+                fz += t.f_over_r * dz;
+              });
           f(i, 0) = fx;
           f(i, 1) = fy;
           f(i, 2) = fz;
@@ -571,16 +580,16 @@ class KokkosMdStore final : public MdStore {
         KOKKOS_LAMBDA(int i, double& potential, double& virial) {
           const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
           const double cut2 = p.cutoff * p.cutoff;
-          const int n = count(i);
-          for (int k = 0; k < n; ++k) {
-            const int j = list(i, k);
-            const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
-            const double r2 = dx * dx + dy * dy + dz * dz;
-            if (r2 >= cut2) continue;
-            const PairTerm t = lj_pair(r2, p);
-            potential += 0.5 * t.energy;
-            virial += 0.5 * t.f_over_r * r2;
-          }
+          walk_neighbours(
+              count(i), i, [&](int k) { return list(i, k); }, [&](int j) { return point(x, j); },
+              [&](const Point& q) {
+                const double dx = xi - q.c[0], dy = yi - q.c[1], dz = zi - q.c[2];
+                const double r2 = dx * dx + dy * dy + dz * dz;
+                if (r2 >= cut2) return;
+                const PairTerm t = lj_pair(r2, p);
+                potential += 0.5 * t.energy;
+                virial += 0.5 * t.f_over_r * r2;
+              });
         },
         Kokkos::Sum<double>(sums.potential), Kokkos::Sum<double>(sums.virial));
     return sums;
