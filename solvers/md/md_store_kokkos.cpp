@@ -42,12 +42,15 @@ using Reals = Kokkos::View<double*, Memory>;
 using Lists = Kokkos::View<int**, Memory>;
 using Records = Kokkos::View<AtomRecord*, Memory>;
 
-// One atom's position, as the force loops load it.
-struct Point {
-  double c[3];
+// One atom's position as the pair loops load it: its row of 4 doubles in one
+// aligned piece (on a GPU two 16-byte loads instead of three 8-byte ones,
+// as the native store's Position). Rows are 32 bytes and core memory is
+// aligned to 64 (cudaMalloc: 256).
+struct alignas(32) Point {
+  double c[4];
 };
 KOKKOS_INLINE_FUNCTION Point point(const PositionArray& x, int j) {
-  return Point{{x(j, 0), x(j, 1), x(j, 2)}};
+  return reinterpret_cast<const Point*>(x.data())[j];
 }
 
 // Atom counts and indices are int in the loops (as on the CUDA store).
@@ -444,12 +447,9 @@ class KokkosMdStore final : public MdStore {
     cell_order(grid, n);
     grow(neighbor_count_, owned_);
     const double reach2 = reach * reach;
-    const PositionArray x = x_;
-    const Ints order = order_, start = cell_start_, count = neighbor_count_;
     const int owned = owned_;
-    // One pass over the 27 cells around each owned atom into rows of width_
-    // entries; once more with wider rows if one did not fit. The three cells
-    // along x of one (y, z) row are consecutive in cell order: one range.
+    // A team per link cell, a thread per atom of it (neighbor_lists below);
+    // once more with wider rows if one did not fit.
     for (;;) {
       if (static_cast<long>(lists_.extent(0)) < owned ||
           static_cast<int>(lists_.extent(1)) != width_) {
@@ -457,39 +457,12 @@ class KokkosMdStore final : public MdStore {
         lists_ = Lists("mpsfw::md::neighbors", static_cast<size_t>(owned + owned / 4 + 16),
                        static_cast<size_t>(width_));
       }
-      const Lists list = lists_;
-      const int width = width_;
-      int longest = 0;
-      Kokkos::parallel_reduce(
-          "mpsfw::md::neighbor_lists", Indices(0, owned),
-          KOKKOS_LAMBDA(int i, int& most) {
-            const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-            const int cx = link_cell_along(xi, grid, 0), cy = link_cell_along(yi, grid, 1),
-                      cz = link_cell_along(zi, grid, 2);
-            const int nx = grid.count[0], ny = grid.count[1], nz = grid.count[2];
-            const int x_lo = cx > 0 ? cx - 1 : 0, x_hi = cx < nx - 1 ? cx + 1 : nx - 1;
-            int k = 0;
-            for (int z = cz > 0 ? cz - 1 : 0; z <= (cz < nz - 1 ? cz + 1 : nz - 1); ++z) {
-              for (int y = cy > 0 ? cy - 1 : 0; y <= (cy < ny - 1 ? cy + 1 : ny - 1); ++y) {
-                const int row = (z * ny + y) * nx;
-                for (int s = start(row + x_lo); s < start(row + x_hi + 1); ++s) {
-                  const int j = order(s);
-                  const double dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
-                  if (j == i || dx * dx + dy * dy + dz * dz >= reach2) continue;
-                  if (k < width) list(i, k) = j;
-                  ++k;
-                }
-              }
-            }
-            count(i) = k;
-            if (k > most) most = k;
-          },
-          Kokkos::Max<int>(longest));
+      const int longest = neighbor_lists(grid, reach2);
       if (longest <= width_) break;
       width_ = longest + longest / 8 + 8;
     }
     grow(built_x_, owned_);
-    const PositionArray built = built_x_;
+    const PositionArray x = x_, built = built_x_;
     Kokkos::parallel_for(
         "mpsfw::md::remember_build", Indices(0, owned), KOKKOS_LAMBDA(int i) {
           for (int d = 0; d < 4; ++d) built(i, d) = x(i, d);
@@ -614,6 +587,80 @@ class KokkosMdStore final : public MdStore {
   // Stable counting sort of atoms 0 .. n-1 by link cell of `grid`: order_
   // lists atom indices cell by cell (store order within a cell),
   // cell_start_[c] .. cell_start_[c + 1] being cell c's.
+  // Full lists into lists_ (entries past width_ counted, not stored) in the
+  // order every store lists: the 27 cells around the atom's cell by (z, y)
+  // row, each row's three cells along x one range of cell order; returns the
+  // longest. A team per cell, a thread per atom of it: the team loads each
+  // row's atoms into its scratch tile a team's width at a time, and each
+  // thread tests its atom against the tile (on a GPU a team is a warp; on
+  // the host one thread).
+  int neighbor_lists(const CellGrid& grid, double reach2) {
+    using Team = Kokkos::TeamPolicy<Space>::member_type;
+    using Tile = Kokkos::View<double* [4], Kokkos::LayoutRight, Space::scratch_memory_space,
+                              Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    using TileAtoms =
+        Kokkos::View<int*, Space::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    const int width = kokkos_on_gpu() ? 32 : 1;
+    const int cells = grid.count[0] * grid.count[1] * grid.count[2];
+    const size_t scratch = Tile::shmem_size(width) + TileAtoms::shmem_size(width);
+    const auto policy =
+        Kokkos::TeamPolicy<Space>(cells, width).set_scratch_size(0, Kokkos::PerTeam(scratch));
+    const PositionArray x = x_;
+    const Ints order = order_, start = cell_start_, count = neighbor_count_;
+    const Lists list = lists_;
+    const int owned = owned_, capacity = width_;
+    int longest = 0;
+    Kokkos::parallel_reduce(
+        "mpsfw::md::neighbor_lists", policy,
+        KOKKOS_LAMBDA(const Team& team, int& most) {
+          const Tile tile(team.team_scratch(0), width);
+          const TileAtoms tile_atom(team.team_scratch(0), width);
+          const int me = team.team_rank();
+          const int cell = team.league_rank();
+          const int nx = grid.count[0], ny = grid.count[1], nz = grid.count[2];
+          const int cx = cell % nx, cy = (cell / nx) % ny, cz = cell / (nx * ny);
+          const int x_lo = cx > 0 ? cx - 1 : 0, x_hi = cx < nx - 1 ? cx + 1 : nx - 1;
+          for (int first = start(cell); first < start(cell + 1); first += width) {
+            const int s = first + me;
+            const int i = s < start(cell + 1) ? order(s) : owned;
+            const bool mine = i < owned;  // ghosts need no list
+            const Point pi = mine ? point(x, i) : Point{{0, 0, 0, 0}};
+            int k = 0;
+            for (int z = cz > 0 ? cz - 1 : 0; z <= (cz < nz - 1 ? cz + 1 : nz - 1); ++z) {
+              for (int y = cy > 0 ? cy - 1 : 0; y <= (cy < ny - 1 ? cy + 1 : ny - 1); ++y) {
+                const int row = (z * ny + y) * nx;
+                const int row_end = start(row + x_hi + 1);
+                for (int t0 = start(row + x_lo); t0 < row_end; t0 += width) {
+                  team.team_barrier();  // the previous tile is no longer read
+                  if (t0 + me < row_end) {
+                    const int j = order(t0 + me);
+                    for (int d = 0; d < 3; ++d) tile(me, d) = x(j, d);
+                    tile_atom(me) = j;
+                  }
+                  team.team_barrier();
+                  if (!mine) continue;
+                  const int n = row_end - t0 < width ? row_end - t0 : width;
+                  for (int u = 0; u < n; ++u) {
+                    const int j = tile_atom(u);
+                    const double dx = pi.c[0] - tile(u, 0), dy = pi.c[1] - tile(u, 1),
+                                 dz = pi.c[2] - tile(u, 2);
+                    if (j == i || dx * dx + dy * dy + dz * dz >= reach2) continue;
+                    if (k < capacity) list(i, k) = j;
+                    ++k;
+                  }
+                }
+              }
+            }
+            if (mine) {
+              count(i) = k;
+              if (k > most) most = k;
+            }
+          }
+        },
+        Kokkos::Max<int>(longest));
+    return longest;
+  }
+
   void cell_order(const CellGrid& grid, int n) {
     const int cells =
         checked_count(static_cast<long>(grid.count[0]) * grid.count[1] * grid.count[2]);
