@@ -16,6 +16,8 @@
 //   pairs zZ        the same with two neighbouring x columns per thread
 //   columns zZ lbTxB  columns with Kokkos::LaunchBounds<T, B> (at most T threads
 //                   a block, at least B blocks an SM: caps the registers)
+//   columns zZ pfP  columns prefetching the cell P planes ahead into L2 (on a
+//                   CUDA GPU; the native kernel's prefetch)
 // Each figure is the median of --repeats launches, each followed by a fence.
 //   heat_kokkos_variants [--n 512] [--repeats 20]
 #include <mpi.h>
@@ -161,15 +163,22 @@ void team_march(int team_size, int rows, int planes, const FieldLayout& l, heat:
 
 // The backend's column march (solvers/heat/heat_columns_kokkos.hpp) at
 // depth ZC: a flat range over (x, y, z chunk) columns, x fastest, each thread
-// marching ZC cells up z with the z neighbours in registers.
-template <int ZC, class... Traits>
-void columns(const FieldLayout& l, heat::Coefficients k, const Field& u, const Field& next,
-             const Box& b) {
-  const heat::ColumnMarch<ZC> march(l, b, k);
+// marching ZC cells up z with the z neighbours in registers; on a CUDA GPU
+// with PF > 0, the cell PF planes ahead prefetched into L2.
+template <int ZC, int PF, class... Traits>
+void columns_prefetching(const FieldLayout& l, heat::Coefficients k, const Field& u,
+                         const Field& next, const Box& b) {
+  const heat::ColumnMarch<ZC, PF> march(l, b, k);
   Kokkos::parallel_for(
       "columns",
       Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>, Traits...>(0, march.columns()),
       KOKKOS_LAMBDA(std::int64_t t) { march.column(u.data(), next.data(), t); });
+}
+
+template <int ZC, class... Traits>
+void columns(const FieldLayout& l, heat::Coefficients k, const Field& u, const Field& next,
+             const Box& b) {
+  columns_prefetching<ZC, 0, Traits...>(l, k, u, next, b);
 }
 
 // columns with two neighbouring x columns per thread (pairs of cells, scalar
@@ -275,7 +284,12 @@ int run(int argc, char** argv) {
                                             "columns z8 lb128x16",
                                             "columns z8 lb256x8",
                                             "columns z32 lb128x16",
-                                            "columns z16 lb256x6"};
+                                            "columns z16 lb256x6",
+                                            "columns z16 pf2",
+                                            "columns z16 pf4",
+                                            "columns z16 pf6",
+                                            "columns z8 pf4",
+                                            "columns z32 pf4"};
     const auto launch = [&](size_t v, const Field& from, const Field& to, const Box& b) {
       switch (v) {
         case 0:
@@ -314,8 +328,18 @@ int run(int argc, char** argv) {
           return columns<8, Kokkos::LaunchBounds<256, 8>>(layout, k, from, to, b);
         case 17:
           return columns<32, Kokkos::LaunchBounds<128, 16>>(layout, k, from, to, b);
-        default:
+        case 18:
           return columns<16, Kokkos::LaunchBounds<256, 6>>(layout, k, from, to, b);
+        case 19:
+          return columns_prefetching<16, 2>(layout, k, from, to, b);
+        case 20:
+          return columns_prefetching<16, 4>(layout, k, from, to, b);
+        case 21:
+          return columns_prefetching<16, 6>(layout, k, from, to, b);
+        case 22:
+          return columns_prefetching<8, 4>(layout, k, from, to, b);
+        default:
+          return columns_prefetching<32, 4>(layout, k, from, to, b);
       }
     };
     const Box interior = layout.interior();
