@@ -368,31 +368,26 @@ __global__ void __launch_bounds__(kForceThreads)
   const int i = thread_index();
   if (i >= owned) return;
   const Position pi = x[i];
-  const double xi = pi.c[0], yi = pi.c[1], zi = pi.c[2];
-  const double cut2 = p.cutoff * p.cutoff;
-  double fx = 0, fy = 0, fz = 0, e = 0, w = 0;
+  double f[3] = {0, 0, 0}, e = 0, w = 0;
   walk_neighbours(
       count[i], i, [&](int k) { return list[k * stride + i]; }, [&](int j) { return x[j]; },
       [&](const Position& q) {
-        const double dx = xi - q.c[0], dy = yi - q.c[1], dz = zi - q.c[2];
-        const double r2 = dx * dx + dy * dy + dz * dz;
-        if (r2 >= cut2) return;  // lj_pair would give zero
-        const PairTerm t = lj_pair(r2, p);
-        fx += t.f_over_r * dx;
-        fy += t.f_over_r * dy;
-        fz += t.f_over_r * dz;
-        if (Sums) {
-          e += 0.5 * t.energy;
-          w += 0.5 * t.f_over_r * r2;
-        }
+        with_pair_in_cutoff(pi.c, q.c, p, [&](const double* dx, double r2, const PairTerm& t) {
+          if (Sums) {
+            e += 0.5 * t.energy;
+            w += 0.5 * t.f_over_r * r2;
+          } else {
+            for (int d = 0; d < 3; ++d) f[d] += t.f_over_r * dx[d];
+          }
+        });
       });
   if (Sums) {
     energy[i] = e;
     virial[i] = w;
   } else {
-    f0[i] = fx;
-    f1[i] = fy;
-    f2[i] = fz;
+    f0[i] = f[0];
+    f1[i] = f[1];
+    f2[i] = f[2];
   }
 }
 

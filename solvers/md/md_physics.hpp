@@ -47,6 +47,19 @@ MPSFW_HD PairTerm lj_pair(double r2, const LjParams& p) {
   return t;
 }
 
+// The pair of an atom at xi with a neighbour at xj (x, y, z each): calls
+// pair(dx, r2, term), dx = xi - xj, when they lie within the cutoff; nothing
+// beyond it (lj_pair would give zero). Every store's pair loops go through
+// it, in list order, so that they agree bit for bit.
+template <class Pair>
+MPSFW_HD void with_pair_in_cutoff(const double* xi, const double* xj, const LjParams& p,
+                                  const Pair& pair) {
+  const double dx[3] = {xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]};
+  const double r2 = dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2];
+  if (r2 >= p.cutoff * p.cutoff) return;
+  pair(dx, r2, lj_pair(r2, p));
+}
+
 // Velocity Verlet, split as kick (v += dt/2 F/m), drift (x += dt v), kick.
 MPSFW_HD double kicked(double v, double f, double half_dt, const LjParams& p) {
   return v + half_dt * f / p.mass;

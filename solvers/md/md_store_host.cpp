@@ -346,18 +346,13 @@ class HostMdStore final : public MdStore {
   }
 
   // Calls pair(dx, r2, term) for every listed neighbour of owned atom i within
-  // the cutoff, dx = x_i - x_j.
+  // the cutoff, dx = x_i - x_j, in list order.
   template <class Pair>
   void for_each_pair(long i, const LjParams& p, Pair&& pair) const {
     const double* xi = &x_[static_cast<size_t>(3 * i)];
-    const double cut2 = p.cutoff * p.cutoff;
     const long* row = &neighbors_[static_cast<size_t>(i) * static_cast<size_t>(width_)];
     for (long k = 0; k < neighbor_count_[static_cast<size_t>(i)]; ++k) {
-      const double* xj = &x_[static_cast<size_t>(3 * row[k])];
-      const double dx[3] = {xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]};
-      const double r2 = dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2];
-      if (r2 >= cut2) continue;  // lj_pair would give zero
-      pair(dx, r2, lj_pair(r2, p));
+      with_pair_in_cutoff(xi, &x_[static_cast<size_t>(3 * row[k])], p, pair);
     }
   }
 

@@ -520,23 +520,16 @@ class KokkosMdStore final : public MdStore {
     // F_i = sum over listed j within r_c of f_over_r(r_ij) (x_i - x_j).
     Kokkos::parallel_for(
         "mpsfw::md::forces", Indices(0, owned_), KOKKOS_LAMBDA(int i) {
-          const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-          const double cut2 = p.cutoff * p.cutoff;
-          double fx = 0, fy = 0, fz = 0;
+          const Point xi = point(x, i);
+          double fi[3] = {0, 0, 0};
           walk_neighbours(
               count(i), i, [&](int k) { return list(i, k); }, [&](int j) { return point(x, j); },
               [&](const Point& q) {
-                const double dx = xi - q.c[0], dy = yi - q.c[1], dz = zi - q.c[2];
-                const double r2 = dx * dx + dy * dy + dz * dz;
-                if (r2 >= cut2) return;  // lj_pair would give zero
-                const PairTerm t = lj_pair(r2, p);
-                fx += t.f_over_r * dx;
-                fy += t.f_over_r * dy;
-                fz += t.f_over_r * dz;
+                with_pair_in_cutoff(xi.c, q.c, p, [&](const double* dx, double, const PairTerm& t) {
+                  for (int d = 0; d < 3; ++d) fi[d] += t.f_over_r * dx[d];
+                });
               });
-          f(i, 0) = fx;
-          f(i, 1) = fy;
-          f(i, 2) = fz;
+          for (int d = 0; d < 3; ++d) f(i, d) = fi[d];
         });
   }
 
@@ -551,17 +544,14 @@ class KokkosMdStore final : public MdStore {
     Kokkos::parallel_reduce(
         "mpsfw::md::pair_sums", Indices(0, owned_),
         KOKKOS_LAMBDA(int i, double& potential, double& virial) {
-          const double xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-          const double cut2 = p.cutoff * p.cutoff;
+          const Point xi = point(x, i);
           walk_neighbours(
               count(i), i, [&](int k) { return list(i, k); }, [&](int j) { return point(x, j); },
               [&](const Point& q) {
-                const double dx = xi - q.c[0], dy = yi - q.c[1], dz = zi - q.c[2];
-                const double r2 = dx * dx + dy * dy + dz * dz;
-                if (r2 >= cut2) return;
-                const PairTerm t = lj_pair(r2, p);
-                potential += 0.5 * t.energy;
-                virial += 0.5 * t.f_over_r * r2;
+                with_pair_in_cutoff(xi.c, q.c, p, [&](const double*, double r2, const PairTerm& t) {
+                  potential += 0.5 * t.energy;
+                  virial += 0.5 * t.f_over_r * r2;
+                });
               });
         },
         Kokkos::Sum<double>(sums.potential), Kokkos::Sum<double>(sums.virial));
@@ -584,9 +574,6 @@ class KokkosMdStore final : public MdStore {
     return m;
   }
 
-  // Stable counting sort of atoms 0 .. n-1 by link cell of `grid`: order_
-  // lists atom indices cell by cell (store order within a cell),
-  // cell_start_[c] .. cell_start_[c + 1] being cell c's.
   // Full lists into lists_ (entries past width_ counted, not stored) in the
   // order every store lists: the 27 cells around the atom's cell by (z, y)
   // row, each row's three cells along x one range of cell order; returns the
@@ -600,11 +587,11 @@ class KokkosMdStore final : public MdStore {
                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     using TileAtoms =
         Kokkos::View<int*, Space::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-    const int width = kokkos_on_gpu() ? 32 : 1;
+    const int team_size = kokkos_on_gpu() ? 32 : 1;
     const int cells = grid.count[0] * grid.count[1] * grid.count[2];
-    const size_t scratch = Tile::shmem_size(width) + TileAtoms::shmem_size(width);
+    const size_t scratch = Tile::shmem_size(team_size) + TileAtoms::shmem_size(team_size);
     const auto policy =
-        Kokkos::TeamPolicy<Space>(cells, width).set_scratch_size(0, Kokkos::PerTeam(scratch));
+        Kokkos::TeamPolicy<Space>(cells, team_size).set_scratch_size(0, Kokkos::PerTeam(scratch));
     const PositionArray x = x_;
     const Ints order = order_, start = cell_start_, count = neighbor_count_;
     const Lists list = lists_;
@@ -613,14 +600,14 @@ class KokkosMdStore final : public MdStore {
     Kokkos::parallel_reduce(
         "mpsfw::md::neighbor_lists", policy,
         KOKKOS_LAMBDA(const Team& team, int& most) {
-          const Tile tile(team.team_scratch(0), width);
-          const TileAtoms tile_atom(team.team_scratch(0), width);
+          const Tile tile(team.team_scratch(0), team_size);
+          const TileAtoms tile_atom(team.team_scratch(0), team_size);
           const int me = team.team_rank();
           const int cell = team.league_rank();
           const int nx = grid.count[0], ny = grid.count[1], nz = grid.count[2];
           const int cx = cell % nx, cy = (cell / nx) % ny, cz = cell / (nx * ny);
           const int x_lo = cx > 0 ? cx - 1 : 0, x_hi = cx < nx - 1 ? cx + 1 : nx - 1;
-          for (int first = start(cell); first < start(cell + 1); first += width) {
+          for (int first = start(cell); first < start(cell + 1); first += team_size) {
             const int s = first + me;
             const int i = s < start(cell + 1) ? order(s) : owned;
             const bool mine = i < owned;  // ghosts need no list
@@ -630,7 +617,7 @@ class KokkosMdStore final : public MdStore {
               for (int y = cy > 0 ? cy - 1 : 0; y <= (cy < ny - 1 ? cy + 1 : ny - 1); ++y) {
                 const int row = (z * ny + y) * nx;
                 const int row_end = start(row + x_hi + 1);
-                for (int t0 = start(row + x_lo); t0 < row_end; t0 += width) {
+                for (int t0 = start(row + x_lo); t0 < row_end; t0 += team_size) {
                   team.team_barrier();  // the previous tile is no longer read
                   if (t0 + me < row_end) {
                     const int j = order(t0 + me);
@@ -639,7 +626,7 @@ class KokkosMdStore final : public MdStore {
                   }
                   team.team_barrier();
                   if (!mine) continue;
-                  const int n = row_end - t0 < width ? row_end - t0 : width;
+                  const int n = row_end - t0 < team_size ? row_end - t0 : team_size;
                   for (int u = 0; u < n; ++u) {
                     const int j = tile_atom(u);
                     const double dx = pi.c[0] - tile(u, 0), dy = pi.c[1] - tile(u, 1),
@@ -661,6 +648,9 @@ class KokkosMdStore final : public MdStore {
     return longest;
   }
 
+  // Stable counting sort of atoms 0 .. n-1 by link cell of `grid`: order_
+  // lists atom indices cell by cell (store order within a cell),
+  // cell_start_[c] .. cell_start_[c + 1] being cell c's.
   void cell_order(const CellGrid& grid, int n) {
     const int cells =
         checked_count(static_cast<long>(grid.count[0]) * grid.count[1] * grid.count[2]);
