@@ -607,9 +607,10 @@ class KokkosMdStore final : public MdStore {
           const int nx = grid.count[0], ny = grid.count[1], nz = grid.count[2];
           const int cx = cell % nx, cy = (cell / nx) % ny, cz = cell / (nx * ny);
           const int x_lo = cx > 0 ? cx - 1 : 0, x_hi = cx < nx - 1 ? cx + 1 : nx - 1;
-          for (int first = start(cell); first < start(cell + 1); first += team_size) {
+          const int end = start(cell + 1);
+          for (int first = start(cell); first < end; first += team_size) {
             const int s = first + me;
-            const int i = s < start(cell + 1) ? order(s) : owned;
+            const int i = s < end ? order(s) : owned;
             const bool mine = i < owned;  // ghosts need no list
             const Point pi = mine ? point(x, i) : Point{{0, 0, 0, 0}};
             int k = 0;
