@@ -39,7 +39,7 @@ const char* describe(HaloOrdering ordering);
 HaloOrdering agree_ordering(MPI_Comm gpu_comm, HaloSync sync, bool gpu_waits_here);
 
 // Whether a rank with fields in `space` and `neighbours` same-GPU neighbours
-// can order them by GPU-side waits: at most six neighbours, and device fields
+// can order them by GPU-side waits: at most StepHandshake::kMaxNeighbors, and device fields
 // on a device that runs it as an MPS client. Host fields (the tests'
 // stand-in for a GPU) always can: the host runs the same handshake on
 // counters in their shared memory.

@@ -11,7 +11,7 @@
 namespace mpsfw {
 
 struct StepHandshake {
-  static constexpr int kMaxNeighbors = 6;
+  static constexpr int kMaxNeighbors = 26;  // an MD rank's 3x3x3 block
 
   std::uint64_t* mine = nullptr;                    // this rank's counter, in device memory
   const std::uint64_t* theirs[kMaxNeighbors] = {};  // the neighbours', mapped here

@@ -1,5 +1,7 @@
 #include "stream_signals.hpp"
 
+#include <string>
+
 #include "core/error.hpp"
 
 namespace mpsfw {
@@ -20,7 +22,7 @@ PeerMemoryHandle StreamSignals::handle() const { return memory_.share(mine_); }
 
 void StreamSignals::add_neighbor(const PeerMemoryHandle& handle) {
   if (static_cast<int>(neighbors_.size()) == kMaxNeighbors) {
-    throw Error("StreamSignals: more than six neighbours");
+    throw Error("StreamSignals: more than " + std::to_string(kMaxNeighbors) + " neighbours");
   }
   neighbors_.push_back(memory_.map(handle));
 }

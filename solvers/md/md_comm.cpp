@@ -30,8 +30,10 @@ long receive_sized(MPI_Comm comm, int from, int tag, MPI_Datatype type, Buffer b
   return n;
 }
 
-// The tag of ghost list `list`'s positions (at a rebuild and between them).
-int ghost_tag(int list) { return 40 + list; }
+// Tags of list `list`'s atoms at a migration and its ghost positions (at a
+// rebuild and between them): the lists to one neighbour share a link.
+int migrate_tag(int list) { return 100 + list; }
+int ghost_tag(int list) { return 200 + list; }
 
 int byte_count(std::size_t atoms) {
   const std::size_t bytes = atoms * sizeof(AtomRecord);
@@ -40,17 +42,39 @@ int byte_count(std::size_t atoms) {
   return static_cast<int>(bytes);
 }
 
-std::array<int, 6> face_neighbors(const CartDecomposition& decomposition) {
-  std::array<int, 6> n;
-  for (int f = 0; f < 6; ++f) n[static_cast<size_t>(f)] = decomposition.neighbor(f);
-  return n;
-}
-
 int position_count(long atoms) {
   if (3 * atoms > INT_MAX)
     throw Error("MD: a ghost message of more than 2^31 numbers; use more ranks");
   return static_cast<int>(3 * atoms);
 }
+
+// Whether moving by `step` along d from coordinate c crosses the periodic edge.
+bool wraps(int c, int step, int ranks) { return c + step < 0 || c + step >= ranks; }
+
+// The rank at offset `offset` from this one in the rank grid (MPI_PROC_NULL
+// past a non-periodic edge).
+int rank_at(const CartDecomposition& decomposition, const int offset[3]) {
+  const Int3 coords = decomposition.coords(), dims = decomposition.rank_grid();
+  int mpi_coords[3];  // MPI's order: z, y, x
+  for (int d = 0; d < 3; ++d) {
+    if (!decomposition.periodic(d) && wraps(coords[d], offset[d], dims[d])) return MPI_PROC_NULL;
+    mpi_coords[2 - d] = ((coords[d] + offset[d]) % dims[d] + dims[d]) % dims[d];
+  }
+  int rank = MPI_PROC_NULL;
+  MPSFW_MPI_CHECK(MPI_Cart_rank(decomposition.comm(), mpi_coords, &rank));
+  return rank;
+}
+
+std::array<int, kGhostLists> list_neighbors(const CartDecomposition& decomposition) {
+  std::array<int, kGhostLists> n;
+  for (int list = 0; list < kGhostLists; ++list) {
+    const int offset[3] = {list_offset(list, 0), list_offset(list, 1), list_offset(list, 2)};
+    n[static_cast<size_t>(list)] = rank_at(decomposition, offset);
+  }
+  return n;
+}
+
+bool has(std::uint32_t lists, int list) { return (lists >> list & 1u) != 0; }
 
 }  // namespace
 
@@ -59,11 +83,13 @@ MdComm::MdComm(const CartDecomposition& decomposition, const Subdomain& domain, 
     : decomposition_(decomposition),
       domain_(domain),
       ghost_width_(ghost_width),
-      same_gpu_(std::make_unique<SameGpuGhosts>(decomposition.comm(), face_neighbors(decomposition),
+      same_gpu_(std::make_unique<SameGpuGhosts>(decomposition.comm(), list_neighbors(decomposition),
                                                 halo, sync, where, memory)) {
-  for (int d = 0; d < 3; ++d) {
-    plan_[2 * d].to = plan_[2 * d + 1].from = decomposition_.neighbor(2 * d);
-    plan_[2 * d].from = plan_[2 * d + 1].to = decomposition_.neighbor(2 * d + 1);
+  const std::array<int, kGhostLists> to = list_neighbors(decomposition);
+  for (int list = 0; list < kGhostLists; ++list) {
+    plan_[list].to = to[static_cast<size_t>(list)];
+    // What arrives as list `list` comes from the neighbour the other way.
+    plan_[list].from = to[static_cast<size_t>(opposite_list(list))];
   }
 }
 
@@ -75,45 +101,56 @@ void MdComm::migrate(MdStore& store, long step) const {
   long lost = 0, far = 0;
   std::int64_t first_far = INT64_MAX;
   // Along a dimension with one rank, migrating is folding into the box, in place.
-  bool alone[3];
-  for (int d = 0; d < 3; ++d) alone[d] = dims[d] == 1;
-  if (alone[0] || alone[1] || alone[2]) lost = store.fold_periodic(alone, domain_.box);
-  for (int d = 0; d < 3; ++d) {
-    if (alone[d]) continue;
-    std::vector<AtomRecord> to_low, to_high;
-    store.take_leaving(d, domain_.lo[d], domain_.hi[d], &to_low, &to_high);
-    // Through the periodic edge an atom arrives as its image inside the box.
-    if (coords[d] == 0) {
-      for (AtomRecord& a : to_low) a.x[d] = across_periodic_edge(a.x[d], domain_.box[d]);
+  bool alone_along[3];
+  for (int d = 0; d < 3; ++d) alone_along[d] = dims[d] == 1;
+  if (alone_along[0] || alone_along[1] || alone_along[2])
+    lost = store.fold_periodic(alone_along, domain_.box);
+  // The lists that cross only dimensions with several ranks carry atoms.
+  const auto migrates = [&](int list) {
+    for (int d = 0; d < 3; ++d) {
+      if (alone_along[d] && list_offset(list, d) != 0) return false;
     }
-    if (coords[d] == dims[d] - 1) {
-      for (AtomRecord& a : to_high) a.x[d] = across_periodic_edge(a.x[d], domain_.box[d]);
+    return true;
+  };
+  if (!alone()) {
+    std::vector<AtomRecord> leaving, out[kGhostLists];
+    store.take_leaving(domain_.lo, domain_.hi, &leaving);
+    for (AtomRecord& a : leaving) {
+      int offset[3];
+      for (int d = 0; d < 3; ++d) {
+        offset[d] = a.x[d] < domain_.lo[d] ? -1 : a.x[d] >= domain_.hi[d] ? 1 : 0;
+        // Through the periodic edge an atom arrives as its image inside the box.
+        if (offset[d] != 0 && wraps(coords[d], offset[d], dims[d]))
+          a.x[d] = across_periodic_edge(a.x[d], domain_.box[d]);
+      }
+      const int list = list_of_offset(offset[0], offset[1], offset[2]);
+      if (migrates(list)) out[list].push_back(a);  // else outside the box: `lost` counts it
     }
-    // Both directions at once, one message each (its length is the count).
-    const int low = decomposition_.neighbor(2 * d), high = decomposition_.neighbor(2 * d + 1);
-    MPI_Request sent[2];
-    MPSFW_MPI_CHECK(MPI_Isend(to_low.data(), byte_count(to_low.size()), MPI_BYTE, low, 10 + 2 * d,
-                              comm, &sent[0]));
-    MPSFW_MPI_CHECK(MPI_Isend(to_high.data(), byte_count(to_high.size()), MPI_BYTE, high,
-                              11 + 2 * d, comm, &sent[1]));
-    std::vector<AtomRecord> from_high, from_low;
-    const auto into = [](std::vector<AtomRecord>& atoms) {
-      return [&atoms](int bytes) {
-        atoms.resize(static_cast<size_t>(bytes) / sizeof(AtomRecord));
-        return static_cast<void*>(atoms.data());
-      };
-    };
-    receive_sized(comm, high, 10 + 2 * d, MPI_BYTE, into(from_high));
-    receive_sized(comm, low, 11 + 2 * d, MPI_BYTE, into(from_low));
-    MPSFW_MPI_CHECK(MPI_Waitall(2, sent, MPI_STATUSES_IGNORE));
-    from_high.insert(from_high.end(), from_low.begin(), from_low.end());
-    for (const AtomRecord& a : from_high) {
-      if (!(a.x[d] >= domain_.lo[d] && a.x[d] < domain_.hi[d])) {  // also NaN
+    // Every list in flight at once, one message each (its length is the count).
+    MPI_Request sent[kGhostLists];
+    int sending = 0;
+    for (int list = 0; list < kGhostLists; ++list) {
+      if (!migrates(list)) continue;
+      MPSFW_MPI_CHECK(MPI_Isend(out[list].data(), byte_count(out[list].size()), MPI_BYTE,
+                                plan_[list].to, migrate_tag(list), comm, &sent[sending++]));
+    }
+    std::vector<AtomRecord> arrived, part;
+    for (int list = 0; list < kGhostLists; ++list) {
+      if (!migrates(list)) continue;
+      receive_sized(comm, plan_[list].from, migrate_tag(list), MPI_BYTE, [&part](int bytes) {
+        part.resize(static_cast<size_t>(bytes) / sizeof(AtomRecord));
+        return static_cast<void*>(part.data());
+      });
+      arrived.insert(arrived.end(), part.begin(), part.end());
+    }
+    MPSFW_MPI_CHECK(MPI_Waitall(sending, sent, MPI_STATUSES_IGNORE));
+    for (const AtomRecord& a : arrived) {
+      if (!domain_.contains(a.x)) {
         ++far;
         first_far = std::min(first_far, a.id);
       }
     }
-    store.add_owned(from_high);
+    store.add_owned(arrived);
   }
   long counts[2] = {lost, far}, total[2];
   std::int64_t first = 0;
@@ -133,82 +170,132 @@ void MdComm::exchange_ghosts(MdStore& store) {
   MPI_Comm comm = decomposition_.comm();
   store.clear_ghosts();
   const Int3 coords = decomposition_.coords(), dims = decomposition_.rank_grid();
-  const int me = decomposition_.rank();
-  long ghosts = 0;
+  GhostBands bands;
   for (int d = 0; d < 3; ++d) {
-    // Across the periodic edge an image is shifted by the box length.
-    const double low_shift = coords[d] == 0 ? domain_.box[d] : 0;
-    const double high_shift = coords[d] == dims[d] - 1 ? -domain_.box[d] : 0;
-    long counts[2];
-    store.select_sends(d, domain_.lo[d] + ghost_width_, domain_.hi[d] - ghost_width_, low_shift,
-                       high_shift, counts);
-    // Both sides' positions in flight at once, one message each (its length
-    // is the count). What the high neighbour sends low lands first, then what
-    // the low one sends high.
-    MPI_Request sent[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-    const double* packed[2] = {nullptr, nullptr};
-    plan_[2 * d].send_count = counts[0];
-    plan_[2 * d + 1].send_count = counts[1];
-    if (plan_[2 * d].to != me) store.pack_both_sides(d, packed);  // else its own images, below
-    for (int side = 0; side < 2; ++side) {
-      const GhostTransfer& t = plan_[2 * d + side];
-      if (t.to == me) continue;
-      MPSFW_MPI_CHECK(MPI_Isend(packed[side], position_count(t.send_count), MPI_DOUBLE, t.to,
-                                ghost_tag(2 * d + side), comm, &sent[side]));
-    }
-    for (int side = 0; side < 2; ++side) {
-      GhostTransfer& t = plan_[2 * d + side];
-      const int list = 2 * d + side;
-      t.receive_first = ghosts;
-      if (t.from == me) {
-        t.receive_count = t.send_count;
-        store.copy_sends_to_ghosts(list, t.receive_first);
-      } else {
-        t.receive_count = receive_sized(comm, t.from, ghost_tag(list), MPI_DOUBLE,
-                                        [&](int n) { return store.receive_buffer(list, n / 3); }) /
-                          3;
-        store.unpack_ghosts(list, t.receive_first, t.receive_count);
-      }
-      ghosts += t.receive_count;
-    }
-    MPSFW_MPI_CHECK(MPI_Waitall(2, sent, MPI_STATUSES_IGNORE));
+    bands.low[d] = domain_.lo[d] + ghost_width_;
+    bands.high[d] = domain_.hi[d] - ghost_width_;
   }
+  // Across the periodic edge an image is shifted by the box length.
+  for (int list = 0; list < kGhostLists; ++list) {
+    for (int d = 0; d < 3; ++d) {
+      const int s = list_offset(list, d);
+      bands.shift[list][d] = s != 0 && wraps(coords[d], s, dims[d]) ? -s * domain_.box[d] : 0.0;
+    }
+  }
+  long counts[kGhostLists];
+  store.select_sends(bands, counts);
+  const std::uint32_t own = own_lists(), mpi = ((std::uint32_t{1} << kGhostLists) - 1) & ~own;
+  const double* packed[kGhostLists] = {};
+  if (mpi != 0) store.pack_sends(mpi, packed);
+  // Every list in flight at once, one message each (its length is the count).
+  MPI_Request sent[kGhostLists];
+  int sending = 0;
+  for (int list = 0; list < kGhostLists; ++list) {
+    GhostTransfer& t = plan_[list];
+    t.send_count = counts[list];
+    if (!has(mpi, list)) continue;
+    MPSFW_MPI_CHECK(MPI_Isend(packed[list], position_count(t.send_count), MPI_DOUBLE, t.to,
+                              ghost_tag(list), comm, &sent[sending++]));
+  }
+  // Ghost slots in list order: the counts first (probing), then the data.
+  MPI_Message messages[kGhostLists];
+  long ghosts = 0;
+  for (int list = 0; list < kGhostLists; ++list) {
+    GhostTransfer& t = plan_[list];
+    t.receive_first = ghosts;
+    if (has(own, list)) {
+      t.receive_count = t.send_count;  // its own list comes back
+    } else {
+      MPI_Status status;
+      MPSFW_MPI_CHECK(MPI_Mprobe(t.from, ghost_tag(list), comm, &messages[list], &status));
+      int n = 0;
+      MPSFW_MPI_CHECK(MPI_Get_count(&status, MPI_DOUBLE, &n));
+      t.receive_count = n / 3;
+    }
+    ghosts += t.receive_count;
+  }
+  double* in = store.ghost_receive_buffer(ghosts);
+  for (int list = 0; list < kGhostLists; ++list) {
+    if (!has(mpi, list)) continue;
+    const GhostTransfer& t = plan_[list];
+    MPSFW_MPI_CHECK(MPI_Mrecv(in + 3 * t.receive_first, position_count(t.receive_count), MPI_DOUBLE,
+                              &messages[list], MPI_STATUS_IGNORE));
+  }
+  unpack(store, mpi);
+  if (own != 0) copy_own(store, own);
+  MPSFW_MPI_CHECK(MPI_Waitall(sending, sent, MPI_STATUSES_IGNORE));
   same_gpu_->connect(store, plan_);
 }
 
 bool MdComm::alone() const { return decomposition_.size() == 1; }
+
+std::uint32_t MdComm::own_lists() const {
+  const int me = decomposition_.rank();
+  std::uint32_t own = 0;
+  for (int list = 0; list < kGhostLists; ++list) {
+    if (plan_[list].to == me) own |= std::uint32_t{1} << list;
+  }
+  return own;
+}
 
 void MdComm::update_ghosts(MdStore& store) const {
   if (alone()) {  // all ghosts are own images
     store.refresh_own_images();
     return;
   }
-  for (int d = 0; d < 3; ++d) {
-    if (same_gpu_->push_stage(store, d)) continue;  // pushes and the rendezvous, one launch
-    for (int side = 0; side < 2; ++side) transfer(store, 2 * d + side);
-    same_gpu_->stage_done(store);  // the next stage sends ghosts this one wrote
+  const std::uint32_t own = own_lists();
+  std::uint32_t sends = 0, receives = 0;
+  for (int list = 0; list < kGhostLists; ++list) {
+    if (has(own, list)) continue;
+    if (!same_gpu_->pushes(list)) sends |= std::uint32_t{1} << list;
+    if (!same_gpu_->pushed_to_us(list)) receives |= std::uint32_t{1} << list;
+  }
+  // Pushes and the rendezvous with the ranks that push to us first: one launch.
+  same_gpu_->push_all(store);
+  if (sends != 0 || receives != 0) send_and_receive(store, sends, receives);
+  if (own != 0) copy_own(store, own);
+}
+
+void MdComm::send_and_receive(MdStore& store, std::uint32_t sends, std::uint32_t receives) const {
+  MPI_Comm comm = decomposition_.comm();
+  const double* packed[kGhostLists] = {};
+  if (sends != 0) store.pack_sends(sends, packed);
+  double* in = receives != 0 ? store.ghost_receive_buffer(store.ghosts()) : nullptr;
+  MPI_Request requests[2 * kGhostLists];
+  int n = 0;
+  for (int list = 0; list < kGhostLists; ++list) {
+    const GhostTransfer& t = plan_[list];
+    if (has(receives, list)) {
+      MPSFW_MPI_CHECK(MPI_Irecv(in + 3 * t.receive_first, position_count(t.receive_count),
+                                MPI_DOUBLE, t.from, ghost_tag(list), comm, &requests[n++]));
+    }
+    if (has(sends, list)) {
+      MPSFW_MPI_CHECK(MPI_Isend(packed[list], position_count(t.send_count), MPI_DOUBLE, t.to,
+                                ghost_tag(list), comm, &requests[n++]));
+    }
+  }
+  MPSFW_MPI_CHECK(MPI_Waitall(n, requests, MPI_STATUSES_IGNORE));
+  unpack(store, receives);
+}
+
+void MdComm::unpack(MdStore& store, std::uint32_t lists) const {
+  // Adjacent lists' slots are adjacent: one copy per run of lists.
+  for (int list = 0; list < kGhostLists;) {
+    if (!has(lists, list)) {
+      ++list;
+      continue;
+    }
+    const long first = plan_[list].receive_first;
+    long count = 0;
+    for (; list < kGhostLists && has(lists, list); ++list) count += plan_[list].receive_count;
+    if (count > 0) store.unpack_ghosts(first, count);
   }
 }
 
-void MdComm::transfer(MdStore& store, int list) const {
-  const int tag = ghost_tag(list);
-  const GhostTransfer& t = plan_[list];
-  const int me = decomposition_.rank();
-  if (t.to == me && t.from == me) {  // one rank across: its own images
-    store.copy_sends_to_ghosts(list, t.receive_first);
-    return;
-  }
-  const bool push = same_gpu_->pushes(list);
-  const bool pushed = same_gpu_->pushed_to_us(list);
-  if (push) same_gpu_->push(store, list);
-  if (push && pushed) return;
-  const double* out = push ? nullptr : store.pack_sends(list);
-  double* in = pushed ? nullptr : store.receive_buffer(list, t.receive_count);
-  MPSFW_MPI_CHECK(MPI_Sendrecv(
-      out, push ? 0 : position_count(t.send_count), MPI_DOUBLE, push ? MPI_PROC_NULL : t.to, tag,
-      in, pushed ? 0 : position_count(t.receive_count), MPI_DOUBLE, pushed ? MPI_PROC_NULL : t.from,
-      tag, decomposition_.comm(), MPI_STATUS_IGNORE));
-  if (!pushed) store.unpack_ghosts(list, t.receive_first, t.receive_count);
+void MdComm::copy_own(MdStore& store, std::uint32_t own) const {
+  long first[kGhostLists];
+  for (int list = 0; list < kGhostLists; ++list) first[list] = plan_[list].receive_first;
+  store.copy_sends_to_ghosts(own, first);
 }
 
 std::string MdComm::ghost_path() const {

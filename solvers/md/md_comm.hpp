@@ -1,13 +1,15 @@
 #pragma once
-// MD communication on the Cartesian communicator, in three staged directions
-// (x, then y, then z) so that edges and corners arrive without diagonal
-// messages: `migrate` hands atoms that left the subdomain to their new owner,
-// `exchange_ghosts` copies atoms within the ghost width (cutoff + skin) of a
-// face to the neighbour across it (periodic images shifted by the box length)
-// and keeps who sent what as a plan, and `update_ghosts` moves the same
-// ghosts' positions forward between rebuilds (one message per face, no
+// MD communication on the Cartesian communicator, in one round with the 26
+// neighbours of the 3x3x3 block around a rank (faces, edges, corners:
+// ghost_lists.hpp), so that no message waits for another: `migrate` hands
+// atoms that left the subdomain straight to their new owner, `exchange_ghosts`
+// copies the owned atoms within the ghost width (cutoff + skin) of the faces
+// toward a neighbour to it (periodic images shifted by the box length) and
+// keeps who sent what as a plan, and `update_ghosts` moves the same ghosts'
+// positions forward between rebuilds (one message per neighbour list, no
 // counts, no selection; device to device between ranks on one GPU,
 // md_same_gpu.hpp). The only MPI of the MD solver lives here and there.
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -47,17 +49,23 @@ class MdComm {
   std::string ghost_path() const;
 
  private:
-  // Moves the positions of list `list` (2 dim: to the low neighbour, 2 dim +
-  // 1: to the high one) and its counterpart from the opposite neighbour along
-  // the plan, pushed between ranks on one GPU where connected.
-  void transfer(MdStore& store, int list) const;
+  // Sends the lists in `sends` (bit `list`) and receives the lists in
+  // `receives` through MPI along the plan, copying the lists a rank sends to
+  // itself; one wait for the device to pack.
+  void send_and_receive(MdStore& store, std::uint32_t sends, std::uint32_t receives) const;
+  // Receives of `lists` from the receive buffer into their ghost slots.
+  void unpack(MdStore& store, std::uint32_t lists) const;
+  // The lists `own` (sent to this rank itself) into their ghost slots.
+  void copy_own(MdStore& store, std::uint32_t own) const;
+  // The lists whose neighbour is this rank itself (its periodic images).
+  std::uint32_t own_lists() const;
   // One rank in all: every ghost is one of its own periodic images.
   bool alone() const;
 
   const CartDecomposition& decomposition_;
   Subdomain domain_;
   double ghost_width_;
-  GhostTransfer plan_[6];
+  GhostTransfer plan_[kGhostLists];
   std::unique_ptr<SameGpuGhosts> same_gpu_;
 };
 

@@ -80,15 +80,81 @@ __global__ void pack_atoms_kernel(AtomView a, const int* index, int count, AtomR
   out[t] = r;
 }
 
-// Positions of send list `index` (shifted by `shift` along `dim`) packed
-// x, y, z per atom into out.
-__global__ void pack_positions_kernel(AtomView a, const int* index, int count, int dim,
-                                      double shift, double* out) {
-  const int t = thread_index();
-  if (t >= count) return;
-  Position q = a.x[index[t]];
-  q.c[dim] += shift;
-  for (int d = 0; d < 3; ++d) out[3 * t + d] = q.c[d];
+// The 26 ghost send lists of a rank as one selection: entry t is
+// list * atoms + atom, for the owned atoms (of `atoms` at the selection)
+// in each list, sorted by list, then atom; list l holds entries
+// start[l] .. start[l + 1] - 1 and is sent shifted by shift[l].
+struct SendLists {
+  const int* entry;
+  int atoms;
+  int start[kGhostLists + 1];
+  double shift[kGhostLists][3];
+};
+
+__device__ int list_of_entry(const SendLists& s, int t) { return s.entry[t] / s.atoms; }
+
+// The position entry t of list `list` sends: its atom's, shifted.
+__device__ Position sent_position(const Position* x, const SendLists& s, int t, int list) {
+  Position q = x[s.entry[t] - list * s.atoms];
+  for (int d = 0; d < 3; ++d) q.c[d] += s.shift[list][d];
+  return q;
+}
+
+// Where each list goes, counted in atoms from a start the kernel knows:
+// first[list] for its first entry, -1 for a list left out.
+struct ListSlots {
+  int first[kGhostLists];
+};
+
+// Which lists (bit `list`) each owned atom belongs to.
+__global__ void ghost_mask_kernel(const Position* x, int count,
+                                  __grid_constant__ const GhostBands bands, std::uint32_t* mask) {
+  const int i = thread_index();
+  if (i >= count) return;
+  mask[i] = ghost_list_mask(x[i].c[0], x[i].c[1], x[i].c[2], bands);
+}
+
+// Whether entry e = list * atoms + atom of the selection's range is one:
+// whether the atom belongs to the list.
+struct InGhostList {
+  const std::uint32_t* mask;
+  int atoms;
+  __device__ bool operator()(int e) const {
+    const int list = e / atoms;
+    return (mask[e - list * atoms] >> list) & 1u;
+  }
+};
+
+// Where each list begins among the *total selected entries: the first
+// entry at or past list * atoms (one thread a list, and one for the end).
+__global__ void list_starts_kernel(const int* entry, const int* total, int atoms, int* start) {
+  const int list = thread_index();
+  if (list > kGhostLists) return;
+  const int bound = list * atoms;
+  int lo = 0, hi = *total;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    if (entry[mid] < bound) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  start[list] = lo;
+}
+
+// Entries begin .. end - 1 of the lists with a slot packed x, y, z per atom
+// into out, entry k of list l at 3 (to.first[l] + k).
+__global__ void pack_sends_kernel(const Position* x, __grid_constant__ const SendLists lists,
+                                  __grid_constant__ const ListSlots to, int begin, int end,
+                                  double* out) {
+  const int t = begin + thread_index();
+  if (t >= end) return;
+  const int list = list_of_entry(lists, t);
+  if (to.first[list] < 0) return;
+  const Position q = sent_position(x, lists, t, list);
+  const int k = to.first[list] + t - lists.start[list];
+  for (int d = 0; d < 3; ++d) out[3 * k + d] = q.c[d];
 }
 
 // Packed positions into slots [first, first + count).
@@ -98,42 +164,46 @@ __global__ void unpack_positions_kernel(const double* in, int count, AtomArrays 
   a.x[first + t] = Position{{in[3 * t], in[3 * t + 1], in[3 * t + 2], 0.0}};
 }
 
-// Send list `index` (shifted) straight into to[0 .. count): ghost slots of
-// this rank or, mapped, of another on the GPU. The sources are atoms that
-// existed before this stage's slots, so none is written.
-__global__ void copy_positions_kernel(const Position* from, const int* index, int count, int dim,
-                                      double shift, Position* to) {
-  const int t = thread_index();
-  if (t >= count) return;
-  Position q = from[index[t]];
-  q.c[dim] += shift;
-  to[t] = q;
+// Own periodic images: entries begin .. end - 1 of the lists with a slot
+// straight into ghost slot to.first[l] + k (entry k of list l), and for each
+// slot the owned atom it images and the shift from it. Sources are owned
+// atoms, so none is written.
+__global__ void copy_own_images_kernel(Position* x, int owned,
+                                       __grid_constant__ const SendLists lists,
+                                       __grid_constant__ const ListSlots to, int begin, int end,
+                                       int* root, Position* image) {
+  const int t = begin + thread_index();
+  if (t >= end) return;
+  const int list = list_of_entry(lists, t);
+  if (to.first[list] < 0) return;
+  const int slot = to.first[list] + t - lists.start[list];
+  x[owned + slot] = sent_position(x, lists, t, list);
+  root[slot] = lists.entry[t] - list * lists.atoms;
+  image[slot] = Position{{lists.shift[list][0], lists.shift[list][1], lists.shift[list][2], 0.0}};
 }
 
-// One stage of same-GPU ghosts in one launch: both sides' send lists into
-// their receivers' slots (as copy_positions_kernel), then the block that
-// arrives last runs the stage's handshake (mark this rank's pushes done,
-// wait for the neighbours'), so what follows on the stream sees their
-// pushes. Launched with at least one block, also with nothing to push.
-struct StagePush {
-  const int* index[2];
-  int count[2];
-  int dim;
-  double shift[2];
-  Position* to[2];  // the receivers' arrays at their first slot; null: not pushed
+// Same-GPU ghosts: entries begin .. end - 1 of the lists with a target
+// written into it (entry k of list l at to[l][k]: another rank's mapped
+// array at its first slot for the list). With a handshake, the block that
+// arrives last then runs it (mark this rank's pushes done, wait for the
+// neighbours'), so what follows on the stream sees their pushes; launched
+// with at least one block then, also with nothing to push.
+struct PushTargets {
+  Position* to[kGhostLists];  // null: not pushed
 };
 
 __global__ void __launch_bounds__(kThreads)
-    push_stage_kernel(const Position* from, __grid_constant__ const StagePush push,
+    push_sends_kernel(const Position* x, __grid_constant__ const SendLists lists,
+                      __grid_constant__ const PushTargets push, int begin, int end,
                       __grid_constant__ const StepHandshake handshake) {
-  const int t = thread_index();
-  const int side = t < push.count[0] ? 0 : 1;
-  const int at = side == 0 ? t : t - push.count[0];
-  if (at < push.count[side] && push.to[side] != nullptr) {
-    Position q = from[push.index[side][at]];
-    q.c[push.dim] += push.shift[side];
-    push.to[side][at] = q;
+  const int t = begin + thread_index();
+  if (t < end) {
+    const int list = list_of_entry(lists, t);
+    if (push.to[list] != nullptr) {
+      push.to[list][t - lists.start[list]] = sent_position(x, lists, t, list);
+    }
   }
+  if (handshake.empty()) return;  // the same for the whole grid
   __shared__ bool last;
   __syncthreads();  // the block's stores, before its arrival
   if (threadIdx.x == 0) {
@@ -143,25 +213,6 @@ __global__ void __launch_bounds__(kThreads)
   }
   __syncthreads();
   if (last) mark_and_wait(handshake, static_cast<int>(threadIdx.x));
-}
-
-// Own periodic images: send list `index` into this rank's ghost slots
-// [first, first + count) as copy_positions_kernel does, and for each slot the
-// owned atom it images and the shift from it (each dimension shifted at most
-// once: by that dimension's stage).
-__global__ void copy_own_images_kernel(Position* x, int owned, const int* index, int count, int dim,
-                                       double shift, int first, int* root, Position* image) {
-  const int t = thread_index();
-  if (t >= count) return;
-  const int i = index[t];
-  Position q = x[i];
-  q.c[dim] += shift;
-  x[owned + first + t] = q;
-  const bool is_owned = i < owned;
-  Position by = is_owned ? Position{{0.0, 0.0, 0.0, 0.0}} : image[i - owned];
-  by.c[dim] += shift;
-  root[first + t] = is_owned ? i : root[i - owned];
-  image[first + t] = by;
 }
 
 // Every ghost from the owned atom it images: x[root] + shift, per component.
@@ -391,26 +442,19 @@ __global__ void __launch_bounds__(kForceThreads)
   }
 }
 
-// Whether atom i is outside [lo, hi) along one dimension (== want).
+// Whether atom i is outside [lo, hi) along any dimension (== want); a NaN
+// coordinate is outside along no dimension.
 struct Leaves {
   const Position* x;
-  int dim;
-  double lo, hi;
+  double lo[3], hi[3];
   bool want;
   __device__ bool operator()(int i) const {
-    const double c = x[i].c[dim];
-    return (c < lo || c >= hi) == want;
-  }
-};
-
-// Whether atom i lies below the low edge or at or above the high edge.
-struct NearEdge {
-  const Position* x;
-  int dim;
-  double low_edge, high_edge;
-  __device__ bool operator()(int i) const {
-    const double c = x[i].c[dim];
-    return c < low_edge || c >= high_edge;
+    bool out = false;
+    for (int d = 0; d < 3; ++d) {
+      const double c = x[i].c[d];
+      out = out || c < lo[d] || c >= hi[d];
+    }
+    return out == want;
   }
 };
 

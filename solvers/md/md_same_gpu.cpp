@@ -19,8 +19,9 @@ struct TargetRecord {
 
 }  // namespace
 
-SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, const std::array<int, 6>& neighbors, HaloTransport mode,
-                             HaloSync sync, const DeviceLocation& where, PeerMemory* memory)
+SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, const std::array<int, kGhostLists>& neighbors,
+                             HaloTransport mode, HaloSync sync, const DeviceLocation& where,
+                             PeerMemory* memory)
     : comm_(comm), mode_(mode), memory_(memory) {
   std::string refused;
   if (mode == HaloTransport::Ipc && where.gpu.empty()) {
@@ -43,12 +44,18 @@ SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, const std::array<int, 6>& neighbors,
   connect_signals(neighbors, sync);
 }
 
-void SameGpuGhosts::connect_signals(const std::array<int, 6>& neighbors, HaloSync sync) {
-  // One ordering for the whole GPU (halo_plan.hpp); a rank has at most six
-  // face neighbours.
+void SameGpuGhosts::connect_signals(const std::array<int, kGhostLists>& neighbors, HaloSync sync) {
+  // One ordering for the whole GPU (halo_plan.hpp), over each neighbour once
+  // however many lists go to it.
+  std::vector<int> distinct;
+  for (int n : neighbors) {
+    if (n != me_ && n >= 0 && std::find(distinct.begin(), distinct.end(), n) == distinct.end())
+      distinct.push_back(n);
+  }
+  const int waits = static_cast<int>(distinct.size());
   const bool everywhere =
       gpu_comm_ != MPI_COMM_NULL &&
-      agree_ordering(gpu_comm_, sync, active_ && can_wait_on_gpu(memory_->space(), 6)) ==
+      agree_ordering(gpu_comm_, sync, active_ && can_wait_on_gpu(memory_->space(), waits)) ==
           HaloOrdering::GpuWaits;
   struct Record {
     int rank = -1;
@@ -73,13 +80,9 @@ void SameGpuGhosts::connect_signals(const std::array<int, 6>& neighbors, HaloSyn
     MPSFW_MPI_CHECK(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, records.data(), sizeof mine,
                                   MPI_BYTE, gpu_comm_));
   }
-  // Each face neighbour on this GPU once, however many faces it sits across.
-  std::vector<int> added;
-  for (int n : neighbors) {
-    if (!signals_ || !error.empty() || n == me_ || n < 0 ||
-        std::find(added.begin(), added.end(), n) != added.end()) {
-      continue;
-    }
+  // Each neighbour on this GPU once.
+  for (int n : distinct) {
+    if (!signals_ || !error.empty()) break;
     for (const Record& r : records) {
       if (r.rank != n) continue;
       try {
@@ -87,7 +90,6 @@ void SameGpuGhosts::connect_signals(const std::array<int, 6>& neighbors, HaloSyn
       } catch (const std::exception& e) {
         error = e.what();
       }
-      added.push_back(n);
     }
   }
   // Where the counters cannot be shared, the host barrier orders the stages.
@@ -99,8 +101,8 @@ SameGpuGhosts::~SameGpuGhosts() {
   if (gpu_comm_ != MPI_COMM_NULL) MPI_Comm_free(&gpu_comm_);
 }
 
-void SameGpuGhosts::connect(MdStore& store, const GhostTransfer plan[6]) {
-  for (int list = 0; list < 6; ++list) {
+void SameGpuGhosts::connect(MdStore& store, const GhostTransfer plan[kGhostLists]) {
+  for (int list = 0; list < kGhostLists; ++list) {
     target_[list] = nullptr;
     pushed_[list] = false;
   }
@@ -128,24 +130,24 @@ void SameGpuGhosts::connect(MdStore& store, const GhostTransfer plan[6]) {
   }
   // Both ends of a transfer agree on this from the locations alone.
   const auto direct = [&](int rank) { return active_ && link_to(rank) != DeviceLink::None; };
-  // The six lists' records in one round.
-  TargetRecord out[6], in[6];
-  MPI_Request requests[12];
-  for (int list = 0; list < 6; ++list) {
+  // The lists' records in one round.
+  TargetRecord out[kGhostLists], in[kGhostLists];
+  MPI_Request requests[2 * kGhostLists];
+  for (int list = 0; list < kGhostLists; ++list) {
     const GhostTransfer& t = plan[list];
     out[list] = mine;
     out[list].slot = store.owned() + t.receive_first;
     pushed_[list] = direct(t.from);
     MPSFW_MPI_CHECK(MPI_Isend(&out[list], sizeof(TargetRecord), MPI_BYTE,
-                              pushed_[list] ? t.from : MPI_PROC_NULL, 60 + list, comm_,
+                              pushed_[list] ? t.from : MPI_PROC_NULL, 300 + list, comm_,
                               &requests[list]));
     MPSFW_MPI_CHECK(MPI_Irecv(&in[list], sizeof(TargetRecord), MPI_BYTE,
-                              direct(t.to) ? t.to : MPI_PROC_NULL, 60 + list, comm_,
-                              &requests[6 + list]));
+                              direct(t.to) ? t.to : MPI_PROC_NULL, 300 + list, comm_,
+                              &requests[kGhostLists + list]));
   }
-  MPSFW_MPI_CHECK(MPI_Waitall(12, requests, MPI_STATUSES_IGNORE));
+  MPSFW_MPI_CHECK(MPI_Waitall(2 * kGhostLists, requests, MPI_STATUSES_IGNORE));
   std::vector<Mapping> used;
-  for (int list = 0; list < 6; ++list) {
+  for (int list = 0; list < kGhostLists; ++list) {
     if (!direct(plan[list].to) || !error.empty() || !in[list].ok) continue;
     try {
       peer_gpu_[list] = link_to(plan[list].to) == DeviceLink::PeerGpu;
@@ -167,7 +169,7 @@ void SameGpuGhosts::connect(MdStore& store, const GhostTransfer plan[6]) {
   mappings_ = used;
   if (failed.empty()) return;
   unmap_all();
-  for (int list = 0; list < 6; ++list) {
+  for (int list = 0; list < kGhostLists; ++list) {
     target_[list] = nullptr;
     pushed_[list] = false;
   }
@@ -192,31 +194,32 @@ void* SameGpuGhosts::mapping_for(int rank, long generation, const PeerMemoryHand
   return used->back().mapped;
 }
 
-void SameGpuGhosts::push(MdStore& store, int list) const {
-  store.push_sends(list, target_[list], target_slot_[list]);
-}
-
-bool SameGpuGhosts::push_stage(MdStore& store, int dim) const {
-  const int low = 2 * dim, high = 2 * dim + 1;
-  if (!active_ || !signals_ || !pushes(low) || !pushes(high) || !pushed_to_us(low) ||
-      !pushed_to_us(high)) {
-    return false;
-  }
-  void* const targets[2] = {target_[low], target_[high]};
-  const long slots[2] = {target_slot_[low], target_slot_[high]};
-  if (!store.push_stage(dim, targets, slots, signals_->handshake(stages_ + 1))) return false;
-  ++stages_;
-  return true;
-}
-
-void SameGpuGhosts::stage_done(MdStore& store) const {
+void SameGpuGhosts::push_all(MdStore& store) const {
   if (!active_) return;
+  void* targets[kGhostLists];
+  long slots[kGhostLists];
+  for (int list = 0; list < kGhostLists; ++list) {
+    targets[list] = target_[list];
+    slots[list] = target_slot_[list];
+  }
   if (signals_) {
-    signals_->wait_for_neighbors(++stages_);
+    if (store.push_all(targets, slots, signals_->handshake(steps_ + 1))) {
+      ++steps_;  // pushes and the rendezvous, one launch
+      return;
+    }
+    push_one_by_one(store);
+    signals_->wait_for_neighbors(++steps_);
     return;
   }
+  if (!store.push_all(targets, slots, StepHandshake{})) push_one_by_one(store);
   store.synchronize();
   MPSFW_MPI_CHECK(MPI_Barrier(gpu_comm_));
+}
+
+void SameGpuGhosts::push_one_by_one(MdStore& store) const {
+  for (int list = 0; list < kGhostLists; ++list) {
+    if (pushes(list)) store.push_sends(list, target_[list], target_slot_[list]);
+  }
 }
 
 DeviceLink SameGpuGhosts::link_to(int rank) const {
@@ -227,10 +230,10 @@ DeviceLink SameGpuGhosts::link_to(int rank) const {
 std::string SameGpuGhosts::description() const {
   if (active_) {
     bool peer = false;
-    for (int list = 0; list < 6; ++list) peer = peer || (pushes(list) && peer_gpu_[list]);
+    for (int list = 0; list < kGhostLists; ++list) peer = peer || (pushes(list) && peer_gpu_[list]);
     return std::string(peer ? "on one GPU and between peer GPUs" : "on one GPU") +
            " device to device (CUDA IPC; " +
-           (signals_ ? "GPU-side waits" : "a host barrier per stage") + "), else MPI";
+           (signals_ ? "GPU-side waits" : "a host barrier per step") + "), else MPI";
   }
   if (!fallback_.empty()) return "through MPI (the same-GPU path is off: " + fallback_ + ")";
   return mode_ == HaloTransport::Mpi ? "through MPI (run.halo = mpi)" : "through MPI";

@@ -5,12 +5,13 @@
 // (after the ghosts went through MPI once) every rank tells each rank it
 // receives ghosts from where they live in its position array: a CUDA IPC
 // handle and a first slot. Between rebuilds a sender writes its send list
-// straight there (MdStore::push_sends): no host copy, no MPI message. After
-// each of the three stages the ranks wait for their neighbours' pushes: stage
-// y sends ghosts that stage x wrote, and forces read them all. Under MPS the
-// streams wait for each other on the GPU (step counters, StreamSignals: the
-// CPU never waits; push_stage folds a stage's pushes and its wait into one
-// launch); otherwise a host barrier over the linked ranks orders them.
+// straight there (MdStore::push_sends): no host copy, no MPI message. Every
+// list holds owned atoms only, so a step needs one rendezvous: after its
+// pushes each rank waits for its neighbours' before forces read the ghosts.
+// Under MPS the streams wait for each other on the GPU (step counters,
+// StreamSignals: the CPU never waits; MdStore::push_all folds the pushes and
+// the wait into one launch); otherwise a host barrier over the linked ranks
+// orders them.
 // The previous step's forces are done before any push: every rank passed the
 // neighbour check's all-reduce after its own.
 #include <mpi.h>
@@ -29,7 +30,7 @@
 
 namespace mpsfw::md {
 
-// One of the six ghost transfers of a rank: send list `list` goes to rank
+// One of the 26 ghost transfers of a rank (ghost_lists.hpp): send list `list` goes to rank
 // `to`, and what rank `from` sends the same way lands in ghost slots
 // receive_first .. receive_first + receive_count - 1.
 struct GhostTransfer {
@@ -41,11 +42,11 @@ struct GhostTransfer {
 
 class SameGpuGhosts {
  public:
-  // Collective over `comm`. `neighbors`: the ranks across the six faces;
+  // Collective over `comm`. `neighbors`: the ranks the 26 lists go to;
   // `where`: this rank's node, GPU ("" on the host) and peer GPUs; `memory`: how device
   // buffers are shared (CUDA IPC); `mode` Mpi turns the direct path off, Ipc
   // makes a failure to map an error; `sync` as in halo_plan.hpp.
-  SameGpuGhosts(MPI_Comm comm, const std::array<int, 6>& neighbors, HaloTransport mode,
+  SameGpuGhosts(MPI_Comm comm, const std::array<int, kGhostLists>& neighbors, HaloTransport mode,
                 HaloSync sync, const DeviceLocation& where, PeerMemory* memory);
   ~SameGpuGhosts();
   SameGpuGhosts(const SameGpuGhosts&) = delete;
@@ -53,18 +54,14 @@ class SameGpuGhosts {
 
   // Collective, at every rebuild once the plan is final: exchanges where each
   // pushed list goes and maps the receivers' position arrays.
-  void connect(MdStore& store, const GhostTransfer plan[6]);
+  void connect(MdStore& store, const GhostTransfer plan[kGhostLists]);
   // Whether list `list` is pushed to its receiver / pushed to us by its sender.
   bool pushes(int list) const { return target_[list] != nullptr; }
   bool pushed_to_us(int list) const { return pushed_[list]; }
-  // Pushes list `list` into its receiver.
-  void push(MdStore& store, int list) const;
-  // After a stage's transfers: the rendezvous of the GPU's ranks (if any pushes).
-  void stage_done(MdStore& store) const;
-  // Under GPU-side waits, where both lists of dimension `dim` are pushed and
-  // pushed to us: the two pushes and stage_done in one launch of the store.
-  // False (nothing done) otherwise.
-  bool push_stage(MdStore& store, int dim) const;
+  // Pushes every list that has a receiver here and waits until the ranks
+  // that push to this one have (GPU-side or at a host barrier): nothing
+  // where no rank on this GPU pushes.
+  void push_all(MdStore& store) const;
   // How ghost positions travel, for the run report.
   std::string description() const;
 
@@ -77,8 +74,10 @@ class SameGpuGhosts {
   void* mapping_for(int rank, long generation, const PeerMemoryHandle& handle,
                     std::vector<Mapping>* used);
   void unmap_all() noexcept;
-  // Under MPS: step counters shared with the face neighbours on this GPU.
-  void connect_signals(const std::array<int, 6>& neighbors, HaloSync sync);
+  // Each list that has a receiver, a launch each (stores without push_all).
+  void push_one_by_one(MdStore& store) const;
+  // Under MPS: step counters shared with the neighbours on this GPU.
+  void connect_signals(const std::array<int, kGhostLists>& neighbors, HaloSync sync);
 
   MPI_Comm comm_;
   HaloTransport mode_;
@@ -98,12 +97,12 @@ class SameGpuGhosts {
   long shared_generation_ = 0;
   const void* shared_base_ = nullptr;
   PeerMemoryHandle shared_handle_;
-  void* target_[6] = {};
-  bool peer_gpu_[6] = {};  // the list's receiver is on another GPU
-  long target_slot_[6] = {};
-  bool pushed_[6] = {};
+  void* target_[kGhostLists] = {};
+  bool peer_gpu_[kGhostLists] = {};  // the list's receiver is on another GPU
+  long target_slot_[kGhostLists] = {};
+  bool pushed_[kGhostLists] = {};
   std::unique_ptr<StreamSignals> signals_;  // null: host barrier
-  mutable std::uint64_t stages_ = 0;        // stages marked done
+  mutable std::uint64_t steps_ = 0;         // steps marked done
 };
 
 }  // namespace mpsfw::md

@@ -4,12 +4,14 @@
 // (positions only). Communication is not here: the caller moves the records
 // these functions hand out and takes in (md_comm.hpp).
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "atom_record.hpp"
 #include "core/backend.hpp"
 #include "core/halo/step_handshake.hpp"
+#include "ghost_lists.hpp"
 #include "md_physics.hpp"
 
 namespace mpsfw::md {
@@ -70,10 +72,12 @@ class MdStore {
   // v *= factor (thermostat).
   virtual void scale_velocities(double factor) = 0;
 
-  // Removes the owned atoms with x[dim] < lo (into to_low) or >= hi (into
-  // to_high); drops all ghosts first. Order of the rest may change.
-  virtual void take_leaving(int dim, double lo, double hi, std::vector<AtomRecord>* to_low,
-                            std::vector<AtomRecord>* to_high) = 0;
+  // Removes the owned atoms with x[d] < lo[d] or x[d] >= hi[d] along any
+  // dimension d (a NaN coordinate alone does not leave) and appends them to
+  // `leaving` in the store's order; drops all ghosts first.
+  // Order of the rest may change.
+  virtual void take_leaving(const double lo[3], const double hi[3],
+                            std::vector<AtomRecord>* leaving) = 0;
   virtual void add_owned(const std::vector<AtomRecord>& atoms) = 0;
   // For each dimension d with fold[d]: owned atoms outside [0, box[d]) move
   // to their periodic image inside (across_periodic_edge), in place: the
@@ -84,40 +88,30 @@ class MdStore {
   // atoms near in space are near in memory. Drops all ghosts.
   virtual void sort_by_cell(const CellGrid& grid) = 0;
 
-  // Ghosts. At a rebuild the caller drops them, then for each dimension in
-  // turn selects the atoms to send and appends what it receives; between
-  // rebuilds it sends the same atoms again, in the same order, so only their
-  // positions move (the "plan" of MdComm).
+  // Ghosts. At a rebuild the caller drops them, selects the 26 send lists
+  // (ghost_lists.hpp) and places what arrives; between rebuilds it sends the
+  // same atoms again, in the same order, so only their positions move (the
+  // "plan" of MdComm).
   virtual void clear_ghosts() = 0;
-  // Remembers the atoms (owned and ghosts so far) with x[dim] < low_edge as
-  // send list 2 dim and those with x[dim] >= high_edge as send list 2 dim + 1,
-  // each sent shifted along dim by its shift (a box length across the
-  // periodic edge, else 0). Returns the two counts.
-  virtual void select_sends(int dim, double low_edge, double high_edge, double low_shift,
-                            double high_shift, long counts[2]) = 0;
-  // The current positions of send list `list` (shift applied), x, y, z per
-  // atom, in a host buffer the store keeps for that list (valid until the
-  // next pack_sends of the same list): the lists of both sides of a
-  // dimension can be in flight at once.
-  virtual const double* pack_sends(int list) = 0;
-  // Both lists of dimension `dim` (2 dim, 2 dim + 1) as pack_sends would
-  // give them, with one wait for the device where there is one.
-  virtual void pack_both_sides(int dim, const double* packed[2]) {
-    packed[0] = pack_sends(2 * dim);
-    packed[1] = pack_sends(2 * dim + 1);
-  }
-  // A host buffer for what arrives in place of list `list`, with room for
-  // `count` positions, for unpack_ghosts (each list its own).
-  virtual double* receive_buffer(int list, long count) = 0;
-  // Writes the first `count` positions of list `list`'s receive buffer into
-  // ghost slots first .. first + count - 1 (counted from the first ghost);
-  // appends slots past the current ghosts. On a GPU the copy may still run
-  // when this returns: the store's next device work follows it, and the
-  // next receive_buffer of the list waits for it.
-  virtual void unpack_ghosts(int list, long first, long count) = 0;
-  // Send list `list` straight into ghost slots from `first` (a rank that is
-  // its own neighbour: no buffer on the host).
-  virtual void copy_sends_to_ghosts(int list, long first) = 0;
+  // Remembers, for each list, the owned atoms that ghost_list_mask puts in it
+  // (in the store's order), each sent shifted by bands.shift[list]; one wait
+  // for the device where there is one. counts[list]: how many.
+  virtual void select_sends(const GhostBands& bands, long counts[kGhostLists]) = 0;
+  // The current positions of the lists in `lists` (bit `list`), shift
+  // applied, x, y, z per atom: packed[list] for each, in host memory the
+  // store keeps until the next pack_sends; one wait for the device.
+  virtual void pack_sends(std::uint32_t lists, const double* packed[kGhostLists]) = 0;
+  // A host buffer for `slots` ghost positions (x, y, z each), ghost slot k at
+  // 3 k, for unpack_ghosts; it waits until the last unpack has read it.
+  virtual double* ghost_receive_buffer(long slots) = 0;
+  // Writes the receive buffer's slots first .. first + count - 1 into the
+  // same ghost slots (counted from the first ghost), appending slots past
+  // the current ghosts. On a GPU the copy may still run when this returns:
+  // the store's next device work follows it.
+  virtual void unpack_ghosts(long first, long count) = 0;
+  // The lists in `lists` (sent to this rank itself: its periodic images)
+  // straight into ghost slots from first[list] on, no host buffer.
+  virtual void copy_sends_to_ghosts(std::uint32_t lists, const long first[kGhostLists]) = 0;
   // A rank alone along every axis: all its ghosts are its own periodic
   // images, placed by copy_sends_to_ghosts since the last clear_ghosts.
   // Rewrites them all from the owned atoms they image in one pass, the same
@@ -132,11 +126,12 @@ class MdStore {
   virtual const void* positions_base() const = 0;
   virtual long positions_generation() const = 0;
   virtual void push_sends(int list, void* target, long slot) = 0;
-  // Both lists of dimension `dim` pushed (those with a target) and the
-  // stage's GPU-side handshake run in one launch; false where the store
-  // cannot (the caller then pushes and waits as separate steps).
-  virtual bool push_stage(int /*dim*/, void* const /*targets*/[2], const long /*slots*/[2],
-                          const StepHandshake& /*handshake*/) {
+  // Every list with a target (targets[list], from slot slots[list]) pushed
+  // in one launch; with a handshake, the step's GPU-side handshake runs in
+  // the same launch after the pushes. False where the store cannot (the
+  // caller then pushes list by list and waits as a separate step).
+  virtual bool push_all(void* const /*targets*/[kGhostLists], const long /*slots*/[kGhostLists],
+                        const StepHandshake& /*handshake*/) {
     return false;
   }
   // Waits until the store's device work is done (nothing to wait for on the host).

@@ -3,10 +3,11 @@
 // build and the force loop (one thread per owned atom over its full list,
 // stored transposed so that a warp's loads of the k-th neighbour are one
 // coalesced read); CUB sorts atoms into cells (a radix sort over the cell
-// index's bits) and compacts leaving atoms and ghost send lists with their
-// counts left on the device (one wait where the host needs them), Thrust
-// finds the cells' starts and sums. Ghost positions are packed and unpacked
-// on the device; what goes through MPI is staged in pinned host memory.
+// index's bits) and compacts leaving atoms and the 26 ghost send lists (one
+// selection, sorted by list) with their counts left on the device (one wait
+// where the host needs them), Thrust finds the cells' starts and sums. Ghost
+// positions are packed and unpacked on the device; what goes through MPI is
+// staged in pinned host memory.
 // Buffers keep their capacity, and the libraries' scratch is reused, so a
 // step allocates nothing.
 #include <thrust/binary_search.h>
@@ -22,6 +23,7 @@
 #include <cstring>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +45,24 @@ int checked_count(long n) {
     throw Error("CUDA MD store: " + std::to_string(n) + " atoms are more than one rank can index");
   }
   return static_cast<int>(n);
+}
+
+// Element counts of device buffers are int too.
+int checked_elements(long n, const char* what) {
+  if (n < 0 || n > INT_MAX) {
+    throw Error(std::string("CUDA MD store: ") + what + " of " + std::to_string(n) +
+                " elements are more than one rank can index");
+  }
+  return static_cast<int>(n);
+}
+
+// Most ghost lists one atom can be in: along each dimension it is near no
+// face, one, or both where the bands overlap (a subdomain narrower than two
+// ghost widths); every combination but near none is a list.
+int most_lists_per_atom(const GhostBands& bands) {
+  int combinations = 1;
+  for (int d = 0; d < 3; ++d) combinations *= bands.high[d] < bands.low[d] ? 3 : 2;
+  return combinations - 1;
 }
 
 class CudaMdStore final : public MdStore {
@@ -74,11 +94,13 @@ class CudaMdStore final : public MdStore {
   double bytes_for(double owned, double ghosts, double neighbours) const override {
     // Owned: v, f, id, their spares, the positions at the build and spare,
     // energy and virial per atom; a list row as wide as build_neighbors makes
-    // it (ints), and its count. Every atom: its position, the binning's key,
-    // order and sorted position, an image slot and two message positions.
+    // it (ints), and its count; its ghost-list mask and room for the
+    // selection's entries (7 lists at most while the bands do not overlap).
+    // Every atom: its position, the binning's key, order and sorted position,
+    // an image slot and two message positions.
     const double row = neighbours + neighbours / 8 + 8;
-    const double per_owned =
-        (3 + 3 + 1 + 3 + 1 + 2) * 8.0 + 3 * sizeof(Position) + (row + 1) * sizeof(int);
+    const double per_owned = (3 + 3 + 1 + 3 + 1 + 2) * 8.0 + 3 * sizeof(Position) +
+                             (row + 1) * sizeof(int) + sizeof(std::uint32_t) + 7 * sizeof(int);
     const double per_atom = 2 * sizeof(Position) + 3 * sizeof(int) + 4 * 8.0 + 6 * 8.0;
     return owned * per_owned + (owned + ghosts) * per_atom;
   }
@@ -156,41 +178,39 @@ class CudaMdStore final : public MdStore {
   // The leaving atoms' indices come out of one compaction pass in ascending
   // order; the holes they leave below the new owned count are filled with the
   // staying atoms above it, so only O(leaving) atoms move.
-  void take_leaving(int dim, double lo, double hi, std::vector<AtomRecord>* to_low,
-                    std::vector<AtomRecord>* to_high) override {
+  void take_leaving(const double lo[3], const double hi[3],
+                    std::vector<AtomRecord>* leaving) override {
     clear_ghosts();
     if (owned_ == 0) return;
+    const Leaves leaves{x_.data(), {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}, true};
+    Leaves stays = leaves;
+    stays.want = false;
     const thrust::counting_iterator<int> first(0);
     index_.reserve(owned_);
-    select(first, owned_, index_.data(), selected_.data(), Leaves{x_.data(), dim, lo, hi, true});
-    int leaving = 0;
-    MPSFW_CUDA_CHECK(
-        cudaMemcpy(&leaving, selected_.data(), sizeof leaving, cudaMemcpyDeviceToHost));
-    if (leaving == 0) return;
+    select(first, owned_, index_.data(), selected_.data(), leaves);
+    int gone = 0;
+    MPSFW_CUDA_CHECK(cudaMemcpy(&gone, selected_.data(), sizeof gone, cudaMemcpyDeviceToHost));
+    if (gone == 0) return;
 
     // The records go to the host while the holes are filled: one more wait.
-    records_.reserve(leaving);
-    pack_atoms_kernel<<<blocks_for(leaving, kThreads), kThreads>>>(view(), index_.data(), leaving,
-                                                                   records_.data());
+    records_.reserve(gone);
+    pack_atoms_kernel<<<blocks_for(gone, kThreads), kThreads>>>(view(), index_.data(), gone,
+                                                                records_.data());
     MPSFW_CUDA_CHECK_LAUNCH();
-    atom_staging_.reserve(leaving);
+    atom_staging_.reserve(gone);
     MPSFW_CUDA_CHECK(cudaMemcpyAsync(atom_staging_.data(), records_.data(),
-                                     leaving * sizeof(AtomRecord), cudaMemcpyDeviceToHost));
+                                     gone * sizeof(AtomRecord), cudaMemcpyDeviceToHost));
     atom_staging_.mark_used();
     // The staying atoms at or above `kept` fill the first holes below it, as
     // many as there are of them (the kernel reads that count on the device).
-    const int kept = owned_ - leaving;
-    fillers_.reserve(leaving);
-    select(first + kept, leaving, fillers_.data(), selected_.data() + 1,
-           Leaves{x_.data(), dim, lo, hi, false});
-    move_atoms_kernel<<<blocks_for(leaving, kThreads), kThreads>>>(
+    const int kept = owned_ - gone;
+    fillers_.reserve(gone);
+    select(first + kept, gone, fillers_.data(), selected_.data() + 1, stays);
+    move_atoms_kernel<<<blocks_for(gone, kThreads), kThreads>>>(
         arrays(), index_.data(), fillers_.data(), selected_.data() + 1);
     MPSFW_CUDA_CHECK_LAUNCH();
     atom_staging_.wait();
-    for (int t = 0; t < leaving; ++t) {
-      const AtomRecord& r = atom_staging_.data()[t];
-      (r.x[dim] < lo ? to_low : to_high)->push_back(r);
-    }
+    leaving->insert(leaving->end(), atom_staging_.data(), atom_staging_.data() + gone);
     owned_ = kept;
   }
 
@@ -229,77 +249,120 @@ class CudaMdStore final : public MdStore {
 
   void clear_ghosts() override {
     ghosts_ = 0;
+    image_slots_ = 0;
     listed_ = -1;
   }
 
-  // Both sides' compactions, then one wait for both counts.
-  void select_sends(int dim, double low_edge, double high_edge, double low_shift, double high_shift,
-                    long counts[2]) override {
-    const int n = owned_ + ghosts_;
-    const thrust::counting_iterator<int> first(0);
-    const double shifts[2] = {low_shift, high_shift};
-    for (int side = 0; side < 2; ++side) {
-      SendList& list = sends_[2 * dim + side];
-      list.dim = dim;
-      list.shift = shifts[side];
-      list.count = 0;
-      list.index.reserve(n);
-      if (n == 0) continue;
-      const NearEdge near{x_.data(), dim, side == 0 ? low_edge : -HUGE_VAL,
-                          side == 0 ? HUGE_VAL : high_edge};
-      select(first, n, list.index.data(), selected_.data() + side, near);
+  // One compaction over every (list, atom) pair picks the lists' entries,
+  // sorted by list, then atom; the lists' starts among them are found on the
+  // device and come to the host in one wait.
+  void select_sends(const GhostBands& bands, long counts[kGhostLists]) override {
+    const int n = owned_;
+    if (n > INT_MAX / kGhostLists) {
+      throw Error("CUDA MD store: ghost lists over " + std::to_string(n) +
+                  " atoms are more than one rank can index (26 x atoms entries)");
     }
-    int selected[2] = {0, 0};
+    sends_.atoms = n;
+    for (int list = 0; list < kGhostLists; ++list) {
+      for (int d = 0; d < 3; ++d) sends_.shift[list][d] = bands.shift[list][d];
+    }
+    std::fill(std::begin(sends_.start), std::end(sends_.start), 0);
     if (n > 0) {
-      MPSFW_CUDA_CHECK(
-          cudaMemcpy(selected, selected_.data(), sizeof selected, cudaMemcpyDeviceToHost));
+      ghost_mask_.reserve(n);
+      send_entries_.reserve(most_lists_per_atom(bands) * n);
+      send_starts_.reserve(kGhostLists + 1);
+      ghost_mask_kernel<<<blocks_for(n, kThreads), kThreads>>>(x_.data(), n, bands,
+                                                               ghost_mask_.data());
+      MPSFW_CUDA_CHECK_LAUNCH();
+      const thrust::counting_iterator<int> first(0);
+      select(first, kGhostLists * n, send_entries_.data(), selected_.data(),
+             InGhostList{ghost_mask_.data(), n});
+      list_starts_kernel<<<1, kGhostLists + 1>>>(send_entries_.data(), selected_.data(), n,
+                                                 send_starts_.data());
+      MPSFW_CUDA_CHECK_LAUNCH();
+      MPSFW_CUDA_CHECK(cudaMemcpy(sends_.start, send_starts_.data(), sizeof sends_.start,
+                                  cudaMemcpyDeviceToHost));
     }
-    for (int side = 0; side < 2; ++side) {
-      sends_[2 * dim + side].count = selected[side];
-      counts[side] = selected[side];
+    sends_.entry = send_entries_.data();
+    for (int list = 0; list < kGhostLists; ++list) counts[list] = send_count(list);
+  }
+
+  // The lists in the mask packed one after another, copied to the host in
+  // one piece.
+  void pack_sends(std::uint32_t lists, const double* packed[kGhostLists]) override {
+    ListSlots to{};
+    long atoms = 0;
+    int begin = sends_.start[kGhostLists], end = 0;
+    for (int list = 0; list < kGhostLists; ++list) {
+      to.first[list] = -1;
+      if (!in_mask(lists, list)) continue;
+      to.first[list] = static_cast<int>(atoms);
+      atoms += send_count(list);
+      begin = std::min(begin, sends_.start[list]);
+      end = std::max(end, sends_.start[list + 1]);
+    }
+    const int values = checked_elements(3 * atoms, "packed ghost positions");
+    host_out_.reserve(std::max(values, 1));  // a list's pointer, even if empty
+    if (values > 0) {
+      device_out_.reserve(values);
+      pack_sends_kernel<<<blocks_for(end - begin, kThreads), kThreads>>>(
+          x_.data(), sends_, to, begin, end, device_out_.data());
+      MPSFW_CUDA_CHECK_LAUNCH();
+      MPSFW_CUDA_CHECK(cudaMemcpyAsync(host_out_.data(), device_out_.data(),
+                                       values * sizeof(double), cudaMemcpyDeviceToHost));
+      MPSFW_CUDA_CHECK(cudaStreamSynchronize(0));
+    }
+    for (int list = 0; list < kGhostLists; ++list) {
+      packed[list] = to.first[list] < 0 ? nullptr : host_out_.data() + 3L * to.first[list];
     }
   }
 
-  const double* pack_sends(int list) override {
-    const double* packed = start_pack(list);
-    MPSFW_CUDA_CHECK(cudaStreamSynchronize(0));
-    return packed;
+  // The device side gets its room here too, so that the exchange's unpacks
+  // reallocate nothing.
+  double* ghost_receive_buffer(long slots) override {
+    const int values = checked_elements(3 * slots, "received ghost positions");
+    host_in_.reserve(std::max(values, 1));  // waits until its last unpack has read it
+    device_in_.reserve(values);
+    return host_in_.data();
   }
 
-  void pack_both_sides(int dim, const double* packed[2]) override {
-    packed[0] = start_pack(2 * dim);
-    packed[1] = start_pack(2 * dim + 1);
-    MPSFW_CUDA_CHECK(cudaStreamSynchronize(0));
-  }
-
-  double* receive_buffer(int list, long count) override {
-    host_in_[list].reserve(3 * count);  // waits until its last unpack has read it
-    return host_in_[list].data();
-  }
-
-  // The copy from pinned memory runs on the stream: no wait here.
-  void unpack_ghosts(int list, long first, long count) override {
+  // The copy from pinned memory runs on the stream: no wait here. Slot k
+  // lies at 3 k on the device as on the host, so the unpacks of one
+  // exchange use apart parts of both.
+  void unpack_ghosts(long first, long count) override {
     const int slots = ghost_slots(first, count);
     if (count == 0) return;
-    device_in_.reserve(slots * 3);
-    MPSFW_CUDA_CHECK(cudaMemcpyAsync(device_in_.data(), host_in_[list].data(),
+    const int values = checked_elements(3 * (first + count), "received ghost positions");
+    device_in_.reserve(values);
+    const std::size_t offset = 3 * static_cast<std::size_t>(first);
+    MPSFW_CUDA_CHECK(cudaMemcpyAsync(device_in_.data() + offset, host_in_.data() + offset,
                                      3 * static_cast<std::size_t>(count) * sizeof(double),
                                      cudaMemcpyHostToDevice));
-    host_in_[list].mark_used();
+    host_in_.mark_used();
     unpack_positions_kernel<<<blocks_for(slots, kThreads), kThreads>>>(
-        device_in_.data(), slots, arrays(), owned_ + static_cast<int>(first));
+        device_in_.data() + offset, slots, arrays(), owned_ + static_cast<int>(first));
     MPSFW_CUDA_CHECK_LAUNCH();
   }
 
-  void copy_sends_to_ghosts(int list, long first) override {
-    const SendList& send = sends_[list];
-    ghost_slots(first, send.count);
-    if (send.count == 0) return;
-    image_root_.reserve(ghosts_, static_cast<int>(first));
-    image_shift_.reserve(ghosts_, static_cast<int>(first));
-    copy_own_images_kernel<<<blocks_for(send.count, kThreads), kThreads>>>(
-        x_.data(), owned_, send.index.data(), send.count, send.dim, send.shift,
-        static_cast<int>(first), image_root_.data(), image_shift_.data());
+  void copy_sends_to_ghosts(std::uint32_t lists, const long first[kGhostLists]) override {
+    ListSlots to{};
+    long slots = 0;
+    int begin = sends_.start[kGhostLists], end = 0;
+    for (int list = 0; list < kGhostLists; ++list) {
+      to.first[list] = -1;
+      if (!in_mask(lists, list)) continue;
+      to.first[list] = checked_count(first[list]);
+      slots = std::max(slots, first[list] + send_count(list));
+      begin = std::min(begin, sends_.start[list]);
+      end = std::max(end, sends_.start[list + 1]);
+    }
+    ghost_slots(0, slots);
+    image_root_.reserve(ghosts_, image_slots_);
+    image_shift_.reserve(ghosts_, image_slots_);
+    image_slots_ = ghosts_;
+    if (end <= begin) return;
+    copy_own_images_kernel<<<blocks_for(end - begin, kThreads), kThreads>>>(
+        x_.data(), owned_, sends_, to, begin, end, image_root_.data(), image_shift_.data());
     MPSFW_CUDA_CHECK_LAUNCH();
   }
 
@@ -314,36 +377,31 @@ class CudaMdStore final : public MdStore {
   long positions_generation() const override { return x_.generation(); }
 
   void push_sends(int list, void* target, long slot) override {
-    const SendList& send = sends_[list];
-    if (send.count == 0) return;
-    copy_positions_kernel<<<blocks_for(send.count, kThreads), kThreads>>>(
-        x_.data(), send.index.data(), send.count, send.dim, send.shift,
-        static_cast<Position*>(target) + slot);
+    const int begin = sends_.start[list], end = sends_.start[list + 1];
+    if (end == begin) return;
+    PushTargets push{};
+    push.to[list] = static_cast<Position*>(target) + slot;
+    push_sends_kernel<<<blocks_for(end - begin, kThreads), kThreads>>>(x_.data(), sends_, push,
+                                                                       begin, end, StepHandshake{});
     MPSFW_CUDA_CHECK_LAUNCH();
   }
 
-  void synchronize() override { MPSFW_CUDA_CHECK(cudaDeviceSynchronize()); }
-
-  bool push_stage(int dim, void* const targets[2], const long slots[2],
-                  const StepHandshake& handshake) override {
-    if (handshake.empty()) return false;
-    StagePush push{};
-    push.dim = dim;
-    int threads = 0;
-    for (int side = 0; side < 2; ++side) {
-      const SendList& send = sends_[2 * dim + side];
-      push.index[side] = send.index.data();
-      push.count[side] = targets[side] != nullptr ? send.count : 0;
-      push.shift[side] = send.shift;
-      push.to[side] =
-          targets[side] != nullptr ? static_cast<Position*>(targets[side]) + slots[side] : nullptr;
-      threads += push.count[side];
+  bool push_all(void* const targets[kGhostLists], const long slots[kGhostLists],
+                const StepHandshake& handshake) override {
+    PushTargets push{};
+    for (int list = 0; list < kGhostLists; ++list) {
+      if (targets[list] != nullptr)
+        push.to[list] = static_cast<Position*>(targets[list]) + slots[list];
     }
-    push_stage_kernel<<<std::max(1u, blocks_for(threads, kThreads)), kThreads>>>(x_.data(), push,
-                                                                                 handshake);
+    const int entries = sends_.start[kGhostLists];
+    if (entries == 0 && handshake.empty()) return true;
+    push_sends_kernel<<<std::max(1u, blocks_for(entries, kThreads)), kThreads>>>(
+        x_.data(), sends_, push, 0, entries, handshake);
     MPSFW_CUDA_CHECK_LAUNCH();
     return true;
   }
+
+  void synchronize() override { MPSFW_CUDA_CHECK(cudaDeviceSynchronize()); }
 
   // Sorts the first n of key_ (cell indices below `cells`), and order_ with
   // them, stably: a radix sort over the bits a cell index has (2 passes
@@ -362,23 +420,6 @@ class CudaMdStore final : public MdStore {
         cub::DeviceRadixSort::SortPairs(cub_temp_.data(), bytes, keys, values, n, 0, bits));
     if (keys.Current() != key_.data()) key_.swap(key_alt_);
     if (values.Current() != order_.data()) order_.swap(order_alt_);
-  }
-
-  // Packs send list `list` on the device and starts its copy into its pinned
-  // host buffer (returned): ready once the stream is.
-  const double* start_pack(int list) {
-    const SendList& send = sends_[list];
-    PinnedBuffer<double>& host_out = host_out_[list];
-    host_out.reserve(3L * send.count);
-    if (send.count == 0) return host_out.data();
-    device_out_[list].reserve(3 * send.count);
-    pack_positions_kernel<<<blocks_for(send.count, kThreads), kThreads>>>(
-        view(), send.index.data(), send.count, send.dim, send.shift, device_out_[list].data());
-    MPSFW_CUDA_CHECK_LAUNCH();
-    MPSFW_CUDA_CHECK(cudaMemcpyAsync(host_out.data(), device_out_[list].data(),
-                                     3 * static_cast<std::size_t>(send.count) * sizeof(double),
-                                     cudaMemcpyDeviceToHost));
-    return host_out.data();
   }
 
   // The indices among `count` from `first` that `pick` selects, in order,
@@ -544,14 +585,6 @@ class CudaMdStore final : public MdStore {
   }
 
  private:
-  // Atoms one stage of the ghost exchange sends to one side, and how.
-  struct SendList {
-    DeviceBuffer<int> index;
-    int count = 0;
-    int dim = 0;
-    double shift = 0;
-  };
-
   AtomArrays arrays() {
     return {x_.data(),
             {v_[0].data(), v_[1].data(), v_[2].data()},
@@ -577,6 +610,8 @@ class CudaMdStore final : public MdStore {
       throw Error("CUDA MD store: forces without a current build_neighbors");
     }
   }
+  long send_count(int list) const { return sends_.start[list + 1] - sends_.start[list]; }
+  static bool in_mask(std::uint32_t lists, int list) { return (lists >> list) & 1u; }
   // Makes ghost slots [first, first + count) exist; returns count as an int.
   int ghost_slots(long first, long count) {
     const int end = checked_count(first + count);
@@ -641,16 +676,23 @@ class CudaMdStore final : public MdStore {
   bool sleep_ = false;
   mutable PinnedBuffer<unsigned long long> moved_;
   cudaEvent_t moved_ready_ = nullptr;
-  // The ghost plan's send lists and the buffers its positions move through.
-  SendList sends_[6];
+  // The ghost plan: the send lists of the last select_sends (their entries
+  // in send_entries_, the rest kept on the host), each owned atom's lists
+  // and the lists' starts on the device as the selection found them, and the
+  // buffers their positions move through.
+  SendLists sends_{};
+  DeviceBuffer<std::uint32_t> ghost_mask_;
+  DeviceBuffer<int> send_entries_, send_starts_;
   DeviceBuffer<int> selected_;   // compactions' counts
   DeviceBuffer<char> cub_temp_;  // CUB's scratch (compactions, sorts), in stream order
-  DeviceBuffer<double> device_out_[6], device_in_;
-  PinnedBuffer<double> host_out_[6];  // by send list
-  PinnedStage<double> host_in_[6];
-  // Per ghost slot placed by copy_sends_to_ghosts: its owned atom and shift.
+  DeviceBuffer<double> device_out_, device_in_;
+  PinnedBuffer<double> host_out_;  // the packed lists, one after another
+  PinnedStage<double> host_in_;    // received ghost positions by slot
+  // Per ghost slot placed by copy_sends_to_ghosts: its owned atom and shift;
+  // the first image_slots_ slots are held (a slot unpacked instead has none).
   DeviceBuffer<int> image_root_;
   DeviceBuffer<Position> image_shift_;
+  int image_slots_ = 0;
   // Per-atom sums and scratch for moving records, also used by const functions.
   mutable DeviceBuffer<double> energy_, virial_;
   mutable DeviceBuffer<AtomRecord> records_;

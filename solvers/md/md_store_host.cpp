@@ -1,6 +1,7 @@
 // The atoms of one rank in host memory, with OpenMP over owned atoms.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "core/error.hpp"
 #include "md_store.hpp"
@@ -82,14 +83,18 @@ class HostMdStore final : public MdStore {
     for (long k = 0; k < 3 * owned_; ++k) v_[static_cast<size_t>(k)] *= factor;
   }
 
-  void take_leaving(int dim, double lo, double hi, std::vector<AtomRecord>* to_low,
-                    std::vector<AtomRecord>* to_high) override {
+  void take_leaving(const double lo[3], const double hi[3],
+                    std::vector<AtomRecord>* leaving) override {
     clear_ghosts();
     long kept = 0;
     for (long i = 0; i < owned_; ++i) {
-      const double c = x_[static_cast<size_t>(3 * i + dim)];
-      if (c < lo || c >= hi) {
-        (c < lo ? to_low : to_high)->push_back(record(i));
+      bool leaves = false;
+      for (int d = 0; d < 3; ++d) {
+        const double c = x_[static_cast<size_t>(3 * i + d)];
+        leaves = leaves || c < lo[d] || c >= hi[d];
+      }
+      if (leaves) {
+        leaving->push_back(record(i));
         continue;
       }
       move_atom(i, kept++);
@@ -131,60 +136,56 @@ class HostMdStore final : public MdStore {
     neighbors_built_ = -1;  // the lists no longer describe the atoms
   }
 
-  void select_sends(int dim, double low_edge, double high_edge, double low_shift, double high_shift,
-                    long counts[2]) override {
-    const long n = static_cast<long>(x_.size()) / 3;
-    std::vector<long>& low = sends_[2 * dim];
-    std::vector<long>& high = sends_[2 * dim + 1];
-    low.clear();
-    high.clear();
-    for (long i = 0; i < n; ++i) {  // an atom may go both ways
-      const double c = x_[static_cast<size_t>(3 * i + dim)];
-      if (c < low_edge) low.push_back(i);
-      if (c >= high_edge) high.push_back(i);
+  void select_sends(const GhostBands& bands, long counts[kGhostLists]) override {
+    for (int list = 0; list < kGhostLists; ++list) {
+      sends_[list].clear();
+      for (int d = 0; d < 3; ++d) send_shift_[list][d] = bands.shift[list][d];
     }
-    send_dim_[2 * dim] = send_dim_[2 * dim + 1] = dim;
-    send_shift_[2 * dim] = low_shift;
-    send_shift_[2 * dim + 1] = high_shift;
-    counts[0] = static_cast<long>(low.size());
-    counts[1] = static_cast<long>(high.size());
+    for (long i = 0; i < owned_; ++i) {
+      const double* c = &x_[static_cast<size_t>(3 * i)];
+      std::uint32_t mask = ghost_list_mask(c[0], c[1], c[2], bands);
+      for (int list = 0; mask != 0; ++list, mask >>= 1) {
+        if (mask & 1u) sends_[list].push_back(i);
+      }
+    }
+    for (int list = 0; list < kGhostLists; ++list)
+      counts[list] = static_cast<long>(sends_[list].size());
   }
 
-  const double* pack_sends(int list) override {
-    const std::vector<long>& send = sends_[list];
-    std::vector<double>& packed = packed_[list];
-    packed.resize(3 * send.size());
-    for (size_t t = 0; t < send.size(); ++t) position_of(list, send[t], &packed[3 * t]);
-    return packed.data();
+  void pack_sends(std::uint32_t lists, const double* packed[kGhostLists]) override {
+    for (int list = 0; list < kGhostLists; ++list) {
+      if (!(lists >> list & 1u)) continue;
+      const std::vector<long>& send = sends_[list];
+      packed_[list].resize(3 * send.size());
+      for (size_t t = 0; t < send.size(); ++t) position_of(list, send[t], &packed_[list][3 * t]);
+      packed[list] = packed_[list].data();
+    }
   }
 
-  double* receive_buffer(int list, long count) override {
-    received_[list].resize(static_cast<size_t>(3 * count));
-    return received_[list].data();
+  double* ghost_receive_buffer(long slots) override {
+    received_.resize(static_cast<size_t>(3 * slots));
+    return received_.data();
   }
 
-  void unpack_ghosts(int list, long first, long count) override {
+  void unpack_ghosts(long first, long count) override {
     ghost_slots(first + count);
-    const std::vector<double>& in = received_[list];
-    std::copy(in.begin(), in.begin() + 3 * count, x_.begin() + 3 * (owned_ + first));
+    std::copy(received_.begin() + 3 * first, received_.begin() + 3 * (first + count),
+              x_.begin() + 3 * (owned_ + first));
   }
 
-  void copy_sends_to_ghosts(int list, long first) override {
-    const std::vector<long>& send = sends_[list];
-    ghost_slots(first + static_cast<long>(send.size()));
-    image_root_.resize(x_.size() / 3 - static_cast<size_t>(owned_));
-    image_shift_.resize(x_.size() - static_cast<size_t>(3 * owned_));
-    for (size_t t = 0; t < send.size(); ++t) {
-      const size_t slot = static_cast<size_t>(first) + t;
-      position_of(list, send[t], &x_[static_cast<size_t>(3 * owned_) + 3 * slot]);
-      // The owned atom this ghost images, and by how much (each dimension
-      // is shifted at most once: by the stage of that dimension).
-      const bool owned = send[t] < owned_;
-      const size_t from = static_cast<size_t>(send[t] - owned_);
-      image_root_[slot] = owned ? send[t] : image_root_[from];
-      for (int d = 0; d < 3; ++d)
-        image_shift_[3 * slot + d] = owned ? 0.0 : image_shift_[3 * from + d];
-      image_shift_[3 * slot + send_dim_[list]] += send_shift_[list];
+  void copy_sends_to_ghosts(std::uint32_t lists, const long first[kGhostLists]) override {
+    for (int list = 0; list < kGhostLists; ++list) {
+      if (!(lists >> list & 1u)) continue;
+      const std::vector<long>& send = sends_[list];
+      ghost_slots(first[list] + static_cast<long>(send.size()));
+      image_root_.resize(x_.size() / 3 - static_cast<size_t>(owned_));
+      image_list_.resize(image_root_.size());
+      for (size_t t = 0; t < send.size(); ++t) {
+        const size_t slot = static_cast<size_t>(first[list]) + t;
+        position_of(list, send[t], &x_[static_cast<size_t>(3 * owned_) + 3 * slot]);
+        image_root_[slot] = send[t];  // the owned atom it images, through this list
+        image_list_[slot] = list;
+      }
     }
   }
 
@@ -192,11 +193,9 @@ class HostMdStore final : public MdStore {
     const long ghosts = static_cast<long>(x_.size()) / 3 - owned_;
 #pragma omp parallel for
     for (long g = 0; g < ghosts; ++g) {
-      const size_t slot = static_cast<size_t>(g), root = static_cast<size_t>(image_root_[slot]);
-      for (int d = 0; d < 3; ++d) {
-        x_[static_cast<size_t>(3 * owned_) + 3 * slot + d] =
-            x_[3 * root + d] + image_shift_[3 * slot + d];
-      }
+      const size_t slot = static_cast<size_t>(g);
+      position_of(image_list_[slot], image_root_[slot],
+                  &x_[static_cast<size_t>(3 * owned_) + 3 * slot]);
     }
   }
 
@@ -364,8 +363,7 @@ class HostMdStore final : public MdStore {
 
   // Position of atom i shifted as send list `list` says, into out[0..2].
   void position_of(int list, long i, double* out) const {
-    for (int d = 0; d < 3; ++d) out[d] = x_[static_cast<size_t>(3 * i + d)];
-    out[send_dim_[list]] += send_shift_[list];
+    for (int d = 0; d < 3; ++d) out[d] = x_[static_cast<size_t>(3 * i + d)] + send_shift_[list][d];
   }
 
   // Makes room for at least `count` ghosts.
@@ -415,14 +413,14 @@ class HostMdStore final : public MdStore {
   long width_ = 64;
   long neighbors_built_ = -1;    // atoms listed by the last build; -1: none since a change
   std::vector<double> built_x_;  // owned positions at the last build
-  // Ghost plan: six send lists (2 dim: below the low edge, 2 dim + 1: above the high edge).
-  std::vector<long> sends_[6];
-  int send_dim_[6] = {0, 0, 1, 1, 2, 2};
-  double send_shift_[6] = {0, 0, 0, 0, 0, 0};
-  std::vector<double> packed_[6], received_[6];  // by send list
-  // Per ghost slot placed by copy_sends_to_ghosts: its owned atom and shift.
+  // Ghost plan: the 26 send lists (ghost_lists.hpp), owned atoms each, and
+  // what is added to the positions they send.
+  std::vector<long> sends_[kGhostLists];
+  double send_shift_[kGhostLists][3] = {};
+  std::vector<double> packed_[kGhostLists], received_;  // received_ by ghost slot
+  // Per ghost slot placed by copy_sends_to_ghosts: its owned atom and list.
   std::vector<long> image_root_;
-  std::vector<double> image_shift_;
+  std::vector<int> image_list_;
 };
 
 }  // namespace

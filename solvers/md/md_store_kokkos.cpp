@@ -6,8 +6,9 @@
 // neighbour lists take the space's own layout (rows on a host; component
 // arrays and transposed lists on a GPU, so that a warp's k-th neighbours are
 // one coalesced read). Binning is a counting sort that keeps store order within
-// a cell, and compactions are scans that keep it too, so the lists, and with
-// them every force sum, come out in the host store's order on any space.
+// a cell, and compactions are scans that keep it too, so the neighbour lists,
+// and with them every force sum, and the 26 ghost send lists come out in the
+// host store's order on any space.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <climits>
@@ -41,6 +42,8 @@ using Ints = Kokkos::View<int*, Memory>;
 using Reals = Kokkos::View<double*, Memory>;
 using Lists = Kokkos::View<int**, Memory>;
 using Records = Kokkos::View<AtomRecord*, Memory>;
+using Masks = Kokkos::View<std::uint32_t*, Memory>;
+using Starts = Kokkos::View<long*, Memory>;
 
 // One atom's position as the pair loops load it: its row of 4 doubles in one
 // aligned piece (on a GPU two 16-byte loads instead of three 8-byte ones,
@@ -104,6 +107,40 @@ struct PeriodicBox {
   bool fold[3];
 };
 
+// What take_leaving keeps: lo <= x < hi along every dimension.
+struct Region {
+  double lo[3];
+  double hi[3];
+};
+
+// Some send lists' entries walked back to back by one kernel: run k is list
+// list[k], its entries from[k] on in the send entries, at[k] .. at[k + 1] - 1
+// among the runs', written from to[k] on (a packed position or a ghost slot),
+// shifted by shift[k].
+struct Runs {
+  int count = 0;
+  int list[kGhostLists];
+  long at[kGhostLists + 1];
+  long from[kGhostLists];
+  long to[kGhostLists];
+  double shift[kGhostLists][3];
+};
+
+// The run of entry p (at[0] <= p < at[count]): the last with at[k] <= p,
+// which skips runs without entries.
+KOKKOS_INLINE_FUNCTION int run_of(const Runs& r, long p) {
+  int lo = 0, hi = r.count - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (r.at[mid] <= p) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
 // One set of per-atom Views (the atoms, or the spares they are reordered
 // into), as kernels read and write them.
 struct AtomViews {
@@ -141,14 +178,15 @@ class KokkosMdStore final : public MdStore {
 
   double bytes_for(double owned, double ghosts, double neighbours) const override {
     // Owned: v, f, id and their spares, the spare position, the position at
-    // the build, a record of migration; a list row as wide as build_neighbors
-    // makes it (ints) and its count. Every atom: its position, its cell and
-    // place in cell order, an image root and shift, two send-list entries and
-    // three staged doubles each way.
+    // the build, a record of migration, its ghost-list mask; a list row as
+    // wide as build_neighbors makes it (ints) and its count. Every atom: its
+    // position, its cell and place in cell order, an image root and shift,
+    // and (as many atoms are sent as arrive as ghosts) a send entry and three
+    // staged doubles each way.
     const double row = neighbours + neighbours / 8 + 8;
-    const double per_owned =
-        (2 * (3 + 3 + 1) + 4 + 4) * 8.0 + sizeof(AtomRecord) + (row + 1) * sizeof(int);
-    const double per_atom = (4 + 4 + 6) * 8.0 + (2 + 1 + 2) * sizeof(int);
+    const double per_owned = (2 * (3 + 3 + 1) + 4 + 4) * 8.0 + sizeof(AtomRecord) +
+                             sizeof(std::uint32_t) + (row + 1) * sizeof(int);
+    const double per_atom = (4 + 4 + 6) * 8.0 + (2 + 1 + 1) * sizeof(int);
     return owned * per_owned + (owned + ghosts) * per_atom;
   }
 
@@ -232,8 +270,8 @@ class KokkosMdStore final : public MdStore {
     return outside;
   }
 
-  void take_leaving(int dim, double lo, double hi, std::vector<AtomRecord>* to_low,
-                    std::vector<AtomRecord>* to_high) override {
+  void take_leaving(const double lo[3], const double hi[3],
+                    std::vector<AtomRecord>* leaving) override {
     clear_ghosts();
     const int n = owned_;
     reserve_spares(n);
@@ -241,13 +279,18 @@ class KokkosMdStore final : public MdStore {
     const AtomViews from = atoms(), to = spares();
     const PositionArray x = x_;
     const Ints leaving_atoms = index_;
-    // Kept atoms move into the spares in order, leaving ones are listed.
-    int leaving = 0;
+    const Region keep{{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}};
+    // Kept atoms move into the spares in order, leaving ones are listed in
+    // order (a NaN coordinate is not outside: the atom stays).
+    int left = 0;
     Kokkos::parallel_scan(
         "mpsfw::md::take_leaving", Indices(0, n),
         KOKKOS_LAMBDA(int i, int& before, bool final) {
-          const double c = x(i, dim);
-          const bool leaves = c < lo || c >= hi;
+          bool leaves = false;
+          for (int d = 0; d < 3; ++d) {
+            const double c = x(i, d);
+            leaves = leaves || c < keep.lo[d] || c >= keep.hi[d];
+          }
           if (final) {
             if (leaves) {
               leaving_atoms(before) = i;
@@ -257,15 +300,14 @@ class KokkosMdStore final : public MdStore {
           }
           before += leaves ? 1 : 0;
         },
-        leaving);
-    if (leaving > 0) {
-      std::vector<AtomRecord> records(static_cast<size_t>(leaving));
-      pack_records(leaving_atoms, leaving);
-      Kokkos::deep_copy(host_view(records.data(), leaving), first(records_, leaving));
-      for (const AtomRecord& a : records) (a.x[dim] < lo ? to_low : to_high)->push_back(a);
-    }
-    take_spares(n - leaving);
-    owned_ = n - leaving;
+        left);
+    if (left == 0) return;  // the atoms stay as they are
+    const size_t at = leaving->size();
+    leaving->resize(at + static_cast<size_t>(left));
+    pack_records(leaving_atoms, left);
+    Kokkos::deep_copy(host_view(leaving->data() + at, left), first(records_, left));
+    take_spares(n - left);
+    owned_ = n - left;
   }
 
   void add_owned(const std::vector<AtomRecord>& atoms) override {
@@ -317,92 +359,135 @@ class KokkosMdStore final : public MdStore {
     built_owned_ = -1;  // nor the build positions
   }
 
-  void select_sends(int dim, double low_edge, double high_edge, double low_shift, double high_shift,
-                    long counts[2]) override {
-    const int n = owned_ + ghosts_;
-    const PositionArray x = x_;
-    for (int side = 0; side < 2; ++side) {
-      const int list = 2 * dim + side;
-      grow(sends_[list], n);
-      const Ints send = sends_[list];
-      const bool low = side == 0;
-      const double edge = low ? low_edge : high_edge;
-      int count = 0;
-      // In store order, as the host store lists them: an atom may go both ways.
-      Kokkos::parallel_scan(
-          "mpsfw::md::select_sends", Indices(0, n),
-          KOKKOS_LAMBDA(int i, int& before, bool final) {
-            const double c = x(i, dim);
-            const bool take = low ? c < edge : c >= edge;
-            if (final && take) send(before) = i;
-            before += take ? 1 : 0;
-          },
-          count);
-      send_count_[list] = count;
-      send_dim_[list] = dim;
-      send_shift_[list] = low ? low_shift : high_shift;
-      counts[side] = count;
+  // Each owned atom's lists (ghost_list_mask), then one scan over list x
+  // atom (entry e = list n + i: atom i's bit `list`) that places each list's
+  // atoms in store order, as the host store lists them, list after list.
+  void select_sends(const GhostBands& bands, long counts[kGhostLists]) override {
+    const int n = owned_;
+    for (int list = 0; list < kGhostLists; ++list) {
+      for (int d = 0; d < 3; ++d) send_shift_[list][d] = bands.shift[list][d];
+    }
+    if (n == 0) {
+      std::fill(send_start_, send_start_ + kGhostLists + 1, 0L);
+    } else {
+      grow(mask_, n);
+      const Masks mask = mask_;
+      const PositionArray x = x_;
+      Kokkos::parallel_for(
+          "mpsfw::md::ghost_list_masks", Indices(0, n),
+          KOKKOS_LAMBDA(int i) { mask(i) = ghost_list_mask(x(i, 0), x(i, 1), x(i, 2), bands); });
+      // Once more, into more room, if the lists outgrew it.
+      while (!scan_sends(n)) grow(sends_, send_start_[kGhostLists]);
+    }
+    for (int list = 0; list < kGhostLists; ++list) {
+      counts[list] = send_start_[list + 1] - send_start_[list];
     }
   }
 
-  const double* pack_sends(int list) override {
-    const int count = send_count_[list];
-    Staging& packed = packed_[list];
-    packed.reserve(3L * count);
-    const Reals out = packed.device;
-    const Ints send = sends_[list];
-    const PositionArray x = x_;
-    const int dim = send_dim_[list];
-    const double shift = send_shift_[list];
-    Kokkos::parallel_for(
-        "mpsfw::md::pack_positions", Indices(0, count), KOKKOS_LAMBDA(int t) {
-          for (int d = 0; d < 3; ++d) out(3 * t + d) = x(send(t), d) + (d == dim ? shift : 0.0);
+  // select_sends' scan of n owned atoms into sends_ and send_start_ (one wait
+  // for the device); false if the entries did not fit in sends_ (then only
+  // send_start_ is right).
+  bool scan_sends(int n) {
+    const Masks mask = mask_;
+    const Ints send = sends_;
+    const Starts start = send_starts_;
+    const long room = static_cast<long>(send.extent(0));
+    const long entries = kGhostLists * static_cast<long>(n);
+    // start(all): all lists' entries (a local copy: a View's operator() takes
+    // its index by reference, which device code cannot do to kGhostLists).
+    const int all = kGhostLists;
+    Kokkos::parallel_scan(
+        "mpsfw::md::select_sends", Kokkos::RangePolicy<Space, Kokkos::IndexType<long>>(0, entries),
+        KOKKOS_LAMBDA(long e, long& before, bool final) {
+          const int list = static_cast<int>(e / n);
+          const int i = static_cast<int>(e - static_cast<long>(list) * n);
+          const long take = (mask(i) >> list) & 1u;
+          if (final) {
+            if (i == 0) start(list) = before;
+            if (take != 0 && before < room) send(before) = i;
+            if (e == entries - 1) start(all) = before + take;
+          }
+          before += take;
         });
-    packed.to_host(3L * count);
-    return packed.host.data();
+    Kokkos::deep_copy(send_starts_host_, send_starts_);
+    for (int list = 0; list <= kGhostLists; ++list) send_start_[list] = send_starts_host_(list);
+    return send_start_[kGhostLists] <= room;
   }
 
-  double* receive_buffer(int list, long count) override {
-    received_[list].reserve(3 * count);
-    return received_[list].host.data();
+  // The masked lists' entries in one kernel into packed_, list after list,
+  // and to the host in one copy.
+  void pack_sends(std::uint32_t lists, const double* packed[kGhostLists]) override {
+    const Runs r = runs(lists, nullptr);
+    const int total = checked_count(r.at[r.count]);
+    packed_.reserve(3L * total);
+    if (total > 0) {
+      const Reals out = packed_.device;
+      const Ints send = sends_;
+      const PositionArray x = x_;
+      Kokkos::parallel_for(
+          "mpsfw::md::pack_positions", Indices(0, total), KOKKOS_LAMBDA(int p) {
+            const int k = run_of(r, p);
+            const int i = send(r.from[k] + (p - r.at[k]));
+            for (int d = 0; d < 3; ++d) out(3 * p + d) = x(i, d) + r.shift[k][d];
+          });
+      packed_.to_host(3L * total);
+    }
+    for (int k = 0; k < r.count; ++k) packed[r.list[k]] = packed_.host.data() + 3 * r.at[k];
   }
 
-  void unpack_ghosts(int list, long first_slot, long count) override {
+  double* ghost_receive_buffer(long slots) override {
+    // On a host space the unpack kernels read this very memory.
+    if (received_.host.data() == received_.device.data()) Space().fence();
+    received_.reserve(3 * slots);
+    return received_.host.data();
+  }
+
+  void unpack_ghosts(long first_slot, long count) override {
     const int first_ghost = checked_count(first_slot), n = checked_count(count);
-    ghost_slots(static_cast<long>(first_ghost) + n);
-    received_[list].to_device(3L * n);
-    const Reals in = received_[list].device;
+    const long end = static_cast<long>(first_ghost) + n;
+    if (3 * end > static_cast<long>(received_.device.extent(0))) {
+      throw Error("Kokkos MD store: unpack_ghosts past the receive buffer");
+    }
+    ghost_slots(end);
+    if (n == 0) return;
+    const auto slots = std::make_pair(3L * first_ghost, 3 * end);
+    Kokkos::deep_copy(Kokkos::subview(received_.device, slots),
+                      Kokkos::subview(received_.host, slots));
+    const Reals in = received_.device;
     const PositionArray x = x_;
-    const int base = owned_ + first_ghost;
+    const int base = owned_;
     Kokkos::parallel_for(
-        "mpsfw::md::unpack_positions", Indices(0, n), KOKKOS_LAMBDA(int t) {
-          for (int d = 0; d < 3; ++d) x(base + t, d) = in(3 * t + d);
-          x(base + t, 3) = 0;
+        "mpsfw::md::unpack_positions", Indices(first_ghost, first_ghost + n), KOKKOS_LAMBDA(int g) {
+          for (int d = 0; d < 3; ++d) x(base + g, d) = in(3 * g + d);
+          x(base + g, 3) = 0;
         });
   }
 
-  void copy_sends_to_ghosts(int list, long first_slot) override {
-    const int count = send_count_[list];
-    const int first_ghost = checked_count(first_slot);
-    ghost_slots(static_cast<long>(first_ghost) + count);
+  void copy_sends_to_ghosts(std::uint32_t lists, const long first[kGhostLists]) override {
+    const Runs r = runs(lists, first);
+    long end = ghosts_;
+    for (int k = 0; k < r.count; ++k) {
+      if (r.at[k + 1] > r.at[k]) end = std::max(end, r.to[k] + r.at[k + 1] - r.at[k]);
+    }
+    ghost_slots(end);
     grow(image_root_, ghosts_);
     grow(image_shift_, ghosts_);
+    const int total = checked_count(r.at[r.count]);
+    if (total == 0) return;
     const PositionArray x = x_, shift_by = image_shift_;
-    const Ints send = sends_[list], root = image_root_;
-    const int owned = owned_, dim = send_dim_[list];
-    const double shift = send_shift_[list];
-    // The sources are atoms placed before this list's slots: none is written.
+    const Ints send = sends_, root = image_root_;
+    const int owned = owned_;
+    // Sources are owned atoms, targets ghosts: none is both.
     Kokkos::parallel_for(
-        "mpsfw::md::copy_own_images", Indices(0, count), KOKKOS_LAMBDA(int t) {
-          const int i = send(t), slot = first_ghost + t;
-          for (int d = 0; d < 3; ++d) x(owned + slot, d) = x(i, d) + (d == dim ? shift : 0.0);
+        "mpsfw::md::copy_own_images", Indices(0, total), KOKKOS_LAMBDA(int p) {
+          const int k = run_of(r, p);
+          const int i = send(r.from[k] + (p - r.at[k]));
+          const int slot = static_cast<int>(r.to[k] + (p - r.at[k]));
+          for (int d = 0; d < 3; ++d) x(owned + slot, d) = x(i, d) + r.shift[k][d];
           x(owned + slot, 3) = 0;
-          // The owned atom this ghost images, and by how much (each dimension
-          // is shifted at most once: by the stage of that dimension).
-          const bool is_owned = i < owned;
-          root(slot) = is_owned ? i : root(i - owned);
-          for (int d = 0; d < 3; ++d) shift_by(slot, d) = is_owned ? 0.0 : shift_by(i - owned, d);
-          shift_by(slot, dim) += shift;
+          // The owned atom this ghost images, and by how much.
+          root(slot) = i;
+          for (int d = 0; d < 3; ++d) shift_by(slot, d) = r.shift[k][d];
         });
   }
 
@@ -425,18 +510,17 @@ class KokkosMdStore final : public MdStore {
   long positions_generation() const override { return x_generation_; }
 
   // Kokkos's default CUDA instance runs on a blocking stream, so this kernel
-  // is ordered with the stage waits mpsfw enqueues on the default stream.
+  // is ordered with the step's waits mpsfw enqueues on the default stream.
   void push_sends(int list, void* target, long slot) override {
-    const int count = send_count_[list];
+    const Runs r = runs(std::uint32_t{1} << list, nullptr);
+    const int count = checked_count(r.at[1]);
     if (count == 0) return;
     const PositionArray to(static_cast<double*>(target) + 4 * slot, static_cast<size_t>(count));
     const PositionArray x = x_;
-    const Ints send = sends_[list];
-    const int dim = send_dim_[list];
-    const double shift = send_shift_[list];
+    const Ints send = sends_;
     Kokkos::parallel_for(
         "mpsfw::md::push_positions", Indices(0, count), KOKKOS_LAMBDA(int t) {
-          for (int d = 0; d < 3; ++d) to(t, d) = x(send(t), d) + (d == dim ? shift : 0.0);
+          for (int d = 0; d < 3; ++d) to(t, d) = x(send(r.from[0] + t), d) + r.shift[0][d];
           to(t, 3) = 0;
         });
   }
@@ -720,6 +804,23 @@ class KokkosMdStore final : public MdStore {
   }
 
  private:
+  // The lists in `lists` (bit `list`) as runs, in list order: written from
+  // first[list] on (ghost slots), or where their entries lie back to back
+  // (packed positions) where first is nullptr.
+  Runs runs(std::uint32_t lists, const long* first) const {
+    Runs r{};
+    for (int list = 0; list < kGhostLists; ++list) {
+      if ((lists >> list & 1u) == 0) continue;
+      const int k = r.count++;
+      r.list[k] = list;
+      r.from[k] = send_start_[list];
+      r.at[k + 1] = r.at[k] + send_start_[list + 1] - send_start_[list];
+      r.to[k] = first != nullptr ? first[list] : r.at[k];
+      for (int d = 0; d < 3; ++d) r.shift[k][d] = send_shift_[list][d];
+    }
+    return r;
+  }
+
   void require_current_lists() const {
     if (listed_ != owned_ + ghosts_) throw Error("MD: forces without a current build_neighbors");
   }
@@ -789,14 +890,17 @@ class KokkosMdStore final : public MdStore {
   int listed_ = -1;       // atoms listed by the last build; -1: none since a change
   int built_owned_ = -1;  // owned atoms at the last build; -1: none since a change
   Positions built_x_{"mpsfw::md::built_x", 0};
-  // Ghost plan: six send lists (2 dim: below the low edge, 2 dim + 1: above the high edge).
-  Ints sends_[6] = {Ints("mpsfw::md::send0", 0), Ints("mpsfw::md::send1", 0),
-                    Ints("mpsfw::md::send2", 0), Ints("mpsfw::md::send3", 0),
-                    Ints("mpsfw::md::send4", 0), Ints("mpsfw::md::send5", 0)};
-  int send_count_[6] = {0, 0, 0, 0, 0, 0};
-  int send_dim_[6] = {0, 0, 1, 1, 2, 2};
-  double send_shift_[6] = {0, 0, 0, 0, 0, 0};
-  Staging packed_[6], received_[6];  // by send list
+  // Ghost plan (select_sends): each owned atom's lists, and the send entries,
+  // list after list: list l's atoms are sends_[send_start_[l]] ..
+  // sends_[send_start_[l + 1] - 1], sent shifted by send_shift_[l].
+  Masks mask_{"mpsfw::md::ghost_list_mask", 0};
+  Ints sends_{"mpsfw::md::sends", 0};
+  Starts send_starts_{"mpsfw::md::send_starts", kGhostLists + 1};
+  decltype(Kokkos::create_mirror_view(send_starts_)) send_starts_host_ =
+      Kokkos::create_mirror_view(send_starts_);
+  long send_start_[kGhostLists + 1] = {};
+  double send_shift_[kGhostLists][3] = {};
+  Staging packed_, received_;  // all lists packed; all ghosts received
   mutable Staging flat_;
   // Per ghost slot placed by copy_sends_to_ghosts: its owned atom and shift.
   Ints image_root_{"mpsfw::md::image_root", 0};

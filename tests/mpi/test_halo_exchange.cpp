@@ -485,8 +485,9 @@ TEST(HaloSync, OneOrderingPerGpu) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   EXPECT_EQ(agree_ordering(MPI_COMM_WORLD, HaloSync::Auto, rank != size - 1),
             HaloOrdering::HostBarrier);
-  EXPECT_TRUE(can_wait_on_gpu(Backend::Host, 6));
-  EXPECT_FALSE(can_wait_on_gpu(Backend::Host, 7));
+  // An MD rank's 3x3x3 block: 26 neighbours at most.
+  EXPECT_TRUE(can_wait_on_gpu(Backend::Host, 26));
+  EXPECT_FALSE(can_wait_on_gpu(Backend::Host, 27));
 }
 
 }  // namespace

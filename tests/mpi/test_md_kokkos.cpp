@@ -9,7 +9,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -102,8 +104,75 @@ TEST(MdKokkos, TotalEnergyDriftsLessThan1e4AndMomentumStaysZero) {
   expect_energy_kept_and_momentum_zero(*solver);
 }
 
+// 1000 atoms on a 10x10x10 lattice (spacing 1, a little jitter) in a box of
+// 10, in a shuffled store order; with bands 2 from each face a face list
+// holds 2x10x10 of them, an edge list 2x2x10, a corner list 2x2x2.
+std::vector<md::AtomRecord> lattice_atoms() {
+  std::vector<md::AtomRecord> atoms(1000);
+  for (int q = 0; q < 1000; ++q) {
+    const int a = (q * 389) % 1000, i = a / 100, j = (a / 10) % 10, k = a % 10;
+    atoms[static_cast<size_t>(q)] = {
+        {0.5 + i + 0.01 * ((3 * i + 5 * j + 7 * k) % 4), 0.5 + j + 0.01 * ((i + 2 * j + 3 * k) % 3),
+         0.5 + k + 0.01 * ((2 * i + j + k) % 5)},
+        {0.1 * (j - 4.5), 0.1 * (k - 4.5), 0.1 * (i - 4.5)},
+        a};
+  }
+  return atoms;
+}
+
+// Bands 2 from each face of the box [0, 10)^3; shift(list, d) from the
+// list's offset along d.
+md::GhostBands lattice_bands(double (*shift)(int offset, int d)) {
+  md::GhostBands bands{};
+  for (int d = 0; d < 3; ++d) {
+    bands.low[d] = 2;
+    bands.high[d] = 8;
+  }
+  for (int list = 0; list < md::kGhostLists; ++list) {
+    for (int d = 0; d < 3; ++d) bands.shift[list][d] = shift(md::list_offset(list, d), d);
+  }
+  return bands;
+}
+// A rank alone in a periodic box: every list goes to itself, across the edges.
+double periodic_shift(int offset, int /*d*/) { return -10.0 * offset; }
+// Some shifts, some not, one not a box length.
+double mixed_shift(int offset, int d) {
+  return d == 0 ? -10.0 * offset : d == 1 ? 0.375 * offset : 0.0;
+}
+
+// Link cells over the box widened by the bands.
+const md::CellGrid kLatticeGrid{{-2, -2, -2}, {2, 2, 2}, {7, 7, 7}};
+
+bool same_record(const md::AtomRecord& a, const md::AtomRecord& b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+constexpr std::uint32_t kAllLists = (std::uint32_t{1} << md::kGhostLists) - 1;
+
+// Each list's packed positions, copied out of the store's buffer.
+std::vector<std::vector<double>> packed_lists(md::MdStore& store, std::uint32_t lists,
+                                              const long counts[md::kGhostLists]) {
+  const double* packed[md::kGhostLists] = {};
+  store.pack_sends(lists, packed);
+  std::vector<std::vector<double>> out(md::kGhostLists);
+  for (int list = 0; list < md::kGhostLists; ++list) {
+    if ((lists >> list & 1u) == 0) continue;
+    const double* p = packed[list];
+    out[static_cast<size_t>(list)].assign(p, p + 3 * counts[list]);
+  }
+  return out;
+}
+
+long bits_differing(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return static_cast<long>(std::max(a.size(), b.size()));
+  long differing = 0;
+  for (size_t k = 0; k < a.size(); ++k) differing += !same_bits(a[k], b[k]);
+  return differing;
+}
+
 // Same-GPU ghosts: a send list pushed into another array (a neighbour's,
-// mapped, on a GPU) holds what pack_sends gives MPI, at the slots asked for;
+// mapped, on a GPU) holds what pack_sends gives MPI, at the slots asked for,
+// and that is each list's atoms by ghost_list_mask in store order, shifted;
 // the position array is shared only on a GPU space, and keeps its address
 // (generation) through a sort, so neighbours need not map it again.
 TEST(MdKokkos, PushedSendsEqualPackedSends) {
@@ -112,41 +181,174 @@ TEST(MdKokkos, PushedSendsEqualPackedSends) {
   const DeviceBinding device =
       bind_device(Backend::Kokkos, node_rank, node_size, CudaGate::without_mps());
   auto store = md::make_md_store(Backend::Kokkos);
-  std::vector<md::AtomRecord> atoms(40);
-  for (int i = 0; i < 40; ++i) {
-    atoms[static_cast<size_t>(i)] = {{0.25 * i, 1.0 + 0.01 * i, 2.0 - 0.02 * i}, {0, 0, 0}, i};
-  }
-  store->assign(atoms);
+  store->assign(lattice_atoms());
   const long generation = store->positions_generation();
-  const md::CellGrid grid{{-1, -1, -1}, {3, 3, 3}, {5, 2, 2}};
-  store->sort_by_cell(grid);
+  store->sort_by_cell(kLatticeGrid);
   EXPECT_EQ(store->positions_generation(), generation) << "a sort moved the position array";
-  long counts[2] = {0, 0};
-  store->select_sends(0, 2.0, 8.0, 10.0, -10.0, counts);
-  EXPECT_EQ(counts[0], 8);
-  EXPECT_EQ(counts[1], 8);
-  for (int list = 0; list < 2; ++list) {
-    const double* packed = store->pack_sends(list);
-    const std::vector<double> want(packed, packed + 3 * counts[list]);
-    const long slot = 5;
-    Array<double> target(device.memory, static_cast<size_t>(4 * (slot + counts[list])));
-    std::vector<double> got(target.size(), -1.0);
-    target.copy_from_host(got.data());
-    store->push_sends(list, target.data(), slot);
-    store->synchronize();
-    target.copy_to_host(got.data());
+  const md::GhostBands bands = lattice_bands(mixed_shift);
+  long counts[md::kGhostLists] = {};
+  store->select_sends(bands, counts);
+  const std::vector<md::AtomRecord> atoms = store->download();
+  long total = 0;
+  for (int list = 0; list < md::kGhostLists; ++list) {
+    long want = 1;
+    for (int d = 0; d < 3; ++d) want *= md::list_offset(list, d) == 0 ? 10 : 2;
+    EXPECT_EQ(counts[list], want) << "list " << list;
+    total += counts[list];
+  }
+  const auto packed = packed_lists(*store, kAllLists, counts);
+  // Each list: the atoms its mask bit marks, in store order, shifted.
+  for (int list = 0; list < md::kGhostLists; ++list) {
+    std::vector<double> want;
+    for (const md::AtomRecord& a : atoms) {
+      if ((md::ghost_list_mask(a.x[0], a.x[1], a.x[2], bands) >> list & 1u) == 0) continue;
+      for (int d = 0; d < 3; ++d) want.push_back(a.x[d] + bands.shift[list][d]);
+    }
+    EXPECT_EQ(bits_differing(packed[static_cast<size_t>(list)], want), 0) << "list " << list;
+  }
+  // Selected again (the entries now fit their room at once), some lists packed.
+  long again[md::kGhostLists] = {};
+  store->select_sends(bands, again);
+  const std::uint32_t some = 0x2A5A5A5u;
+  const auto some_packed = packed_lists(*store, some, again);
+  for (int list = 0; list < md::kGhostLists; ++list) {
+    EXPECT_EQ(again[list], counts[list]) << "list " << list;
+    if ((some >> list & 1u) == 0) continue;
+    EXPECT_EQ(
+        bits_differing(some_packed[static_cast<size_t>(list)], packed[static_cast<size_t>(list)]),
+        0)
+        << "list " << list << " packed with others left out";
+  }
+  const long slot = 5;
+  Array<double> target(device.memory, static_cast<size_t>(4 * (slot + total)));
+  std::vector<double> got(target.size(), -1.0);
+  target.copy_from_host(got.data());
+  long at = slot;
+  for (int list = 0; list < md::kGhostLists; ++list) {
+    store->push_sends(list, target.data(), at);
+    at += counts[list];
+  }
+  store->synchronize();
+  target.copy_to_host(got.data());
+  at = slot;
+  for (int list = 0; list < md::kGhostLists; ++list) {
+    const std::vector<double>& want = packed[static_cast<size_t>(list)];
+    long differing = 0;
     for (long t = 0; t < counts[list]; ++t) {
       for (int d = 0; d < 3; ++d) {
-        EXPECT_EQ(got[static_cast<size_t>(4 * (slot + t) + d)],
-                  want[static_cast<size_t>(3 * t + d)])
-            << "list " << list << ", atom " << t << ", coordinate " << d;
+        differing += !same_bits(got[static_cast<size_t>(4 * (at + t) + d)],
+                                want[static_cast<size_t>(3 * t + d)]);
       }
     }
-    EXPECT_EQ(got[0], -1.0) << "wrote before the slot";
+    EXPECT_EQ(differing, 0) << "list " << list << " pushed from slot " << at;
+    at += counts[list];
+  }
+  for (long k = 0; k < 4 * slot; ++k) {
+    EXPECT_EQ(got[static_cast<size_t>(k)], -1.0) << "wrote before the slot";
   }
   EXPECT_EQ(store->positions_base() != nullptr, kokkos_on_gpu());
-  store->assign(std::vector<md::AtomRecord>(1000, atoms[0]));
+  store->assign(std::vector<md::AtomRecord>(2000, atoms[0]));
   EXPECT_NE(store->positions_generation(), generation) << "a larger array, the same generation";
+}
+
+// Ghost lists, their own periodic images (copied, unpacked from the host
+// buffer in two parts, refreshed after a move) and migration give what the
+// host store gives, bit for bit: the same lists, the same packed positions,
+// the same forces, the same leaving atoms in the same order.
+TEST(MdKokkos, GhostsAndMigrationEqualHostStore) {
+  int node_size = 1;
+  const int node_rank = testing_support::node_rank_and_size(MPI_COMM_WORLD, &node_size);
+  bind_device(Backend::Kokkos, node_rank, node_size, CudaGate::without_mps());
+  auto kokkos = md::make_md_store(Backend::Kokkos);
+  auto host = md::detail::make_host_md_store();
+  const md::GhostBands bands = lattice_bands(periodic_shift);
+  md::LjParams p;
+  p.cutoff = 2;
+  p = md::with_energy_shift(p);
+  long counts[md::kGhostLists] = {}, host_counts[md::kGhostLists] = {};
+  long first[md::kGhostLists] = {};
+  long total = 0;
+  for (md::MdStore* store : {kokkos.get(), host.get()}) {
+    store->assign(lattice_atoms());
+    store->sort_by_cell(kLatticeGrid);
+    store->select_sends(bands, store == host.get() ? host_counts : counts);
+  }
+  for (int list = 0; list < md::kGhostLists; ++list) {
+    EXPECT_EQ(counts[list], host_counts[list]) << "list " << list;
+    first[list] = total;
+    total += counts[list];
+  }
+  const auto packed = packed_lists(*kokkos, kAllLists, counts);
+  const auto host_packed = packed_lists(*host, kAllLists, host_counts);
+  for (int list = 0; list < md::kGhostLists; ++list) {
+    EXPECT_EQ(
+        bits_differing(packed[static_cast<size_t>(list)], host_packed[static_cast<size_t>(list)]),
+        0)
+        << "list " << list;
+  }
+  const auto forces_match = [&](const char* what) {
+    for (md::MdStore* store : {kokkos.get(), host.get()}) store->compute_forces(p);
+    const std::vector<double> f = kokkos->download_forces(), h = host->download_forces();
+    double largest = 0;
+    for (double c : h) largest = std::max(largest, std::fabs(c));
+    EXPECT_GT(largest, 1.0) << what << ": no forces";
+    EXPECT_EQ(bits_differing(f, h), 0) << what << ": forces differ from the host store's";
+  };
+  // Every list is this rank's own images: copied straight into ghost slots.
+  for (md::MdStore* store : {kokkos.get(), host.get()}) {
+    store->copy_sends_to_ghosts(kAllLists, first);
+    EXPECT_EQ(store->ghosts(), total);
+    store->build_neighbors(kLatticeGrid, p.cutoff);
+  }
+  forces_match("copied images");
+  // The owned atoms move; their images follow.
+  for (md::MdStore* store : {kokkos.get(), host.get()}) {
+    store->kick_drift(0.0025, 0.005, p);
+    store->refresh_own_images();
+  }
+  forces_match("refreshed images");
+  // The same ghosts through the host buffer, in two parts.
+  kokkos->clear_ghosts();
+  const auto moved = packed_lists(*kokkos, kAllLists, counts);
+  double* in = kokkos->ghost_receive_buffer(total);
+  for (int list = 0; list < md::kGhostLists; ++list) {
+    const std::vector<double>& from = moved[static_cast<size_t>(list)];
+    std::copy(from.begin(), from.end(), in + 3 * first[list]);
+  }
+  kokkos->unpack_ghosts(total / 3, total - total / 3);
+  kokkos->unpack_ghosts(0, total / 3);
+  EXPECT_EQ(kokkos->ghosts(), total);
+  host->clear_ghosts();
+  host->copy_sends_to_ghosts(kAllLists, first);
+  for (md::MdStore* store : {kokkos.get(), host.get()}) {
+    store->build_neighbors(kLatticeGrid, p.cutoff);
+  }
+  forces_match("unpacked ghosts");
+  // Migration: the atoms outside [1, 9)^3 leave in store order; one with a
+  // NaN coordinate stays.
+  const md::AtomRecord lost = {{5, std::nan(""), 5}, {0, 0, 0}, 1000};
+  const double lo[3] = {1, 1, 1}, hi[3] = {9, 9, 9};
+  std::vector<md::AtomRecord> leaving, host_leaving = {lost};
+  leaving.push_back(lost);
+  for (md::MdStore* store : {kokkos.get(), host.get()}) {
+    store->add_owned({lost});
+    store->take_leaving(lo, hi, store == host.get() ? &host_leaving : &leaving);
+    EXPECT_EQ(store->ghosts(), 0);
+  }
+  ASSERT_EQ(leaving.size(), 1u + 488u) << "appended after what was there";
+  ASSERT_EQ(host_leaving.size(), leaving.size());
+  for (size_t k = 0; k < leaving.size(); ++k) {
+    EXPECT_TRUE(same_record(leaving[k], host_leaving[k])) << "leaving atom " << k;
+  }
+  const std::vector<md::AtomRecord> kept = kokkos->download(), host_kept = host->download();
+  ASSERT_EQ(kept.size(), 513u);
+  ASSERT_EQ(host_kept.size(), kept.size());
+  long nan_atoms = 0;
+  for (size_t k = 0; k < kept.size(); ++k) {
+    EXPECT_TRUE(same_record(kept[k], host_kept[k])) << "kept atom " << k;
+    nan_atoms += kept[k].id == lost.id;
+  }
+  EXPECT_EQ(nan_atoms, 1) << "the NaN atom left";
 }
 
 // The bound of test_md_ranks (docs/md.md): 1e-12 for positions after 100 steps.

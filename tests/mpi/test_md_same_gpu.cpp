@@ -2,8 +2,9 @@
 // and 4 ranks): host shared memory stands in for CUDA IPC
 // (support/shared_window_memory.hpp) and a store whose position array lives
 // in that memory stands in for the CUDA store. The ranks form a ring that all
-// "share one GPU": list 0 goes to the left neighbour, list 1 to the right one.
-// After connect, the pushes and the stage's rendezvous, every rank's ghost
+// "share one GPU": list 0 goes to the left neighbour, list 1 to the right one
+// (the other 24 lists to the rank itself). After connect, the pushes and the
+// step's rendezvous, every rank's ghost
 // slots hold its neighbours' send lists at the slots it announced, also after
 // a rebuild that moved the slots and reallocated the array; a rank whose maps
 // fail turns the direct path off for all (run.halo = auto) or stops the run
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -36,7 +38,7 @@ double code(int rank, int list, long t, int d) {
 class WindowStore final : public md::MdStore {
  public:
   WindowStore(double* positions, int rank) : positions_(positions), rank_(rank) {}
-  long sends[6] = {};
+  long sends[md::kGhostLists] = {};
   long owned_count = 10;
   long generation = 1;
 
@@ -60,19 +62,18 @@ class WindowStore final : public md::MdStore {
   void kick(double, const md::LjParams&) override { unused(); }
   void kick_drift(double, double, const md::LjParams&) override { unused(); }
   void scale_velocities(double) override { unused(); }
-  void take_leaving(int, double, double, std::vector<md::AtomRecord>*,
-                    std::vector<md::AtomRecord>*) override {
+  void take_leaving(const double[3], const double[3], std::vector<md::AtomRecord>*) override {
     unused();
   }
   void add_owned(const std::vector<md::AtomRecord>&) override { unused(); }
   long fold_periodic(const bool[3], const double[3]) override { unused(); }
   void sort_by_cell(const md::CellGrid&) override { unused(); }
   void clear_ghosts() override { unused(); }
-  void select_sends(int, double, double, double, double, long[2]) override { unused(); }
-  const double* pack_sends(int) override { unused(); }
-  double* receive_buffer(int, long) override { unused(); }
-  void unpack_ghosts(int, long, long) override { unused(); }
-  void copy_sends_to_ghosts(int, long) override { unused(); }
+  void select_sends(const md::GhostBands&, long[md::kGhostLists]) override { unused(); }
+  void pack_sends(std::uint32_t, const double * [md::kGhostLists]) override { unused(); }
+  double* ghost_receive_buffer(long) override { unused(); }
+  void unpack_ghosts(long, long) override { unused(); }
+  void copy_sends_to_ghosts(std::uint32_t, const long[md::kGhostLists]) override { unused(); }
   void refresh_own_images() override { unused(); }
   void build_neighbors(const md::CellGrid&, double) override { unused(); }
   double max_displacement() const override { unused(); }
@@ -98,12 +99,18 @@ struct Ring {
   int me = 0, size = 1, left = 0, right = 0;
   // Sends of list 0 (to the left) and list 1 (to the right) of rank r.
   static long count(int list, int r) { return list == 0 ? 3 + r : 5 + r; }
-  std::array<int, 6> neighbors() const { return {left, right, me, me, me, me}; }
-  // Lists 0 and 1 around the ring; lists 2-5: a rank that is its own neighbour.
-  void plan(md::GhostTransfer out[6], WindowStore& store) const {
+  std::array<int, md::kGhostLists> neighbors() const {
+    std::array<int, md::kGhostLists> n;
+    n.fill(me);
+    n[0] = left;
+    n[1] = right;
+    return n;
+  }
+  // Lists 0 and 1 around the ring; the others: a rank that is its own neighbour.
+  void plan(md::GhostTransfer out[md::kGhostLists], WindowStore& store) const {
     out[0] = {left, right, count(0, me), 0, count(0, right)};
     out[1] = {right, left, count(1, me), count(0, right), count(1, left)};
-    for (int list = 2; list < 6; ++list) out[list] = {me, me, 0, 0, 0};
+    for (int list = 2; list < md::kGhostLists; ++list) out[list] = {me, me, 0, 0, 0};
     store.sends[0] = count(0, me);
     store.sends[1] = count(1, me);
   }
@@ -130,12 +137,8 @@ MPI_Comm node_of_every_rank() {
 // The pushes of one update; returns how many lists went device to device.
 int push_all(const md::SameGpuGhosts& ghosts, WindowStore& store) {
   int pushed = 0;
-  for (int list = 0; list < 2; ++list) {
-    if (!ghosts.pushes(list)) continue;
-    ghosts.push(store, list);
-    ++pushed;
-  }
-  ghosts.stage_done(store);
+  for (int list = 0; list < md::kGhostLists; ++list) pushed += ghosts.pushes(list) ? 1 : 0;
+  ghosts.push_all(store);
   return pushed;
 }
 
@@ -160,7 +163,7 @@ TEST(MdSameGpu, NeighboursPushIntoTheAnnouncedSlotsAcrossRebuilds) {
   WindowStore store(shared.base(), ring.me);
   md::SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, HaloSync::Auto,
                            one_gpu(), &shared);
-  md::GhostTransfer plan[6];
+  md::GhostTransfer plan[md::kGhostLists];
   ring.plan(plan, store);
   ghosts.connect(store, plan);
   const int pushed = push_all(ghosts, store);
@@ -194,7 +197,7 @@ TEST(MdSameGpu, ARankThatCannotMapTurnsTheDirectPathOffForAll) {
   SharedWindowMemory shared(node, 3 * kCapacity);
   if (ring.me == 1) shared.refuse_maps();
   WindowStore store(shared.base(), ring.me);
-  md::GhostTransfer plan[6];
+  md::GhostTransfer plan[md::kGhostLists];
   ring.plan(plan, store);
   {
     md::SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, HaloSync::Auto,
@@ -228,7 +231,7 @@ TEST(MdSameGpu, PeerGpusPushDeviceToDeviceAndOthersUseMpi) {
   MPI_Comm node = node_of_every_rank();
   SharedWindowMemory shared(node, 3 * kCapacity);
   WindowStore store(shared.base(), ring.me);
-  md::GhostTransfer plan[6];
+  md::GhostTransfer plan[md::kGhostLists];
   ring.plan(plan, store);
   const auto same_gpu = [&](int other) { return (other % 2) == (ring.me % 2); };
   const int neighbour[2] = {ring.left, ring.right};
