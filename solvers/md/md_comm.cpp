@@ -30,10 +30,14 @@ long receive_sized(MPI_Comm comm, int from, int tag, MPI_Datatype type, Buffer b
   return n;
 }
 
-// Tags of list `list`'s atoms at a migration and its ghost positions (at a
-// rebuild and between them): the lists to one neighbour share a link.
+// Tags of list `list`'s atoms at a migration, its ghost positions (at a
+// rebuild and between them) and its count at a rebuild: the lists to one
+// neighbour share a link.
 int migrate_tag(int list) { return 100 + list; }
 int ghost_tag(int list) { return 200 + list; }
+int count_tag(int list) { return 400 + list; }
+
+constexpr std::uint32_t kAllLists = (std::uint32_t{1} << kGhostLists) - 1;
 
 int byte_count(std::size_t atoms) {
   const std::size_t bytes = atoms * sizeof(AtomRecord);
@@ -184,47 +188,33 @@ void MdComm::exchange_ghosts(MdStore& store) {
   }
   long counts[kGhostLists];
   store.select_sends(bands, counts);
-  const std::uint32_t own = own_lists(), mpi = ((std::uint32_t{1} << kGhostLists) - 1) & ~own;
-  const double* packed[kGhostLists] = {};
-  if (mpi != 0) store.pack_sends(mpi, packed);
-  // Every list in flight at once, one message each (its length is the count).
-  MPI_Request sent[kGhostLists];
-  int sending = 0;
+  // The counts first (one small message per list), so that every rank knows
+  // where each list lands before any position moves.
+  const std::uint32_t own = own_lists(), others = kAllLists & ~own;
+  long arriving[kGhostLists] = {};
+  MPI_Request requests[2 * kGhostLists];
+  int n = 0;
+  for (int list = 0; list < kGhostLists; ++list) {
+    if (!has(others, list)) continue;
+    MPSFW_MPI_CHECK(MPI_Irecv(&arriving[list], 1, MPI_LONG, plan_[list].from, count_tag(list), comm,
+                              &requests[n++]));
+    MPSFW_MPI_CHECK(MPI_Isend(&counts[list], 1, MPI_LONG, plan_[list].to, count_tag(list), comm,
+                              &requests[n++]));
+  }
+  MPSFW_MPI_CHECK(MPI_Waitall(n, requests, MPI_STATUSES_IGNORE));
+  long ghosts = 0;  // in list order
   for (int list = 0; list < kGhostLists; ++list) {
     GhostTransfer& t = plan_[list];
     t.send_count = counts[list];
-    if (!has(mpi, list)) continue;
-    MPSFW_MPI_CHECK(MPI_Isend(packed[list], position_count(t.send_count), MPI_DOUBLE, t.to,
-                              ghost_tag(list), comm, &sent[sending++]));
-  }
-  // Ghost slots in list order: the counts first (probing), then the data.
-  MPI_Message messages[kGhostLists];
-  long ghosts = 0;
-  for (int list = 0; list < kGhostLists; ++list) {
-    GhostTransfer& t = plan_[list];
     t.receive_first = ghosts;
-    if (has(own, list)) {
-      t.receive_count = t.send_count;  // its own list comes back
-    } else {
-      MPI_Status status;
-      MPSFW_MPI_CHECK(MPI_Mprobe(t.from, ghost_tag(list), comm, &messages[list], &status));
-      int n = 0;
-      MPSFW_MPI_CHECK(MPI_Get_count(&status, MPI_DOUBLE, &n));
-      t.receive_count = n / 3;
-    }
+    t.receive_count = has(own, list) ? counts[list] : arriving[list];  // its own list comes back
     ghosts += t.receive_count;
   }
-  double* in = store.ghost_receive_buffer(ghosts);
-  for (int list = 0; list < kGhostLists; ++list) {
-    if (!has(mpi, list)) continue;
-    const GhostTransfer& t = plan_[list];
-    MPSFW_MPI_CHECK(MPI_Mrecv(in + 3 * t.receive_first, position_count(t.receive_count), MPI_DOUBLE,
-                              &messages[list], MPI_STATUS_IGNORE));
-  }
-  unpack(store, mpi);
-  if (own != 0) copy_own(store, own);
-  MPSFW_MPI_CHECK(MPI_Waitall(sending, sent, MPI_STATUSES_IGNORE));
+  store.reserve_ghosts(ghosts);
+  // Ranks whose memory reaches each other push the positions (no host copy);
+  // the rest go through MPI as between rebuilds.
   same_gpu_->connect(store, plan_);
+  move_positions(store);
 }
 
 bool MdComm::alone() const { return decomposition_.size() == 1; }
@@ -243,6 +233,10 @@ void MdComm::update_ghosts(MdStore& store) const {
     store.refresh_own_images();
     return;
   }
+  move_positions(store);
+}
+
+void MdComm::move_positions(MdStore& store) const {
   const std::uint32_t own = own_lists();
   std::uint32_t sends = 0, receives = 0;
   for (int list = 0; list < kGhostLists; ++list) {

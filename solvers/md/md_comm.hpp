@@ -49,6 +49,9 @@ class MdComm {
   std::string ghost_path() const;
 
  private:
+  // The plan's positions into the ghost slots: pushed where connected,
+  // through MPI otherwise, copied for a rank's own images.
+  void move_positions(MdStore& store) const;
   // Sends the lists in `sends` (bit `list`) and receives the lists in
   // `receives` through MPI along the plan, copying the lists a rank sends to
   // itself; one wait for the device to pack.

@@ -113,8 +113,9 @@ void SameGpuGhosts::connect(MdStore& store, const GhostTransfer plan[kGhostLists
   TargetRecord mine;
   if (active_) {
     try {
-      store.synchronize();  // the ghost slots hold the rebuild's positions
-      // The handle of an array is the same until it is reallocated.
+      // No wait for the device: the ghost slots exist (reserve_ghosts), and
+      // pushes into them are ordered by the step's rendezvous. The handle of
+      // an array is the same until it is reallocated.
       const long generation = store.positions_generation();
       if (shared_base_ != store.positions_base() || shared_generation_ != generation) {
         shared_handle_ = memory_->share(store.positions_base());

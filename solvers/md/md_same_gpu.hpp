@@ -1,10 +1,10 @@
 #pragma once
 // Ghost positions between ranks whose device memory reaches each other (one
 // GPU, or peer GPUs of one node: halo_transport.hpp's device_link), device to
-// device; "same GPU" stands for both below. At a rebuild
-// (after the ghosts went through MPI once) every rank tells each rank it
-// receives ghosts from where they live in its position array: a CUDA IPC
-// handle and a first slot. Between rebuilds a sender writes its send list
+// device; "same GPU" stands for both below. At a rebuild, once the counts
+// are known, every rank tells each rank it receives ghosts from where they
+// live in its position array: a CUDA IPC handle and a first slot. From then
+// on (the rebuild's positions too) a sender writes its send list
 // straight there (MdStore::push_sends): no host copy, no MPI message. Every
 // list holds owned atoms only, so a step needs one rendezvous: after its
 // pushes each rank waits for its neighbours' before forces read the ghosts.
@@ -52,8 +52,9 @@ class SameGpuGhosts {
   SameGpuGhosts(const SameGpuGhosts&) = delete;
   SameGpuGhosts& operator=(const SameGpuGhosts&) = delete;
 
-  // Collective, at every rebuild once the plan is final: exchanges where each
-  // pushed list goes and maps the receivers' position arrays.
+  // Collective, at every rebuild once the plan's counts and slots are final
+  // and the ghost slots exist: exchanges where each pushed list goes and maps
+  // the receivers' position arrays.
   void connect(MdStore& store, const GhostTransfer plan[kGhostLists]);
   // Whether list `list` is pushed to its receiver / pushed to us by its sender.
   bool pushes(int list) const { return target_[list] != nullptr; }

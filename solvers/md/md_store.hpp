@@ -101,6 +101,9 @@ class MdStore {
   // applied, x, y, z per atom: packed[list] for each, in host memory the
   // store keeps until the next pack_sends; one wait for the device.
   virtual void pack_sends(std::uint32_t lists, const double* packed[kGhostLists]) = 0;
+  // Makes ghost slots 0 .. count - 1 exist (their positions unset until
+  // written), before other ranks learn where to push them (connect).
+  virtual void reserve_ghosts(long count) = 0;
   // A host buffer for `slots` ghost positions (x, y, z each), ghost slot k at
   // 3 k, for unpack_ghosts; it waits until the last unpack has read it.
   virtual double* ghost_receive_buffer(long slots) = 0;

@@ -317,6 +317,8 @@ class CudaMdStore final : public MdStore {
     }
   }
 
+  void reserve_ghosts(long count) override { ghost_slots(0, count); }
+
   // The device side gets its room here too, so that the exchange's unpacks
   // reallocate nothing.
   double* ghost_receive_buffer(long slots) override {

@@ -162,6 +162,8 @@ class HostMdStore final : public MdStore {
     }
   }
 
+  void reserve_ghosts(long count) override { ghost_slots(count); }
+
   double* ghost_receive_buffer(long slots) override {
     received_.resize(static_cast<size_t>(3 * slots));
     return received_.data();

@@ -442,6 +442,8 @@ class KokkosMdStore final : public MdStore {
     return received_.host.data();
   }
 
+  void reserve_ghosts(long count) override { ghost_slots(count); }
+
   void unpack_ghosts(long first_slot, long count) override {
     const int first_ghost = checked_count(first_slot), n = checked_count(count);
     const long end = static_cast<long>(first_ghost) + n;

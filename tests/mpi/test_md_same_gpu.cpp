@@ -71,6 +71,7 @@ class WindowStore final : public md::MdStore {
   void clear_ghosts() override { unused(); }
   void select_sends(const md::GhostBands&, long[md::kGhostLists]) override { unused(); }
   void pack_sends(std::uint32_t, const double * [md::kGhostLists]) override { unused(); }
+  void reserve_ghosts(long) override { unused(); }
   double* ghost_receive_buffer(long) override { unused(); }
   void unpack_ghosts(long, long) override { unused(); }
   void copy_sends_to_ghosts(std::uint32_t, const long[md::kGhostLists]) override { unused(); }
