@@ -178,14 +178,15 @@ class KokkosMdStore final : public MdStore {
 
   double bytes_for(double owned, double ghosts, double neighbours) const override {
     // Owned: v, f, id and their spares, the spare position, the position at
-    // the build, a record of migration, its ghost-list mask; a list row as
+    // the build, a record of migration, its ghost-list mask and place among
+    // the atoms near a face; a list row as
     // wide as build_neighbors makes it (ints) and its count. Every atom: its
     // position, its cell and place in cell order, an image root and shift,
     // and (as many atoms are sent as arrive as ghosts) a send entry and three
     // staged doubles each way.
     const double row = neighbours + neighbours / 8 + 8;
     const double per_owned = (2 * (3 + 3 + 1) + 4 + 4) * 8.0 + sizeof(AtomRecord) +
-                             sizeof(std::uint32_t) + (row + 1) * sizeof(int);
+                             sizeof(std::uint32_t) + sizeof(int) + (row + 1) * sizeof(int);
     const double per_atom = (4 + 4 + 6) * 8.0 + (2 + 1 + 1) * sizeof(int);
     return owned * per_owned + (owned + ghosts) * per_atom;
   }
@@ -359,51 +360,68 @@ class KokkosMdStore final : public MdStore {
     built_owned_ = -1;  // nor the build positions
   }
 
-  // Each owned atom's lists (ghost_list_mask), then one scan over list x
-  // atom (entry e = list n + i: atom i's bit `list`) that places each list's
-  // atoms in store order, as the host store lists them, list after list.
+  // Each owned atom's lists (ghost_list_mask); the atoms in any list (near
+  // a face) compacted in store order; then one scan over list x those atoms
+  // that places each list's atoms in store order, as the host store lists
+  // them, list after list. Two waits: the near atoms' count, the starts.
   void select_sends(const GhostBands& bands, long counts[kGhostLists]) override {
     const int n = owned_;
     for (int list = 0; list < kGhostLists; ++list) {
       for (int d = 0; d < 3; ++d) send_shift_[list][d] = bands.shift[list][d];
     }
-    if (n == 0) {
-      std::fill(send_start_, send_start_ + kGhostLists + 1, 0L);
-    } else {
+    std::fill(send_start_, send_start_ + kGhostLists + 1, 0L);
+    if (n > 0) {
       grow(mask_, n);
+      grow(near_, n);
       const Masks mask = mask_;
+      const Ints near = near_;
       const PositionArray x = x_;
-      Kokkos::parallel_for(
-          "mpsfw::md::ghost_list_masks", Indices(0, n),
-          KOKKOS_LAMBDA(int i) { mask(i) = ghost_list_mask(x(i, 0), x(i, 1), x(i, 2), bands); });
+      int m = 0;
+      Kokkos::parallel_scan(
+          "mpsfw::md::near_faces", Indices(0, n),
+          KOKKOS_LAMBDA(int i, int& before, bool final) {
+            const std::uint32_t lists = ghost_list_mask(x(i, 0), x(i, 1), x(i, 2), bands);
+            if (final) {
+              mask(i) = lists;
+              if (lists != 0) near(before) = i;
+            }
+            before += lists != 0 ? 1 : 0;
+          },
+          m);
       // Once more, into more room, if the lists outgrew it.
-      while (!scan_sends(n)) grow(sends_, send_start_[kGhostLists]);
+      if (m > 0) {
+        while (!scan_sends(m)) grow(sends_, send_start_[kGhostLists]);
+      }
     }
     for (int list = 0; list < kGhostLists; ++list) {
       counts[list] = send_start_[list + 1] - send_start_[list];
     }
   }
 
-  // select_sends' scan of n owned atoms into sends_ and send_start_ (one wait
-  // for the device); false if the entries did not fit in sends_ (then only
-  // send_start_ is right).
-  bool scan_sends(int n) {
+  // select_sends' scan over the m atoms near a face into sends_ and
+  // send_start_ (one wait for the device); false if the entries did not fit
+  // in sends_ (then only send_start_ is right).
+  bool scan_sends(int m) {
+    if (m > INT_MAX / kGhostLists) {
+      throw Error("Kokkos MD store: " + std::to_string(m) +
+                  " atoms near the faces are more than one rank can list");
+    }
     const Masks mask = mask_;
-    const Ints send = sends_;
+    const Ints near = near_, send = sends_;
     const Starts start = send_starts_;
     const long room = static_cast<long>(send.extent(0));
-    const long entries = kGhostLists * static_cast<long>(n);
+    const int entries = kGhostLists * m;
     // start(all): all lists' entries (a local copy: a View's operator() takes
     // its index by reference, which device code cannot do to kGhostLists).
     const int all = kGhostLists;
     Kokkos::parallel_scan(
-        "mpsfw::md::select_sends", Kokkos::RangePolicy<Space, Kokkos::IndexType<long>>(0, entries),
-        KOKKOS_LAMBDA(long e, long& before, bool final) {
-          const int list = static_cast<int>(e / n);
-          const int i = static_cast<int>(e - static_cast<long>(list) * n);
+        "mpsfw::md::select_sends", Indices(0, entries),
+        KOKKOS_LAMBDA(int e, long& before, bool final) {
+          const int list = e / m;
+          const int i = near(e - list * m);
           const long take = (mask(i) >> list) & 1u;
           if (final) {
-            if (i == 0) start(list) = before;
+            if (e == list * m) start(list) = before;
             if (take != 0 && before < room) send(before) = i;
             if (e == entries - 1) start(all) = before + take;
           }
@@ -745,7 +763,8 @@ class KokkosMdStore final : public MdStore {
     grow(order_, n);
     grow(cell_start_, cells + 1);
     grow(cell_fill_, cells + 1);
-    Kokkos::deep_copy(first(cell_fill_, cells + 1), 0);
+    // On the space's instance: no fence (the plain deep_copy waits for the device).
+    Kokkos::deep_copy(Space(), first(cell_fill_, cells + 1), 0);
     const PositionArray x = x_;
     const Ints cell = cell_of_, fill = cell_fill_, start = cell_start_, order = order_;
     Kokkos::parallel_for(
@@ -764,7 +783,7 @@ class KokkosMdStore final : public MdStore {
           if (final) start(c) = before;
           before += in_cell;
         });
-    Kokkos::deep_copy(first(fill, cells + 1), first(start, cells + 1));
+    Kokkos::deep_copy(Space(), first(fill, cells + 1), first(start, cells + 1));
     Kokkos::parallel_for(
         "mpsfw::md::place_in_cells", Indices(0, n),
         KOKKOS_LAMBDA(int i) { order(Kokkos::atomic_fetch_add(&fill(cell(i)), 1)) = i; });
@@ -863,7 +882,7 @@ class KokkosMdStore final : public MdStore {
   // positions are copied back, so that their array (which other ranks on
   // the GPU may have mapped) stays where it is.
   void take_spares(int n) {
-    Kokkos::deep_copy(Kokkos::subview(x_, std::make_pair(0, n), Kokkos::ALL),
+    Kokkos::deep_copy(Space(), Kokkos::subview(x_, std::make_pair(0, n), Kokkos::ALL),
                       Kokkos::subview(spare_x_, std::make_pair(0, n), Kokkos::ALL));
     std::swap(v_, spare_v_);
     std::swap(f_, spare_f_);
@@ -896,6 +915,7 @@ class KokkosMdStore final : public MdStore {
   // list after list: list l's atoms are sends_[send_start_[l]] ..
   // sends_[send_start_[l + 1] - 1], sent shifted by send_shift_[l].
   Masks mask_{"mpsfw::md::ghost_list_mask", 0};
+  Ints near_{"mpsfw::md::near_faces", 0};  // owned atoms in some send list
   Ints sends_{"mpsfw::md::sends", 0};
   Starts send_starts_{"mpsfw::md::send_starts", kGhostLists + 1};
   decltype(Kokkos::create_mirror_view(send_starts_)) send_starts_host_ =
