@@ -31,8 +31,8 @@ long receive_sized(MPI_Comm comm, int from, int tag, MPI_Datatype type, Buffer b
 }
 
 // Tags of list `list`'s atoms at a migration, its ghost positions (at a
-// rebuild and between them) and its count at a rebuild: the lists to one
-// neighbour share a link.
+// rebuild and between them) and its count at a rebuild: one tag per list,
+// since several lists go to the same rank where an axis has one or two ranks.
 int migrate_tag(int list) { return 100 + list; }
 int ghost_tag(int list) { return 200 + list; }
 int count_tag(int list) { return 400 + list; }
