@@ -5,6 +5,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "core/error.hpp"
+#include "core/kokkos_launch.hpp"
 #include "heat_columns_kokkos.hpp"
 #include "heat_kernels.hpp"
 
@@ -74,7 +75,7 @@ class KokkosHeatKernels final : public HeatKernels {
     const HaloPushes to = pushes;
     Kokkos::parallel_for(
         "mpsfw::heat::push_planes",
-        Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, pushed),
+        as_kernel_argument(Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, pushed)),
         KOKKOS_LAMBDA(std::int64_t t) {
           int i = 0, j = 0, kz = 0;
           const int f = to.locate(t, i, j, kz);
@@ -123,7 +124,7 @@ class KokkosHeatKernels final : public HeatKernels {
     const FieldLayout l = layout;
     const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
     Kokkos::parallel_for(
-        "mpsfw::heat::update_columns_and_push", Range(0, columns + pushed),
+        "mpsfw::heat::update_columns_and_push", as_kernel_argument(Range(0, columns + pushed)),
         KOKKOS_LAMBDA(std::int64_t t) {
           if (t < columns) {
             march.column(u, next, t);

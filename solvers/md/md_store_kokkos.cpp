@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/kokkos_launch.hpp"
 #include "core/kokkos_runtime.hpp"
 #include "core/memory.hpp"
 #include "md_store.hpp"
@@ -29,7 +30,9 @@ namespace {
 
 using Space = Kokkos::DefaultExecutionSpace;
 using Memory = Space::memory_space;
-using Indices = Kokkos::RangePolicy<Space, Kokkos::IndexType<int>>;
+// Closures as kernel arguments (core/kokkos_launch.hpp): some carry the 26
+// lists' shifts.
+using Indices = decltype(as_kernel_argument(Kokkos::RangePolicy<Space, Kokkos::IndexType<int>>()));
 using Positions = Kokkos::View<double* [4], Kokkos::LayoutRight, Memory>;
 // Positions in memory mpsfw allocates (core's Array: cudaMalloc on a GPU, so
 // that other processes on the GPU can map them over CUDA IPC), and any
@@ -694,8 +697,8 @@ class KokkosMdStore final : public MdStore {
     const int team_size = kokkos_on_gpu() ? 32 : 1;
     const int cells = grid.count[0] * grid.count[1] * grid.count[2];
     const size_t scratch = Tile::shmem_size(team_size) + TileAtoms::shmem_size(team_size);
-    const auto policy =
-        Kokkos::TeamPolicy<Space>(cells, team_size).set_scratch_size(0, Kokkos::PerTeam(scratch));
+    const auto policy = as_kernel_argument(Kokkos::TeamPolicy<Space>(cells, team_size))
+                            .set_scratch_size(0, Kokkos::PerTeam(scratch));
     const PositionArray x = x_;
     const Ints order = order_, start = cell_start_, count = neighbor_count_;
     const Lists list = lists_;
