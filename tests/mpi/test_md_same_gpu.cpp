@@ -8,7 +8,9 @@
 // slots hold its neighbours' send lists at the slots it announced, also after
 // a rebuild that moved the slots and reallocated the array; a rank whose maps
 // fail turns the direct path off for all (run.halo = auto) or stops the run
-// (ipc). On one rank nothing is pushed.
+// (ipc). On one rank nothing is pushed. Through MdComm, with a host store
+// whose ghosts live in the window (support/windowed_md_store.hpp), pushed
+// ghosts give the forces of MPI ghosts bit for bit.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -18,14 +20,20 @@
 #include <string>
 #include <vector>
 
+#include "core/decomposition.hpp"
 #include "core/error.hpp"
+#include "solvers/md/md_comm.hpp"
+#include "solvers/md/md_initial.hpp"
 #include "solvers/md/md_same_gpu.hpp"
+#include "support/md_runs.hpp"
 #include "support/shared_window_memory.hpp"
+#include "support/windowed_md_store.hpp"
 
 namespace mpsfw {
 namespace {
 
 using testing_support::SharedWindowMemory;
+using testing_support::WindowedHostStore;
 
 constexpr long kCapacity = 256;  // atoms a rank's share of the window holds
 
@@ -257,6 +265,67 @@ TEST(MdSameGpu, PeerGpusPushDeviceToDeviceAndOthersUseMpi) {
       EXPECT_EQ(apart.pushes(list), same_gpu(neighbour[list]))
           << "list " << list << " of rank " << ring.me << " (run.halo = " << to_string(mode) << ")";
     }
+  }
+  MPI_Comm_free(&node);
+}
+
+// The whole exchange through MdComm: rebuilds (migration, the counts round,
+// connect, the rebuild's positions pushed) and a step between them, with
+// ghosts pushed into a shared window wherever ranks share the "GPU", give
+// the same forces bit for bit as every ghost through MPI.
+TEST(MdSameGpu, PushedGhostsGiveTheForcesOfMpiGhostsAcrossRebuilds) {
+  const md::MdConfig c =
+      testing_support::md_config({"md.cells_x=8", "md.cells_y=8", "md.cells_z=8"});
+  CartDecomposition dec(MPI_COMM_WORLD, md::link_cells(c), {0, 0, 0}, {true, true, true});
+  const md::Subdomain dom = md::subdomain_of(dec, c.box);
+  const std::vector<md::AtomRecord> atoms = md::fcc_atoms(c, dom, MPI_COMM_WORLD);
+  const double width = md::ghost_width(c);
+  constexpr long kSlots = 8192;  // owned atoms and ghosts of one rank
+  MPI_Comm node = node_of_every_rank();
+  SharedWindowMemory shared(node, 3 * kSlots);
+  // Run 0: every ghost through MPI (the reference); run 1: every rank on one
+  // "GPU", all ghosts between ranks pushed; run 2: ranks on two GPUs in turn
+  // that are not peers, pushed on one, through MPI across.
+  const DeviceLocation where[3] = {one_gpu(), one_gpu(), alternating_gpus(dec.rank(), false)};
+  std::vector<double> forces[3];
+  std::vector<md::AtomRecord> moved[3];
+  for (int run = 0; run < 3; ++run) {
+    std::unique_ptr<md::MdStore> store;
+    if (run > 0) {
+      store = std::make_unique<WindowedHostStore>(shared.base(), kSlots);
+    } else {
+      store = md::make_md_store(Backend::Host);
+    }
+    md::MdComm comm(dec, dom, width, run > 0 ? HaloTransport::Auto : HaloTransport::Mpi,
+                    HaloSync::Auto, where[run], &shared);
+    store->assign(atoms);
+    for (int rebuild = 0; rebuild < 2; ++rebuild) {
+      store->kick_drift(0.5 * c.dt, 10 * c.dt, c.lj);  // atoms cross faces
+      comm.migrate(*store);
+      store->sort_by_cell(comm.cell_grid());
+      comm.exchange_ghosts(*store);
+      store->build_neighbors(comm.cell_grid(), width);
+      store->compute_forces(c.lj);
+    }
+    store->kick_drift(0.5 * c.dt, c.dt, c.lj);  // a step between rebuilds
+    // The solver's neighbour check (an all-reduce after each rank's forces)
+    // keeps a push from landing while its receiver still reads its ghosts.
+    MPI_Barrier(MPI_COMM_WORLD);
+    comm.update_ghosts(*store);
+    store->compute_forces(c.lj);
+    if (run == 1 && dec.size() > 1) {
+      EXPECT_NE(comm.ghost_path().find("device to device"), std::string::npos) << comm.ghost_path();
+    }
+    forces[run] = store->download_forces();
+    moved[run] = store->download();
+  }
+  for (int run = 1; run < 3; ++run) {
+    ASSERT_EQ(forces[0].size(), forces[run].size()) << "rank " << dec.rank() << ", run " << run;
+    long differ = 0;
+    for (size_t k = 0; k < forces[0].size(); ++k) differ += forces[0][k] != forces[run][k];
+    for (size_t i = 0; i < moved[0].size(); ++i) differ += moved[0][i].id != moved[run][i].id;
+    EXPECT_EQ(differ, 0) << "rank " << dec.rank() << ", run " << run
+                         << ": forces or atoms that differ from MPI ghosts";
   }
   MPI_Comm_free(&node);
 }

@@ -1,0 +1,143 @@
+#pragma once
+// A host MD store whose ghost positions live in this rank's part of a shared
+// window, as a GPU store's live in its device array that other ranks map
+// (CUDA IPC): neighbours push straight into it (MdStore::push_sends writes
+// into theirs), and the window's ghosts are taken into the host store before
+// lists are built and forces computed (the one step a device array does not
+// need). Everything else is the host store's. For tests of the same-GPU ghost
+// path without a GPU (shared_window_memory.hpp stands in for CUDA IPC).
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/error.hpp"
+#include "solvers/md/md_store.hpp"
+
+namespace mpsfw::testing_support {
+
+class WindowedHostStore final : public md::MdStore {
+ public:
+  // `window`: this rank's part of the shared window, 3 doubles per slot,
+  // `slots` slots (owned atoms and ghosts).
+  WindowedHostStore(double* window, long slots) : window_(window), slots_(slots) {}
+
+  long owned() const override { return host_->owned(); }
+  long ghosts() const override { return ghosts_; }
+  double bytes_for(double owned, double ghosts, double neighbours) const override {
+    return host_->bytes_for(owned, ghosts, neighbours);
+  }
+  void assign(const std::vector<md::AtomRecord>& atoms) override {
+    host_->assign(atoms);
+    ghosts_ = 0;
+  }
+  std::vector<md::AtomRecord> download() const override { return host_->download(); }
+  std::vector<double> download_forces() const override { return host_->download_forces(); }
+  void kick(double half_dt, const md::LjParams& p) override { host_->kick(half_dt, p); }
+  void kick_drift(double half_dt, double dt, const md::LjParams& p) override {
+    host_->kick_drift(half_dt, dt, p);
+  }
+  void scale_velocities(double factor) override { host_->scale_velocities(factor); }
+  void take_leaving(const double lo[3], const double hi[3],
+                    std::vector<md::AtomRecord>* leaving) override {
+    host_->take_leaving(lo, hi, leaving);
+    ghosts_ = 0;
+  }
+  void add_owned(const std::vector<md::AtomRecord>& atoms) override {
+    host_->add_owned(atoms);
+    ghosts_ = 0;
+  }
+  long fold_periodic(const bool fold[3], const double box[3]) override {
+    ghosts_ = 0;
+    return host_->fold_periodic(fold, box);
+  }
+  void sort_by_cell(const md::CellGrid& grid) override {
+    host_->sort_by_cell(grid);
+    ghosts_ = 0;
+  }
+
+  void clear_ghosts() override {
+    host_->clear_ghosts();
+    ghosts_ = 0;
+  }
+  void select_sends(const md::GhostBands& bands, long counts[md::kGhostLists]) override {
+    host_->select_sends(bands, counts);
+    std::copy(counts, counts + md::kGhostLists, counts_);
+  }
+  void pack_sends(std::uint32_t lists, const double* packed[md::kGhostLists]) override {
+    host_->pack_sends(lists, packed);
+  }
+  void reserve_ghosts(long count) override { make_slots(count); }
+  double* ghost_receive_buffer(long slots) override {
+    received_.resize(static_cast<size_t>(3 * slots));
+    return received_.data();
+  }
+  void unpack_ghosts(long first, long count) override {
+    make_slots(first + count);
+    std::copy(received_.begin() + 3 * first, received_.begin() + 3 * (first + count), ghost(first));
+  }
+  void copy_sends_to_ghosts(std::uint32_t lists, const long first[md::kGhostLists]) override {
+    own_lists_ = lists;
+    std::copy(first, first + md::kGhostLists, own_first_);
+    const double* packed[md::kGhostLists] = {};
+    host_->pack_sends(lists, packed);
+    for (int list = 0; list < md::kGhostLists; ++list) {
+      if (!(lists >> list & 1u)) continue;
+      make_slots(first[list] + counts_[list]);
+      std::copy(packed[list], packed[list] + 3 * counts_[list], ghost(first[list]));
+    }
+  }
+  void refresh_own_images() override { copy_sends_to_ghosts(own_lists_, own_first_); }
+
+  const void* positions_base() const override { return window_; }
+  long positions_generation() const override { return 1; }  // the window never moves
+  void push_sends(int list, void* target, long slot) override {
+    const double* packed[md::kGhostLists] = {};
+    host_->pack_sends(std::uint32_t{1} << list, packed);
+    std::copy(packed[list], packed[list] + 3 * counts_[list],
+              static_cast<double*>(target) + 3 * slot);
+  }
+  void synchronize() override {}
+
+  void build_neighbors(const md::CellGrid& grid, double reach) override {
+    take_in_ghosts();
+    host_->build_neighbors(grid, reach);
+  }
+  double max_displacement() const override { return host_->max_displacement(); }
+  std::vector<double> download_build_positions() const override {
+    return host_->download_build_positions();
+  }
+  void restore_positions(const std::vector<double>& x, double moved) override {
+    host_->restore_positions(x, moved);
+  }
+  void compute_forces(const md::LjParams& p) override {
+    take_in_ghosts();
+    host_->compute_forces(p);
+  }
+  md::ForceSums pair_sums(const md::LjParams& p) const override { return host_->pair_sums(p); }
+  md::MotionSums motion(const md::LjParams& p) const override { return host_->motion(p); }
+
+ private:
+  double* ghost(long slot) { return window_ + 3 * (owned() + slot); }
+  void make_slots(long count) {
+    if (owned() + count > slots_) throw Error("WindowedHostStore: the window is too small");
+    ghosts_ = std::max(ghosts_, count);
+  }
+  // The window's ghosts (pushed, received or copied) into the host store.
+  void take_in_ghosts() {
+    double* in = host_->ghost_receive_buffer(ghosts_);
+    std::copy(ghost(0), ghost(ghosts_), in);
+    host_->unpack_ghosts(0, ghosts_);
+  }
+
+  std::unique_ptr<md::MdStore> host_ = md::detail::make_host_md_store();
+  double* window_;
+  long slots_;
+  long ghosts_ = 0;
+  long counts_[md::kGhostLists] = {};
+  std::uint32_t own_lists_ = 0;  // the last copy_sends_to_ghosts, for refresh_own_images
+  long own_first_[md::kGhostLists] = {};
+  std::vector<double> received_;
+};
+
+}  // namespace mpsfw::testing_support
