@@ -208,7 +208,8 @@ void SameGpuGhosts::push_all(MdStore& store) const {
       ++steps_;  // pushes and the rendezvous, one launch
       return;
     }
-    push_one_by_one(store);
+    // Pushes in one launch if the store can, then the rendezvous.
+    if (!store.push_all(targets, slots, StepHandshake{})) push_one_by_one(store);
     signals_->wait_for_neighbors(++steps_);
     return;
   }

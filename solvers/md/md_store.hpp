@@ -131,8 +131,9 @@ class MdStore {
   virtual void push_sends(int list, void* target, long slot) = 0;
   // Every list with a target (targets[list], from slot slots[list]) pushed
   // in one launch; with a handshake, the step's GPU-side handshake runs in
-  // the same launch after the pushes. False where the store cannot (the
-  // caller then pushes list by list and waits as a separate step).
+  // the same launch after the pushes. False where the store cannot (then
+  // the caller pushes, in one launch if push_all without a handshake can,
+  // else list by list, and waits as a separate step).
   virtual bool push_all(void* const /*targets*/[kGhostLists], const long /*slots*/[kGhostLists],
                         const StepHandshake& /*handshake*/) {
     return false;

@@ -129,6 +129,12 @@ struct Runs {
   double shift[kGhostLists][3];
 };
 
+// Where push_all writes each list: the receiver's position array at the
+// list's first slot (4 doubles a slot), null for a list not pushed.
+struct PushTargets {
+  double* at[kGhostLists];
+};
+
 // The run of entry p (at[0] <= p < at[count]): the last with at[k] <= p,
 // which skips runs without entries.
 KOKKOS_INLINE_FUNCTION int run_of(const Runs& r, long p) {
@@ -546,6 +552,35 @@ class KokkosMdStore final : public MdStore {
           for (int d = 0; d < 3; ++d) to(t, d) = x(send(r.from[0] + t), d) + r.shift[0][d];
           to(t, 3) = 0;
         });
+  }
+  // Every list with a target in one kernel instead of a launch per list. The
+  // step's handshake is a native kernel (StreamSignals), so with one asked
+  // for this declines and the caller pushes, then waits, apart.
+  bool push_all(void* const targets[kGhostLists], const long slots[kGhostLists],
+                const StepHandshake& handshake) override {
+    if (!handshake.empty()) return false;
+    PushTargets to{};
+    std::uint32_t lists = 0;
+    for (int list = 0; list < kGhostLists; ++list) {
+      if (targets[list] == nullptr) continue;
+      lists |= std::uint32_t{1} << list;
+      to.at[list] = static_cast<double*>(targets[list]) + 4 * slots[list];
+    }
+    const Runs r = runs(lists, nullptr);
+    const int total = checked_count(r.at[r.count]);
+    if (total == 0) return true;
+    const PositionArray x = x_;
+    const Ints send = sends_;
+    Kokkos::parallel_for(
+        "mpsfw::md::push_all", Indices(0, total), KOKKOS_LAMBDA(int p) {
+          const int k = run_of(r, p);
+          const long t = p - r.at[k];
+          const int i = send(r.from[k] + t);
+          double* out = to.at[r.list[k]] + 4 * t;
+          for (int d = 0; d < 3; ++d) out[d] = x(i, d) + r.shift[k][d];
+          out[3] = 0;
+        });
+    return true;
   }
   void synchronize() override { Kokkos::fence(); }
 

@@ -246,6 +246,41 @@ TEST(MdKokkos, PushedSendsEqualPackedSends) {
   for (long k = 0; k < 4 * slot; ++k) {
     EXPECT_EQ(got[static_cast<size_t>(k)], -1.0) << "wrote before the slot";
   }
+  // All lists in one launch, each at its own slot (in reverse list order
+  // here), the same positions; with a handshake (a native kernel) it declines.
+  Array<double> all_target(device.memory, static_cast<size_t>(4 * (slot + total)));
+  std::vector<double> all_got(all_target.size(), -1.0);
+  all_target.copy_from_host(all_got.data());
+  void* targets[md::kGhostLists];
+  long slots[md::kGhostLists];
+  at = slot;
+  for (int list = md::kGhostLists - 1; list >= 0; --list) {
+    targets[list] = all_target.data();
+    slots[list] = at;
+    at += counts[list];
+  }
+  std::uint64_t counter = 0;
+  StepHandshake handshake;
+  handshake.mine = &counter;
+  EXPECT_FALSE(store->push_all(targets, slots, handshake));
+  store->synchronize();
+  all_target.copy_to_host(all_got.data());
+  EXPECT_EQ(std::count(all_got.begin(), all_got.end(), -1.0), static_cast<long>(all_got.size()))
+      << "push_all with a handshake wrote";
+  ASSERT_TRUE(store->push_all(targets, slots, StepHandshake{}));
+  store->synchronize();
+  all_target.copy_to_host(all_got.data());
+  for (int list = 0; list < md::kGhostLists; ++list) {
+    const std::vector<double>& want = packed[static_cast<size_t>(list)];
+    long differing = 0;
+    for (long t = 0; t < counts[list]; ++t) {
+      for (int d = 0; d < 3; ++d) {
+        differing += !same_bits(all_got[static_cast<size_t>(4 * (slots[list] + t) + d)],
+                                want[static_cast<size_t>(3 * t + d)]);
+      }
+    }
+    EXPECT_EQ(differing, 0) << "list " << list << " pushed by push_all from slot " << slots[list];
+  }
   EXPECT_EQ(store->positions_base() != nullptr, kokkos_on_gpu());
   store->assign(std::vector<md::AtomRecord>(2000, atoms[0]));
   EXPECT_NE(store->positions_generation(), generation) << "a larger array, the same generation";
