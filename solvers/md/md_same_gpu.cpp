@@ -92,7 +92,7 @@ void SameGpuGhosts::connect_signals(const std::array<int, kGhostLists>& neighbor
       }
     }
   }
-  // Where the counters cannot be shared, the host barrier orders the stages.
+  // Where the counters cannot be shared, a host barrier orders the steps.
   if (!first_error(comm_, error).empty()) signals_.reset();
 }
 
