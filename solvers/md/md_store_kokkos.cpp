@@ -538,24 +538,20 @@ class KokkosMdStore final : public MdStore {
   }
   long positions_generation() const override { return x_generation_; }
 
-  // Kokkos's default CUDA instance runs on a blocking stream, so this kernel
-  // is ordered with the step's waits mpsfw enqueues on the default stream.
+  // One list: push_all with that target alone.
   void push_sends(int list, void* target, long slot) override {
-    const Runs r = runs(std::uint32_t{1} << list, nullptr);
-    const int count = checked_count(r.at[1]);
-    if (count == 0) return;
-    const PositionArray to(static_cast<double*>(target) + 4 * slot, static_cast<size_t>(count));
-    const PositionArray x = x_;
-    const Ints send = sends_;
-    Kokkos::parallel_for(
-        "mpsfw::md::push_positions", Indices(0, count), KOKKOS_LAMBDA(int t) {
-          for (int d = 0; d < 3; ++d) to(t, d) = x(send(r.from[0] + t), d) + r.shift[0][d];
-          to(t, 3) = 0;
-        });
+    void* targets[kGhostLists] = {};
+    long slots[kGhostLists] = {};
+    targets[list] = target;
+    slots[list] = slot;
+    push_all(targets, slots, StepHandshake{});
   }
+
   // Every list with a target in one kernel instead of a launch per list. The
   // step's handshake is a native kernel (StreamSignals), so with one asked
-  // for this declines and the caller pushes, then waits, apart.
+  // for this declines and the caller pushes, then waits, apart. Kokkos's
+  // default CUDA instance runs on a blocking stream, so this kernel is
+  // ordered with the waits mpsfw enqueues on the default stream.
   bool push_all(void* const targets[kGhostLists], const long slots[kGhostLists],
                 const StepHandshake& handshake) override {
     if (!handshake.empty()) return false;
