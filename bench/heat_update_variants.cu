@@ -223,14 +223,4 @@ void launch_update_variant(const std::string& name, const double* u, double* nex
   throw Error("heat update variant '" + name + "' is not compiled in");
 }
 
-std::string solver_update_name(const Box& box) {
-  using namespace heat::gpu;
-  if (box.cells() < kPairMinCells) {
-    return "one-cell " + std::to_string(kUpdateBx) + "x" + std::to_string(kUpdateBy) + " z" +
-           std::to_string(kUpdateZChunk);
-  }
-  return "pairs-l2+" + std::to_string(kPairPrefetch) + " " + std::to_string(kPairBx) + "x" +
-         std::to_string(kPairBy) + " z" + std::to_string(kPairZChunk);
-}
-
 }  // namespace mpsfw::bench

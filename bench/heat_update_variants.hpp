@@ -23,8 +23,4 @@ std::vector<std::string> update_variants();
 // variant when box.lo.x cannot start 16-byte aligned pairs).
 void launch_update_variant(const std::string& name, const double* u, double* next,
                            const FieldLayout& layout, const Box& box, heat::Coefficients k);
-
-// The update the solver takes for `box` (from the interior's first x cell,
-// no pushes), as a name.
-std::string solver_update_name(const Box& box);
 }  // namespace mpsfw::bench

@@ -2,6 +2,7 @@
 // What a backend must do for the heat solver; each backend only launches the
 // per-cell physics of heat_physics.hpp.
 #include <memory>
+#include <string>
 
 #include "core/backend.hpp"
 #include "core/box.hpp"
@@ -9,6 +10,7 @@
 #include "core/halo/halo_push.hpp"
 #include "core/halo/step_handshake.hpp"
 #include "heat_physics.hpp"
+#include "heat_update_choice.hpp"
 
 namespace mpsfw::heat {
 
@@ -43,6 +45,9 @@ class HeatKernels {
                                        const FieldLayout& layout) = 0;
   // Waits for all launched work.
   virtual void synchronize() = 0;
+  // How the largest box updated without pushes ran, where a backend has
+  // several designs ("one-cell 64x4 z8", ...; empty where it has one).
+  virtual std::string update_design() const { return {}; }
 };
 
 // The kernels of a bound backend (Host, Cuda or Kokkos; Auto throws:
@@ -51,8 +56,10 @@ std::unique_ptr<HeatKernels> make_heat_kernels(Backend backend);
 
 namespace detail {
 std::unique_ptr<HeatKernels> make_host_heat_kernels();
-// heat_kernels_cuda.cu; heat_kernels_cuda_off.cpp without CUDA.
-std::unique_ptr<HeatKernels> make_cuda_heat_kernels();
+// heat_kernels_cuda.cu; heat_kernels_cuda_off.cpp without CUDA. `design`
+// fixes how boxes without pushes update (tests run each).
+std::unique_ptr<HeatKernels> make_cuda_heat_kernels(
+    CudaUpdateDesign design = CudaUpdateDesign::Fastest);
 // heat_kernels_kokkos.cpp; heat_kernels_kokkos_off.cpp without Kokkos.
 std::unique_ptr<HeatKernels> make_kokkos_heat_kernels();
 }  // namespace detail

@@ -1,8 +1,8 @@
 // CUDA backend: the z-marching updates (each cell read from memory about
-// once): two x cells per thread (heat_update_pairs.cuh) where the box allows,
-// else one (heat_update.cuh) at two block shapes, with the pushed planes of
-// same-GPU neighbours in the same launch; Thrust for the diagnostics
-// reductions.
+// once): boxes without pushes by the fastest design on this GPU
+// (heat_update_choice.hpp), boxes with the pushed planes of same-GPU
+// neighbours in the same launch one cell per thread (heat_update.cuh) at two
+// block shapes; Thrust for the diagnostics reductions.
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/transform_reduce.h>
@@ -13,7 +13,7 @@
 #include "core/error.hpp"
 #include "heat_kernels.hpp"
 #include "heat_update.cuh"
-#include "heat_update_pairs.cuh"
+#include "heat_update_choice.hpp"
 
 namespace mpsfw::heat {
 namespace {
@@ -224,6 +224,8 @@ struct ValueAndChange {
 
 class CudaHeatKernels final : public HeatKernels {
  public:
+  explicit CudaHeatKernels(CudaUpdateDesign design) : chooser_(design) {}
+
   void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
               Coefficients k, const HaloPushes& pushes) override {
     launch(u, next, layout, box, k, pushes, PushOrder::Last, {});
@@ -254,36 +256,33 @@ class CudaHeatKernels final : public HeatKernels {
 
   void synchronize() override { MPSFW_CUDA_CHECK(cudaDeviceSynchronize()); }
 
+  std::string update_design() const override { return design_name(chooser_.main_design()); }
+
  private:
-  static void launch(const double* u, double* next, const FieldLayout& layout, const Box& box,
-                     Coefficients k, const HaloPushes& pushes, PushOrder order,
-                     const StepHandshake& handshake) {
+  void launch(const double* u, double* next, const FieldLayout& layout, const Box& box,
+              Coefficients k, const HaloPushes& pushes, PushOrder order,
+              const StepHandshake& handshake) {
     if (box.empty() && pushes.empty()) return;
-    // Without pushes, two x cells per thread in large boxes whose pairs are
-    // aligned (boxes from the interior's first x cell: one rank's, and those of
-    // MPI halos).
-    if (pushes.empty() && box.cells() >= gpu::kPairMinCells && box.size().x >= 8 &&
-        box.size().y >= gpu::kPairBy && gpu::pairs_aligned(u, next, layout, box)) {
-      gpu::launch_pair_update<gpu::kPairBx, gpu::kPairBy, gpu::kPairZChunk, gpu::kPairPrefetch>(
-          u, next, layout, box, k);
-      return;
-    }
     // A slab one or two cells thin in x (the shell next to an x face) would
     // leave most of a wide block idle: threads go along y instead.
     if (!box.empty() && box.size().x < 8) {
       launch_update<1, 128, gpu::kUpdateZChunk>(u, next, layout, box, k, pushes, order, handshake);
+    } else if (pushes.empty()) {
+      chooser_.update(u, next, layout, box, k);
     } else {
       launch_update<gpu::kUpdateBx, gpu::kUpdateBy, gpu::kUpdateZChunk>(u, next, layout, box, k,
                                                                         pushes, order, handshake);
     }
   }
+
+  gpu::UpdateChooser chooser_;
 };
 
 }  // namespace
 
 namespace detail {
-std::unique_ptr<HeatKernels> make_cuda_heat_kernels() {
-  return std::make_unique<CudaHeatKernels>();
+std::unique_ptr<HeatKernels> make_cuda_heat_kernels(CudaUpdateDesign design) {
+  return std::make_unique<CudaHeatKernels>(design);
 }
 }  // namespace detail
 

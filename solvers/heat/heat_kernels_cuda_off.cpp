@@ -4,7 +4,7 @@
 
 namespace mpsfw::heat::detail {
 
-std::unique_ptr<HeatKernels> make_cuda_heat_kernels() {
+std::unique_ptr<HeatKernels> make_cuda_heat_kernels(CudaUpdateDesign) {
   throw_built_without_cuda("heat on the CUDA backend");
 }
 

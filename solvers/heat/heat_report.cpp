@@ -56,9 +56,11 @@ RunReport make_report(const HeatSolver& solver, const Params& params, const Devi
   r.rank_grid = d.rank_grid();
   r.global_cells = d.global_cells();
   const Int3 n = d.local_cells();
+  const std::string design = solver.update_design();
   const std::string where = "rank " + std::to_string(d.rank()) + " on " + host_name + ": " +
                             device_text(device) + ", block " + std::to_string(n.x) + "x" +
-                            std::to_string(n.y) + "x" + std::to_string(n.z);
+                            std::to_string(n.y) + "x" + std::to_string(n.z) +
+                            (design.empty() ? "" : ", update " + design);
   r.device_per_rank = gather_strings(comm, where);
   r.steps = solver.step() - solver.config().start_step;  // taken by this run
   r.loop_seconds = reduce_over_ranks(comm, solver.loop_seconds()).max;

@@ -92,6 +92,8 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
 
 HeatSolver::~HeatSolver() = default;
 
+std::string HeatSolver::update_design() const { return kernels_->update_design(); }
+
 void HeatSolver::step_once() {
   const HaloPushes& pushes = halo_->pushes(next_.data());
   if (boundary_first_) {

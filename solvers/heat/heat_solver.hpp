@@ -74,6 +74,8 @@ class HeatSolver {
   const std::vector<Diagnostics>& diagnostics() const { return diagnostics_; }
   double loop_seconds() const { return loop_seconds_; }
   const HaloExchange& halo() const { return *halo_; }
+  // How the backend ran its largest update without pushes (empty: one design).
+  std::string update_design() const;
 
   // This rank's interior cells, x fastest, copied to the host.
   std::vector<double> local_interior() const;

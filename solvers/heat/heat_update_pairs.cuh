@@ -1,8 +1,8 @@
 #pragma once
-// The CUDA update of a box two x cells per thread: the solver's update of
-// large boxes whose pairs are 16-byte aligned (heat_kernels_cuda.cu),
-// heat_update.cuh's one cell per thread elsewhere. Same physics, same bits
-// (heat_physics.hpp); docs/performance.md has the designs it was chosen from
+// The CUDA update of a box two x cells per thread, for boxes whose pairs are
+// 16-byte aligned: two of the designs heat_update_choice.hpp chooses from,
+// beside heat_update.cuh's one cell per thread. Same physics, same bits
+// (heat_physics.hpp); docs/performance.md has the designs they came from
 // (0.91 of the copy bandwidth on an H200 at 512^3, against 0.87 for one cell
 // per thread).
 #include <cstdint>
@@ -18,12 +18,9 @@
 namespace mpsfw::heat::gpu {
 
 // The solver's shape: 32 x 16 threads (64 x 16 cells), 8 cells deep along z,
-// prefetching into L2 the plane 4 ahead of the one it updates.
+// with or without an L2 prefetch of the plane 4 ahead of the one it updates
+// (heat_update_choice.hpp picks the faster on the GPU at hand).
 constexpr int kPairBx = 32, kPairBy = 16, kPairZChunk = 8, kPairPrefetch = 4;
-// Boxes smaller than about 320^3 cells update as fast or faster one cell per
-// thread (192^3: 0.89 against 0.84 of the copy bandwidth; 384^3: 0.87 against
-// 0.88; 512^3: 0.87 against 0.92), so the solver pairs only boxes this large.
-constexpr std::int64_t kPairMinCells = std::int64_t{1} << 25;
 
 __device__ __forceinline__ double2 load_pair(const double* p) {
   return __ldg(reinterpret_cast<const double2*>(p));

@@ -78,15 +78,16 @@ void expect_backends_push_alike(const FieldLayout& layout, FaceMask faces, PushO
   }
 }
 
-// One update of boxes large enough for the CUDA pair update (two x cells per
-// thread, heat_update_pairs.cuh: boxes of 2^25 cells and more): the whole
-// interior, a box with partial blocks and z chunks at its far edges, and one
-// whose first x cell is even (pairs not aligned: one cell per thread). Host
-// and CUDA write the same bits, and nothing outside the box.
-TEST(HeatBackends, LargeBoxesUpdateAlike) {
+// One update of boxes large enough for the CUDA backend to time its designs
+// (heat_update_choice.hpp: 2^21 cells and more), by each design and by the
+// fastest: the whole interior, a box with partial blocks and z chunks at its
+// far edges, and one whose first x cell is even (pairs not aligned: the pair
+// designs fall back to one cell per thread). Host and CUDA write the same
+// bits, and nothing outside the box.
+TEST(HeatBackends, LargeBoxesUpdateAlikeByEveryDesign) {
   MPSFW_REQUIRE_GPU();
   if (world_rank() != 0) GTEST_SKIP() << "one rank's check";
-  const FieldLayout layout({331, 330, 333});
+  const FieldLayout layout({131, 130, 133});
   const size_t n = static_cast<size_t>(layout.size());
   std::vector<double> u(n);
   for (size_t c = 0; c < n; ++c) u[c] = std::sin(0.001 * static_cast<double>(c % 100003));
@@ -100,18 +101,28 @@ TEST(HeatBackends, LargeBoxesUpdateAlike) {
       {{in.lo.x, in.lo.y + 1, in.lo.z + 2}, {in.hi.x - 3, in.hi.y - 1, in.hi.z - 1}},
       {{in.lo.x + 1, in.lo.y, in.lo.z}, {in.hi.x, in.hi.y, in.hi.z}}};
   const auto host_kernels = heat::make_heat_kernels(Backend::Host);
-  const auto cuda_kernels = heat::make_heat_kernels(Backend::Cuda);
-  for (const Box& box : boxes) {
-    ASSERT_GE(box.cells(), std::int64_t{1} << 25);
-    std::vector<double> host = blank, cuda(n);
-    host_kernels->update(u.data(), host.data(), layout, box, k, {});
-    next_gpu.copy_from_host(blank.data());
-    cuda_kernels->update(u_gpu.data(), next_gpu.data(), layout, box, k, {});
-    cuda_kernels->synchronize();
-    next_gpu.copy_to_host(cuda.data());
-    size_t differ = 0;
-    for (size_t c = 0; c < n; ++c) differ += std::memcmp(&host[c], &cuda[c], sizeof(double)) != 0;
-    EXPECT_EQ(differ, 0u) << "box from x " << box.lo.x << ": cells that differ";
+  using heat::CudaUpdateDesign;
+  for (CudaUpdateDesign design :
+       {CudaUpdateDesign::Fastest, CudaUpdateDesign::OneCell, CudaUpdateDesign::OneCellShallow,
+        CudaUpdateDesign::Pairs, CudaUpdateDesign::PairsPrefetch}) {
+    const auto cuda_kernels = heat::detail::make_cuda_heat_kernels(design);
+    for (const Box& box : boxes) {
+      ASSERT_GE(box.cells(), heat::gpu::kTimedBoxCells);
+      std::vector<double> host = blank, cuda(n);
+      host_kernels->update(u.data(), host.data(), layout, box, k, {});
+      next_gpu.copy_from_host(blank.data());
+      cuda_kernels->update(u_gpu.data(), next_gpu.data(), layout, box, k, {});
+      cuda_kernels->synchronize();
+      next_gpu.copy_to_host(cuda.data());
+      size_t differ = 0;
+      for (size_t c = 0; c < n; ++c) differ += std::memcmp(&host[c], &cuda[c], sizeof(double)) != 0;
+      EXPECT_EQ(differ, 0u) << heat::design_name(design) << ", box from x " << box.lo.x
+                            << ": cells that differ";
+    }
+    // The largest box, the interior, fits every design.
+    if (design != CudaUpdateDesign::Fastest) {
+      EXPECT_EQ(cuda_kernels->update_design(), heat::design_name(design));
+    }
   }
 }
 

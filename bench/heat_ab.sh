@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# An A/B of the heat solver under MPS in one call on the GPU machine: builds
+# the solver of each base tree (tarballs made here with `git archive REV >
+# name.tar`, untracked files the device tool carries) and of this tree, then
+# runs heat SIZE³ strong, MPS on, at each rank count, the trees taking turns
+# within each repeat so that drift hits them alike. Prints cell-updates/s
+# (median of REPEATS) and the fraction of one rank of the same tree.
+#   bench/heat_ab.sh OUT "BASE.tar [OTHER.tar ...]" [SIZE=256] [RANKS="1 16 32"]
+# Environment: STEPS (1000), REPEATS (3), BUILD_ROOT (where the builds go: a
+# temporary folder).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:?output folder}
+tars=${2:?base tarballs}
+size=${3:-256}
+ranks=${4:-1 16 32}
+steps=${STEPS:-1000}
+repeats=${REPEATS:-3}
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1
+[ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+work=${BUILD_ROOT:-$(mktemp -d)}
+mkdir -p "$out"
+sides=()
+for tar in $tars; do
+  side=$(basename "$tar" .tar)
+  mkdir -p "$work/src-$side" && tar xf "$tar" -C "$work/src-$side" || exit 1
+  sides+=("$side")
+done
+sides+=(new)
+for side in "${sides[@]}"; do
+  src=$work/src-$side
+  [ "$side" = new ] && src=$root
+  { cmake -S "$src" -B "$work/build-$side" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_CUDA_ARCHITECTURES=90 -DMPSFW_ENABLE_CUDA=ON -DMPSFW_ENABLE_KOKKOS=OFF &&
+    cmake --build "$work/build-$side" -j "$(nproc)" --target solver; } > "$out/build-$side.log" 2>&1 ||
+    { tail -30 "$out/build-$side.log"; exit 1; }
+done
+echo "cores: $(nproc); heat ${size}³ strong, $steps steps, MPS on, medians of $repeats"
+for r in $(seq "$repeats"); do
+  for np in $ranks; do
+    for side in "${sides[@]}"; do
+      name=$side-np$np-r$r
+      timeout 180 mpirun -np "$np" --bind-to none "$work/build-$side/apps/solver" \
+        "$root/inputs/heat_default.h5" --backend cuda --mps on --set heat.nx="$size" \
+        --set heat.ny="$size" --set heat.nz="$size" --set run.steps="$steps" \
+        --set run.diag_every=0 --report "$out/$name.json" > "$out/$name.log" 2>&1 ||
+        echo "$name: exit $? (see $name.log)"
+    done
+  done
+done
+python3 - "$out" "${sides[*]}" "$ranks" "$repeats" <<'PY'
+import json, os, statistics, sys
+out, sides, ranks, reps = sys.argv[1], sys.argv[2].split(), [int(v) for v in sys.argv[3].split()], int(sys.argv[4])
+def rates(side, n):
+    paths = (os.path.join(out, "%s-np%d-r%d.json" % (side, n, r)) for r in range(1, reps + 1))
+    return [json.load(open(p))["updates_per_second"] for p in paths if os.path.exists(p)]
+def median(v):
+    return statistics.median(v) if v else float("nan")
+print("| ranks | " + " | ".join("%s | / 1 rank" % s for s in sides) + " |")
+print("|---" * (2 * len(sides) + 1) + "|")
+for n in ranks:
+    cells = []
+    for s in sides:
+        cells += ["%.3e" % median(rates(s, n)), "%.3f" % (median(rates(s, n)) / median(rates(s, ranks[0])))]
+    print("| %d | %s |" % (n, " | ".join(cells)))
+for s in sides:
+    for n in ranks:
+        print("  %s np%d: %s" % (s, n, ["%.3e" % x for x in rates(s, n)]))
+PY
