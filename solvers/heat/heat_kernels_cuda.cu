@@ -61,6 +61,9 @@ BoundaryTiles boundary_tiles(const HaloPushes& pushes, int bx, int by) {
   return t;
 }
 
+// Rows of a boundary tile each thread computes: fewer, longer-lived blocks.
+constexpr int kBoundaryRows = 4;
+
 // One tile of a boundary-first step: each cell's new value (from u, like the
 // update: the same value) into next and the neighbour's halo. With a
 // handshake, the block that finishes the planes last marks them done and
@@ -79,14 +82,18 @@ __device__ __forceinline__ void boundary_tile(const double* __restrict__ u,
   const Box& plane = pushes.face[f].cells;
   Int3 c = plane.lo;
   c[plane_along(f)] += (local % tiles.tiles_along[n]) * BX + static_cast<int>(threadIdx.x);
-  c[plane_across(f)] += (local / tiles.tiles_along[n]) * BY + static_cast<int>(threadIdx.y);
-  if (c[plane_along(f)] < plane.hi[plane_along(f)] &&
-      c[plane_across(f)] < plane.hi[plane_across(f)]) {
-    const std::int64_t at = layout.index(c.x, c.y, c.z);
-    const double v = updated_cell(u, at, layout.stride_y(), layout.stride_z(), k);
-    pushes.store(f, c.x, c.y, c.z, v);
-    // Planes share their edges: each cell of next is stored once.
-    if (pushes.first_face_holding(c.x, c.y, c.z) == f) next[at] = v;
+  c[plane_across(f)] +=
+      (local / tiles.tiles_along[n]) * BY * kBoundaryRows + static_cast<int>(threadIdx.y);
+#pragma unroll
+  for (int r = 0; r < kBoundaryRows; ++r, c[plane_across(f)] += BY) {
+    if (c[plane_along(f)] < plane.hi[plane_along(f)] &&
+        c[plane_across(f)] < plane.hi[plane_across(f)]) {
+      const std::int64_t at = layout.index(c.x, c.y, c.z);
+      const double v = updated_cell(u, at, layout.stride_y(), layout.stride_z(), k);
+      pushes.store(f, c.x, c.y, c.z, v);
+      // Planes share their edges: each cell of next is stored once.
+      if (pushes.first_face_holding(c.x, c.y, c.z) == f) next[at] = v;
+    }
   }
   if (handshake.empty()) return;
   __shared__ bool last;
@@ -173,7 +180,7 @@ void launch_update(const double* u, double* next, const FieldLayout& layout, con
     wanted = (pushes.cells() + per_slice * BX * BY - 1) / (per_slice * BX * BY);
     wanted = wanted < 1024 ? wanted : 1024;
   } else {
-    tiles = boundary_tiles(pushes, BX, BY);
+    tiles = boundary_tiles(pushes, BX, BY * kBoundaryRows);
     wanted = (tiles.total() + per_slice - 1) / per_slice;
   }
   const unsigned extra_slices = static_cast<unsigned>(wanted);
