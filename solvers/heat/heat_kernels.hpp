@@ -45,6 +45,11 @@ class HeatKernels {
                                        const FieldLayout& layout) = 0;
   // Waits for all launched work.
   virtual void synchronize() = 0;
+  // Before the timed loop: settles how `box` will update without pushes, so
+  // that the first step does not (CUDA times its designs here, writing next
+  // over `box` with the values an update writes there).
+  virtual void prepare_update(const double* /*u*/, double* /*next*/, const FieldLayout& /*layout*/,
+                              const Box& /*box*/, Coefficients /*k*/) {}
   // How the largest box updated without pushes ran, where a backend has
   // several designs ("one-cell 64x4 z8", ...; empty where it has one).
   virtual std::string update_design() const { return {}; }

@@ -88,6 +88,23 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
   inner_ = inner_box(layout_, plan.pushed);
   step_ = config_.start_step;
   diagnostics_.push_back(measure(step_));
+  // After measure(), the last reader of the step before in next: settling
+  // the updates may write next's interior, which the first step overwrites
+  // before anything reads it again (checkpoints, output and diagnostics all
+  // come after a step).
+  prepare_updates();
+}
+
+// Settles the boxes update_around_exchange updates before the timed loop
+// (some with pushes: settling those too costs little, once).
+void HeatSolver::prepare_updates() {
+  if (boundary_first_) return;  // every box has pushes
+  kernels_->prepare_update(u_.data(), next_.data(), layout_, inner_box(layout_, late_faces_),
+                           coefficients_);
+  const ShellBoxes shell = shell_boxes(layout_, late_faces_);
+  for (int b = 0; b < shell.count; ++b) {
+    kernels_->prepare_update(u_.data(), next_.data(), layout_, shell.box[b], coefficients_);
+  }
 }
 
 HeatSolver::~HeatSolver() = default;

@@ -88,6 +88,7 @@ class HeatSolver {
   std::vector<double> interior_of(const Array<double>& field) const;
   std::vector<double> gather(const Array<double>& buffer) const;
   void step_once();
+  void prepare_updates();
   // A step's updates when it is not boundary first: the inner cells while
   // MPI halos travel, then the shell; same-GPU pushes from the last launch.
   void update_around_exchange(const HaloPushes& pushes);

@@ -73,16 +73,41 @@ float median_milliseconds(CudaUpdateDesign design, const double* u, double* next
 
 }  // namespace
 
+bool UpdateChooser::pairs_fit(const double* u, const double* next, const FieldLayout& layout,
+                              const Box& box) const {
+  return !box.empty() && box.size().x >= 8 && box.size().y >= kPairBy &&
+         pairs_aligned(u, next, layout, box);
+}
+
+const UpdateChooser::Choice* UpdateChooser::known(const FieldLayout& layout, const Box& box,
+                                                  bool pairs_fit) const {
+  for (const Choice& c : chosen_) {
+    if (c.cells == layout.n && c.box.lo == box.lo && c.box.hi == box.hi &&
+        c.pairs_fit == pairs_fit) {
+      return &c;
+    }
+  }
+  return nullptr;
+}
+
+CudaUpdateDesign UpdateChooser::design_for(const double* u, double* next, const FieldLayout& layout,
+                                           const Box& box, Coefficients k) {
+  const bool fit = pairs_fit(u, next, layout, box);
+  if (wanted_ == CudaUpdateDesign::Fastest) return choose(u, next, layout, box, k, fit);
+  if (is_pair_design(wanted_) && !fit) return CudaUpdateDesign::OneCell;
+  return wanted_;
+}
+
+void UpdateChooser::prepare(const double* u, double* next, const FieldLayout& layout,
+                            const Box& box, Coefficients k) {
+  if (wanted_ == CudaUpdateDesign::Fastest) {
+    choose(u, next, layout, box, k, pairs_fit(u, next, layout, box));
+  }
+}
+
 void UpdateChooser::update(const double* u, double* next, const FieldLayout& layout, const Box& box,
                            Coefficients k) {
-  const bool pairs_fit = !box.empty() && box.size().x >= 8 && box.size().y >= kPairBy &&
-                         pairs_aligned(u, next, layout, box);
-  CudaUpdateDesign design = wanted_;
-  if (design == CudaUpdateDesign::Fastest) {
-    design = choose(u, next, layout, box, k, pairs_fit);
-  } else if (is_pair_design(design) && !pairs_fit) {
-    design = CudaUpdateDesign::OneCell;
-  }
+  const CudaUpdateDesign design = design_for(u, next, layout, box, k);
   launch(design, u, next, layout, box, k);
   if (box.cells() >= main_cells_) {
     main_cells_ = box.cells();
@@ -95,12 +120,7 @@ void UpdateChooser::update(const double* u, double* next, const FieldLayout& lay
 CudaUpdateDesign UpdateChooser::choose(const double* u, double* next, const FieldLayout& layout,
                                        const Box& box, Coefficients k, bool pairs_fit) {
   if (box.cells() < kTimedBoxCells) return CudaUpdateDesign::OneCell;
-  for (const Choice& c : chosen_) {
-    if (c.cells == layout.n && c.box.lo == box.lo && c.box.hi == box.hi &&
-        c.pairs_fit == pairs_fit) {
-      return c.design;
-    }
-  }
+  if (const Choice* c = known(layout, box, pairs_fit)) return c->design;
   CudaUpdateDesign best = CudaUpdateDesign::OneCell;
   float best_ms = std::numeric_limits<float>::infinity();
   for (CudaUpdateDesign d : kTimedDesigns) {

@@ -57,6 +57,10 @@ class UpdateChooser {
   // a box's first update with Fastest also times each design, synchronously).
   void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
               Coefficients k);
+  // With Fastest, times the designs for `box` now if update() would on its
+  // first call (the launches write next over the box).
+  void prepare(const double* u, double* next, const FieldLayout& layout, const Box& box,
+               Coefficients k);
   // The design of the largest box updated so far (Fastest before any): the
   // one that sets the speed.
   CudaUpdateDesign main_design() const { return main_design_; }
@@ -68,6 +72,11 @@ class UpdateChooser {
     bool pairs_fit;
     CudaUpdateDesign design;
   };
+  CudaUpdateDesign design_for(const double* u, double* next, const FieldLayout& layout,
+                              const Box& box, Coefficients k);
+  bool pairs_fit(const double* u, const double* next, const FieldLayout& layout,
+                 const Box& box) const;
+  const Choice* known(const FieldLayout& layout, const Box& box, bool pairs_fit) const;
   CudaUpdateDesign choose(const double* u, double* next, const FieldLayout& layout, const Box& box,
                           Coefficients k, bool pairs_fit);
 
