@@ -4,7 +4,8 @@
 // the GPU and the box (512^3: two x cells per thread with an L2 prefetch reach
 // 0.91 of the copy bandwidth on an H200 but 0.90 on an H100, where one cell
 // per thread reaches 0.94; docs/performance.md). So by default the backend
-// times the designs that fit on a box's first update and keeps the fastest.
+// times the designs that fit once per box (the heat solver before its first
+// step: prepare) and keeps the fastest.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,7 +17,7 @@
 namespace mpsfw::heat {
 
 enum class CudaUpdateDesign {
-  Fastest,         // the fastest of those below that fit the box, timed on its first update
+  Fastest,         // the fastest of those below that fit the box, timed once per box
   OneCell,         // one cell per thread, 64 x 4 threads, 8 cells deep along z
   OneCellShallow,  // the same, 2 cells deep: more, shorter threads
   Pairs,           // two x cells per thread, 32 x 16 threads, 8 deep (aligned boxes)
