@@ -1,5 +1,6 @@
 #include "control.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -9,7 +10,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -36,12 +36,35 @@ std::vector<std::string> daemon_env(const DaemonDirs& dirs) {
   return {"CUDA_MPS_PIPE_DIRECTORY=" + dirs.pipe, "CUDA_MPS_LOG_DIRECTORY=" + dirs.log};
 }
 
+enum class ProcRead { Read, NoFile, Gone };
+
+// /proc/<pid>/<name> whole, with POSIX calls: a process reaped while we read
+// makes read() fail (ESRCH), which std::ifstream's buffer turns into an
+// exception (libstdc++) that would fail the whole scan.
+ProcRead read_proc(long pid, const char* name, std::string* out) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/" + name;
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT || errno == ESRCH ? ProcRead::Gone : ProcRead::NoFile;
+  out->clear();
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n > 0) {
+      out->append(buffer, static_cast<size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      close(fd);
+      return n == 0 ? ProcRead::Read : ProcRead::Gone;
+    }
+  }
+}
+
 // The process's command line names the control program (or our test double,
 // whose name contains it). Without /proc we cannot tell, and trust the file.
 bool runs_control_program(long pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/cmdline");
-  if (!f) return true;
-  std::string cmdline((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::string cmdline;
+  const ProcRead r = read_proc(pid, "cmdline", &cmdline);
+  if (r == ProcRead::Gone) return false;
+  if (r == ProcRead::NoFile) return true;
   for (char& c : cmdline) c = c == '\0' ? ' ' : c;
   const std::string program = control_program();
   const std::string base = program.substr(program.find_last_of('/') + 1);
@@ -51,9 +74,11 @@ bool runs_control_program(long pid) {
 
 // Whether /proc/<pid>/environ holds `entry` (NAME=value) exactly.
 bool environment_holds(long pid, const std::string& entry) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/environ");
+  std::string environ_text;
+  if (read_proc(pid, "environ", &environ_text) != ProcRead::Read) return false;
+  std::istringstream items(environ_text);
   std::string item;
-  while (std::getline(f, item, '\0')) {
+  while (std::getline(items, item, '\0')) {
     if (item == entry) return true;
   }
   return false;
