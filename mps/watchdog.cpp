@@ -5,6 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <system_error>
+
 #include "session_dir.hpp"
 
 namespace mpsfw::mps {
@@ -49,7 +52,13 @@ bool Watchdog::start(const std::string& dir, double timeout_seconds) {
     const ssize_t n = read(cmd[0], &c, 1);
     // 'q': the leader's normal end, every local rank has released its GPU.
     // End of file: the leader died, other ranks may still be running.
-    remove_session(dir, timeout_seconds, /*clients_released=*/n == 1);
+    try {
+      remove_session(dir, timeout_seconds, /*clients_released=*/n == 1);
+    } catch (...) {
+      // Whatever failed, the session folder must not outlive the job.
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
     if (n == 1) {
       const ssize_t w = write(ack[1], "d", 1);
       (void)w;
