@@ -16,7 +16,7 @@ size=${3:-256}
 ranks=${4:-1 16 32}
 steps=${STEPS:-1000}
 repeats=${REPEATS:-3}
-export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1
+source "$root/bench/bench_lib.sh"
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=${BUILD_ROOT:-$(mktemp -d)}
 mkdir -p "$out"
@@ -35,15 +35,14 @@ for side in "${sides[@]}"; do
     cmake --build "$work/build-$side" -j "$(nproc)" --target solver; } > "$out/build-$side.log" 2>&1 ||
     { tail -30 "$out/build-$side.log"; exit 1; }
 done
+bench_setup "$work/build-new" "$out" "$size" "$steps"  # $input: every tree reads the same file
 echo "cores: $(nproc); heat ${size}³ strong, $steps steps, MPS on, medians of $repeats"
 for r in $(seq "$repeats"); do
   for np in $ranks; do
     for side in "${sides[@]}"; do
       name=$side-np$np-r$r
-      timeout 180 mpirun -np "$np" --bind-to none "$work/build-$side/apps/solver" \
-        "$root/inputs/heat_default.h5" --backend cuda --mps on --set heat.nx="$size" \
-        --set heat.ny="$size" --set heat.nz="$size" --set run.steps="$steps" \
-        --set run.diag_every=0 --report "$out/$name.json" > "$out/$name.log" 2>&1 ||
+      timeout 180 "$mpirun" -np "$np" --bind-to none "$work/build-$side/apps/solver" "$input" \
+        --backend cuda --mps on --report "$out/$name.json" > "$out/$name.log" 2>&1 ||
         echo "$name: exit $? (see $name.log)"
     done
   done

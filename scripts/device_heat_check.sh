@@ -22,12 +22,7 @@ gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
 has() { [[ " $parts " == *" $1 "* ]]; }
 
-{
-  nvidia-smi --query-gpu=name,memory.total,driver_version,compute_mode --format=csv
-  nvcc --version | tail -2
-  git -C "$MPSFW_ROOT" log -1 --format='tree %h %s' 2>/dev/null
-} > "$out/machine.txt" 2>&1
-cat "$out/machine.txt"
+record_device_machine "$out/machine.txt"
 
 cmake -S "$MPSFW_ROOT" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DMPSFW_ENABLE_CUDA=ON -DMPSFW_ENABLE_KOKKOS=OFF \

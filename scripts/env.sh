@@ -9,3 +9,13 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 export OMPI_MCA_rmaps_base_oversubscribe="${OMPI_MCA_rmaps_base_oversubscribe:-1}"
 export OMPI_MCA_pml="${OMPI_MCA_pml:-ob1}"
+# For the device scripts: the GPU, nvcc and the tree they run, into FILE and
+# on stdout (each log folder says what it was measured on).
+record_device_machine() {
+  {
+    nvidia-smi --query-gpu=name,memory.total,driver_version,compute_mode --format=csv
+    nvcc --version | tail -2
+    git -C "$MPSFW_ROOT" log -1 --format='tree %h %s' 2>/dev/null
+  } > "$1" 2>&1
+  cat "$1"
+}

@@ -44,7 +44,9 @@ struct EventPair {
   cudaEvent_t start = nullptr, stop = nullptr;
   EventPair() {
     MPSFW_CUDA_CHECK(cudaEventCreate(&start));
-    MPSFW_CUDA_CHECK(cudaEventCreate(&stop));
+    const cudaError_t e = cudaEventCreate(&stop);
+    if (e != cudaSuccess) cudaEventDestroy(start);  // no destructor runs after a throw here
+    cuda_check(e, "cudaEventCreate(&stop)", __FILE__, __LINE__);
   }
   ~EventPair() {
     cudaEventDestroy(start);
