@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <vector>
 
 #include "core/cuda_check.hpp"
 #include "heat_update.cuh"
@@ -56,21 +57,21 @@ struct EventPair {
   EventPair& operator=(const EventPair&) = delete;
 };
 
-// The median of three timed launches of `design`, after one untimed.
-float median_milliseconds(CudaUpdateDesign design, const double* u, double* next,
-                          const FieldLayout& layout, const Box& box, Coefficients k) {
-  EventPair events;
-  launch(design, u, next, layout, box, k);
-  std::array<float, 3> ms{};
-  for (float& m : ms) {
-    MPSFW_CUDA_CHECK(cudaEventRecord(events.start));
-    launch(design, u, next, layout, box, k);
-    MPSFW_CUDA_CHECK(cudaEventRecord(events.stop));
-    MPSFW_CUDA_CHECK(cudaEventSynchronize(events.stop));
-    MPSFW_CUDA_CHECK(cudaEventElapsedTime(&m, events.start, events.stop));
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[1];
+constexpr int kTimedRounds = 5;
+// Launches back to back per timing, as the solver's steps run (the tail of one
+// overlaps the next one's start).
+constexpr int kLaunchesPerTiming = 3;
+
+// kLaunchesPerTiming launches of `design` timed with `events` (synchronously).
+float timed_milliseconds(const EventPair& events, CudaUpdateDesign design, const double* u,
+                         double* next, const FieldLayout& layout, const Box& box, Coefficients k) {
+  MPSFW_CUDA_CHECK(cudaEventRecord(events.start));
+  for (int i = 0; i < kLaunchesPerTiming; ++i) launch(design, u, next, layout, box, k);
+  MPSFW_CUDA_CHECK(cudaEventRecord(events.stop));
+  MPSFW_CUDA_CHECK(cudaEventSynchronize(events.stop));
+  float ms = 0;
+  MPSFW_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start, events.stop));
+  return ms;
 }
 
 }  // namespace
@@ -123,14 +124,31 @@ CudaUpdateDesign UpdateChooser::choose(const double* u, double* next, const Fiel
                                        const Box& box, Coefficients k, bool pairs_fit) {
   if (box.cells() < kTimedBoxCells) return CudaUpdateDesign::OneCell;
   if (const Choice* c = known(layout, box, pairs_fit)) return c->design;
+  std::vector<CudaUpdateDesign> designs;
+  for (CudaUpdateDesign d : kTimedDesigns) {
+    if (pairs_fit || !is_pair_design(d)) designs.push_back(d);
+  }
+  // Untimed launches first, so that the first design timed does not pay for a
+  // GPU still raising its clocks. Then the designs take turns in each round,
+  // so drift hits them alike, and the median of each one's rounds decides.
+  for (int warm = 0; warm < kLaunchesPerTiming; ++warm) {
+    for (CudaUpdateDesign d : designs) launch(d, u, next, layout, box, k);
+  }
+  EventPair events;
+  std::vector<std::array<float, kTimedRounds>> ms(designs.size());
+  for (int round = 0; round < kTimedRounds; ++round) {
+    for (std::size_t i = 0; i < designs.size(); ++i) {
+      ms[i][round] = timed_milliseconds(events, designs[i], u, next, layout, box, k);
+    }
+  }
   CudaUpdateDesign best = CudaUpdateDesign::OneCell;
   float best_ms = std::numeric_limits<float>::infinity();
-  for (CudaUpdateDesign d : kTimedDesigns) {
-    if (is_pair_design(d) && !pairs_fit) continue;
-    const float ms = median_milliseconds(d, u, next, layout, box, k);
-    if (ms < best_ms) {
-      best = d;
-      best_ms = ms;
+  for (std::size_t i = 0; i < designs.size(); ++i) {
+    std::sort(ms[i].begin(), ms[i].end());
+    const float median = ms[i][kTimedRounds / 2];
+    if (median < best_ms) {
+      best = designs[i];
+      best_ms = median;
     }
   }
   chosen_.push_back({layout.n, box, pairs_fit, best});

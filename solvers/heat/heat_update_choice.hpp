@@ -55,7 +55,8 @@ class UpdateChooser {
   explicit UpdateChooser(CudaUpdateDesign wanted) : wanted_(wanted) {}
 
   // next = one FTCS step of u over `box` (one launch, on the default stream;
-  // a box's first update with Fastest also times each design, synchronously).
+  // a box's first update with Fastest also times each design, synchronously:
+  // rounds in which the designs take turns, the median of each one's rounds).
   void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
               Coefficients k);
   // With Fastest, times the designs for `box` now if update() would on its
