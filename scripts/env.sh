@@ -16,6 +16,13 @@ record_device_machine() {
     nvidia-smi --query-gpu=name,memory.total,driver_version,compute_mode --format=csv
     nvcc --version | tail -2
     git -C "$MPSFW_ROOT" log -1 --format='tree %h %s' 2>/dev/null
+    # The device copy's checkout may lag the tree that runs: name what differs.
+    local changed
+    changed=$(git -C "$MPSFW_ROOT" status --porcelain --untracked-files=no 2>/dev/null)
+    if [ -n "$changed" ]; then
+      echo "  plus uncommitted changes to tracked files:"
+      echo "$changed" | head -20
+    fi
   } > "$1" 2>&1
   cat "$1"
 }
