@@ -4,16 +4,17 @@
 # host vs CUDA, the shipped md_lj.h5 on CUDA at 1, 2, 3, 4, 8 ranks, same-GPU
 # ghosts vs MPI ghosts under MPS at 8 ranks (ipc), the in.lj
 # benchmark (bench/md_lj.sh) at 1 rank (bench) and with MPS at 8 and 16 ranks
-# (mps), and the
+# (mps), the same at 256k and 1M atoms with caps of 50 % and 100 % against auto
+# (caps; on an H100 50 % beat auto by 3-7 %, docs/performance.md), and the
 # per-kernel times of a short run (ncu; NCU_CELLS FCC cells a side, default 64:
 # 1M atoms). Logs and a tarball in $OUT.
-#   scripts/device_md_check.sh [PARTS="tests shipped ipc bench mps kernels"]
+#   scripts/device_md_check.sh [PARTS="tests shipped ipc bench mps caps kernels"]
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 out="${OUT:-$MPSFW_ROOT/device-logs}/md"
 mkdir -p "$out"
 trap 'tar czf "${OUT:-$MPSFW_ROOT/device-logs}/md.tgz" -C "$(dirname "$out")" md' EXIT
-parts=${1:-tests shipped ipc bench mps kernels}
+parts=${1:-tests shipped ipc bench mps caps kernels}
 build="$MPSFW_ROOT/build/device"
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
@@ -75,6 +76,14 @@ if has mps; then
   STEPS=1000 timeout 240 bash "$MPSFW_ROOT/bench/md_lj.sh" "$build" "$out/bench_mps" "64" "8 16" \
     > "$out/bench_mps.txt" 2>&1
   cat "$out/bench_mps.txt"
+fi
+
+if has caps; then
+  for cap in auto 50 100; do
+    echo "== MPS caps: mps.active_thread_percentage=$cap"
+    SET="--set mps.active_thread_percentage=$cap" STEPS=500 timeout 150 bash \
+      "$MPSFW_ROOT/bench/md_lj.sh" "$build" "$out/caps_$cap" "40 64" "8 16" | cut -c1-70
+  done
 fi
 
 if has kernels && command -v ncu >/dev/null; then
