@@ -108,7 +108,7 @@ class MdSolver {
   std::unique_ptr<MdStore> store_;
   Backend backend_;
   // The node's ranks outnumber its cores and the atoms are on a GPU: the
-  // per-step waits sleep.
+  // waits for the GPU and the per-step all-reduce sleep.
   bool sleep_waits_ = false;
   PhaseTimers timers_;
   std::vector<Thermo> thermo_;

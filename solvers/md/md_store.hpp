@@ -148,9 +148,9 @@ class MdStore {
   virtual void build_neighbors(const CellGrid& grid, double reach) = 0;
   // The largest distance an owned atom moved since build_neighbors.
   virtual double max_displacement() const = 0;
-  // Whether max_displacement's wait for the device sleeps instead of
-  // spinning (for ranks that outnumber their node's cores; nothing to wait
-  // for on the host).
+  // Whether the store's waits for the device (max_displacement's and the
+  // rebuild's) sleep instead of spinning, for ranks that outnumber their
+  // node's cores; once on, for the process (nothing to wait for on the host).
   virtual void sleep_while_waiting(bool /*sleep*/) {}
   // Owned positions at the last build_neighbors, [3 * i + d] (a checkpoint
   // keeps them, so that a resumed run rebuilds the very same lists).

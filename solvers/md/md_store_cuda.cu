@@ -518,6 +518,15 @@ class CudaMdStore final : public MdStore {
   }
 
   void sleep_while_waiting(bool sleep) override {
+    if (sleep && !sleep_) {
+      // Every other wait of the process too (the rebuild's copies and
+      // synchronisations): a spinning rank holds a core another one needs.
+      // A driver that refuses the flags on a live context keeps spinning
+      // there; the displacement's event below sleeps either way.
+      if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) {
+        (void)cudaGetLastError();
+      }
+    }
     if (sleep && moved_ready_ == nullptr) {
       MPSFW_CUDA_CHECK(
           cudaEventCreateWithFlags(&moved_ready_, cudaEventBlockingSync | cudaEventDisableTiming));
