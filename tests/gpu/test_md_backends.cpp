@@ -4,7 +4,8 @@
 // within the round-off growth measured in tests/mpi/test_md_ranks.cpp (the
 // CUDA store reorders atoms when they migrate, so sums run in another order).
 // Ghost positions pushed device to device between ranks on the GPU (CUDA
-// IPC) equal those sent through MPI bit for bit. Skips without a GPU.
+// IPC) equal those sent through MPI bit for bit, and sleeping waits (a
+// crowded node) equal spinning ones. Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -104,6 +105,40 @@ TEST(MdBackends, SameGpuGhostsEqualMpiGhostsBitForBit) {
     for (int d = 0; d < 3; ++d) differ += a.atom.x[d] != b.atom.x[d] || a.force[d] != b.force[d];
   }
   EXPECT_EQ(differ, 0) << "coordinates or forces that differ between MPI and same-GPU ghosts";
+}
+
+// A node whose ranks outnumber its cores: every wait of the CUDA store sleeps
+// (blocking-sync waits for the process, an event for the displacement, a
+// polled all-reduce). Only the waiting changes, so the trajectory must not.
+TEST(MdBackends, SleepingWaitsOfACrowdedNodeChangeNoBit) {
+  MPSFW_REQUIRE_GPU();
+  const md::MdConfig c = md_config(
+      {"md.cells_x=8", "md.cells_y=8", "md.cells_z=8", "run.steps=100", "run.thermo_every=0"});
+  int node_size = 1;
+  const int node_rank = testing_support::node_rank_and_size(MPI_COMM_WORLD, &node_size);
+  DeviceBinding device = bind_device(Backend::Cuda, node_rank, node_size, CudaGate::without_mps());
+  std::map<std::int64_t, testing_support::GatheredAtom> runs[2];
+  long rebuilds[2] = {0, 0};
+  for (int crowded = 0; crowded < 2; ++crowded) {
+    device.crowded = crowded == 1;
+    md::MdSolver solver(c, MPI_COMM_WORLD, device);
+    solver.run(nullptr);
+    rebuilds[crowded] = solver.rebuilds();
+    runs[crowded] = gather_atoms(solver, MPI_COMM_WORLD);
+  }
+  EXPECT_GT(rebuilds[0], 2) << "the rebuilds' waits are part of what this compares";
+  EXPECT_EQ(rebuilds[1], rebuilds[0]);
+  if (world_rank() != 0) return;
+  ASSERT_EQ(runs[0].size(), runs[1].size());
+  long differ = 0;
+  for (const auto& [id, a] : runs[0]) {
+    const auto& b = runs[1].at(id);
+    for (int d = 0; d < 3; ++d) {
+      differ +=
+          a.atom.x[d] != b.atom.x[d] || a.atom.v[d] != b.atom.v[d] || a.force[d] != b.force[d];
+    }
+  }
+  EXPECT_EQ(differ, 0) << "values that differ between spinning and sleeping waits";
 }
 
 }  // namespace
