@@ -3,8 +3,9 @@
 # a base tree (a tarball made here with `git archive BASE > ab-base.tar`, an
 # untracked file the device tool carries) and of this tree, then runs
 # bench/md_lj.sh (this tree's) on both: in.lj 32k and 1M atoms on one rank,
-# 1M on 8 and 16 ranks under MPS. Both builds and all runs share one machine
-# and one call, so the ratios hold even where single figures drift.
+# 1M on 8 and 16 ranks under MPS, the trees taking turns within each repeat.
+# Both builds and all runs share one machine and one call, so the ratios hold
+# even where single figures drift.
 #   bench/md_ab.sh [BASE_TAR=ab-base.tar] [OUT=$OUT]
 # Environment: STEPS (default 500), REPEATS (default 3).
 set -uo pipefail
@@ -22,10 +23,21 @@ for side in base new; do
     cmake --build "$work/build-$side" -j "$(nproc)" --target solver; } > "$out/build-$side.log" 2>&1 ||
     { tail -30 "$out/build-$side.log"; exit 1; }
 done
+# The trees take turns within each repeat, so that drift hits them alike.
+export STEPS=${STEPS:-500}
+for r in $(seq "${REPEATS:-3}"); do
+  for side in base new; do
+    for part in "one 20_64 1" "mps 64 8_16"; do
+      read -r name cells ranks <<<"$part"
+      FIRST_REPEAT=$r REPEATS=1 bash "$root/bench/md_lj.sh" "$work/build-$side" "$out/$side-$name" \
+        "${cells//_/ }" "${ranks//_/ }" >> "$out/rounds.log"
+    done
+  done
+done
+grep -A5 " failed:" "$out/rounds.log"  # a failed run and its log's tail
 for side in base new; do
   echo "== $side"
-  STEPS=${STEPS:-500} REPEATS=${REPEATS:-3} bash "$root/bench/md_lj.sh" "$work/build-$side" \
-    "$out/$side-one" "20 64" "1"
-  STEPS=${STEPS:-500} REPEATS=${REPEATS:-3} bash "$root/bench/md_lj.sh" "$work/build-$side" \
-    "$out/$side-mps" "64" "8 16"
+  for name in one mps; do
+    REPEATS=0 bash "$root/bench/md_lj.sh" "$work/build-$side" "$out/$side-$name"
+  done
 done

@@ -9,7 +9,10 @@
 # with the whole-loop figure and the phase split of one longer run.
 #   bench/md_lj.sh BUILD_DIR OUT_DIR [CELLS="20 40 64"] [RANKS="1 8 16"]
 # Environment: STEPS (default 1000), REPEATS (default 3), BACKEND (default
-# cuda), SET (extra "--set key=value" arguments for every run).
+# cuda), SET (extra "--set key=value" arguments for every run), FIRST_REPEAT
+# (default 1: the first repeat's number; the table covers every repeat in
+# OUT_DIR, so calls with REPEATS=1 and rising FIRST_REPEAT add up, and
+# REPEATS=0 only prints the table).
 set -uo pipefail
 build=${1:?build dir}
 out=${2:?output dir}
@@ -17,6 +20,7 @@ cells_list=${3:-20 40 64}
 ranks_list=${4:-1 8 16}
 steps=${STEPS:-1000}
 repeats=${REPEATS:-3}
+first_repeat=${FIRST_REPEAT:-1}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -27,7 +31,7 @@ for cells in $cells_list; do
   for ranks in $ranks_list; do
     mps=(--mps off)
     [ "$ranks" -gt 1 ] && mps=(--mps on)
-    for rep in $(seq 1 "$repeats"); do
+    for rep in $(seq "$first_repeat" $((first_repeat + repeats - 1))); do
     for n in "$steps" $((2 * steps)); do
       name=md_c${cells}_r${ranks}_s${n}_k${rep}
       mpirun -np "$ranks" "$build/apps/solver" "$root/inputs/md_lj.h5" \
