@@ -81,7 +81,7 @@ fi
 if has caps; then
   for cap in auto 50 100; do
     echo "== MPS caps: mps.active_thread_percentage=$cap"
-    SET="--set mps.active_thread_percentage=$cap" STEPS=500 timeout 150 bash \
+    SET="--set mps.active_thread_percentage=$cap" STEPS=500 REPEATS=2 timeout 150 bash \
       "$MPSFW_ROOT/bench/md_lj.sh" "$build" "$out/caps_$cap" "40 64" "8 16" | cut -c1-70
   done
 fi
