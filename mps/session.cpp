@@ -74,9 +74,8 @@ std::string crowding_note(int ranks, int cores, const DeviceBinding& device) {
                            std::to_string(cores) + " cores they may run on: ";
   if (device.memory == Backend::Host) return text + "each rank runs one OpenMP thread";
   return text +
-         "the ranks take turns on the cores while they wait for their GPU (MD's per-step waits "
-         "sleep, heat's spin); expect less than one rank per core gives (docs/performance.md, "
-         "issue 18)";
+         "the ranks take turns on the cores while they wait for their GPU (MD's waits sleep, "
+         "heat's spin); expect less than one rank per core gives (docs/performance.md, issue 18)";
 }
 
 }  // namespace
