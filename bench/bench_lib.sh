@@ -1,6 +1,7 @@
 # Shared by the bench scripts that time the solver on one input they write:
 #   source "$(dirname "$0")/bench_lib.sh"
 #   bench_setup BUILD_DIR OUT_DIR SIZE STEPS
+#   build_gpu_solver SOURCE_DIR BUILD_DIR LOG (the A/B scripts' trees)
 # checks BUILD_DIR/apps/solver, makes OUT_DIR, sets the Open MPI defaults the
 # benches run with (oversubscription allowed, ob1) and writes OUT_DIR/input.h5:
 # heat SIZE^3 cells, STEPS steps, diagnostics at the ends only. Sets solver,
@@ -18,4 +19,13 @@ bench_setup() {
   "$solver" --write-input "$input" --set heat.nx="$3" --set heat.ny="$3" \
     --set heat.nz="$3" --set run.steps="$4" --set run.diag_every=0 > /dev/null ||
     { echo "--write-input failed" >&2; exit 1; }
+}
+
+# Configures and builds the solver of SOURCE_DIR for sm_90 (Release, CUDA,
+# no Kokkos) into BUILD_DIR, output into LOG; on failure prints LOG's tail
+# and exits.
+build_gpu_solver() {
+  { cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DMPSFW_ENABLE_CUDA=ON -DMPSFW_ENABLE_KOKKOS=OFF &&
+    cmake --build "$2" -j "$(nproc)" --target solver; } > "$3" 2>&1 || { tail -30 "$3"; exit 1; }
 }

@@ -30,10 +30,7 @@ sides+=(new)
 for side in "${sides[@]}"; do
   src=$work/src-$side
   [ "$side" = new ] && src=$root
-  { cmake -S "$src" -B "$work/build-$side" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DCMAKE_CUDA_ARCHITECTURES=90 -DMPSFW_ENABLE_CUDA=ON -DMPSFW_ENABLE_KOKKOS=OFF &&
-    cmake --build "$work/build-$side" -j "$(nproc)" --target solver; } > "$out/build-$side.log" 2>&1 ||
-    { tail -30 "$out/build-$side.log"; exit 1; }
+  build_gpu_solver "$src" "$work/build-$side" "$out/build-$side.log"
 done
 bench_setup "$work/build-new" "$out" "$size" "$steps"  # $input: every tree reads the same file
 echo "cores: $(nproc); heat ${size}³ strong, $steps steps, MPS on, medians of $repeats"

@@ -12,16 +12,14 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 base_tar=${1:-ab-base.tar}
 out=${2:-${OUT:?set OUT or pass an output folder}}
+source "$root/bench/bench_lib.sh"
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
 mkdir -p "$work/base" "$out" && tar xf "$base_tar" -C "$work/base" || exit 1
 for side in base new; do
   src=$root
   [ "$side" = base ] && src=$work/base
-  { cmake -S "$src" -B "$work/build-$side" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DCMAKE_CUDA_ARCHITECTURES=90 -DMPSFW_ENABLE_CUDA=ON -DMPSFW_ENABLE_KOKKOS=OFF &&
-    cmake --build "$work/build-$side" -j "$(nproc)" --target solver; } > "$out/build-$side.log" 2>&1 ||
-    { tail -30 "$out/build-$side.log"; exit 1; }
+  build_gpu_solver "$src" "$work/build-$side" "$out/build-$side.log"
 done
 # The trees take turns within each repeat, so that drift hits them alike.
 export STEPS=${STEPS:-500}

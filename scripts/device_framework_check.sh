@@ -17,18 +17,13 @@
 #   scripts/device_framework_check.sh "build tests"   then   "bench"
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
-out="${OUT:-$MPSFW_ROOT/device-logs}/framework"
-mkdir -p "$out"
-trap 'tar czf "${OUT:-$MPSFW_ROOT/device-logs}/framework.tgz" -C "$(dirname "$out")" framework' EXIT
+device_logs framework
 parts=${1:-build tests bench}
 build="$MPSFW_ROOT/build/device"
 prefix="$MPSFW_ROOT/build/device-prefix"
 wave="$MPSFW_ROOT/build/device-wave"
 baseline_src=${BASELINE_SRC:-$MPSFW_ROOT/build/baseline-src}
 baseline="$MPSFW_ROOT/build/device-baseline"
-gen=()
-command -v ninja >/dev/null && gen=(-G Ninja)
-has() { [[ " $parts " == *" $1 "* ]]; }
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1
 
 {

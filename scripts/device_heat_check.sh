@@ -13,14 +13,9 @@
 #   scripts/device_heat_check.sh [PARTS="tests bandwidth crowded"]
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
-out="${OUT:-$MPSFW_ROOT/device-logs}/heat"
-mkdir -p "$out"
-trap 'tar czf "${OUT:-$MPSFW_ROOT/device-logs}/heat.tgz" -C "$(dirname "$out")" heat' EXIT
+device_logs heat
 parts=${1:-tests bandwidth crowded}
 build="$MPSFW_ROOT/build/device-heat"
-gen=()
-command -v ninja >/dev/null && gen=(-G Ninja)
-has() { [[ " $parts " == *" $1 "* ]]; }
 
 record_device_machine "$out/machine.txt"
 

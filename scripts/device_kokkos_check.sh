@@ -22,7 +22,6 @@ trap 'mkdir -p "$out/kokkos-build"; cp "$MPSFW_ROOT/.deps/kokkos-build/"*.log "$
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1 TMPDIR=/tmp/mpsfw-kokkos-check
 rm -rf "$TMPDIR" && mkdir -p "$TMPDIR"
 parts=${1:-tests mps bandwidth heat md}
-has() { [[ " $parts " == *" $1 "* ]]; }
 t0=$SECONDS
 MPSFW_JOBS=16 "$MPSFW_ROOT/scripts/build_kokkos_cuda.sh" "${KOKKOS_SRC:?set KOKKOS_SRC}" || exit 1
 echo "kokkos: built in $((SECONDS - t0)) s"

@@ -11,14 +11,9 @@
 #   scripts/device_md_check.sh [PARTS="tests shipped ipc bench mps caps kernels"]
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
-out="${OUT:-$MPSFW_ROOT/device-logs}/md"
-mkdir -p "$out"
-trap 'tar czf "${OUT:-$MPSFW_ROOT/device-logs}/md.tgz" -C "$(dirname "$out")" md' EXIT
+device_logs md
 parts=${1:-tests shipped ipc bench mps caps kernels}
 build="$MPSFW_ROOT/build/device"
-gen=()
-command -v ninja >/dev/null && gen=(-G Ninja)
-has() { [[ " $parts " == *" $1 "* ]]; }
 
 record_device_machine "$out/machine.txt"
 

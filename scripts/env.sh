@@ -9,6 +9,20 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 export OMPI_MCA_rmaps_base_oversubscribe="${OMPI_MCA_rmaps_base_oversubscribe:-1}"
 export OMPI_MCA_pml="${OMPI_MCA_pml:-ob1}"
+# For the device scripts: `device_logs NAME` makes the log folder $out
+# ($OUT/NAME, tarred into $OUT/NAME.tgz on exit: the device tool returns few
+# files) and $gen (Ninja where there is one); `has PART` says whether PART is
+# in $parts.
+device_logs() {
+  local root="${OUT:-$MPSFW_ROOT/device-logs}"
+  out="$root/$1"
+  mkdir -p "$out"
+  # shellcheck disable=SC2064  # the names are fixed now
+  trap "tar czf '$root/$1.tgz' -C '$root' '$1'" EXIT
+  gen=()
+  command -v ninja >/dev/null && gen=(-G Ninja)
+}
+has() { [[ " $parts " == *" $1 "* ]]; }
 # For the device scripts: the GPU, nvcc and the tree they run, into FILE and
 # on stdout (each log folder says what it was measured on).
 record_device_machine() {

@@ -266,20 +266,21 @@ class CudaHeatKernels final : public HeatKernels {
 
   void prepare_update(const double* u, double* next, const FieldLayout& layout, const Box& box,
                       Coefficients k) override {
-    // Thin x slabs take a fixed shape (launch).
-    if (!box.empty() && box.size().x >= 8) chooser_.prepare(u, next, layout, box, k);
+    if (!box.empty() && !thin_in_x(box)) chooser_.prepare(u, next, layout, box, k);
   }
 
   std::string update_design() const override { return design_name(chooser_.main_design()); }
 
  private:
+  // A slab one or two cells thin in x (the shell next to an x face) would
+  // leave most of a wide block idle: threads go along y instead, one shape.
+  static bool thin_in_x(const Box& box) { return box.size().x < 8; }
+
   void launch(const double* u, double* next, const FieldLayout& layout, const Box& box,
               Coefficients k, const HaloPushes& pushes, PushOrder order,
               const StepHandshake& handshake) {
     if (box.empty() && pushes.empty()) return;
-    // A slab one or two cells thin in x (the shell next to an x face) would
-    // leave most of a wide block idle: threads go along y instead.
-    if (!box.empty() && box.size().x < 8) {
+    if (!box.empty() && thin_in_x(box)) {
       launch_update<1, 128, gpu::kUpdateZChunk>(u, next, layout, box, k, pushes, order, handshake);
     } else if (pushes.empty()) {
       chooser_.update(u, next, layout, box, k);
