@@ -12,6 +12,10 @@
 #           against G x one GPU, halos between GPUs device to device
 #           (run.halo=auto) vs MPI (same-gpu: MPI between GPUs only; mpi:
 #           everywhere); medians of REPEATS
+#   md      MD in.lj, 8 ranks over the GPUs under MPS: ghosts device to device
+#           between GPUs (auto) == same-gpu == mpi bit for bit (checkpoints
+#           after 300 steps); then 1M atoms per GPU (weak), 8 ranks per GPU,
+#           auto / same-gpu / mpi against G x one GPU, medians of REPEATS
 #   strong  scripts/sweep.py --gpus 1 and --gpus G (MPS, 1/8/16 ranks per GPU,
 #           strong): heat 256³ and 512³, md in.lj at ~1M atoms
 # Logs and sweep folders go to $OUT/multi-gpu-<parts>.tgz.
@@ -21,7 +25,7 @@
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || { echo "parts: check, weak, strong" >&2; exit 64; }
+[ ${#parts[@]} -gt 0 ] || { echo "parts: check, weak, md, strong" >&2; exit 64; }
 size=${SIZE:-256}
 final="${OUT:-$MPSFW_ROOT/device-logs}"
 tag="multi-gpu-$(IFS=-; echo "${parts[*]}")"
@@ -42,7 +46,7 @@ cmake -S "$MPSFW_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DMPSFW_ENABLE_CUDA=ON -DMPSFW_ENABLE_KOKKOS=OFF \
   > "$out/configure.log" 2>&1 || { tail -40 "$out/configure.log"; exit 1; }
 cmake --build "$build" -j 16 --target solver mkinput mpsctl test_halo_exchange \
-  test_field_halos_cuda test_heat_transports mps_fault_probe > "$out/build.log" 2>&1 ||
+  test_field_halos_cuda test_heat_transports test_md_backends mps_fault_probe > "$out/build.log" 2>&1 ||
   { tail -60 "$out/build.log"; exit 1; }
 echo "build: ok"
 solver="$build/apps/solver" mkinput="$build/apps/mkinput"
@@ -154,6 +158,60 @@ print("    repeats: 1 GPU [%s]; peer [%s]; same-gpu [%s]; mpi [%s]" % tuple(sys.
 PY
     grep -h "halo" "$out/g$gpus-rpg$rpg-auto-r1.log" | head -2 | sed 's/^/    /'
   done
+}
+
+# One MD run's atom-steps/s: RANKS CELLS_Y HALO NAME [extra args] (64 x CELLS_Y x 64 FCC cells).
+md_rate() {
+  local ranks=$1 cy=$2 halo=$3 name=$4
+  shift 4
+  mpirun -np "$ranks" "$solver" "$MPSFW_ROOT/inputs/md_lj.h5" --backend cuda --mps on --halo "$halo" \
+    --set md.cells_x=64 --set md.cells_y="$cy" --set md.cells_z=64 --set run.steps="${MD_STEPS:-500}" \
+    --set run.thermo_every=0 "$@" --report "$out/$name.json" > "$out/$name.log" 2>&1 ||
+    { echo "  $name FAILED: $(tail -2 "$out/$name.log")" >&2; echo nan; return; }
+  field "$out/$name.json" "['updates_per_second']"
+}
+
+md() {
+  echo "== MD in.lj, 8 ranks over $gpus GPUs, MPS, 300 steps: ghosts by path, bit for bit"
+  local halo
+  for np in 2 4; do
+    timeout 120 mpirun -np "$np" "$build/tests/test_md_backends" > "$out/test_md_backends_np$np.log" 2>&1
+    echo "  test_md_backends np=$np: exit $? ($(grep -c '\[       OK' "$out/test_md_backends_np$np.log") ok)"
+  done
+  for halo in mpi same-gpu auto; do
+    timeout 150 mpirun -np 8 "$solver" "$MPSFW_ROOT/inputs/md_lj.h5" --backend cuda --mps on \
+      --set run.steps=300 --set run.thermo_every=100 --halo "$halo" \
+      --set run.checkpoint_file="md-$halo.h5" > "$out/md-$halo.log" 2>&1
+    echo "  --halo $halo: exit $?; $(grep -E 'halo messages' "$out/md-$halo.log" | sed 's/^ *//')"
+  done
+  python3 - md-mpi.h5 md-same-gpu.h5 md-auto.h5 <<'PY'
+import sys, h5py, numpy as np
+files = [h5py.File(p, "r") for p in sys.argv[1:]]
+order = [np.argsort(f["md/ids"][:]) for f in files]
+for other in (1, 2):
+    for name in ("positions", "velocities"):
+        x = files[0]["md/" + name][:][order[0]]
+        y = files[other]["md/" + name][:][order[other]]
+        print("  %s vs %s, %s: %d of %d values differ" % (sys.argv[1 + other], sys.argv[1], name,
+              np.count_nonzero(x != y), x.size))
+PY
+  echo "== MD weak over GPUs: 1M atoms (64³ FCC cells) per GPU, 8 ranks per GPU, MPS, median of $repeats"
+  local one=() all_auto=() all_same=() all_mpi=() r v
+  for r in $(seq "$repeats"); do
+    one+=("$(CUDA_VISIBLE_DEVICES=0 md_rate 8 64 auto "md-g1-r$r")")
+    for halo in auto same-gpu mpi; do
+      v=$(md_rate $((8 * gpus)) $((64 * gpus)) "$halo" "md-g$gpus-$halo-r$r")
+      case $halo in auto) all_auto+=("$v") ;; same-gpu) all_same+=("$v") ;; mpi) all_mpi+=("$v") ;; esac
+    done
+  done
+  echo "  1 GPU [${one[*]}]; peer [${all_auto[*]}]; same-gpu [${all_same[*]}]; mpi [${all_mpi[*]}]"
+  python3 -c "
+import sys
+g, one, auto, same, mpi = int(sys.argv[1]), *(float(v) for v in sys.argv[2:6])
+print('  atom-steps/s: 1 GPU %.3e; %d GPUs: peer %.3e (%.3f of %d x 1 GPU), MPI between GPUs %.3e (%.3f),'
+      ' MPI everywhere %.3e (%.3f)' % (one, g, auto, auto / (g * one), g, same, same / (g * one), mpi, mpi / (g * one)))
+" "$gpus" "$(median "${one[@]}")" "$(median "${all_auto[@]}")" "$(median "${all_same[@]}")" "$(median "${all_mpi[@]}")"
+  grep -h "halo messages\|rank grid\|GPU" "$out/md-g$gpus-auto-r1.log" | head -4 | sed 's/^/    /'
 }
 
 # One strong-scaling sweep on 1 GPU and on all: NAME INPUT --set...
