@@ -287,20 +287,37 @@ class CudaMdStore final : public MdStore {
     for (int list = 0; list < kGhostLists; ++list) counts[list] = send_count(list);
   }
 
+  // The send entries of the lists in `lists`: their span [begin, end) in
+  // sends_ and each list's first slot (slot_of(list); -1 for a list not in
+  // the mask), as the pack and copy kernels take them.
+  struct MaskedEntries {
+    ListSlots to;
+    int begin, end;
+  };
+  template <class SlotOf>
+  MaskedEntries masked_entries(std::uint32_t lists, SlotOf slot_of) const {
+    MaskedEntries m{{}, sends_.start[kGhostLists], 0};
+    for (int list = 0; list < kGhostLists; ++list) {
+      m.to.first[list] = -1;
+      if (!in_mask(lists, list)) continue;
+      m.to.first[list] = slot_of(list);
+      m.begin = std::min(m.begin, sends_.start[list]);
+      m.end = std::max(m.end, sends_.start[list + 1]);
+    }
+    return m;
+  }
+
   // The lists in the mask packed one after another, copied to the host in
   // one piece.
   void pack_sends(std::uint32_t lists, const double* packed[kGhostLists]) override {
-    ListSlots to{};
     long atoms = 0;
-    int begin = sends_.start[kGhostLists], end = 0;
-    for (int list = 0; list < kGhostLists; ++list) {
-      to.first[list] = -1;
-      if (!in_mask(lists, list)) continue;
-      to.first[list] = static_cast<int>(atoms);
+    const MaskedEntries m = masked_entries(lists, [&](int list) {
+      const long first = atoms;
       atoms += send_count(list);
-      begin = std::min(begin, sends_.start[list]);
-      end = std::max(end, sends_.start[list + 1]);
-    }
+      return static_cast<int>(first);
+    });
+    const ListSlots& to = m.to;
+    const int begin = m.begin, end = m.end;
     const int values = checked_elements(3 * atoms, "packed ghost positions");
     host_out_.reserve(std::max(values, 1));  // a list's pointer, even if empty
     if (values > 0) {
@@ -347,17 +364,13 @@ class CudaMdStore final : public MdStore {
   }
 
   void copy_sends_to_ghosts(std::uint32_t lists, const long first[kGhostLists]) override {
-    ListSlots to{};
     long slots = 0;
-    int begin = sends_.start[kGhostLists], end = 0;
-    for (int list = 0; list < kGhostLists; ++list) {
-      to.first[list] = -1;
-      if (!in_mask(lists, list)) continue;
-      to.first[list] = checked_count(first[list]);
+    const MaskedEntries m = masked_entries(lists, [&](int list) {
       slots = std::max(slots, first[list] + send_count(list));
-      begin = std::min(begin, sends_.start[list]);
-      end = std::max(end, sends_.start[list + 1]);
-    }
+      return checked_count(first[list]);
+    });
+    const ListSlots& to = m.to;
+    const int begin = m.begin, end = m.end;
     ghost_slots(0, slots);
     image_root_.reserve(ghosts_, image_slots_);
     image_shift_.reserve(ghosts_, image_slots_);
