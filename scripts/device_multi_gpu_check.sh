@@ -236,7 +236,7 @@ strong() {
       heat512) sweep_pair heat512 "$input" --set heat.nx=512 --set heat.ny=512 --set heat.nz=512 \
         --set run.steps=100 --set run.diag_every=0 ;;
       md1M) sweep_pair md1M "$MPSFW_ROOT/inputs/md_lj.h5" --set md.cells_x=64 --set md.cells_y=64 \
-        --set md.cells_z=64 --set run.steps=200 --set run.thermo_every=0 ;;
+        --set md.cells_z=64 --set run.steps=1000 --set run.thermo_every=0 ;;
     esac
   done
 }
