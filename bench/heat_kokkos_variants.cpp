@@ -18,7 +18,6 @@
 //                   a block, at least B blocks an SM: caps the registers)
 //   columns zZ pfP  columns prefetching the cell P planes ahead into L2 (on a
 //                   CUDA GPU; the native kernel's prefetch)
-//   columns i32 zZ  columns whose (i, j, chunk) come from 32-bit division
 // Each figure is the median of --repeats launches, each followed by a fence.
 //   heat_kokkos_variants [--n 512] [--repeats 20]
 #include <mpi.h>
@@ -171,53 +170,14 @@ void columns_prefetching(const FieldLayout& l, heat::Coefficients k, const Field
                          const Field& next, const Box& b) {
   const heat::ColumnMarch<ZC, PF> march(l, b, k);
   Kokkos::parallel_for(
-      "columns",
-      Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>, Traits...>(0, march.columns()),
-      KOKKOS_LAMBDA(std::int64_t t) { march.column(u.data(), next.data(), t); });
+      "columns", Kokkos::RangePolicy<Space, Kokkos::IndexType<int>, Traits...>(0, march.columns()),
+      KOKKOS_LAMBDA(int t) { march.column(u.data(), next.data(), t); });
 }
 
 template <int ZC, class... Traits>
 void columns(const FieldLayout& l, heat::Coefficients k, const Field& u, const Field& next,
              const Box& b) {
   columns_prefetching<ZC, 0, Traits...>(l, k, u, next, b);
-}
-
-// columns with the work item's (i, j, chunk) found by 32-bit unsigned
-// division (the backend's ColumnMarch divides 64-bit indices: a longer
-// prologue before a thread's first load); optionally at most 256 threads a
-// block (Kokkos::LaunchBounds<256, 1>, no register cap).
-template <int ZC, class... Traits>
-void columns_i32(const FieldLayout& l, heat::Coefficients k, const Field& u, const Field& next,
-                 const Box& b) {
-  const std::int64_t sy = l.stride_y(), sz = l.stride_z();
-  const FieldLayout at = l;
-  const unsigned nx = static_cast<unsigned>(b.size().x), ny = static_cast<unsigned>(b.size().y);
-  const unsigned chunks = static_cast<unsigned>((b.size().z + ZC - 1) / ZC);
-  const Int3 lo = b.lo, hi = b.hi;
-  Kokkos::parallel_for(
-      "columns_i32",
-      Kokkos::RangePolicy<Space, Kokkos::IndexType<int>, Traits...>(
-          0, static_cast<int>(nx * ny * chunks)),
-      KOKKOS_LAMBDA(int t) {
-        const double* KOKKOS_RESTRICT in = u.data();
-        double* KOKKOS_RESTRICT out = next.data();
-        const unsigned ut = static_cast<unsigned>(t), rest = ut / nx, chunk = rest / ny;
-        const int i = lo.x + static_cast<int>(ut - rest * nx);
-        const int j = lo.y + static_cast<int>(rest - chunk * ny);
-        const int k0 = lo.z + static_cast<int>(chunk) * ZC;
-        std::int64_t c = at.index(i, j, k0);
-        double below = in[c - sz], center = in[c];
-        if (k0 + ZC <= hi.z) {
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-          for (int z = 0; z < ZC; ++z)
-            heat::march_one<0>(in, out, c, sy, sz, below, center, k, false);
-          return;
-        }
-        for (int kz = k0; kz < hi.z; ++kz)
-          heat::march_one<0>(in, out, c, sy, sz, below, center, k, false);
-      });
 }
 
 // columns with two neighbouring x columns per thread (pairs of cells, scalar
@@ -330,10 +290,8 @@ int run(int argc, char** argv) {
                                             "columns z8 pf4",
                                             "columns z32 pf4",
                                             "columns z16 lb256x1",
-                                            "columns i32 z8",
-                                            "columns i32 z16",
-                                            "columns i32 z16 lb256x1",
-                                            "columns i32 z32"};
+                                            "columns z2",
+                                            "columns z4"};
     const auto launch = [&](size_t v, const Field& from, const Field& to, const Box& b) {
       switch (v) {
         case 0:
@@ -387,13 +345,9 @@ int run(int argc, char** argv) {
         case 24:
           return columns<16, Kokkos::LaunchBounds<256, 1>>(layout, k, from, to, b);
         case 25:
-          return columns_i32<8>(layout, k, from, to, b);
-        case 26:
-          return columns_i32<16>(layout, k, from, to, b);
-        case 27:
-          return columns_i32<16, Kokkos::LaunchBounds<256, 1>>(layout, k, from, to, b);
+          return columns<2>(layout, k, from, to, b);
         default:
-          return columns_i32<32>(layout, k, from, to, b);
+          return columns<4>(layout, k, from, to, b);
       }
     };
     const Box interior = layout.interior();

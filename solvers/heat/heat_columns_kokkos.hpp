@@ -4,12 +4,17 @@
 // work item t is column (i, j) of z chunk t / (nx ny), x fastest so that a
 // warp's loads coalesce, marched Depth cells up z with the z neighbours
 // passed on in registers, a whole chunk unrolled so that its loads are in
-// flight together (the native kernel's march, heat_update.cuh). Physics:
-// heat_physics.hpp.
+// flight together (the native kernel's march, heat_update.cuh). Work items
+// are 32-bit and split by unsigned 32-bit division: with 64-bit division the
+// prologue before a thread's first load cost 6 % at depth 8 (512^3 on an
+// H100, docs/performance.md). Physics: heat_physics.hpp.
 #include <Kokkos_Core.hpp>
+#include <climits>
 #include <cstdint>
+#include <string>
 
 #include "core/box.hpp"
+#include "core/error.hpp"
 #include "core/field_layout.hpp"
 #include "heat_physics.hpp"
 
@@ -42,35 +47,50 @@ struct ColumnMarch {
   FieldLayout layout;
   std::int64_t sy = 0, sz = 0;  // the layout's strides, computed once on the host
   Int3 lo, hi;
-  int nx = 0, ny = 0;
-  std::int64_t chunks = 0;
+  unsigned nx = 0, ny = 0;
+  int columns_ = 0;
   Coefficients k;
 
+  // Throws Error when the box has more columns than a 32-bit work index
+  // reaches (2^31 - 1 columns of Depth cells: far more than a GPU holds).
   ColumnMarch(const FieldLayout& l, const Box& box, Coefficients coefficients)
       : layout(l), sy(l.stride_y()), sz(l.stride_z()), k(coefficients) {
     if (box.empty()) return;
     lo = box.lo;
     hi = box.hi;
-    nx = box.size().x;
-    ny = box.size().y;
-    chunks = (box.size().z + Depth - 1) / Depth;
+    const Int3 size = box.size();
+    const std::int64_t columns = std::int64_t{size.x} * size.y * ((size.z + Depth - 1) / Depth);
+    if (columns > INT_MAX) {
+      throw Error("heat (Kokkos): a box of " + std::to_string(size.x) + "x" +
+                  std::to_string(size.y) + "x" + std::to_string(size.z) + " cells has " +
+                  std::to_string(columns) + " columns, more than one launch indexes");
+    }
+    nx = static_cast<unsigned>(size.x);
+    ny = static_cast<unsigned>(size.y);
+    columns_ = static_cast<int>(columns);
   }
 
-  std::int64_t columns() const { return static_cast<std::int64_t>(nx) * ny * chunks; }
+  int columns() const { return columns_; }
 
   // Column t's first cell into c; returns its cells (Depth, fewer in the
   // box's last chunk). For other passes over the same columns (the
-  // diagnostics' reductions); column() keeps its own copy of this mapping,
-  // tuned for registers.
-  KOKKOS_INLINE_FUNCTION int start(std::int64_t t, std::int64_t& c) const {
-    const std::int64_t rest = t / nx;
-    const int k0 = lo.z + static_cast<int>(rest / ny) * Depth;
-    c = layout.index(lo.x + static_cast<int>(t - rest * nx), lo.y + static_cast<int>(rest % ny),
-                     k0);
+  // diagnostics' reductions).
+  KOKKOS_INLINE_FUNCTION int start(int t, std::int64_t& c) const {
+    int i = 0, j = 0, k0 = 0;
+    locate(t, i, j, k0);
+    c = layout.index(i, j, k0);
     return k0 + Depth <= hi.z ? Depth : hi.z - k0;
   }
 
-  KOKKOS_INLINE_FUNCTION void column(const double* u, double* next, std::int64_t t) const {
+  // Column t's cell (i, j, k0): its lowest.
+  KOKKOS_INLINE_FUNCTION void locate(int t, int& i, int& j, int& k0) const {
+    const unsigned ut = static_cast<unsigned>(t), rest = ut / nx, chunk = rest / ny;
+    i = lo.x + static_cast<int>(ut - rest * nx);
+    j = lo.y + static_cast<int>(rest - chunk * ny);
+    k0 = lo.z + static_cast<int>(chunk) * Depth;
+  }
+
+  KOKKOS_INLINE_FUNCTION void column(const double* u, double* next, int t) const {
     // Restrict-qualified locals: the compiler then reads u through the
     // read-only path (0.81 of the copy bandwidth at 512^3 on an H200; 0.75
     // with restrict only on parameters, march_one's or this function's).
@@ -78,10 +98,8 @@ struct ColumnMarch {
     // registers instead of 40, and 0.75 again.
     const double* KOKKOS_RESTRICT in = u;
     double* KOKKOS_RESTRICT out = next;
-    const std::int64_t rest = t / nx;
-    const int i = lo.x + static_cast<int>(t - rest * nx);
-    const int j = lo.y + static_cast<int>(rest % ny);
-    const int k0 = lo.z + static_cast<int>(rest / ny) * Depth;
+    int i = 0, j = 0, k0 = 0;
+    locate(t, i, j, k0);
     std::int64_t c = layout.index(i, j, k0);
     double below = in[c - sz], center = in[c];
     if (k0 + Depth <= hi.z) {

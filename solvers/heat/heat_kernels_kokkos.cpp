@@ -24,11 +24,11 @@ using Cells = Kokkos::MDRangePolicy<Space, Kokkos::Rank<3, Right::Right, Right::
 using Rows = Kokkos::MDRangePolicy<Space, Kokkos::Rank<2, Right::Right, Right::Right>>;
 // A host execution space (Serial, OpenMP, Threads) runs rows, a GPU one
 // columns of kColumnDepth cells along z (heat_columns_kokkos.hpp): 512^3 on
-// an H200 (bench/heat_kokkos_variants), 0.81 of the copy bandwidth at depth
-// 16 (8: 0.78, 32: 0.80, 64: 0.77); a team per row 0.74-0.76, an MDRange over
-// cells 0.41-0.57.
+// an H100 (bench/heat_kokkos_variants), 0.89 of the copy bandwidth at depth 8
+// with 32-bit work items (16: 0.87, 32: 0.83); a team per row 0.83, an
+// MDRange over cells 0.65 (docs/performance.md has the H200's figures).
 constexpr bool kHostSpace = Kokkos::SpaceAccessibility<Space, Kokkos::HostSpace>::accessible;
-constexpr int kColumnDepth = 16;
+constexpr int kColumnDepth = 8;
 
 // Cells of `box` as (z, y, x) ranges: x, the contiguous one, varies fastest.
 Cells cells_of(const Box& box) {
@@ -110,16 +110,17 @@ class KokkosHeatKernels final : public HeatKernels {
   void update_columns(const double* u, double* next, const FieldLayout& layout, const Box& box,
                       Coefficients k, const HaloPushes& pushes) {
     const ColumnMarch<kColumnDepth> march(layout, box, k);
-    const std::int64_t columns = march.columns();
+    const int columns = march.columns();
     const std::int64_t pushed = pushes.cells();
-    using Range = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
     if (pushed == 0) {
       if (columns == 0) return;
       Kokkos::parallel_for(
-          "mpsfw::heat::update_columns", Range(0, columns),
-          KOKKOS_LAMBDA(std::int64_t t) { march.column(u, next, t); });
+          "mpsfw::heat::update_columns",
+          Kokkos::RangePolicy<Space, Kokkos::IndexType<int>>(0, columns),
+          KOKKOS_LAMBDA(int t) { march.column(u, next, t); });
       return;
     }
+    using Range = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
     const HaloPushes to = pushes;
     const FieldLayout l = layout;
     const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
@@ -127,7 +128,7 @@ class KokkosHeatKernels final : public HeatKernels {
         "mpsfw::heat::update_columns_and_push", as_kernel_argument(Range(0, columns + pushed)),
         KOKKOS_LAMBDA(std::int64_t t) {
           if (t < columns) {
-            march.column(u, next, t);
+            march.column(u, next, static_cast<int>(t));
             return;
           }
           const double* KOKKOS_RESTRICT in = u;  // as in column()
@@ -161,10 +162,10 @@ class KokkosHeatKernels final : public HeatKernels {
     // coalesce): an MDRange reduction with default tiles read the fields at a
     // fraction of the copy bandwidth (docs/performance.md).
     const ColumnMarch<kColumnDepth> columns(layout, layout.interior(), Coefficients{});
-    using Range = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
+    using Range = Kokkos::RangePolicy<Space, Kokkos::IndexType<int>>;
     Kokkos::parallel_reduce(
         "mpsfw::heat::total_columns", Range(0, columns.columns()),
-        KOKKOS_LAMBDA(std::int64_t t, double& sum) {
+        KOKKOS_LAMBDA(int t, double& sum) {
           std::int64_t c = 0;
           const int planes = columns.start(t, c);
           double column = 0;
@@ -174,7 +175,7 @@ class KokkosHeatKernels final : public HeatKernels {
         d.total);
     Kokkos::parallel_reduce(
         "mpsfw::heat::max_change_columns", Range(0, columns.columns()),
-        KOKKOS_LAMBDA(std::int64_t t, double& most) {
+        KOKKOS_LAMBDA(int t, double& most) {
           std::int64_t c = 0;
           const int planes = columns.start(t, c);
           for (int z = 0; z < planes; ++z, c += columns.sz)
