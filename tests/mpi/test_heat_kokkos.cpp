@@ -60,8 +60,8 @@ TEST(HeatKokkos, PeriodicGaussianEqualsHostBitForBit) {
                              "heat.initial=gaussian", "run.steps=25"});
 }
 
-// Deeper than two of a GPU space's column chunks along z (16 cells), with a
-// partial chunk on top; the boxes above fit in one partial chunk.
+// Deeper than several of a GPU space's column chunks along z (8 cells), with
+// a partial chunk on top.
 TEST(HeatKokkos, DeepBoxEqualsHostBitForBit) {
   expect_kokkos_equals_host({"heat.nx=20", "heat.ny=6", "heat.nz=37", "heat.boundary=periodic",
                              "heat.initial=gaussian", "run.steps=12"});
