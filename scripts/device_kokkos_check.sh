@@ -2,7 +2,8 @@
 # The Kokkos backend on the GPU machine, in one command: build a CUDA Kokkos
 # from KOKKOS_SRC (scripts/build_kokkos_cuda.sh), mpsfw against it, then the
 # PARTS asked for (default: all):
-#   tests     test_heat_kokkos and test_md_kokkos on 1 and 2 ranks (Kokkos on
+#   tests     test_heat_columns_kokkos (built as the CUDA Kokkos builds it),
+#             test_heat_kokkos and test_md_kokkos on 1 and 2 ranks (Kokkos on
 #             the GPU == host backend bit for bit; N ranks vs 1 rank)
 #   mps       heat 256^3 and md in.lj 32k, 4 ranks under MPS (--mps on:
 #             verified clients), kokkos and cuda backends (final states compared;
@@ -32,13 +33,15 @@ cmake -S "$MPSFW_ROOT" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAK
   -DKokkos_ROOT="$MPSFW_ROOT/.deps/kokkos-cuda" > "$out/configure.log" 2>&1 ||
   { tail -30 "$out/configure.log"; exit 1; }
 grep "mpsfw: Kokkos" "$out/configure.log"
-cmake --build "$build" -j 16 --target solver mkinput test_heat_kokkos test_md_kokkos heat_bandwidth \
-  heat_kokkos_variants > "$out/build.log" 2>&1 ||
+cmake --build "$build" -j 16 --target solver mkinput test_heat_kokkos test_md_kokkos \
+  test_heat_columns_kokkos heat_bandwidth heat_kokkos_variants > "$out/build.log" 2>&1 ||
   { grep -m5 -B2 -A8 "error" "$out/build.log"; exit 1; }
 echo "mpsfw: built ($((SECONDS - t0)) s)"
 
 if has tests; then
   echo "== tests"
+  "$build/tests/test_heat_columns_kokkos" > "$out/test_heat_columns_kokkos.log" 2>&1
+  echo "  test_heat_columns_kokkos: exit $?; $(grep -cE '\[       OK' "$out/test_heat_columns_kokkos.log") ok"
   for t in test_heat_kokkos test_md_kokkos; do
     for np in 1 2; do
       timeout 240 mpirun -np "$np" "$build/tests/$t" > "$out/${t}_np$np.log" 2>&1
