@@ -103,6 +103,10 @@ def write_results(rows, out_dir, note, gpus=0, baseline=None):
     summary(rows, out_dir, note, plots, gpus, baseline)
     print("wrote %s, %s and %d plot(s)" % (os.path.join(out_dir, "sweep.csv"),
                                            os.path.join(out_dir, "summary.md"), len(plots)))
+    noisy = spread_points(rows)
+    if noisy:
+        print("%d point(s) whose repeats spread more than %d %% of their median: see summary.md"
+              % (len(noisy), round(100 * SPREAD_NOTED)))
 
 
 def plot_only(out_dir, baseline=None):
@@ -211,6 +215,42 @@ def medians(rows):
         out[key] = (statistics.median(float(r["updates_per_second"]) for r in group),
                     all(r["mps_as_asked"] == "yes" for r in group))
     return out
+
+
+# Repeats of a point that differ by more than this fraction of their median
+# are listed in the summary: its median then says less than its digits.
+SPREAD_NOTED = 0.10
+
+
+def spread_points(rows):
+    """[(key, spread, values)] of the points whose completed repeats spread more
+    than SPREAD_NOTED of their median ((max - min) / median), largest first."""
+    groups = {}
+    for row in completed(rows):
+        key = (row["scaling"], row["mode"], int(row["ranks_per_gpu"]))
+        groups.setdefault(key, []).append(float(row["updates_per_second"]))
+    out = []
+    for key, values in groups.items():
+        mid = statistics.median(values)
+        if len(values) > 1 and mid > 0 and (max(values) - min(values)) / mid > SPREAD_NOTED:
+            out.append((key, (max(values) - min(values)) / mid, sorted(values)))
+    return sorted(out, key=lambda p: -p[1])
+
+
+def spread_lines(rows):
+    """The summary's section on points whose repeats disagree (none: no lines)."""
+    points = spread_points(rows)
+    if not points:
+        return []
+    lines = ["## Repeats that disagree (%d point(s))" % len(points), "",
+             "Their repeats spread more than %d %% of the median. Short loops are often why: a "
+             "loop of a fraction of a second also times start-up (MD's first list build, the "
+             "first launches of each MPS client); more steps (`--set run.steps=...`) or repeats "
+             "steady them." % round(100 * SPREAD_NOTED), ""]
+    lines += ["- %s scaling, %d ranks/GPU, %s: spread %.0f %% (%s)"
+              % (k[0], k[2], k[1], 100 * spread, ", ".join("%.4g" % v for v in values))
+              for k, spread, values in points]
+    return lines + [""]
 
 
 def plot(rows, out_dir, title_note):
@@ -325,6 +365,7 @@ def summary(rows, out_dir, title_note, plots, gpus=0, baseline=None):
         lines.append("")
         if baseline:
             lines += baseline_lines(med, scaling, gpus, baseline)
+    lines += spread_lines(rows)
     failed = [r for r in rows if r.get("status", "ok") != "ok"]
     if failed:
         lines += ["## Failed points (%d): no figures, left out of the tables above" % len(failed), ""]

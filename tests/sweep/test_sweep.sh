@@ -68,6 +68,28 @@ grep -q "no speed-up to show" out/summary.md || fail "--baseline on as many GPUs
   fail "--baseline without a sweep succeeded"
 grep -q "missing" eighth.log || fail "a missing --baseline is not named"
 
+# Repeats that disagree are listed in the summary, with their values: one
+# repeat (none listed) and a point given a second repeat at twice the rate.
+grep -q "Repeats that disagree" out/summary.md && fail "one repeat per point listed as disagreeing"
+cp -r out out_spread
+"$python" - out_spread/sweep.csv <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+twin = dict(next(r for r in rows if r["scaling"] == "strong" and r["ranks_per_gpu"] == "1"
+                 and r["mode"] == "timeslice"))
+twin["repeat"] = "2"
+twin["updates_per_second"] = str(2 * float(twin["updates_per_second"]))
+with open(sys.argv[1], "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows + [twin])
+PY
+"$python" "$sweep" --plot-only --out out_spread > spread.log 2>&1 || fail "--plot-only on two repeats exited $?"
+grep -q "1 point(s) whose repeats spread more than 10 %" spread.log ||
+  fail "the sweep does not say a point's repeats disagree: $(tail -2 spread.log)"
+grep -q "^- strong scaling, 1 ranks/GPU, timeslice: spread 67 %" out_spread/summary.md ||
+  fail "summary.md does not list the disagreeing point: $(grep -A4 'Repeats that' out_spread/summary.md)"
+
 # The sweep's --set values shape the problem it scales: weak scaling doubles
 # heat.nx=6 (not the file's 12) for 2 ranks.
 run in.h5 --out out_set --set heat.nx=6 --scaling weak --modes timeslice > seventh.log 2>&1 ||
