@@ -52,14 +52,7 @@ if has ipc; then
     echo "8 ranks, run.halo=$halo: exit $?"
     grep -E "halo messages|MPS  " "$out/ipc_$halo.log"
   done
-  python3 - "$out/ck_mpi.h5" "$out/ck_auto.h5" <<'PY'
-import sys, h5py, numpy as np
-a, b = (h5py.File(p, "r") for p in sys.argv[1:3])
-ia, ib = np.argsort(a["md/ids"][:]), np.argsort(b["md/ids"][:])
-for name in ("positions", "velocities"):
-    x, y = a["md/" + name][:][ia], b["md/" + name][:][ib]
-    print("%s: %d of %d values differ, largest difference %.3g" % (name, int((x != y).sum()), x.size, float(abs(x - y).max())))
-PY
+  python3 "$MPSFW_ROOT/scripts/compare_md_checkpoints.py" "$out/ck_mpi.h5" "$out/ck_auto.h5"
 fi
 
 if has bench; then

@@ -126,9 +126,25 @@ rate() {
 
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
+# The weak-scaling line of one case from the repeats in the arrays one,
+# all_auto, all_same, all_mpi: LABEL UNIT (G GPUs against G x one GPU).
+weak_summary() {
+  python3 - "$1" "$2" "$gpus" "$(median "${one[@]}")" "$(median "${all_auto[@]}")" \
+    "$(median "${all_same[@]}")" "$(median "${all_mpi[@]}")" "${one[*]}" "${all_auto[*]}" \
+    "${all_same[*]}" "${all_mpi[*]}" <<'PY'
+import sys
+label, unit, g = sys.argv[1], sys.argv[2], int(sys.argv[3])
+one, auto, same, mpi = (float(v) for v in sys.argv[4:8])
+print("  %s: 1 GPU %.3e %s; %d GPUs: peer %.3e (%.3f of %d x 1 GPU),"
+      " MPI between GPUs %.3e (%.3f), MPI everywhere %.3e (%.3f)"
+      % (label, one, unit, g, auto, auto / (g * one), g, same, same / (g * one), mpi, mpi / (g * one)))
+print("    repeats: 1 GPU [%s]; peer [%s]; same-gpu [%s]; mpi [%s]" % tuple(sys.argv[8:12]))
+PY
+}
+
 weak() {
   echo "== weak over GPUs: heat ${size}³ per GPU, MPS, ${STEPS:-2000} steps, median of $repeats"
-  local rpg one all grid py
+  local rpg one all_auto all_same all_mpi grid py
   for rpg in 1 8; do
     one=() all_auto=() all_same=() all_mpi=()
     for r in $(seq "$repeats"); do
@@ -145,17 +161,7 @@ weak() {
         case $halo in auto) all_auto+=("$v") ;; same-gpu) all_same+=("$v") ;; mpi) all_mpi+=("$v") ;; esac
       done
     done
-    python3 - "$rpg" "$gpus" "$(median "${one[@]}")" "$(median "${all_auto[@]}")" \
-      "$(median "${all_same[@]}")" "$(median "${all_mpi[@]}")" "${one[*]}" "${all_auto[*]}" \
-      "${all_same[*]}" "${all_mpi[*]}" <<'PY'
-import sys
-rpg, g = int(sys.argv[1]), int(sys.argv[2])
-one, auto, same, mpi = (float(v) for v in sys.argv[3:7])
-print("  %d rank(s) per GPU: 1 GPU %.3e cell-updates/s; %d GPUs: peer %.3e (%.3f of %d x 1 GPU),"
-      " MPI between GPUs %.3e (%.3f), MPI everywhere %.3e (%.3f)"
-      % (rpg, one, g, auto, auto / (g * one), g, same, same / (g * one), mpi, mpi / (g * one)))
-print("    repeats: 1 GPU [%s]; peer [%s]; same-gpu [%s]; mpi [%s]" % tuple(sys.argv[7:11]))
-PY
+    weak_summary "$rpg rank(s) per GPU" cell-updates/s
     grep -h "halo" "$out/g$gpus-rpg$rpg-auto-r1.log" | head -2 | sed 's/^/    /'
   done
 }
@@ -184,17 +190,8 @@ md() {
       --set run.checkpoint_file="md-$halo.h5" > "$out/md-$halo.log" 2>&1
     echo "  --halo $halo: exit $?; $(grep -E 'halo messages' "$out/md-$halo.log" | sed 's/^ *//')"
   done
-  python3 - md-mpi.h5 md-same-gpu.h5 md-auto.h5 <<'PY'
-import sys, h5py, numpy as np
-files = [h5py.File(p, "r") for p in sys.argv[1:]]
-order = [np.argsort(f["md/ids"][:]) for f in files]
-for other in (1, 2):
-    for name in ("positions", "velocities"):
-        x = files[0]["md/" + name][:][order[0]]
-        y = files[other]["md/" + name][:][order[other]]
-        print("  %s vs %s, %s: %d of %d values differ" % (sys.argv[1 + other], sys.argv[1], name,
-              np.count_nonzero(x != y), x.size))
-PY
+  python3 "$MPSFW_ROOT/scripts/compare_md_checkpoints.py" md-mpi.h5 md-same-gpu.h5 md-auto.h5 |
+    sed 's/^/  /'
   echo "== MD weak over GPUs: 1M atoms (64³ FCC cells) per GPU, 8 ranks per GPU, MPS, median of $repeats"
   local one=() all_auto=() all_same=() all_mpi=() r v
   for r in $(seq "$repeats"); do
@@ -204,13 +201,7 @@ PY
       case $halo in auto) all_auto+=("$v") ;; same-gpu) all_same+=("$v") ;; mpi) all_mpi+=("$v") ;; esac
     done
   done
-  echo "  1 GPU [${one[*]}]; peer [${all_auto[*]}]; same-gpu [${all_same[*]}]; mpi [${all_mpi[*]}]"
-  python3 -c "
-import sys
-g, one, auto, same, mpi = int(sys.argv[1]), *(float(v) for v in sys.argv[2:6])
-print('  atom-steps/s: 1 GPU %.3e; %d GPUs: peer %.3e (%.3f of %d x 1 GPU), MPI between GPUs %.3e (%.3f),'
-      ' MPI everywhere %.3e (%.3f)' % (one, g, auto, auto / (g * one), g, same, same / (g * one), mpi, mpi / (g * one)))
-" "$gpus" "$(median "${one[@]}")" "$(median "${all_auto[@]}")" "$(median "${all_same[@]}")" "$(median "${all_mpi[@]}")"
+  weak_summary "8 ranks per GPU" atom-steps/s
   grep -h "halo messages\|rank grid\|GPU" "$out/md-g$gpus-auto-r1.log" | head -4 | sed 's/^/    /'
 }
 

@@ -205,13 +205,18 @@ def completed(rows):
     return [r for r in rows if r.get("status", "ok") == "ok"]
 
 
-def medians(rows):
+def points(rows):
+    """The completed rows of each point, keyed (scaling, mode, ranks per GPU)."""
     groups = {}
     for row in completed(rows):
         key = (row["scaling"], row["mode"], int(row["ranks_per_gpu"]))
         groups.setdefault(key, []).append(row)
+    return groups
+
+
+def medians(rows):
     out = {}
-    for key, group in groups.items():
+    for key, group in points(rows).items():
         out[key] = (statistics.median(float(r["updates_per_second"]) for r in group),
                     all(r["mps_as_asked"] == "yes" for r in group))
     return out
@@ -225,12 +230,9 @@ SPREAD_NOTED = 0.10
 def spread_points(rows):
     """[(key, spread, values)] of the points whose completed repeats spread more
     than SPREAD_NOTED of their median ((max - min) / median), largest first."""
-    groups = {}
-    for row in completed(rows):
-        key = (row["scaling"], row["mode"], int(row["ranks_per_gpu"]))
-        groups.setdefault(key, []).append(float(row["updates_per_second"]))
     out = []
-    for key, values in groups.items():
+    for key, group in points(rows).items():
+        values = [float(r["updates_per_second"]) for r in group]
         mid = statistics.median(values)
         if len(values) > 1 and mid > 0 and (max(values) - min(values)) / mid > SPREAD_NOTED:
             out.append((key, (max(values) - min(values)) / mid, sorted(values)))

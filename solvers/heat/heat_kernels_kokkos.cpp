@@ -25,8 +25,8 @@ using Rows = Kokkos::MDRangePolicy<Space, Kokkos::Rank<2, Right::Right, Right::R
 // A host execution space (Serial, OpenMP, Threads) runs rows, a GPU one
 // columns of kColumnDepth cells along z (heat_columns_kokkos.hpp): 512^3 on
 // an H100 (bench/heat_kokkos_variants), 0.89 of the copy bandwidth at depth 8
-// with 32-bit work items (16: 0.87, 32: 0.83); a team per row 0.83, an
-// MDRange over cells 0.65 (docs/performance.md has the H200's figures).
+// with 32-bit work items (16: 0.88, 32: 0.83); a team per row 0.84, an
+// MDRange over 64x4x1 tiles 0.65 (docs/performance.md has the H200's figures).
 constexpr bool kHostSpace = Kokkos::SpaceAccessibility<Space, Kokkos::HostSpace>::accessible;
 constexpr int kColumnDepth = 8;
 

@@ -316,21 +316,19 @@ class CudaMdStore final : public MdStore {
       atoms += send_count(list);
       return static_cast<int>(first);
     });
-    const ListSlots& to = m.to;
-    const int begin = m.begin, end = m.end;
     const int values = checked_elements(3 * atoms, "packed ghost positions");
     host_out_.reserve(std::max(values, 1));  // a list's pointer, even if empty
     if (values > 0) {
       device_out_.reserve(values);
-      pack_sends_kernel<<<blocks_for(end - begin, kThreads), kThreads>>>(
-          x_.data(), sends_, to, begin, end, device_out_.data());
+      pack_sends_kernel<<<blocks_for(m.end - m.begin, kThreads), kThreads>>>(
+          x_.data(), sends_, m.to, m.begin, m.end, device_out_.data());
       MPSFW_CUDA_CHECK_LAUNCH();
       MPSFW_CUDA_CHECK(cudaMemcpyAsync(host_out_.data(), device_out_.data(),
                                        values * sizeof(double), cudaMemcpyDeviceToHost));
       MPSFW_CUDA_CHECK(cudaStreamSynchronize(0));
     }
     for (int list = 0; list < kGhostLists; ++list) {
-      packed[list] = to.first[list] < 0 ? nullptr : host_out_.data() + 3L * to.first[list];
+      packed[list] = m.to.first[list] < 0 ? nullptr : host_out_.data() + 3L * m.to.first[list];
     }
   }
 
@@ -369,15 +367,13 @@ class CudaMdStore final : public MdStore {
       slots = std::max(slots, first[list] + send_count(list));
       return checked_count(first[list]);
     });
-    const ListSlots& to = m.to;
-    const int begin = m.begin, end = m.end;
     ghost_slots(0, slots);
     image_root_.reserve(ghosts_, image_slots_);
     image_shift_.reserve(ghosts_, image_slots_);
     image_slots_ = ghosts_;
-    if (end <= begin) return;
-    copy_own_images_kernel<<<blocks_for(end - begin, kThreads), kThreads>>>(
-        x_.data(), owned_, sends_, to, begin, end, image_root_.data(), image_shift_.data());
+    if (m.end <= m.begin) return;
+    copy_own_images_kernel<<<blocks_for(m.end - m.begin, kThreads), kThreads>>>(
+        x_.data(), owned_, sends_, m.to, m.begin, m.end, image_root_.data(), image_shift_.data());
     MPSFW_CUDA_CHECK_LAUNCH();
   }
 

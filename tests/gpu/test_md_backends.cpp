@@ -61,6 +61,22 @@ Difference compare(long steps) {
   return diff;
 }
 
+using GatheredRun = std::map<std::int64_t, testing_support::GatheredAtom>;
+
+// Position and force components (and velocity ones, if asked) whose bits
+// differ between two runs of the same atoms.
+long differing_values(const GatheredRun& a, const GatheredRun& b, bool with_velocities) {
+  long differ = 0;
+  for (const auto& [id, x] : a) {
+    const auto& y = b.at(id);
+    for (int d = 0; d < 3; ++d) {
+      differ += x.atom.x[d] != y.atom.x[d] || x.force[d] != y.force[d] ||
+                (with_velocities && x.atom.v[d] != y.atom.v[d]);
+    }
+  }
+  return differ;
+}
+
 TEST(MdBackends, EarlyForcesAgree) {
   MPSFW_REQUIRE_GPU();
   const Difference d = compare(5);
@@ -82,7 +98,7 @@ TEST(MdBackends, TrajectoriesAgreeAfter100Steps) {
 // so the trajectories are identical, not just close.
 TEST(MdBackends, SameGpuGhostsEqualMpiGhostsBitForBit) {
   MPSFW_REQUIRE_GPU();
-  std::map<std::int64_t, testing_support::GatheredAtom> runs[2];
+  GatheredRun runs[2];
   md::MdConfig c;
   const char* halo[2] = {"run.halo=mpi", "run.halo=ipc"};
   for (int k = 0; k < 2; ++k) {
@@ -99,12 +115,8 @@ TEST(MdBackends, SameGpuGhostsEqualMpiGhostsBitForBit) {
   }
   if (world_rank() != 0) return;
   ASSERT_EQ(runs[0].size(), runs[1].size());
-  long differ = 0;
-  for (const auto& [id, a] : runs[0]) {
-    const auto& b = runs[1].at(id);
-    for (int d = 0; d < 3; ++d) differ += a.atom.x[d] != b.atom.x[d] || a.force[d] != b.force[d];
-  }
-  EXPECT_EQ(differ, 0) << "coordinates or forces that differ between MPI and same-GPU ghosts";
+  EXPECT_EQ(differing_values(runs[0], runs[1], false), 0)
+      << "coordinates or forces that differ between MPI and same-GPU ghosts";
 }
 
 // A node whose ranks outnumber its cores: every wait of the CUDA store sleeps
@@ -117,7 +129,7 @@ TEST(MdBackends, SleepingWaitsOfACrowdedNodeChangeNoBit) {
   int node_size = 1;
   const int node_rank = testing_support::node_rank_and_size(MPI_COMM_WORLD, &node_size);
   DeviceBinding device = bind_device(Backend::Cuda, node_rank, node_size, CudaGate::without_mps());
-  std::map<std::int64_t, testing_support::GatheredAtom> runs[2];
+  GatheredRun runs[2];
   long rebuilds[2] = {0, 0};
   for (int crowded = 0; crowded < 2; ++crowded) {
     device.crowded = crowded == 1;
@@ -130,15 +142,8 @@ TEST(MdBackends, SleepingWaitsOfACrowdedNodeChangeNoBit) {
   EXPECT_EQ(rebuilds[1], rebuilds[0]);
   if (world_rank() != 0) return;
   ASSERT_EQ(runs[0].size(), runs[1].size());
-  long differ = 0;
-  for (const auto& [id, a] : runs[0]) {
-    const auto& b = runs[1].at(id);
-    for (int d = 0; d < 3; ++d) {
-      differ +=
-          a.atom.x[d] != b.atom.x[d] || a.atom.v[d] != b.atom.v[d] || a.force[d] != b.force[d];
-    }
-  }
-  EXPECT_EQ(differ, 0) << "values that differ between spinning and sleeping waits";
+  EXPECT_EQ(differing_values(runs[0], runs[1], true), 0)
+      << "values that differ between spinning and sleeping waits";
 }
 
 }  // namespace
