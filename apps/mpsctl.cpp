@@ -6,14 +6,18 @@
 //   mpsctl status  [--dir ROOT]
 //   mpsctl cleanup [--dir ROOT] [--all]
 // `start` prints `export MPSFW_MPS_SESSION=DIR`: solvers started with it reuse
-// the daemons and never stop them; `stop` does.
+// the daemons and never stop them; `stop` does. stop and cleanup remove only
+// what remove_session (mps/session_dir.hpp) proves to be a session of this host.
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -41,8 +45,17 @@ const char* kUsage =
     "       mpsctl cleanup [--dir ROOT] [--all]\n"
     "       mpsctl --help | --version\n"
     "ROOT defaults to $TMPDIR or /tmp; NAME to $SLURM_JOB_ID or 'mpsctl'.\n"
-    "cleanup removes sessions whose owning rank is gone (and stops their daemons),\n"
-    "but not one still starting; --all also removes sessions started by mpsctl.\n"
+    "--pinned-mem: a whole number and M or G (MiB, GiB), as the MPS daemon takes it;\n"
+    "start reads it back from each daemon and prints it (status too).\n"
+    "stop and cleanup stop daemons and remove a folder only if it is a session of\n"
+    "this host written by mpsfw: named mpsfw-mps-<job>-<host>, with a ready, failed\n"
+    "or starting file that begins 'mpsfw-session 1 <host>', holding nothing but\n"
+    "gpu<N>/{pipe,log} and those files. Any other folder is refused, untouched\n"
+    "(exit 1); a session holding anything else has its daemons stopped but stays.\n"
+    "status and cleanup look at this host's sessions only (a shared --dir holds\n"
+    "other hosts' too: they are counted, never judged). cleanup removes sessions\n"
+    "whose owning rank is gone (and stops their daemons), but not one still\n"
+    "starting; --all also removes sessions started by mpsctl.\n"
     "One start per job name at a time (a lock beside the session folder).\n";
 
 struct Options {
@@ -109,11 +122,21 @@ Options parse(const std::vector<std::string>& args) {
 
 // One `mpsctl start` per job name at a time: an exclusive flock on
 // <root>/mpsfw-lock-<job>-<host>, held until the process ends (released by
-// the kernel however it ends). The file says who holds it.
+// the kernel however it ends). The file says who holds it. It is rewritten,
+// so only a plain file of this user's, never through a symbolic link (a
+// prolog runs as root in a /tmp anyone may write to).
 void lock_job(const std::string& dir, const std::string& job) {
   const std::string path = session_lock_path(dir);
-  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) throw Error("mpsctl start: cannot open the lock file " + path);
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) {
+    throw Error("mpsctl start: cannot open the lock file " + path + " (" + std::strerror(errno) +
+                (errno == ELOOP ? ": it is a symbolic link" : "") + ")");
+  }
+  struct stat file {};
+  if (fstat(fd, &file) != 0 || !S_ISREG(file.st_mode) || file.st_uid != geteuid()) {
+    throw Error("mpsctl start: " + path +
+                " is not a lock file of this user's (a plain file it owns): not using it");
+  }
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     char holder[32] = {};
     const ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
@@ -134,7 +157,11 @@ int start(const Options& o) {
                 ": no GPU is visible on this node");
   }
   std::vector<GpuInfo> gpus = visible;
-  if (o.gpus != "all") gpus = apply_visible_devices(visible, o.gpus);
+  try {
+    if (o.gpus != "all") gpus = apply_visible_devices(visible, o.gpus);
+  } catch (const Error& e) {
+    throw InputError("--gpus " + o.gpus + ": " + e.what());
+  }
   if (gpus.empty()) {
     throw InputError("--gpus " + o.gpus + ": no such GPU here (indices 0.." +
                      std::to_string(visible.size() - 1) + " or UUIDs)");
@@ -145,20 +172,30 @@ int start(const Options& o) {
   if (read_ready(dir, &existing)) {
     throw Error("mpsctl start: a session already exists in " + dir + " (mpsctl stop first)");
   }
+  // A failed or abandoned start of this job is replaced; a folder that is not
+  // provably one is refused (remove_session), and nothing goes into it.
+  remove_session(dir, o.config.timeout_seconds);
   const std::vector<int> ranks(gpus.size(), o.ranks_per_gpu);
   SessionRecord record;
   record.leader = 0;  // persistent: no owning rank
   try {
     // Servers start with the first job, under its user.
     record.gpus = start_session_daemons(dir, gpus, ranks, o.config, /*start_servers=*/false);
-  } catch (const std::exception&) {
-    remove_session(dir, o.config.timeout_seconds);  // no daemon is left; the logs are kept
-    throw;
+  } catch (const std::exception& e) {
+    std::string also;
+    try {
+      remove_session(dir, o.config.timeout_seconds);  // no daemon is left; the logs are kept
+    } catch (const std::exception& left) {
+      also = std::string("; ") + left.what();
+    }
+    throw Error(e.what() + also);
   }
   write_ready(dir, record);
   for (const SessionGpu& g : record.gpus) {
-    std::fprintf(stderr, "mpsctl: GPU %d %s: daemon %ld, cap %d%%, pipe %s\n", g.index,
-                 g.uuid.c_str(), g.daemon_pid, g.cap, g.pipe_dir.c_str());
+    std::fprintf(stderr, "mpsctl: GPU %d %s: daemon %ld, cap %d%%, pinned limit %s, pipe %s\n",
+                 g.index, g.uuid.c_str(), g.daemon_pid, g.cap,
+                 g.pinned.empty() ? "none" : (g.pinned + " (read back)").c_str(),
+                 g.pipe_dir.c_str());
   }
   std::printf("export MPSFW_MPS_SESSION=%s\n", dir.c_str());
   return 0;
@@ -176,9 +213,18 @@ int stop(const Options& o) {
   return 0;
 }
 
+// Sessions of other hosts in a shared ROOT: counted, never judged by this host's PIDs.
+void say_other_hosts(int others, const std::string& root, const char* what) {
+  if (others == 0) return;
+  std::printf("%d session(s) of other hosts under %s %s (this host: %s)\n", others, root.c_str(),
+              what, session_host().c_str());
+}
+
 int status(const Options& o) {
-  const std::vector<std::string> sessions = list_sessions(o.dir);
-  if (sessions.empty()) std::printf("no mpsfw MPS sessions under %s\n", o.dir.c_str());
+  int others = 0;
+  const std::vector<std::string> sessions = list_sessions(o.dir, &others);
+  if (sessions.empty()) std::printf("no mpsfw MPS sessions of this host under %s\n", o.dir.c_str());
+  say_other_hosts(others, o.dir, "not shown");
   for (const std::string& dir : sessions) {
     SessionRecord r;
     const bool ready = read_ready(dir, &r);
@@ -191,7 +237,8 @@ int status(const Options& o) {
     for (const SessionGpu& g : r.gpus) {
       const ControlClient control({g.pipe_dir, g.log_dir}, o.config.timeout_seconds);
       const long daemon = control.daemon_pid();
-      std::printf("  GPU %d %s: cap %d%%, daemon %s\n", g.index, g.uuid.c_str(), g.cap,
+      std::printf("  GPU %d %s: cap %d%%, pinned limit %s, daemon %s\n", g.index, g.uuid.c_str(),
+                  g.cap, g.pinned.empty() ? "none" : g.pinned.c_str(),
                   daemon > 0 ? std::to_string(daemon).c_str() : "not running");
       if (daemon <= 0) continue;
       for (long server : control.server_pids()) {
@@ -204,26 +251,37 @@ int status(const Options& o) {
   return 0;
 }
 
+// One session of this host: removed when its owner is gone (or --all and
+// started by mpsctl); false when left as it is.
+bool clean_up(const std::string& dir, const Options& o) {
+  SessionRecord r;
+  const bool ready = read_ready(dir, &r);
+  // Not ready yet, but its starter lives: still starting, not an orphan.
+  const long starter = ready ? -1 : read_starting(dir);
+  if (!ready && process_alive(starter) && read_failed(dir).empty()) {
+    std::printf("skipped %s: still starting (pid %ld)\n", dir.c_str(), starter);
+    return false;
+  }
+  const bool orphan = !ready || (r.leader > 0 && !process_alive(r.leader));
+  if (!orphan && !(o.all && r.leader == 0)) return false;
+  remove_session(dir, o.config.timeout_seconds);
+  std::printf("removed %s\n", dir.c_str());
+  return true;
+}
+
 int cleanup(const Options& o) {
-  int removed = 0;
-  for (const std::string& dir : list_sessions(o.dir)) {
-    SessionRecord r;
-    const bool ready = read_ready(dir, &r);
-    // Not ready yet, but its starter lives: still starting, not an orphan.
-    const long starter = ready ? -1 : read_starting(dir);
-    if (!ready && process_alive(starter) && read_failed(dir).empty()) {
-      std::printf("skipped %s: still starting (pid %ld)\n", dir.c_str(), starter);
-      continue;
-    }
-    const bool orphan = !ready || (r.leader > 0 && !process_alive(r.leader));
-    if (orphan || (o.all && r.leader == 0)) {
-      remove_session(dir, o.config.timeout_seconds);
-      std::printf("removed %s\n", dir.c_str());
-      ++removed;
+  int removed = 0, refused = 0, others = 0;
+  for (const std::string& dir : list_sessions(o.dir, &others)) {
+    try {
+      removed += clean_up(dir, o) ? 1 : 0;
+    } catch (const std::exception& e) {
+      std::printf("left %s: %s\n", dir.c_str(), e.what());
+      ++refused;
     }
   }
   std::printf("%d session(s) removed\n", removed);
-  return 0;
+  say_other_hosts(others, o.dir, "left alone");
+  return refused == 0 ? 0 : 1;
 }
 
 }  // namespace

@@ -22,30 +22,29 @@ int expected_sms(int total_sms, int percentage) {
   return sms < 2 ? 2 : sms;
 }
 
-std::int64_t parse_memory_size(const std::string& text, const std::string& origin) {
+std::int64_t parse_pinned_mem_limit(const std::string& text, const std::string& origin) {
   const auto bad = [&] {
-    return InputError(origin + ": expected a size such as 8G, 512M or a number of bytes, got '" +
+    return InputError(origin +
+                      ": mps.pinned_device_mem_limit takes a whole number followed by M or G "
+                      "(MiB or GiB, the form nvidia-cuda-mps-control accepts), e.g. 512M or 8G; "
+                      "got '" +
                       text + "'");
   };
-  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) throw bad();
-  char* end = nullptr;
-  errno = 0;
-  const long long value = std::strtoll(text.c_str(), &end, 10);
-  if (errno == ERANGE) throw bad();
-  std::int64_t scale = 1;
-  const std::string unit = end;
-  if (unit == "K" || unit == "k")
-    scale = std::int64_t{1} << 10;
-  else if (unit == "M" || unit == "m")
-    scale = std::int64_t{1} << 20;
-  else if (unit == "G" || unit == "g")
-    scale = std::int64_t{1} << 30;
-  else if (unit == "T" || unit == "t")
-    scale = std::int64_t{1} << 40;
-  else if (!unit.empty())
+  const size_t digits = text.find_first_not_of("0123456789");
+  if (digits == 0 || digits == std::string::npos || digits + 1 != text.size() || text[0] == '0')
     throw bad();
-  if (value <= 0 || value > std::numeric_limits<std::int64_t>::max() / scale) throw bad();
-  return value * scale;
+  const char unit = static_cast<char>(std::toupper(static_cast<unsigned char>(text.back())));
+  if (unit != 'M' && unit != 'G') throw bad();
+  const int shift = unit == 'G' ? 30 : 20;
+  errno = 0;
+  const long long value = std::strtoll(text.c_str(), nullptr, 10);
+  if (errno == ERANGE || value > (std::numeric_limits<std::int64_t>::max() >> shift)) throw bad();
+  return static_cast<std::int64_t>(value) << shift;
+}
+
+std::string pinned_limit_as_shown(std::int64_t bytes) {
+  return bytes >= (std::int64_t{1} << 30) ? std::to_string(bytes >> 30) + "G"
+                                          : std::to_string(bytes >> 20) + "M";
 }
 
 int max_clients_per_gpu(int cuda_version) { return cuda_version >= 13010 ? 60 : 48; }

@@ -22,8 +22,14 @@ int parse_active_thread_percentage(const std::string& text, const std::string& o
 // rounding down, and never fewer than two.
 int expected_sms(int total_sms, int percentage);
 
-// "8G", "512M", "1073741824" -> bytes; throws InputError naming `origin`.
-std::int64_t parse_memory_size(const std::string& text, const std::string& origin);
+// mps.pinned_device_mem_limit in the one form nvidia-cuda-mps-control takes:
+// a whole number followed by M or G ("512M", "8G"; m and g too) -> bytes.
+// Anything else (the daemon reads "64K" as 64M and "2T" as 2M without a word)
+// throws InputError naming `origin`, the key and what is expected.
+std::int64_t parse_pinned_mem_limit(const std::string& text, const std::string& origin);
+// A limit of `bytes` as get_default_device_pinned_mem_limit shows it: whole
+// GiB, rounded down, from 1 GiB on ("1536M" reads back as "1G"), else MiB.
+std::string pinned_limit_as_shown(std::int64_t bytes);
 
 // Most MPS clients one GPU's server takes: 48 before CUDA 13.1, 60 from it.
 int max_clients_per_gpu(int cuda_version);  // e.g. 13000 for 13.0

@@ -146,7 +146,12 @@ std::vector<GpuInfo> apply_visible_devices(const std::vector<GpuInfo>& all,
       if (i < all.size()) pick = &all[i];
     } else if (!item.empty()) {
       for (const GpuInfo& g : all) {
-        if (g.uuid.rfind(item, 0) == 0) pick = &g;
+        if (g.uuid.rfind(item, 0) != 0) continue;
+        if (pick != nullptr) {
+          throw Error("'" + item + "' starts the UUIDs of two GPUs, " + pick->uuid + " and " +
+                      g.uuid + ": give enough of the UUID to name one");
+        }
+        pick = &g;
       }
     }
     if (pick == nullptr) break;
@@ -172,7 +177,12 @@ std::vector<GpuInfo> visible_gpus(const EnvLookup& given) {
       capabilities ? capabilities : "/proc/driver/nvidia/capabilities", smi ? smi : "nvidia-smi");
   if (all.empty() && root == nullptr) all = from_nvidia_smi();
   const char* visible = env("CUDA_VISIBLE_DEVICES");
-  return visible ? apply_visible_devices(all, visible) : all;
+  if (visible == nullptr) return all;
+  try {
+    return apply_visible_devices(all, visible);
+  } catch (const Error& e) {
+    throw Error(std::string("CUDA_VISIBLE_DEVICES=") + visible + ": " + e.what());
+  }
 }
 
 }  // namespace mpsfw::mps

@@ -38,7 +38,8 @@ std::vector<GpuInfo> visible_gpus(const EnvLookup& env = nullptr);
 std::vector<GpuInfo> node_gpus(const EnvLookup& env = nullptr);
 
 // CUDA_VISIBLE_DEVICES applied to `all` (indices or UUID prefixes; an unknown
-// entry ends the list, as CUDA does).
+// entry ends the list, as CUDA does). Throws Error for a prefix that starts
+// the UUIDs of several GPUs, naming two of them.
 std::vector<GpuInfo> apply_visible_devices(const std::vector<GpuInfo>& all,
                                            const std::string& visible);
 

@@ -1,5 +1,6 @@
 #include "mps_config.hpp"
 
+#include <cctype>
 #include <cstdlib>
 
 #include "core/error.hpp"
@@ -30,7 +31,8 @@ std::vector<ParamSpec> mps_schema() {
            "auto or 1..100: share of a GPU's SMs each rank may use"),
       text("atp_policy", "double", {"double", "even"},
            "auto cap for k ranks per GPU: double = min(100, ceil(200/k)), even = floor(100/k)"),
-      text("pinned_device_mem_limit", "", {}, "device memory per rank, e.g. 8G; empty: no limit"),
+      text("pinned_device_mem_limit", "", {},
+           "device memory per rank: a whole number and M or G, e.g. 8G; empty: no limit"),
       text("directory", "", {}, "root of the job's MPS folders; empty: $TMPDIR or /tmp"),
       real_param("mps", "timeout_seconds", false, "30", 0, true,
                  "longest wait for a daemon or for the node leader", 3600),
@@ -46,8 +48,11 @@ MpsConfig mps_config_from(const Params& p) {
   c.policy = p.text("mps.atp_policy") == "even" ? AtpPolicy::Even : AtpPolicy::Double;
   c.pinned_device_mem_limit = p.text("mps.pinned_device_mem_limit");
   if (!c.pinned_device_mem_limit.empty()) {
-    c.pinned_bytes =
-        parse_memory_size(c.pinned_device_mem_limit, p.value("mps.pinned_device_mem_limit").origin);
+    c.pinned_bytes = parse_pinned_mem_limit(c.pinned_device_mem_limit,
+                                            p.value("mps.pinned_device_mem_limit").origin);
+    // As the daemon shows it: "8g" is sent and exported as "8G".
+    c.pinned_device_mem_limit.back() = static_cast<char>(
+        std::toupper(static_cast<unsigned char>(c.pinned_device_mem_limit.back())));
   }
   c.directory = p.text("mps.directory");
   c.timeout_seconds = p.real("mps.timeout_seconds");

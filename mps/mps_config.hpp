@@ -21,7 +21,7 @@ struct MpsConfig {
   Enable enable = Enable::Auto;
   int active_thread_percentage = 0;  // 0: auto (policy below)
   AtpPolicy policy = AtpPolicy::Double;
-  std::string pinned_device_mem_limit;  // per client, e.g. "8G"; "" none
+  std::string pinned_device_mem_limit;  // per client, "512M" or "8G" (unit upper case); "" none
   std::int64_t pinned_bytes = 0;
   std::string directory;  // root of the session folders; "" = $TMPDIR or /tmp
   double timeout_seconds = 30;

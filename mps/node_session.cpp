@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -85,25 +84,6 @@ const char* to_string(MpsStep step) {
   return "?";
 }
 
-namespace {
-
-std::string host_name() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
-}
-
-// Letters, digits, '.', '_' and '-' only: the job id ends up in a path.
-std::string path_safe(const std::string& text) {
-  std::string out;
-  for (char c : text)
-    out +=
-        (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '_';
-  return out;
-}
-
-}  // namespace
-
 std::string NodeSession::default_root(const MpsConfig& config) {
   if (!config.directory.empty()) return config.directory;
   const char* tmp = std::getenv("TMPDIR");
@@ -111,7 +91,7 @@ std::string NodeSession::default_root(const MpsConfig& config) {
 }
 
 std::string NodeSession::session_dir(const std::string& root, const std::string& job) {
-  return root + "/mpsfw-mps-" + path_safe(job) + "-" + path_safe(host_name());
+  return root + "/" + session_name(job);
 }
 
 NodeSession NodeSession::before_mpi(const MpsConfig& config, const LauncherInfo& launcher) {
@@ -299,8 +279,14 @@ void NodeSession::lead(const GpuPlan& plan) {
   std::error_code ec;
   if (fs::exists(dir_, ec)) {
     // Same job name on this node: left behind by a run that died. Its daemons
-    // are not ours to keep.
-    remove_session(dir_, config_.timeout_seconds);
+    // are not ours to keep. A folder that is not provably a session stays as
+    // it is, and nothing of ours goes into it.
+    try {
+      remove_session(dir_, config_.timeout_seconds);
+    } catch (const std::exception& e) {
+      give_up(e.what());
+      return;
+    }
     status_.reason = "removed a stale session folder " + dir_;
   }
   try {
@@ -366,6 +352,7 @@ void NodeSession::export_environment(const SessionGpu& gpu, int cap) {
   status_.cap = cap;
   status_.total_sms = gpu.total_sms;
   status_.peer_gpus = gpu.peers;
+  status_.pinned_limit = gpu.pinned;
 }
 
 void NodeSession::teardown(MPI_Comm node) {

@@ -77,10 +77,11 @@ struct MpsStatus {
   std::string pipe_dir;  // this rank's CUDA_MPS_PIPE_DIRECTORY
   std::string gpu_uuid;
   std::vector<std::string> peer_gpus;  // GPUs of the node gpu_uuid reaches directly (probe)
-  std::string placement;  // "" or how the rank was pinned near its GPU (numa_placement.hpp)
-  int cap = 100;          // this rank's active thread percentage
-  int sms = 0;            // SMs this rank sees
-  int total_sms = 0;      // SMs of the GPU (0: unknown)
+  std::string placement;     // "" or how the rank was pinned near its GPU (numa_placement.hpp)
+  int cap = 100;             // this rank's active thread percentage
+  std::string pinned_limit;  // its daemon's pinned-memory limit as read back ("8G"), or ""
+  int sms = 0;               // SMs this rank sees
+  int total_sms = 0;         // SMs of the GPU (0: unknown)
   std::vector<long> daemon_pids, server_pids;  // known on the leader
   int verified = 0, expected = 0;              // ranks of this node
   std::vector<std::string> per_rank;           // on the leader: one line per local rank

@@ -78,7 +78,8 @@ void NodeSession::verify_clients(MPI_Comm node, const DeviceBinding& device) {
       std::ostringstream line;
       line << "local rank " << r << " (pid " << x[0] << "): GPU " << gpus_[g].uuid
            << (gpus_[g].mig.empty() ? "" : " (" + gpus_[g].mig + ")") << ", cap " << x[4] << "%, "
-           << x[3] << " SMs" << (want > 0 ? " (expected " + std::to_string(want) + ")" : "")
+           << (gpus_[g].pinned.empty() ? "" : "pinned limit " + gpus_[g].pinned + ", ") << x[3]
+           << " SMs" << (want > 0 ? " (expected " + std::to_string(want) + ")" : "")
            << ", MPS attribute " << x[2] << ", " << (client ? "in" : "NOT in")
            << " the server's client list" << elsewhere;
       status_.per_rank.push_back(line.str());

@@ -5,10 +5,14 @@
 //     ready                     written last: "leader PID" (0 for mpsctl) and a
 //                               line per GPU (index uuid daemon-pid cap SMs pipe log
 //                               peers: the UUIDs it reaches, comma-separated, or -;
+//                               the pinned-memory limit the daemon read back, or -;
 //                               then, to the line's end, its MIG slice, or -)
 //     failed                    instead of ready: why bring-up failed
 //     starting                  the PID bringing it up (written first)
 //   <root>/mpsfw-logs-<job>-<host>/gpu<N>/log   a failed bring-up's logs, kept
+// Each of ready, failed and starting begins with the line
+// "mpsfw-session 1 <host>": what proves a folder is a session of this mpsfw on
+// this host before anything in it is stopped or removed (remove_session).
 #include <chrono>
 #include <string>
 #include <vector>
@@ -28,6 +32,7 @@ struct SessionGpu {
   int total_sms = 0;               // 0: unknown
   std::vector<std::string> peers;  // the node's GPUs this one reaches directly (probe_gpu)
   std::string mig;                 // GpuInfo::mig: "MIG 3g.40gb of GPU-..." or ""
+  std::string pinned;  // the pinned-memory limit as the daemon reads it back ("8G"), or ""
 };
 
 struct SessionRecord {
@@ -62,13 +67,20 @@ std::vector<SessionGpu> start_session_daemons(const std::string& dir,
 void write_ready(const std::string& dir, const SessionRecord& record);
 // `leader`: the PID that failed, so that a stale file is told from a fresh one.
 void write_failed(const std::string& dir, long leader, const std::string& reason);
-// False when there is no ready file (yet).
+// False when there is no ready file (yet). Reads the ready files of older
+// mpsfw versions too (no "mpsfw-session" line, no pinned field); throws Error
+// for a record of a newer version.
 bool read_ready(const std::string& dir, SessionRecord* record);
 // The failed file's reason, or "" (also when `live_only` and its leader is gone).
 std::string read_failed(const std::string& dir, bool live_only = false);
 
-// Quits every daemon under `dir` and removes it. `clients_released`: see
-// stop_daemon (control.hpp).
+// Quits every daemon under `dir` and removes it, entry by entry, but only a
+// folder that is provably a session of this mpsfw on this host: named
+// mpsfw-mps-<job>-<this host>, holding one of our records (or nothing at
+// all). Otherwise throws Error naming the folder and why, having touched
+// nothing. A session that holds something mpsfw never writes has its daemons
+// stopped but is not removed (Error naming what is in the way). Nothing there:
+// nothing to do. `clients_released`: see stop_daemon (control.hpp).
 void remove_session(const std::string& dir, double timeout_seconds, bool clients_released = false);
 
 // The PID in the starting file, -1 without one.
@@ -81,7 +93,14 @@ std::string kept_logs_dir(const std::string& dir);
 // process may be waiting on would let two starts in).
 std::string session_lock_path(const std::string& dir);
 
-// Session folders under `root` (names starting with mpsfw-mps-).
-std::vector<std::string> list_sessions(const std::string& root);
+// This host's name as session folders carry it (letters, digits, '.', '_', '-').
+std::string session_host();
+// The folder name of a job's session on this host: mpsfw-mps-<job>-<host>.
+std::string session_name(const std::string& job);
+
+// This host's session folders under `root` (mpsfw-mps-*-<host>, whose record,
+// if any, names this host); `other_hosts` (if given) counts the others, which
+// a shared mps.directory holds and which are not this host's to judge.
+std::vector<std::string> list_sessions(const std::string& root, int* other_hosts = nullptr);
 
 }  // namespace mpsfw::mps

@@ -5,9 +5,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <filesystem>
-#include <system_error>
-
 #include "session_dir.hpp"
 
 namespace mpsfw::mps {
@@ -55,9 +52,8 @@ bool Watchdog::start(const std::string& dir, double timeout_seconds) {
     try {
       remove_session(dir, timeout_seconds, /*clients_released=*/n == 1);
     } catch (...) {
-      // Whatever failed, the session folder must not outlive the job.
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
+      // A folder that is not provably our session, or holds something we did
+      // not write, stays: never removed blindly (mpsctl stop says why).
     }
     if (n == 1) {
       const ssize_t w = write(ack[1], "d", 1);

@@ -22,8 +22,9 @@
 // Output, one line per rank and event (values never contain spaces except the
 // last field of a line):
 //   PROBE rank=R node_rank=N node_size=S launcher=SRC local=L/LS state=ST owner=0|1
-//         pipe=P log=D cvd=V atp=A pinned=M daemon=PID answers=0|1 gpu=UUID cap=C
-//         daemons=PIDS cpus=LIST bring_up=TEXT
+//         pipe=P log=D cvd=V atp=A pinned=M pinned_read=M daemon=PID answers=0|1
+//         gpu=UUID cap=C daemons=PIDS cpus=LIST bring_up=TEXT
+// (pinned: CUDA_MPS_PINNED_DEVICE_MEM_LIMIT; pinned_read: the daemon's limit, read back)
 //   REASON rank=R TEXT
 //   FINAL rank=R state=ST owner=0|1 reason=TEXT          (after teardown)
 // Unset variables print as "-"; spaces in states print as "_" ("NOT_active").
@@ -176,13 +177,14 @@ int run(Session& env, const mps::LauncherInfo& launcher, const Options& o) {
   }
   std::printf(
       "PROBE rank=%d node_rank=%d node_size=%d launcher=%s local=%d/%d state=%s owner=%d "
-      "pipe=%s log=%s cvd=%s atp=%s pinned=%s daemon=%ld answers=%d gpu=%s cap=%d daemons=%s "
-      "cpus=%s bring_up=%s\n",
+      "pipe=%s log=%s cvd=%s atp=%s pinned=%s pinned_read=%s daemon=%ld answers=%d gpu=%s cap=%d "
+      "daemons=%s cpus=%s bring_up=%s\n",
       env.rank(), env.node_rank(), env.node_size(), underscores(launcher.source).c_str(),
       launcher.local_rank, launcher.local_size, underscores(mps::to_string(s.state)).c_str(),
       s.owner ? 1 : 0, pipe.c_str(), log.c_str(), env_or_dash("CUDA_VISIBLE_DEVICES").c_str(),
       env_or_dash("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE").c_str(),
-      env_or_dash("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT").c_str(), daemon, answers,
+      env_or_dash("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT").c_str(),
+      s.pinned_limit.empty() ? "-" : s.pinned_limit.c_str(), daemon, answers,
       underscores(s.gpu_uuid).c_str(), s.cap, pid_list(s.daemon_pids).c_str(), my_cpus().c_str(),
       s.bring_up.empty() ? "-" : s.bring_up.c_str());
   std::printf("REASON rank=%d %s\n", env.rank(), s.reason.c_str());

@@ -23,7 +23,9 @@
 #   --slurm-nodes      the two_nodes* cases take their nodes from the Slurm that
 #                      SLURM_CONF names (tests/slurm/cluster.sh up DIR 2; --mpiexec
 #                      srun --np-flag -n --preflags --mpi=pmix) instead of fake-ssh
-# With no CASE every enabled case runs; the last line is "N passed, M failed".
+# With no CASE every enabled case runs; the last line is "N passed, M failed,
+# K skipped". A case that needs what this machine lacks (UTS namespaces, a
+# second CPU) says SKIP; when every case run was skipped the exit code is 77.
 # ctest runs one case per test (mps.<case>) under subreaper.py.
 # shellcheck disable=SC2015,SC2016  # "A && B || problem" and bash -c '...' are meant
 set -uo pipefail
@@ -58,7 +60,7 @@ while [ $# -gt 0 ]; do
     --list) LIST=1; shift ;;
     --all) ALL=1; shift ;;
     --slurm-nodes) SLURM_NODES=1; shift ;;
-    -h | --help) sed -n '2,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,26s/^# \{0,1\}//p' "$0"; exit 0 ;;
     -*) echo "$(basename "$0"): unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) selected+=("$1"); shift ;;
   esac
@@ -123,6 +125,11 @@ add_case stale_pid_file_names_other_process 1
 add_case mpsctl_timeout 1
 add_case mpsctl_concurrent_start 1
 add_case mpsctl_gpus 1
+add_case mpsctl_stop_foreign_folder 1
+add_case mpsctl_stop_session 1
+add_case mpsctl_cleanup_other_host 1
+add_case mpsctl_pinned_limit 2
+add_case mpsctl_lock_symlink 1
 
 if [ "$LIST" = 1 ]; then
   for c in "${CASES[@]}"; do echo "$c ${C_NP[$c]}${C_OFF[$c]:+ ${C_OFF[$c]}}"; done
@@ -179,12 +186,23 @@ UUID_ALL=(GPU-d0d0d0d0-0000-4000-8000-000000000000 GPU-a1a1a1a1-0000-4000-8000-0
 # ---------------------------------------------------------------------------
 problems=()
 problem() { problems+=("$*"); }
+# skip REASON: the case cannot run here (reported as SKIP, exit 77 if all were).
+SKIPPED=""
+skip() { SKIPPED=$*; }
 
 # setup_case NAME: a fresh folder, the double on PATH, an empty record.
 setup_case() {
   W=$WORKDIR/$1
+  # A kept folder of an earlier run goes; anything else of that name (--workdir
+  # is the caller's) is never removed.
+  if [ -e "$W" ] && [ ! -f "$W/.mps-test-case" ]; then
+    echo "$(basename "$0"): $W exists and is not a case folder of this script (no .mps-test-case):" \
+      "not removing it; remove it yourself if an older version of this script kept it" >&2
+    exit 2
+  fi
   rm -rf "$W"
   mkdir -p "$W/bin" "$W/root" "$W/proc"
+  : >"$W/.mps-test-case"
   printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$PYTHON" "$DOUBLE" >"$W/bin/nvidia-cuda-mps-control"
   chmod +x "$W/bin/nvidia-cuda-mps-control"
   export PATH="$W/bin:$BASE_PATH"
@@ -200,6 +218,7 @@ setup_case() {
   REC=$W/record
   : >"$REC"
   problems=()
+  SKIPPED=""
   runs=0
   RC=0
   ELAPSED=0
@@ -245,6 +264,14 @@ make_mig() {
   chmod +x "$W/bin/nvidia-smi"
   export MPSFW_NVIDIA_SMI=$W/bin/nvidia-smi
 }
+
+# session_dir_of JOB: the session folder of JOB on this host under ROOT.
+session_dir_of() { "$PROBE" --dir "$ROOT" --session-dir-of "$1"; }
+# this_host: this host's name as session folders carry it.
+this_host() { local d; d=$(session_dir_of h) && echo "${d#"$ROOT"/mpsfw-mps-h-}"; }
+# record_head [HOST]: the first line mpsfw writes in a session's ready, failed
+# and starting files (this host's unless HOST is given).
+record_head() { echo "mpsfw-session 1 ${1:-$(this_host)}"; }
 
 # run_probe NP [VAR=value...] [--] [PROBE ARGS...]: NP ranks under mpiexec (0:
 # the probe alone, an MPI singleton), with --dir ROOT. Sets RC, OUT, ERR.
@@ -524,6 +551,7 @@ check_started() {
       "$(field "$line" atp)" "$cap"
     expect_eq "rank $r status cap" "$(field "$line" cap)" "$cap"
     expect_eq "rank $r CUDA_MPS_PINNED_DEVICE_MEM_LIMIT" "$(field "$line" pinned)" "${pinned:+0=$pinned}$([ -z "$pinned" ] && echo -)"
+    expect_eq "rank $r pinned limit read back from its daemon" "$(field "$line" pinned_read)" "${pinned:--}"
     expect_eq "rank $r: its daemon answers" "$(field "$line" answers)" 1
     local up
     up=$(rec_lines daemon-up "$pipe" | head -n 1 | sed -n 's/.* pid=\([0-9]*\) .*/\1/p')
@@ -551,6 +579,9 @@ check_started() {
     expect_eq "set_default_device_pinned_mem_limit sent to GPU $g's daemon" \
       "$(commands set_default_device_pinned_mem_limit "$pipe" | tr '\n' ';')" \
       "${pinned:+set_default_device_pinned_mem_limit 0 $pinned;}"
+    expect_eq "pinned limit read back from GPU $g's daemon" \
+      "$(commands get_default_device_pinned_mem_limit "$pipe" | tr '\n' ';')" \
+      "${pinned:+get_default_device_pinned_mem_limit 0;}"
     expect_eq "quit sent to GPU $g's daemon" "$(commands quit "$pipe" | grep -c .)" 1
     # The server starts with the defaults set, and at the normal end (every
     # rank released its GPU) it is shut down at once, then the daemon quits.
@@ -828,7 +859,7 @@ two_nodes() {
 # the normal teardown quits both.
 case_two_nodes() {
   make_gpus 1
-  two_nodes 2 || { echo "note: no UTS namespaces here (unshare --uts): case skipped"; return; }
+  two_nodes 2 || { skip "no UTS namespaces here (unshare --uts)"; return; }
   run_probe 4 -- --enable on
   expect_rc_zero
   local r line node
@@ -851,7 +882,7 @@ case_two_nodes() {
 # or a folder (each node's watchdog cleans its own).
 case_two_nodes_killed() {
   make_gpus 1
-  two_nodes 2 || { echo "note: no UTS namespaces here (unshare --uts): case skipped"; return; }
+  two_nodes 2 || { skip "no UTS namespaces here (unshare --uts)"; return; }
   run_probe 4 -- --enable on --fail-rank 2 --fail-mode sigkill
   expect_rc_nonzero
   expect_eq "daemons up (one per node)" "$(rec_count daemon-up)" 2
@@ -861,15 +892,17 @@ case_two_nodes_killed() {
 # Ranks mpirun leaves free are pinned to their GPU's CPUs (a fake sysfs: GPU 0
 # near CPU 0, GPU 1 near CPU 1); two ranks for one CPU are left alone.
 case_near_gpu_cpus() {
-  if [ "$(nproc)" -lt 2 ]; then echo "note: fewer than 2 CPUs: case skipped"; return; fi
+  # The CPUs this process may use (not nproc: it follows OMP_NUM_THREADS).
+  local all
+  all=$("$PYTHON" -c 'import os; print(",".join(map(str, sorted(os.sched_getaffinity(0)))))')
+  [[ ,$all, == *,0,* && ,$all, == *,1,* ]] ||
+    { skip "CPUs 0 and 1 are not both this process's to use (it may use: $all)"; return; }
   make_gpus 2
   local g
   for g in 0 1; do
     mkdir -p "$W/sys/bus/pci/devices/${PCI_ALL[$g]}"
     echo "$g" >"$W/sys/bus/pci/devices/${PCI_ALL[$g]}/local_cpulist"
   done
-  local all
-  all=$(seq -s, 0 $(($(nproc) - 1)))
   run_probe 2 MPSFW_SYSFS_ROOT="$W/sys" OMPI_MCA_hwloc_base_binding_policy=none -- --enable on
   expect_rc_zero
   expect_eq "rank 0 CPUs (near GPU 0)" "$(field "$(probe_line 0)" cpus)" 0
@@ -1073,13 +1106,14 @@ case_stale() {
   make_gpus 1
   USED_UUIDS=("${UUIDS[@]}")
   local dir old0 old1 dead
-  dir=$("$PROBE" --dir "$ROOT" --session-dir-of stalejob) || { problem "--session-dir-of failed"; return; }
+  dir=$(session_dir_of stalejob) || { problem "--session-dir-of failed"; return; }
   old0=$(start_daemon_by_hand "$dir/gpu0/pipe" "$dir/gpu0/log") || problem "could not start a stale daemon"
   old1=$(start_daemon_by_hand "$dir/gpu1/pipe" "$dir/gpu1/log") || problem "could not start a stale daemon"
   sleep 0 &
   dead=$!
   wait "$dead"
-  printf 'leader %s\ngpu 0 GPU-old %s 50 0 %s %s\n' "$dead" "$old0" "$dir/gpu0/pipe" "$dir/gpu0/log" >"$dir/ready"
+  printf '%s\nleader %s\ngpu 0 GPU-old %s 50 0 %s %s - - -\n' "$(record_head)" "$dead" "$old0" \
+    "$dir/gpu0/pipe" "$dir/gpu0/log" >"$dir/ready"
   local launches_before
   launches_before=$(rec_count launch)
   run_probe 0 MPI_LOCALRANKID=0 MPI_LOCALNRANKS=2 PMI_KVSNAME=stalejob -- --enable auto
@@ -1247,9 +1281,9 @@ case_after_mpi_np3() {
 case_stale_failed_file_race() {
   make_gpus 1
   local dir old
-  dir=$("$PROBE" --dir "$ROOT" --session-dir-of racejob)
+  dir=$(session_dir_of racejob)
   old=$(start_daemon_by_hand "$dir/gpu0/pipe" "$dir/gpu0/log") || problem "could not start a stale daemon"
-  echo "MPS: an old failure of a previous run" >"$dir/failed"
+  printf '%s\nMPS: an old failure of a previous run\n' "$(record_head)" >"$dir/failed"
   local -a common=(MPI_LOCALNRANKS=2 PMI_KVSNAME=racejob)
   # The follower first, then the leader: both are singletons sharing the job name.
   runs=$((runs + 1))
@@ -1281,10 +1315,16 @@ case_follower_outwaited_by_leader() {
 case_stale_pid_file_names_other_process() {
   make_gpus 1
   local dir victim
-  dir=$("$PROBE" --dir "$ROOT" --session-dir-of pidjob)
+  dir=$(session_dir_of pidjob)
   mkdir -p "$dir/gpu0/pipe" "$dir/gpu0/log"
   sleep 60 &
   victim=$!
+  # What a leader that died while starting leaves: its starting file.
+  local dead
+  sleep 0 &
+  dead=$!
+  wait "$dead"
+  printf '%s\n%s\n' "$(record_head)" "$dead" >"$dir/starting"
   echo "$victim" >"$dir/gpu0/pipe/nvidia-cuda-mps-control.pid"
   run_probe 0 MPI_LOCALRANKID=0 MPI_LOCALNRANKS=2 PMI_KVSNAME=pidjob -- --enable auto --timeout 1
   expect_rc_zero
@@ -1377,6 +1417,152 @@ case_mpsctl_gpus() {
   expect_eq "daemons spawned" "$(spawned_pids | grep -c .)" 0
 }
 
+# `mpsctl stop` on a folder that is not an mpsfw session (issue 36: a
+# project folder with a `ready` file and data/results.csv was removed, exit 0):
+# refused, exit 1, the folder as it was; also under a session's name with a
+# ready file mpsfw did not write (an older mpsfw's, or the user's), and
+# `cleanup` leaves that too and says why.
+case_mpsctl_stop_foreign_folder() {
+  make_gpus 1
+  local project=$W/project dir
+  mkdir -p "$project/data"
+  echo "leader 0" >"$project/ready"
+  echo "1,2" >"$project/data/results.csv"
+  run_mpsctl -- stop --session "$project"
+  expect_rc_nonzero
+  expect_text "$ERR" "not removing $project: its name is not mpsfw-mps-<job>-<host>"
+  [ -f "$project/ready" ] && [ -f "$project/data/results.csv" ] ||
+    problem "stop --session $project removed what it holds: $(find "$project" 2>&1 | tr '\n' ' ')"
+  dir=$(session_dir_of J)
+  mkdir -p "$dir/data"
+  echo "leader 0" >"$dir/ready"
+  echo "1,2" >"$dir/data/results.csv"
+  run_mpsctl -- stop --job J
+  expect_rc_nonzero
+  expect_text "$ERR" "not removing $dir: its ready file does not begin with 'mpsfw-session 1 <host>'"
+  run_mpsctl -- cleanup --all
+  expect_rc_nonzero
+  expect_text "$OUT" "left $dir: MPS: not removing $dir" "0 session(s) removed"
+  [ -f "$dir/ready" ] && [ -f "$dir/data/results.csv" ] ||
+    problem "stop or cleanup removed a folder mpsfw did not write: $(find "$dir" 2>&1 | tr '\n' ' ')"
+}
+
+# A session `mpsctl start` made still stops with --session (trailing slash
+# too); one the user put a file in has its daemon stopped but is not removed
+# (exit 1, naming the file), and stops once the file is gone.
+case_mpsctl_stop_session() {
+  make_gpus 1
+  local dir
+  run_mpsctl -- start --job J
+  expect_rc_zero
+  dir=$(sed -n 's/^export MPSFW_MPS_SESSION=//p' "$OUT")
+  [ -d "$dir" ] || { problem "start printed no session folder: $(cat "$OUT" "$ERR")"; return; }
+  run_mpsctl -- stop --session "$dir/"
+  expect_rc_zero
+  expect_text "$OUT" "stopped and removed $dir"
+  expect_quit_by_session
+  expect_clean_after 5
+  new_record
+  run_mpsctl -- start --job J
+  expect_rc_zero
+  mkdir -p "$dir/data"
+  echo "1,2" >"$dir/data/results.csv"
+  run_mpsctl -- stop --job J
+  expect_rc_nonzero
+  expect_text "$ERR" "stopped the daemons of $dir but did not remove it: it holds 'data'"
+  expect_quit_by_session
+  [ -f "$dir/data/results.csv" ] || problem "stop removed $dir/data/results.csv"
+  rm -r "$dir/data"
+  run_mpsctl -- stop --job J
+  expect_rc_zero
+  expect_clean_after 5
+}
+
+# A shared mps.directory holds sessions of other hosts: `cleanup --all`
+# removes this host's (started by mpsctl) and leaves the other host's alone,
+# though no process of its recorded leader runs here, and says so; `status`
+# does not judge it either.
+case_mpsctl_cleanup_other_host() {
+  make_gpus 1
+  local mine other other_pid dead
+  other=$ROOT/mpsfw-mps-J-elsewhere.$(this_host)
+  other_pid=$(start_daemon_by_hand "$other/gpu0/pipe" "$other/gpu0/log") ||
+    { problem "could not start the other host's daemon"; return; }
+  KEEP_ALIVE=("$other_pid")
+  sleep 0 &
+  dead=$!
+  wait "$dead"
+  printf '%s\nleader %s\ngpu 0 %s %s 50 0 %s %s - - -\n' "$(record_head "elsewhere.$(this_host)")" \
+    "$dead" "${UUIDS[0]}" "$other_pid" "$other/gpu0/pipe" "$other/gpu0/log" >"$other/ready"
+  run_mpsctl -- start --job J
+  expect_rc_zero
+  mine=$(sed -n 's/^export MPSFW_MPS_SESSION=//p' "$OUT")
+  run_mpsctl -- status
+  expect_rc_zero
+  expect_text "$OUT" "$mine" "1 session(s) of other hosts under $ROOT not shown"
+  expect_no_text "$OUT" "$other"
+  run_mpsctl -- cleanup --all
+  expect_rc_zero
+  expect_text "$OUT" "removed $mine" "1 session(s) removed" \
+    "1 session(s) of other hosts under $ROOT left alone (this host: $(this_host))"
+  [ -f "$other/ready" ] || problem "cleanup removed the other host's session $other"
+  alive "$other_pid" || problem "cleanup stopped the other host's daemon $other_pid"
+  [ -d "$mine" ] && problem "cleanup --all left this host's session $mine"
+  quit_by_hand "$other/gpu0/pipe" "$other/gpu0/log"
+}
+
+# mps.pinned_device_mem_limit is checked in the form the daemon takes (it
+# reads "64K" as 64M and "2T" as 2M without a word): others are refused up
+# front naming the key; a limit the daemon took is read back and reported
+# (mpsctl start and status, each rank); a daemon that does not hold it fails
+# the bring-up.
+case_mpsctl_pinned_limit() {
+  make_gpus 1
+  local bad pipe
+  for bad in 64K 2T 1073741824 1.5G; do
+    run_mpsctl -- start --job J --pinned-mem "$bad"
+    expect_rc_nonzero
+    expect_text "$ERR" "--pinned-mem $bad: mps.pinned_device_mem_limit takes a whole number followed by M or G"
+  done
+  run_probe 2 -- --enable auto --pinned 64K
+  expect_rc_nonzero
+  expect_one_error "mps.pinned_device_mem_limit takes a whole number followed by M or G" "got '64K'"
+  expect_eq "daemons spawned for bad limits" "$(spawned_pids | grep -c .)" 0
+  run_mpsctl -- start --job J --pinned-mem 1536m
+  expect_rc_zero
+  expect_text "$ERR" "pinned limit 1G (read back)"
+  pipe=$(sed -n 's/^export MPSFW_MPS_SESSION=//p' "$OUT")/gpu0/pipe
+  expect_eq "limit sent" "$(commands set_default_device_pinned_mem_limit "$pipe")" \
+    "set_default_device_pinned_mem_limit 0 1536M"
+  run_mpsctl -- status
+  expect_text "$OUT" "pinned limit 1G, daemon"
+  run_mpsctl -- stop --job J
+  expect_rc_zero
+  new_record
+  run_mpsctl FAKE_MPS_PINNED_SHOWS=4G -- start --job J --pinned-mem 8G
+  expect_rc_nonzero
+  expect_text "$ERR" "does not hold mps.pinned_device_mem_limit = 8G" "it reads back '4G'" "expected 8G"
+  expect_clean_after 5
+  new_record
+  run_probe 2 FAKE_MPS_PINNED_SHOWS=4G -- --enable on --pinned 8G
+  expect_rc_nonzero
+  expect_one_error "does not hold mps.pinned_device_mem_limit = 8G"
+  expect_clean_after 10
+}
+
+# The lock file `mpsctl start` rewrites is a symbolic link to someone's file
+# (a prolog runs as root in /tmp): refused, the file it points to intact.
+case_mpsctl_lock_symlink() {
+  make_gpus 1
+  echo "precious" >"$W/precious"
+  ln -s "$W/precious" "$ROOT/mpsfw-lock-J-$(this_host)"
+  run_mpsctl -- start --job J
+  expect_rc_nonzero
+  expect_text "$ERR" "cannot open the lock file $ROOT/mpsfw-lock-J-$(this_host)" "symbolic link"
+  expect_eq "the file the link points to" "$(cat "$W/precious")" precious
+  expect_eq "daemons spawned" "$(spawned_pids | grep -c .)" 0
+}
+
 # shellcheck source=../support/show_file.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../support/show_file.sh"
 show() { show_file "$1" "$2" 60; }
@@ -1397,6 +1583,7 @@ if [ ${#selected[@]} -eq 0 ]; then
 fi
 passed=0
 failed=0
+skipped=0
 for c in "${selected[@]}"; do
   if ! declare -F "case_$c" >/dev/null; then
     echo "$(basename "$0"): unknown case '$c' (see --list)" >&2
@@ -1420,7 +1607,11 @@ for c in "${selected[@]}"; do
   start=$SECONDS
   "case_$c"
   cleanup_case
-  if [ ${#problems[@]} -eq 0 ]; then
+  if [ -n "$SKIPPED" ] && [ ${#problems[@]} -eq 0 ]; then
+    echo "SKIP  $c: $SKIPPED"
+    skipped=$((skipped + 1))
+    [ "$KEEP" = 1 ] || rm -rf "$W"
+  elif [ ${#problems[@]} -eq 0 ]; then
     echo "PASS  $c ($((SECONDS - start)) s)"
     passed=$((passed + 1))
     [ "$KEEP" = 1 ] || rm -rf "$W"
@@ -1435,5 +1626,6 @@ for c in "${selected[@]}"; do
     failed=$((failed + 1))
   fi
 done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ] || exit 1
+[ "$passed" -gt 0 ] || [ "$skipped" -eq 0 ] || exit 77

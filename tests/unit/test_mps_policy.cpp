@@ -172,37 +172,51 @@ TEST(MpsPolicy, ExpectedSmsRoundDownToPairs) {
 
 // --- Memory sizes ---------------------------------------------------------
 
-TEST(MpsPolicy, ParseMemorySizeUnits) {
-  EXPECT_EQ(parse_memory_size("8G", "x"), std::int64_t{8} << 30);
-  EXPECT_EQ(parse_memory_size("8g", "x"), std::int64_t{8} << 30);
-  EXPECT_EQ(parse_memory_size("512M", "x"), std::int64_t{512} << 20);
-  EXPECT_EQ(parse_memory_size("64K", "x"), std::int64_t{64} << 10);
-  EXPECT_EQ(parse_memory_size("2T", "x"), std::int64_t{2} << 40);
-  EXPECT_EQ(parse_memory_size("1073741824", "x"), std::int64_t{1} << 30);
+TEST(MpsPolicy, PinnedLimitIsWholeMibOrGib) {
+  EXPECT_EQ(parse_pinned_mem_limit("8G", "x"), std::int64_t{8} << 30);
+  EXPECT_EQ(parse_pinned_mem_limit("8g", "x"), std::int64_t{8} << 30);
+  EXPECT_EQ(parse_pinned_mem_limit("512M", "x"), std::int64_t{512} << 20);
+  EXPECT_EQ(parse_pinned_mem_limit("1536m", "x"), std::int64_t{1536} << 20);
 }
 
-TEST(MpsPolicy, ParseMemorySizeRejectsBadInputNamingTheOrigin) {
+// What the daemon would misread without a word (64K as 64M, 2T as 2M,
+// 1073741824 as that many MiB, 1.5G as 1M) is refused with what is expected.
+TEST(MpsPolicy, PinnedLimitRejectsWhatTheDaemonMisreads) {
   const std::string origin = "in.h5: /mps/pinned_device_mem_limit";
   for (const char* bad :
-       {"", "G", "8GB", "8 G", " 8G", "-8G", "0", "0G", "1.5G", "8X", "abc", "+8G"}) {
+       {"64K", "2T", "1073741824", "1.5G", "8GB", "0G", "0M", "08G", "", "G", "8 G", " 8G", "-8G",
+        "+8G", "8X", "abc", "9999999999999G", "99999999999999999999M"}) {
     try {
-      parse_memory_size(bad, origin);
+      parse_pinned_mem_limit(bad, origin);
       ADD_FAILURE() << "'" << bad << "' was accepted";
     } catch (const InputError& e) {
       const std::string what = e.what();
       EXPECT_NE(what.find(origin), std::string::npos) << what;
-      EXPECT_NE(what.find(std::string("'") + bad + "'"), std::string::npos) << what;
+      EXPECT_NE(what.find("mps.pinned_device_mem_limit"), std::string::npos) << what;
+      EXPECT_NE(what.find("a whole number followed by M or G"), std::string::npos) << what;
+      EXPECT_NE(what.find(std::string("got '") + bad + "'"), std::string::npos) << what;
     } catch (const std::exception& e) {
       ADD_FAILURE() << "'" << bad << "' threw something else than InputError: " << e.what();
     }
   }
 }
 
-// Known bug (see tests/mps/README.md): the value is multiplied by its unit
-// without an overflow check, so a huge size wraps around instead of failing.
-TEST(MpsPolicy, ParseMemorySizeRejectsOverflow) {
-  EXPECT_THROW(parse_memory_size("9999999999999G", "x"), InputError);
-  EXPECT_THROW(parse_memory_size("99999999999999999999", "x"), InputError);
+// As get_default_device_pinned_mem_limit answered on an H100.
+TEST(MpsPolicy, PinnedLimitAsTheDaemonShowsIt) {
+  EXPECT_EQ(pinned_limit_as_shown(std::int64_t{512} << 20), "512M");
+  EXPECT_EQ(pinned_limit_as_shown(std::int64_t{1024} << 20), "1G");
+  EXPECT_EQ(pinned_limit_as_shown(std::int64_t{1536} << 20), "1G");
+  EXPECT_EQ(pinned_limit_as_shown(std::int64_t{8} << 30), "8G");
+}
+
+TEST(MpsPolicy, PinnedLimitKeyIsSentAsTheDaemonWritesIt) {
+  std::string error;
+  const MpsConfig c = read_mps_config(nullptr, {"mps.pinned_device_mem_limit=8g"}, {}, &error);
+  EXPECT_EQ(error, "");
+  EXPECT_EQ(c.pinned_device_mem_limit, "8G");
+  EXPECT_EQ(c.pinned_bytes, std::int64_t{8} << 30);
+  read_mps_config(nullptr, {"mps.pinned_device_mem_limit=64K"}, {}, &error);
+  EXPECT_NE(error.find("mps.pinned_device_mem_limit"), std::string::npos) << error;
 }
 
 // --- Preflight limits ------------------------------------------------------
@@ -402,6 +416,24 @@ TEST(MpsGpus, VisibleDevicesByUuidPrefix) {
   EXPECT_EQ(uuids(apply_visible_devices(four_gpus(), "GPU-cccc,1")), (Names{"cccc", "bbbb"}));
 }
 
+// CUDA would pick one of them; mpsfw must not guess which.
+TEST(MpsGpus, UuidPrefixOfSeveralGpusIsRefusedNamingThem) {
+  std::vector<GpuInfo> gpus = four_gpus();
+  gpus[2].uuid = "GPU-aaaa9999-0000-0000-0000-000000000000";
+  for (const char* ambiguous : {"GPU-aaaa", "GPU-", "1,GPU-aa"}) {
+    try {
+      apply_visible_devices(gpus, ambiguous);
+      ADD_FAILURE() << "'" << ambiguous << "' was accepted";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(gpus[0].uuid), std::string::npos) << what;
+      EXPECT_NE(what.find(gpus[ambiguous == std::string("GPU-") ? 1 : 2].uuid), std::string::npos)
+          << what;
+    }
+  }
+  EXPECT_EQ(uuids(apply_visible_devices(gpus, "GPU-aaaa1")), (Names{"aaaa"}));
+}
+
 TEST(MpsGpus, UnknownEntryEndsTheList) {
   EXPECT_EQ(uuids(apply_visible_devices(four_gpus(), "1,7,2")), (Names{"bbbb"}));
   EXPECT_EQ(uuids(apply_visible_devices(four_gpus(), "0,GPU-ffff,2")), (Names{"aaaa"}));
@@ -498,6 +530,7 @@ TEST_F(FakeProc, ReadyFileKeepsEachGpusPeers) {
   b.uuid = "GPU-bbbb";
   b.peers = {};
   b.mig = "MIG 3g.20gb of GPU-aaaa";
+  b.pinned = "8G";
   write_ready(root_.string(), {42, {a, b}});
   SessionRecord back;
   ASSERT_TRUE(read_ready(root_.string(), &back));
@@ -509,6 +542,129 @@ TEST_F(FakeProc, ReadyFileKeepsEachGpusPeers) {
   EXPECT_EQ(back.gpus[1].uuid, "GPU-bbbb");
   EXPECT_EQ(back.gpus[0].mig, "");
   EXPECT_EQ(back.gpus[1].mig, "MIG 3g.20gb of GPU-aaaa");
+  EXPECT_EQ(back.gpus[0].pinned, "");
+  EXPECT_EQ(back.gpus[1].pinned, "8G");
+}
+
+// A ready file of an older mpsfw (no "mpsfw-session" line, no pinned field)
+// is still read, for reuse; only removal asks for our record.
+TEST_F(FakeProc, OlderReadyFilesAreStillRead) {
+  std::ofstream(root_ / "ready") << "leader 0\ngpu 0 GPU-aaaa 77 50 0 /p /l GPU-bbbb MIG 1g of x\n";
+  SessionRecord back;
+  ASSERT_TRUE(read_ready(root_.string(), &back));
+  EXPECT_EQ(back.leader, 0);
+  ASSERT_EQ(back.gpus.size(), 1u);
+  EXPECT_EQ(back.gpus[0].cap, 50);
+  EXPECT_EQ(back.gpus[0].peers, Names{"GPU-bbbb"});
+  EXPECT_EQ(back.gpus[0].pinned, "");
+  EXPECT_EQ(back.gpus[0].mig, "MIG 1g of x");
+}
+
+// --- What remove_session may remove -------------------------------------------
+
+// A folder whose files must all still be there after a refused removal.
+void expect_untouched(const fs::path& dir, const std::vector<std::string>& files) {
+  for (const std::string& f : files) EXPECT_TRUE(fs::exists(dir / f)) << (dir / f);
+}
+
+std::string refusal(const fs::path& dir) {
+  try {
+    remove_session(dir.string(), 1.0);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A session as start_session_daemons and write_ready leave it, daemons gone.
+fs::path make_session(const fs::path& root, const std::string& job) {
+  const fs::path dir = root / session_name(job);
+  for (const char* g : {"gpu0", "gpu1"}) {
+    fs::create_directories(dir / g / "pipe");
+    fs::create_directories(dir / g / "log");
+    std::ofstream(dir / g / "pipe" / "control_lock");
+    std::ofstream(dir / g / "log" / "control.log") << "log\n";
+  }
+  SessionGpu gpu;
+  gpu.pipe_dir = (dir / "gpu0" / "pipe").string();
+  gpu.log_dir = (dir / "gpu0" / "log").string();
+  write_ready(dir.string(), {0, {gpu}});
+  return dir;
+}
+
+TEST_F(FakeProc, RemoveSessionRemovesOnlyAProvenSession) {
+  const fs::path dir = make_session(root_, "unit");
+  EXPECT_EQ(refusal(dir), "");
+  EXPECT_FALSE(fs::exists(dir));
+  fs::create_directories(root_ / session_name("empty"));  // a leader's folder before any record
+  EXPECT_EQ(refusal(root_ / session_name("empty")), "");
+  EXPECT_FALSE(fs::exists(root_ / session_name("empty")));
+  EXPECT_EQ(refusal(root_ / "no-such-folder"), "");
+}
+
+// Issue 36: a project folder with a `ready` file was removed whole.
+TEST_F(FakeProc, RemoveSessionRefusesAFolderThatIsNotOneTouchingNothing) {
+  const fs::path project = root_ / "project";
+  fs::create_directories(project / "data");
+  std::ofstream(project / "ready") << "leader 0\n";
+  std::ofstream(project / "data" / "results.csv") << "1,2\n";
+  std::string why = refusal(project);
+  EXPECT_NE(why.find("not removing " + project.string()), std::string::npos) << why;
+  EXPECT_NE(why.find("its name is not mpsfw-mps-<job>-<host>"), std::string::npos) << why;
+  expect_untouched(project, {"ready", "data/results.csv"});
+  // Our name, but a record we did not write (an older mpsfw, or the user's).
+  const fs::path named = root_ / session_name("named");
+  fs::create_directories(named / "gpu0" / "pipe");
+  std::ofstream(named / "ready") << "leader 0\n";
+  why = refusal(named);
+  EXPECT_NE(why.find("does not begin with 'mpsfw-session 1 <host>'"), std::string::npos) << why;
+  expect_untouched(named, {"ready", "gpu0/pipe"});
+  // Our name, no record at all.
+  fs::remove(named / "ready");
+  why = refusal(named);
+  EXPECT_NE(why.find("holds no ready, failed or starting file"), std::string::npos) << why;
+  expect_untouched(named, {"gpu0/pipe"});
+}
+
+TEST_F(FakeProc, RemoveSessionKeepsWhatMpsfwNeverWrites) {
+  const fs::path dir = make_session(root_, "unit");
+  fs::create_directories(dir / "data");
+  std::ofstream(dir / "data" / "results.csv") << "1,2\n";
+  fs::create_directories(dir / "gpu1" / "log" / "mine");
+  std::string why = refusal(dir);
+  EXPECT_NE(why.find("did not remove it: it holds"), std::string::npos) << why;
+  EXPECT_NE(why.find("'data'"), std::string::npos) << why;
+  EXPECT_NE(why.find("'gpu1/log/mine'"), std::string::npos) << why;
+  expect_untouched(dir, {"ready", "data/results.csv", "gpu0/pipe/control_lock", "gpu1/log/mine"});
+  // Never through a symbolic link: the user's folder it points to stays whole.
+  const fs::path user = root_ / "user";
+  fs::create_directories(user / "pipe");
+  std::ofstream(user / "pipe" / "notes.txt") << "mine\n";
+  const fs::path linked = make_session(root_, "linked");
+  fs::remove_all(linked / "gpu1");
+  fs::create_directory_symlink(user, linked / "gpu1");
+  why = refusal(linked);
+  EXPECT_NE(why.find("'gpu1'"), std::string::npos) << why;
+  expect_untouched(user, {"pipe/notes.txt"});
+}
+
+// With mps.directory on a shared file system: never this host's to judge.
+TEST_F(FakeProc, SessionsOfOtherHostsAreNeitherListedNorRemoved) {
+  const fs::path mine = make_session(root_, "unit");
+  const fs::path other = root_ / ("mpsfw-mps-unit-" + session_host() + "x");
+  fs::create_directories(other / "gpu0" / "pipe");
+  std::ofstream(other / "ready") << "mpsfw-session 1 " << session_host() << "x\nleader 99999999\n";
+  int others = 0;
+  EXPECT_EQ(list_sessions(root_.string(), &others), std::vector<std::string>{mine.string()});
+  EXPECT_EQ(others, 1);
+  const std::string why = refusal(other);
+  EXPECT_NE(why.find("a session of another host"), std::string::npos) << why;
+  expect_untouched(other, {"ready", "gpu0/pipe"});
+  // The name alone is not enough: the record names the host too.
+  std::ofstream(mine / "ready") << "mpsfw-session 1 elsewhere\nleader 0\n";
+  EXPECT_NE(refusal(mine).find("names host elsewhere"), std::string::npos);
+  EXPECT_EQ(list_sessions(root_.string(), &others), std::vector<std::string>{});
+  EXPECT_EQ(others, 2);
 }
 
 TEST_F(FakeProc, GpusInPciOrder) {
