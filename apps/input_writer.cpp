@@ -13,8 +13,11 @@
 
 namespace mpsfw {
 
-void write_input_file(const std::string& path, const Params& params, const std::vector<double>& u0,
-                      std::array<std::uint64_t, 3> u0_dims) {
+namespace {
+
+// The input into partial_path(path) only; nothing else is touched.
+void write_partial_input(const std::string& path, const Params& params,
+                         const std::vector<double>& u0, std::array<std::uint64_t, 3> u0_dims) {
   const std::string tmp = partial_path(path);
   try {
     h5::Handle file = h5::create_file(tmp);
@@ -28,7 +31,14 @@ void write_input_file(const std::string& path, const Params& params, const std::
     std::remove(tmp.c_str());
     throw;
   }
-  move_into_place(tmp, path);
+}
+
+}  // namespace
+
+void write_input_file(const std::string& path, const Params& params, const std::vector<double>& u0,
+                      std::array<std::uint64_t, 3> u0_dims) {
+  write_partial_input(path, params, u0, u0_dims);
+  move_into_place(partial_path(path), path);
 }
 
 namespace {
@@ -127,17 +137,30 @@ void write_workload_input(const WorkloadRegistry& workloads, const std::string& 
                           const std::vector<std::string>& sets, const std::string& fallback_solver,
                           const std::vector<double>& u0, std::array<std::uint64_t, 3> u0_dims) {
   const std::string solver = solver_of(sets, fallback_solver);
-  write_input_file(path, workload_params(workloads, sets, fallback_solver), u0, u0_dims);
+  // Checked before it replaces anything: a refused input leaves the file
+  // that was at `path` as it was.
+  const std::string partial = partial_path(path);
+  write_partial_input(path, workload_params(workloads, sets, fallback_solver), u0, u0_dims);
   try {
     Params check(workloads.schema_of(solver));
     std::vector<std::string> warnings;
-    check.read_file(path, &warnings);
+    check.read_file(partial, &warnings);
     check.finalize();
     workloads.find(solver, "solver").create()->configure(check);
+  } catch (const InputError& e) {
+    std::remove(partial.c_str());
+    // The message names the file the user asked for, not the partial one.
+    std::string message = e.what();
+    for (size_t at = message.find(partial); at != std::string::npos;
+         at = message.find(partial, at + path.size())) {
+      message.replace(at, partial.size(), path);
+    }
+    throw InputError(message);
   } catch (...) {
-    std::remove(path.c_str());
+    std::remove(partial.c_str());
     throw;
   }
+  move_into_place(partial, path);
 }
 
 }  // namespace mpsfw

@@ -23,8 +23,9 @@ std::string solver_of(const std::vector<std::string>& sets, const std::string& f
 Params workload_params(const WorkloadRegistry& workloads, const std::vector<std::string>& sets,
                        const std::string& fallback_solver);
 // A valid input for that solver at `path` (with /heat/u0 when `u0` is not
-// empty): written, read back and configured as the solver reads it, and
-// removed again if it is not valid (the error says why).
+// empty): written, read back and configured as the solver reads it before
+// it replaces anything at `path`; an invalid one is dropped (the error says
+// why) and the file at `path` stays as it was.
 void write_workload_input(const WorkloadRegistry& workloads, const std::string& path,
                           const std::vector<std::string>& sets, const std::string& fallback_solver,
                           const std::vector<double>& u0 = {},

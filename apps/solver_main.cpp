@@ -130,9 +130,23 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
   if (root) {
     for (const std::string& w : p.warnings) std::fprintf(stderr, "mpsfw: warning: %s\n", w.c_str());
   }
+  // A checkpoint of the run's last step (a job chain's next link after the run
+  // ended) is not an error: say how to go on and start nothing (no device, no
+  // outputs, no report). A fresh input with run.steps = 0 still runs: its
+  // report is how scripts/sweep.py reads the problem's size.
+  const RunConfig& run = p.workload->run_config();
+  if (run.start_step > 0 && run.start_step >= run.steps) {
+    if (root) {
+      std::printf(
+          "mpsfw: the checkpoint %s is at step %ld and run.steps = %ld: nothing to run; set "
+          "run.steps above %ld to continue (--set run.steps=%ld)\n",
+          c.input.c_str(), run.start_step, run.steps, run.start_step, 2 * run.start_step);
+    }
+    return 0;
+  }
   RunContext context;
   context.world = session.world();
-  context.device = session.bind(p.workload->run_config().backend);
+  context.device = session.bind(run.backend);
   if (!context.device.crowding.empty()) {
     p.warnings.push_back(context.device.crowding);
     if (root) std::fprintf(stderr, "mpsfw: warning: %s\n", context.device.crowding.c_str());

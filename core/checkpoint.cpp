@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "atomic_file.hpp"
 #include "collective.hpp"
@@ -30,6 +32,77 @@ std::string with_infix(const std::string& path, const std::string& infix) {
     return path + "." + infix;
   }
   return path.substr(0, dot) + "." + infix + path.substr(dot);
+}
+
+// The step digits of `path` when it is a numbered checkpoint of
+// `checkpoint_file` (is_numbered_checkpoint_of), else "".
+std::string numbered_digits(const std::string& checkpoint_file, const std::string& path) {
+  if (checkpoint_file.empty() || path.empty()) return "";
+  const auto resolved = [](const std::string& p) {
+    std::error_code ignored;
+    return std::filesystem::weakly_canonical(std::filesystem::absolute(p), ignored)
+        .lexically_normal()
+        .string();
+  };
+  const std::string numbered = with_infix(resolved(checkpoint_file), "#");
+  const std::string candidate = resolved(path);
+  const size_t mark = numbered.find_last_of('#');
+  const std::string before = numbered.substr(0, mark), after = numbered.substr(mark + 1);
+  if (candidate.size() < before.size() + after.size() + 8) return "";
+  if (candidate.compare(0, before.size(), before) != 0) return "";
+  if (candidate.compare(candidate.size() - after.size(), after.size(), after) != 0) return "";
+  const std::string digits =
+      candidate.substr(before.size(), candidate.size() - before.size() - after.size());
+  const bool all_digits =
+      std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return all_digits ? digits : "";
+}
+
+// Whether step digits `a` name a higher step than `b`, at any length.
+bool higher_step(std::string a, std::string b) {
+  a.erase(0, std::min(a.find_first_not_of('0'), a.size()));
+  b.erase(0, std::min(b.find_first_not_of('0'), b.size()));
+  return a.size() != b.size() ? a.size() > b.size() : a > b;
+}
+
+// Rank 0, after writing `newest`: removes the numbered checkpoints of `file`
+// in its folder but `newest` and the `keep` - 1 others of the highest steps.
+void prune_numbered(const std::string& file, const std::string& newest, int keep) {
+  namespace fs = std::filesystem;
+  fs::path folder = fs::path(file).parent_path();
+  if (folder.empty()) folder = ".";
+  struct Numbered {
+    std::string digits;
+    fs::path path;
+  };
+  std::vector<Numbered> others;
+  std::error_code error;
+  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
+    std::error_code ignored;
+    if (!fs::is_regular_file(it->symlink_status(ignored))) continue;
+    const std::string digits = numbered_digits(file, it->path().string());
+    if (digits.empty() || fs::equivalent(it->path(), newest, ignored)) continue;
+    others.push_back({digits, it->path()});
+  }
+  std::sort(others.begin(), others.end(),
+            [](const Numbered& a, const Numbered& b) { return higher_step(a.digits, b.digits); });
+  for (size_t i = static_cast<size_t>(keep - 1); i < others.size(); ++i) {
+    std::error_code ignored;
+    fs::remove(others[i].path, ignored);
+  }
+}
+
+// Runs `step`; returns "" or its message: an AgreedError's as it is (it
+// names the file already), any other after `context`.
+std::string capture(const std::string& context, const std::function<void()>& step) {
+  try {
+    step();
+  } catch (const AgreedError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return context + ": " + (e.what()[0] != '\0' ? e.what() : "unknown error");
+  }
+  return {};
 }
 
 }  // namespace
@@ -59,22 +132,18 @@ void CheckpointPlan::written(const std::string& path, MPI_Comm comm) {
   if (keep_ <= 1) return;
   int rank = 0;
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  if (kept_.empty() || kept_.back() != path) kept_.push_back(path);
-  while (static_cast<int>(kept_.size()) > keep_) {
-    if (rank == 0) std::remove(kept_.front().c_str());
-    kept_.erase(kept_.begin());
-  }
+  if (rank == 0) prune_numbered(file_, path, keep_);
 }
 
 void write_checkpoint_file(const std::string& path, const Params& params, long step, double time,
                            const std::vector<std::string>& overrides, MPI_Comm comm,
-                           const std::function<void(hid_t file)>& write_state) {
+                           const std::function<void(const std::string& partial)>& write_state) {
   int rank = 0;
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  const std::string partial = partial_path(path), context = "checkpoint '" + path + "'";
   std::string error;
   if (rank == 0) {
-    const std::string partial = partial_path(path);
-    try {
+    error = capture(context, [&] {
       Params saved = params;
       saved.apply_override("step=" + std::to_string(step), "checkpoint");
       char exact[40];
@@ -83,36 +152,19 @@ void write_checkpoint_file(const std::string& path, const Params& params, long s
       for (const std::string& o : overrides) saved.apply_override(o, "checkpoint");
       h5::Handle file = h5::create_file(partial);
       write_param_attributes(file.get(), saved);
-      write_state(file.get());
-      // A full disk may show only when the last data is flushed.
       h5::close_file(file, partial);
-      move_into_place(partial, path);
-    } catch (const std::exception& e) {
-      std::remove(partial.c_str());
-      error = "checkpoint '" + path + "': " + e.what();
-    }
+    });
   }
+  error = first_error(comm, error);
+  // Every rank its own part of the state: no rank holds the global field.
+  if (error.empty()) error = first_error(comm, capture(context, [&] { write_state(partial); }));
+  if (error.empty() && rank == 0) error = capture(context, [&] { move_into_place(partial, path); });
+  if (!error.empty() && rank == 0) std::remove(partial.c_str());
   agree_on_error(comm, error);
 }
 
 bool is_numbered_checkpoint_of(const std::string& checkpoint_file, const std::string& path) {
-  if (checkpoint_file.empty() || path.empty()) return false;
-  const auto resolved = [](const std::string& p) {
-    std::error_code ignored;
-    return std::filesystem::weakly_canonical(std::filesystem::absolute(p), ignored)
-        .lexically_normal()
-        .string();
-  };
-  const std::string numbered = with_infix(resolved(checkpoint_file), "#");
-  const std::string candidate = resolved(path);
-  const size_t mark = numbered.find_last_of('#');
-  const std::string before = numbered.substr(0, mark), after = numbered.substr(mark + 1);
-  if (candidate.size() < before.size() + after.size() + 8) return false;
-  if (candidate.compare(0, before.size(), before) != 0) return false;
-  if (candidate.compare(candidate.size() - after.size(), after.size(), after) != 0) return false;
-  const std::string digits =
-      candidate.substr(before.size(), candidate.size() - before.size() - after.size());
-  return std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return !numbered_digits(checkpoint_file, path).empty();
 }
 
 std::string resumed_output_path(const std::string& path, long start_step) {

@@ -9,11 +9,11 @@
 //
 // When (CheckpointPlan): every run.checkpoint_every steps, every
 // run.checkpoint_minutes of loop time (agreed through StopPoll, so every rank
-// writes at the same step), at the run's end, and when a stop signal ends it
-// early. Where: run.checkpoint_file, rewritten each time (written as
-// `.partial` and renamed: the previous one survives a failed write), or with
-// run.checkpoint_keep = K > 1 the last K as <name>.<step 8 digits>.h5.
-#include <hdf5.h>
+// writes at the same step), at the run's end (also of a run of no steps: the
+// initial state), and when a stop signal ends it early. Where:
+// run.checkpoint_file, rewritten each time (written as `.partial`, flushed to
+// disk and renamed: the previous one survives a failed write or a crash), or
+// with run.checkpoint_keep = K > 1 the last K as <name>.<step 8 digits>.h5.
 #include <mpi.h>
 
 #include <functional>
@@ -37,8 +37,11 @@ class CheckpointPlan {
   bool due(long step, const StopPoll& poll, bool polled);
   // Where the checkpoint of `step` goes.
   std::string path_for(long step) const;
-  // After `path` was written (every rank calls it; rank 0 removes the files
-  // beyond checkpoint_keep).
+  // After `path` was written (every rank calls it). With checkpoint_keep K >
+  // 1, rank 0 prunes by what is on disk, so a requeued run's earlier parts
+  // count too: of the numbered checkpoints of checkpoint_file
+  // (is_numbered_checkpoint_of; regular files only, never a link or folder)
+  // it keeps `path` and the K - 1 others of the highest steps.
   void written(const std::string& path, MPI_Comm comm);
   // The last checkpoint written, "" before the first.
   const std::string& last() const { return last_; }
@@ -49,18 +52,21 @@ class CheckpointPlan {
   double seconds_;
   int keep_;
   double last_seconds_ = 0;  // agreed loop time of the last checkpoint by time
-  std::vector<std::string> kept_;
   std::string last_;
 };
 
-// Collective over `comm`: rank 0 writes `path` (through its .partial file):
-// `params` with the root keys step and time set and `overrides`
-// ("group.key=value") applied, then `write_state(file)` adds the state
-// datasets. Throws Error naming `path` on every rank if rank 0 fails; the
-// previous file at `path` is then untouched.
+// Collective over `comm`: rank 0 creates `path`.partial holding `params`
+// with the root keys step and time set and `overrides` ("group.key=value")
+// applied, and closes it; then every rank runs `write_state(partial)`, which
+// adds the state datasets (h5::write_block_datasets for fields: each rank its
+// own block); then rank 0 renames the file into place (move_into_place:
+// flushed to disk first). A failure on any rank throws AgreedError naming
+// `path` on every rank and leaves the previous file at `path` untouched (an
+// AgreedError from `write_state` keeps its message, other errors get
+// "checkpoint '<path>': " before it).
 void write_checkpoint_file(const std::string& path, const Params& params, long step, double time,
                            const std::vector<std::string>& overrides, MPI_Comm comm,
-                           const std::function<void(hid_t file)>& write_state);
+                           const std::function<void(const std::string& partial)>& write_state);
 
 // Whether `path` is (or would be) one of the numbered checkpoints
 // <name>.<step, 8 or more digits>.h5 of `checkpoint_file` (run.checkpoint_keep

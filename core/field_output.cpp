@@ -15,7 +15,6 @@
 #include "collective.hpp"
 #include "error.hpp"
 #include "h5_io.hpp"
-#include "mpi_check.hpp"
 #include "paths.hpp"
 #include "xdmf_writer.hpp"
 
@@ -28,11 +27,6 @@ namespace mpsfw {
 bool hdf5_is_parallel() { return MPSFW_HDF5_PARALLEL != 0; }
 
 namespace {
-
-// Keeps the RankOrdered token apart from any other traffic on the solver's communicator.
-constexpr int kTokenTag = 7301;
-
-hsize_t to_hsize(int n) { return static_cast<hsize_t>(n); }
 
 // Runs `step` and returns its error message, or "" if it succeeded.
 std::string capture(const std::function<void()>& step) {
@@ -64,14 +58,16 @@ struct FieldOutput::Impl {
        OutputMode output_mode)
       : path(std::move(file_path)),
         partial(partial_path(path)),
+        xmf(std::filesystem::path(path).replace_extension(".xmf").string()),
         decomp(decomposition),
         geometry(grid),
         mode(output_mode),
         rank(decomposition.rank()) {}
   // Local cleanup only (other ranks may not be unwinding): no HDF5 handle is open
-  // between calls, so all there is to do is drop an unfinished file.
+  // between calls, so all there is to do is drop an unfinished file (publish()
+  // leaves no partial .xmf behind when it fails).
   ~Impl() {
-    if (rank == 0 && !renamed) std::remove(partial.c_str());
+    if (rank == 0 && !placed) std::remove(partial.c_str());
   }
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
@@ -143,109 +139,25 @@ struct FieldOutput::Impl {
     check(file.close(), "closing '" + partial + "'");
   }
 
-  // Creates /<field>/<step> with its attributes (collectively in Collective mode).
-  h5::Handle create_dataset(hid_t file, const std::string& field, long step, double time) const {
-    const std::string name = snapshot_dataset(step, field);
-    const std::string what = "creating dataset " + name;
-    const Int3 n = decomp.global_cells();
-    const hsize_t dims[3] = {to_hsize(n.z), to_hsize(n.y), to_hsize(n.x)};
-    h5::Handle space = own(H5Screate_simple(3, dims, nullptr), H5Sclose, what);
-    h5::Handle dcpl = own(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
-    check(H5Pset_obj_track_times(dcpl.get(), false), what);
-    // Every element gets written, so filling the storage first would be wasted I/O;
-    // early allocation (parallel HDF5's default) makes both modes write identical files.
-    check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), what);
-    check(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY), what);
-    h5::Handle dataset = own(H5Dcreate2(file, name.c_str(), H5T_IEEE_F64LE, space.get(),
-                                        H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-                             H5Dclose, what);
-    write_int64(dataset.get(), "step", step);
-    write_float64(dataset.get(), "time", time);
-    return dataset;
-  }
-
-  // Writes this rank's block into its hyperslab of `dataset`.
-  void write_block(hid_t dataset, hid_t dxpl, const double* block) const {
-    const std::string what = "writing this rank's block of a snapshot";
-    const Int3 n = decomp.local_cells();
-    const Int3 o = decomp.offset();
-    const hsize_t count[3] = {to_hsize(n.z), to_hsize(n.y), to_hsize(n.x)};
-    const hsize_t start[3] = {to_hsize(o.z), to_hsize(o.y), to_hsize(o.x)};
-    h5::Handle memory = own(H5Screate_simple(3, count, nullptr), H5Sclose, what);
-    h5::Handle file_space = own(H5Dget_space(dataset), H5Sclose, what);
-    check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
-          what);
-    check(H5Dwrite(dataset, H5T_NATIVE_DOUBLE, memory.get(), file_space.get(), dxpl, block), what);
-  }
-
-  void write_collective(long step, double time, const std::vector<const double*>& blocks) const {
-#if MPSFW_HDF5_PARALLEL
-    const std::string error = capture([&] {
-      const h5::QuietErrors quiet;
-      h5::Handle fapl = own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "creating a property list");
-      check(H5Pset_fapl_mpio(fapl.get(), decomp.comm(), MPI_INFO_NULL), "selecting MPI-IO");
-      h5::Handle file = own(H5Fopen(partial.c_str(), H5F_ACC_RDWR, fapl.get()), H5Fclose,
-                            "opening '" + partial + "' with MPI-IO");
-      for (size_t f = 0; f < fields.size(); ++f) {
-        h5::Handle dataset = create_dataset(file.get(), fields[f], step, time);
-        h5::Handle dxpl = own(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "creating a property list");
-        check(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "selecting collective I/O");
-        write_block(dataset.get(), dxpl.get(), blocks[f]);
-      }
-      check(file.close(), "closing '" + partial + "'");
-    });
-    agree_on_error(decomp.comm(), error);
-#else
-    (void)step, (void)time, (void)blocks;
-    throw Error("HDF5 output '" + path + "': collective output needs a parallel HDF5 library");
-#endif
-  }
-
-  // Ranks take turns in rank order; each opens the file with the default driver,
-  // writes its hyperslab and closes it before passing the token on.
-  void write_rank_ordered(long step, double time, const std::vector<const double*>& blocks) const {
-    const MPI_Comm comm = decomp.comm();
-    int token = 0;
-    if (rank > 0) {
-      MPSFW_MPI_CHECK(MPI_Recv(&token, 1, MPI_INT, rank - 1, kTokenTag, comm, MPI_STATUS_IGNORE));
-    }
-    const std::string error = capture([&] {
-      const h5::QuietErrors quiet;
-      h5::Handle file = own(H5Fopen(partial.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose,
-                            "opening '" + partial + "'");
-      for (size_t f = 0; f < fields.size(); ++f) {
-        const std::string name = snapshot_dataset(step, fields[f]);
-        h5::Handle dataset = rank == 0 ? create_dataset(file.get(), fields[f], step, time)
-                                       : own(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT),
-                                             H5Dclose, "opening dataset " + name);
-        write_block(dataset.get(), H5P_DEFAULT, blocks[f]);
-      }
-      check(file.close(), "closing '" + partial + "'");
-    });
-    if (rank + 1 < decomp.size()) {
-      MPSFW_MPI_CHECK(MPI_Send(&token, 1, MPI_INT, rank + 1, kTokenTag, comm));
-    }
-    // Also tells rank 0 that every rank has closed the file.
-    agree_on_error(comm, error);
-  }
-
-  // Rank 0, at commit: the finished file goes into place, then its XDMF companion.
+  // Rank 0, at commit: the finished file and its XDMF companion go into place
+  // together, the data first (a first run killed between the two renames leaves
+  // an O.h5 without O.xmf, not an O.xmf naming a file that is not there).
   void publish() {
-    move_into_place(partial, path);
-    renamed = true;
-    const std::filesystem::path h5(path);
     XdmfSeries series;
-    series.h5_basename = h5.filename().string();
+    series.h5_basename = std::filesystem::path(path).filename().string();
     series.cells = decomp.global_cells();
     series.origin = geometry.origin;
     series.spacing = geometry.spacing;
     series.snapshots = snapshots;
     series.fields = fields;
-    write_xdmf(std::filesystem::path(h5).replace_extension(".xmf").string(), series);
+    write_partial_text_file(xmf, xdmf_text(series));
+    move_group_into_place({path, xmf});
+    placed = true;
   }
 
   const std::string path;
   const std::string partial;  // the file's name until commit()
+  const std::string xmf;      // path with the extension replaced by .xmf
   const CartDecomposition& decomp;
   const GridGeometry geometry;
   const OutputMode mode;
@@ -253,7 +165,7 @@ struct FieldOutput::Impl {
   std::vector<std::string> fields;
   std::vector<XdmfSnapshot> snapshots;
   bool committed = false;
-  bool renamed = false;
+  bool placed = false;
 };
 
 FieldOutput::FieldOutput(std::string path, const CartDecomposition& decomposition,
@@ -288,11 +200,18 @@ void FieldOutput::write(long step, double time, const std::vector<const double*>
     throw Error("HDF5 output '" + impl_->path + "': " + std::to_string(blocks.size()) +
                 " blocks for " + std::to_string(impl_->fields.size()) + " fields");
   }
-  if (impl_->mode == OutputMode::Collective) {
-    impl_->write_collective(step, time, blocks);
-  } else {
-    impl_->write_rank_ordered(step, time, blocks);
+  const CartDecomposition& d = impl_->decomp;
+  const h5::BlockSlab slab = h5::block_slab(d.global_cells(), d.offset(), d.local_cells());
+  std::vector<h5::BlockDataset> datasets;
+  for (size_t f = 0; f < blocks.size(); ++f) {
+    datasets.push_back({snapshot_dataset(step, impl_->fields[f]), blocks[f]});
   }
+  const auto stamp = [&](hid_t dataset, size_t) {
+    impl_->write_int64(dataset, "step", step);
+    impl_->write_float64(dataset, "time", time);
+  };
+  h5::write_block_datasets(impl_->partial, d.comm(), impl_->mode == OutputMode::Collective, slab,
+                           datasets, "HDF5 output '" + impl_->path + "'", stamp);
   impl_->snapshots.push_back({step, time});
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // Snapshots of one or several distributed 3D fields in one HDF5 file, plus an XDMF file next
-// to it so ParaView/VisIt open the series. The file is complete or absent: it is
-// written as `<path>.partial` and renamed by commit(); if the FieldOutput is
-// destroyed before commit() (a failed run), rank 0 removes the temporary file.
+// to it so ParaView/VisIt open the series. The pair is complete or absent: both
+// are written as `<path>.partial` and renamed together by commit() (a failure
+// leaves the previous pair); if the FieldOutput is destroyed before commit() (a
+// failed run), rank 0 removes the temporary file.
 //
 // Layout of the HDF5 file:
 //   /            attributes: solver (fixed-length, null-terminated ASCII string),
@@ -52,8 +53,10 @@ class FieldOutput {
   void write(long step, double time, const double* block);
   // Several fields: one block per field name, in the constructor's order.
   void write(long step, double time, const std::vector<const double*>& blocks);
-  // Collective: closes the file, renames it into place and writes the XDMF file
-  // (same path with the extension replaced by .xmf). Nothing may be written after.
+  // Collective: writes the XDMF file (same path with the extension replaced by
+  // .xmf) and moves both files into place together (move_group_into_place); on
+  // failure throws Error on every rank and the previous pair stays. Nothing may
+  // be written after.
   void commit();
 
   OutputMode mode() const;

@@ -1,6 +1,8 @@
 #include "h5_io.hpp"
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -9,9 +11,15 @@
 #include <cstring>
 #include <filesystem>
 
+#include "collective.hpp"
 #include "error.hpp"
+#include "mpi_check.hpp"
 #include "number_text.hpp"
 #include "paths.hpp"
+
+#ifndef MPSFW_HDF5_PARALLEL
+#error "MPSFW_HDF5_PARALLEL must be defined to 0 or 1 by the build"
+#endif
 
 namespace mpsfw::h5 {
 namespace {
@@ -394,6 +402,176 @@ std::vector<double> read_all_doubles(hid_t group, const std::string& name) {
 
 std::vector<std::int64_t> read_all_int64(hid_t group, const std::string& name) {
   return read_any<std::int64_t>(group, name, H5T_NATIVE_INT64);
+}
+
+BlockSlab block_slab(Int3 global_cells, Int3 offset, Int3 local_cells) {
+  BlockSlab s;
+  for (int d = 0; d < 3; ++d) {
+    const std::int64_t n = global_cells[d], at = offset[d], count = local_cells[d];
+    if (n < 1 || at < 0 || count < 0 || at + count > n) {
+      throw Error("a block of " + std::to_string(count) + " cells at " + std::to_string(at) +
+                  " does not lie in " + std::to_string(n) + " cells (dimension " +
+                  std::to_string(d) + ")");
+    }
+    // HDF5 counts the slowest dimension first: [z][y][x].
+    const size_t h = static_cast<size_t>(2 - d);
+    s.dims[h] = static_cast<std::uint64_t>(n);
+    s.start[h] = static_cast<std::uint64_t>(at);
+    s.count[h] = static_cast<std::uint64_t>(count);
+  }
+  return s;
+}
+
+namespace {
+
+// Keeps the rank-ordered token apart from any other traffic on the communicator.
+constexpr int kTokenTag = 7301;
+
+// Failures of writing one file, named after the caller's context.
+struct BlockWriter {
+  const std::string& path;
+  const std::string& context;
+  const BlockSlab& slab;
+
+  [[noreturn]] void fail(const std::string& what) const {
+    const std::string reason = error_reason(path);
+    throw Error(context + ": " + what + " failed" + (reason.empty() ? "" : ": " + reason));
+  }
+  void check(herr_t status, const std::string& what) const {
+    if (status < 0) fail(what);
+  }
+  Handle own(hid_t id, Handle::Closer close, const std::string& what) const {
+    if (id < 0) fail(what);
+    return Handle(id, close);
+  }
+
+  Handle create(hid_t file, const std::string& name) const {
+    const std::string what = "creating dataset " + name;
+    const hsize_t dims[3] = {slab.dims[0], slab.dims[1], slab.dims[2]};
+    Handle space = own(H5Screate_simple(3, dims, nullptr), H5Sclose, what);
+    Handle dcpl = no_times_plist(H5P_DATASET_CREATE);
+    // Every element gets written, so filling the storage first would be wasted
+    // I/O; early allocation (parallel HDF5's default) makes both ways of
+    // writing give identical files.
+    check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), what);
+    check(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY), what);
+    return own(H5Dcreate2(file, name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, dcpl.get(),
+                          H5P_DEFAULT),
+               H5Dclose, what);
+  }
+
+  void write(hid_t dataset, hid_t dxpl, const BlockDataset& data) const {
+    const std::string what = "writing this rank's block of " + data.name;
+    const hsize_t start[3] = {slab.start[0], slab.start[1], slab.start[2]};
+    const hsize_t count[3] = {slab.count[0], slab.count[1], slab.count[2]};
+    Handle memory = own(H5Screate_simple(3, count, nullptr), H5Sclose, what);
+    Handle file_space = own(H5Dget_space(dataset), H5Sclose, what);
+    check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+          what);
+    check(H5Dwrite(dataset, H5T_NATIVE_DOUBLE, memory.get(), file_space.get(), dxpl, data.block),
+          what);
+  }
+};
+
+#if MPSFW_HDF5_PARALLEL
+// Rank 0, before a collective write of `bytes` into `path`: that much disk
+// space at the end of the file, where HDF5 puts new datasets. A full disk, a
+// quota or ulimit -f met inside MPI-IO may fail on some ranks only, and
+// HDF5's collective close then waits forever for the others; met here, it
+// is agreed like any error. Where the file system cannot reserve space the
+// write goes on unguarded. HDF5 cuts the file to what it used when closing.
+void reserve_space(const BlockWriter& w, std::uint64_t bytes) {
+  const int fd = ::open(w.path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) w.fail("opening '" + w.path + "' to reserve space");
+  struct stat st {};
+  int error = ::fstat(fd, &st) == 0 ? 0 : errno;
+  if (error == 0 && ::fallocate(fd, 0, st.st_size, static_cast<off_t>(bytes)) != 0) error = errno;
+  ::close(fd);
+  if (error == 0 || error == EOPNOTSUPP || error == ENOSYS) return;
+  throw Error(w.context + ": reserving " + byte_text(static_cast<double>(bytes)) + " in '" +
+              w.path + "' for the datasets failed: " + std::strerror(error));
+}
+#endif
+
+// Runs `step` and returns its error message, or "" if it succeeded.
+std::string captured(const std::function<void()>& step) {
+  try {
+    step();
+  } catch (const std::exception& e) {
+    const std::string message = e.what();
+    return message.empty() ? "unknown error" : message;
+  }
+  return {};
+}
+
+}  // namespace
+
+void write_block_datasets(const std::string& path, MPI_Comm comm, bool collective,
+                          const BlockSlab& slab, const std::vector<BlockDataset>& datasets,
+                          const std::string& context,
+                          const std::function<void(hid_t dataset, size_t index)>& decorate) {
+  const BlockWriter w{path, context, slab};
+  int rank = 0, ranks = 1;
+  MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  MPSFW_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  if (collective) {
+#if MPSFW_HDF5_PARALLEL
+    // The datasets and a little for their headers and attributes.
+    const std::uint64_t bytes = datasets.size() * (slab.dataset_cells() * sizeof(double) + 4096);
+    agree_on_error(comm, rank == 0 ? captured([&] { reserve_space(w, bytes); }) : "");
+    const std::string error = captured([&] {
+      const QuietErrors quiet;
+      Handle fapl = w.own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "creating a property list");
+      w.check(H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL), "selecting MPI-IO");
+      Handle file = w.own(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl.get()), H5Fclose,
+                          "opening '" + path + "' with MPI-IO");
+      Handle dxpl = w.own(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "creating a property list");
+      w.check(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "selecting collective I/O");
+      for (size_t i = 0; i < datasets.size(); ++i) {
+        Handle dataset = w.create(file.get(), datasets[i].name);
+        if (decorate) decorate(dataset.get(), i);
+        w.write(dataset.get(), dxpl.get(), datasets[i]);
+      }
+      w.check(file.close(), "closing '" + path + "'");
+    });
+#else
+    const std::string error =
+        context +
+        ": collective output needs a parallel HDF5 library, but mpsfw was built "
+        "against a serial one";
+#endif
+    agree_on_error(comm, error);
+    return;
+  }
+  // Ranks take turns in rank order; each opens the file with the default
+  // driver, writes its hyperslabs and closes it before passing the token on.
+  int token = 0;
+  if (rank > 0) {
+    MPSFW_MPI_CHECK(MPI_Recv(&token, 1, MPI_INT, rank - 1, kTokenTag, comm, MPI_STATUS_IGNORE));
+  }
+  const std::string error = captured([&] {
+    const QuietErrors quiet;
+    Handle file =
+        w.own(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose, "opening '" + path + "'");
+    for (size_t i = 0; i < datasets.size(); ++i) {
+      const std::string& name = datasets[i].name;
+      Handle dataset;
+      if (rank == 0) {
+        dataset = w.create(file.get(), name);
+        if (decorate) decorate(dataset.get(), i);
+      } else {
+        dataset = w.own(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Dclose,
+                        "opening dataset " + name);
+      }
+      w.write(dataset.get(), H5P_DEFAULT, datasets[i]);
+    }
+    w.check(file.close(), "closing '" + path + "'");
+  });
+  if (rank + 1 < ranks) {
+    MPSFW_MPI_CHECK(MPI_Send(&token, 1, MPI_INT, rank + 1, kTokenTag, comm));
+  }
+  // Also tells rank 0 that every rank has closed the file.
+  agree_on_error(comm, error);
 }
 
 }  // namespace mpsfw::h5

@@ -1,13 +1,18 @@
 #pragma once
 // Small HDF5 helpers for input files: RAII handles, typed scalar attributes
 // of whatever integer/float/string type the writer chose (C, h5py, Fortran),
-// reading one block of a 3D dataset or a whole dataset, and writing datasets.
+// reading one block of a 3D dataset or a whole dataset, and writing datasets;
+// and the one writer of block-distributed fields (snapshots, checkpoints).
 #include <hdf5.h>
+#include <mpi.h>
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "box.hpp"
 
 namespace mpsfw::h5 {
 
@@ -133,5 +138,39 @@ void write_array(hid_t group, const std::string& name, const std::vector<std::ui
 // doubles; for the int64 read, other integer types). Throws Error on failure.
 std::vector<double> read_all_doubles(hid_t group, const std::string& name);
 std::vector<std::int64_t> read_all_int64(hid_t group, const std::string& name);
+
+// One rank's block of a global [nz][ny][nx] grid of doubles as a hyperslab:
+// the dataset's dims, the block's start and count (slowest first). 64-bit
+// throughout: a grid of 1400^3 cells (more than 2^31) counts right.
+struct BlockSlab {
+  std::array<std::uint64_t, 3> dims{}, start{}, count{};
+  std::uint64_t cells() const { return count[0] * count[1] * count[2]; }
+  std::uint64_t bytes() const { return cells() * sizeof(double); }
+  std::uint64_t dataset_cells() const { return dims[0] * dims[1] * dims[2]; }
+};
+// The block of `local_cells` at `offset` (x, y, z, as CartDecomposition has
+// them) in a grid of `global_cells`; throws Error if it does not lie inside.
+BlockSlab block_slab(Int3 global_cells, Int3 offset, Int3 local_cells);
+
+// A dataset of a block-distributed field: its path in the file ("/heat/u0")
+// and this rank's cells, x fastest (BlockSlab::cells() values).
+struct BlockDataset {
+  std::string name;
+  const double* block = nullptr;
+};
+
+// Collective over `comm`: adds float64 datasets of slab.dims to the existing
+// HDF5 file `path` and writes each rank's block into its hyperslab. With
+// `collective` (parallel HDF5 only) through MPI-IO, one collective write per
+// dataset, after rank 0 reserved the disk space (a full disk met inside
+// MPI-IO can stop some ranks only); else rank after rank with the default
+// driver (any HDF5). Both write identical files. `decorate(dataset, index)` may add attributes to
+// each new dataset (called on every rank when collective, else on rank 0).
+// A failure on any rank throws AgreedError on all, "<context>: <what> failed:
+// <why>"; every rank has closed the file when this returns.
+void write_block_datasets(const std::string& path, MPI_Comm comm, bool collective,
+                          const BlockSlab& slab, const std::vector<BlockDataset>& datasets,
+                          const std::string& context,
+                          const std::function<void(hid_t dataset, size_t index)>& decorate = {});
 
 }  // namespace mpsfw::h5

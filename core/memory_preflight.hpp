@@ -21,7 +21,22 @@ namespace mpsfw {
 void preflight_memory(MPI_Comm comm, Backend space, const std::string& gpu, std::int64_t bytes,
                       const std::string& what);
 
-// Host memory the kernel could give now (MemAvailable), bytes; -1 if unknown.
-std::int64_t available_host_bytes();
+// Host memory this process may still allocate, and the limit that says so.
+struct HostMemory {
+  std::int64_t bytes = -1;  // -1: unknown
+  std::string source;       // "MemAvailable in /proc/meminfo", "the cgroup memory.max of ..."
+};
+
+// The smaller of what the node has (MemAvailable) and what this process's
+// memory cgroup still allows: a batch job's memory (Slurm --mem) is a cgroup
+// limit, and the kernel's OOM killer ends a job at it however much the node
+// has free. The cgroup comes from <proc_root>/self/cgroup; its limit less its
+// usage (page cache that can be reclaimed not counted) is read for it and for
+// each ancestor, the least of them applying: cgroup v2 memory.max and
+// memory.current under <sys_root>/fs/cgroup, v1 memory.limit_in_bytes and
+// memory.usage_in_bytes under <sys_root>/fs/cgroup/memory. "max" (or v1's
+// page-counter maximum) is no limit. The roots are arguments for the tests.
+HostMemory available_host_memory(const std::string& proc_root = "/proc",
+                                 const std::string& sys_root = "/sys");
 
 }  // namespace mpsfw

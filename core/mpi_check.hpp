@@ -2,11 +2,24 @@
 // Every MPI call is checked; a failure becomes an mpsfw::Error with the call's text.
 #include <mpi.h>
 
+#include <climits>
+#include <cstdint>
 #include <string>
 
 #include "error.hpp"
 
 namespace mpsfw {
+
+// An element count for an MPI call, whose counts are int: a larger one is
+// refused with an Error naming `what` (what the message carries and a way
+// out) instead of wrapping.
+inline int mpi_count(std::int64_t n, const std::string& what) {
+  if (n < 0 || n > INT_MAX) {
+    throw Error(what + ": " + std::to_string(n) + " elements in one MPI message, more than its " +
+                std::to_string(INT_MAX) + "; use more ranks");
+  }
+  return static_cast<int>(n);
+}
 
 inline void mpi_check(int code, const char* call, const char* file, int line) {
   if (code == MPI_SUCCESS) return;

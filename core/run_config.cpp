@@ -3,6 +3,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "number_text.hpp"
 
 namespace mpsfw {
 
@@ -32,6 +33,11 @@ std::vector<ParamSpec> run_schema() {
       text_param("run", "halo_sync", false, "auto", {"auto", "barrier"},
                  "how ranks on one GPU order their device-to-device halos: auto (GPU-side "
                  "waits under MPS, else a host barrier) or barrier (a host barrier every step)"),
+      real_param("run", "peer_wait_seconds", false, exact_number(PeerWait::kDefaultSeconds), 0,
+                 true,
+                 "seconds a rank waits on the GPU for a neighbour on the same GPU before the job "
+                 "stops, naming the rank that did not arrive; far above any step's time",
+                 1e6),
       text_param("run", "checkpoint_file", false, "", {},
                  "HDF5 checkpoint (a valid input to resume from); empty: none"),
       integer_param("run", "checkpoint_every", false, "0", 0, inf,
@@ -68,6 +74,7 @@ RunConfig run_config_from(const Params& p) {
   c.backend = parse_backend(p.text("run.backend"));
   c.halo = parse_halo_transport(p.text("run.halo"));
   c.halo_sync = parse_halo_sync(p.text("run.halo_sync"));
+  c.peer_wait_seconds = p.real("run.peer_wait_seconds");
   c.rank_grid_hint = {static_cast<int>(p.integer("run.px")), static_cast<int>(p.integer("run.py")),
                       static_cast<int>(p.integer("run.pz"))};
   c.progress_seconds = p.real("run.progress_seconds");
@@ -82,6 +89,11 @@ std::vector<ParamSpec> input_schema(const std::vector<std::string>& solver_names
   for (const ParamSpec& s : run_schema()) schema.push_back(s);
   for (const ParamSpec& s : workload_keys) schema.push_back(s);
   return schema;
+}
+
+std::string steps_text(const RunConfig& run) {
+  if (run.start_step == 0) return std::to_string(run.steps) + " steps";
+  return "steps " + std::to_string(run.start_step) + ".." + std::to_string(run.steps);
 }
 
 }  // namespace mpsfw

@@ -10,6 +10,7 @@
 #include "box.hpp"
 #include "halo/halo_plan.hpp"
 #include "halo/halo_transport.hpp"
+#include "halo/step_handshake.hpp"
 #include "params.hpp"
 
 namespace mpsfw {
@@ -34,15 +35,22 @@ struct RunConfig {
   HaloSync halo_sync = HaloSync::Auto;       // how those ranks order their halos
   Int3 rank_grid_hint;                       // zeros: chosen by choose_rank_grid
   double progress_seconds = 5;
+  // How long a rank waits for a neighbour on its GPU before the job stops
+  // naming it (PeerWait).
+  double peer_wait_seconds = PeerWait::kDefaultSeconds;
   std::string input_file;  // where the parameters came from
 };
 
 // The root keys step and time, and the keys of /run: steps, output_every,
-// output_file, check_every, backend, halo, halo_sync, checkpoint_*, px, py,
-// pz, progress_seconds.
+// output_file, check_every, backend, halo, halo_sync, peer_wait_seconds,
+// checkpoint_*, px, py, pz, progress_seconds.
 std::vector<ParamSpec> run_schema();
 // From finalized params whose schema includes run_schema().
 RunConfig run_config_from(const Params& params);
+
+// The steps as a run will take them, for banners: "200 steps", or resumed
+// from a checkpoint "steps 100..200".
+std::string steps_text(const RunConfig& run);
 
 // The schema of a whole input for one workload: the root attribute `solver`
 // (one of `solver_names`), /run, then the workload's own keys.

@@ -1,19 +1,33 @@
 #include "string_gather.hpp"
 
+#include <climits>
+#include <cstdint>
+
+#include "error.hpp"
 #include "mpi_check.hpp"
 
 namespace mpsfw {
 
 namespace {
 
-// Each rank's length and where its string starts in the joined buffer.
+// Each rank's length and where its string starts in the joined buffer. MPI
+// counts and displacements are int: every rank knows every length, so all
+// refuse alike, with an Error, a total beyond that instead of wrapping.
 struct Layout {
   std::vector<int> lengths, starts;
   int total = 0;
-  Layout(const std::vector<int>& all) : lengths(all), starts(all.size()) {
+  explicit Layout(const std::vector<std::int64_t>& all) : lengths(all.size()), starts(all.size()) {
+    std::int64_t sum = 0;
+    for (std::int64_t n : all) sum += n;
+    if (sum > INT_MAX) {
+      throw Error("gathering " + std::to_string(sum) + " bytes of text over " +
+                  std::to_string(all.size()) + " ranks: more than one MPI call takes (" +
+                  std::to_string(INT_MAX) + ")");
+    }
     for (size_t r = 0; r < all.size(); ++r) {
+      lengths[r] = static_cast<int>(all[r]);
       starts[r] = total;
-      total += all[r];
+      total += lengths[r];
     }
   }
   std::vector<std::string> split(const std::string& joined) const {
@@ -24,32 +38,35 @@ struct Layout {
   }
 };
 
+// Every rank's string length, on every rank.
+Layout all_lengths(MPI_Comm comm, const std::string& mine, int ranks) {
+  const std::int64_t length = static_cast<std::int64_t>(mine.size());
+  std::vector<std::int64_t> lengths(static_cast<size_t>(ranks));
+  MPSFW_MPI_CHECK(MPI_Allgather(&length, 1, MPI_INT64_T, lengths.data(), 1, MPI_INT64_T, comm));
+  return Layout(lengths);
+}
+
 }  // namespace
 
 std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) {
   int rank = 0, ranks = 1;
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   MPSFW_MPI_CHECK(MPI_Comm_size(comm, &ranks));
-  int length = static_cast<int>(mine.size());
-  std::vector<int> lengths(static_cast<size_t>(ranks));
-  MPSFW_MPI_CHECK(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm));
-  const Layout at(lengths);
+  const Layout at = all_lengths(comm, mine, ranks);
   std::string all(rank == 0 ? static_cast<size_t>(at.total) : 0, '\0');
-  MPSFW_MPI_CHECK(MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), at.lengths.data(),
-                              at.starts.data(), MPI_CHAR, 0, comm));
+  MPSFW_MPI_CHECK(MPI_Gatherv(mine.data(), at.lengths[static_cast<size_t>(rank)], MPI_CHAR,
+                              all.data(), at.lengths.data(), at.starts.data(), MPI_CHAR, 0, comm));
   return rank == 0 ? at.split(all) : std::vector<std::string>{};
 }
 
 std::vector<std::string> all_gather_strings(MPI_Comm comm, const std::string& mine) {
-  int ranks = 1;
+  int rank = 0, ranks = 1;
+  MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   MPSFW_MPI_CHECK(MPI_Comm_size(comm, &ranks));
-  int length = static_cast<int>(mine.size());
-  std::vector<int> lengths(static_cast<size_t>(ranks));
-  MPSFW_MPI_CHECK(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm));
-  const Layout at(lengths);
+  const Layout at = all_lengths(comm, mine, ranks);
   std::string all(static_cast<size_t>(at.total), '\0');
-  MPSFW_MPI_CHECK(MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), at.lengths.data(),
-                                 at.starts.data(), MPI_CHAR, comm));
+  MPSFW_MPI_CHECK(MPI_Allgatherv(mine.data(), at.lengths[static_cast<size_t>(rank)], MPI_CHAR,
+                                 all.data(), at.lengths.data(), at.starts.data(), MPI_CHAR, comm));
   return at.split(all);
 }
 

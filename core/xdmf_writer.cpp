@@ -1,13 +1,8 @@
 #include "xdmf_writer.hpp"
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <locale>
 #include <sstream>
 
-#include "atomic_file.hpp"
-#include "error.hpp"
 #include "number_text.hpp"
 
 namespace mpsfw {
@@ -51,7 +46,9 @@ std::string zyx(const std::array<double, 3>& v) {
   return exact_number(v[2]) + " " + exact_number(v[1]) + " " + exact_number(v[0]);
 }
 
-std::string render(const XdmfSeries& s) {
+}  // namespace
+
+std::string xdmf_text(const XdmfSeries& s) {
   const std::string dims =
       std::to_string(s.cells.z) + " " + std::to_string(s.cells.y) + " " + std::to_string(s.cells.x);
   std::ostringstream x;
@@ -89,12 +86,6 @@ std::string render(const XdmfSeries& s) {
     << "  </Domain>\n"
     << "</Xdmf>\n";
   return x.str();
-}
-
-}  // namespace
-
-void write_xdmf(const std::string& xmf_path, const XdmfSeries& series) {
-  write_text_file_atomically(xmf_path, render(series));
 }
 
 }  // namespace mpsfw

@@ -31,8 +31,7 @@ std::string xml_escape(const std::string& text);
 // Name of the dataset that holds snapshot `step` of `field`, e.g. "/u/00000010".
 std::string snapshot_dataset(long step, const std::string& field = "u");
 
-// Writes `series` to `xmf_path` via a temporary file renamed into place.
-// Throws Error naming `xmf_path` on failure.
-void write_xdmf(const std::string& xmf_path, const XdmfSeries& series);
+// The XDMF file describing `series` (FieldOutput commits it with its HDF5 file).
+std::string xdmf_text(const XdmfSeries& series);
 
 }  // namespace mpsfw

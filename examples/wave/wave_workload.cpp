@@ -27,10 +27,10 @@ class WaveWorkload final : public mpsfw::Workload {
   std::string banner() const override {
     const mpsfw::CartDecomposition& d = solver_->decomposition();
     const mpsfw::Int3 g = d.rank_grid();
-    char line[160];
-    std::snprintf(line, sizeof line, "wave %dx%dx%d cells, %ld steps on %d ranks (%dx%dx%d)",
-                  config_.cells.x, config_.cells.y, config_.cells.z, config_.steps, d.size(), g.x,
-                  g.y, g.z);
+    char line[200];
+    std::snprintf(line, sizeof line, "wave %dx%dx%d cells, %s on %d ranks (%dx%dx%d)",
+                  config_.cells.x, config_.cells.y, config_.cells.z,
+                  mpsfw::steps_text(config_).c_str(), d.size(), g.x, g.y, g.z);
     return line;
   }
 

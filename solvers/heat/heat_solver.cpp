@@ -2,9 +2,11 @@
 
 #include <array>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "core/box_copy.hpp"
 #include "core/checkpoint.hpp"
@@ -80,6 +82,7 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
   // memory) must stop every rank before the first collective below.
   agree_on_error(decomposition_.comm(), error);
   halo_->connect_direct_peers(config_.halo, config_.halo_sync, where, {u_.data(), next_.data()});
+  halo_->set_peer_wait({config_.peer_wait_seconds, config_.start_step});
   const HaloPlan& plan = halo_->plan();
   late_faces_ = plan.mpi;
   // The Kokkos kernels push after their update (pushed last): the
@@ -172,18 +175,30 @@ void HeatSolver::stop_non_finite(long step, const LocalDiagnostics& local) const
 
 void HeatSolver::write_checkpoint(const std::string& path) {
   if (params_ == nullptr) throw Error("heat: a checkpoint needs the run's parameters");
-  const std::vector<double> field = gather(u_), previous = gather(next_);
-  const Int3 g = decomposition_.global_cells();
-  const std::array<std::uint64_t, 3> dims = {static_cast<std::uint64_t>(g.z),
-                                             static_cast<std::uint64_t>(g.y),
-                                             static_cast<std::uint64_t>(g.x)};
+  const CartDecomposition& d = decomposition_;
+  const h5::BlockSlab slab = h5::block_slab(d.global_cells(), d.offset(), d.local_cells());
+  const std::string context = "checkpoint '" + path + "'";
+  // As snapshots are written: each rank its own block, one field's host copy
+  // at a time; no rank holds the global field.
+  const auto write_fields = [&](const std::string& partial) {
+    const std::pair<const char*, const Array<double>*> fields[2] = {{"/heat/u0", &u_},
+                                                                    {"/heat/u_previous", &next_}};
+    for (const auto& [name, field] : fields) {
+      std::vector<double> block;
+      std::string error;
+      try {
+        block = interior_of(*field);
+      } catch (const std::exception& e) {
+        error = context + ": " + e.what();
+      }
+      agree_on_error(d.comm(), error);  // before the collective write
+      h5::write_block_datasets(partial, d.comm(), hdf5_is_parallel(), slab, {{name, block.data()}},
+                               context);
+    }
+  };
   write_checkpoint_file(path, *params_, step_, step_ * config_.dt,
                         {"heat.initial=dataset", "run.output_file=", "run.checkpoint_file="},
-                        decomposition_.comm(), [&](hid_t file) {
-                          h5::Handle heat = h5::open_group(file, "heat");
-                          h5::write_dataset(heat.get(), "u0", dims, field.data());
-                          h5::write_dataset(heat.get(), "u_previous", dims, previous.data());
-                        });
+                        d.comm(), write_fields);
 }
 
 void HeatSolver::run(std::FILE* progress) {
@@ -213,6 +228,8 @@ void HeatSolver::run(std::FILE* progress) {
     write_checkpoint(path);
     checkpoints.written(path, decomposition_.comm());
   };
+  // A run of no steps still leaves its checkpoint: the initial state.
+  if (first == last && checkpoints.enabled()) checkpoint();
   while (step_ < last) {
     step_once();
     const bool polled = poll.check(step_);
@@ -266,6 +283,14 @@ std::vector<double> HeatSolver::gather_global() const { return gather(u_); }
 
 std::vector<double> HeatSolver::gather(const Array<double>& buffer) const {
   MPI_Comm comm = decomposition_.comm();
+  // MPI_Gatherv counts in int: beyond that every rank refuses alike (the
+  // global size is the same on all), rather than wrapping.
+  const std::int64_t cells = decomposition_.global_cells().product();
+  if (cells > INT_MAX) {
+    throw Error("heat: gathering the whole field of " + std::to_string(cells) +
+                " cells to rank 0 takes at most " + std::to_string(INT_MAX) +
+                "; checkpoints and snapshots write each rank's block instead");
+  }
   const std::vector<double> mine = interior_of(buffer);
   const int ranks = decomposition_.size();
   const int me = decomposition_.rank();

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <string>
 
 #include "core/checkpoint.hpp"
 #include "heat_config.hpp"
@@ -42,9 +43,10 @@ class HeatWorkload final : public Workload {
   std::string banner() const override {
     const CartDecomposition& d = solver_->decomposition();
     const Int3 g = d.rank_grid();
-    char line[160];
-    std::snprintf(line, sizeof line, "heat %dx%dx%d cells, %ld steps on %d ranks (%dx%dx%d)",
-                  config_.cells.x, config_.cells.y, config_.cells.z, config_.steps, d.size(), g.x,
+    const std::string steps = steps_text(config_);
+    char line[200];
+    std::snprintf(line, sizeof line, "heat %dx%dx%d cells, %s on %d ranks (%dx%dx%d)",
+                  config_.cells.x, config_.cells.y, config_.cells.z, steps.c_str(), d.size(), g.x,
                   g.y, g.z);
     return line;
   }

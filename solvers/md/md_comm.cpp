@@ -40,16 +40,12 @@ int count_tag(int list) { return 400 + list; }
 constexpr std::uint32_t kAllLists = (std::uint32_t{1} << kGhostLists) - 1;
 
 int byte_count(std::size_t atoms) {
-  const std::size_t bytes = atoms * sizeof(AtomRecord);
-  if (bytes > INT_MAX)
-    throw Error("MD: a message of more than 2 GiB between neighbours; use more ranks");
-  return static_cast<int>(bytes);
+  return mpi_count(static_cast<std::int64_t>(atoms * sizeof(AtomRecord)),
+                   "MD: atoms between neighbours (bytes)");
 }
 
 int position_count(long atoms) {
-  if (3 * atoms > INT_MAX)
-    throw Error("MD: a ghost message of more than 2^31 numbers; use more ranks");
-  return static_cast<int>(3 * atoms);
+  return mpi_count(3 * static_cast<std::int64_t>(atoms), "MD: ghost positions (numbers)");
 }
 
 // Whether moving by `step` along d from coordinate c crosses the periodic edge.

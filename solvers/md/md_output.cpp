@@ -169,7 +169,7 @@ std::string trajectory_frame_group(long frame) {
 struct MdTrajectory::Impl {
   Impl(const std::string& file, const MdConfig& c, MPI_Comm communicator)
       : path(file),
-        partial(file + ".partial"),
+        partial(partial_path(file)),
         xdmf(trajectory_xdmf_path(file)),
         config(c),
         comm(communicator) {
@@ -213,10 +213,11 @@ struct MdTrajectory::Impl {
       h5::write_attribute(file.get(), "frames", static_cast<std::int64_t>(frames.size()));
       h5::close_file(file, partial);
     }
-    move_into_place(partial, path);
+    // The trajectory and its XDMF file go into place together, or neither.
+    write_partial_text_file(xdmf,
+                            render_xdmf(std::filesystem::path(path).filename().string(), frames));
+    move_group_into_place({path, xdmf});
     renamed = true;
-    write_text_file_atomically(
-        xdmf, render_xdmf(std::filesystem::path(path).filename().string(), frames));
   }
 
   const std::string path, partial, xdmf;
@@ -285,7 +286,10 @@ void write_checkpoint(const std::string& path, const Params& params, const MdCon
     std::snprintf(exact, sizeof exact, "md.box_%s=%.17g", kAxis[d], c.box[d]);
     overrides.push_back(exact);
   }
-  write_checkpoint_file(path, params, step, time, overrides, comm, [&](hid_t file) {
+  // Rank 0 gathered the atoms (sorted by id) and writes them alone.
+  write_checkpoint_file(path, params, step, time, overrides, comm, [&](const std::string& partial) {
+    if (rank != 0) return;
+    h5::Handle file = h5::open_file_readwrite(partial);
     const size_t n = all.size();
     std::vector<AtomRecord> folded(n);
     std::vector<double> held(3 * n), built(3 * n);
@@ -300,7 +304,7 @@ void write_checkpoint(const std::string& path, const Params& params, const MdCon
       owner[i] = all[i].rank;
       slot[i] = all[i].slot;
     }
-    h5::Handle md = h5::open_group(file, "md");
+    h5::Handle md = h5::open_group(file.get(), "md");
     write_atoms(md.get(), folded);
     h5::Handle resume = h5::create_group(md.get(), "resume");
     h5::write_attribute(resume.get(), "ranks", static_cast<std::int64_t>(ranks));
@@ -317,6 +321,9 @@ void write_checkpoint(const std::string& path, const Params& params, const MdCon
     h5::write_array(resume.get(), "positions", {rows, 3}, held.data());
     h5::write_array(resume.get(), "build_positions", {rows, 3}, built.data());
     h5::write_array(resume.get(), "moved", {static_cast<std::uint64_t>(ranks)}, moved.data());
+    resume.reset();
+    md.reset();
+    h5::close_file(file, partial);  // a full disk may show only here
   });
 }
 

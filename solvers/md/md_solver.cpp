@@ -92,6 +92,7 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
     rebuild(step_);
   }
   store_->compute_forces(config_.lj);
+  comm_.set_peer_wait({config_.peer_wait_seconds, step_});
   timers_ = PhaseTimers();
   rebuilds_ = 0;
 }
@@ -334,6 +335,8 @@ void MdSolver::run(std::FILE* out) {
     write_checkpoint_file(path);
     checkpoints.written(path, decomposition_.comm());
   };
+  // A run of no steps still leaves its checkpoint: the initial state.
+  if (first == end && checkpoints.enabled()) checkpoint();
   while (step_ < end) {
     step_once();
     const bool polled = poll.check(step_);

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include "core/checkpoint.hpp"
 #include "md_config.hpp"
@@ -43,9 +44,10 @@ class MdWorkload final : public Workload {
   std::string banner() const override {
     const CartDecomposition& d = solver_->decomposition();
     const Int3 g = d.rank_grid();
-    char line[160];
-    std::snprintf(line, sizeof line, "md %ld atoms, %ld steps on %d ranks (%dx%dx%d)",
-                  solver_->total_atoms(), config_.steps, d.size(), g.x, g.y, g.z);
+    const std::string steps = steps_text(config_);
+    char line[200];
+    std::snprintf(line, sizeof line, "md %ld atoms, %s on %d ranks (%dx%dx%d)",
+                  solver_->total_atoms(), steps.c_str(), d.size(), g.x, g.y, g.z);
     return line;
   }
   void run(std::FILE* progress) override { solver_->run(progress); }

@@ -192,7 +192,8 @@ case "$case_name" in
     if [ "$rc" -ne 0 ] || [ ! -s dense.h5 ]; then
       problem "making the dense input failed (exit $rc)"
     else
-      solve 0 dense.h5 --set md.skin=0.1
+      # One more step: a checkpoint at run.steps has nothing to run and is not read.
+      solve 0 dense.h5 --set md.skin=0.1 --set run.steps=2
       expect_clean_failure \
         "^mpsfw: error: dense.h5: dataset /md/positions: atoms 0 and [0-9]+ \(rows 0 and [0-9]+\) are 0\.41[0-9]* apart, closer than 0\.5 sigma"
     fi

@@ -35,5 +35,16 @@ CASES
 out=$("$mpsctl" start --bogus 1 2>&1) && fail "mpsctl accepted --bogus"
 grep -q "unknown option '--bogus'" <<<"$out" || fail "mpsctl --bogus: '$out'"
 
+# mkinput checks a new input before it replaces anything: a refused one
+# leaves the file that was there as it was.
+work=$(mktemp -d)
+"$mkinput" "$work/in.h5" --set heat.nx=16 >/dev/null || fail "mkinput of a valid input failed"
+cp "$work/in.h5" "$work/before.h5"
+out=$("$mkinput" "$work/in.h5" --set heat.dt=10 2>&1) && fail "mkinput accepted an unstable heat.dt"
+grep -qF "$work/in.h5: attribute /heat/dt" <<<"$out" || fail "mkinput heat.dt=10: '$out' does not name the file and attribute"
+cmp -s "$work/in.h5" "$work/before.h5" || fail "a refused mkinput changed or removed the existing $work/in.h5"
+[ -e "$work/in.h5.partial" ] && fail "a refused mkinput left $work/in.h5.partial"
+rm -rf "$work"
+
 if [ "$failures" -eq 0 ]; then echo "version and mpsctl options: ok"; fi
 [ "$failures" -eq 0 ]

@@ -440,6 +440,36 @@ TEST_F(MdIoTest, TrajectoryNeverClosedLeavesNoFile) {
   EXPECT_FALSE(fs::exists(dir_ + "/traj.xmf"));
 }
 
+// The trajectory and its XDMF file are one commit: when the XDMF file cannot
+// go into place, the previous pair stays and nothing half-written is left.
+TEST_F(MdIoTest, FailedXdmfLeavesThePreviousTrajectoryPair) {
+  const MdConfig c = lattice_config();
+  const CartDecomposition decomp(MPI_COMM_WORLD, link_cells(c), {0, 0, 0}, {true, true, true});
+  const Subdomain domain = subdomain_of(decomp, c.box);
+  const std::vector<AtomRecord> atoms = fcc_atoms(c, domain, decomp.comm());
+  const std::string path = dir_ + "/traj.h5", xmf = dir_ + "/traj.xmf";
+  if (decomp.rank() == 0) {
+    std::ofstream(path) << "previous h5\n";
+    fs::create_directory(xmf + ".partial");  // the XDMF text cannot be written
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  try {
+    MdTrajectory trajectory(path, c, decomp.comm());
+    trajectory.write_frame(0, 0.0, atoms);
+    trajectory.close();
+    ADD_FAILURE() << "close() did not fail";
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), xmf)) << e.what();
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (decomp.rank() != 0) return;
+  EXPECT_EQ(read_text(path), "previous h5\n") << "a new trajectory went in without its XDMF file";
+  EXPECT_FALSE(fs::exists(xmf));
+  for (const std::string& left : {path + ".partial", path + ".previous"}) {
+    EXPECT_FALSE(fs::exists(left)) << left;
+  }
+}
+
 TEST_F(MdIoTest, TrajectoryIntoMissingFolderFailsOnEveryRank) {
   const MdConfig c = lattice_config();
   const std::string path = dir_ + "/no/such/folder/traj.h5";

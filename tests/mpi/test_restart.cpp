@@ -2,19 +2,24 @@
 // halfway with a checkpoint and resumed from it equals the uninterrupted run.
 // Heat: the field bit for bit, step, time and max_change exactly, resumed on
 // 1, 2, 3 and all ranks whatever the rank count of the first half (total
-// heat, a sum over ranks, exactly on the same rank count). MD: positions and
+// heat, a sum over ranks, exactly on the same rank count), also at a shape no
+// rank grid divides (13x11x7, first half on all ranks and on 3), and from
+// the checkpoint of a run of no steps. MD: positions and
 // velocities bit for bit on the same ranks (the checkpoint's /md/resume
 // brings back the lists and ghosts), within 1e-9 (sigma, sigma/tau) after 27
 // more steps on one rank (new lists sum the pair forces in another order).
 // The checkpoint is a valid input (read back through the solver's own
-// schema), numbered checkpoints keep the last K, and a resumed run writes its
-// outputs beside the first part's.
+// schema), written by every rank's hyperslab alike collectively and rank
+// after rank, complete or not at all when one rank fails; numbered
+// checkpoints keep the last K, also those of a requeued run's first part;
+// and a resumed run writes its outputs beside the first part's.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -22,6 +27,9 @@
 #include <vector>
 
 #include "core/checkpoint.hpp"
+#include "core/decomposition.hpp"
+#include "core/error.hpp"
+#include "core/field_output.hpp"
 #include "core/h5_io.hpp"
 #include "core/input_file.hpp"
 #include "solvers/md/md_config.hpp"
@@ -85,23 +93,33 @@ HeatOutcome run_heat(const heat::HeatConfig& c, const Params* params, MPI_Comm c
   return {solver.gather_global(), solver.diagnostics(), solver.step()};
 }
 
-void expect_heat_resumes(const std::vector<std::string>& problem) {
+// The first part (up to step `half`, 0: a run of no steps) on the first
+// `first_part_ranks` ranks, resumed on 1, 2, 3 and all ranks up to step 24.
+void expect_heat_resumes(const std::vector<std::string>& problem, int first_part_ranks = 0,
+                         long half = 12) {
   const std::string dir = shared_folder("heat");
-  constexpr long kEnd = 24, kHalf = 12;
+  constexpr long kEnd = 24;
+  const long kHalf = half;
   std::vector<std::string> whole = problem;
   whole.push_back("run.steps=" + std::to_string(kEnd));
   whole.push_back("run.diag_every=4");
   const HeatOutcome reference = run_heat(heat_config(whole), nullptr, MPI_COMM_WORLD);
 
-  // The first half on every rank, its end checkpointed.
+  // The first part, its end checkpointed.
   const std::string checkpoint = dir + "/half.h5";
-  std::vector<std::string> half = whole;
-  half.push_back("run.steps=" + std::to_string(kHalf));
-  half.push_back("run.checkpoint_file=" + checkpoint);
-  const Params half_params = heat::heat_params_from_overrides(half);
-  run_heat(heat::heat_config_from(half_params), &half_params, MPI_COMM_WORLD);
+  std::vector<std::string> first_part = whole;
+  first_part.push_back("run.steps=" + std::to_string(kHalf));
+  first_part.push_back("run.checkpoint_file=" + checkpoint);
+  const Params half_params = heat::heat_params_from_overrides(first_part);
+  MPI_Comm first = first_ranks(first_part_ranks > 0 ? first_part_ranks : world_size());
+  if (first != MPI_COMM_NULL) {
+    run_heat(heat::heat_config_from(half_params), &half_params, first);
+    MPI_Comm_free(&first);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
   ASSERT_TRUE(fs::exists(checkpoint));
   EXPECT_FALSE(fs::exists(checkpoint + ".partial"));
+  EXPECT_EQ(read_input_attributes(checkpoint).groups.at("").at("step").integer, kHalf);
 
   for (int ranks : {1, 2, 3, world_size()}) {
     if (ranks > world_size()) continue;
@@ -150,6 +168,18 @@ TEST(HeatRestart, PeriodicGaussianResumesBitForBitOnAnyRankCount) {
                        "heat.initial=gaussian"});
 }
 
+// 13x11x7 splits unevenly over 2, 3 and 4 ranks (blocks a cell apart).
+TEST(HeatRestart, UnevenShapeResumesBitForBitFromAnyRankCount) {
+  const std::vector<std::string> problem = {"heat.nx=13", "heat.ny=11", "heat.nz=7",
+                                            "heat.boundary=periodic", "heat.initial=gaussian"};
+  expect_heat_resumes(problem);
+  if (world_size() > 3) expect_heat_resumes(problem, 3);
+}
+
+TEST(HeatRestart, RunOfNoStepsCheckpointsTheInitialState) {
+  expect_heat_resumes({"heat.nx=13", "heat.ny=11", "heat.nz=7"}, 0, 0);
+}
+
 TEST(HeatRestart, NumberedCheckpointsKeepTheLastK) {
   const std::string dir = shared_folder("keep");
   const Params p = heat::heat_params_from_overrides(
@@ -167,6 +197,119 @@ TEST(HeatRestart, NumberedCheckpointsKeepTheLastK) {
     EXPECT_EQ(last.groups.at("").at("step").integer, 10);
     fs::remove_all(dir);
   }
+}
+
+// A requeued run prunes by what is on disk: the first part's numbered
+// checkpoints go too, and nothing that is not one exactly.
+TEST(HeatRestart, NumberedCheckpointsOfTheFirstPartArePruned) {
+  const std::string dir = shared_folder("requeue");
+  const std::vector<std::string> problem = {"heat.nx=8",
+                                            "heat.ny=7",
+                                            "heat.nz=6",
+                                            "run.checkpoint_every=2",
+                                            "run.checkpoint_keep=2",
+                                            "run.checkpoint_file=" + dir + "/ck.h5"};
+  std::vector<std::string> first = problem;
+  first.push_back("run.steps=6");
+  const Params p = heat::heat_params_from_overrides(first);
+  run_heat(heat::heat_config_from(p), &p, MPI_COMM_WORLD);
+  const std::vector<std::string> decoys = {"ck.00000002.h5.partial", "ck.0000002.h5",
+                                           "ck.00000002.h5.bak",     "ck.0000000x.h5",
+                                           "other.00000002.h5",      "ck.00000002.hdf5"};
+  if (world_rank() == 0) {
+    for (const std::string& d : decoys) std::fclose(std::fopen((dir + "/" + d).c_str(), "w"));
+    fs::create_directory(dir + "/ck.00000001.h5");                  // a folder, never removed
+    fs::create_symlink("ck.00000004.h5", dir + "/ck.00000003.h5");  // a link, never removed
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  // The requeued part: from the newest checkpoint up to step 10.
+  Params resumed(heat::heat_schema());
+  resumed.read_file(dir + "/ck.00000006.h5", nullptr);
+  for (const std::string& o : problem) resumed.apply_override(o);
+  resumed.apply_override("run.steps=10");
+  resumed.finalize();
+  EXPECT_EQ(run_heat(heat::heat_config_from(resumed), &resumed, MPI_COMM_WORLD).step, 10);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename());
+    std::vector<std::string> expected = decoys;
+    for (const char* kept :
+         {"ck.00000001.h5", "ck.00000003.h5", "ck.00000008.h5", "ck.00000010.h5"}) {
+      expected.push_back(kept);
+    }
+    std::sort(names.begin(), names.end());
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(names, expected);
+    fs::remove_all(dir);
+  }
+}
+
+// Block values that name their global cell, [z][y][x] order.
+double cell_value(std::int64_t i, std::int64_t j, std::int64_t k) {
+  return static_cast<double>(i + 100 * j + 10000 * k) + 0.25;
+}
+
+// The checkpoint writer: each rank its hyperslab, collectively (parallel
+// HDF5) and rank after rank (any HDF5) alike; a failure on one rank only
+// reaches every rank and leaves the previous checkpoint as it was.
+TEST(CheckpointFile, EveryRankWritesItsBlockAndFailuresLeaveThePreviousOne) {
+  const std::string dir = shared_folder("blocks");
+  const Params params = heat::heat_params_from_overrides({"heat.nx=13", "heat.ny=11", "heat.nz=7"});
+  CartDecomposition d(MPI_COMM_WORLD, {13, 11, 7}, {0, 0, 0}, {false, false, false});
+  const Int3 n = d.local_cells(), o = d.offset();
+  std::vector<double> block;
+  for (int k = 0; k < n.z; ++k)
+    for (int j = 0; j < n.y; ++j)
+      for (int i = 0; i < n.x; ++i) block.push_back(cell_value(o.x + i, o.y + j, o.z + k));
+  const h5::BlockSlab slab = h5::block_slab(d.global_cells(), o, n);
+  std::vector<bool> ways = {false};
+  if (hdf5_is_parallel()) ways.push_back(true);
+  for (const bool collective : ways) {
+    const std::string path = dir + (collective ? "/collective.h5" : "/rank_ordered.h5");
+    write_checkpoint_file(path, params, 3, 0.5, {"heat.initial=dataset"}, d.comm(),
+                          [&](const std::string& partial) {
+                            h5::write_block_datasets(partial, d.comm(), collective, slab,
+                                                     {{"/heat/u0", block.data()}}, "test");
+                          });
+    if (world_rank() == 0) {
+      h5::Handle f = h5::open_file_readonly(path);
+      h5::Handle heat = h5::open_group(f.get(), "heat");
+      const std::vector<double> all = h5::read_all_doubles(heat.get(), "u0");
+      ASSERT_EQ(all.size(), 13u * 11 * 7);
+      size_t t = 0, wrong = 0;
+      for (int k = 0; k < 7; ++k)
+        for (int j = 0; j < 11; ++j)
+          for (int i = 0; i < 13; ++i) wrong += all[t++] != cell_value(i, j, k);
+      EXPECT_EQ(wrong, 0u) << path;
+      EXPECT_EQ(read_input_attributes(path).groups.at("").at("step").integer, 3);
+    }
+    // The last rank fails while writing its state: every rank hears of it,
+    // the previous file stays, no partial file is left.
+    const auto before = fs::file_size(path);
+    const int last = world_size() - 1;
+    try {
+      write_checkpoint_file(path, params, 4, 0.75, {"heat.initial=dataset"}, d.comm(),
+                            [&](const std::string&) {
+                              if (world_rank() == last) throw Error("disk on fire");
+                            });
+      ADD_FAILURE() << "no error on rank " << world_rank();
+    } catch (const AgreedError& e) {
+      EXPECT_NE(std::string(e.what()).find("checkpoint '" + path + "': disk on fire"),
+                std::string::npos)
+          << e.what();
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    EXPECT_EQ(fs::file_size(path), before);
+    EXPECT_EQ(read_input_attributes(path).groups.at("").at("step").integer, 3);
+    EXPECT_FALSE(fs::exists(path + ".partial"));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  // The same file either way (the collective write's reserved space is cut).
+  if (world_rank() == 0 && ways.size() == 2) {
+    EXPECT_EQ(fs::file_size(dir + "/collective.h5"), fs::file_size(dir + "/rank_ordered.h5"));
+  }
+  if (world_rank() == 0) fs::remove_all(dir);
 }
 
 TEST(Checkpoint, ResumedOutputsGoBesideTheFirstPart) {
@@ -191,6 +334,32 @@ void run_md(const Params& p, MPI_Comm comm) {
   md::MdSolver solver(c, comm, host_device(comm));
   solver.set_params(&p);
   solver.run(nullptr);
+}
+
+TEST(MdRestart, RunOfNoStepsCheckpointsTheInitialState) {
+  const std::string dir = shared_folder("md-zero");
+  const std::vector<std::string> problem = {"md.cells_x=6", "md.cells_y=6", "md.cells_z=6",
+                                            "run.thermo_every=0"};
+  const auto params = [&](std::vector<std::string> extra) {
+    for (const std::string& p : problem) extra.push_back(p);
+    return md::md_params_from_overrides(extra);
+  };
+  run_md(params({"run.steps=10", "run.checkpoint_file=" + dir + "/whole.h5"}), MPI_COMM_WORLD);
+  run_md(params({"run.steps=0", "run.checkpoint_file=" + dir + "/zero.h5"}), MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD);
+  ASSERT_TRUE(fs::exists(dir + "/zero.h5"));
+  EXPECT_EQ(read_input_attributes(dir + "/zero.h5").groups.at("").at("step").integer, 0);
+  Params p(md::md_schema());
+  p.read_file(dir + "/zero.h5", nullptr);
+  p.apply_override("run.steps=10");
+  p.apply_override("run.checkpoint_file=" + dir + "/resumed.h5");
+  p.finalize();
+  run_md(p, MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) {
+    EXPECT_TRUE(same_bits(md_final_state(dir + "/resumed.h5"), md_final_state(dir + "/whole.h5")));
+    fs::remove_all(dir);
+  }
 }
 
 // Stopped at step 23 (two steps after the third list build of md.rebuild_every

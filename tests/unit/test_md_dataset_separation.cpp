@@ -117,8 +117,14 @@ TEST(MdDatasetSeparation, SparseBoxAndLegalNeighboursPass) {
   EXPECT_EQ(refusal(write_input("dense_ok.h5", lattice(10, 0.6), box)), "");
 }
 
-TEST(MdDatasetSeparation, LargeInputIsFast) {
-  const int side = 60;  // 216 000 atoms: pair by pair would be 2.3e10 distances
+// Not a speed test (bench/ measures speed): the bound only tells a cell list
+// from pair by pair, with a wide margin on both sides so that a loaded or
+// slow CI machine cannot fail it. The cell list checks these 10^6 atoms in
+// about 1 s here; pair by pair is 5e11 distances, minutes even at 3e9 per
+// second. (At 216 000 atoms and 20 s, as before, the two were too close:
+// pair by pair could pass on a fast machine, a busy one could fail.)
+TEST(MdDatasetSeparation, LargeInputIsNotCheckedPairByPair) {
+  const int side = 100;
   const double box[3] = {side * 1.0, side * 1.0, side * 1.0};
   const Atoms a = lattice(side, 1.0);
   const MdConfig c = write_input("large.h5", a, box);
@@ -126,7 +132,7 @@ TEST(MdDatasetSeparation, LargeInputIsFast) {
   EXPECT_EQ(all_dataset_atoms(c).size(), a.ids.size());
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(seconds, 20.0);
+  EXPECT_LT(seconds, 60.0);
 }
 
 }  // namespace
