@@ -28,6 +28,7 @@ void PhaseTimers::range_pop() {}
 void memory::detail::cuda_release(void*) noexcept {}
 void memory::detail::cuda_release_pinned(void*) noexcept {}
 void close_peer_memory(void*) noexcept {}
+void detail::cuda_release_failure(PeerWaitFailure*) noexcept {}
 
 // Everything else.
 void* memory::detail::cuda_allocate(std::size_t) { throw_built_without_cuda("device memory"); }
@@ -62,6 +63,9 @@ void detail::cuda_copy_regions(ScalarType, const std::vector<RegionCopy>&) {
 }
 
 void detail::cuda_mark_and_wait(const StepHandshake&) {
+  throw_built_without_cuda("the device-side step handshake");
+}
+PeerWaitFailure* detail::cuda_allocate_failure(PeerWaitFailure**) {
   throw_built_without_cuda("the device-side step handshake");
 }
 

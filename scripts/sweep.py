@@ -418,7 +418,9 @@ def main():
     args.mps_enable = "on" if gpus > 0 else "auto"
     per_node = max(gpus, 1)
     if args.launcher == "srun":
-        launcher_cmd = lambda n: ["srun", "--mpi=pmix", "-N", str(min(args.nodes, n)), "-n", str(n)]
+        # A rank that exits with an error ends the step's other ranks (slurm/README.md).
+        launcher_cmd = lambda n: ["srun", "--mpi=pmix", "--kill-on-bad-exit=1",
+                                  "-N", str(min(args.nodes, n)), "-n", str(n)]
     else:
         launcher_cmd = lambda n: ["mpirun", "--oversubscribe", "-np", str(n)]
     os.makedirs(os.path.join(args.out, "runs"), exist_ok=True)

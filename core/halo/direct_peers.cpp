@@ -129,7 +129,7 @@ std::string DirectPeers::map_neighbors(FaceMask faces, FaceMask other_gpu, HaloS
             mapped_.push_back(memory_.map(rec->field[b]));
             theirs[static_cast<size_t>(b)] = static_cast<double*>(mapped_.back());
           }
-          if (signals_) signals_->add_neighbor(rec->signals);
+          if (signals_) signals_->add_neighbor(rec->signals, n);
           mapped_by_rank.emplace_back(n, theirs);
         }
       }
@@ -181,6 +181,10 @@ void DirectPeers::finish_step(Handshake handshake) {
   }
   memory::synchronize(space_);
   MPSFW_MPI_CHECK(MPI_Barrier(gpu_comm_));
+}
+
+void DirectPeers::set_peer_wait(const PeerWait& wait) {
+  if (signals_) signals_->set_peer_wait(wait, steps_);
 }
 
 void DirectPeers::quiesce() {

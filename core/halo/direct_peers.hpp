@@ -67,6 +67,9 @@ class DirectPeers {
   // After the step's writes to the field: the end-of-step handshake (unless
   // the caller ran it) or the host barrier.
   void finish_step(Handshake handshake = Handshake::Enqueue);
+  // After connect: how long the GPU-side waits may take, and the step every
+  // rank has finished now (see StreamSignals::set_peer_wait).
+  void set_peer_wait(const PeerWait& wait);
   // Collective over the GPU's ranks: nobody reads this rank's fields after.
   void quiesce();
 

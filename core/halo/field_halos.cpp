@@ -137,6 +137,7 @@ struct FieldHalos::Impl {
       for (const Field& f : fields) {
         n.bytes += aligned(send_region(layout, n.dir).cells() * scalar_bytes(f.type));
       }
+      mpi_count(n.bytes, "a halo message's bytes");  // refused here, not mid-run
       message_bytes += n.bytes;
     }
     const auto doubles = static_cast<size_t>(message_bytes / kAlign);
@@ -471,7 +472,7 @@ std::string FieldHalos::Impl::map_neighbors(const std::vector<DeviceLocation>& w
         }
         n.theirs.push_back(buffers);
       }
-      if (signals) signals->add_neighbor(all[g * handles]);
+      if (signals) signals->add_neighbor(all[g * handles], n.rank);
       by_rank.emplace_back(n.rank, n.theirs);
     }
   } catch (const std::exception& e) {

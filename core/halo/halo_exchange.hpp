@@ -71,6 +71,10 @@ class HaloExchange {
   // end-of-step handshake unless the caller ran it; with the host barrier
   // waits for the device and the GPU's other ranks.
   void finish_step(Handshake handshake = Handshake::Enqueue);
+  // After connect_direct_peers: how long a GPU-side wait for a neighbour may
+  // take before the job ends naming it (run.peer_wait_seconds), and the step
+  // every rank has finished now, for that message.
+  void set_peer_wait(const PeerWait& wait) { peers_.set_peer_wait(wait); }
   // Collective over the ranks of this rank's GPU: returns once nobody reads
   // this rank's fields any more. Call before freeing or rewriting them from
   // the host (the end of a run).

@@ -17,7 +17,17 @@
 // operations (cuStreamWaitValue64) cost the CPU tens of microseconds per call
 // under MPS; folding the pull into the waiting kernel forced a small grid on
 // the copy, which made large faces slow (512³ slower than MPI).
+//
+// Each wait is bounded (PeerWait, step_handshake.hpp). On the device a wait
+// that gives up raises a record in mapped host memory, and a thread of this
+// process that watches it ends the job with the message: the host may be
+// blocked for good where no step boundary comes (in a collective the stalled
+// rank never joins, or behind the spinning kernel), so the solver's loop
+// cannot be the one to look.
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "core/peer_memory.hpp"
@@ -32,17 +42,21 @@ class StreamSignals {
   // Whether the current device runs this process as an MPS client.
   static bool available();
 
-  // Allocates this process's counter through `memory` (device memory shared
-  // through CUDA IPC; host shared memory in tests, where the host runs the
-  // same handshake), zero.
+  // Allocates this process's signal block through `memory` (device memory
+  // shared through CUDA IPC; host shared memory in tests, where the host runs
+  // the same handshake), zero; waits bounded by PeerWait's defaults until
+  // set_peer_wait.
   explicit StreamSignals(PeerMemory& memory);
   ~StreamSignals();
   StreamSignals(const StreamSignals&) = delete;
   StreamSignals& operator=(const StreamSignals&) = delete;
 
   PeerMemoryHandle handle() const;
-  // Maps a neighbour's counter (from its handle()) to wait for.
-  void add_neighbor(const PeerMemoryHandle& handle);
+  // Maps the signal block of neighbour `rank` (from its handle()) to wait for.
+  void add_neighbor(const PeerMemoryHandle& handle, int rank);
+  // From the next handshake on: waits bounded by `wait.seconds`, and
+  // `finished_step` (the count marked last) is step `wait.step`.
+  void set_peer_wait(const PeerWait& wait, std::uint64_t finished_step);
 
   // Enqueued on the default stream (run at once on the host): marks
   // `finished_step` steps done and holds later work until every neighbour has
@@ -54,14 +68,32 @@ class StreamSignals {
   StepHandshake handshake(std::uint64_t finished_step) const;
 
  private:
+  // The watching thread: ends the job once the device raised failure_.
+  void watch();
+
   PeerMemory& memory_;
   std::uint64_t* mine_ = nullptr;  // in memory_'s space
   std::vector<void*> neighbors_;   // theirs, mapped here
+  std::vector<int> ranks_;         // their ranks
+  std::uint64_t wait_ns_;
+  std::int64_t step_offset_ = 0;
+  // Device blocks only: the record the device raises, in mapped host memory
+  // (and where the device writes it), and its watcher.
+  PeerWaitFailure* failure_ = nullptr;
+  PeerWaitFailure* failure_on_device_ = nullptr;
+  std::mutex mutex_;  // guards wait_ns_, step_offset_ and stopping_ for the watcher
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread watcher_;
 };
 
 namespace detail {
 // The kernel (stream_signals_cuda.cu).
 void cuda_mark_and_wait(const StepHandshake& handshake);
+// A zero PeerWaitFailure in pinned host memory mapped into the device's
+// address space; `on_device`: where kernels reach it.
+PeerWaitFailure* cuda_allocate_failure(PeerWaitFailure** on_device);
+void cuda_release_failure(PeerWaitFailure* failure) noexcept;
 }  // namespace detail
 
 }  // namespace mpsfw

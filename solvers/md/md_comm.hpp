@@ -47,6 +47,9 @@ class MdComm {
   CellGrid cell_grid() const;
   // How ghost positions travel between rebuilds, for the run report.
   std::string ghost_path() const;
+  // How long a wait for a same-GPU neighbour may take before the job ends
+  // naming it, and the step every rank has finished now (SameGpuGhosts).
+  void set_peer_wait(const PeerWait& wait) { same_gpu_->set_peer_wait(wait); }
 
  private:
   // The plan's positions into the ghost slots: pushed where connected,

@@ -86,7 +86,7 @@ void SameGpuGhosts::connect_signals(const std::array<int, kGhostLists>& neighbor
     for (const Record& r : records) {
       if (r.rank != n) continue;
       try {
-        signals_->add_neighbor(r.counter);
+        signals_->add_neighbor(r.counter, n);
       } catch (const std::exception& e) {
         error = e.what();
       }
@@ -216,6 +216,10 @@ void SameGpuGhosts::push_all(MdStore& store) const {
   if (!store.push_all(targets, slots, StepHandshake{})) push_one_by_one(store);
   store.synchronize();
   MPSFW_MPI_CHECK(MPI_Barrier(gpu_comm_));
+}
+
+void SameGpuGhosts::set_peer_wait(const PeerWait& wait) {
+  if (signals_) signals_->set_peer_wait(wait, steps_);
 }
 
 void SameGpuGhosts::push_one_by_one(MdStore& store) const {

@@ -63,6 +63,9 @@ class SameGpuGhosts {
   // that push to this one have (GPU-side or at a host barrier): nothing
   // where no rank on this GPU pushes.
   void push_all(MdStore& store) const;
+  // How long a GPU-side wait may take, and the step every rank has finished
+  // now (StreamSignals::set_peer_wait); nothing under the host barrier.
+  void set_peer_wait(const PeerWait& wait);
   // How ghost positions travel, for the run report.
   std::string description() const;
 
