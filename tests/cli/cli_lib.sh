@@ -91,3 +91,159 @@ cli_case_end() {
   cli_show stderr err
   exit 1
 }
+
+# The PIDs of every descendant of PID (children, theirs, ...), from the ppid
+# field of /proc/*/stat: a job's own processes, never another job's.
+cli_descendants() {
+  local root=$1 f line pid rest ppid p c
+  local -A kids=()
+  for f in /proc/[0-9]*/stat; do
+    read -r line 2>/dev/null <"$f" || continue
+    pid=${line%% *}
+    rest=${line##*) }  # after "(comm)", which may hold spaces
+    read -r _ ppid _ <<<"$rest"
+    kids[$ppid]+=" $pid"
+  done
+  local -a queue=("$root")
+  while [ ${#queue[@]} -gt 0 ]; do
+    p=${queue[0]}
+    queue=("${queue[@]:1}")
+    for c in ${kids[$p]:-}; do
+      echo "$c"
+      queue+=("$c")
+    done
+  done
+}
+
+# The ranks of the job whose mpirun is PID: its descendants that run $SOLVER,
+# oldest first (by start time).
+cli_job_ranks() {
+  local exe pid
+  exe=$(readlink -f "$SOLVER")
+  for pid in $(cli_descendants "$1"); do
+    [ "$(readlink -f "/proc/$pid/exe" 2>/dev/null)" = "$exe" ] || continue
+    # Field 22 of stat (the 20th after "(comm) "): the start time.
+    echo "$(cut -d' ' -f20 <<<"$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null)") $pid"
+  done | sort -n | cut -d' ' -f2
+}
+
+# cli_start_job NP ARGS...: the solver on NP ranks in the background (stdout
+# to ./out, stderr to ./err); sets CLI_JOB to mpirun's PID and returns once
+# the run printed its start line (a problem after 20 s without).
+# shellcheck disable=SC2034  # CLI_JOB is read by the sourcing scripts
+cli_start_job() {
+  local np=$1
+  shift
+  local -a pre=()
+  [ -n "$PREFLAGS" ] && read -r -a pre <<<"$PREFLAGS"
+  "$MPIEXEC" "$NP_FLAG" "$np" "${pre[@]}" "$SOLVER" "$@" >out 2>err </dev/null &
+  CLI_JOB=$!
+  for _ in $(seq 1 200); do
+    grep -q '^mpsfw: \(heat\|md\) ' out 2>/dev/null && { sleep 1; return 0; }
+    kill -0 "$CLI_JOB" 2>/dev/null || { problem "the run ended before it started"; return 1; }
+    sleep 0.1
+  done
+  problem "the run did not start within 20 s"
+  return 1
+}
+
+# cli_wait_job: waits for CLI_JOB, at most CASE_TIMEOUT s (then it kills the
+# job's own processes: other tests' solvers may run beside it); sets CLI_RC.
+cli_wait_job() {
+  local waited=0
+  local -a ranks=()
+  while kill -0 "$CLI_JOB" 2>/dev/null; do
+    sleep 0.2
+    waited=$((waited + 1))
+    if [ "$waited" -gt $((CASE_TIMEOUT * 5)) ]; then
+      problem "still running ${CASE_TIMEOUT} s after the signal"
+      mapfile -t ranks < <(cli_job_ranks "$CLI_JOB")
+      kill -CONT "${ranks[@]}" 2>/dev/null  # a rank a case held with SIGSTOP
+      kill -KILL "${ranks[@]}" "$CLI_JOB" 2>/dev/null
+      break
+    fi
+  done
+  CLI_RC=0
+  wait "$CLI_JOB" || CLI_RC=$?
+}
+
+# cli_signal_rank SIGNAL [PID]: SIGNAL to PID, or to the newest rank of
+# CLI_JOB (never a machine-wide pkill, which could pick another job's).
+cli_signal_rank() {
+  local rank=${2:-}
+  [ -n "$rank" ] || rank=$(cli_job_ranks "$CLI_JOB" | tail -1)
+  if [ -n "$rank" ]; then
+    kill "-$1" "$rank" || problem "could not send SIG$1 to rank process $rank"
+  else
+    problem "no rank of job $CLI_JOB to signal"
+  fi
+}
+
+# The "mpsfw: stopped by SIGNAL at step N; ..." line of ./out (status 1: none).
+cli_stopped_line() { grep -E "^mpsfw: stopped by $1 at step [0-9]+; " out; }
+
+# A problem for every *.partial file under the work folder.
+cli_no_partials() {
+  local left
+  left=$(find . -name '*.partial')
+  [ -z "$left" ] || problem "files left behind: $left"
+}
+
+# cli_expect_ended REPORT HOW SIGNAL STEP CHECKPOINT: run.json's "ended"
+# object ("-" for null).
+cli_expect_ended() {
+  local got
+  got=$(python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["ended"]
+print(e["how"], e["signal"] or "-", e["step"], e["checkpoint"] or "-")' "$1" 2>&1) ||
+    got="unreadable: $got"
+  [ "$got" = "$2 $3 $4 $5" ] || problem "$1: ended is '$got', expected '$2 $3 $4 $5'"
+}
+
+# cli_resume CHECKPOINT NP STEPS [ARGS...]: runs the checkpoint as the input
+# to step STEPS (./resumed.out, .err, .json); a problem unless it exits 0.
+cli_resume() {
+  local input=$1 np=$2 steps=$3
+  shift 3
+  cli_run "$np" resumed.out resumed.err "$input" --backend host --set "run.steps=$steps" \
+    --report resumed.json "$@"
+  [ "$CLI_RC" -eq 0 ] ||
+    problem "resuming from $input failed (exit $CLI_RC): $(tail -3 resumed.err)"
+}
+
+# cli_mount_small_disk DIR: a 256 KiB tmpfs at DIR (a full disk in a few
+# writes), unmounted when the script exits; exits 77 (ctest's skip code),
+# saying so, where it cannot be mounted (not root, or not allowed here).
+cli_mount_small_disk() {
+  mkdir -p "$1"
+  if [ "$(id -u)" != 0 ] || ! mount -t tmpfs -o size=256k tmpfs "$1" 2>/dev/null; then
+    echo "SKIP: needs root and permission to mount a tmpfs (a small full disk)"
+    exit 77
+  fi
+  CLI_MOUNT=$(cd "$1" && pwd)
+  trap 'umount "$CLI_MOUNT"' EXIT
+}
+
+# cli_expect_clean_failure RC PATTERN...: the run failed the way a user can
+# act on: exit 1 (not a crash or a hang), one "mpsfw: error:" line on ./err
+# matching every PATTERN (extended regex), no HDF5 error stack, no abort, no
+# *.partial left.
+cli_expect_clean_failure() {
+  local rc=$1 p n left
+  shift
+  case "$rc" in
+    0) problem "exit code 0, expected a failure" ;;
+    1) ;;
+    124 | 137) problem "still running after $CASE_TIMEOUT s (exit $rc): a rank hangs?" ;;
+    *) problem "exit code $rc, expected 1 (139: a crash at exit)" ;;
+  esac
+  n=$(grep -c '^mpsfw: error: ' err)
+  [ "$n" -eq 1 ] || problem "$n lines 'mpsfw: error: ...' on stderr, expected exactly 1"
+  ! grep -q 'HDF5-DIAG' err || problem "HDF5 printed its error stack"
+  ! grep -qE 'Segmentation fault|signal 11|exited on signal' err || problem "a rank crashed"
+  ! grep -qE 'error on rank|MPI_ABORT' err || problem "the job was aborted, expected a clean exit"
+  for p in "$@"; do
+    grep -qE -- "$p" err || problem "missing text on stderr (extended regex): $p"
+  done
+  left=$(find . -name '*.partial')
+  [ -z "$left" ] || problem "left behind: $left"
+}

@@ -45,107 +45,59 @@ cli_require_tools
 [ -n "$WORKDIR" ] && [ -n "$case_name" ] || cli_die "--workdir DIR and a CASE are required"
 rm -rf "$WORKDIR" && mkdir -p "$WORKDIR" && cd "$WORKDIR" || cli_die "cannot make $WORKDIR"
 
-pre=()
-[ -n "$PREFLAGS" ] && read -r -a pre <<<"$PREFLAGS"
-
-# start NP ARGS...: the solver in the background (far more steps than it can
-# take); waits until it has printed its start line.
-start() {
-  local np=$1
-  shift
-  "$MPIEXEC" "$NP_FLAG" "$np" "${pre[@]}" "$SOLVER" "$@" >out 2>err </dev/null &
-  job=$!
-  for _ in $(seq 1 200); do
-    grep -q '^mpsfw: \(heat\|md\) ' out 2>/dev/null && { sleep 1; return 0; }
-    sleep 0.1
-  done
-  problem "the run did not start within 20 s"
-}
-# finish: waits (bounded) for the job; sets rc.
+# The job's start, end and signals (to its own ranks only) are cli_lib.sh's,
+# shared with signals_more.sh.
 finish() {
-  local waited=0
-  while kill -0 "$job" 2>/dev/null; do
-    sleep 0.2
-    waited=$((waited + 1))
-    if [ "$waited" -gt $((CASE_TIMEOUT * 5)) ]; then
-      problem "still running ${CASE_TIMEOUT} s after the signal"
-      kill -KILL "$job" 2>/dev/null
-      pkill -KILL -f -- "$SOLVER" 2>/dev/null
-      break
-    fi
-  done
-  wait "$job"
-  rc=$?
+  cli_wait_job
+  rc=$CLI_RC
 }
-# One rank of the job (the newest solver process).
-signal_one_rank() { pkill "-$1" -n -f -- "$SOLVER" || problem "no solver process to signal"; }
 expect_rc() { [ "$rc" -eq "$1" ] || problem "exit code $rc, expected $1"; }
-stopped_line() { grep -E "^mpsfw: stopped by $1 at step [0-9]+; " out; }
-no_partials() {
-  local left
-  left=$(find . -name '*.partial')
-  [ -z "$left" ] || problem "files left behind: $left"
-}
-# expect_ended REPORT HOW SIGNAL STEP CHECKPOINT: run.json's "ended" object.
-expect_ended() {
-  local got
-  got=$(python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["ended"]
-print(e["how"], e["signal"] or "-", e["step"], e["checkpoint"] or "-")' "$1" 2>&1) ||
-    got="unreadable: $got"
-  [ "$got" = "$2 $3 $4 $5" ] || problem "$1: ended is '$got', expected '$2 $3 $4 $5'"
-}
-# resume CHECKPOINT NP STEPS: runs the checkpoint as the input, to step STEPS.
-resume() {
-  cli_run "$2" resumed.out resumed.err "$1" --backend host --set "run.steps=$3" \
-    --report resumed.json
-  [ "$CLI_RC" -eq 0 ] || problem "resuming from $1 failed (exit $CLI_RC): $(tail -3 resumed.err)"
-}
 
 heat=(--backend host --set run.steps=100000000 --set run.diag_every=0)
 case "$case_name" in
   heat_term_rank)
-    start 2 "$INPUTS/heat_default.h5" "${heat[@]}" --set run.checkpoint_file=ck.h5 --output O.h5 \
-      --report R.json
-    signal_one_rank TERM
+    cli_start_job 2 "$INPUTS/heat_default.h5" "${heat[@]}" --set run.checkpoint_file=ck.h5 \
+      --output O.h5 --report R.json
+    cli_signal_rank TERM
     finish
     expect_rc 143
-    line=$(stopped_line SIGTERM) || problem "no 'mpsfw: stopped by SIGTERM at step N' line"
+    line=$(cli_stopped_line SIGTERM) || problem "no 'mpsfw: stopped by SIGTERM at step N' line"
     step=$(sed -n 's/.* at step \([0-9]*\);.*/\1/p' <<<"$line")
     grep -q "checkpoint ck.h5 resumes it" <<<"$line" || problem "the line names no checkpoint: $line"
     [ -s ck.h5 ] && [ -s O.h5 ] && [ -s O.xmf ] || problem "ck.h5, O.h5 or O.xmf missing"
-    no_partials
-    expect_ended R.json stopped SIGTERM "$step" ck.h5
-    [ -n "$step" ] && resume ck.h5 1 $((step + 5))
+    cli_no_partials
+    cli_expect_ended R.json stopped SIGTERM "$step" ck.h5
+    [ -n "$step" ] && cli_resume ck.h5 1 $((step + 5))
     grep -q "$((step + 5))" resumed.out 2>/dev/null || problem "the resumed run did not reach step $((step + 5))"
-    expect_ended resumed.json completed - $((step + 5)) -
+    cli_expect_ended resumed.json completed - $((step + 5)) -
     ;;
   heat_usr1_mpirun)
-    start 2 "$INPUTS/heat_default.h5" "${heat[@]}" --set run.checkpoint_file=ck.h5
-    kill -USR1 "$job"
+    cli_start_job 2 "$INPUTS/heat_default.h5" "${heat[@]}" --set run.checkpoint_file=ck.h5
+    kill -USR1 "$CLI_JOB"
     finish
     expect_rc 138
-    stopped_line SIGUSR1 >/dev/null || problem "no 'mpsfw: stopped by SIGUSR1' line"
+    cli_stopped_line SIGUSR1 >/dev/null || problem "no 'mpsfw: stopped by SIGUSR1' line"
     [ -s ck.h5 ] || problem "no checkpoint ck.h5"
-    no_partials
+    cli_no_partials
     ;;
   md_term_rank)
-    start 3 "$INPUTS/md_lj.h5" --backend host --set run.steps=100000000 \
+    cli_start_job 3 "$INPUTS/md_lj.h5" --backend host --set run.steps=100000000 \
       --set run.checkpoint_file=md.h5 --output T.h5
-    signal_one_rank TERM
+    cli_signal_rank TERM
     finish
     expect_rc 143
-    line=$(stopped_line SIGTERM) || problem "no 'mpsfw: stopped by SIGTERM at step N' line"
+    line=$(cli_stopped_line SIGTERM) || problem "no 'mpsfw: stopped by SIGTERM at step N' line"
     step=$(sed -n 's/.* at step \([0-9]*\);.*/\1/p' <<<"$line")
     [ -s md.h5 ] && [ -s T.h5 ] || problem "md.h5 or T.h5 missing"
-    no_partials
-    [ -n "$step" ] && resume md.h5 2 $((step + 5))
+    cli_no_partials
+    [ -n "$step" ] && cli_resume md.h5 2 $((step + 5))
     ;;
   no_checkpoint)
-    start 2 "$INPUTS/heat_default.h5" "${heat[@]}"
-    signal_one_rank TERM
+    cli_start_job 2 "$INPUTS/heat_default.h5" "${heat[@]}"
+    cli_signal_rank TERM
     finish
     expect_rc 143
-    stopped_line SIGTERM | grep -q "no checkpoint" || problem "no 'no checkpoint' in the stop line"
+    cli_stopped_line SIGTERM | grep -q "no checkpoint" || problem "no 'no checkpoint' in the stop line"
     ;;
   heat_diverges)
     cli_run 2 out err "$INPUTS/heat_default.h5" --backend host --set heat.amplitude=1e308 \

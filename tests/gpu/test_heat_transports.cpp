@@ -3,13 +3,18 @@
 // (run.halo = ipc: pushed by the update kernels, ordered by GPU-side waits
 // under MPS, by a host barrier without MPS and with run.halo_sync = barrier)
 // or through MPI (run.halo = mpi), and all equal a one-rank run. The IPC runs
-// must really use IPC on a one-GPU machine. (The orderings production does
-// not run, pushed last and pulled, are bench/heat_halo_variants.) Skips
-// without a GPU.
+// must really use IPC wherever every rank is linked to every other (one GPU,
+// or peer GPUs of one node: halo_transport.hpp's linked_groups): then every
+// face with a neighbour is pushed, none goes through MPI. (The orderings
+// production does not run, pushed last and pulled, are
+// bench/heat_halo_variants.) Skips without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
+#include "core/halo/halo_transport.hpp"
+#include "core/peer_memory.hpp"
 #include "support/gpu_skip.hpp"
 #include "support/heat_runs.hpp"
 
@@ -23,6 +28,8 @@ using testing_support::world_rank;
 struct Outcome {
   std::vector<double> field;  // on rank 0 of comm
   int direct_faces = 0;       // summed over ranks
+  int mpi_faces = 0;          // summed over ranks
+  bool all_linked = false;    // every rank of comm in one linked group
   int visible_gpus = 0;
   std::string order;    // how rank 0 orders its direct pulls
   int mps_enabled = 0;  // 1: an MPS client
@@ -39,8 +46,16 @@ Outcome run_cuda(std::vector<std::string> overrides, const std::string& halo, MP
   solver.run(nullptr);
   Outcome o;
   o.field = solver.gather_global();
-  const int mine = face_count(solver.halo().direct_faces());
-  MPI_Allreduce(&mine, &o.direct_faces, 1, MPI_INT, MPI_SUM, comm);
+  const int mine[2] = {face_count(solver.halo().direct_faces()),
+                       face_count(solver.halo().mpi_faces())};
+  int sum[2] = {0, 0};
+  MPI_Allreduce(mine, sum, 2, MPI_INT, MPI_SUM, comm);
+  o.direct_faces = sum[0];
+  o.mpi_faces = sum[1];
+  // Linked as run.halo = ipc sees them (same GPU or peer GPUs of a node).
+  const std::vector<int> groups = linked_groups(
+      device_locations(comm, as_transport_allows(device_location(device), HaloTransport::Ipc)));
+  o.all_linked = std::all_of(groups.begin(), groups.end(), [](int g) { return g == 0; });
   o.visible_gpus = device.visible_gpus;
   o.order = describe(solver.halo().plan().ordering);
   o.mps_enabled = device.mps_enabled;
@@ -62,8 +77,14 @@ void expect_transports_agree(const std::vector<std::string>& overrides, bool per
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   EXPECT_EQ(mpi.direct_faces, 0);
-  if (ipc.visible_gpus == 1 && (ranks > 1 || periodic)) {
-    EXPECT_GT(ipc.direct_faces, 0) << "run.halo = ipc moved no face directly on a one-GPU machine";
+  if (ipc.visible_gpus == 1) {
+    EXPECT_TRUE(ipc.all_linked) << "ranks of one GPU not linked";
+  }
+  if (ipc.all_linked && (ranks > 1 || periodic)) {
+    // Every face the MPI run sent as a message must now be pushed.
+    EXPECT_GT(ipc.direct_faces, 0) << "run.halo = ipc moved no face directly between linked ranks";
+    EXPECT_EQ(ipc.direct_faces, mpi.mpi_faces) << "faces with a neighbour: " << mpi.mpi_faces;
+    EXPECT_EQ(ipc.mpi_faces, 0) << "run.halo = ipc sent faces through MPI between linked ranks";
     // Under MPS the streams wait for each other on the GPU, else a host barrier.
     EXPECT_EQ(ipc.order, ipc.mps_enabled == 1 ? "GPU-side waits" : "a host barrier");
     EXPECT_EQ(ipc_barrier.order, "a host barrier");
@@ -73,10 +94,10 @@ void expect_transports_agree(const std::vector<std::string>& overrides, bool per
     return bitwise_equal(a.field, b.field) ? "identical" : "DIFFER";
   };
   std::printf(
-      "ipc vs mpi on %d ranks: %d faces over IPC (%s); fields %s; with the host "
-      "barrier %s; vs 1 rank %s\n",
-      ranks, ipc.direct_faces, ipc.order.c_str(), same(ipc, mpi), same(ipc_barrier, mpi),
-      same(ipc, single));
+      "ipc vs mpi on %d ranks (%s): %d faces over IPC, %d over MPI (%s); fields %s; with the "
+      "host barrier %s; vs 1 rank %s\n",
+      ranks, ipc.all_linked ? "all linked" : "not all linked", ipc.direct_faces, ipc.mpi_faces,
+      ipc.order.c_str(), same(ipc, mpi), same(ipc_barrier, mpi), same(ipc, single));
   ASSERT_FALSE(mpi.field.empty());
   EXPECT_TRUE(bitwise_equal(ipc.field, mpi.field));
   EXPECT_TRUE(bitwise_equal(ipc_barrier.field, mpi.field));
