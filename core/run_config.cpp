@@ -36,7 +36,8 @@ std::vector<ParamSpec> run_schema() {
       real_param("run", "peer_wait_seconds", false, exact_number(PeerWait::kDefaultSeconds), 0,
                  true,
                  "seconds a rank waits on the GPU for a neighbour on the same GPU before the job "
-                 "stops, naming the rank that did not arrive; far above any step's time",
+                 "stops, naming the rank that did not arrive (a step not finished within twice "
+                 "this, outside output, stops it too); far above any step's time",
                  1e6),
       text_param("run", "checkpoint_file", false, "", {},
                  "HDF5 checkpoint (a valid input to resume from); empty: none"),

@@ -1,9 +1,11 @@
 #include "stop_request.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
+#include <string>
 
 #include "mpi_check.hpp"
 
@@ -67,7 +69,14 @@ const char* stop_signal_name(int signal) {
 StopPoll::StopPoll(MPI_Comm comm, double interval_seconds)
     : comm_(comm), interval_(interval_seconds), start_(MPI_Wtime()) {}
 
+namespace {
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
 bool StopPoll::check(long step) {
+  seen(step);
   if (next_ < 0) {  // the first step: check at once, to learn a step's time
     next_ = step;
     last_step_ = step - 1;
@@ -87,6 +96,42 @@ bool StopPoll::check(long step) {
   last_seconds_ = seconds_;
   next_ = step + static_cast<long>(ahead);
   return true;
+}
+
+void StopPoll::watch_stalls(double peer_wait_seconds) {
+  stall_seconds_ = 2 * peer_wait_seconds;
+  if (stall_seconds_ > 0 && !watcher_) {
+    watcher_ =
+        std::make_unique<AbortWatch>([this] { return overdue(); }, std::chrono::milliseconds(200));
+  }
+}
+
+void StopPoll::seen(long step) {
+  seen_step_.store(step, std::memory_order_relaxed);
+  seen_at_.store(steady_seconds(), std::memory_order_release);
+}
+
+std::string StopPoll::overdue() const {
+  const double at = seen_at_.load(std::memory_order_acquire);
+  if (at == 0 || unwatched_.load(std::memory_order_acquire) > 0) return "";
+  const double waited = steady_seconds() - at;
+  if (waited <= stall_seconds_) return "";
+  char text[64];
+  std::snprintf(text, sizeof text, "%g s (twice run.peer_wait_seconds)", stall_seconds_);
+  return "no step after step " + std::to_string(seen_step_.load(std::memory_order_relaxed)) +
+         " finished within " + text +
+         ": this rank waits for a rank that stalled or died (the rank that printed no such "
+         "line); stopping";
+}
+
+StopPoll::Unwatched::Unwatched(StopPoll& poll) : poll_(poll) { ++poll_.unwatched_; }
+
+StopPoll::Unwatched::~Unwatched() {
+  // The watch starts over: what the guarded part took does not count.
+  if (poll_.seen_at_.load(std::memory_order_acquire) != 0) {
+    poll_.seen_at_.store(steady_seconds(), std::memory_order_release);
+  }
+  --poll_.unwatched_;
 }
 
 }  // namespace mpsfw

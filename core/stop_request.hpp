@@ -10,6 +10,12 @@
 // mpirun forwards the signal to its ranks as well).
 #include <mpi.h>
 
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "abort_watch.hpp"
+
 namespace mpsfw {
 
 // Installs the handlers (idempotent).
@@ -40,7 +46,32 @@ class StopPoll {
   // Seconds since construction, the slowest rank's.
   double seconds() const { return seconds_; }
 
+  // From the first check() on, a rank that does not come back to check()
+  // within twice `peer_wait_seconds` (run.peer_wait_seconds) ends the job
+  // with a message naming its last step: it waits for a rank that stalled or
+  // died (a neighbour's message, a collective), where no error of its own
+  // ever comes. Twice: a same-GPU wait that names the missing rank
+  // (StreamSignals) speaks first. Time inside unwatched() does not count.
+  void watch_stalls(double peer_wait_seconds);
+  // While the returned guard lives, the stall watch waits: outputs and
+  // checkpoints take as long as the file system does.
+  class Unwatched {
+   public:
+    explicit Unwatched(StopPoll& poll);
+    ~Unwatched();
+    Unwatched(const Unwatched&) = delete;
+    Unwatched& operator=(const Unwatched&) = delete;
+
+   private:
+    StopPoll& poll_;
+  };
+  Unwatched unwatched() { return Unwatched(*this); }
+
  private:
+  // For the watcher: the message once the loop is overdue, else "".
+  std::string overdue() const;
+  void seen(long step);
+
   MPI_Comm comm_;
   double interval_;
   double start_;        // MPI_Wtime at construction
@@ -49,6 +80,13 @@ class StopPoll {
   double last_seconds_ = 0;
   int signal_ = 0;
   double seconds_ = 0;
+  // The stall watch: when the loop last came by (steady seconds, 0: not yet)
+  // and at which step; how many unwatched() guards live.
+  double stall_seconds_ = 0;
+  std::atomic<double> seen_at_{0};
+  std::atomic<long> seen_step_{0};
+  std::atomic<int> unwatched_{0};
+  std::unique_ptr<AbortWatch> watcher_;
 };
 
 }  // namespace mpsfw

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "core/mpi_env.hpp"
 
 namespace mpsfw {
 
@@ -26,7 +25,7 @@ StreamSignals::StreamSignals(PeerMemory& memory)
   if (memory_.space() != Backend::Cuda) return;  // the host waits itself, and throws
   try {
     failure_ = detail::cuda_allocate_failure(&failure_on_device_);
-    watcher_ = std::thread([this] { watch(); });
+    watcher_ = std::make_unique<AbortWatch>([this] { return raised(); }, kWatchPeriod);
   } catch (...) {
     detail::cuda_release_failure(failure_);
     memory_.release(mine_, kBlockBytes);
@@ -35,14 +34,7 @@ StreamSignals::StreamSignals(PeerMemory& memory)
 }
 
 StreamSignals::~StreamSignals() {
-  if (watcher_.joinable()) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
-    }
-    wake_.notify_one();
-    watcher_.join();
-  }
+  watcher_.reset();
   detail::cuda_release_failure(failure_);
   for (void* p : neighbors_) memory_.unmap(p);
   memory_.release(mine_, kBlockBytes);
@@ -92,16 +84,13 @@ void StreamSignals::wait_for_neighbors(std::uint64_t finished_step) {
   }
 }
 
-void StreamSignals::watch() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  while (!wake_.wait_for(lock, kWatchPeriod, [this] { return stopping_; })) {
-    if (__atomic_load_n(&failure_->raised, __ATOMIC_ACQUIRE) == 0) continue;
-    const std::int64_t step = step_offset_ + static_cast<std::int64_t>(__atomic_load_n(
-                                                 &failure_->count, __ATOMIC_RELAXED));
-    // MPI_Abort from this thread: the main thread may be inside MPI for good.
-    MpiEnv::abort_job(peer_wait_message(__atomic_load_n(&failure_->rank, __ATOMIC_RELAXED), step,
-                                        static_cast<double>(wait_ns_) * 1e-9));
-  }
+std::string StreamSignals::raised() const {
+  if (__atomic_load_n(&failure_->raised, __ATOMIC_ACQUIRE) == 0) return "";
+  std::lock_guard<std::mutex> lock(mutex_);
+  const std::int64_t step =
+      step_offset_ + static_cast<std::int64_t>(__atomic_load_n(&failure_->count, __ATOMIC_RELAXED));
+  return peer_wait_message(__atomic_load_n(&failure_->rank, __ATOMIC_RELAXED), step,
+                           static_cast<double>(wait_ns_) * 1e-9);
 }
 
 }  // namespace mpsfw

@@ -24,12 +24,13 @@
 // blocked for good where no step boundary comes (in a collective the stalled
 // rank never joins, or behind the spinning kernel), so the solver's loop
 // cannot be the one to look.
-#include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
-#include <thread>
+#include <string>
 #include <vector>
 
+#include "core/abort_watch.hpp"
 #include "core/peer_memory.hpp"
 #include "step_handshake.hpp"
 
@@ -68,8 +69,8 @@ class StreamSignals {
   StepHandshake handshake(std::uint64_t finished_step) const;
 
  private:
-  // The watching thread: ends the job once the device raised failure_.
-  void watch();
+  // For the watcher: the message once the device raised failure_, else "".
+  std::string raised() const;
 
   PeerMemory& memory_;
   std::uint64_t* mine_ = nullptr;  // in memory_'s space
@@ -81,10 +82,8 @@ class StreamSignals {
   // (and where the device writes it), and its watcher.
   PeerWaitFailure* failure_ = nullptr;
   PeerWaitFailure* failure_on_device_ = nullptr;
-  std::mutex mutex_;  // guards wait_ns_, step_offset_ and stopping_ for the watcher
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  std::thread watcher_;
+  mutable std::mutex mutex_;  // guards wait_ns_ and step_offset_ for the watcher
+  std::unique_ptr<AbortWatch> watcher_;
 };
 
 namespace detail {

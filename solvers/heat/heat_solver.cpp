@@ -221,8 +221,10 @@ void HeatSolver::run(std::FILE* progress) {
   ProgressLine progress_line(decomposition_.rank() == 0 ? progress : nullptr, last - first,
                              config_.progress_seconds);
   StopPoll poll(decomposition_.comm());
+  poll.watch_stalls(config_.peer_wait_seconds);
   CheckpointPlan checkpoints(config_);
   const auto checkpoint = [&] {
+    const auto io = poll.unwatched();
     PhaseTimers::Scope t(timers_, "checkpoint");
     const std::string path = checkpoints.path_for(step_);
     write_checkpoint(path);
@@ -243,6 +245,7 @@ void HeatSolver::run(std::FILE* progress) {
       measure(step_);  // throws when the field is no longer finite
     }
     if (output && (ending || (config_.output_every > 0 && step_ % config_.output_every == 0))) {
+      const auto io = poll.unwatched();
       snapshot();
     }
     if (ending || checkpoints.due(step_, poll, polled)) {
@@ -261,7 +264,10 @@ void HeatSolver::run(std::FILE* progress) {
   }
   halo_->quiesce();  // no same-GPU neighbour reads our fields after this
   loop_seconds_ = seconds_since(t0);
-  if (output) output->commit();
+  if (output) {
+    const auto io = poll.unwatched();
+    output->commit();
+  }
 }
 
 std::vector<double> HeatSolver::local_interior() const { return interior_of(u_); }

@@ -328,8 +328,10 @@ void MdSolver::run(std::FILE* out) {
   const long first = step_, end = step_ + (config_.steps - config_.start_step);
   ProgressLine progress_line(root ? out : nullptr, end - first, config_.progress_seconds);
   StopPoll poll(decomposition_.comm());
+  poll.watch_stalls(config_.peer_wait_seconds);
   CheckpointPlan checkpoints(config_);
   const auto checkpoint = [&] {
+    const auto io = poll.unwatched();
     PhaseTimers::Scope t(timers_, "checkpoint");
     const std::string path = checkpoints.path_for(step_);
     write_checkpoint_file(path);
@@ -348,7 +350,10 @@ void MdSolver::run(std::FILE* out) {
       PhaseTimers::Scope t(timers_, "checks");
       check_motion_finite();
     }
-    if (last || (config_.output_every > 0 && step_ % config_.output_every == 0)) frame();
+    if (last || (config_.output_every > 0 && step_ % config_.output_every == 0)) {
+      const auto io = poll.unwatched();
+      frame();
+    }
     if ((last || checkpoints.due(step_, poll, polled)) && checkpoints.enabled()) checkpoint();
     if (stopping) {
       stop_signal_ = poll.signal();
@@ -357,6 +362,7 @@ void MdSolver::run(std::FILE* out) {
     if (!last) progress_line.update(step_ - first);
   }
   if (trajectory) {
+    const auto io = poll.unwatched();
     PhaseTimers::Scope t(timers_, "output");
     trajectory->close();
   }

@@ -24,6 +24,10 @@
 #                         sigma) at step 0; a thermostat to 1e305 at step 10 on
 #                         1, 2, 3 ranks, found by run.check_every = 3 at 12 and
 #                         by the end (step 40) without either
+#   heat_stalled_rank     one rank of 3 held (SIGSTOP) with halos through
+#   md_stalled_rank       MPI and run.peer_wait_seconds = 1: the others, blocked
+#                         in MPI with it, end the job within twice that (the stall
+#                         watch), each naming its last step; no rank is left
 #   signals_more.sh --solver PATH --mpiexec M --np-flag F [--preflags S] [--timeout T]
 #                   --input-dir DIR --workdir DIR CASE
 #   signals_more.sh --list
@@ -33,7 +37,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/cli_lib.sh"
 
 CASES=(heat_int_rank heat_term_mpirun heat_second_signal heat_repeated_signal
-  heat_checkpoint_minutes md_not_finite)
+  heat_checkpoint_minutes md_not_finite heat_stalled_rank md_stalled_rank)
 INPUTS="" WORKDIR="" case_name=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -45,10 +49,12 @@ while [ $# -gt 0 ]; do
     --preflags) PREFLAGS=$2; shift 2 ;;
     --timeout) CASE_TIMEOUT=$2; shift 2 ;;
     --list)
-      for c in "${CASES[@]}"; do echo "$c $([ "$c" = md_not_finite ] && echo 3 || echo 2)"; done
+      for c in "${CASES[@]}"; do
+        case $c in md_not_finite | *_stalled_rank) echo "$c 3" ;; *) echo "$c 2" ;; esac
+      done
       exit 0
       ;;
-    -h | --help) sed -n '2,29s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,33s/^# \{0,1\}//p' "$0"; exit 0 ;;
     -*) cli_die "unknown option '$1' (see --help)" ;;
     *) case_name=$1; shift ;;
   esac
@@ -116,7 +122,30 @@ second_signal_after() {
   cli_signal_rank TERM "$victim"
 }
 
+# stalled_rank INPUT ARGS...: 3 ranks, one held once the run is
+# going; the job must end by the stall watch (twice run.peer_wait_seconds =
+# 2 s; a margin for a loaded machine), not by this script's timeout.
+stalled_rank() {
+  local input=$1 start ranks
+  shift
+  cli_start_job 3 "$input" --backend host --set run.halo=mpi --set run.peer_wait_seconds=1 \
+    --set run.steps=100000000 "$@" || return
+  mapfile -t ranks < <(cli_job_ranks "$CLI_JOB")
+  [ ${#ranks[@]} -eq 3 ] || { problem "expected 3 ranks of job $CLI_JOB, found ${ranks[*]}"; return; }
+  held=${ranks[1]}
+  kill -STOP "$held"
+  start=$SECONDS
+  finish
+  [ "$rc" -ne 0 ] || problem "exit code 0 although rank 1 never came back"
+  [ $((SECONDS - start)) -le 30 ] || problem "the job took $((SECONDS - start)) s to end after the stop"
+  grep -q "no step after step [0-9]* finished within 2 s (twice run.peer_wait_seconds)" err ||
+    problem "no stall message: $(grep -m1 'error' err)"
+  expect_no_ranks_left
+}
+
 case "$case_name" in
+  heat_stalled_rank) stalled_rank "$HEAT" --set run.diag_every=0 ;;
+  md_stalled_rank) stalled_rank "$INPUTS/md_lj.h5" --set run.thermo_every=0 ;;
   heat_int_rank)
     cli_start_job 2 "$HEAT" "${heat[@]}" || cli_case_end "$case_name"
     cli_signal_rank INT
