@@ -70,6 +70,11 @@ StopPoll::StopPoll(MPI_Comm comm, double interval_seconds)
     : comm_(comm), interval_(interval_seconds), start_(MPI_Wtime()) {}
 
 namespace {
+// How often the stall watch looks; a gap between its looks this long means
+// the process itself was not running.
+constexpr std::chrono::milliseconds kStallLookPeriod(200);
+constexpr double kStoppedSeconds = 1.0;
+
 double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -101,8 +106,7 @@ bool StopPoll::check(long step) {
 void StopPoll::watch_stalls(double peer_wait_seconds) {
   stall_seconds_ = 2 * peer_wait_seconds;
   if (stall_seconds_ > 0 && !watcher_) {
-    watcher_ =
-        std::make_unique<AbortWatch>([this] { return overdue(); }, std::chrono::milliseconds(200));
+    watcher_ = std::make_unique<AbortWatch>([this] { return overdue(); }, kStallLookPeriod);
   }
 }
 
@@ -111,10 +115,21 @@ void StopPoll::seen(long step) {
   seen_at_.store(steady_seconds(), std::memory_order_release);
 }
 
-std::string StopPoll::overdue() const {
+std::string StopPoll::overdue() {
+  const double now = steady_seconds(), last_look = looked_at_;
+  looked_at_ = now;
+  // A watcher that did not run for a while means the process did not (it was
+  // stopped, SIGSTOP, and resumed, maybe by the launcher's kill): it waited
+  // for nobody, so the watch starts over instead of blaming the others.
+  if (last_look != 0 && now - last_look > kStoppedSeconds) {
+    if (seen_at_.load(std::memory_order_acquire) != 0) {
+      seen_at_.store(now, std::memory_order_release);
+    }
+    return "";
+  }
   const double at = seen_at_.load(std::memory_order_acquire);
   if (at == 0 || unwatched_.load(std::memory_order_acquire) > 0) return "";
-  const double waited = steady_seconds() - at;
+  const double waited = now - at;
   if (waited <= stall_seconds_) return "";
   char text[64];
   std::snprintf(text, sizeof text, "%g s (twice run.peer_wait_seconds)", stall_seconds_);

@@ -69,7 +69,7 @@ class StopPoll {
 
  private:
   // For the watcher: the message once the loop is overdue, else "".
-  std::string overdue() const;
+  std::string overdue();
   void seen(long step);
 
   MPI_Comm comm_;
@@ -86,6 +86,7 @@ class StopPoll {
   std::atomic<double> seen_at_{0};
   std::atomic<long> seen_step_{0};
   std::atomic<int> unwatched_{0};
+  double looked_at_ = 0;  // the watcher's last look (its own)
   std::unique_ptr<AbortWatch> watcher_;
 };
 

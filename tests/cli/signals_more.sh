@@ -27,7 +27,8 @@
 #   heat_stalled_rank     one rank of 3 held (SIGSTOP) with halos through
 #   md_stalled_rank       MPI and run.peer_wait_seconds = 1: the others, blocked
 #                         in MPI with it, end the job within twice that (the stall
-#                         watch), each naming its last step; no rank is left
+#                         watch), each naming its last step, the held rank
+#                         silent once resumed by the kill; no rank is left
 #   signals_more.sh --solver PATH --mpiexec M --np-flag F [--preflags S] [--timeout T]
 #                   --input-dir DIR --workdir DIR CASE
 #   signals_more.sh --list
@@ -54,7 +55,7 @@ while [ $# -gt 0 ]; do
       done
       exit 0
       ;;
-    -h | --help) sed -n '2,33s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,34s/^# \{0,1\}//p' "$0"; exit 0 ;;
     -*) cli_die "unknown option '$1' (see --help)" ;;
     *) case_name=$1; shift ;;
   esac
@@ -133,6 +134,8 @@ stalled_rank() {
   mapfile -t ranks < <(cli_job_ranks "$CLI_JOB")
   [ ${#ranks[@]} -eq 3 ] || { problem "expected 3 ranks of job $CLI_JOB, found ${ranks[*]}"; return; }
   held=${ranks[1]}
+  local held_rank
+  held_rank=$(tr '\0' '\n' <"/proc/$held/environ" | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
   kill -STOP "$held"
   start=$SECONDS
   finish
@@ -140,6 +143,10 @@ stalled_rank() {
   [ $((SECONDS - start)) -le 30 ] || problem "the job took $((SECONDS - start)) s to end after the stop"
   grep -q "no step after step [0-9]* finished within 2 s (twice run.peer_wait_seconds)" err ||
     problem "no stall message: $(grep -m1 'error' err)"
+  # Resumed by the launcher's kill, the held rank waited for nobody: it must
+  # not blame the others.
+  [ -z "$held_rank" ] || ! grep -q "error on rank $held_rank: no step after" err ||
+    problem "the held rank $held_rank printed a stall line itself"
   expect_no_ranks_left
 }
 
