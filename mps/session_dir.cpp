@@ -502,12 +502,21 @@ void remove_session(const std::string& dir, double timeout_seconds, bool clients
   if (!fs::exists(fs::symlink_status(path, ec))) return;
   const std::string why = why_not_ours(path);
   if (!why.empty()) throw Error("MPS: not removing " + dir + ": " + why + "; nothing was touched");
+  // Every GPU's daemon gets its stop even when another's fails: one error
+  // must not leave the rest running.
+  std::string failed;
   for (const auto& gpu : entries_of(path)) {
-    if (gpu_folder_name(gpu.path().filename().string()) && real_folder(gpu.path() / "pipe")) {
+    if (!gpu_folder_name(gpu.path().filename().string()) || !real_folder(gpu.path() / "pipe")) {
+      continue;
+    }
+    try {
       stop_daemon({(gpu.path() / "pipe").string(), (gpu.path() / "log").string()}, timeout_seconds,
                   clients_released);
+    } catch (const std::exception& e) {
+      if (failed.empty()) failed = e.what();
     }
   }
+  if (!failed.empty()) throw Error("MPS: stopping the daemons of " + dir + ": " + failed);
   const std::vector<std::string> foreign = foreign_entries(path);
   if (!foreign.empty()) {
     throw Error("MPS: stopped the daemons of " + dir + " but did not remove it: it holds " +
