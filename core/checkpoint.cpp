@@ -92,19 +92,6 @@ void prune_numbered(const std::string& file, const std::string& newest, int keep
   }
 }
 
-// Runs `step`; returns "" or its message: an AgreedError's as it is (it
-// names the file already), any other after `context`.
-std::string capture(const std::string& context, const std::function<void()>& step) {
-  try {
-    step();
-  } catch (const AgreedError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return context + ": " + (e.what()[0] != '\0' ? e.what() : "unknown error");
-  }
-  return {};
-}
-
 }  // namespace
 
 CheckpointPlan::CheckpointPlan(const RunConfig& run)
@@ -143,22 +130,25 @@ void write_checkpoint_file(const std::string& path, const Params& params, long s
   const std::string partial = partial_path(path), context = "checkpoint '" + path + "'";
   std::string error;
   if (rank == 0) {
-    error = capture(context, [&] {
-      Params saved = params;
-      saved.apply_override("step=" + std::to_string(step), "checkpoint");
-      char exact[40];
-      std::snprintf(exact, sizeof exact, "%.17g", time);
-      saved.apply_override(std::string("time=") + exact, "checkpoint");
-      for (const std::string& o : overrides) saved.apply_override(o, "checkpoint");
-      h5::Handle file = h5::create_file(partial);
-      write_param_attributes(file.get(), saved);
-      h5::close_file(file, partial);
-    });
+    error = error_of(
+        [&] {
+          Params saved = params;
+          saved.apply_override("step=" + std::to_string(step), "checkpoint");
+          char exact[40];
+          std::snprintf(exact, sizeof exact, "%.17g", time);
+          saved.apply_override(std::string("time=") + exact, "checkpoint");
+          for (const std::string& o : overrides) saved.apply_override(o, "checkpoint");
+          h5::Handle file = h5::create_file(partial);
+          write_param_attributes(file.get(), saved);
+          h5::close_file(file, partial);
+        },
+        context);
   }
   error = first_error(comm, error);
   // Every rank its own part of the state: no rank holds the global field.
-  if (error.empty()) error = first_error(comm, capture(context, [&] { write_state(partial); }));
-  if (error.empty() && rank == 0) error = capture(context, [&] { move_into_place(partial, path); });
+  if (error.empty()) error = first_error(comm, error_of([&] { write_state(partial); }, context));
+  if (error.empty() && rank == 0)
+    error = error_of([&] { move_into_place(partial, path); }, context);
   if (!error.empty() && rank == 0) std::remove(partial.c_str());
   agree_on_error(comm, error);
 }

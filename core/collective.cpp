@@ -8,6 +8,18 @@
 
 namespace mpsfw {
 
+std::string error_of(const std::function<void()>& step, const std::string& context) {
+  try {
+    step();
+  } catch (const AgreedError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    const std::string what = e.what()[0] != '\0' ? e.what() : "unknown error";
+    return context.empty() ? what : context + ": " + what;
+  }
+  return {};
+}
+
 std::string first_error(MPI_Comm comm, const std::string& local_error) {
   int rank = 0, size = 0;
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &rank));

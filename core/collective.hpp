@@ -8,6 +8,11 @@
 
 namespace mpsfw {
 
+// Runs `step`, which may fail on this rank only, and returns "" or its error
+// message, for first_error / agree_on_error: after "`context`: " when context
+// is given, except an AgreedError's, which says where already.
+std::string error_of(const std::function<void()>& step, const std::string& context = "");
+
 // Collective: the lowest failing rank's message, or "" when `local_error` is
 // empty on every rank.
 std::string first_error(MPI_Comm comm, const std::string& local_error);

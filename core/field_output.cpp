@@ -28,17 +28,6 @@ bool hdf5_is_parallel() { return MPSFW_HDF5_PARALLEL != 0; }
 
 namespace {
 
-// Runs `step` and returns its error message, or "" if it succeeded.
-std::string capture(const std::function<void()>& step) {
-  try {
-    step();
-  } catch (const std::exception& e) {
-    const std::string message = e.what();
-    return message.empty() ? "unknown error" : message;
-  }
-  return {};
-}
-
 OutputMode resolve_mode(OutputMode mode, const std::string& path) {
   if (mode == OutputMode::Auto) {
     return hdf5_is_parallel() ? OutputMode::Collective : OutputMode::RankOrdered;
@@ -184,7 +173,7 @@ FieldOutput::FieldOutput(std::string path, const CartDecomposition& decompositio
   // Only rank 0 creates the file; broadcasting the outcome makes every rank
   // throw (and none hang) when it cannot be created.
   std::string error;
-  if (impl_->rank == 0) error = capture([&] { impl_->create_file(solver_name); });
+  if (impl_->rank == 0) error = error_of([&] { impl_->create_file(solver_name); });
   agree_on_error(decomposition.comm(), error);
 }
 
@@ -220,7 +209,7 @@ void FieldOutput::commit() {
   impl_->committed = true;
   // Every rank closed the file before its last write() returned.
   std::string error;
-  if (impl_->rank == 0) error = capture([&] { impl_->publish(); });
+  if (impl_->rank == 0) error = error_of([&] { impl_->publish(); });
   agree_on_error(impl_->decomp.comm(), error);
 }
 

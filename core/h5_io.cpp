@@ -493,17 +493,6 @@ void reserve_space(const BlockWriter& w, std::uint64_t bytes) {
 }
 #endif
 
-// Runs `step` and returns its error message, or "" if it succeeded.
-std::string captured(const std::function<void()>& step) {
-  try {
-    step();
-  } catch (const std::exception& e) {
-    const std::string message = e.what();
-    return message.empty() ? "unknown error" : message;
-  }
-  return {};
-}
-
 }  // namespace
 
 void write_block_datasets(const std::string& path, MPI_Comm comm, bool collective,
@@ -518,8 +507,8 @@ void write_block_datasets(const std::string& path, MPI_Comm comm, bool collectiv
 #if MPSFW_HDF5_PARALLEL
     // The datasets and a little for their headers and attributes.
     const std::uint64_t bytes = datasets.size() * (slab.dataset_cells() * sizeof(double) + 4096);
-    agree_on_error(comm, rank == 0 ? captured([&] { reserve_space(w, bytes); }) : "");
-    const std::string error = captured([&] {
+    agree_on_error(comm, rank == 0 ? error_of([&] { reserve_space(w, bytes); }) : "");
+    const std::string error = error_of([&] {
       const QuietErrors quiet;
       Handle fapl = w.own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "creating a property list");
       w.check(H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL), "selecting MPI-IO");
@@ -549,7 +538,7 @@ void write_block_datasets(const std::string& path, MPI_Comm comm, bool collectiv
   if (rank > 0) {
     MPSFW_MPI_CHECK(MPI_Recv(&token, 1, MPI_INT, rank - 1, kTokenTag, comm, MPI_STATUS_IGNORE));
   }
-  const std::string error = captured([&] {
+  const std::string error = error_of([&] {
     const QuietErrors quiet;
     Handle file =
         w.own(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose, "opening '" + path + "'");

@@ -24,16 +24,6 @@ namespace {
 
 const char* const kAxis[3] = {"x", "y", "z"};
 
-// Runs `step`; returns "" or its error message prefixed by `context`.
-std::string capture(const std::string& context, const std::function<void()>& step) {
-  try {
-    step();
-  } catch (const std::exception& e) {
-    return context + ": " + (e.what()[0] != '\0' ? e.what() : "unknown error");
-  }
-  return {};
-}
-
 std::int64_t id_of(const AtomRecord& a) { return a.id; }
 
 // What a checkpoint keeps per atom for an exact resume (md_output.hpp).
@@ -232,7 +222,7 @@ struct MdTrajectory::Impl {
 MdTrajectory::MdTrajectory(const std::string& path, const MdConfig& config, MPI_Comm comm)
     : impl_(std::make_unique<Impl>(path, config, comm)) {
   std::string error;
-  if (impl_->rank == 0) error = capture(impl_->context(), [&] { impl_->create(); });
+  if (impl_->rank == 0) error = error_of([&] { impl_->create(); }, impl_->context());
   agree_on_error(comm, error);
 }
 
@@ -243,7 +233,7 @@ void MdTrajectory::write_frame(long step, double time, const std::vector<AtomRec
   const std::vector<AtomRecord> atoms = gather_sorted(local_atoms, impl_->comm);
   std::string error;
   if (impl_->rank == 0)
-    error = capture(impl_->context(), [&] { impl_->append(step, time, atoms); });
+    error = error_of([&] { impl_->append(step, time, atoms); }, impl_->context());
   agree_on_error(impl_->comm, error);
   impl_->frames.push_back({step, time, atoms.size()});
 }
@@ -252,7 +242,7 @@ void MdTrajectory::close() {
   if (impl_->closed) throw Error(impl_->context() + ": close() twice");
   impl_->closed = true;
   std::string error;
-  if (impl_->rank == 0) error = capture(impl_->context(), [&] { impl_->publish(); });
+  if (impl_->rank == 0) error = error_of([&] { impl_->publish(); }, impl_->context());
   agree_on_error(impl_->comm, error);
 }
 
