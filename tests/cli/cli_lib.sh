@@ -33,6 +33,50 @@ cli_require_tools() {
   command -v "$MPIEXEC" >/dev/null 2>&1 || cli_die "MPI launcher '$MPIEXEC' not found"
 }
 
+# cli_case_args HELP_LINES "$@": the options of a script of cases (--solver,
+# --input-dir, --workdir, --mpiexec, --np-flag, --preflags, --timeout, --list,
+# --help: lines 2..HELP_LINES of its header) and the CASE; with a CASES array,
+# CASE must be one of them and --list prints "CASE RANKS" (cli_case_ranks,
+# 2 unless the script redefines it). Sets INPUTS, WORKDIR and case_name and
+# enters WORKDIR, made afresh: an existing one is only replaced when a case
+# made it (its .mpsfw-cli-case mark), never a folder of someone else's.
+cli_case_ranks() { echo 2; }
+cli_case_args() {
+  local help_lines=$1 c
+  shift
+  INPUTS="" WORKDIR="" case_name=""
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --solver) SOLVER=$2; shift 2 ;;
+      --input-dir) INPUTS=$2; shift 2 ;;
+      --workdir) WORKDIR=$2; shift 2 ;;
+      --mpiexec) MPIEXEC=$2; shift 2 ;;
+      --np-flag) NP_FLAG=$2; shift 2 ;;
+      --preflags) PREFLAGS=$2; shift 2 ;;
+      --timeout) CASE_TIMEOUT=$2; shift 2 ;;
+      --list)
+        for c in "${CASES[@]}"; do echo "$c $(cli_case_ranks "$c")"; done
+        exit 0
+        ;;
+      -h | --help) sed -n "2,${help_lines}s/^# \{0,1\}//p" "$0"; exit 0 ;;
+      -*) cli_die "unknown option '$1' (see --help)" ;;
+      *) case_name=$1; shift ;;
+    esac
+  done
+  cli_require_tools
+  [ -d "$INPUTS" ] || cli_die "--input-dir '$INPUTS' is not a folder"
+  [ -n "$WORKDIR" ] && [ -n "$case_name" ] || cli_die "--workdir DIR and a CASE are required"
+  if [ ${#CASES[@]} -gt 0 ]; then
+    case " ${CASES[*]} " in *" $case_name "*) ;; *) cli_die "no case named '$case_name'" ;; esac
+  fi
+  if [ -e "$WORKDIR" ] && [ ! -e "$WORKDIR/.mpsfw-cli-case" ] &&
+    [ -n "$(ls -A "$WORKDIR" 2>/dev/null)" ]; then
+    cli_die "--workdir '$WORKDIR' holds files no case made (no .mpsfw-cli-case mark): not replacing it; remove it by hand or pick another folder"
+  fi
+  rm -rf "$WORKDIR" && mkdir -p "$WORKDIR" && cd "$WORKDIR" && : >.mpsfw-cli-case ||
+    cli_die "cannot make $WORKDIR"
+}
+
 # cli_run NP OUT ERR [ARGS...]: runs the solver on NP ranks (NP = 0: directly,
 # as an MPI singleton) under `timeout`, stdout to OUT and stderr to ERR; sets
 # CLI_RC to the exit code (124: still running after CASE_TIMEOUT seconds).

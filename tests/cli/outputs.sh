@@ -29,27 +29,7 @@ source "$here/cli_lib.sh"
 
 CASES=(dev_null_output dev_null_report fifo_checkpoint disk_full_md disk_full_heat file_limit_md
   file_limit_heat file_limit_report md_atoms_too_close)
-INPUTS="" WORKDIR="" case_name=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --solver) SOLVER=$2; shift 2 ;;
-    --input-dir) INPUTS=$2; shift 2 ;;
-    --workdir) WORKDIR=$2; shift 2 ;;
-    --mpiexec) MPIEXEC=$2; shift 2 ;;
-    --np-flag) NP_FLAG=$2; shift 2 ;;
-    --preflags) PREFLAGS=$2; shift 2 ;;
-    --timeout) CASE_TIMEOUT=$2; shift 2 ;;
-    --list) for c in "${CASES[@]}"; do echo "$c 2"; done; exit 0 ;;
-    -h | --help) sed -n '2,26s/^# \{0,1\}//p' "$0"; exit 0 ;;
-    -*) cli_die "unknown option '$1' (see --help)" ;;
-    *) case_name=$1; shift ;;
-  esac
-done
-cli_require_tools
-[ -d "$INPUTS" ] || cli_die "--input-dir '$INPUTS' is not a folder"
-[ -n "$WORKDIR" ] && [ -n "$case_name" ] || cli_die "--workdir DIR and a CASE are required"
-case " ${CASES[*]} " in *" $case_name "*) ;; *) cli_die "no case named '$case_name'" ;; esac
-rm -rf "$WORKDIR" && mkdir -p "$WORKDIR" && cd "$WORKDIR" || cli_die "cannot make $WORKDIR"
+cli_case_args 26 "$@"
 HEAT=$INPUTS/heat_default.h5
 MD=$INPUTS/md_lj.h5
 

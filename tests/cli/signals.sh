@@ -25,25 +25,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=cli_lib.sh source-path=SCRIPTDIR
 source "$here/cli_lib.sh"
 
-INPUTS="" WORKDIR="" case_name=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --solver) SOLVER=$2; shift 2 ;;
-    --input-dir) INPUTS=$2; shift 2 ;;
-    --workdir) WORKDIR=$2; shift 2 ;;
-    --mpiexec) MPIEXEC=$2; shift 2 ;;
-    --np-flag) NP_FLAG=$2; shift 2 ;;
-    --preflags) PREFLAGS=$2; shift 2 ;;
-    --timeout) CASE_TIMEOUT=$2; shift 2 ;;
-    -h | --help) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 0 ;;
-    -*) cli_die "unknown option '$1' (see --help)" ;;
-    *) case_name=$1; shift ;;
-  esac
-done
-cli_require_tools
-[ -d "$INPUTS" ] || cli_die "--input-dir '$INPUTS' is not a folder"
-[ -n "$WORKDIR" ] && [ -n "$case_name" ] || cli_die "--workdir DIR and a CASE are required"
-rm -rf "$WORKDIR" && mkdir -p "$WORKDIR" && cd "$WORKDIR" || cli_die "cannot make $WORKDIR"
+CASES=()
+cli_case_args 16 "$@"
 
 # The job's start, end and signals (to its own ranks only) are cli_lib.sh's,
 # shared with signals_more.sh.

@@ -39,32 +39,8 @@ source "$here/cli_lib.sh"
 
 CASES=(heat_int_rank heat_term_mpirun heat_second_signal heat_repeated_signal
   heat_checkpoint_minutes md_not_finite heat_stalled_rank md_stalled_rank)
-INPUTS="" WORKDIR="" case_name=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --solver) SOLVER=$2; shift 2 ;;
-    --input-dir) INPUTS=$2; shift 2 ;;
-    --workdir) WORKDIR=$2; shift 2 ;;
-    --mpiexec) MPIEXEC=$2; shift 2 ;;
-    --np-flag) NP_FLAG=$2; shift 2 ;;
-    --preflags) PREFLAGS=$2; shift 2 ;;
-    --timeout) CASE_TIMEOUT=$2; shift 2 ;;
-    --list)
-      for c in "${CASES[@]}"; do
-        case $c in md_not_finite | *_stalled_rank) echo "$c 3" ;; *) echo "$c 2" ;; esac
-      done
-      exit 0
-      ;;
-    -h | --help) sed -n '2,34s/^# \{0,1\}//p' "$0"; exit 0 ;;
-    -*) cli_die "unknown option '$1' (see --help)" ;;
-    *) case_name=$1; shift ;;
-  esac
-done
-cli_require_tools
-[ -d "$INPUTS" ] || cli_die "--input-dir '$INPUTS' is not a folder"
-[ -n "$WORKDIR" ] && [ -n "$case_name" ] || cli_die "--workdir DIR and a CASE are required"
-case " ${CASES[*]} " in *" $case_name "*) ;; *) cli_die "no case named '$case_name'" ;; esac
-rm -rf "$WORKDIR" && mkdir -p "$WORKDIR" && cd "$WORKDIR" || cli_die "cannot make $WORKDIR"
+cli_case_ranks() { case $1 in md_not_finite | *_stalled_rank) echo 3 ;; *) echo 2 ;; esac; }
+cli_case_args 34 "$@"
 HEAT=$INPUTS/heat_default.h5
 rc=0
 
