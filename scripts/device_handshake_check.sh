@@ -89,7 +89,9 @@ stall() {
     sleep 0.1
   done
   sleep 5
-  for p in $(pgrep -f "^$solver $input"); do
+  # mpirun's children only: the node's MPS watchdog runs the same command line
+  # (a fork of the leader, adopted by init) and must live to tear MPS down.
+  for p in $(pgrep -P "$job" -f "^$solver $input"); do
     pids+=("$p")
     rank=$(tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
     [ "$rank" = 1 ] && kill -STOP "$p" && echo "$name: SIGSTOP to rank 1 (pid $p)"
