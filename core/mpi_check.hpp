@@ -11,12 +11,12 @@
 namespace mpsfw {
 
 // An element count for an MPI call, whose counts are int: a larger one is
-// refused with an Error naming `what` (what the message carries and a way
-// out) instead of wrapping.
-inline int mpi_count(std::int64_t n, const std::string& what) {
+// refused with an Error naming `what` the call carries and `way_out`
+// ("use more ranks") instead of wrapping.
+inline int mpi_count(std::int64_t n, const std::string& what, const std::string& way_out) {
   if (n < 0 || n > INT_MAX) {
-    throw Error(what + ": " + std::to_string(n) + " elements in one MPI message, more than its " +
-                std::to_string(INT_MAX) + "; use more ranks");
+    throw Error(what + ": " + std::to_string(n) + " elements in one MPI call, more than its " +
+                std::to_string(INT_MAX) + "; " + way_out);
   }
   return static_cast<int>(n);
 }

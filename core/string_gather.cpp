@@ -1,9 +1,7 @@
 #include "string_gather.hpp"
 
-#include <climits>
 #include <cstdint>
 
-#include "error.hpp"
 #include "mpi_check.hpp"
 
 namespace mpsfw {
@@ -19,11 +17,8 @@ struct Layout {
   explicit Layout(const std::vector<std::int64_t>& all) : lengths(all.size()), starts(all.size()) {
     std::int64_t sum = 0;
     for (std::int64_t n : all) sum += n;
-    if (sum > INT_MAX) {
-      throw Error("gathering " + std::to_string(sum) + " bytes of text over " +
-                  std::to_string(all.size()) + " ranks: more than one MPI call takes (" +
-                  std::to_string(INT_MAX) + ")");
-    }
+    mpi_count(sum, "gathering the text of " + std::to_string(all.size()) + " ranks (bytes)",
+              "shorter texts");
     for (size_t r = 0; r < all.size(); ++r) {
       lengths[r] = static_cast<int>(all[r]);
       starts[r] = total;

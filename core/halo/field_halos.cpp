@@ -137,7 +137,7 @@ struct FieldHalos::Impl {
       for (const Field& f : fields) {
         n.bytes += aligned(send_region(layout, n.dir).cells() * scalar_bytes(f.type));
       }
-      mpi_count(n.bytes, "a halo message's bytes");  // refused here, not mid-run
+      mpi_count(n.bytes, "a halo message's bytes", "use more ranks");  // refused here, not mid-run
       message_bytes += n.bytes;
     }
     const auto doubles = static_cast<size_t>(message_bytes / kAlign);

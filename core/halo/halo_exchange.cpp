@@ -44,7 +44,7 @@ void HaloExchange::use_mpi_for(FaceMask faces) {
     slot.neighbor = neighbors_[static_cast<size_t>(f)];
     slot.offset = send_boxes_.cells;
     slot.cells = face_send_plane(layout_, f).cells();
-    mpi_count(slot.cells, "a halo face's cells");  // refused here, not mid-run
+    mpi_count(slot.cells, "a halo face's cells", "use more ranks");  // refused here, not mid-run
     send_boxes_.add(face_send_plane(layout_, f));
     recv_boxes_.add(face_halo_plane(layout_, f));
   }

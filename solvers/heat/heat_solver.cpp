@@ -2,7 +2,6 @@
 
 #include <array>
 #include <chrono>
-#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -185,13 +184,8 @@ void HeatSolver::write_checkpoint(const std::string& path) {
                                                                     {"/heat/u_previous", &next_}};
     for (const auto& [name, field] : fields) {
       std::vector<double> block;
-      std::string error;
-      try {
-        block = interior_of(*field);
-      } catch (const std::exception& e) {
-        error = context + ": " + e.what();
-      }
-      agree_on_error(d.comm(), error);  // before the collective write
+      // Agreed before the collective write.
+      agree_on_error(d.comm(), error_of([&] { block = interior_of(*field); }, context));
       h5::write_block_datasets(partial, d.comm(), hdf5_is_parallel(), slab, {{name, block.data()}},
                                context);
     }
@@ -289,14 +283,10 @@ std::vector<double> HeatSolver::gather_global() const { return gather(u_); }
 
 std::vector<double> HeatSolver::gather(const Array<double>& buffer) const {
   MPI_Comm comm = decomposition_.comm();
-  // MPI_Gatherv counts in int: beyond that every rank refuses alike (the
-  // global size is the same on all), rather than wrapping.
-  const std::int64_t cells = decomposition_.global_cells().product();
-  if (cells > INT_MAX) {
-    throw Error("heat: gathering the whole field of " + std::to_string(cells) +
-                " cells to rank 0 takes at most " + std::to_string(INT_MAX) +
-                "; checkpoints and snapshots write each rank's block instead");
-  }
+  // MPI_Gatherv counts in int: every rank refuses alike (the global size is
+  // the same on all) rather than wrapping.
+  mpi_count(decomposition_.global_cells().product(), "heat: gathering the whole field to rank 0",
+            "checkpoints and snapshots write each rank's block instead");
   const std::vector<double> mine = interior_of(buffer);
   const int ranks = decomposition_.size();
   const int me = decomposition_.rank();

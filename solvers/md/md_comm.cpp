@@ -41,11 +41,12 @@ constexpr std::uint32_t kAllLists = (std::uint32_t{1} << kGhostLists) - 1;
 
 int byte_count(std::size_t atoms) {
   return mpi_count(static_cast<std::int64_t>(atoms * sizeof(AtomRecord)),
-                   "MD: atoms between neighbours (bytes)");
+                   "MD: atoms between neighbours (bytes)", "use more ranks");
 }
 
 int position_count(long atoms) {
-  return mpi_count(3 * static_cast<std::int64_t>(atoms), "MD: ghost positions (numbers)");
+  return mpi_count(3 * static_cast<std::int64_t>(atoms), "MD: ghost positions (numbers)",
+                   "use more ranks");
 }
 
 // Whether moving by `step` along d from coordinate c crosses the periodic edge.

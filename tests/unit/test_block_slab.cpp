@@ -9,11 +9,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "core/decomposition.hpp"
 #include "core/error.hpp"
 #include "core/h5_io.hpp"
+#include "core/mpi_check.hpp"
 
 namespace mpsfw {
 namespace {
@@ -83,6 +85,22 @@ TEST(BlockSlab, RefusesABlockOutsideTheGrid) {
   EXPECT_THROW(h5::block_slab({10, 10, 10}, {8, 0, 0}, {3, 10, 10}), Error);
   EXPECT_THROW(h5::block_slab({10, 10, 10}, {0, -1, 0}, {10, 1, 10}), Error);
   EXPECT_NO_THROW(h5::block_slab({10, 10, 10}, {7, 0, 0}, {3, 10, 10}));
+}
+
+// MPI counts are int: one past the largest is refused, naming what the call
+// carries and the way out, never wrapped to a negative or small count.
+TEST(MpiCount, RefusesWhatAnIntCannotCountNamingIt) {
+  const std::int64_t largest = std::numeric_limits<int>::max();
+  EXPECT_EQ(mpi_count(largest, "a halo face", "use more ranks"), std::numeric_limits<int>::max());
+  try {
+    mpi_count(largest + 1, "a halo face", "use more ranks");
+    ADD_FAILURE() << "no Error for 2^31 elements";
+  } catch (const Error& e) {
+    const std::string text = e.what();
+    EXPECT_NE(text.find("a halo face: 2147483648 elements"), std::string::npos) << text;
+    EXPECT_NE(text.find("use more ranks"), std::string::npos) << text;
+  }
+  EXPECT_THROW(mpi_count(-1, "a halo face", "use more ranks"), Error);
 }
 
 }  // namespace
