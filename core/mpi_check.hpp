@@ -12,11 +12,13 @@ namespace mpsfw {
 
 // An element count for an MPI call, whose counts are int: a larger one is
 // refused with an Error naming `what` the call carries and `way_out`
-// ("use more ranks") instead of wrapping.
-inline int mpi_count(std::int64_t n, const std::string& what, const std::string& way_out) {
+// ("use more ranks") instead of wrapping. Plain strings: checked on every
+// message of a step, the text is built only when it is thrown.
+inline int mpi_count(std::int64_t n, const char* what, const char* way_out) {
   if (n < 0 || n > INT_MAX) {
-    throw Error(what + ": " + std::to_string(n) + " elements in one MPI call, more than its " +
-                std::to_string(INT_MAX) + "; " + way_out);
+    throw Error(std::string(what) + ": " + std::to_string(n) +
+                " elements in one MPI call, more than its " + std::to_string(INT_MAX) + "; " +
+                way_out);
   }
   return static_cast<int>(n);
 }

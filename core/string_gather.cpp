@@ -17,8 +17,7 @@ struct Layout {
   explicit Layout(const std::vector<std::int64_t>& all) : lengths(all.size()), starts(all.size()) {
     std::int64_t sum = 0;
     for (std::int64_t n : all) sum += n;
-    mpi_count(sum, "gathering the text of " + std::to_string(all.size()) + " ranks (bytes)",
-              "shorter texts");
+    mpi_count(sum, "gathering every rank's text (bytes)", "shorter texts");
     for (size_t r = 0; r < all.size(); ++r) {
       lengths[r] = static_cast<int>(all[r]);
       starts[r] = total;
