@@ -16,6 +16,7 @@
 #include "core/h5_io.hpp"
 #include "core/paths.hpp"
 #include "core/stop_request.hpp"
+#include "core/time_loop.hpp"
 #include "input_writer.hpp"
 #include "mps/session.hpp"
 
@@ -79,6 +80,7 @@ void check_outputs(const Session& session, const Params& params, const Workload&
 }
 
 struct Prepared {
+  const WorkloadSpec* spec = nullptr;
   std::unique_ptr<Workload> workload;
   std::unique_ptr<Params> params;
   std::vector<std::string> warnings;
@@ -89,6 +91,7 @@ Prepared prepare(const Session& session, const WorkloadRegistry& workloads) {
   Prepared p;
   run_collectively(session.world(), [&] {
     const WorkloadSpec& spec = workloads.find(workload_name(session, workloads), "solver");
+    p.spec = &spec;
     std::vector<ParamSpec> schema = workloads.schema_of(spec.name);
     for (const ParamSpec& s : mps::mps_schema()) schema.push_back(s);
     p.params = std::make_unique<Params>(schema);
@@ -101,6 +104,7 @@ Prepared prepare(const Session& session, const WorkloadRegistry& workloads) {
     p.workload->configure(*p.params);
     check_outputs(session, *p.params, *p.workload);
     const RunConfig& run = p.workload->run_config();
+    check_backend(spec, run.backend, p.params->value("run.backend").origin);
     try {
       choose_rank_grid(session.size(), run.rank_grid_hint, p.workload->cells_to_split());
     } catch (const InputError& e) {
@@ -146,7 +150,7 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
   }
   RunContext context;
   context.world = session.world();
-  context.device = session.bind(run.backend);
+  context.device = session.bind(backend_to_bind(*p.spec, run.backend));
   if (!context.device.crowding.empty()) {
     p.warnings.push_back(context.device.crowding);
     if (root) std::fprintf(stderr, "mpsfw: warning: %s\n", context.device.crowding.c_str());
@@ -159,10 +163,11 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
                 to_string(context.device.backend), mps::to_string(session.mps().status().state));
     std::fflush(stdout);
   }
-  p.workload->run(root ? stdout : nullptr);
-  const int stopped_by = p.workload->stop_signal();
-  const long end_step = p.workload->end_step();
-  const std::string checkpoint = p.workload->last_checkpoint();
+  Steppable& state = p.workload->stepper();
+  run_time_loop(state, root ? stdout : nullptr);
+  const int stopped_by = state.loop().stop_signal;
+  const long end_step = state.loop().end_step;
+  const std::string checkpoint = state.loop().checkpoint;
   RunReport report = p.workload->report(*p.params, context, p.warnings);
   add_job_facts(session.world(), session.host(), session.command_text(), &report);
   report.ended = stopped_by != 0 ? "stopped" : "completed";

@@ -25,6 +25,7 @@
 #include "bench/bench_support.hpp"
 #include "core/decomposition.hpp"
 #include "core/device.hpp"
+#include "core/time_loop.hpp"
 #include "solvers/heat/heat_config.hpp"
 #include "solvers/heat/heat_solver.hpp"
 
@@ -47,7 +48,7 @@ double median_loop_seconds(heat::HeatSolver* solver, int repeats) {
   for (int r = -1; r < repeats; ++r) {
     MPI_Barrier(MPI_COMM_WORLD);
     const auto t0 = std::chrono::steady_clock::now();
-    if (solver != nullptr) solver->run(nullptr);
+    if (solver != nullptr) mpsfw::run_time_loop(*solver, nullptr);
     const double mine =
         solver != nullptr
             ? std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()

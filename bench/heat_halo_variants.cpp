@@ -35,6 +35,7 @@
 #include "core/halo/field_halos.hpp"
 #include "core/halo/halo_exchange.hpp"
 #include "core/peer_memory.hpp"
+#include "core/time_loop.hpp"
 #include "solvers/heat/heat_config.hpp"
 #include "solvers/heat/heat_initial.hpp"
 #include "solvers/heat/heat_kernels.hpp"
@@ -109,7 +110,7 @@ Outcome run_production(const heat::HeatConfig& c, const DeviceBinding& device) {
   heat::HeatSolver solver(c, MPI_COMM_WORLD, device, mpi_is_cuda_aware());
   MPI_Barrier(MPI_COMM_WORLD);
   const auto t0 = std::chrono::steady_clock::now();
-  solver.run(nullptr);
+  mpsfw::run_time_loop(solver, nullptr);
   return {seconds_since(t0), solver.local_interior()};
 }
 

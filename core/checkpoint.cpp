@@ -137,6 +137,9 @@ void write_checkpoint_file(const std::string& path, const Params& params, long s
           char exact[40];
           std::snprintf(exact, sizeof exact, "%.17g", time);
           saved.apply_override(std::string("time=") + exact, "checkpoint");
+          // Where a run writes is not kept: the resumed run is told again.
+          saved.apply_override("run.output_file=", "checkpoint");
+          saved.apply_override("run.checkpoint_file=", "checkpoint");
           for (const std::string& o : overrides) saved.apply_override(o, "checkpoint");
           h5::Handle file = h5::create_file(partial);
           write_param_attributes(file.get(), saved);

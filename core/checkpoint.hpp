@@ -56,10 +56,10 @@ class CheckpointPlan {
 };
 
 // Collective over `comm`: rank 0 creates `path`.partial holding `params`
-// with the root keys step and time set and `overrides` ("group.key=value")
-// applied, and closes it; then every rank runs `write_state(partial)`, which
-// adds the state datasets (h5::write_block_datasets for fields: each rank its
-// own block); then rank 0 renames the file into place (move_into_place:
+// with the root keys step and time set, run.output_file and
+// run.checkpoint_file emptied and `overrides` ("group.key=value") applied, and closes it; then
+// every rank runs `write_state(partial)`, which adds the state datasets (h5::write_block_datasets
+// for fields: each rank its own block); then rank 0 renames the file into place (move_into_place:
 // flushed to disk first). A failure on any rank throws AgreedError naming
 // `path` on every rank and leaves the previous file at `path` untouched (an
 // AgreedError from `write_state` keeps its message, other errors get

@@ -47,7 +47,7 @@ struct FieldOutput::Impl {
        OutputMode output_mode)
       : path(std::move(file_path)),
         partial(partial_path(path)),
-        xmf(std::filesystem::path(path).replace_extension(".xmf").string()),
+        xmf(xdmf_path_of(path)),
         decomp(decomposition),
         geometry(grid),
         mode(output_mode),

@@ -53,10 +53,9 @@ class FieldOutput {
   void write(long step, double time, const double* block);
   // Several fields: one block per field name, in the constructor's order.
   void write(long step, double time, const std::vector<const double*>& blocks);
-  // Collective: writes the XDMF file (same path with the extension replaced by
-  // .xmf) and moves both files into place together (move_group_into_place); on
-  // failure throws Error on every rank and the previous pair stays. Nothing may
-  // be written after.
+  // Collective: writes the XDMF file (xdmf_path_of(path)) and moves both files into place together
+  // (move_group_into_place); on failure throws Error on every rank and the previous pair stays.
+  // Nothing may be written after.
   void commit();
 
   OutputMode mode() const;

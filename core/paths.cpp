@@ -89,11 +89,6 @@ void check_distinct_files(const std::vector<NamedPath>& files) {
   for (size_t i = 0; i < files.size(); ++i) {
     for (size_t j = i + 1; j < files.size(); ++j) {
       if (!same_file(files[i].path, files[j].path)) continue;
-      if (files[i].origin == files[j].origin) {
-        throw InputError(files[i].origin + ": '" + files[i].path +
-                         "' is both the file and the one written beside it (its .xmf); choose a "
-                         "name ending in .h5");
-      }
       const std::string shown = files[i].path == files[j].path
                                     ? "'" + files[i].path + "'"
                                     : "'" + files[i].path + "' (also '" + files[j].path + "')";

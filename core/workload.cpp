@@ -1,8 +1,29 @@
 #include "workload.hpp"
 
+#include "checkpoint.hpp"
 #include "error.hpp"
+#include "xdmf_writer.hpp"
 
 namespace mpsfw {
+
+std::vector<std::pair<std::string, std::string>> Workload::output_files() const {
+  const RunConfig& run = run_config();
+  std::vector<std::pair<std::string, std::string>> files;
+  if (!run.output_file.empty()) {
+    const std::string h5 = resumed_output_path(run.output_file, run.start_step);
+    files.push_back({h5, "run.output_file"});
+    files.push_back({xdmf_path_of(h5), "run.output_file"});
+  }
+  files.push_back({run.checkpoint_file, "run.checkpoint_file"});
+  return files;
+}
+
+std::vector<std::string> Workload::closing_lines() const {
+  const RunConfig& run = run_config();
+  if (run.output_file.empty()) return {};
+  const std::string h5 = resumed_output_path(run.output_file, run.start_step);
+  return {"output written to " + h5 + " (and " + xdmf_path_of(h5) + ")"};
+}
 
 void WorkloadRegistry::add(WorkloadSpec spec) {
   if (spec.name.empty() || !spec.keys || !spec.create) {
@@ -24,6 +45,25 @@ const WorkloadSpec& WorkloadRegistry::find(const std::string& name,
   for (const std::string& n : names()) known += (known.empty() ? "" : "|") + n;
   throw InputError(origin + ": expected one of " + known +
                    " (the solvers this program knows), got \"" + name + "\"");
+}
+
+void check_backend(const WorkloadSpec& spec, Backend requested, const std::string& origin) {
+  if (requested == Backend::Auto) return;
+  std::string has;
+  for (Backend b : spec.backends) {
+    if (b == requested) return;
+    has += std::string(has.empty() ? "" : ", ") + to_string(b);
+  }
+  throw InputError(origin + ": the " + spec.name + " workload has no " + to_string(requested) +
+                   " backend (it has " + (has.empty() ? "none" : has) + ")");
+}
+
+Backend backend_to_bind(const WorkloadSpec& spec, Backend requested) {
+  if (requested != Backend::Auto) return requested;
+  for (Backend b : spec.backends) {
+    if (b == Backend::Cuda) return Backend::Auto;
+  }
+  return Backend::Host;
 }
 
 std::vector<std::string> WorkloadRegistry::names() const {

@@ -3,9 +3,10 @@
 // as a WorkloadSpec: the name an input's root attribute `solver` gives, its
 // own parameter keys, and how to create it. The runtime (apps/solver_main.hpp)
 // reads the input, checks the keys, splits the ranks, binds the device, and
-// then drives the Workload through configure -> start -> run -> report ->
-// stop. Heat and MD are two such workloads; adding a third is a new folder
-// under solvers/ (or a program of one's own), no edit of the runtime.
+// then drives the Workload through configure -> start -> the time loop
+// (core/time_loop.hpp, over stepper()) -> report -> stop. Heat and MD are two such workloads;
+// adding a third is a new folder under solvers/ (or a program of one's own), no edit of the
+// runtime.
 #include <mpi.h>
 
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include "params.hpp"
 #include "report.hpp"
 #include "run_config.hpp"
+#include "time_loop.hpp"
 
 namespace mpsfw {
 
@@ -49,33 +51,27 @@ class Workload {
   virtual Int3 cells_to_split() const = 0;
   virtual std::string split_hint() const { return ""; }
   // Output files as (path, key that set it), checked before the run starts
-  // (creatable, not the input). Empty paths are skipped.
-  virtual std::vector<std::pair<std::string, std::string>> output_files() const {
-    return {{run_config().output_file, "run.output_file"},
-            {run_config().checkpoint_file, "run.checkpoint_file"}};
-  }
+  // (creatable, not the input, not one another). Empty paths are skipped. By
+  // default run.output_file under its resumed name (resumed_output_path) and
+  // the XDMF file beside it, and run.checkpoint_file.
+  virtual std::vector<std::pair<std::string, std::string>> output_files() const;
 
   // Collective over context.world: builds the state on context.device.
   virtual void start(const RunContext& context) = 0;
   // One line for the job's start, after start(): "heat 64x64x64 cells, 100
   // steps on 4 ranks (1x2x2)".
   virtual std::string banner() const = 0;
-  // Collective: the time loop, up to run.steps, or until every rank agreed
-  // to stop on a signal (StopPoll; then stop_signal() says which) after
-  // writing its checkpoint. Rank 0 passes `progress` (others nullptr).
-  virtual void run(std::FILE* progress) = 0;
-  // The signal that ended run() early, or 0; the step it ended at; the last
-  // checkpoint written ("" if none).
-  virtual int stop_signal() const { return 0; }
-  virtual long end_step() const { return run_config().steps; }
-  virtual std::string last_checkpoint() const { return ""; }
+  // After start(): the state the time loop steps (it records how the loop
+  // ended: Steppable::loop()).
+  virtual Steppable& stepper() = 0;
   // Collective: the report, complete on rank 0.
   virtual RunReport report(const Params& params, const RunContext& context,
                            const std::vector<std::string>& warnings) const = 0;
   // Frees the device memory: the runtime releases the device after it.
   virtual void stop() = 0;
-  // Lines rank 0 prints after the report ("field snapshots written to X").
-  virtual std::vector<std::string> closing_lines() const { return {}; }
+  // Lines rank 0 prints after the report; by default where the output went
+  // ("output written to X (and X.xmf)").
+  virtual std::vector<std::string> closing_lines() const;
 };
 
 struct WorkloadSpec {
@@ -86,7 +82,18 @@ struct WorkloadSpec {
   // "group.key=value" for every required key: a small valid input, which
   // mkinput starts from (may be empty when every key has a default).
   std::function<std::vector<std::string>()> input_template;
+  // The backends the workload has kernels for: the runtime refuses another
+  // `run.backend` before the run (naming these), and `auto` takes the host
+  // where a GPU is visible but the workload has no cuda backend.
+  std::vector<Backend> backends = {Backend::Host, Backend::Cuda, Backend::Kokkos};
 };
+
+// Throws InputError naming `origin` (where run.backend was set), the workload
+// and its backends when `requested` (not auto) is not one of spec.backends.
+void check_backend(const WorkloadSpec& spec, Backend requested, const std::string& origin);
+// The backend to bind for `requested`: itself, or for auto the host when the
+// workload has no cuda backend.
+Backend backend_to_bind(const WorkloadSpec& spec, Backend requested);
 
 class WorkloadRegistry {
  public:

@@ -1,11 +1,18 @@
 #include "xdmf_writer.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 
 #include "number_text.hpp"
 
 namespace mpsfw {
+
+std::string xdmf_path_of(const std::string& h5_path) {
+  std::filesystem::path p(h5_path);
+  if (p.extension() == ".h5") return p.replace_extension(".xmf").string();
+  return h5_path + ".xmf";
+}
 
 std::string snapshot_dataset(long step, const std::string& field) {
   char name[32];

@@ -31,6 +31,11 @@ std::string xml_escape(const std::string& text);
 // Name of the dataset that holds snapshot `step` of `field`, e.g. "/u/00000010".
 std::string snapshot_dataset(long step, const std::string& field = "u");
 
+// The XDMF file written beside output `h5_path`: "run.h5" -> "run.xmf"; any
+// other name gets ".xmf" appended ("run.hdf5" -> "run.hdf5.xmf"), so it can
+// never be the output itself.
+std::string xdmf_path_of(const std::string& h5_path);
+
 // The XDMF file describing `series` (FieldOutput commits it with its HDF5 file).
 std::string xdmf_text(const XdmfSeries& series);
 

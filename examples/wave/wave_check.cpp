@@ -39,7 +39,7 @@
 #include "wave_initial.hpp"
 #include "wave_kernels.hpp"
 #include "wave_physics.hpp"
-#include "wave_time_loop.hpp"
+#include "wave_state.hpp"
 
 namespace {
 
@@ -348,9 +348,9 @@ void check_solver(const mpsfw::MpiEnv& mpi, wave::WaveConfig c, Int3 grid, Backe
   const std::vector<double> reference = reference_run(c, Backend::Host);
   const FieldLayout whole(c.cells, 2);
 
-  wave::WaveSolver solver(c, mpi.world(), device,
+  wave::WaveSolver solver(c, nullptr, mpi.world(), device,
                           space == Backend::Cuda && mpsfw::mpi_is_cuda_aware());
-  solver.run(nullptr);
+  mpsfw::run_time_loop(solver, nullptr);
   const std::vector<double> mine = solver.local_u();
   const mpsfw::CartDecomposition& d = solver.decomposition();
   const Int3 n = d.local_cells(), off = d.offset();

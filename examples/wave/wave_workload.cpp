@@ -4,14 +4,17 @@
 #include <memory>
 
 #include "wave_config.hpp"
-#include "wave_time_loop.hpp"
+#include "wave_state.hpp"
 
 namespace wave {
 namespace {
 
 class WaveWorkload final : public mpsfw::Workload {
  public:
-  void configure(const mpsfw::Params& params) override { config_ = wave_config_from(params); }
+  void configure(const mpsfw::Params& params) override {
+    config_ = wave_config_from(params);
+    params_ = &params;
+  }
   const mpsfw::RunConfig& run_config() const override { return config_; }
   mpsfw::Int3 cells_to_split() const override { return config_.cells; }
   std::string split_hint() const override {
@@ -20,7 +23,7 @@ class WaveWorkload final : public mpsfw::Workload {
   }
 
   void start(const mpsfw::RunContext& context) override {
-    solver_ = std::make_unique<WaveSolver>(config_, context.world, context.device,
+    solver_ = std::make_unique<WaveSolver>(config_, params_, context.world, context.device,
                                            context.cuda_aware_mpi);
   }
 
@@ -34,7 +37,7 @@ class WaveWorkload final : public mpsfw::Workload {
     return line;
   }
 
-  void run(std::FILE* progress) override { solver_->run(progress); }
+  mpsfw::Steppable& stepper() override { return *solver_; }
 
   mpsfw::RunReport report(const mpsfw::Params& params, const mpsfw::RunContext& context,
                           const std::vector<std::string>& warnings) const override {
@@ -49,7 +52,7 @@ class WaveWorkload final : public mpsfw::Workload {
         comm, "rank " + std::to_string(d.rank()) + " on " + context.host + ": " +
                   mpsfw::device_text(context.device) + ", block " + std::to_string(n.x) + "x" +
                   std::to_string(n.y) + "x" + std::to_string(n.z));
-    r.steps = config_.steps;
+    r.steps = solver_->step() - config_.start_step;  // taken by this run
     r.loop_seconds = mpsfw::reduce_over_ranks(comm, solver_->loop_seconds()).max;
     r.updates_per_second = r.loop_seconds > 0 ? static_cast<double>(d.global_cells().product()) *
                                                     static_cast<double>(r.steps) / r.loop_seconds
@@ -66,13 +69,9 @@ class WaveWorkload final : public mpsfw::Workload {
 
   void stop() override { solver_.reset(); }
 
-  std::vector<std::string> closing_lines() const override {
-    if (config_.output_file.empty()) return {};
-    return {"field snapshots written to " + config_.output_file};
-  }
-
  private:
   WaveConfig config_;
+  const mpsfw::Params* params_ = nullptr;
   std::unique_ptr<WaveSolver> solver_;
 };
 
@@ -81,7 +80,10 @@ class WaveWorkload final : public mpsfw::Workload {
 mpsfw::WorkloadSpec wave_spec() {
   return {"wave",
           "3D scalar wave equation, 4th order in space, leapfrog in time (groups /run, /wave)",
-          wave_keys, [] { return std::make_unique<WaveWorkload>(); }, wave_template};
+          wave_keys, [] { return std::make_unique<WaveWorkload>(); }, wave_template,
+          // The host launcher, and the CUDA one where it was built.
+          WAVE_HAVE_CUDA ? std::vector<mpsfw::Backend>{mpsfw::Backend::Host, mpsfw::Backend::Cuda}
+                         : std::vector<mpsfw::Backend>{mpsfw::Backend::Host}};
 }
 
 }  // namespace wave

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/error.hpp"
+#include "core/grid_state.hpp"
 #include "core/h5_io.hpp"
 #include "core/number_text.hpp"
 
@@ -10,33 +11,6 @@ namespace mpsfw::heat {
 namespace {
 
 constexpr double kMaxCells1D = 1 << 20;
-
-void check_u0(const HeatConfig& c, const std::string& file) {
-  const std::string where = file + ": dataset /heat/u0";
-  h5::Handle f = h5::open_file_readonly(file);
-  h5::Handle g = h5::open_group(f.get(), "heat");
-  if (!h5::has_dataset(g.get(), "u0")) {
-    throw InputError(where +
-                     " is missing: heat.initial=dataset needs a float64 dataset of shape "
-                     "[nz][ny][nx] = [" +
-                     std::to_string(c.cells.z) + "][" + std::to_string(c.cells.y) + "][" +
-                     std::to_string(c.cells.x) + "]");
-  }
-  const h5::DatasetInfo info = h5::dataset_info(g.get(), "u0");
-  const std::vector<std::uint64_t> want = {static_cast<std::uint64_t>(c.cells.z),
-                                           static_cast<std::uint64_t>(c.cells.y),
-                                           static_cast<std::uint64_t>(c.cells.x)};
-  if (info.dims != want) {
-    std::string got;
-    for (std::uint64_t d : info.dims) got += "[" + std::to_string(d) + "]";
-    throw InputError(where + ": expected shape [nz][ny][nx] = [" + std::to_string(want[0]) + "][" +
-                     std::to_string(want[1]) + "][" + std::to_string(want[2]) + "], got " +
-                     (got.empty() ? "a scalar" : got));
-  }
-  if (!info.is_float && !info.is_integer) {
-    throw InputError(where + ": expected a numeric (float64) dataset");
-  }
-}
 
 }  // namespace
 
@@ -125,7 +99,9 @@ HeatConfig heat_config_from(const Params& p) {
     throw InputError("heat.nx*ny*nz = " + std::to_string(c.cells.product()) +
                      " cells is more than this build supports (2^40)");
   }
-  if (c.initial == Initial::Dataset) check_u0(c, p.file());
+  if (c.initial == Initial::Dataset) {
+    check_grid_dataset(p.file(), "/heat/u0", c.cells, "heat.initial=dataset");
+  }
   return c;
 }
 

@@ -1,7 +1,6 @@
 #include "heat_solver.hpp"
 
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -11,13 +10,12 @@
 #include "core/checkpoint.hpp"
 #include "core/collective.hpp"
 #include "core/field_output.hpp"
+#include "core/grid_state.hpp"
 #include "core/h5_io.hpp"
 #include "core/halo/face_geometry.hpp"
 #include "core/memory_preflight.hpp"
 #include "core/mpi_check.hpp"
 #include "core/peer_memory.hpp"
-#include "core/progress.hpp"
-#include "core/stop_request.hpp"
 #include "heat_initial.hpp"
 
 namespace mpsfw::heat {
@@ -35,10 +33,6 @@ GridGeometry geometry_of(const HeatConfig& c) {
     g.origin[static_cast<size_t>(d)] = coordinate(0, c.spacing[d], c.boundary);
   }
   return g;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace
@@ -113,7 +107,11 @@ HeatSolver::~HeatSolver() = default;
 
 std::string HeatSolver::update_design() const { return kernels_->update_design(); }
 
-void HeatSolver::step_once() {
+LoopSetup HeatSolver::loop_setup() {
+  return {&config_, config_.diag_every, "diagnostics", params_, decomposition_.comm(), &timers_};
+}
+
+void HeatSolver::advance() {
   const HaloPushes& pushes = halo_->pushes(next_.data());
   if (boundary_first_) {
     PhaseTimers::Scope t(timers_, "update");
@@ -174,94 +172,37 @@ void HeatSolver::stop_non_finite(long step, const LocalDiagnostics& local) const
 
 void HeatSolver::write_checkpoint(const std::string& path) {
   if (params_ == nullptr) throw Error("heat: a checkpoint needs the run's parameters");
-  const CartDecomposition& d = decomposition_;
-  const h5::BlockSlab slab = h5::block_slab(d.global_cells(), d.offset(), d.local_cells());
-  const std::string context = "checkpoint '" + path + "'";
-  // As snapshots are written: each rank its own block, one field's host copy
-  // at a time; no rank holds the global field.
-  const auto write_fields = [&](const std::string& partial) {
-    const std::pair<const char*, const Array<double>*> fields[2] = {{"/heat/u0", &u_},
-                                                                    {"/heat/u_previous", &next_}};
-    for (const auto& [name, field] : fields) {
-      std::vector<double> block;
-      // Agreed before the collective write.
-      agree_on_error(d.comm(), error_of([&] { block = interior_of(*field); }, context));
-      h5::write_block_datasets(partial, d.comm(), hdf5_is_parallel(), slab, {{name, block.data()}},
-                               context);
-    }
-  };
-  write_checkpoint_file(path, *params_, step_, step_ * config_.dt,
-                        {"heat.initial=dataset", "run.output_file=", "run.checkpoint_file="},
-                        d.comm(), write_fields);
+  write_grid_checkpoint(path, *params_, step_, step_ * config_.dt, {"heat.initial=dataset"},
+                        decomposition_,
+                        {{"/heat/u0", [&] { return interior_of(u_); }},
+                         {"/heat/u_previous", [&] { return interior_of(next_); }}});
 }
 
-void HeatSolver::run(std::FILE* progress) {
-  std::unique_ptr<FieldOutput> output;
-  const auto snapshot = [&] {
-    PhaseTimers::Scope t(timers_, "output");
-    const std::vector<double> block = local_interior();
-    output->write(step_, step_ * config_.dt, block.data());
-  };
-  if (!config_.output_file.empty()) {
-    output = std::make_unique<FieldOutput>(resumed_output_path(config_.output_file, step_),
-                                           decomposition_, geometry_of(config_), "heat");
-    snapshot();
-  }
+void HeatSolver::diagnose(std::FILE*) { diagnostics_.push_back(measure(step_)); }
 
-  const auto t0 = std::chrono::steady_clock::now();
-  // Up to run.steps from the saved state; a second run() (benchmarks) takes
-  // as many steps again.
-  const long first = step_, last = step_ + (config_.steps - config_.start_step);
-  ProgressLine progress_line(decomposition_.rank() == 0 ? progress : nullptr, last - first,
-                             config_.progress_seconds);
-  StopPoll poll(decomposition_.comm());
-  poll.watch_stalls(config_.peer_wait_seconds);
-  CheckpointPlan checkpoints(config_);
-  const auto checkpoint = [&] {
-    const auto io = poll.unwatched();
-    PhaseTimers::Scope t(timers_, "checkpoint");
-    const std::string path = checkpoints.path_for(step_);
-    write_checkpoint(path);
-    checkpoints.written(path, decomposition_.comm());
-  };
-  // A run of no steps still leaves its checkpoint: the initial state.
-  if (first == last && checkpoints.enabled()) checkpoint();
-  while (step_ < last) {
-    step_once();
-    const bool polled = poll.check(step_);
-    const bool stopping = polled && poll.signal() != 0;
-    const bool ending = step_ == last || stopping;
-    if (ending || (config_.diag_every > 0 && step_ % config_.diag_every == 0)) {
-      PhaseTimers::Scope t(timers_, "diagnostics");
-      diagnostics_.push_back(measure(step_));
-    } else if (config_.check_every > 0 && step_ % config_.check_every == 0) {
-      PhaseTimers::Scope t(timers_, "checks");
-      measure(step_);  // throws when the field is no longer finite
-    }
-    if (output && (ending || (config_.output_every > 0 && step_ % config_.output_every == 0))) {
-      const auto io = poll.unwatched();
-      snapshot();
-    }
-    if (ending || checkpoints.due(step_, poll, polled)) {
-      if (checkpoints.enabled()) checkpoint();
-    }
-    if (stopping) {
-      stop_signal_ = poll.signal();
-      break;
-    }
-    progress_line.update(step_ - first);
-  }
-  checkpoint_ = checkpoints.last();
+void HeatSolver::check() { measure(step_); }
+
+void HeatSolver::open_output(const std::string& path) {
+  output_ = std::make_unique<FieldOutput>(path, decomposition_, geometry_of(config_), "heat");
+  write_output();
+}
+
+void HeatSolver::write_output() {
+  const std::vector<double> block = local_interior();
+  output_->write(step_, step_ * config_.dt, block.data());
+}
+
+void HeatSolver::close_output() {
+  output_->commit();
+  output_.reset();
+}
+
+void HeatSolver::settle() {
   if (device_.backend != Backend::Host) {
     PhaseTimers::Scope t(timers_, "device sync");
     kernels_->synchronize();
   }
   halo_->quiesce();  // no same-GPU neighbour reads our fields after this
-  loop_seconds_ = seconds_since(t0);
-  if (output) {
-    const auto io = poll.unwatched();
-    output->commit();
-  }
 }
 
 std::vector<double> HeatSolver::local_interior() const { return interior_of(u_); }

@@ -1,5 +1,6 @@
 #pragma once
-// The heat solver's time loop. A step is, in production:
+// The heat solver: its state and its step, on core's time loop
+// (core/time_loop.hpp). A step is, in production:
 //   every halo face pushed (same-GPU neighbours, CUDA IPC): one "boundary
 //   first" launch computes the planes its neighbours need, writes them into
 //   their halos too, then the rest of the block (HeatKernels::
@@ -9,10 +10,10 @@
 //   exchange, update the cells that read no MPI halo, finish it, update the
 //   shell; the step's last launch pushes the same-GPU planes;
 // which of the two HaloExchange::plan() says; then the step's end with
-// same-GPU neighbours (HaloExchange::finish_step),
-// every diag_every steps diagnostics (total heat, max change), and every
-// output_every steps a snapshot. Communication is HaloExchange's job; physics
-// is heat_physics.hpp's; this file only orders the phases and times them.
+// same-GPU neighbours (HaloExchange::finish_step). Diagnostics are the total
+// heat and the largest change of a step; a snapshot is the field u.
+// Communication is HaloExchange's job; physics is heat_physics.hpp's; the
+// cadence is the time loop's; this file only orders a step's phases.
 // Phase times are host wall-clock times; on the CUDA backend launches return
 // at once: device work shows up in the phase that waits for it (the halo copy
 // to the host, diagnostics, output, the final "device sync").
@@ -26,9 +27,11 @@
 #include "core/decomposition.hpp"
 #include "core/device.hpp"
 #include "core/field_layout.hpp"
+#include "core/field_output.hpp"
 #include "core/halo/halo_exchange.hpp"
 #include "core/memory.hpp"
 #include "core/params.hpp"
+#include "core/time_loop.hpp"
 #include "core/timers.hpp"
 #include "heat_config.hpp"
 #include "heat_kernels.hpp"
@@ -42,7 +45,7 @@ struct Diagnostics {
   double max_change = 0;  // largest |u change| in the last step
 };
 
-class HeatSolver {
+class HeatSolver final : public Steppable {
  public:
   // Collective over `comm`. Allocates the fields in the device's memory and
   // sets the initial condition; if that fails on any rank, every rank throws
@@ -51,28 +54,28 @@ class HeatSolver {
              bool cuda_aware_mpi);
   ~HeatSolver();
 
-  // Collective: steps on to config.steps (the run's last step; a second call
-  // takes as many steps again), writing
-  // checkpoints as run.checkpoint_* say (needs set_params), and stops early,
-  // every rank at the same step, when a stop signal arrived (stop_signal()).
-  // Rank 0 prints progress lines to `progress` (nullptr: silent) when a run
-  // is longer than progress_seconds. Throws AgreedError when the field
-  // stops being finite (checked with the diagnostics).
-  void run(std::FILE* progress);
   // The input's parameters, which a checkpoint repeats.
   void set_params(const Params* params) { params_ = params; }
-  // Collective: the state now as a checkpoint at `path` (a valid input).
-  void write_checkpoint(const std::string& path);
-  // The signal that ended the run early, or 0; the last checkpoint written.
-  int stop_signal() const { return stop_signal_; }
-  const std::string& last_checkpoint() const { return checkpoint_; }
-  long step() const { return step_; }
+
+  // Steppable: run_time_loop(solver, progress) runs it to config.steps.
+  LoopSetup loop_setup() override;
+  long step() const override { return step_; }
+  void advance() override;
+  // Total heat and the largest change; throws AgreedError when the field is
+  // no longer finite.
+  void diagnose(std::FILE* out) override;
+  void check() override;
+  void open_output(const std::string& path) override;
+  void write_output() override;
+  void close_output() override;
+  void write_checkpoint(const std::string& path) override;
+  void settle() override;
 
   const HeatConfig& config() const { return config_; }
   const CartDecomposition& decomposition() const { return decomposition_; }
   const PhaseTimers& timers() const { return timers_; }
   const std::vector<Diagnostics>& diagnostics() const { return diagnostics_; }
-  double loop_seconds() const { return loop_seconds_; }
+  double loop_seconds() const { return loop().seconds; }
   const HaloExchange& halo() const { return *halo_; }
   // How the backend ran its largest update without pushes (empty: one design).
   std::string update_design() const;
@@ -87,7 +90,6 @@ class HeatSolver {
   [[noreturn]] void stop_non_finite(long step, const LocalDiagnostics& local) const;
   std::vector<double> interior_of(const Array<double>& field) const;
   std::vector<double> gather(const Array<double>& buffer) const;
-  void step_once();
   void prepare_updates();
   // A step's updates when it is not boundary first: the inner cells while
   // MPI halos travel, then the shell; same-GPU pushes from the last launch.
@@ -109,10 +111,8 @@ class HeatSolver {
   PhaseTimers timers_;
   std::vector<Diagnostics> diagnostics_;
   long step_ = 0;
-  double loop_seconds_ = 0;
   const Params* params_ = nullptr;
-  int stop_signal_ = 0;
-  std::string checkpoint_;
+  std::unique_ptr<FieldOutput> output_;
 };
 
 }  // namespace mpsfw::heat

@@ -1,11 +1,9 @@
 #include "heat_workload.hpp"
 
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <string>
 
-#include "core/checkpoint.hpp"
 #include "heat_config.hpp"
 #include "heat_report.hpp"
 #include "heat_solver.hpp"
@@ -21,20 +19,6 @@ class HeatWorkload final : public Workload {
   }
   const RunConfig& run_config() const override { return config_; }
   Int3 cells_to_split() const override { return config_.cells; }
-  // The snapshots (under their resumed name), their XDMF file and the
-  // checkpoint, each checked before the run and against the others.
-  std::vector<std::pair<std::string, std::string>> output_files() const override {
-    std::vector<std::pair<std::string, std::string>> files;
-    if (!config_.output_file.empty()) {
-      const std::string h5 = resumed_output_path(config_.output_file, config_.start_step);
-      files.push_back({h5, "run.output_file"});
-      files.push_back(
-          {std::filesystem::path(h5).replace_extension(".xmf").string(), "run.output_file"});
-    }
-    files.push_back({config_.checkpoint_file, "run.checkpoint_file"});
-    return files;
-  }
-
   void start(const RunContext& context) override {
     solver_ = std::make_unique<HeatSolver>(config_, context.world, context.device,
                                            context.cuda_aware_mpi);
@@ -50,20 +34,12 @@ class HeatWorkload final : public Workload {
                   g.y, g.z);
     return line;
   }
-  void run(std::FILE* progress) override { solver_->run(progress); }
-  int stop_signal() const override { return solver_->stop_signal(); }
-  long end_step() const override { return solver_->step(); }
-  std::string last_checkpoint() const override { return solver_->last_checkpoint(); }
+  Steppable& stepper() override { return *solver_; }
   RunReport report(const Params& params, const RunContext& context,
                    const std::vector<std::string>& warnings) const override {
     return make_report(*solver_, params, context.device, context.host, warnings);
   }
   void stop() override { solver_.reset(); }
-  std::vector<std::string> closing_lines() const override {
-    if (config_.output_file.empty()) return {};
-    return {"field snapshots written to " +
-            resumed_output_path(config_.output_file, config_.start_step)};
-  }
 
  private:
   HeatConfig config_;

@@ -144,12 +144,6 @@ std::string render_xdmf(const std::string& h5_basename, const std::vector<FrameI
 
 }  // namespace
 
-std::string trajectory_xdmf_path(const std::string& h5_path) {
-  const std::filesystem::path p(h5_path);
-  if (p.extension() == ".h5") return std::filesystem::path(p).replace_extension(".xmf").string();
-  return h5_path + ".xmf";
-}
-
 std::string trajectory_frame_group(long frame) {
   char name[32];
   std::snprintf(name, sizeof name, "/frames/%08ld", frame);
@@ -160,7 +154,7 @@ struct MdTrajectory::Impl {
   Impl(const std::string& file, const MdConfig& c, MPI_Comm communicator)
       : path(file),
         partial(partial_path(file)),
-        xdmf(trajectory_xdmf_path(file)),
+        xdmf(xdmf_path_of(file)),
         config(c),
         comm(communicator) {
     MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &rank));
@@ -269,8 +263,7 @@ void write_checkpoint(const std::string& path, const Params& params, const MdCon
   std::vector<double> moved(rank == 0 ? static_cast<size_t>(ranks) : 0);
   MPSFW_MPI_CHECK(MPI_Gather(&mine.moved, 1, MPI_DOUBLE, moved.data(), 1, MPI_DOUBLE, 0, comm));
 
-  std::vector<std::string> overrides = {"md.initial=dataset",
-                                        "run.output_file=", "run.checkpoint_file="};
+  std::vector<std::string> overrides = {"md.initial=dataset"};
   for (int d = 0; d < 3; ++d) {
     char exact[64];
     std::snprintf(exact, sizeof exact, "md.box_%s=%.17g", kAxis[d], c.box[d]);

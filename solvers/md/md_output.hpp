@@ -45,9 +45,6 @@
 
 namespace mpsfw::md {
 
-// The XDMF file that goes with trajectory `h5_path`: "run.h5" -> "run.xmf",
-// anything else gets ".xmf" appended ("run.hdf5" -> "run.hdf5.xmf").
-std::string trajectory_xdmf_path(const std::string& h5_path);
 // Group of frame `frame` (0, 1, ...) in a trajectory: "/frames/00000002".
 std::string trajectory_frame_group(long frame);
 

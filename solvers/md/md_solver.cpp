@@ -11,8 +11,6 @@
 #include "core/memory_preflight.hpp"
 #include "core/mpi_check.hpp"
 #include "core/peer_memory.hpp"
-#include "core/progress.hpp"
-#include "core/stop_request.hpp"
 #include "md_dataset_input.hpp"
 #include "md_initial.hpp"
 #include "md_output.hpp"
@@ -142,7 +140,13 @@ void MdSolver::resume_lists(const MdResumeState& state) {
   steps_on_lists_ = state.steps_on_lists;
 }
 
-void MdSolver::write_checkpoint_file(const std::string& path) {
+MdSolver::~MdSolver() = default;
+
+LoopSetup MdSolver::loop_setup() {
+  return {&config_, config_.thermo_every, "thermo", params_, decomposition_.comm(), &timers_};
+}
+
+void MdSolver::write_checkpoint(const std::string& path) {
   if (params_ == nullptr) throw Error("MD: a checkpoint needs the run's parameters");
   MdRankState mine;
   mine.atoms = store_->download();
@@ -150,7 +154,8 @@ void MdSolver::write_checkpoint_file(const std::string& path) {
   mine.moved = store_->max_displacement();
   mine.steps_on_lists = steps_on_lists_;
   const MdRankLayout layout = {decomposition_.rank_grid(), to_string(backend_)};
-  write_checkpoint(path, *params_, config_, step_, time_now(), mine, layout, decomposition_.comm());
+  md::write_checkpoint(path, *params_, config_, step_, time_now(), mine, layout,
+                       decomposition_.comm());
 }
 
 std::vector<AtomRecord> MdSolver::local_atoms() const {
@@ -198,7 +203,7 @@ void MdSolver::rebuild(long step) {
   steps_on_lists_ = 0;
 }
 
-void MdSolver::step_once() {
+void MdSolver::advance() {
   const double dt = config_.dt;
   {
     PhaseTimers::Scope t(timers_, "integrate");
@@ -300,74 +305,27 @@ void MdSolver::print_thermo(std::FILE* out, const Thermo& t) {
   std::fflush(out);
 }
 
-void MdSolver::run(std::FILE* out) {
-  const bool root = decomposition_.rank() == 0;
-  if (root && out) print_thermo_header(out);
-  const auto record = [&] {
-    PhaseTimers::Scope t(timers_, "thermo");
-    thermo_.push_back(measure());
-    if (root && out) print_thermo(out, thermo_.back());
-  };
-  std::unique_ptr<MdTrajectory> trajectory;
-  if (!config_.output_file.empty()) {
-    trajectory = std::make_unique<MdTrajectory>(resumed_output_path(config_.output_file, step_),
-                                                config_, decomposition_.comm());
-  }
-  const auto frame = [&] {
-    if (!trajectory) return;
-    PhaseTimers::Scope t(timers_, "output");
-    trajectory->write_frame(step_, time_now(), local_atoms());
-  };
-  record();
-  frame();
-  const auto start = std::chrono::steady_clock::now();
-  const auto seconds = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  // Up to run.steps from the saved state; a second run() takes as many again.
-  const long first = step_, end = step_ + (config_.steps - config_.start_step);
-  ProgressLine progress_line(root ? out : nullptr, end - first, config_.progress_seconds);
-  StopPoll poll(decomposition_.comm());
-  poll.watch_stalls(config_.peer_wait_seconds);
-  CheckpointPlan checkpoints(config_);
-  const auto checkpoint = [&] {
-    const auto io = poll.unwatched();
-    PhaseTimers::Scope t(timers_, "checkpoint");
-    const std::string path = checkpoints.path_for(step_);
-    write_checkpoint_file(path);
-    checkpoints.written(path, decomposition_.comm());
-  };
-  // A run of no steps still leaves its checkpoint: the initial state.
-  if (first == end && checkpoints.enabled()) checkpoint();
-  while (step_ < end) {
-    step_once();
-    const bool polled = poll.check(step_);
-    const bool stopping = polled && poll.signal() != 0;
-    const bool last = step_ == end || stopping;
-    if (last || (config_.thermo_every > 0 && step_ % config_.thermo_every == 0)) {
-      record();
-    } else if (config_.check_every > 0 && step_ % config_.check_every == 0) {
-      PhaseTimers::Scope t(timers_, "checks");
-      check_motion_finite();
-    }
-    if (last || (config_.output_every > 0 && step_ % config_.output_every == 0)) {
-      const auto io = poll.unwatched();
-      frame();
-    }
-    if ((last || checkpoints.due(step_, poll, polled)) && checkpoints.enabled()) checkpoint();
-    if (stopping) {
-      stop_signal_ = poll.signal();
-      break;
-    }
-    if (!last) progress_line.update(step_ - first);
-  }
-  if (trajectory) {
-    const auto io = poll.unwatched();
-    PhaseTimers::Scope t(timers_, "output");
-    trajectory->close();
-  }
-  checkpoint_ = checkpoints.last();
-  loop_seconds_ = seconds();
+void MdSolver::begin(std::FILE* out) {
+  if (out) print_thermo_header(out);
+  PhaseTimers::Scope t(timers_, "thermo");
+  diagnose(out);
+}
+
+void MdSolver::diagnose(std::FILE* out) {
+  thermo_.push_back(measure());
+  if (out) print_thermo(out, thermo_.back());
+}
+
+void MdSolver::open_output(const std::string& path) {
+  trajectory_ = std::make_unique<MdTrajectory>(path, config_, decomposition_.comm());
+  write_output();
+}
+
+void MdSolver::write_output() { trajectory_->write_frame(step_, time_now(), local_atoms()); }
+
+void MdSolver::close_output() {
+  trajectory_->close();
+  trajectory_.reset();
 }
 
 }  // namespace mpsfw::md

@@ -1,10 +1,10 @@
 #pragma once
-// The MD solver's time loop (velocity Verlet, NVE; optional velocity
-// rescaling). Each step:
+// The MD solver: its atoms and its step (velocity Verlet, NVE; optional
+// velocity rescaling), on core's time loop (core/time_loop.hpp). Each step:
 //   integrate (kick half, drift) -> neighbour check -> communicate (ghost
 //   positions) or, at a rebuild, migrate (and sort) -> ghost exchange ->
-//   neighbour build -> force -> integrate (kick half) -> thermostat, thermo
-//   every thermo_every.
+//   neighbour build -> force -> integrate (kick half) -> thermostat; its
+//   diagnostics are the thermo lines, every thermo_every steps.
 // Neighbour lists reach cutoff + skin and are rebuilt when an atom has moved
 // more than skin/2 since the last build (agreed over all ranks every step,
 // so no pair inside the cutoff is ever missed) or after rebuild_every steps.
@@ -20,6 +20,7 @@
 #include "core/decomposition.hpp"
 #include "core/device.hpp"
 #include "core/params.hpp"
+#include "core/time_loop.hpp"
 #include "core/timers.hpp"
 #include "md_comm.hpp"
 #include "md_config.hpp"
@@ -39,17 +40,14 @@ struct Thermo {
   double momentum[3] = {0, 0, 0};  // total
 };
 
-class MdSolver {
+class MdTrajectory;
+
+class MdSolver final : public Steppable {
  public:
   // Collective over `comm`: decomposition, initial atoms, first forces.
   MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& device);
 
-  // Collective: steps on to config.steps (the run's last step), with
-  // checkpoints as run.checkpoint_* say, or until every rank agreed to stop on
-  // a signal; rank 0 prints thermo lines to `out`. Throws AgreedError when
-  // the energies stop being finite (checked with the thermo lines, and every
-  // run.check_every steps).
-  void run(std::FILE* out);
+  ~MdSolver() override;
   // The run's input, which checkpoints repeat (needed when run.checkpoint_file is set).
   void set_params(const Params* params) { params_ = params; }
 
@@ -57,12 +55,21 @@ class MdSolver {
   const CartDecomposition& decomposition() const { return decomposition_; }
   const PhaseTimers& timers() const { return timers_; }
   const std::vector<Thermo>& thermo() const { return thermo_; }
-  double loop_seconds() const { return loop_seconds_; }
-  // The signal that ended run() early (0: it ran to run.steps), the step it
-  // ended at, the last checkpoint written ("" if none).
-  int stop_signal() const { return stop_signal_; }
-  long step() const { return step_; }
-  const std::string& last_checkpoint() const { return checkpoint_; }
+  double loop_seconds() const { return loop().seconds; }
+
+  // Steppable: run_time_loop(solver, out) runs it to config.steps; rank 0
+  // prints thermo lines to `out`. Its diagnostics throw AgreedError when the
+  // energies stop being finite; its guard checks the kinetic energy.
+  LoopSetup loop_setup() override;
+  long step() const override { return step_; }
+  void advance() override;
+  void begin(std::FILE* out) override;
+  void diagnose(std::FILE* out) override;
+  void check() override { check_motion_finite(); }
+  void open_output(const std::string& path) override;
+  void write_output() override;
+  void close_output() override;
+  void write_checkpoint(const std::string& path) override;
   long total_atoms() const { return total_atoms_; }
   // How ghost positions travel between rebuilds (run report).
   std::string ghost_path() const { return comm_.ghost_path(); }
@@ -96,9 +103,6 @@ class MdSolver {
   // Ghosts and lists as the checkpoint's run had them, then its positions
   // (collective; instead of rebuild() when resuming exactly).
   void resume_lists(const MdResumeState& state);
-  // Collective: the checkpoint of this step (md_output.hpp).
-  void write_checkpoint_file(const std::string& path);
-  void step_once();
 
   MdConfig config_;
   const Params* params_ = nullptr;
@@ -116,9 +120,7 @@ class MdSolver {
   long step_ = 0;
   long rebuilds_ = 0;
   long steps_on_lists_ = 0;  // steps since the last rebuild
-  double loop_seconds_ = 0;
-  int stop_signal_ = 0;
-  std::string checkpoint_;
+  std::unique_ptr<MdTrajectory> trajectory_;
 };
 
 }  // namespace mpsfw::md

@@ -4,9 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "core/checkpoint.hpp"
 #include "md_config.hpp"
-#include "md_output.hpp"
 #include "md_report.hpp"
 #include "md_solver.hpp"
 
@@ -24,19 +22,6 @@ class MdWorkload final : public Workload {
   std::string split_hint() const override {
     return "an MD rank needs at least one link cell of md.cutoff + md.skin along each dimension";
   }
-  // The trajectory (under its resumed name), its XDMF file and the
-  // checkpoint, each checked before the run and against the others.
-  std::vector<std::pair<std::string, std::string>> output_files() const override {
-    std::vector<std::pair<std::string, std::string>> files;
-    if (!config_.output_file.empty()) {
-      const std::string h5 = resumed_output_path(config_.output_file, config_.start_step);
-      files.push_back({h5, "run.output_file"});
-      files.push_back({trajectory_xdmf_path(h5), "run.output_file"});
-    }
-    files.push_back({config_.checkpoint_file, "run.checkpoint_file"});
-    return files;
-  }
-
   void start(const RunContext& context) override {
     solver_ = std::make_unique<MdSolver>(config_, context.world, context.device);
     solver_->set_params(params_);
@@ -50,10 +35,7 @@ class MdWorkload final : public Workload {
                   solver_->total_atoms(), steps.c_str(), d.size(), g.x, g.y, g.z);
     return line;
   }
-  void run(std::FILE* progress) override { solver_->run(progress); }
-  int stop_signal() const override { return solver_->stop_signal(); }
-  long end_step() const override { return solver_->step(); }
-  std::string last_checkpoint() const override { return solver_->last_checkpoint(); }
+  Steppable& stepper() override { return *solver_; }
   RunReport report(const Params& params, const RunContext& context,
                    const std::vector<std::string>& warnings) const override {
     return make_report(*solver_, params, context.device, context.host, warnings);

@@ -157,8 +157,6 @@ add_case report_is_output_xmf 2 fail "@D@/good.h5 --output @D@/o.h5 --report @D@
   "/o.h5 (writing '" "/o.xmf') and --report " "name one file"
 add_case report_is_output_by_other_name 2 fail "@D@/good.h5 --output @D@/o.h5 --report @D@/./o.h5" \
   " and --report " "name one file" "(also '"
-add_case output_is_own_xmf 2 fail "@D@/good.h5 --output @D@/o.xmf" \
-  "/o.xmf' is both the file and the one written beside it"
 add_case u0_2d 1 fail "@D@/u0_2d.h5" \
   "u0_2d.h5: dataset /heat/u0: expected shape [nz][ny][nx] = [8][10][12], got [80][12]"
 

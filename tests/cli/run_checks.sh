@@ -112,7 +112,7 @@ check_smoke() {
   done
   expect_absent "$dir/O.h5.partial" "$dir/R.json.partial"
   expect_text "$out" "heat run summary" "on 4 ranks" "run report written to R.json" \
-    "field snapshots written to O.h5"
+    "output written to O.h5 (and O.xmf)"
   [ -s "$dir/O.xmf" ] && expect_text "$dir/O.xmf" "O.h5:/u/00000000" "O.h5:/u/00000200"
   if [ -z "$PYTHON" ]; then
     echo "note: no python3 found: R.json was not parsed"

@@ -15,6 +15,7 @@
 
 #include "core/halo/halo_transport.hpp"
 #include "core/peer_memory.hpp"
+#include "core/time_loop.hpp"
 #include "support/gpu_skip.hpp"
 #include "support/heat_runs.hpp"
 
@@ -43,7 +44,7 @@ Outcome run_cuda(std::vector<std::string> overrides, const std::string& halo, MP
   const DeviceBinding device =
       bind_device(Backend::Cuda, node_rank, node_size, CudaGate::without_mps());
   heat::HeatSolver solver(c, comm, device, mpi_is_cuda_aware());
-  solver.run(nullptr);
+  mpsfw::run_time_loop(solver, nullptr);
   Outcome o;
   o.field = solver.gather_global();
   const int mine[2] = {face_count(solver.halo().direct_faces()),

@@ -15,6 +15,7 @@
 #include <map>
 #include <string>
 
+#include "core/time_loop.hpp"
 #include "support/gpu_skip.hpp"
 #include "support/md_runs.hpp"
 
@@ -36,8 +37,8 @@ Difference compare(long steps) {
                                     "run.steps=" + std::to_string(steps), "run.thermo_every=0"});
   auto host = make_md_solver(c, MPI_COMM_WORLD, Backend::Host);
   auto cuda = make_md_solver(c, MPI_COMM_WORLD, Backend::Cuda);
-  host->run(nullptr);
-  cuda->run(nullptr);
+  mpsfw::run_time_loop(*host, nullptr);
+  mpsfw::run_time_loop(*cuda, nullptr);
   const auto h = gather_atoms(*host, MPI_COMM_WORLD);
   const auto g = gather_atoms(*cuda, MPI_COMM_WORLD);
   Difference diff;
@@ -105,7 +106,7 @@ TEST(MdBackends, SameGpuGhostsEqualMpiGhostsBitForBit) {
     c = md_config({"md.cells_x=8", "md.cells_y=8", "md.cells_z=8", "run.steps=100",
                    "run.thermo_every=0", halo[k]});
     auto solver = make_md_solver(c, MPI_COMM_WORLD, Backend::Cuda);
-    solver->run(nullptr);
+    mpsfw::run_time_loop(*solver, nullptr);
     if (k == 1 && solver->decomposition().size() > 1) {
       EXPECT_NE(solver->ghost_path().find("device to device"), std::string::npos)
           << solver->ghost_path();
@@ -134,7 +135,7 @@ TEST(MdBackends, SleepingWaitsOfACrowdedNodeChangeNoBit) {
   for (int crowded = 0; crowded < 2; ++crowded) {
     device.crowded = crowded == 1;
     md::MdSolver solver(c, MPI_COMM_WORLD, device);
-    solver.run(nullptr);
+    mpsfw::run_time_loop(solver, nullptr);
     rebuilds[crowded] = solver.rebuilds();
     runs[crowded] = gather_atoms(solver, MPI_COMM_WORLD);
   }

@@ -31,7 +31,7 @@ for np in 1 2; do
   grep -q "^mpsfw: heat 12x12x12 cells, 3 steps on $np ranks" <<<"$out" || { echo "$out"; fail "no heat banner at $np ranks"; }
   # Its own workload: /ranks/n from --set (unknown groups in the file only warn).
   out=$("$MPIEXEC" -n "$np" "$WORK/consumer/ranks_solver" "$WORK/heat.h5" --backend host \
-        --set solver=ranks --set ranks.n=6 --report "$WORK/ranks$np.json" 2>&1) || { echo "$out"; fail "ranks workload at $np ranks"; }
+        --set solver=ranks --set ranks.n=6 --set run.steps=2 --report "$WORK/ranks$np.json" 2>&1) || { echo "$out"; fail "ranks workload at $np ranks"; }
   grep -q "^ranks: 216 cells on $np ranks" <<<"$out" || { echo "$out"; fail "ranks workload output at $np ranks"; }
   grep -q '"solver": "ranks"' "$WORK/ranks$np.json" || fail "run.json of the ranks workload does not name it"
 done

@@ -28,8 +28,42 @@ for np in 1 4; do
     > "$WORK/run$np.log" 2>&1 || { cat "$WORK/run$np.log"; fail "wave_solver at $np ranks"; }
   grep -q "^mpsfw: wave 24x20x16 cells, 30 steps on $np ranks" "$WORK/run$np.log" || { cat "$WORK/run$np.log"; fail "no banner at $np ranks"; }
 done
+# A backend the workload has no kernels for is refused before the run.
+if out=$("$WORK/wave/wave_solver" "$WORK/in.h5" --backend kokkos 2>&1); then
+  fail "--backend kokkos was accepted by the wave workload"
+fi
+grep -q "the wave workload has no kokkos backend (it has host" <<<"$out" || { echo "$out"; fail "the kokkos refusal does not name the wave's backends"; }
 h5diff "$WORK/out1.h5" "$WORK/out4.h5" > "$WORK/h5diff.log" 2>&1 || { head -20 "$WORK/h5diff.log"; fail "4 ranks differ from 1 rank"; }
 for field in u u_prev; do
   grep -q "Attribute Name=\"$field\"" "$WORK/out4.xmf" || fail "out4.xmf has no attribute $field"
 done
 echo "wave example: ok (1 rank == 4 ranks bit for bit, fields u and u_prev)"
+
+# The time loop's stops and checkpoints, with no code of the example's own for
+# them: SIGUSR1 to mpirun (Slurm's --signal=B:USR1) stops 2 ranks at a step N
+# with a checkpoint (exit 138), which resumes on 3 ranks to step N+7; its u
+# and u_prev at N+7 equal those of one run of N+7 steps on 1 rank, bit for bit.
+"$MPIEXEC" -n 2 "$WORK/wave/wave_solver" "$WORK/in.h5" --backend host --set run.steps=100000000 \
+  --set run.checkpoint_file="$WORK/ck.h5" --report "$WORK/stopped.json" > "$WORK/stopped.log" 2>&1 &
+job=$!
+sleep 3
+kill -USR1 "$job"
+rc=0; wait "$job" || rc=$?
+[ "$rc" -eq 138 ] || { cat "$WORK/stopped.log"; fail "wave stopped by SIGUSR1: exit $rc, expected 138"; }
+step=$(sed -n 's/^mpsfw: stopped by SIGUSR1 at step \([0-9]*\); checkpoint .* resumes it$/\1/p' "$WORK/stopped.log")
+[ -n "$step" ] || { cat "$WORK/stopped.log"; fail "no 'stopped by SIGUSR1 at step N; checkpoint ... resumes it' line"; }
+grep -q '"how": "stopped"' "$WORK/stopped.json" || fail "stopped.json does not say the run stopped"
+[ -s "$WORK/ck.h5" ] && [ ! -e "$WORK/ck.h5.partial" ] || fail "no complete checkpoint ck.h5"
+last=$((step + 7))
+"$MPIEXEC" -n 3 "$WORK/wave/wave_solver" "$WORK/ck.h5" --backend host --set run.steps=$last --set run.output_every=0 \
+  --output "$WORK/resumed.h5" > "$WORK/resumed.log" 2>&1 || { cat "$WORK/resumed.log"; fail "resuming ck.h5 on 3 ranks"; }
+grep -q "steps $step..$last on 3 ranks" "$WORK/resumed.log" || { cat "$WORK/resumed.log"; fail "the resumed banner names no steps $step..$last"; }
+resumed=$(printf '%s/resumed.from%08d.h5' "$WORK" "$step")
+"$MPIEXEC" -n 1 "$WORK/wave/wave_solver" "$WORK/in.h5" --backend host --set run.steps=$last --set run.output_every=0 \
+  --output "$WORK/straight.h5" > "$WORK/straight.log" 2>&1 || { cat "$WORK/straight.log"; fail "the straight run to step $last"; }
+for field in u u_prev; do
+  dataset=$(printf '/%s/%08d' "$field" "$last")
+  h5diff "$WORK/straight.h5" "$resumed" "$dataset" "$dataset" > "$WORK/h5diff-resume.log" 2>&1 || {
+    head -20 "$WORK/h5diff-resume.log"; fail "$field at step $last: resumed (2 then 3 ranks) differs from one run on 1 rank"; }
+done
+echo "wave example: stopped by SIGUSR1 at step $step, resumed on 3 ranks to $last == 1 rank bit for bit"

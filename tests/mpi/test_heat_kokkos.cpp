@@ -13,6 +13,7 @@
 #include "core/halo/face_geometry.hpp"
 #include "core/kokkos_runtime.hpp"
 #include "core/memory.hpp"
+#include "core/time_loop.hpp"
 #include "solvers/heat/heat_kernels.hpp"
 #include "support/heat_runs.hpp"
 
@@ -128,7 +129,7 @@ TEST(HeatKokkos, DiagnosticsAgreeWithHost) {
     const DeviceBinding device =
         bind_device(backends[b], node_rank, node_size, CudaGate::without_mps());
     heat::HeatSolver solver(config, MPI_COMM_WORLD, device, mpi_is_cuda_aware());
-    solver.run(nullptr);
+    mpsfw::run_time_loop(solver, nullptr);
     rows[b] = solver.diagnostics();
   }
   ASSERT_EQ(rows[0].size(), rows[1].size());

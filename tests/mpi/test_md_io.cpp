@@ -24,6 +24,7 @@
 #include "core/error.hpp"
 #include "core/h5_io.hpp"
 #include "core/params.hpp"
+#include "core/xdmf_writer.hpp"
 #include "solvers/md/md_config.hpp"
 #include "solvers/md/md_dataset_input.hpp"
 #include "solvers/md/md_domain.hpp"
@@ -482,9 +483,9 @@ TEST_F(MdIoTest, TrajectoryIntoMissingFolderFailsOnEveryRank) {
 }
 
 TEST(MdOutputNames, XdmfPathAndFrameGroups) {
-  EXPECT_EQ(trajectory_xdmf_path("out/run.h5"), "out/run.xmf");
-  EXPECT_EQ(trajectory_xdmf_path("run.hdf5"), "run.hdf5.xmf");
-  EXPECT_EQ(trajectory_xdmf_path("run"), "run.xmf");
+  EXPECT_EQ(xdmf_path_of("out/run.h5"), "out/run.xmf");
+  EXPECT_EQ(xdmf_path_of("run.hdf5"), "run.hdf5.xmf");
+  EXPECT_EQ(xdmf_path_of("run"), "run.xmf");
   EXPECT_EQ(trajectory_frame_group(0), "/frames/00000000");
   EXPECT_EQ(trajectory_frame_group(123), "/frames/00000123");
 }

@@ -19,6 +19,7 @@
 
 #include "core/kokkos_runtime.hpp"
 #include "core/memory.hpp"
+#include "core/time_loop.hpp"
 #include "solvers/md/md_store.hpp"
 #include "support/md_runs.hpp"
 
@@ -58,8 +59,8 @@ TEST(MdKokkos, PositionsAndForcesEqualHostBitForBit) {
   const md::MdConfig config = md_config(with(kSmall, {"run.steps=60"}));
   auto kokkos = make_md_solver(config, MPI_COMM_WORLD, Backend::Kokkos);
   auto host = make_md_solver(config, MPI_COMM_WORLD, Backend::Host);
-  kokkos->run(nullptr);
-  host->run(nullptr);
+  mpsfw::run_time_loop(*kokkos, nullptr);
+  mpsfw::run_time_loop(*host, nullptr);
   EXPECT_GT(kokkos->rebuilds(), 1);
   EXPECT_EQ(kokkos->rebuilds(), host->rebuilds());
   const auto k = gather_atoms(*kokkos, MPI_COMM_WORLD);
@@ -86,7 +87,7 @@ TEST(MdKokkos, ForcesEqualBruteForceRightAfterAndLongAfterARebuild) {
            {"run.steps=20", "md.skin=0"}}) {
     const md::MdConfig config = md_config(with(kSmall, variant));
     auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Kokkos);
-    solver->run(nullptr);
+    mpsfw::run_time_loop(*solver, nullptr);
     const ForceCheck c = brute_force_check(*solver, config);
     if (world_rank() != 0) continue;
     EXPECT_GT(c.largest, 1.0) << variant[0] << ": the system is not at rest";
@@ -99,7 +100,7 @@ TEST(MdKokkos, TotalEnergyDriftsLessThan1e4AndMomentumStaysZero) {
   const md::MdConfig config = md_config(
       {"md.cells_x=14", "md.cells_y=4", "md.cells_z=4", "run.steps=1000", "run.thermo_every=100"});
   auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Kokkos);
-  solver->run(nullptr);
+  mpsfw::run_time_loop(*solver, nullptr);
   ASSERT_EQ(solver->thermo().size(), 11u);
   expect_energy_kept_and_momentum_zero(*solver);
 }

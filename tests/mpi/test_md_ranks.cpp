@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/time_loop.hpp"
 #include "solvers/md/md_config.hpp"
 #include "solvers/md/md_solver.hpp"
 #include "support/md_runs.hpp"
@@ -52,7 +53,7 @@ ForceCheck forces_after(long steps, std::vector<std::string> more, long* rebuild
   o.insert(o.end(), more.begin(), more.end());
   const md::MdConfig config = md_config(o);
   auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Host);
-  solver->run(nullptr);
+  mpsfw::run_time_loop(*solver, nullptr);
   *rebuilds = solver->rebuilds();
   *on_lists = solver->steps_on_lists();
   return brute_force_check(*solver, config);
@@ -109,7 +110,7 @@ TEST(MdRanks, SkinAndRebuildIntervalDoNotChangeTheTrajectory) {
   for (const char* variant : {"md.skin=0", "md.rebuild_every=1", "md.skin=0.3"}) {
     config = md_config(liquid({"run.steps=100", "run.thermo_every=0", variant}));
     auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Host);
-    solver->run(nullptr);
+    mpsfw::run_time_loop(*solver, nullptr);
     runs.push_back(gather_atoms(*solver, MPI_COMM_WORLD));
   }
   if (world_rank() != 0) return;
@@ -130,7 +131,7 @@ TEST(MdRanks, SkinAndRebuildIntervalDoNotChangeTheTrajectory) {
 TEST(MdRanks, TotalEnergyDriftsLessThan1e4AndMomentumStaysZero) {
   const md::MdConfig config = md_config(liquid({"run.steps=1000", "run.thermo_every=50"}));
   auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Host);
-  solver->run(nullptr);
+  mpsfw::run_time_loop(*solver, nullptr);
   ASSERT_EQ(solver->thermo().size(), 21u);
   expect_energy_kept_and_momentum_zero(*solver);
 }
@@ -143,7 +144,7 @@ TEST(MdRanks, RescalingThermostatHoldsTheTargetThenLetsGo) {
       liquid({"run.steps=200", "run.thermo_every=10", "md.thermostat=rescale",
               "md.thermostat_every=10", "md.thermostat_until=100", "md.target_temperature=0.5"}));
   auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Host);
-  solver->run(nullptr);
+  mpsfw::run_time_loop(*solver, nullptr);
   std::vector<double> after_nve;
   for (const md::Thermo& t : solver->thermo()) {
     if (t.step > 0 && t.step <= 100) {

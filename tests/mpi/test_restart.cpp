@@ -32,6 +32,7 @@
 #include "core/field_output.hpp"
 #include "core/h5_io.hpp"
 #include "core/input_file.hpp"
+#include "core/time_loop.hpp"
 #include "solvers/md/md_config.hpp"
 #include "solvers/md/md_solver.hpp"
 #include "support/heat_runs.hpp"
@@ -89,7 +90,7 @@ struct HeatOutcome {
 HeatOutcome run_heat(const heat::HeatConfig& c, const Params* params, MPI_Comm comm) {
   heat::HeatSolver solver(c, comm, host_device(comm), false);
   solver.set_params(params);
-  solver.run(nullptr);
+  mpsfw::run_time_loop(solver, nullptr);
   return {solver.gather_global(), solver.diagnostics(), solver.step()};
 }
 
@@ -333,7 +334,7 @@ void run_md(const Params& p, MPI_Comm comm) {
   const md::MdConfig c = md::md_config_from(p);
   md::MdSolver solver(c, comm, host_device(comm));
   solver.set_params(&p);
-  solver.run(nullptr);
+  mpsfw::run_time_loop(solver, nullptr);
 }
 
 TEST(MdRestart, RunOfNoStepsCheckpointsTheInitialState) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/device.hpp"
+#include "core/time_loop.hpp"
 #include "solvers/heat/heat_config.hpp"
 #include "solvers/heat/heat_solver.hpp"
 
@@ -33,7 +34,7 @@ inline std::vector<double> run_and_gather(const heat::HeatConfig& config, MPI_Co
   const int node_rank = node_rank_and_size(comm, &node_size);
   const DeviceBinding device = bind_device(backend, node_rank, node_size, CudaGate::without_mps());
   heat::HeatSolver solver(config, comm, device, mpi_is_cuda_aware());
-  solver.run(nullptr);
+  mpsfw::run_time_loop(solver, nullptr);
   return solver.gather_global();
 }
 

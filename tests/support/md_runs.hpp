@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/device.hpp"
+#include "core/time_loop.hpp"
 #include "heat_runs.hpp"
 #include "solvers/md/md_config.hpp"
 #include "solvers/md/md_solver.hpp"
@@ -131,11 +132,11 @@ inline void expect_energy_kept_and_momentum_zero(const md::MdSolver& solver) {
 // growth; docs/md.md).
 inline void expect_ranks_match_one_rank(const md::MdConfig& config, Backend backend) {
   auto many = make_md_solver(config, MPI_COMM_WORLD, backend);
-  many->run(nullptr);
+  mpsfw::run_time_loop(*many, nullptr);
   const auto many_atoms = gather_atoms(*many, MPI_COMM_WORLD);
   if (world_rank() != 0) return;
   auto one = make_md_solver(config, MPI_COMM_SELF, backend);
-  one->run(nullptr);
+  mpsfw::run_time_loop(*one, nullptr);
   const auto one_atoms = gather_atoms(*one, MPI_COMM_SELF);
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);

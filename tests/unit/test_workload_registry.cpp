@@ -24,7 +24,7 @@ class ToyWorkload final : public Workload {
   Int3 cells_to_split() const override { return {1, 1, 1}; }
   void start(const RunContext&) override {}
   std::string banner() const override { return "toy"; }
-  void run(std::FILE*) override {}
+  Steppable& stepper() override { throw Error("toy: nothing to step"); }
   RunReport report(const Params&, const RunContext&,
                    const std::vector<std::string>&) const override {
     return {};
@@ -99,7 +99,8 @@ TEST(WorkloadRegistry, ConfiguresFromTheSharedRunKeys) {
   WorkloadRegistry r;
   r.add(toy("alpha"));
   Params p(r.schema_of("alpha"));
-  for (const char* o : {"solver=alpha", "toy.n=3", "run.steps=7", "run.px=2", "run.backend=host"}) {
+  for (const char* o : {"solver=alpha", "toy.n=3", "run.steps=7", "run.px=2", "run.backend=host",
+                        "step=4", "run.output_file=o.h5"}) {
     p.apply_override(o);
   }
   p.finalize();
@@ -108,10 +109,36 @@ TEST(WorkloadRegistry, ConfiguresFromTheSharedRunKeys) {
   EXPECT_EQ(w->run_config().steps, 7);
   EXPECT_EQ(w->run_config().rank_grid_hint.x, 2);
   EXPECT_EQ(w->run_config().backend, Backend::Host);
-  // Where the run writes: snapshots and checkpoints (both /run keys).
-  ASSERT_EQ(w->output_files().size(), 2u);
-  EXPECT_EQ(w->output_files()[0].second, "run.output_file");
-  EXPECT_EQ(w->output_files()[1].second, "run.checkpoint_file");
+  // Where the run writes: the output under its resumed name (step 4) and its
+  // XDMF file, and the checkpoint (all from /run keys).
+  const auto files = w->output_files();
+  ASSERT_EQ(files.size(), 3u);
+  EXPECT_EQ(files[0],
+            (std::pair<std::string, std::string>{"o.from00000004.h5", "run.output_file"}));
+  EXPECT_EQ(files[1],
+            (std::pair<std::string, std::string>{"o.from00000004.xmf", "run.output_file"}));
+  EXPECT_EQ(files[2].second, "run.checkpoint_file");
+  EXPECT_EQ(
+      w->closing_lines(),
+      (std::vector<std::string>{"output written to o.from00000004.h5 (and o.from00000004.xmf)"}));
+}
+
+TEST(WorkloadRegistry, AWorkloadIsRefusedABackendItHasNot) {
+  WorkloadSpec host_only = toy("alpha");
+  host_only.backends = {Backend::Host};
+  EXPECT_NO_THROW(check_backend(host_only, Backend::Host, "--backend host"));
+  EXPECT_NO_THROW(check_backend(host_only, Backend::Auto, "default"));
+  try {
+    check_backend(host_only, Backend::Kokkos, "--backend kokkos");
+    FAIL() << "kokkos was accepted by a host-only workload";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--backend kokkos: the alpha workload has no kokkos backend (it has host)");
+  }
+  // auto takes the host where the workload has no CUDA kernels, else stays auto.
+  EXPECT_EQ(backend_to_bind(host_only, Backend::Auto), Backend::Host);
+  EXPECT_EQ(backend_to_bind(toy("beta"), Backend::Auto), Backend::Auto);
+  EXPECT_EQ(backend_to_bind(toy("beta"), Backend::Kokkos), Backend::Kokkos);
 }
 
 TEST(BuiltinWorkloads, HeatAndMdAreRegisteredWithTheirKeys) {

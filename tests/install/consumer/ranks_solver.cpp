@@ -10,10 +10,48 @@
 #include <mpsfw/apps/solver_main.hpp>
 #include <mpsfw/core/decomposition.hpp>
 #include <mpsfw/core/error.hpp>
+#include <mpsfw/core/time_loop.hpp>
 #include <mpsfw/core/workload.hpp>
 #include <mpsfw/solvers/builtin_workloads.hpp>
+#include <string>
 
 namespace {
+
+// Its state: each step counts the cells again (collective).
+class RanksState final : public mpsfw::Steppable {
+ public:
+  RanksState(const mpsfw::RunConfig& run, const mpsfw::CartDecomposition& d, long expected)
+      : run_(run), d_(d), expected_(expected), step_(run.start_step) {}
+  mpsfw::LoopSetup loop_setup() override {
+    return {&run_, 0, "diagnostics", nullptr, d_.comm(), &timers_};
+  }
+  long step() const override { return step_; }
+  void advance() override {
+    long mine = static_cast<long>(d_.local_cells().product());
+    MPI_Allreduce(&mine, &total_, 1, MPI_LONG, MPI_SUM, d_.comm());
+    ++step_;
+  }
+  void diagnose(std::FILE* out) override {
+    if (out) std::fprintf(out, "ranks: %ld cells on %d ranks\n", total_, d_.size());
+    check();
+  }
+  void check() override {
+    if (total_ != expected_) throw mpsfw::AgreedError("ranks: cells lost");
+  }
+  void open_output(const std::string&) override { refuse("run.output_file"); }
+  void write_output() override {}
+  void close_output() override {}
+  void write_checkpoint(const std::string&) override { refuse("run.checkpoint_file"); }
+
+ private:
+  [[noreturn]] static void refuse(const std::string& key) {
+    throw mpsfw::AgreedError("ranks: this workload writes nothing; leave " + key + " unset");
+  }
+  const mpsfw::RunConfig& run_;
+  const mpsfw::CartDecomposition& d_;
+  long expected_, total_ = 0, step_;
+  mpsfw::PhaseTimers timers_;
+};
 
 class RanksWorkload final : public mpsfw::Workload {
  public:
@@ -27,15 +65,10 @@ class RanksWorkload final : public mpsfw::Workload {
     decomposition_ = std::make_unique<mpsfw::CartDecomposition>(
         context.world, cells_to_split(), run_.rank_grid_hint,
         std::array<bool, 3>{false, false, false});
+    state_ = std::make_unique<RanksState>(run_, *decomposition_, static_cast<long>(n_) * n_ * n_);
   }
   std::string banner() const override { return "ranks " + std::to_string(n_) + "^3 cells"; }
-  void run(std::FILE* progress) override {
-    long mine = static_cast<long>(decomposition_->local_cells().product()), total = 0;
-    MPI_Allreduce(&mine, &total, 1, MPI_LONG, MPI_SUM, decomposition_->comm());
-    if (progress)
-      std::fprintf(progress, "ranks: %ld cells on %d ranks\n", total, decomposition_->size());
-    if (total != static_cast<long>(n_) * n_ * n_) throw mpsfw::Error("ranks: cells lost");
-  }
+  mpsfw::Steppable& stepper() override { return *state_; }
   mpsfw::RunReport report(const mpsfw::Params& params, const mpsfw::RunContext& context,
                           const std::vector<std::string>& warnings) const override {
     mpsfw::RunReport r = mpsfw::start_report("ranks", params, context.device.backend, warnings);
@@ -44,12 +77,16 @@ class RanksWorkload final : public mpsfw::Workload {
     r.global_cells = cells_to_split();
     return r;
   }
-  void stop() override { decomposition_.reset(); }
+  void stop() override {
+    state_.reset();
+    decomposition_.reset();
+  }
 
  private:
   mpsfw::RunConfig run_;
   int n_ = 0;
   std::unique_ptr<mpsfw::CartDecomposition> decomposition_;
+  std::unique_ptr<RanksState> state_;
 };
 
 }  // namespace

@@ -1,13 +1,14 @@
 #pragma once
-// The wave example's state and time loop. Two buffers A and B per rank hold
-// the leapfrog's two levels: A is u^n (its halo exchanged), B is u^{n-1}.
-// Each step:
+// The wave example's state and step, on mpsfw's time loop
+// (mpsfw::run_time_loop: cadence, stop signals, checkpoints, output). Two
+// buffers A and B per rank hold the leapfrog's two levels: A is u^n (its
+// halo exchanged), B is u^{n-1}. A step:
 //   exchange A's halo -> B = u^{n+1} from A and B, cell by cell, in place
 //   -> finish the step's exchange (ordering with same-GPU neighbours)
 //   -> swap A and B
-// then, every diag_every steps, diagnostics (sum of u^2 dV, max |u|), and
-// every output_every steps a snapshot of u and u_prev. Communication is
-// FieldHalos' job, physics wave_physics.hpp's; this file orders and times.
+// Diagnostics are the sum of u^2 dV and max |u|; a snapshot and a checkpoint
+// hold u and u_prev, a complete leapfrog state. Communication is FieldHalos'
+// job, physics wave_physics.hpp's; this file orders a step's phases.
 #include <mpi.h>
 
 #include <cstdio>
@@ -21,6 +22,8 @@
 #include <mpsfw/core/field_output.hpp>
 #include <mpsfw/core/halo/field_halos.hpp>
 #include <mpsfw/core/memory.hpp>
+#include <mpsfw/core/params.hpp>
+#include <mpsfw/core/time_loop.hpp>
 #include <mpsfw/core/timers.hpp>
 
 #include "wave_config.hpp"
@@ -35,38 +38,47 @@ struct Diagnostics {
   double max_abs_u = 0;  // max |u| over the box
 };
 
-class WaveSolver {
+class WaveSolver final : public mpsfw::Steppable {
  public:
   // Collective over `comm`: splits the box, allocates A and B in the device's
-  // memory, sets u^0 and u^{-1}, connects the halos. A failure on any rank
-  // throws AgreedError on every rank.
-  WaveSolver(const WaveConfig& config, MPI_Comm comm, const mpsfw::DeviceBinding& device,
-             bool cuda_aware_mpi);
+  // memory, sets u^0 and u^{-1} (from the input's /wave/u and /wave/u_prev
+  // where it has them: a checkpoint), connects the halos. A failure on any
+  // rank throws AgreedError on every rank. `params` (the input, which
+  // checkpoints repeat; nullptr: a run without checkpoints) outlives it.
+  WaveSolver(const WaveConfig& config, const mpsfw::Params* params, MPI_Comm comm,
+             const mpsfw::DeviceBinding& device, bool cuda_aware_mpi);
   ~WaveSolver();
   WaveSolver(const WaveSolver&) = delete;
   WaveSolver& operator=(const WaveSolver&) = delete;
 
-  // Collective: takes config.steps steps. Rank 0 prints progress lines to
-  // `progress` (nullptr: silent) every progress_seconds.
-  void run(std::FILE* progress);
+  // mpsfw::Steppable: mpsfw::run_time_loop(solver, progress) runs it.
+  mpsfw::LoopSetup loop_setup() override;
+  long step() const override { return step_; }
+  void advance() override;
+  // Throws AgreedError when u is no longer finite.
+  void diagnose(std::FILE* out) override;
+  void check() override { measure(); }
+  void open_output(const std::string& path) override;
+  void write_output() override;
+  void close_output() override;
+  void write_checkpoint(const std::string& path) override;
+  void settle() override;
 
   const WaveConfig& config() const { return config_; }
   const mpsfw::CartDecomposition& decomposition() const { return decomposition_; }
   const mpsfw::PhaseTimers& timers() const { return timers_; }
   const std::vector<Diagnostics>& diagnostics() const { return diagnostics_; }
-  double loop_seconds() const { return loop_seconds_; }
+  double loop_seconds() const { return loop().seconds; }
   std::string halo_path() const { return halos_->path(); }
   // This rank's interior cells of u^n, x fastest, on the host (a snapshot's u).
   std::vector<double> local_u() const { return interior_on_host(a_); }
 
  private:
-  void time_loop(std::FILE* progress, mpsfw::FieldOutput* output);
-  void step_once();
-  Diagnostics measure() const;                // collective
-  void snapshot(mpsfw::FieldOutput& output);  // collective
+  Diagnostics measure() const;  // collective
   std::vector<double> interior_on_host(const mpsfw::Array<double>& field) const;
 
   WaveConfig config_;
+  const mpsfw::Params* params_;
   Kernels kernels_;
   mpsfw::Backend backend_;
   mpsfw::CartDecomposition decomposition_;
@@ -78,7 +90,7 @@ class WaveSolver {
   mpsfw::PhaseTimers timers_;
   std::vector<Diagnostics> diagnostics_;
   long step_ = 0;
-  double loop_seconds_ = 0;
+  std::unique_ptr<mpsfw::FieldOutput> output_;
 };
 
 }  // namespace wave

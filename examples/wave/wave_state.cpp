@@ -1,13 +1,14 @@
-#include "wave_time_loop.hpp"
+#include "wave_state.hpp"
 
 #include <array>
-#include <chrono>
+#include <cmath>
 #include <cstddef>
 
 #include <mpsfw/core/collective.hpp>
+#include <mpsfw/core/error.hpp>
+#include <mpsfw/core/grid_state.hpp>
 #include <mpsfw/core/mpi_check.hpp>
 #include <mpsfw/core/peer_memory.hpp>
-#include <mpsfw/core/progress.hpp>
 
 #include "wave_initial.hpp"
 
@@ -31,15 +32,16 @@ mpsfw::GridGeometry geometry_of(const WaveConfig& c) {
   return g;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+// The datasets a checkpoint holds the state in; an input that has them starts there.
+const char* const kSavedU = "/wave/u";
+const char* const kSavedUPrev = "/wave/u_prev";
 
 }  // namespace
 
-WaveSolver::WaveSolver(const WaveConfig& config, MPI_Comm comm, const mpsfw::DeviceBinding& device,
-                       bool cuda_aware_mpi)
+WaveSolver::WaveSolver(const WaveConfig& config, const mpsfw::Params* params, MPI_Comm comm,
+                       const mpsfw::DeviceBinding& device, bool cuda_aware_mpi)
     : config_(config),
+      params_(params),
       backend_(device.backend),
       decomposition_(comm, config.cells, config.rank_grid_hint, periodic_dims(config.boundary),
                      mpsfw::kStridedFaceCost),
@@ -51,7 +53,13 @@ WaveSolver::WaveSolver(const WaveConfig& config, MPI_Comm comm, const mpsfw::Dev
     kernels_ = kernels_for(backend_);
     a_ = mpsfw::Array<double>(backend_, static_cast<std::size_t>(layout_.size()));
     b_ = mpsfw::Array<double>(backend_, static_cast<std::size_t>(layout_.size()));
-    const InitialState initial = initial_state(config_, decomposition_.offset(), layout_);
+    const InitialState initial =
+        mpsfw::has_grid_dataset(config_.input_file, kSavedU)
+            ? InitialState{mpsfw::read_grid_block(config_.input_file, kSavedU, decomposition_,
+                                                  layout_, 0),
+                           mpsfw::read_grid_block(config_.input_file, kSavedUPrev, decomposition_,
+                                                  layout_, 0)}
+            : initial_state(config_, decomposition_.offset(), layout_);
     a_.copy_from_host(initial.u.data());
     b_.copy_from_host(initial.u_prev.data());
     // One field, u, in either buffer: start() names the one holding u^n.
@@ -67,12 +75,17 @@ WaveSolver::WaveSolver(const WaveConfig& config, MPI_Comm comm, const mpsfw::Dev
   // halo) must stop every rank before the collective connect().
   mpsfw::agree_on_error(decomposition_.comm(), error);
   halos_->connect(config_.halo, where, config_.halo_sync);
+  step_ = config_.start_step;
   diagnostics_.push_back(measure());
 }
 
 WaveSolver::~WaveSolver() = default;
 
-void WaveSolver::step_once() {
+mpsfw::LoopSetup WaveSolver::loop_setup() {
+  return {&config_, config_.diag_every, "diagnostics", params_, decomposition_.comm(), &timers_};
+}
+
+void WaveSolver::advance() {
   halos_->start(a_.data());  // times its own phases (halo post, pack, pull)
   halos_->finish();          // halo wait, unpack
   {
@@ -90,6 +103,10 @@ Diagnostics WaveSolver::measure() const {
   MPI_Comm comm = decomposition_.comm();
   MPSFW_MPI_CHECK(MPI_Allreduce(&local.sum_u2, &sum_u2, 1, MPI_DOUBLE, MPI_SUM, comm));
   MPSFW_MPI_CHECK(MPI_Allreduce(&local.max_abs_u, &max_abs_u, 1, MPI_DOUBLE, MPI_MAX, comm));
+  if (!std::isfinite(sum_u2) || !std::isfinite(max_abs_u)) {
+    throw mpsfw::AgreedError("wave: u is no longer finite at step " + std::to_string(step_) +
+                             ": the run diverged; check wave.dt and the initial values");
+  }
   const double cell_volume = config_.spacing[0] * config_.spacing[1] * config_.spacing[2];
   return {step_, static_cast<double>(step_) * config_.dt, sum_u2 * cell_volume, max_abs_u};
 }
@@ -110,50 +127,41 @@ std::vector<double> WaveSolver::interior_on_host(const mpsfw::Array<double>& fie
   return block;
 }
 
-void WaveSolver::snapshot(mpsfw::FieldOutput& output) {
-  mpsfw::PhaseTimers::Scope t(timers_, "output");
+void WaveSolver::diagnose(std::FILE*) { diagnostics_.push_back(measure()); }
+
+void WaveSolver::open_output(const std::string& path) {
+  output_ = std::make_unique<mpsfw::FieldOutput>(path, decomposition_, geometry_of(config_), "wave",
+                                                 mpsfw::OutputMode::Auto,
+                                                 std::vector<std::string>{"u", "u_prev"});
+  write_output();
+}
+
+void WaveSolver::write_output() {
   // u and u_prev together: a snapshot is a complete leapfrog state.
   const std::vector<double> u = interior_on_host(a_);
   const std::vector<double> u_prev = interior_on_host(b_);
-  output.write(step_, static_cast<double>(step_) * config_.dt, {u.data(), u_prev.data()});
+  output_->write(step_, static_cast<double>(step_) * config_.dt, {u.data(), u_prev.data()});
 }
 
-void WaveSolver::run(std::FILE* progress) {
-  if (config_.output_file.empty()) {
-    time_loop(progress, nullptr);
-    return;
-  }
-  mpsfw::FieldOutput output(config_.output_file, decomposition_, geometry_of(config_), "wave",
-                            mpsfw::OutputMode::Auto, {"u", "u_prev"});
-  snapshot(output);
-  time_loop(progress, &output);
-  output.commit();
+void WaveSolver::close_output() {
+  output_->commit();
+  output_.reset();
 }
 
-void WaveSolver::time_loop(std::FILE* progress, mpsfw::FieldOutput* output) {
-  const auto t0 = std::chrono::steady_clock::now();
-  mpsfw::ProgressLine progress_line(decomposition_.rank() == 0 ? progress : nullptr, config_.steps,
-                                    config_.progress_seconds);
-  const long last = step_ + config_.steps;
-  while (step_ < last) {
-    step_once();
-    if (step_ == last || (config_.diag_every > 0 && step_ % config_.diag_every == 0)) {
-      mpsfw::PhaseTimers::Scope t(timers_, "diagnostics");
-      diagnostics_.push_back(measure());
-    }
-    if (output != nullptr &&
-        (step_ == last || (config_.output_every > 0 && step_ % config_.output_every == 0))) {
-      snapshot(*output);
-    }
-    progress_line.update(config_.steps - (last - step_));
-  }
+void WaveSolver::write_checkpoint(const std::string& path) {
+  mpsfw::write_grid_checkpoint(path, *params_, step_, static_cast<double>(step_) * config_.dt, {},
+                               decomposition_,
+                               {{kSavedU, [&] { return interior_on_host(a_); }},
+                                {kSavedUPrev, [&] { return interior_on_host(b_); }}});
+}
+
+void WaveSolver::settle() {
   if (backend_ == mpsfw::Backend::Cuda) {
     // Launches return at once: the loop's time ends when the device is done.
     mpsfw::PhaseTimers::Scope t(timers_, "device sync");
     kernels_.synchronize();
   }
   halos_->quiesce();  // no same-GPU neighbour reads A or B after this
-  loop_seconds_ = seconds_since(t0);
 }
 
 }  // namespace wave

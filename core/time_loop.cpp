@@ -1,0 +1,94 @@
+#include "time_loop.hpp"
+
+#include <chrono>
+
+#include "checkpoint.hpp"
+#include "error.hpp"
+#include "progress.hpp"
+#include "stop_request.hpp"
+
+namespace mpsfw {
+namespace {
+
+bool every(long step, long period) { return period > 0 && step % period == 0; }
+
+}  // namespace
+
+void run_time_loop(Steppable& state, std::FILE* progress) {
+  const LoopSetup setup = state.loop_setup();
+  if (setup.run == nullptr || setup.timers == nullptr || setup.comm == MPI_COMM_NULL) {
+    throw Error("time loop: a workload's loop_setup() must name its run, timers and ranks");
+  }
+  const RunConfig& run = *setup.run;
+  PhaseTimers& timers = *setup.timers;
+  int rank = 0;
+  MPI_Comm_rank(setup.comm, &rank);
+  std::FILE* out = rank == 0 ? progress : nullptr;
+
+  state.begin(out);
+  const bool output = !run.output_file.empty();
+  if (output) {
+    PhaseTimers::Scope t(timers, "output");
+    state.open_output(resumed_output_path(run.output_file, state.step()));
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  // Up to run.steps from the saved state; a second call takes as many again.
+  const long first = state.step(), last = first + (run.steps - run.start_step);
+  ProgressLine progress_line(out, last - first, run.progress_seconds);
+  StopPoll poll(setup.comm);
+  poll.watch_stalls(run.peer_wait_seconds);
+  CheckpointPlan checkpoints(run);
+  if (checkpoints.enabled() && setup.params == nullptr) {
+    throw Error(
+        "time loop: run.checkpoint_file is set, but the workload gave no parameters to "
+        "repeat in its checkpoints (LoopSetup::params)");
+  }
+  const auto checkpoint = [&] {
+    const auto io = poll.unwatched();
+    PhaseTimers::Scope t(timers, "checkpoint");
+    const std::string path = checkpoints.path_for(state.step());
+    state.write_checkpoint(path);
+    checkpoints.written(path, setup.comm);
+  };
+  int stopped_by = 0;
+  // A run of no steps still leaves its checkpoint: the initial state.
+  if (first == last && checkpoints.enabled()) checkpoint();
+  while (state.step() < last) {
+    state.advance();
+    const long step = state.step();
+    const bool polled = poll.check(step);
+    const bool stopping = polled && poll.signal() != 0;
+    const bool ending = step == last || stopping;
+    if (ending || every(step, setup.diag_every)) {
+      PhaseTimers::Scope t(timers, setup.diag_phase);
+      state.diagnose(out);
+    } else if (every(step, run.check_every)) {
+      PhaseTimers::Scope t(timers, "checks");
+      state.check();
+    }
+    if (output && (ending || every(step, run.output_every))) {
+      const auto io = poll.unwatched();
+      PhaseTimers::Scope t(timers, "output");
+      state.write_output();
+    }
+    if ((ending || checkpoints.due(step, poll, polled)) && checkpoints.enabled()) checkpoint();
+    if (stopping) {
+      stopped_by = poll.signal();
+      break;
+    }
+    if (!ending) progress_line.update(step - first);
+  }
+  state.settle();
+  LoopRecord& record = state.loop_;
+  record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  record.end_step = state.step();
+  record.stop_signal = stopped_by;
+  record.checkpoint = checkpoints.last();
+  if (output) {
+    const auto io = poll.unwatched();
+    PhaseTimers::Scope t(timers, "output");
+    state.close_output();
+  }
+}
+
+}  // namespace mpsfw

@@ -1,0 +1,198 @@
+// The one time loop (core/time_loop.hpp) with a workload of its own that only
+// counts: which steps get diagnostics, guards, output frames and checkpoints,
+// where checkpoints go (keep K: the last K numbered files), that a run of no
+// steps still checkpoints its initial state, that a second run takes as many
+// steps again, that a failing guard ends every rank alike, and that a
+// checkpoint without the input to repeat is refused before the first step.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/checkpoint.hpp"
+#include "core/error.hpp"
+#include "core/params.hpp"
+#include "core/run_config.hpp"
+#include "core/time_loop.hpp"
+#include "support/mpi_temp_dir.hpp"
+
+namespace mpsfw {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A folder every rank shares for one test, removed after it.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix)
+      : path_(testing_support::make_shared_temp_dir(prefix)) {}
+  ~TempDir() { testing_support::remove_shared_temp_dir(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Records every call the loop makes, by step.
+class Counter final : public Steppable {
+ public:
+  Counter(const RunConfig& run, long diag_every, const Params* params)
+      : run_(run), diag_every_(diag_every), params_(params), step_(run.start_step) {}
+
+  LoopSetup loop_setup() override {
+    return {&run_, diag_every_, "diagnostics", params_, MPI_COMM_WORLD, &timers_};
+  }
+  long step() const override { return step_; }
+  void advance() override {
+    MPI_Barrier(MPI_COMM_WORLD);  // a collective step, as a workload's
+    ++step_;
+  }
+  void begin(std::FILE*) override { ++begins; }
+  void diagnose(std::FILE*) override {
+    diagnosed.push_back(step_);
+    guard();
+  }
+  void check() override {
+    checked.push_back(step_);
+    guard();
+  }
+  void open_output(const std::string& path) override {
+    output_path = path;
+    frames.push_back(step_);
+  }
+  void write_output() override { frames.push_back(step_); }
+  void close_output() override { ++closes; }
+  void write_checkpoint(const std::string& path) override {
+    checkpoints.push_back(step_);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) std::ofstream(path) << step_;
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  void settle() override { ++settles; }
+
+  long fail_at = -1;  // the guard throws on every rank at this step
+  int begins = 0, closes = 0, settles = 0;
+  std::vector<long> diagnosed, checked, frames, checkpoints;
+  std::string output_path;
+
+ private:
+  void guard() const {
+    if (step_ == fail_at) throw AgreedError("counter: not finite at step " + std::to_string(step_));
+  }
+  RunConfig run_;
+  long diag_every_;
+  const Params* params_;
+  long step_;
+  PhaseTimers timers_;
+};
+
+const std::vector<long>& steps(const std::vector<long>& v) { return v; }
+
+TEST(TimeLoop, CadenceOfDiagnosticsGuardsOutputAndCheckpoints) {
+  TempDir dir("time_loop");
+  const Params params(run_schema());  // what a checkpoint repeats: not read here
+  RunConfig run;
+  run.steps = 10;
+  run.check_every = 2;
+  run.output_every = 5;
+  run.output_file = dir.path() + "/out.h5";
+  run.checkpoint_every = 4;
+  run.checkpoint_file = dir.path() + "/ck.h5";
+  Counter c(run, 3, &params);
+  run_time_loop(c, nullptr);
+
+  EXPECT_EQ(c.begins, 1);
+  EXPECT_EQ(steps(c.diagnosed), (std::vector<long>{3, 6, 9, 10}));  // every 3 and the last
+  EXPECT_EQ(steps(c.checked), (std::vector<long>{2, 4, 8}));        // not where diagnostics ran
+  EXPECT_EQ(steps(c.frames), (std::vector<long>{0, 5, 10}));        // the first, every 5, the last
+  EXPECT_EQ(c.closes, 1);
+  EXPECT_EQ(c.output_path, run.output_file);
+  EXPECT_EQ(steps(c.checkpoints), (std::vector<long>{4, 8, 10}));  // every 4 and the last
+  EXPECT_EQ(c.settles, 1);
+  EXPECT_EQ(c.loop().end_step, 10);
+  EXPECT_EQ(c.loop().stop_signal, 0);
+  EXPECT_EQ(c.loop().checkpoint, run.checkpoint_file);
+  EXPECT_GE(c.loop().seconds, 0.0);
+}
+
+TEST(TimeLoop, AResumedRunWritesBesideTheFirstPartAndASecondRunTakesAsManyAgain) {
+  TempDir dir("time_loop_resumed");
+  RunConfig run;
+  run.start_step = 400;
+  run.steps = 403;
+  run.output_file = dir.path() + "/out.h5";
+  Counter c(run, 0, nullptr);
+  run_time_loop(c, nullptr);
+  EXPECT_EQ(c.output_path, resumed_output_path(run.output_file, 400));
+  EXPECT_EQ(steps(c.diagnosed), (std::vector<long>{403}));
+  run_time_loop(c, nullptr);
+  EXPECT_EQ(c.loop().end_step, 406);
+  EXPECT_EQ(c.begins, 2);
+  EXPECT_EQ(c.closes, 2);
+}
+
+TEST(TimeLoop, NumberedCheckpointsKeepTheLastK) {
+  TempDir dir("time_loop_keep");
+  const Params params(run_schema());  // what a checkpoint repeats: not read here
+  RunConfig run;
+  run.steps = 12;
+  run.checkpoint_every = 2;
+  run.checkpoint_keep = 3;
+  run.checkpoint_file = dir.path() + "/ck.h5";
+  Counter c(run, 0, &params);
+  run_time_loop(c, nullptr);
+  EXPECT_EQ(steps(c.checkpoints), (std::vector<long>{2, 4, 6, 8, 10, 12}));
+  const CheckpointPlan plan(run);
+  EXPECT_EQ(c.loop().checkpoint, plan.path_for(12));
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (long s : {2L, 4L, 6L}) EXPECT_FALSE(fs::exists(plan.path_for(s))) << plan.path_for(s);
+  for (long s : {8L, 10L, 12L}) EXPECT_TRUE(fs::exists(plan.path_for(s))) << plan.path_for(s);
+}
+
+TEST(TimeLoop, ARunOfNoStepsCheckpointsItsInitialState) {
+  TempDir dir("time_loop_zero");
+  const Params params(run_schema());  // what a checkpoint repeats: not read here
+  RunConfig run;
+  run.steps = 0;
+  run.checkpoint_file = dir.path() + "/ck.h5";
+  Counter c(run, 0, &params);
+  run_time_loop(c, nullptr);
+  EXPECT_EQ(steps(c.checkpoints), (std::vector<long>{0}));
+  EXPECT_TRUE(c.diagnosed.empty());
+  EXPECT_EQ(c.loop().end_step, 0);
+}
+
+TEST(TimeLoop, AFailingGuardEndsEveryRankAtItsStep) {
+  RunConfig run;
+  run.steps = 20;
+  run.check_every = 3;
+  Counter c(run, 0, nullptr);
+  c.fail_at = 6;
+  try {
+    run_time_loop(c, nullptr);
+    ADD_FAILURE() << "no AgreedError at step 6";
+  } catch (const AgreedError& e) {
+    EXPECT_NE(std::string(e.what()).find("step 6"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(c.step(), 6);
+  EXPECT_EQ(c.settles, 0);
+}
+
+TEST(TimeLoop, ACheckpointWithoutTheInputToRepeatIsRefusedBeforeTheFirstStep) {
+  TempDir dir("time_loop_no_params");
+  RunConfig run;
+  run.steps = 5;
+  run.checkpoint_file = dir.path() + "/ck.h5";
+  Counter c(run, 0, nullptr);
+  EXPECT_THROW(run_time_loop(c, nullptr), Error);
+  EXPECT_EQ(c.step(), 0);
+  EXPECT_TRUE(c.checkpoints.empty());
+}
+
+}  // namespace
+}  // namespace mpsfw
