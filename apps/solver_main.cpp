@@ -156,7 +156,7 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
     if (root) std::fprintf(stderr, "mpsfw: warning: %s\n", context.device.crowding.c_str());
   }
   context.host = session.host();
-  context.cuda_aware_mpi = mpi_is_cuda_aware();
+  context.cuda_aware_mpi = mpi_is_cuda_aware(run.cuda_aware_mpi);
   run_collectively(session.world(), [&] { p.workload->start(context); });
   if (root) {
     std::printf("mpsfw: %s, backend %s, MPS %s\n", p.workload->banner().c_str(),

@@ -87,7 +87,9 @@ void release_device(const DeviceBinding& binding) {
   if (binding.memory == Backend::Cuda) detail::cuda_reset_device();
 }
 
-bool mpi_is_cuda_aware() {
+bool mpi_is_cuda_aware(const std::string& choice) {
+  if (choice == "yes") return true;
+  if (choice == "no") return false;
   if (const char* forced = std::getenv("MPSFW_CUDA_AWARE_MPI")) {
     return std::string(forced) == "1";
   }

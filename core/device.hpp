@@ -74,9 +74,10 @@ void release_device(const DeviceBinding& binding);
 // "cuda:0 NVIDIA H200" or the host's description, for reports.
 std::string device_text(const DeviceBinding& binding);
 
-// Whether MPI can take device pointers. Open MPI is asked at run time
-// (MPIX_Query_cuda_support); MPSFW_CUDA_AWARE_MPI=0|1 overrides.
-bool mpi_is_cuda_aware();
+// Whether MPI is given device pointers (run.cuda_aware_mpi): "yes", "no", or
+// "auto": the site's default MPSFW_CUDA_AWARE_MPI=0|1 where it is set, else
+// what Open MPI says at run time (MPIX_Query_cuda_support).
+bool mpi_is_cuda_aware(const std::string& choice = "auto");
 
 namespace detail {
 // The CUDA runtime's side (device_cuda.cpp; cuda_off.cpp without CUDA): makes

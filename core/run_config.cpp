@@ -51,6 +51,10 @@ std::vector<ParamSpec> run_schema() {
       integer_param("run", "px", false, "0", 0, kMaxRanks1D, "ranks along x; 0: chosen by MPI"),
       integer_param("run", "py", false, "0", 0, kMaxRanks1D, "ranks along y; 0: chosen by MPI"),
       integer_param("run", "pz", false, "0", 0, kMaxRanks1D, "ranks along z; 0: chosen by MPI"),
+      text_param("run", "cuda_aware_mpi", false, "auto", {"auto", "yes", "no"},
+                 "whether MPI is given device pointers: auto (the site's MPSFW_CUDA_AWARE_MPI "
+                 "where set, else what the MPI library says), yes, or no (through pinned host "
+                 "buffers)"),
       real_param("run", "progress_seconds", false, "5", 0, true, "seconds between progress lines"),
   };
 }
@@ -78,6 +82,7 @@ RunConfig run_config_from(const Params& p) {
   c.peer_wait_seconds = p.real("run.peer_wait_seconds");
   c.rank_grid_hint = {static_cast<int>(p.integer("run.px")), static_cast<int>(p.integer("run.py")),
                       static_cast<int>(p.integer("run.pz"))};
+  c.cuda_aware_mpi = p.text("run.cuda_aware_mpi");
   c.progress_seconds = p.real("run.progress_seconds");
   c.input_file = p.file();
   return c;

@@ -34,6 +34,7 @@ struct RunConfig {
   HaloTransport halo = HaloTransport::Auto;  // between ranks on one GPU
   HaloSync halo_sync = HaloSync::Auto;       // how those ranks order their halos
   Int3 rank_grid_hint;                       // zeros: chosen by choose_rank_grid
+  std::string cuda_aware_mpi = "auto";       // auto | yes | no (mpi_is_cuda_aware)
   double progress_seconds = 5;
   // How long a rank waits for a neighbour on its GPU before the job stops
   // naming it (PeerWait).
