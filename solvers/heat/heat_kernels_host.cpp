@@ -89,18 +89,4 @@ std::unique_ptr<HeatKernels> make_host_heat_kernels() {
 
 }  // namespace detail
 
-std::unique_ptr<HeatKernels> make_heat_kernels(Backend backend) {
-  switch (backend) {
-    case Backend::Host:
-      return detail::make_host_heat_kernels();
-    case Backend::Cuda:
-      return detail::make_cuda_heat_kernels();
-    case Backend::Kokkos:
-      return detail::make_kokkos_heat_kernels();
-    case Backend::Auto:
-      break;
-  }
-  throw Error("heat kernels: backend 'auto' is not bound (bind_device resolves it)");
-}
-
 }  // namespace mpsfw::heat

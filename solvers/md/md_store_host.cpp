@@ -431,18 +431,4 @@ namespace detail {
 std::unique_ptr<MdStore> make_host_md_store() { return std::make_unique<HostMdStore>(); }
 }  // namespace detail
 
-std::unique_ptr<MdStore> make_md_store(Backend backend) {
-  switch (backend) {
-    case Backend::Host:
-      return detail::make_host_md_store();
-    case Backend::Cuda:
-      return detail::make_cuda_md_store();
-    case Backend::Kokkos:
-      return detail::make_kokkos_md_store();
-    case Backend::Auto:
-      break;
-  }
-  throw Error("md store: backend 'auto' is not bound (bind_device resolves it)");
-}
-
 }  // namespace mpsfw::md
