@@ -5,9 +5,9 @@
 // warp's loads coalesce, marched Depth cells up z with the z neighbours
 // passed on in registers, a whole chunk unrolled so that its loads are in
 // flight together (the native kernel's march, heat_update.cuh). Work items
-// are 32-bit and split by unsigned 32-bit division: with 64-bit division the
-// prologue before a thread's first load cost 6 % at depth 8 (512^3 on an
-// H100, docs/performance.md). Physics: heat_physics.hpp.
+// are 32-bit and split by unsigned 32-bit division: 64-bit division made the
+// prologue before a thread's first load slower (docs/performance.md).
+// Physics: heat_physics.hpp.
 #include <Kokkos_Core.hpp>
 #include <climits>
 #include <cstdint>
@@ -92,10 +92,9 @@ struct ColumnMarch {
 
   KOKKOS_INLINE_FUNCTION void column(const double* u, double* next, int t) const {
     // Restrict-qualified locals: the compiler then reads u through the
-    // read-only path (0.81 of the copy bandwidth at 512^3 on an H200; 0.75
-    // with restrict only on parameters, march_one's or this function's).
-    // The strides come from the host: computing the z stride here took 44
-    // registers instead of 40, and 0.75 again.
+    // read-only path (restrict only on parameters, march_one's or this
+    // function's, did not). The strides come from the host: computing the z
+    // stride here took more registers and lost the gain (docs/performance.md).
     const double* KOKKOS_RESTRICT in = u;
     double* KOKKOS_RESTRICT out = next;
     int i = 0, j = 0, k0 = 0;

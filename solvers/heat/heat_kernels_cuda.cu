@@ -62,7 +62,7 @@ BoundaryTiles boundary_tiles(const HaloPushes& pushes, int bx, int by) {
 }
 
 // Rows of a boundary tile each thread computes: fewer, longer-lived blocks
-// (+2.5 % at 8 and 16 ranks under MPS on an H100; docs/performance.md).
+// were faster at 8 and 16 ranks under MPS (docs/performance.md).
 constexpr int kBoundaryRows = 4;
 
 // One tile of a boundary-first step: each cell's new value (from u, like the

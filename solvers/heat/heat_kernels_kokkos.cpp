@@ -18,15 +18,14 @@ using ConstField =
     Kokkos::View<const double*, Space::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 // x (the last index, contiguous in memory) fastest, also inside a tile: a GPU
 // space's default iterates the first index fastest, which uncoalesces every
-// load (0.13 of the cuda backend on an H200 before this, docs/performance.md).
+// load (docs/performance.md).
 using Right = Kokkos::Iterate;
 using Cells = Kokkos::MDRangePolicy<Space, Kokkos::Rank<3, Right::Right, Right::Right>>;
 using Rows = Kokkos::MDRangePolicy<Space, Kokkos::Rank<2, Right::Right, Right::Right>>;
 // A host execution space (Serial, OpenMP, Threads) runs rows, a GPU one
-// columns of kColumnDepth cells along z (heat_columns_kokkos.hpp): 512^3 on
-// an H100 (bench/heat_kokkos_variants), 0.89 of the copy bandwidth at depth 8
-// with 32-bit work items (16: 0.88, 32: 0.83); a team per row 0.84, an
-// MDRange over 64x4x1 tiles 0.65 (docs/performance.md has the H200's figures).
+// columns of kColumnDepth cells along z (heat_columns_kokkos.hpp): depth 8
+// beat 16 and 32, a team per row and MDRange tiles
+// (bench/heat_kokkos_variants; the figures are in docs/performance.md).
 constexpr bool kHostSpace = Kokkos::SpaceAccessibility<Space, Kokkos::HostSpace>::accessible;
 constexpr int kColumnDepth = 8;
 
@@ -105,8 +104,8 @@ class KokkosHeatKernels final : public HeatKernels {
   // with pushes, the pushed plane cells as the launch's last work items: their
   // new values go into the neighbours' halos (mapped memory of processes on
   // the same GPU); the step's handshake, enqueued after this launch, orders
-  // them. Without pushes the kernel has no push code (one kernel for both ran
-  // the one-rank update at 0.75 of the copy bandwidth, not 0.81; H200).
+  // them. Without pushes the kernel has no push code (one kernel for both
+  // slowed the one-rank update; docs/performance.md).
   void update_columns(const double* u, double* next, const FieldLayout& layout, const Box& box,
                       Coefficients k, const HaloPushes& pushes) {
     const ColumnMarch<kColumnDepth> march(layout, box, k);

@@ -1,9 +1,9 @@
 #pragma once
 // Which design the CUDA backend updates a box without pushes with. Every
 // design gives the same bits (heat_physics.hpp); which is fastest depends on
-// the GPU and the box (512^3: two x cells per thread with an L2 prefetch reach
-// 0.91 of the copy bandwidth on an H200 but 0.90 on an H100, where one cell
-// per thread reaches 0.95; docs/performance.md). So by default the backend
+// the GPU and the box (at 512^3 the two x cells per thread won on one GPU
+// model and one cell per thread on another; docs/performance.md). So by
+// default the backend
 // times the designs that fit once per box (the heat solver before its first
 // step: prepare) and keeps the fastest.
 #include <cstdint>

@@ -8,8 +8,8 @@
 
 #if defined(__CUDA_ARCH__)  // the device pass (host compilers warn of the pragma)
 #define MPSFW_UNROLL _Pragma("unroll")
-// Measured on an H200: unrolling the pair loop (by 4, the compiler's choice
-// too) costs 10 %.
+// Unrolling the pair loop (by 4, the compiler's choice too) was slower
+// (docs/performance.md).
 #define MPSFW_NO_UNROLL _Pragma("unroll 1")
 #else
 #define MPSFW_UNROLL
@@ -18,9 +18,8 @@
 
 namespace mpsfw::md {
 
-// Neighbours loading ahead. H200, in.lj, CUDA force kernel: 2 ahead took a
-// step's forces from 67 to 35 us at 32k atoms and from 404 to 335 us at 1M;
-// 3, 4 and 6 ahead were slower than 2 (docs/performance.md).
+// Neighbours loading ahead: 2 ahead was the fastest of 0, 2, 3, 4 and 6 for
+// the CUDA force kernel on in.lj (docs/performance.md).
 constexpr int kNeighboursAhead = 2;
 
 // neighbour(k): the atom of list entry k, for k < n; position(j): atom j's
