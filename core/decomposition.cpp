@@ -117,11 +117,24 @@ CartDecomposition::CartDecomposition(MPI_Comm base, Int3 global_cells, Int3 hint
     const Span1D s = split_evenly(global_[d], dims_[d], coords_[d]);
     local_[d] = s.count;
     offset_[d] = s.offset;
-    int lo = MPI_PROC_NULL, hi = MPI_PROC_NULL;
-    MPSFW_MPI_CHECK(MPI_Cart_shift(cart_, 2 - d, 1, &lo, &hi));
-    neighbors_[static_cast<size_t>(2 * d)] = lo;
-    neighbors_[static_cast<size_t>(2 * d + 1)] = hi;
   }
+  for (int face = 0; face < kFaces; ++face) {
+    Int3 offset;
+    offset[face_dim(face)] = face_is_high(face) ? 1 : -1;
+    neighbors_[static_cast<size_t>(face)] = rank_at(offset);
+  }
+}
+
+int CartDecomposition::rank_at(Int3 offset) const {
+  int mpi_coords[3];  // MPI's order: z, y, x
+  for (int d = 0; d < 3; ++d) {
+    const int c = coords_[d] + offset[d];
+    if (!periodic_[static_cast<size_t>(d)] && (c < 0 || c >= dims_[d])) return MPI_PROC_NULL;
+    mpi_coords[2 - d] = (c % dims_[d] + dims_[d]) % dims_[d];
+  }
+  int rank = MPI_PROC_NULL;
+  MPSFW_MPI_CHECK(MPI_Cart_rank(cart_, mpi_coords, &rank));
+  return rank;
 }
 
 CartDecomposition::~CartDecomposition() {

@@ -52,6 +52,10 @@ class CartDecomposition {
   bool periodic(int dim) const { return periodic_[static_cast<size_t>(dim)]; }
   // Rank across `face` in comm(), or MPI_PROC_NULL at a non-periodic edge.
   int neighbor(int face) const { return neighbors_[static_cast<size_t>(face)]; }
+  // The rank at coords() + `offset` in comm() (one of the 26 directions, or
+  // farther), wrapping where the dimension is periodic; MPI_PROC_NULL beyond
+  // a wall.
+  int rank_at(Int3 offset) const;
 
  private:
   MPI_Comm cart_ = MPI_COMM_NULL;

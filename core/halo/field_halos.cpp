@@ -25,24 +25,6 @@ constexpr std::int64_t kAlign = 8;  // message parts start on 8-byte boundaries
 
 std::int64_t aligned(std::int64_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 
-// The rank at `coords + dir` in a Cartesian communicator, wrapping where the
-// dimension is periodic; MPI_PROC_NULL beyond a wall.
-int rank_at(const CartDecomposition& d, Int3 dir) {
-  int coords[3];
-  for (int a = 0; a < 3; ++a) {
-    int c = d.coords()[a] + dir[a];
-    const int p = d.rank_grid()[a];
-    if (c < 0 || c >= p) {
-      if (!d.periodic(a)) return MPI_PROC_NULL;
-      c = (c + p) % p;
-    }
-    coords[2 - a] = c;  // MPI's Cartesian order is (z, y, x): CartDecomposition
-  }
-  int rank = MPI_PROC_NULL;
-  MPSFW_MPI_CHECK(MPI_Cart_rank(d.comm(), coords, &rank));
-  return rank;
-}
-
 }  // namespace
 
 struct FieldHalos::Impl {
@@ -219,7 +201,7 @@ FieldHalos::FieldHalos(const CartDecomposition& decomposition, FieldLayout layou
   for (const Int3& dir : halo_directions(shape.corners)) {
     Impl::Neighbor n;
     n.dir = dir;
-    n.rank = rank_at(decomposition, dir);
+    n.rank = decomposition.rank_at(dir);
     impl_->neighbors.push_back(n);
     for (int d = 0; d < 3; ++d) {
       // A halo wider than the neighbour's block would need cells of the rank beyond it.

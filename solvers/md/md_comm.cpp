@@ -52,25 +52,11 @@ int position_count(long atoms) {
 // Whether moving by `step` along d from coordinate c crosses the periodic edge.
 bool wraps(int c, int step, int ranks) { return c + step < 0 || c + step >= ranks; }
 
-// The rank at offset `offset` from this one in the rank grid (MPI_PROC_NULL
-// past a non-periodic edge).
-int rank_at(const CartDecomposition& decomposition, const int offset[3]) {
-  const Int3 coords = decomposition.coords(), dims = decomposition.rank_grid();
-  int mpi_coords[3];  // MPI's order: z, y, x
-  for (int d = 0; d < 3; ++d) {
-    if (!decomposition.periodic(d) && wraps(coords[d], offset[d], dims[d])) return MPI_PROC_NULL;
-    mpi_coords[2 - d] = ((coords[d] + offset[d]) % dims[d] + dims[d]) % dims[d];
-  }
-  int rank = MPI_PROC_NULL;
-  MPSFW_MPI_CHECK(MPI_Cart_rank(decomposition.comm(), mpi_coords, &rank));
-  return rank;
-}
-
 std::array<int, kGhostLists> list_neighbors(const CartDecomposition& decomposition) {
   std::array<int, kGhostLists> n;
   for (int list = 0; list < kGhostLists; ++list) {
-    const int offset[3] = {list_offset(list, 0), list_offset(list, 1), list_offset(list, 2)};
-    n[static_cast<size_t>(list)] = rank_at(decomposition, offset);
+    n[static_cast<size_t>(list)] =
+        decomposition.rank_at({list_offset(list, 0), list_offset(list, 1), list_offset(list, 2)});
   }
   return n;
 }
