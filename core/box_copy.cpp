@@ -1,6 +1,10 @@
 #include "box_copy.hpp"
 
+#include <vector>
+
 #include "error.hpp"
+#include "halo/field_halos.hpp"
+#include "halo/region_copy.hpp"
 
 namespace mpsfw {
 
@@ -13,14 +17,16 @@ void BoxList::add(const Box& b) {
   ++count;
 }
 
+// Every copy here is one of the pack layer's region copies (halo/region_copy.hpp).
 static void copy_boxes(Backend space, double* field, const FieldLayout& layout,
                        const BoxList& boxes, double* buffer, bool to_buffer) {
-  if (boxes.count == 0) return;
-  if (space == Backend::Cuda) {
-    detail::cuda_copy_boxes(field, layout, boxes, buffer, to_buffer);
-  } else {
-    detail::host_copy_boxes(field, layout, boxes, buffer, to_buffer);
+  std::vector<RegionCopy> copies;
+  for (int b = 0; b < boxes.count; ++b) {
+    const StridedRegion cells = field_region(field, layout, boxes.box[b]);
+    const StridedRegion packed = dense_region(buffer + boxes.offset[b], boxes.box[b]);
+    copies.push_back({to_buffer ? cells : packed, to_buffer ? packed : cells, boxes.box[b].size()});
   }
+  copy_regions(space, ScalarType::Float64, copies);
 }
 
 void pack_boxes(Backend space, const double* field, const FieldLayout& layout, const BoxList& boxes,
@@ -51,12 +57,14 @@ void PeerBoxList::add(const PeerBox& b) {
 
 void copy_from_peers(Backend space, double* field, const FieldLayout& layout,
                      const PeerBoxList& boxes) {
-  if (boxes.count == 0) return;
-  if (space == Backend::Cuda) {
-    detail::cuda_copy_from_peers(field, layout, boxes);
-  } else {
-    detail::host_copy_from_peers(field, layout, boxes);
+  std::vector<RegionCopy> copies;
+  for (int b = 0; b < boxes.count; ++b) {
+    const PeerBox& p = boxes.item[b];
+    // The neighbour's field is only read.
+    copies.push_back({field_region(const_cast<double*>(p.src), p.src_layout, p.src_box),
+                      field_region(field, layout, p.dst_box), p.dst_box.size()});
   }
+  copy_regions(space, ScalarType::Float64, copies);
 }
 
 }  // namespace mpsfw

@@ -1,7 +1,9 @@
 #pragma once
 // Copies between boxes of a field and one contiguous buffer (each box x
 // fastest, boxes one after another): the pack/unpack step of halo exchange and
-// of output. Runs where the field lives; all boxes of a call go in one launch.
+// of output, in terms of boxes of one layout. Each call is one call of the
+// pack layer (halo/region_copy.hpp): it runs where the field lives, all boxes
+// of a call in one launch.
 #include <cstdint>
 
 #include "backend.hpp"
@@ -49,15 +51,5 @@ struct PeerBoxList {
 // All boxes of the list in one launch (device) or loop (host).
 void copy_from_peers(Backend space, double* field, const FieldLayout& layout,
                      const PeerBoxList& boxes);
-
-namespace detail {
-// Per-backend implementations; the CUDA pair launches on the default stream.
-void host_copy_boxes(double* field, const FieldLayout& layout, const BoxList& boxes, double* buffer,
-                     bool to_buffer);
-void cuda_copy_boxes(double* field, const FieldLayout& layout, const BoxList& boxes, double* buffer,
-                     bool to_buffer);
-void host_copy_from_peers(double* field, const FieldLayout& layout, const PeerBoxList& boxes);
-void cuda_copy_from_peers(double* field, const FieldLayout& layout, const PeerBoxList& boxes);
-}  // namespace detail
 
 }  // namespace mpsfw

@@ -52,12 +52,6 @@ void* open_peer_memory(const PeerMemoryHandle&) {
   throw_built_without_cuda("mapping another process's device memory");
 }
 
-void detail::cuda_copy_boxes(double*, const FieldLayout&, const BoxList&, double*, bool) {
-  throw_built_without_cuda("packing or unpacking a device field");
-}
-void detail::cuda_copy_from_peers(double*, const FieldLayout&, const PeerBoxList&) {
-  throw_built_without_cuda("copying from a neighbour's device field");
-}
 void detail::cuda_copy_regions(ScalarType, const std::vector<RegionCopy>&) {
   throw_built_without_cuda("copying regions of device memory");
 }
