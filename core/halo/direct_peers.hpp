@@ -1,11 +1,11 @@
 #pragma once
-// The device-to-device half of the halo exchange. Each rank maps the two field
-// buffers of its neighbours on the same GPU, or on a peer GPU of its node
-// (halo_transport.hpp's device_link), into its own address space once (CUDA
-// IPC, or the injected PeerMemory in tests); the step's update then writes the
-// new boundary planes into the neighbours' halos as well (HaloPushes): no copy
-// kernel, no host copy, no MPI message. The linked ranks order their steps as
-// halo_plan.hpp describes: GPU-side waits under MPS, else a host barrier.
+// The device-to-device half of heat's halo exchange. Each rank maps the two
+// field buffers of its neighbours on the same GPU, or on a peer GPU of its
+// node, into its own address space once (the peer-link protocol,
+// peer_links.hpp); the step's update then writes the new boundary planes into
+// the neighbours' halos as well (HaloPushes): no copy kernel, no host copy,
+// no MPI message. The linked ranks order their steps as halo_plan.hpp
+// describes: GPU-side waits under MPS, else a host barrier.
 #include <mpi.h>
 
 #include <array>
@@ -22,6 +22,7 @@
 #include "halo_plan.hpp"
 #include "halo_push.hpp"
 #include "halo_transport.hpp"
+#include "peer_links.hpp"
 #include "step_handshake.hpp"
 #include "stream_signals.hpp"
 
@@ -52,9 +53,9 @@ class DirectPeers {
   FaceMask peer_gpu_faces() const { return peer_gpu_faces_; }
   // Whether this rank takes part in the per-step ordering (any direct face
   // on its GPU).
-  bool active() const { return ordering_ != HaloOrdering::None; }
-  HaloOrdering ordering() const { return ordering_; }
-  const std::string& fallback_reason() const { return fallback_; }
+  bool active() const { return links_ && links_->active(); }
+  HaloOrdering ordering() const { return links_ ? links_->ordering() : HaloOrdering::None; }
+  const std::string& fallback_reason() const;
 
   // Where the step's update puts the new boundary planes of `next` (one of
   // the buffers); empty without direct faces.
@@ -74,10 +75,9 @@ class DirectPeers {
   void quiesce();
 
  private:
-  // Maps the neighbours' buffers and plans the pushes; "" or why not.
-  std::string map_neighbors(FaceMask faces, FaceMask other_gpu, HaloSync sync,
-                            const std::array<double*, 2>& fields);
-  void unmap_neighbors() noexcept;
+  // The pushes into the linked neighbours' buffers, and the first buffer's
+  // halos to read once.
+  void plan_pushes(FaceMask other_gpu, const std::array<double*, 2>& fields);
   int buffer_index(const double* field) const;
 
   MPI_Comm comm_;
@@ -87,16 +87,12 @@ class DirectPeers {
   PeerMemory& memory_;
   FaceMask faces_ = 0;
   FaceMask peer_gpu_faces_ = 0;
-  HaloOrdering ordering_ = HaloOrdering::None;
   std::array<const double*, 2> fields_{};
   PeerBoxList first_fill_;            // the first buffer's direct halos, read once at connect
   std::array<HaloPushes, 2> pushes_;  // out of each of the two buffers
   HaloPushes no_pushes_;
-  std::vector<void*> mapped_;               // neighbours' buffers mapped here
-  MPI_Comm gpu_comm_ = MPI_COMM_NULL;       // the ranks linked to this rank's GPU
-  std::unique_ptr<StreamSignals> signals_;  // null: host barrier mode
-  std::uint64_t steps_ = 0;                 // steps finished
-  std::string fallback_;
+  std::unique_ptr<PeerLinks> links_;  // after connect
+  std::uint64_t steps_ = 0;           // steps finished
 };
 
 }  // namespace mpsfw

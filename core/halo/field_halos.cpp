@@ -2,14 +2,12 @@
 
 #include <algorithm>
 #include <array>
-#include <set>
 
-#include "core/collective.hpp"
 #include "core/error.hpp"
-#include "core/halo/stream_signals.hpp"
 #include "core/memory.hpp"
 #include "core/mpi_check.hpp"
 #include "halo_regions.hpp"
+#include "peer_links.hpp"
 #include "region_copy.hpp"
 
 namespace mpsfw {
@@ -67,12 +65,9 @@ struct FieldHalos::Impl {
   std::vector<RegionCopy> by_type[2];
 
   // Same-GPU pulls.
-  bool active = false;  // this rank takes part in the GPU's per-step ordering
-  MPI_Comm gpu_comm = MPI_COMM_NULL;
-  std::unique_ptr<StreamSignals> signals;  // null: host barrier
-  std::vector<void*> mapped;
+  std::unique_ptr<PeerLinks> links;  // after connect
   std::uint64_t steps = 0;
-  std::string fallback;
+  bool active() const { return links && links->active(); }
 
   PhaseTimers untimed;
   PhaseTimers* timers = &untimed;
@@ -93,9 +88,6 @@ struct FieldHalos::Impl {
       MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
     memory::release_pinned(space, send_host);
     memory::release_pinned(space, recv_host);
-    for (void* p : mapped) peer_memory.unmap(p);
-    signals.reset();
-    if (gpu_comm != MPI_COMM_NULL) MPI_Comm_free(&gpu_comm);
   }
 
   int buffer_index(int f, const void* p) const {
@@ -164,11 +156,11 @@ struct FieldHalos::Impl {
   }
 
   void pull() {
-    if (!active) return;
+    if (!active()) return;
     // Neighbours done with the previous step have written what this step
     // pulls and pulled what this step overwrites.
     const std::uint64_t finished = steps++;
-    if (signals) signals->wait_for_neighbors(finished);
+    if (links->gpu_waits()) links->rendezvous(finished);
     clear_copies();
     for (const Neighbor& n : neighbors) {
       if (!n.pulled) continue;
@@ -185,7 +177,9 @@ struct FieldHalos::Impl {
     run_copies();
   }
 
-  std::string map_neighbors(const std::vector<DeviceLocation>& where, HaloSync sync);
+  // The linked neighbours' buffers, from the links (this rank's own across
+  // a periodic wrap onto itself).
+  void take_peers();
 };
 
 FieldHalos::FieldHalos(const CartDecomposition& decomposition, FieldLayout layout, HaloShape shape,
@@ -299,18 +293,16 @@ void FieldHalos::finish() {
 
 void FieldHalos::finish_step() {
   Impl& m = *impl_;
-  if (!m.active || m.signals) return;  // GPU-side waits: the next pull tells the neighbours
+  if (!m.active() || m.links->gpu_waits()) return;  // GPU-side waits: the next pull tells them
   PhaseTimers::Scope t(*m.timers, "halo sync");
-  memory::synchronize(m.space);
-  MPSFW_MPI_CHECK(MPI_Barrier(m.gpu_comm));
+  m.links->rendezvous(m.steps);
 }
 
 void FieldHalos::quiesce() {
   Impl& m = *impl_;
-  if (!m.active) return;
+  if (!m.active()) return;
   PhaseTimers::Scope t(*m.timers, "halo sync");
-  memory::synchronize(m.space);
-  MPSFW_MPI_CHECK(MPI_Barrier(m.gpu_comm));
+  m.links->quiesce();
 }
 
 int FieldHalos::mpi_neighbors() const {
@@ -332,11 +324,13 @@ std::string FieldHalos::path() const {
   std::string p = m.space == Backend::Host ? "MPI, host memory"
                                            : (m.staged ? "MPI, staged through pinned host memory"
                                                        : "MPI, device memory (CUDA-aware)");
-  if (m.active) {
+  if (m.active()) {
     p += std::string("; neighbours on this or a peer GPU pulled device to device (") +
-         describe(m.signals ? HaloOrdering::GpuWaits : HaloOrdering::HostBarrier) + ")";
+         describe(m.links->ordering()) + ")";
   }
-  if (!m.fallback.empty()) p += "; device-to-device pulls off: " + m.fallback;
+  if (m.links && !m.links->fallback().empty()) {
+    p += "; device-to-device pulls off: " + m.links->fallback();
+  }
   return p;
 }
 
@@ -345,122 +339,40 @@ void FieldHalos::connect(HaloTransport mode, const DeviceLocation& where, HaloSy
   if (m.connected) throw Error("FieldHalos::connect called twice");
   if (m.in_flight) throw Error("FieldHalos::connect during an exchange");
   m.connected = true;
-  agree_on_error(m.comm,
-                 mode == HaloTransport::Ipc && where.gpu.empty()
-                     ? "run.halo = ipc needs the CUDA backend (this rank computes on the host)"
-                     : "");
-  if (mode == HaloTransport::Mpi) return;
-  const std::vector<DeviceLocation> all =
-      device_locations(m.comm, as_transport_allows(where, mode));
-  m.gpu_comm = linked_communicator(m.comm, all);
-  const std::string failed = first_error(m.comm, m.map_neighbors(all, sync));
-  if (!failed.empty()) {
-    for (void* p : m.mapped) m.peer_memory.unmap(p);
-    m.mapped.clear();
-    m.signals.reset();
-    m.active = false;
-    for (Impl::Neighbor& n : m.neighbors) {
-      n.pulled = false;
-      n.theirs.clear();
-    }
-    if (mode == HaloTransport::Ipc) throw AgreedError("run.halo = ipc: " + failed);
-    m.fallback = failed;
+  m.links = std::make_unique<PeerLinks>(m.comm, mode, where, &m.peer_memory, m.space);
+  std::vector<int> linked;
+  for (Impl::Neighbor& n : m.neighbors) {
+    n.pulled = m.links->link_to(n.rank) != DeviceLink::None;
+    if (n.pulled) linked.push_back(n.rank);
+  }
+  std::vector<void*> buffers;
+  for (const Impl::Field& f : m.fields)
+    buffers.insert(buffers.end(), f.buffers.begin(), f.buffers.end());
+  if (m.links->connect(sync, linked, buffers, m.layout.n)) {
+    m.take_peers();
+  } else {
+    for (Impl::Neighbor& n : m.neighbors) n.pulled = false;
   }
   m.plan_messages();
 }
 
-// What a rank tells the other ranks linked to its GPU: its block and handles
-// for every buffer of every field, then its step counter.
-std::string FieldHalos::Impl::map_neighbors(const std::vector<DeviceLocation>& where,
-                                            HaloSync sync) {
-  if (gpu_comm == MPI_COMM_NULL) return "";
-  std::set<int> peers;  // linked neighbour ranks (this rank too, across a periodic wrap)
+void FieldHalos::Impl::take_peers() {
   for (Neighbor& n : neighbors) {
-    n.pulled = n.rank != MPI_PROC_NULL &&
-               device_link(where[static_cast<size_t>(me)], where[static_cast<size_t>(n.rank)]) !=
-                   DeviceLink::None;
-    if (n.pulled) peers.insert(n.rank);
-  }
-  int any = peers.empty() ? 0 : 1, all_any = 0;
-  MPSFW_MPI_CHECK(MPI_Allreduce(&any, &all_any, 1, MPI_INT, MPI_LOR, gpu_comm));
-  active = all_any != 0;
-  if (!active) return "";
-  peers.erase(me);
-  const bool signals_everywhere =
-      agree_ordering(gpu_comm, sync, can_wait_on_gpu(space, static_cast<int>(peers.size()))) ==
-      HaloOrdering::GpuWaits;
-
-  size_t handles = 1;  // the step counter, then the buffers
-  for (const Field& f : fields) handles += f.buffers.size();
-  std::vector<PeerMemoryHandle> mine(handles);
-  int cells[3] = {layout.n.x, layout.n.y, layout.n.z};
-  std::string error;
-  try {
-    memory::synchronize(
-        space);  // every buffer holds its initial values before a neighbour reads it
-    if (signals_everywhere) {
-      signals = std::make_unique<StreamSignals>(peer_memory);
-      mine[0] = signals->handle();
+    if (!n.pulled) continue;
+    const PeerLinks::Peer* p = links->peer(n.rank);
+    if (p == nullptr) {  // this rank, across a periodic wrap
+      n.their_layout = layout;
+      for (const Field& f : fields) n.theirs.push_back(f.buffers);
+      continue;
     }
-    size_t h = 1;
+    n.their_layout = FieldLayout(p->cells, layout.halo);
+    size_t b = 0;
     for (const Field& f : fields) {
-      for (void* b : f.buffers) mine[h++] = peer_memory.share(b);
+      n.theirs.emplace_back(p->buffers.begin() + static_cast<std::ptrdiff_t>(b),
+                            p->buffers.begin() + static_cast<std::ptrdiff_t>(b + f.buffers.size()));
+      b += f.buffers.size();
     }
-  } catch (const std::exception& e) {
-    error = e.what();
   }
-  int group = 0;
-  MPSFW_MPI_CHECK(MPI_Comm_size(gpu_comm, &group));
-  std::vector<int> ranks(static_cast<size_t>(group)), all_cells(3 * static_cast<size_t>(group));
-  std::vector<PeerMemoryHandle> all(handles * static_cast<size_t>(group));
-  MPSFW_MPI_CHECK(MPI_Allgather(&me, 1, MPI_INT, ranks.data(), 1, MPI_INT, gpu_comm));
-  MPSFW_MPI_CHECK(MPI_Allgather(cells, 3, MPI_INT, all_cells.data(), 3, MPI_INT, gpu_comm));
-  const int record = static_cast<int>(handles * sizeof(PeerMemoryHandle));
-  MPSFW_MPI_CHECK(
-      MPI_Allgather(mine.data(), record, MPI_BYTE, all.data(), record, MPI_BYTE, gpu_comm));
-  int ok = error.empty() ? 1 : 0, all_ok = 0;
-  MPSFW_MPI_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, gpu_comm));
-  if (!error.empty()) return "rank " + std::to_string(me) + ": " + error;
-  if (!all_ok) return "";  // the failing rank says why
-
-  // Map each neighbour's buffers once, however many directions it sits in.
-  std::vector<std::pair<int, std::vector<std::vector<void*>>>> by_rank;
-  try {
-    for (Neighbor& n : neighbors) {
-      if (!n.pulled) continue;
-      if (n.rank == me) {
-        n.their_layout = layout;
-        for (const Field& f : fields) n.theirs.push_back(f.buffers);
-        continue;
-      }
-      const auto at = std::find(ranks.begin(), ranks.end(), n.rank);
-      if (at == ranks.end())
-        throw Error("neighbour rank " + std::to_string(n.rank) + " is not on this GPU");
-      const size_t g = static_cast<size_t>(at - ranks.begin());
-      n.their_layout =
-          FieldLayout({all_cells[3 * g], all_cells[3 * g + 1], all_cells[3 * g + 2]}, layout.halo);
-      const auto known = std::find_if(by_rank.begin(), by_rank.end(),
-                                      [&](const auto& r) { return r.first == n.rank; });
-      if (known != by_rank.end()) {
-        n.theirs = known->second;
-        continue;
-      }
-      size_t h = g * handles + 1;
-      for (const Field& f : fields) {
-        std::vector<void*> buffers;
-        for (size_t b = 0; b < f.buffers.size(); ++b) {
-          mapped.push_back(peer_memory.map(all[h++]));
-          buffers.push_back(mapped.back());
-        }
-        n.theirs.push_back(buffers);
-      }
-      if (signals) signals->add_neighbor(all[g * handles], n.rank);
-      by_rank.emplace_back(n.rank, n.theirs);
-    }
-  } catch (const std::exception& e) {
-    return "rank " + std::to_string(me) + " could not map a neighbour's field: " + e.what();
-  }
-  return "";
 }
 
 }  // namespace mpsfw

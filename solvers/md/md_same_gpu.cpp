@@ -22,84 +22,24 @@ struct TargetRecord {
 SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, const std::array<int, kGhostLists>& neighbors,
                              HaloTransport mode, HaloSync sync, const DeviceLocation& where,
                              PeerMemory* memory)
-    : comm_(comm), mode_(mode), memory_(memory) {
-  std::string refused;
-  if (mode == HaloTransport::Ipc && where.gpu.empty()) {
-    refused = "run.halo = ipc needs the CUDA backend (this rank computes on the host)";
-  } else if (mode == HaloTransport::Ipc && memory == nullptr) {
-    refused = "run.halo = ipc needs the CUDA backend (this backend sends every ghost through MPI)";
-  }
-  agree_on_error(comm_, refused);
+    : comm_(comm),
+      mode_(mode),
+      links_(comm, mode, where, memory, memory != nullptr ? memory->space() : Backend::Host) {
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm_, &me_));
-  // Linked: the same GPU, or peer GPUs of one node (run.halo = same-gpu
-  // leaves the peers out).
-  where_ = device_locations(comm_, as_transport_allows(where, mode));
-  gpu_comm_ = linked_communicator(comm_, where_);
-  int linked = 0;
-  if (gpu_comm_ != MPI_COMM_NULL) MPSFW_MPI_CHECK(MPI_Comm_size(gpu_comm_, &linked));
-  active_ = mode != HaloTransport::Mpi && memory_ != nullptr && !where.gpu.empty() && linked > 1;
+  // The step counters and the ordering, with each linked neighbour once; the
+  // position arrays are shared at every rebuild (connect).
+  std::vector<int> others;
+  for (int n : neighbors) {
+    if (n != me_) others.push_back(n);
+  }
+  active_ = links_.connect(sync, others, {}, Int3{});
+  fallback_ = links_.fallback();
   int any = active_ ? 1 : 0, anywhere = 0;
   MPSFW_MPI_CHECK(MPI_Allreduce(&any, &anywhere, 1, MPI_INT, MPI_LOR, comm_));
   active_anywhere_ = anywhere != 0;
-  connect_signals(neighbors, sync);
 }
 
-void SameGpuGhosts::connect_signals(const std::array<int, kGhostLists>& neighbors, HaloSync sync) {
-  // One ordering for the whole GPU (halo_plan.hpp), over each neighbour once
-  // however many lists go to it.
-  std::vector<int> distinct;
-  for (int n : neighbors) {
-    if (n != me_ && n >= 0 && std::find(distinct.begin(), distinct.end(), n) == distinct.end())
-      distinct.push_back(n);
-  }
-  const int waits = static_cast<int>(distinct.size());
-  const bool everywhere =
-      gpu_comm_ != MPI_COMM_NULL &&
-      agree_ordering(gpu_comm_, sync, active_ && can_wait_on_gpu(memory_->space(), waits)) ==
-          HaloOrdering::GpuWaits;
-  struct Record {
-    int rank = -1;
-    PeerMemoryHandle counter;
-  };
-  std::string error;
-  Record mine;
-  mine.rank = me_;
-  if (everywhere) {
-    try {
-      signals_ = std::make_unique<StreamSignals>(*memory_);
-      mine.counter = signals_->handle();
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-  }
-  std::vector<Record> records;
-  if (everywhere) {
-    int group = 0;
-    MPSFW_MPI_CHECK(MPI_Comm_size(gpu_comm_, &group));
-    records.resize(static_cast<size_t>(group));
-    MPSFW_MPI_CHECK(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, records.data(), sizeof mine,
-                                  MPI_BYTE, gpu_comm_));
-  }
-  // Each neighbour on this GPU once.
-  for (int n : distinct) {
-    if (!signals_ || !error.empty()) break;
-    for (const Record& r : records) {
-      if (r.rank != n) continue;
-      try {
-        signals_->add_neighbor(r.counter, n);
-      } catch (const std::exception& e) {
-        error = e.what();
-      }
-    }
-  }
-  // Where the counters cannot be shared, a host barrier orders the steps.
-  if (!first_error(comm_, error).empty()) signals_.reset();
-}
-
-SameGpuGhosts::~SameGpuGhosts() {
-  unmap_all();
-  if (gpu_comm_ != MPI_COMM_NULL) MPI_Comm_free(&gpu_comm_);
-}
+SameGpuGhosts::~SameGpuGhosts() { unmap_all(); }
 
 void SameGpuGhosts::connect(MdStore& store, const GhostTransfer plan[kGhostLists]) {
   for (int list = 0; list < kGhostLists; ++list) {
@@ -118,7 +58,7 @@ void SameGpuGhosts::connect(MdStore& store, const GhostTransfer plan[kGhostLists
       // an array is the same until it is reallocated.
       const long generation = store.positions_generation();
       if (shared_base_ != store.positions_base() || shared_generation_ != generation) {
-        shared_handle_ = memory_->share(store.positions_base());
+        shared_handle_ = links_.memory().share(store.positions_base());
         shared_generation_ = generation;
         shared_base_ = store.positions_base();
       }
@@ -164,7 +104,7 @@ void SameGpuGhosts::connect(MdStore& store, const GhostTransfer plan[kGhostLists
   for (Mapping& m : mappings_) {
     if (std::none_of(used.begin(), used.end(),
                      [&](const Mapping& u) { return u.mapped == m.mapped; })) {
-      memory_->unmap(m.mapped);
+      links_.memory().unmap(m.mapped);
     }
   }
   mappings_ = used;
@@ -191,11 +131,11 @@ void* SameGpuGhosts::mapping_for(int rank, long generation, const PeerMemoryHand
       return m.mapped;
     }
   }
-  used->push_back({rank, generation, memory_->map(handle)});
+  used->push_back({rank, generation, links_.memory().map(handle)});
   return used->back().mapped;
 }
 
-void SameGpuGhosts::push_all(MdStore& store) const {
+void SameGpuGhosts::push_all(MdStore& store) {
   if (!active_) return;
   void* targets[kGhostLists];
   long slots[kGhostLists];
@@ -203,24 +143,17 @@ void SameGpuGhosts::push_all(MdStore& store) const {
     targets[list] = target_[list];
     slots[list] = target_slot_[list];
   }
-  if (signals_) {
-    if (store.push_all(targets, slots, signals_->handshake(steps_ + 1))) {
-      ++steps_;  // pushes and the rendezvous, one launch
-      return;
-    }
-    // Pushes in one launch if the store can, then the rendezvous.
-    if (!store.push_all(targets, slots, StepHandshake{})) push_one_by_one(store);
-    signals_->wait_for_neighbors(++steps_);
+  // Pushes and the rendezvous in one launch where the store can; else the
+  // pushes (in one launch if it can), then the rendezvous.
+  if (links_.gpu_waits() && store.push_all(targets, slots, links_.handshake(steps_ + 1))) {
+    ++steps_;
     return;
   }
   if (!store.push_all(targets, slots, StepHandshake{})) push_one_by_one(store);
-  store.synchronize();
-  MPSFW_MPI_CHECK(MPI_Barrier(gpu_comm_));
+  links_.rendezvous(++steps_);
 }
 
-void SameGpuGhosts::set_peer_wait(const PeerWait& wait) {
-  if (signals_) signals_->set_peer_wait(wait, steps_);
-}
+void SameGpuGhosts::set_peer_wait(const PeerWait& wait) { links_.set_peer_wait(wait, steps_); }
 
 void SameGpuGhosts::push_one_by_one(MdStore& store) const {
   for (int list = 0; list < kGhostLists; ++list) {
@@ -229,8 +162,7 @@ void SameGpuGhosts::push_one_by_one(MdStore& store) const {
 }
 
 DeviceLink SameGpuGhosts::link_to(int rank) const {
-  if (rank == me_ || rank < 0) return DeviceLink::None;
-  return device_link(where_[static_cast<size_t>(me_)], where_[static_cast<size_t>(rank)]);
+  return rank == me_ ? DeviceLink::None : links_.link_to(rank);
 }
 
 std::string SameGpuGhosts::description() const {
@@ -238,15 +170,14 @@ std::string SameGpuGhosts::description() const {
     bool peer = false;
     for (int list = 0; list < kGhostLists; ++list) peer = peer || (pushes(list) && peer_gpu_[list]);
     return std::string(peer ? "on one GPU and between peer GPUs" : "on one GPU") +
-           " device to device (CUDA IPC; " +
-           (signals_ ? "GPU-side waits" : "a host barrier per step") + "), else MPI";
+           " device to device (CUDA IPC; " + describe(links_.ordering()) + "), else MPI";
   }
   if (!fallback_.empty()) return "through MPI (the same-GPU path is off: " + fallback_ + ")";
   return mode_ == HaloTransport::Mpi ? "through MPI (run.halo = mpi)" : "through MPI";
 }
 
 void SameGpuGhosts::unmap_all() noexcept {
-  for (const Mapping& m : mappings_) memory_->unmap(m.mapped);
+  for (const Mapping& m : mappings_) links_.memory().unmap(m.mapped);
   mappings_.clear();
 }
 

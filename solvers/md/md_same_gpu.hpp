@@ -11,7 +11,9 @@
 // Under MPS the streams wait for each other on the GPU (step counters,
 // StreamSignals: the CPU never waits; MdStore::push_all folds the pushes and
 // the wait into one launch); otherwise a host barrier over the linked ranks
-// orders them.
+// orders them. Linking, ordering and the rendezvous are the peer-link
+// protocol's (core/halo/peer_links.hpp); what is MD's own is where each list
+// lands, announced anew at every rebuild.
 // The previous step's forces are done before any push: every rank passed the
 // neighbour check's all-reduce after its own.
 #include <mpi.h>
@@ -24,7 +26,7 @@
 
 #include "core/halo/halo_plan.hpp"
 #include "core/halo/halo_transport.hpp"
-#include "core/halo/stream_signals.hpp"
+#include "core/halo/peer_links.hpp"
 #include "core/peer_memory.hpp"
 #include "md_store.hpp"
 
@@ -62,7 +64,7 @@ class SameGpuGhosts {
   // Pushes every list that has a receiver here and waits until the ranks
   // that push to this one have (GPU-side or at a host barrier): nothing
   // where no rank on this GPU pushes.
-  void push_all(MdStore& store) const;
+  void push_all(MdStore& store);
   // How long a GPU-side wait may take, and the step every rank has finished
   // now (StreamSignals::set_peer_wait); nothing under the host barrier.
   void set_peer_wait(const PeerWait& wait);
@@ -80,21 +82,17 @@ class SameGpuGhosts {
   void unmap_all() noexcept;
   // Each list that has a receiver, a launch each (stores without push_all).
   void push_one_by_one(MdStore& store) const;
-  // Under MPS: step counters shared with the neighbours on this GPU.
-  void connect_signals(const std::array<int, kGhostLists>& neighbors, HaloSync sync);
+  // How this rank's memory reaches rank `rank`'s (None for itself: its
+  // lists to itself are copied, not pushed).
+  DeviceLink link_to(int rank) const;
 
   MPI_Comm comm_;
   HaloTransport mode_;
-  PeerMemory* memory_;
-  // How this rank's memory reaches rank `rank`'s (None for itself).
-  DeviceLink link_to(int rank) const;
-
-  std::vector<DeviceLocation> where_;  // by rank
   int me_ = 0;
-  MPI_Comm gpu_comm_ = MPI_COMM_NULL;  // the ranks linked to this rank's GPU
-  bool active_ = false;                // some rank on this GPU pushes
-  bool active_anywhere_ = false;       // some rank of comm_ is active_
-  std::string fallback_;               // why not, where it could have
+  PeerLinks links_;               // ordering and rendezvous with the linked ranks
+  bool active_ = false;           // this rank orders its steps with linked ranks
+  bool active_anywhere_ = false;  // some rank of comm_ is active_
+  std::string fallback_;          // why not, where it could have
   std::vector<Mapping> mappings_;
   // This rank's position array as last shared (its handle is reused until
   // the array is reallocated).
@@ -105,8 +103,7 @@ class SameGpuGhosts {
   bool peer_gpu_[kGhostLists] = {};  // the list's receiver is on another GPU
   long target_slot_[kGhostLists] = {};
   bool pushed_[kGhostLists] = {};
-  std::unique_ptr<StreamSignals> signals_;  // null: host barrier
-  mutable std::uint64_t steps_ = 0;         // steps marked done
+  std::uint64_t steps_ = 0;  // steps marked done
 };
 
 }  // namespace mpsfw::md
