@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# A refactor's check on the GPU machine, in one command: this tree's GPU tests
+# (ctest -L gpu, a missing GPU a failure), and the A/B of a base tree (a
+# tarball made here: `git archive BASE > ab-base.tar`, carried untracked)
+# against this tree, with both trees built there:
+#   tests  the GPU tests of this tree (CUDA, sm_90, no Kokkos)
+#   heat   bench/heat_ab.sh: heat 256^3 strong, MPS on, at 1, 8 and 16 ranks;
+#          then every run's last diagnostics row (total heat, max change) must
+#          be the same bits in every report of both trees (N ranks == 1 rank,
+#          old == new, under MPS with same-GPU pushes)
+#   md     bench/md_ab.sh: in.lj 32k and 1M on one rank, 1M on 8 and 16 under MPS
+#   scripts/device_ab_check.sh "tests heat md" [BASE_TAR=ab-base.tar]
+# Environment: STEPS, REPEATS (passed to the A/B scripts; 500 and 3 here).
+# Logs: $OUT/ab (tarred into $OUT/ab.tgz).
+set -uo pipefail
+source "$(dirname "$0")/env.sh"
+parts=${1:-tests heat md}
+base_tar=${2:-ab-base.tar}
+export STEPS=${STEPS:-500} REPEATS=${REPEATS:-3}
+device_logs ab
+record_device_machine "$out/machine.txt"
+rc=0
+
+if has tests; then
+  build="$MPSFW_ROOT/build/device-ab"
+  cmake -S "$MPSFW_ROOT" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DMPSFW_ENABLE_CUDA=ON -DMPSFW_ENABLE_KOKKOS=OFF \
+    > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+  # The programs the GPU tests run.
+  targets=$(cd "$build" && ctest -N -V -L gpu | grep "Test command" | grep -o "tests/test_[a-z_]*" |
+    sed 's|tests/||' | sort -u)
+  # shellcheck disable=SC2086  # one target per word
+  cmake --build "$build" -j "$(nproc)" --target $targets > "$out/build.log" 2>&1 ||
+    { tail -40 "$out/build.log"; exit 1; }
+  (cd "$build" && MPSFW_REQUIRE_GPU=1 timeout 240 ctest -L gpu --output-on-failure -j 4 \
+    > "$out/ctest.log" 2>&1)
+  tests_rc=$?
+  echo "gpu tests: exit $tests_rc"
+  grep -E "tests passed|Failed|\*\*\*" "$out/ctest.log" | head -20
+  [ "$tests_rc" -eq 0 ] || rc=1
+fi
+
+if has heat; then
+  BUILD_ROOT="$out/heat-builds" timeout 300 bash "$MPSFW_ROOT/bench/heat_ab.sh" "$out/heat" \
+    "$base_tar" 256 "1 8 16" | tee "$out/heat.txt"
+  rm -rf "$out/heat-builds"
+  # The last diagnostics row of every report, bit for bit (JSON keeps 17 digits).
+  python3 - "$out/heat" <<'PY' | tee -a "$out/heat.txt" || rc=1
+import glob, json, sys
+rows = {}
+for path in sorted(glob.glob(sys.argv[1] + "/*.json")):
+    r = json.load(open(path))
+    rows[path.rsplit("/", 1)[1]] = tuple(sorted(r["diagnostics"][-1].items()))
+distinct = set(rows.values())
+print("heat diagnostics: %d reports, %d distinct last rows" % (len(rows), len(distinct)))
+for name, row in sorted(rows.items()):
+    if len(distinct) > 1:
+        print("  %s %s" % (name, row))
+sys.exit(0 if len(distinct) == 1 and rows else 1)
+PY
+fi
+
+if has md; then
+  timeout 420 bash "$MPSFW_ROOT/bench/md_ab.sh" "$base_tar" "$out/md" | tee "$out/md.txt"
+fi
+exit "$rc"
