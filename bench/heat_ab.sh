@@ -7,7 +7,8 @@
 # (median of REPEATS) and the fraction of one rank of the same tree.
 #   bench/heat_ab.sh OUT "BASE.tar [OTHER.tar ...]" [SIZE=256] [RANKS="1 16 32"]
 # Environment: STEPS (1000), REPEATS (3), BUILD_ROOT (where the builds go: a
-# temporary folder).
+# temporary folder), SET (extra "--set key=value" arguments for every run,
+# e.g. "--set run.halo=mpi" for the MPI halo path).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?output folder}
@@ -16,6 +17,7 @@ size=${3:-256}
 ranks=${4:-1 16 32}
 steps=${STEPS:-1000}
 repeats=${REPEATS:-3}
+read -r -a extra <<<"${SET:-}"
 source "$root/bench/bench_lib.sh"
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=${BUILD_ROOT:-$(mktemp -d)}
@@ -39,7 +41,7 @@ for r in $(seq "$repeats"); do
     for side in "${sides[@]}"; do
       name=$side-np$np-r$r
       timeout 180 "$mpirun" -np "$np" --bind-to none "$work/build-$side/apps/solver" "$input" \
-        --backend cuda --mps on --report "$out/$name.json" > "$out/$name.log" 2>&1 ||
+        --backend cuda --mps on "${extra[@]}" --report "$out/$name.json" > "$out/$name.log" 2>&1 ||
         echo "$name: exit $? (see $name.log)"
     done
   done

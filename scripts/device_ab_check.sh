@@ -8,6 +8,8 @@
 #          then every run's last diagnostics row (total heat, max change) must
 #          be the same bits in every report of both trees (N ranks == 1 rank,
 #          old == new, under MPS with same-GPU pushes)
+#   heat-mpi  the same with every halo through MPI (run.halo = mpi, staged
+#          through pinned host memory where MPI is not CUDA-aware), 1 and 8 ranks
 #   md     bench/md_ab.sh: in.lj 32k and 1M on one rank, 1M on 8 and 16 under MPS
 #   scripts/device_ab_check.sh "tests heat md" [BASE_TAR=ab-base.tar]
 # Environment: STEPS, REPEATS (passed to the A/B scripts; 500 and 3 here).
@@ -58,6 +60,12 @@ for name, row in sorted(rows.items()):
         print("  %s %s" % (name, row))
 sys.exit(0 if len(distinct) == 1 and rows else 1)
 PY
+fi
+
+if has heat-mpi; then
+  SET="--set run.halo=mpi" BUILD_ROOT="$out/heat-builds" timeout 300 \
+    bash "$MPSFW_ROOT/bench/heat_ab.sh" "$out/heat-mpi" "$base_tar" 256 "1 8" | tee "$out/heat-mpi.txt"
+  rm -rf "$out/heat-builds"
 fi
 
 if has md; then

@@ -7,6 +7,7 @@
 #include "core/memory.hpp"
 #include "core/mpi_check.hpp"
 #include "halo_regions.hpp"
+#include "neighbour_messages.hpp"
 #include "peer_links.hpp"
 #include "region_copy.hpp"
 
@@ -46,18 +47,15 @@ struct FieldHalos::Impl {
   FieldLayout layout;
   HaloShape shape;
   Backend space;
-  bool staged;
   PeerMemory& peer_memory;
   const CartDecomposition& decomposition;
   std::vector<Field> fields;
   std::vector<Neighbor> neighbors;
   bool connected = false, in_flight = false;
 
-  Array<double> send, recv;  // in the fields' space; bytes, 8-aligned
-  void* send_host = nullptr;
-  void* recv_host = nullptr;
+  // Every MPI neighbour's message, all fields in each.
+  NeighbourMessages messages;
   std::int64_t message_bytes = 0;
-  std::vector<MPI_Request> requests;
   std::vector<void*> current;  // of the exchange in flight
   bool planned = false;        // message layout of the current fields and routes
   // The copies of one call, by type (float, double): kept so that a step
@@ -79,16 +77,9 @@ struct FieldHalos::Impl {
         layout(l),
         shape(s),
         space(sp),
-        staged(sp == Backend::Cuda && !cuda_aware),
         peer_memory(pm),
-        decomposition(d) {}
-
-  ~Impl() {
-    if (in_flight)
-      MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
-    memory::release_pinned(space, send_host);
-    memory::release_pinned(space, recv_host);
-  }
+        decomposition(d),
+        messages(d.comm(), sp, cuda_aware) {}
 
   int buffer_index(int f, const void* p) const {
     const auto& b = fields[static_cast<size_t>(f)].buffers;
@@ -111,19 +102,17 @@ struct FieldHalos::Impl {
       for (const Field& f : fields) {
         n.bytes += aligned(send_region(layout, n.dir).cells() * scalar_bytes(f.type));
       }
-      mpi_count(n.bytes, "a halo message's bytes", "use more ranks");  // refused here, not mid-run
       message_bytes += n.bytes;
     }
-    const auto doubles = static_cast<size_t>(message_bytes / kAlign);
-    send = Array<double>(space, doubles);
-    recv = Array<double>(space, doubles);
-    memory::release_pinned(space, send_host);
-    memory::release_pinned(space, recv_host);
-    send_host = recv_host = nullptr;
-    if (staged && message_bytes > 0) {
-      send_host = memory::allocate_pinned(space, static_cast<size_t>(message_bytes));
-      recv_host = memory::allocate_pinned(space, static_cast<size_t>(message_bytes));
+    // A message is tagged with the direction of the receiver's halo it
+    // fills, so several messages between one pair of ranks (periodic wraps)
+    // stay apart.
+    std::vector<NeighbourMessages::Message> receives, sends;
+    for (const Neighbor& n : neighbors) {
+      receives.push_back({n.rank, direction_index(n.dir), n.offset, n.bytes});
+      sends.push_back({n.rank, direction_index(opposite(n.dir)), n.offset, n.bytes});
     }
+    messages.plan(receives, sends);
   }
 
   void clear_copies() {
@@ -138,7 +127,9 @@ struct FieldHalos::Impl {
   // Pack (to_message) or unpack copies of every MPI neighbour's message, per type.
   void move_messages(bool to_message) {
     clear_copies();
-    char* base = reinterpret_cast<char*>(to_message ? send.data() : recv.data());
+    char* base = to_message
+                     ? static_cast<char*>(messages.send_buffer())
+                     : const_cast<char*>(static_cast<const char*>(messages.receive_buffer()));
     for (const Neighbor& n : neighbors) {
       if (n.rank == MPI_PROC_NULL || n.pulled) continue;
       std::int64_t at = n.offset;
@@ -222,6 +213,7 @@ int FieldHalos::add_field(ScalarType type, const std::vector<void*>& buffers) {
 
 void FieldHalos::set_timers(PhaseTimers* timers) {
   impl_->timers = timers ? timers : &impl_->untimed;
+  impl_->messages.set_timers(impl_->timers);
 }
 
 void FieldHalos::start(const std::vector<void*>& current) {
@@ -234,40 +226,12 @@ void FieldHalos::start(const std::vector<void*>& current) {
   for (size_t f = 0; f < current.size(); ++f) m.buffer_index(static_cast<int>(f), current[f]);
   if (!m.planned) m.plan_messages();
   m.current = current;
-  char* recv_at = static_cast<char*>(m.staged ? m.recv_host : static_cast<void*>(m.recv.data()));
-  char* send_at = static_cast<char*>(m.staged ? m.send_host : static_cast<void*>(m.send.data()));
-  m.requests.assign(2 * m.neighbors.size(), MPI_REQUEST_NULL);
-  // A message is tagged with the direction of the receiver's halo it fills,
-  // so several messages between one pair of ranks (periodic wraps) stay apart.
-  {
-    PhaseTimers::Scope t(*m.timers, "halo post");
-    for (size_t i = 0; i < m.neighbors.size(); ++i) {
-      const Impl::Neighbor& n = m.neighbors[i];
-      if (n.bytes == 0) continue;
-      MPSFW_MPI_CHECK(MPI_Irecv(recv_at + n.offset, static_cast<int>(n.bytes), MPI_BYTE, n.rank,
-                                direction_index(n.dir), m.comm, &m.requests[i]));
-    }
-  }
+  m.messages.post_receives();
   if (m.message_bytes > 0) {
     PhaseTimers::Scope t(*m.timers, "halo pack");
     m.move_messages(true);
-    if (m.staged) {
-      memory::copy(m.send_host, Backend::Host, m.send.data(), m.space,
-                   static_cast<size_t>(m.message_bytes));
-    } else {
-      memory::synchronize(m.space);  // device-pointer sends must not start before the pack is done
-    }
   }
-  {
-    PhaseTimers::Scope t(*m.timers, "halo post");
-    for (size_t i = 0; i < m.neighbors.size(); ++i) {
-      const Impl::Neighbor& n = m.neighbors[i];
-      if (n.bytes == 0) continue;
-      MPSFW_MPI_CHECK(MPI_Isend(send_at + n.offset, static_cast<int>(n.bytes), MPI_BYTE, n.rank,
-                                direction_index(opposite(n.dir)), m.comm,
-                                &m.requests[m.neighbors.size() + i]));
-    }
-  }
+  m.messages.send();
   m.in_flight = true;
   PhaseTimers::Scope t(*m.timers, "halo pull");
   m.pull();
@@ -276,18 +240,10 @@ void FieldHalos::start(const std::vector<void*>& current) {
 void FieldHalos::finish() {
   Impl& m = *impl_;
   if (!m.in_flight) throw Error("FieldHalos::finish called without start");
-  {
-    PhaseTimers::Scope t(*m.timers, "halo wait");
-    MPSFW_MPI_CHECK(
-        MPI_Waitall(static_cast<int>(m.requests.size()), m.requests.data(), MPI_STATUSES_IGNORE));
-  }
   m.in_flight = false;
+  m.messages.wait();
   if (m.message_bytes == 0) return;
   PhaseTimers::Scope t(*m.timers, "halo unpack");
-  if (m.staged) {
-    memory::copy(m.recv.data(), m.space, m.recv_host, Backend::Host,
-                 static_cast<size_t>(m.message_bytes));
-  }
   m.move_messages(false);
 }
 
@@ -321,9 +277,7 @@ int FieldHalos::pulled_neighbors() const {
 
 std::string FieldHalos::path() const {
   const Impl& m = *impl_;
-  std::string p = m.space == Backend::Host ? "MPI, host memory"
-                                           : (m.staged ? "MPI, staged through pinned host memory"
-                                                       : "MPI, device memory (CUDA-aware)");
+  std::string p = m.messages.path();
   if (m.active()) {
     p += std::string("; neighbours on this or a peer GPU pulled device to device (") +
          describe(m.links->ordering()) + ")";

@@ -30,6 +30,7 @@
 #include "halo_plan.hpp"
 #include "halo_push.hpp"
 #include "halo_transport.hpp"
+#include "neighbour_messages.hpp"
 
 namespace mpsfw {
 
@@ -85,9 +86,12 @@ class HaloExchange {
   // waits for the device), "halo wait"
   // (MPI completion: waits for the neighbours), "halo unpack" (copied back
   // and unpacked) and "halo sync" (finish_step, quiesce).
-  void set_timers(PhaseTimers* timers) { timers_ = timers; }
+  void set_timers(PhaseTimers* timers) {
+    timers_ = timers;
+    messages_.set_timers(timers);
+  }
 
-  bool staged_through_host() const { return staged_; }
+  bool staged_through_host() const { return messages_.staged(); }
   // Faces filled by finish() (MPI messages) and by the neighbours' pushes;
   // faces in neither keep their wall values.
   FaceMask mpi_faces() const { return plan_.mpi; }
@@ -96,29 +100,18 @@ class HaloExchange {
   const std::string& fallback_reason() const { return plan_.fallback; }
 
  private:
-  // Where each face's message sits in the send and receive buffers.
-  struct FaceSlot {
-    int neighbor = MPI_PROC_NULL;
-    std::int64_t offset = 0, cells = 0;
-  };
-
   // Sends and receives the faces in `faces` through MPI, the others not.
   void use_mpi_for(FaceMask faces);
 
   MPI_Comm comm_;
   FieldLayout layout_;
   Backend space_;
-  bool staged_;
   std::array<int, kFaces> neighbors_;
-  FaceMask neighbor_faces_ = 0;  // faces with a neighbour (not a wall)
-  std::array<FaceSlot, kFaces> slots_;
+  FaceMask neighbor_faces_ = 0;      // faces with a neighbour (not a wall)
   BoxList send_boxes_, recv_boxes_;  // MPI faces only, in face order
   // All faces' messages in one buffer per direction: one pack launch, one
   // unpack launch and (staged) one copy each way per exchange.
-  Array<double> send_, recv_;    // in the field's space
-  double* send_host_ = nullptr;  // pinned staging (CUDA without CUDA-aware MPI)
-  double* recv_host_ = nullptr;
-  std::array<MPI_Request, 2 * kFaces> requests_;
+  NeighbourMessages messages_;
   bool in_flight_ = false;
 
   bool connected_ = false;
