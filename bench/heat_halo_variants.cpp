@@ -120,7 +120,7 @@ Outcome run_push_last(const heat::HeatConfig& c, const DeviceBinding& device) {
   Block b(c, device);
   HaloExchange halo(b.decomposition, b.layout, device.backend, mpi_is_cuda_aware());
   halo.connect_direct_peers(c.halo, c.halo_sync, device_location(device),
-                            {b.u.data(), b.next.data()});
+                            {b.u.data(), b.next.data()}, true);
   static const HaloPushes none;
   const FaceMask late = halo.plan().mpi;
   MPI_Barrier(MPI_COMM_WORLD);

@@ -51,7 +51,8 @@ void HaloExchange::use_mpi_for(FaceMask faces) {
 
 void HaloExchange::connect_direct_peers(HaloTransport mode, HaloSync sync,
                                         const DeviceLocation& where,
-                                        const std::array<double*, 2>& fields) {
+                                        const std::array<double*, 2>& fields,
+                                        bool boundary_first_launch) {
   if (connected_) throw Error("HaloExchange::connect_direct_peers called twice");
   if (in_flight_) throw Error("HaloExchange::connect_direct_peers during an exchange");
   connected_ = true;
@@ -73,7 +74,7 @@ void HaloExchange::connect_direct_peers(HaloTransport mode, HaloSync sync,
       pushes_to_others = true;
     }
   }
-  plan_.boundary_first = pushes_to_others && plan_.mpi == 0;
+  plan_.boundary_first = boundary_first_launch && pushes_to_others && plan_.mpi == 0;
 }
 
 void HaloExchange::start(double* field) {

@@ -54,8 +54,11 @@ class HaloExchange {
   // AgreedError on every rank when `mode` is Ipc and that is impossible
   // somewhere. The caller's update then writes the new boundary planes
   // through pushes(next), and finish_step() follows every step's writes.
+  // `boundary_first_launch`: whether the caller's kernels have the
+  // boundary-first launch with the handshake inside (HaloPlan::boundary_first
+  // is only ever set where they do).
   void connect_direct_peers(HaloTransport mode, HaloSync sync, const DeviceLocation& where,
-                            const std::array<double*, 2>& fields);
+                            const std::array<double*, 2>& fields, bool boundary_first_launch);
   // What goes which way, and how the step is ordered (before connect: every
   // neighbour through MPI).
   const HaloPlan& plan() const { return plan_; }

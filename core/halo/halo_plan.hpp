@@ -54,7 +54,8 @@ struct HaloPlan {
   FaceMask peer_gpu = 0;  // of `pushed`, those whose neighbour is on another GPU (peer access)
   // The update writes the pushed planes before the rest of the block, and
   // runs the step's handshake in the same launch: worth it when other ranks
-  // wait for those planes and no face waits for MPI.
+  // wait for those planes and no face waits for MPI, and only where the
+  // backend's kernels have that launch (resolved once, at connect).
   bool boundary_first = false;
   HaloOrdering ordering = HaloOrdering::None;
   std::string fallback;  // why same-GPU faces use MPI ("" when none do)

@@ -41,6 +41,8 @@ class HeatKernels {
   virtual void update_boundary_first(const double* u, double* next, const FieldLayout& layout,
                                      const Box& inner, Coefficients k, const HaloPushes& pushes,
                                      const StepHandshake& handshake) = 0;
+  // Whether this backend has that launch (the halo plan asks once).
+  virtual bool has_boundary_first() const { return true; }
   virtual LocalDiagnostics diagnostics(const double* u, const double* previous,
                                        const FieldLayout& layout) = 0;
   // Waits for all launched work.

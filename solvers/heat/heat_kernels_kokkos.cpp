@@ -61,6 +61,7 @@ class KokkosHeatKernels final : public HeatKernels {
                              const HaloPushes&, const StepHandshake&) override {
     throw Error("heat: the Kokkos backend has no boundary-first update (a native CUDA path)");
   }
+  bool has_boundary_first() const override { return false; }
 
   // Each pushed plane cell's new value into the neighbour's halo (host
   // memory shared between processes in tests).

@@ -74,13 +74,12 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
   // A failure on some ranks only (a bad value in their part of u0, out of
   // memory) must stop every rank before the first collective below.
   agree_on_error(decomposition_.comm(), error);
-  halo_->connect_direct_peers(config_.halo, config_.halo_sync, where, {u_.data(), next_.data()});
+  halo_->connect_direct_peers(config_.halo, config_.halo_sync, where, {u_.data(), next_.data()},
+                              kernels_->has_boundary_first());
   halo_->set_peer_wait({config_.peer_wait_seconds, config_.start_step});
   const HaloPlan& plan = halo_->plan();
   late_faces_ = plan.mpi;
-  // The Kokkos kernels push after their update (pushed last): the
-  // boundary-first launch, with the handshake inside it, is native CUDA.
-  boundary_first_ = plan.boundary_first && device.backend != Backend::Kokkos;
+  boundary_first_ = plan.boundary_first;
   inner_ = inner_box(layout_, plan.pushed);
   step_ = config_.start_step;
   diagnostics_.push_back(measure(step_));

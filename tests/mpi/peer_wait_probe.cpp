@@ -45,7 +45,7 @@ void run(const MpiEnv& env, const std::string& pid_dir, int stop_rank, long stop
   testing_support::SharedWindowMemory shared(env.node(), 2 * cells);
   HaloExchange halo(d, layout, Backend::Host, false, shared);
   halo.connect_direct_peers(HaloTransport::Auto, HaloSync::Auto, {"node", "GPU-fake", {}},
-                            {shared.base(), shared.base() + cells});
+                            {shared.base(), shared.base() + cells}, true);
   if (env.size() > 1 &&
       (!halo.plan().boundary_first || halo.plan().ordering != HaloOrdering::GpuWaits)) {
     throw Error("peer_wait_probe: the ranks do not order their steps by GPU-side waits");

@@ -138,7 +138,8 @@ void check_exchange(Int3 global, Int3 hint, bool periodic, const ExchangeCase& s
   field.copy_from_host(coded_block(d, layout, 0).data());
   other.copy_from_host(coded_block(d, layout, kStale).data());
   HaloExchange halo(d, layout, s.space, mpi_is_cuda_aware());
-  halo.connect_direct_peers(s.transport, HaloSync::Auto, s.where, {field.data(), other.data()});
+  halo.connect_direct_peers(s.transport, HaloSync::Auto, s.where, {field.data(), other.data()},
+                            true);
 
   FaceMask neighbours = 0;
   for (int f = 0; f < kFaces; ++f) {
@@ -258,7 +259,7 @@ TEST(HaloExchangeIpc, OnTheHostIsAnAgreedError) {
   HaloExchange halo(d, layout, Backend::Host, false);
   try {
     halo.connect_direct_peers(HaloTransport::Ipc, HaloSync::Auto, DeviceLocation{},
-                              {a.data(), b.data()});
+                              {a.data(), b.data()}, true);
     ADD_FAILURE() << "no error";
   } catch (const AgreedError& e) {
     EXPECT_NE(std::string(e.what()).find("needs the CUDA backend"), std::string::npos) << e.what();
@@ -280,6 +281,7 @@ struct SharedCase {
   std::function<DeviceLocation(int)> where_of;
   int refusing_rank = -1;  // this rank's maps fail
   HaloSync sync = HaloSync::Auto;
+  bool boundary_first_launch = true;  // the kernels have the boundary-first launch
 };
 
 // The node's communicator when every rank is on it, else MPI_COMM_NULL.
@@ -329,13 +331,14 @@ void check_exchange_sharing_within(MPI_Comm node, Int3 global, Int3 hint, bool p
     HaloExchange halo(d, blocks.layout, Backend::Host, false, blocks.shared);
     const bool refused = c.refusing_rank >= 0 && c.refusing_rank < d.size();
     if (refused && c.transport == HaloTransport::Ipc) {
-      EXPECT_THROW(
-          halo.connect_direct_peers(c.transport, c.sync, c.where_of(d.rank()), blocks.buffer),
-          AgreedError);
+      EXPECT_THROW(halo.connect_direct_peers(c.transport, c.sync, c.where_of(d.rank()),
+                                             blocks.buffer, c.boundary_first_launch),
+                   AgreedError);
       MPI_Comm_free(&node);
       return;
     }
-    halo.connect_direct_peers(c.transport, c.sync, c.where_of(d.rank()), blocks.buffer);
+    halo.connect_direct_peers(c.transport, c.sync, c.where_of(d.rank()), blocks.buffer,
+                              c.boundary_first_launch);
 
     FaceMask same = 0, peer = 0, neighbours = 0;
     bool pushes_to_other_rank = false;
@@ -370,7 +373,8 @@ void check_exchange_sharing_within(MPI_Comm node, Int3 global, Int3 hint, bool p
         EXPECT_EQ(plan.ordering,
                   c.sync == HaloSync::Barrier ? HaloOrdering::HostBarrier : HaloOrdering::GpuWaits);
       }
-      EXPECT_EQ(plan.boundary_first, pushes_to_other_rank && plan.mpi == 0);
+      EXPECT_EQ(plan.boundary_first,
+                c.boundary_first_launch && pushes_to_other_rank && plan.mpi == 0);
     }
     EXPECT_EQ(plan.pushed | plan.mpi, neighbours);
     EXPECT_EQ(plan.pushed & plan.mpi, 0u);
@@ -411,6 +415,12 @@ TEST(HaloExchangeSharedMemory, AllRanksOnOneGpu) {
 TEST(HaloExchangeSharedMemory, AllRanksOnOneGpuHostBarrierAsked) {
   check_shared_exchange({6, 5, 4}, {0, 0, 0}, true,
                         {HaloTransport::Auto, one_gpu, -1, HaloSync::Barrier});
+}
+
+// Kernels without the boundary-first launch (Kokkos) get a plan without it.
+TEST(HaloExchangeSharedMemory, AllRanksOnOneGpuWithoutTheBoundaryFirstLaunch) {
+  check_shared_exchange({9, 7, 5}, {0, 0, 0}, false,
+                        {HaloTransport::Auto, one_gpu, -1, HaloSync::Auto, false});
 }
 
 TEST(HaloExchangeSharedMemory, TwoGpusMixDirectAndMpiFaces) {
