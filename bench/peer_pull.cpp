@@ -16,8 +16,8 @@
 #include "core/box_copy.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device.hpp"
-#include "core/halo/halo_exchange.hpp"
 #include "core/peer_memory.hpp"
+#include "solvers/heat/halo_exchange.hpp"
 
 namespace {
 

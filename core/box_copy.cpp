@@ -2,9 +2,9 @@
 
 #include <vector>
 
+#include "comm/field_halos.hpp"
+#include "comm/region_copy.hpp"
 #include "error.hpp"
-#include "halo/field_halos.hpp"
-#include "halo/region_copy.hpp"
 
 namespace mpsfw {
 

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "box_copy.hpp"
+#include "comm/region_copy.hpp"
+#include "comm/stream_signals.hpp"
 #include "device.hpp"
-#include "halo/region_copy.hpp"
-#include "halo/stream_signals.hpp"
 #include "memory.hpp"
 #include "peer_memory.hpp"
 #include "timers.hpp"

@@ -8,9 +8,9 @@
 
 #include "backend.hpp"
 #include "box.hpp"
-#include "halo/halo_plan.hpp"
-#include "halo/halo_transport.hpp"
-#include "halo/step_handshake.hpp"
+#include "comm/halo_transport.hpp"
+#include "comm/step_handshake.hpp"
+#include "comm/step_ordering.hpp"
 #include "params.hpp"
 
 namespace mpsfw {

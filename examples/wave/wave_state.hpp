@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
+#include <mpsfw/core/comm/field_halos.hpp>
 #include <mpsfw/core/decomposition.hpp>
 #include <mpsfw/core/device.hpp>
 #include <mpsfw/core/field_layout.hpp>
 #include <mpsfw/core/field_output.hpp>
-#include <mpsfw/core/halo/field_halos.hpp>
 #include <mpsfw/core/memory.hpp>
 #include <mpsfw/core/params.hpp>
 #include <mpsfw/core/time_loop.hpp>

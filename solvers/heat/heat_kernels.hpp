@@ -6,9 +6,9 @@
 
 #include "core/backend.hpp"
 #include "core/box.hpp"
+#include "core/comm/step_handshake.hpp"
 #include "core/field_layout.hpp"
-#include "core/halo/halo_push.hpp"
-#include "core/halo/step_handshake.hpp"
+#include "halo_push.hpp"
 #include "heat_physics.hpp"
 #include "heat_update_choice.hpp"
 

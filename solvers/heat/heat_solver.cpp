@@ -12,10 +12,10 @@
 #include "core/field_output.hpp"
 #include "core/grid_state.hpp"
 #include "core/h5_io.hpp"
-#include "core/halo/face_geometry.hpp"
 #include "core/memory_preflight.hpp"
 #include "core/mpi_check.hpp"
 #include "core/peer_memory.hpp"
+#include "face_geometry.hpp"
 #include "heat_initial.hpp"
 
 namespace mpsfw::heat {

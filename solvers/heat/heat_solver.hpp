@@ -28,11 +28,11 @@
 #include "core/device.hpp"
 #include "core/field_layout.hpp"
 #include "core/field_output.hpp"
-#include "core/halo/halo_exchange.hpp"
 #include "core/memory.hpp"
 #include "core/params.hpp"
 #include "core/time_loop.hpp"
 #include "core/timers.hpp"
+#include "halo_exchange.hpp"
 #include "heat_config.hpp"
 #include "heat_kernels.hpp"
 

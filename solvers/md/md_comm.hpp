@@ -13,8 +13,8 @@
 #include <memory>
 #include <string>
 
+#include "core/comm/halo_transport.hpp"
 #include "core/decomposition.hpp"
-#include "core/halo/halo_transport.hpp"
 #include "core/peer_memory.hpp"
 #include "md_domain.hpp"
 #include "md_same_gpu.hpp"
@@ -27,7 +27,7 @@ class MdComm {
   // Collective. Ghosts between ranks on one GPU or on peer GPUs of a node
   // move device to device unless `halo` is Mpi (SameGpu: no peers), `where`
   // (this rank's node, GPU and peers) has no GPU or `memory` is null, ordered
-  // as `sync` allows (halo_plan.hpp).
+  // as `sync` allows (step_ordering.hpp).
   MdComm(const CartDecomposition& decomposition, const Subdomain& domain, double ghost_width,
          HaloTransport halo = HaloTransport::Mpi, HaloSync sync = HaloSync::Auto,
          const DeviceLocation& where = {}, PeerMemory* memory = nullptr);

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "atom_record.hpp"
-#include "core/halo/step_handshake.hpp"
+#include "core/comm/step_handshake.hpp"
 #include "md_physics.hpp"
 #include "md_store.hpp"
 #include "neighbour_walk.hpp"

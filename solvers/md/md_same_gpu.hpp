@@ -12,7 +12,7 @@
 // StreamSignals: the CPU never waits; MdStore::push_all folds the pushes and
 // the wait into one launch); otherwise a host barrier over the linked ranks
 // orders them. Linking, ordering and the rendezvous are the peer-link
-// protocol's (core/halo/peer_links.hpp); what is MD's own is where each list
+// protocol's (core/comm/peer_links.hpp); what is MD's own is where each list
 // lands, announced anew at every rebuild.
 // The previous step's forces are done before any push: every rank passed the
 // neighbour check's all-reduce after its own.
@@ -24,9 +24,9 @@
 #include <string>
 #include <vector>
 
-#include "core/halo/halo_plan.hpp"
-#include "core/halo/halo_transport.hpp"
-#include "core/halo/peer_links.hpp"
+#include "core/comm/halo_transport.hpp"
+#include "core/comm/peer_links.hpp"
+#include "core/comm/step_ordering.hpp"
 #include "core/peer_memory.hpp"
 #include "md_store.hpp"
 
@@ -47,7 +47,7 @@ class SameGpuGhosts {
   // Collective over `comm`. `neighbors`: the ranks the 26 lists go to;
   // `where`: this rank's node, GPU ("" on the host) and peer GPUs; `memory`: how device
   // buffers are shared (CUDA IPC); `mode` Mpi turns the direct path off, Ipc
-  // makes a failure to map an error; `sync` as in halo_plan.hpp.
+  // makes a failure to map an error; `sync` as in step_ordering.hpp.
   SameGpuGhosts(MPI_Comm comm, const std::array<int, kGhostLists>& neighbors, HaloTransport mode,
                 HaloSync sync, const DeviceLocation& where, PeerMemory* memory);
   ~SameGpuGhosts();

@@ -10,7 +10,7 @@
 
 #include "atom_record.hpp"
 #include "core/backend.hpp"
-#include "core/halo/step_handshake.hpp"
+#include "core/comm/step_handshake.hpp"
 #include "ghost_lists.hpp"
 #include "md_physics.hpp"
 

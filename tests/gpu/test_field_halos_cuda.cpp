@@ -8,9 +8,9 @@
 
 #include <vector>
 
+#include "core/comm/field_halos.hpp"
 #include "core/decomposition.hpp"
 #include "core/device.hpp"
-#include "core/halo/field_halos.hpp"
 #include "core/memory.hpp"
 #include "core/peer_memory.hpp"
 #include "support/field_halo_checks.hpp"

@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/halo/halo_transport.hpp"
+#include "core/comm/halo_transport.hpp"
 #include "core/peer_memory.hpp"
 #include "core/time_loop.hpp"
 #include "support/gpu_skip.hpp"

@@ -19,9 +19,9 @@
 
 #include "core/decomposition.hpp"
 #include "core/error.hpp"
-#include "core/halo/halo_exchange.hpp"
 #include "core/mpi_env.hpp"
 #include "core/stop_request.hpp"
+#include "solvers/heat/halo_exchange.hpp"
 #include "support/shared_window_memory.hpp"
 
 namespace mpsfw {

@@ -26,13 +26,13 @@
 #include <tuple>
 #include <vector>
 
+#include "core/comm/step_ordering.hpp"
 #include "core/decomposition.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
-#include "core/halo/halo_exchange.hpp"
-#include "core/halo/halo_plan.hpp"
 #include "core/memory.hpp"
 #include "core/peer_memory.hpp"
+#include "solvers/heat/halo_exchange.hpp"
 #include "support/gpu_skip.hpp"
 #include "support/shared_window_memory.hpp"
 

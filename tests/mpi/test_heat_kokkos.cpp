@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "core/halo/face_geometry.hpp"
 #include "core/kokkos_runtime.hpp"
 #include "core/memory.hpp"
 #include "core/time_loop.hpp"
+#include "solvers/heat/face_geometry.hpp"
 #include "solvers/heat/heat_kernels.hpp"
 #include "support/heat_runs.hpp"
 

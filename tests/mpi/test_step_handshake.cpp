@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/comm/step_handshake.hpp"
+#include "core/comm/stream_signals.hpp"
 #include "core/error.hpp"
-#include "core/halo/step_handshake.hpp"
-#include "core/halo/stream_signals.hpp"
 #include "core/memory.hpp"
 #include "support/gpu_skip.hpp"
 

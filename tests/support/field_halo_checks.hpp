@@ -5,9 +5,9 @@
 // untouched.
 #include <string>
 
+#include "core/comm/field_halos.hpp"
 #include "core/decomposition.hpp"
 #include "core/field_layout.hpp"
-#include "core/halo/field_halos.hpp"
 
 namespace mpsfw::testing_support {
 

@@ -11,8 +11,8 @@
 #include <limits>
 #include <vector>
 
-#include "core/halo/halo_exchange.hpp"
 #include "core/memory.hpp"
+#include "solvers/heat/halo_exchange.hpp"
 #include "solvers/heat/heat_kernels.hpp"
 
 namespace mpsfw::testing_support {

@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/comm/halo_transport.hpp"
 #include "core/error.hpp"
-#include "core/halo/halo_exchange.hpp"
-#include "core/halo/halo_push.hpp"
-#include "core/halo/halo_transport.hpp"
+#include "solvers/heat/halo_exchange.hpp"
+#include "solvers/heat/halo_push.hpp"
 
 namespace mpsfw {
 namespace {

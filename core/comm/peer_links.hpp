@@ -7,7 +7,7 @@
 //                  communicator of the ranks linked to this rank's GPU;
 //   connect        collective: when any rank of the GPU has a linked
 //                  neighbour, all of them agree how their steps are ordered
-//                  (halo_plan.hpp: GPU-side waits on shared step counters, or
+//                  (step_ordering.hpp: GPU-side waits on shared step counters, or
 //                  a host barrier), share their counters and buffers, and
 //                  map each linked neighbour's buffers once. A failure on any
 //                  rank turns the links off for every rank (the caller sends
@@ -27,9 +27,9 @@
 #include "core/backend.hpp"
 #include "core/box.hpp"
 #include "core/peer_memory.hpp"
-#include "halo_plan.hpp"
 #include "halo_transport.hpp"
 #include "step_handshake.hpp"
+#include "step_ordering.hpp"
 #include "stream_signals.hpp"
 
 namespace mpsfw {

@@ -4,7 +4,7 @@
 // node, into its own address space once (the peer-link protocol,
 // peer_links.hpp); the step's update then writes the new boundary planes into
 // the neighbours' halos as well (HaloPushes): no copy kernel, no host copy,
-// no MPI message. The linked ranks order their steps as halo_plan.hpp
+// no MPI message. The linked ranks order their steps as step_ordering.hpp
 // describes: GPU-side waits under MPS, else a host barrier.
 #include <mpi.h>
 
@@ -16,15 +16,14 @@
 
 #include "core/backend.hpp"
 #include "core/box_copy.hpp"
+#include "core/comm/halo_transport.hpp"
+#include "core/comm/peer_links.hpp"
+#include "core/comm/step_handshake.hpp"
+#include "core/comm/step_ordering.hpp"
 #include "core/decomposition.hpp"
 #include "core/field_layout.hpp"
 #include "core/peer_memory.hpp"
-#include "halo_plan.hpp"
 #include "halo_push.hpp"
-#include "halo_transport.hpp"
-#include "peer_links.hpp"
-#include "step_handshake.hpp"
-#include "stream_signals.hpp"
 
 namespace mpsfw {
 

@@ -20,6 +20,9 @@
 
 #include "core/backend.hpp"
 #include "core/box_copy.hpp"
+#include "core/comm/halo_transport.hpp"
+#include "core/comm/neighbour_messages.hpp"
+#include "core/comm/step_ordering.hpp"
 #include "core/decomposition.hpp"
 #include "core/field_layout.hpp"
 #include "core/memory.hpp"
@@ -27,12 +30,25 @@
 #include "core/timers.hpp"
 #include "direct_peers.hpp"
 #include "face_geometry.hpp"
-#include "halo_plan.hpp"
 #include "halo_push.hpp"
-#include "halo_transport.hpp"
-#include "neighbour_messages.hpp"
 
 namespace mpsfw {
+
+// The heat-style exchange of one field, resolved once when it connects
+// (HaloExchange::connect_direct_peers); the solver asks, nothing else
+// decides.
+struct HaloPlan {
+  FaceMask mpi = 0;       // faces exchanged as MPI messages (start, then finish)
+  FaceMask pushed = 0;    // direct faces: the update writes them into the neighbours' halos
+  FaceMask peer_gpu = 0;  // of `pushed`, those whose neighbour is on another GPU (peer access)
+  // The update writes the pushed planes before the rest of the block, and
+  // runs the step's handshake in the same launch: worth it when other ranks
+  // wait for those planes and no face waits for MPI, and only where the
+  // backend's kernels have that launch (resolved once, at connect).
+  bool boundary_first = false;
+  HaloOrdering ordering = HaloOrdering::None;
+  std::string fallback;  // why same-GPU faces use MPI ("" when none do)
+};
 
 class HaloExchange {
  public:
@@ -50,7 +66,7 @@ class HaloExchange {
   // the first step reads fields[0]. `where` is this rank's device_location()
   // (no GPU on the host, where Ipc is an error). Faces whose neighbour is on
   // the same GPU or a peer GPU switch from MPI to pushes, as `mode` allows
-  // (see HaloTransport), ordered as `sync` allows (halo_plan.hpp). Throws
+  // (see HaloTransport), ordered as `sync` allows (step_ordering.hpp). Throws
   // AgreedError on every rank when `mode` is Ipc and that is impossible
   // somewhere. The caller's update then writes the new boundary planes
   // through pushes(next), and finish_step() follows every step's writes.

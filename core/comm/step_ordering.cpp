@@ -1,4 +1,4 @@
-#include "halo_plan.hpp"
+#include "step_ordering.hpp"
 
 #include "core/error.hpp"
 #include "core/mpi_check.hpp"

@@ -1,6 +1,7 @@
 #pragma once
-// How same-GPU halos are ordered between the ranks of one GPU, decided in one
-// place for every exchange (heat's pushes, FieldHalos' pulls, MD's ghosts).
+// How linked ranks (same GPU, or peer GPUs) order their steps, decided in one
+// place for every exchange (heat's pushes, FieldHalos' pulls, MD's ghosts:
+// the peer-link protocol, peer_links.hpp).
 //
 // Step s reads buffer s%2 and writes the other, so two orderings keep a
 // same-GPU halo correct: it is read only after the neighbour's step s-1 has
@@ -44,21 +45,5 @@ HaloOrdering agree_ordering(MPI_Comm gpu_comm, HaloSync sync, bool gpu_waits_her
 // stand-in for a GPU) always can: the host runs the same handshake on
 // counters in their shared memory.
 bool can_wait_on_gpu(Backend space, int neighbours);
-
-// The heat-style exchange of one field, resolved once when it connects
-// (HaloExchange::connect_direct_peers); the solver asks, nothing else
-// decides.
-struct HaloPlan {
-  FaceMask mpi = 0;       // faces exchanged as MPI messages (start, then finish)
-  FaceMask pushed = 0;    // direct faces: the update writes them into the neighbours' halos
-  FaceMask peer_gpu = 0;  // of `pushed`, those whose neighbour is on another GPU (peer access)
-  // The update writes the pushed planes before the rest of the block, and
-  // runs the step's handshake in the same launch: worth it when other ranks
-  // wait for those planes and no face waits for MPI, and only where the
-  // backend's kernels have that launch (resolved once, at connect).
-  bool boundary_first = false;
-  HaloOrdering ordering = HaloOrdering::None;
-  std::string fallback;  // why same-GPU faces use MPI ("" when none do)
-};
 
 }  // namespace mpsfw

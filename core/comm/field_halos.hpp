@@ -20,7 +20,7 @@
 // is CUDA-aware). Neighbours on the same GPU or a peer GPU of the node (mapped
 // through CUDA IPC, or the injected PeerMemory in tests) are pulled straight
 // from their buffers,
-// ordered as halo_plan.hpp decides: under MPS the streams order themselves
+// ordered as step_ordering.hpp decides: under MPS the streams order themselves
 // through step counters in device memory (StreamSignals), otherwise (or with
 // run.halo_sync = barrier) finish_step() is a host rendezvous of the linked
 // ranks. A directly pulled field therefore needs at least two buffers that it
@@ -37,10 +37,10 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/comm/halo_transport.hpp"
+#include "core/comm/step_ordering.hpp"
 #include "core/decomposition.hpp"
 #include "core/field_layout.hpp"
-#include "core/halo/halo_plan.hpp"
-#include "core/halo/halo_transport.hpp"
 #include "core/peer_memory.hpp"
 #include "core/timers.hpp"
 
