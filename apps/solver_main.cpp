@@ -220,6 +220,15 @@ int solver_main(int argc, char** argv, const WorkloadRegistry& workloads,
   } catch (const std::exception&) {
     parsed = false;
   }
+  if (parsed && !c.describe.empty()) {
+    try {
+      std::fputs(describe_input_file(c.describe).c_str(), stdout);
+      return 0;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "mpsfw: error: %s\n", e.what());
+      return 1;
+    }
+  }
   if (parsed && !c.write_input.empty()) {
     try {
       const std::vector<std::string> names = workloads.names();

@@ -23,6 +23,8 @@ std::string command_line_usage(const std::string& program) {
          "  --report FILE.json      write the run report as JSON\n"
          "  --write-input FILE.h5   write a valid input (the solver's template plus --set\n"
          "                          values, solver=NAME picks the solver) and stop\n"
+         "  --describe FILE.h5      list every attribute and dataset of an input (a checkpoint\n"
+         "                          too) and stop\n"
          "  --help, --version\n"
          "The input format is described in docs/input-format.md.\n";
 }
@@ -69,6 +71,8 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
       o.report_file = value_of(i, "--report");
     } else if (is(a, "--write-input")) {
       o.write_input = value_of(i, "--write-input");
+    } else if (is(a, "--describe")) {
+      o.describe = value_of(i, "--describe");
     } else if (!a.empty() && a[0] == '-') {
       throw InputError("unknown option '" + a + "'\n" + usage);
     } else if (o.input.empty()) {
@@ -81,7 +85,11 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
     throw InputError("--write-input writes an input; it takes no input file ('" + o.input + "')\n" +
                      usage);
   }
-  if (o.input.empty() && o.write_input.empty() && !o.help && !o.version) {
+  if (!o.describe.empty() && (!o.input.empty() || !o.write_input.empty())) {
+    throw InputError("--describe lists one file; it takes no input file or --write-input\n" +
+                     usage);
+  }
+  if (o.input.empty() && o.write_input.empty() && o.describe.empty() && !o.help && !o.version) {
     throw InputError("no input file given\n" + usage);
   }
   return o;

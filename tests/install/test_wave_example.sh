@@ -54,6 +54,13 @@ step=$(sed -n 's/^mpsfw: stopped by SIGUSR1 at step \([0-9]*\); checkpoint .* re
 [ -n "$step" ] || { cat "$WORK/stopped.log"; fail "no 'stopped by SIGUSR1 at step N; checkpoint ... resumes it' line"; }
 grep -q '"how": "stopped"' "$WORK/stopped.json" || fail "stopped.json does not say the run stopped"
 [ -s "$WORK/ck.h5" ] && [ ! -e "$WORK/ck.h5.partial" ] || fail "no complete checkpoint ck.h5"
+# The checkpoint as the wave's own program lists it (--describe: every
+# registered workload's program has it).
+"$WORK/wave/wave_solver" --describe "$WORK/ck.h5" > "$WORK/ck.describe" 2>&1 || { cat "$WORK/ck.describe"; fail "--describe ck.h5"; }
+for line in "attribute /step (64-bit integer) = $step" 'attribute /solver (string) = "wave"' \
+            "dataset /wave/u [16][20][24]" "dataset /wave/u_prev [16][20][24]"; do
+  grep -qF "$line" "$WORK/ck.describe" || { cat "$WORK/ck.describe"; fail "--describe ck.h5 has no line '$line'"; }
+done
 last=$((step + 7))
 "$MPIEXEC" -n 3 "$WORK/wave/wave_solver" "$WORK/ck.h5" --backend host --set run.steps=$last --set run.output_every=0 \
   --output "$WORK/resumed.h5" > "$WORK/resumed.log" 2>&1 || { cat "$WORK/resumed.log"; fail "resuming ck.h5 on 3 ranks"; }
