@@ -82,6 +82,7 @@ void run_time_loop(Steppable& state, std::FILE* progress) {
   LoopRecord& record = state.loop_;
   record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   record.end_step = state.step();
+  record.steps = record.end_step - first;
   record.stop_signal = stopped_by;
   record.checkpoint = checkpoints.last();
   if (output) {
@@ -89,6 +90,19 @@ void run_time_loop(Steppable& state, std::FILE* progress) {
     PhaseTimers::Scope t(timers, "output");
     state.close_output();
   }
+}
+
+void report_loop(const Steppable& state, MPI_Comm comm, const PhaseTimers& timers,
+                 double work_per_step, RunReport* report) {
+  const LoopRecord& loop = state.loop();
+  report->steps = loop.steps;
+  report->loop_seconds = reduce_over_ranks(comm, loop.seconds).max;
+  report->updates_per_second =
+      report->loop_seconds > 0
+          ? work_per_step * static_cast<double>(report->steps) / report->loop_seconds
+          : 0;
+  report->phases = timers.reduce(comm);
+  add_memory_usage(comm, report);
 }
 
 }  // namespace mpsfw

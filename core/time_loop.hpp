@@ -18,6 +18,7 @@
 #include <string>
 
 #include "params.hpp"
+#include "report.hpp"
 #include "run_config.hpp"
 #include "timers.hpp"
 
@@ -25,6 +26,7 @@ namespace mpsfw {
 
 // What a run of the loop ended with (Steppable::loop()).
 struct LoopRecord {
+  long steps = 0;          // the steps it took
   long end_step = 0;       // the step the loop stopped at
   int stop_signal = 0;     // the signal that ended it early, or 0
   std::string checkpoint;  // the last checkpoint written, "" if none
@@ -79,6 +81,7 @@ class Steppable {
 
  private:
   friend void run_time_loop(Steppable& state, std::FILE* progress);
+
   LoopRecord loop_;
 };
 
@@ -86,5 +89,12 @@ class Steppable {
 // step it is at: a second call takes as many steps again), as the header
 // says. Rank 0 passes `progress` for its progress lines (nullptr: silent).
 void run_time_loop(Steppable& state, std::FILE* progress);
+
+// Collective over `comm`: what the last loop of `state` did, into `report`:
+// its steps, the slowest rank's loop time, the throughput (`work_per_step`
+// units a step over the whole job: cells, atoms), the phases of `timers`
+// (min/avg/max over ranks) and the memory per rank.
+void report_loop(const Steppable& state, MPI_Comm comm, const PhaseTimers& timers,
+                 double work_per_step, RunReport* report);
 
 }  // namespace mpsfw

@@ -52,13 +52,8 @@ class WaveWorkload final : public mpsfw::Workload {
         comm, "rank " + std::to_string(d.rank()) + " on " + context.host + ": " +
                   mpsfw::device_text(context.device) + ", block " + std::to_string(n.x) + "x" +
                   std::to_string(n.y) + "x" + std::to_string(n.z));
-    r.steps = solver_->step() - config_.start_step;  // taken by this run
-    r.loop_seconds = mpsfw::reduce_over_ranks(comm, solver_->loop_seconds()).max;
-    r.updates_per_second = r.loop_seconds > 0 ? static_cast<double>(d.global_cells().product()) *
-                                                    static_cast<double>(r.steps) / r.loop_seconds
-                                              : 0;
-    r.phases = solver_->timers().reduce(comm);
-    mpsfw::add_memory_usage(comm, &r);
+    mpsfw::report_loop(*solver_, comm, solver_->timers(),
+                       static_cast<double>(d.global_cells().product()), &r);
     r.halo_path = solver_->halo_path();
     r.diagnostic_columns = {"step", "time", "sum_u2", "max_abs_u"};
     for (const Diagnostics& g : solver_->diagnostics()) {

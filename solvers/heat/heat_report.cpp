@@ -62,13 +62,7 @@ RunReport make_report(const HeatSolver& solver, const Params& params, const Devi
                             std::to_string(n.y) + "x" + std::to_string(n.z) +
                             (design.empty() ? "" : ", update " + design);
   r.device_per_rank = gather_strings(comm, where);
-  r.steps = solver.step() - solver.config().start_step;  // taken by this run
-  r.loop_seconds = reduce_over_ranks(comm, solver.loop_seconds()).max;
-  r.updates_per_second = r.loop_seconds > 0 ? static_cast<double>(d.global_cells().product()) *
-                                                  static_cast<double>(r.steps) / r.loop_seconds
-                                            : 0;
-  r.phases = solver.timers().reduce(comm);
-  add_memory_usage(comm, &r);
+  report_loop(solver, comm, solver.timers(), static_cast<double>(d.global_cells().product()), &r);
   r.diagnostic_columns = {"step", "time", "total_heat", "max_change"};
   for (const Diagnostics& g : solver.diagnostics()) {
     r.diagnostic_rows.push_back({static_cast<double>(g.step), g.time, g.total_heat, g.max_change});

@@ -28,14 +28,8 @@ RunReport make_report(const MdSolver& solver, const Params& params, const Device
   const std::string where = "rank " + std::to_string(d.rank()) + " on " + host_name + ": " +
                             device_text(device) + ", " + std::to_string(mine) + " atoms";
   r.device_per_rank = gather_strings(comm, where);
-  r.steps = solver.step() - c.start_step;  // taken by this run
-  r.loop_seconds = reduce_over_ranks(comm, solver.loop_seconds()).max;
-  r.updates_per_second = r.loop_seconds > 0 ? static_cast<double>(solver.total_atoms()) *
-                                                  static_cast<double>(r.steps) / r.loop_seconds
-                                            : 0;
+  report_loop(solver, comm, solver.timers(), static_cast<double>(solver.total_atoms()), &r);
   r.throughput_unit = "atom-steps/s";
-  r.phases = solver.timers().reduce(comm);
-  add_memory_usage(comm, &r);
   r.diagnostic_columns = {"step",    "time",  "temperature", "potential",
                           "kinetic", "total", "pressure"};
   for (const Thermo& t : solver.thermo()) {

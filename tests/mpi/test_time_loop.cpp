@@ -115,6 +115,7 @@ TEST(TimeLoop, CadenceOfDiagnosticsGuardsOutputAndCheckpoints) {
   EXPECT_EQ(steps(c.checkpoints), (std::vector<long>{4, 8, 10}));  // every 4 and the last
   EXPECT_EQ(c.settles, 1);
   EXPECT_EQ(c.loop().end_step, 10);
+  EXPECT_EQ(c.loop().steps, 10);
   EXPECT_EQ(c.loop().stop_signal, 0);
   EXPECT_EQ(c.loop().checkpoint, run.checkpoint_file);
   EXPECT_GE(c.loop().seconds, 0.0);
@@ -132,8 +133,20 @@ TEST(TimeLoop, AResumedRunWritesBesideTheFirstPartAndASecondRunTakesAsManyAgain)
   EXPECT_EQ(steps(c.diagnosed), (std::vector<long>{403}));
   run_time_loop(c, nullptr);
   EXPECT_EQ(c.loop().end_step, 406);
+  EXPECT_EQ(c.loop().steps, 3);
   EXPECT_EQ(c.begins, 2);
   EXPECT_EQ(c.closes, 2);
+  // The report counts the last loop's steps over the slowest rank's time.
+  RunReport r;
+  const PhaseTimers timers;
+  report_loop(c, MPI_COMM_WORLD, timers, 100.0, &r);
+  EXPECT_EQ(r.steps, 3);
+  double slowest = 0;
+  MPI_Allreduce(&c.loop().seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(r.loop_seconds, slowest);
+  if (slowest > 0) {
+    EXPECT_DOUBLE_EQ(r.updates_per_second, 300.0 / slowest);
+  }
 }
 
 TEST(TimeLoop, NumberedCheckpointsKeepTheLastK) {
