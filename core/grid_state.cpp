@@ -3,11 +3,13 @@
 #include <cmath>
 #include <cstdint>
 
+#include "box_copy.hpp"
 #include "checkpoint.hpp"
 #include "collective.hpp"
 #include "error.hpp"
 #include "field_output.hpp"
 #include "h5_io.hpp"
+#include "mpi_check.hpp"
 
 namespace mpsfw {
 
@@ -96,6 +98,62 @@ std::vector<double> read_grid_block(const std::string& file, const std::string& 
         }
         field[static_cast<size_t>(layout.index(i + h, j + h, k + h))] = v;
       }
+  return field;
+}
+
+std::vector<double> interior_on_host(const Array<double>& field, const FieldLayout& layout) {
+  const Box interior = layout.interior();
+  std::vector<double> host(static_cast<size_t>(interior.cells()));
+  if (field.space() == Backend::Host) {
+    pack_box(Backend::Host, field.data(), layout, interior, host.data());
+  } else {
+    Array<double> packed(field.space(), host.size());
+    pack_box(field.space(), field.data(), layout, interior, packed.data());
+    packed.copy_to_host(host.data());
+  }
+  return host;
+}
+
+std::vector<double> gather_grid(const CartDecomposition& d, const std::vector<double>& mine) {
+  MPI_Comm comm = d.comm();
+  // MPI_Gatherv counts in int: every rank refuses alike (the global size is
+  // the same on all) rather than wrapping.
+  mpi_count(d.global_cells().product(), "gathering the whole field to rank 0",
+            "checkpoints and snapshots write each rank's block instead");
+  const int ranks = d.size();
+  const int me = d.rank();
+  // Each rank's offset and size, then the blocks themselves.
+  const Int3 off = d.offset(), n = d.local_cells();
+  const int geometry[6] = {off.x, off.y, off.z, n.x, n.y, n.z};
+  std::vector<int> all_geometry(me == 0 ? 6 * static_cast<size_t>(ranks) : 0);
+  MPSFW_MPI_CHECK(MPI_Gather(geometry, 6, MPI_INT, all_geometry.data(), 6, MPI_INT, 0, comm));
+  std::vector<int> counts(static_cast<size_t>(ranks)), displs(static_cast<size_t>(ranks));
+  std::vector<double> blocks;
+  if (me == 0) {
+    int total = 0;
+    for (int r = 0; r < ranks; ++r) {
+      const int* g = &all_geometry[6 * static_cast<size_t>(r)];
+      counts[static_cast<size_t>(r)] = g[3] * g[4] * g[5];
+      displs[static_cast<size_t>(r)] = total;
+      total += counts[static_cast<size_t>(r)];
+    }
+    blocks.resize(static_cast<size_t>(total));
+  }
+  MPSFW_MPI_CHECK(MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, blocks.data(),
+                              counts.data(), displs.data(), MPI_DOUBLE, 0, comm));
+  if (me != 0) return {};
+  const Int3 global = d.global_cells();
+  std::vector<double> field(static_cast<size_t>(global.product()));
+  for (int r = 0; r < ranks; ++r) {
+    const int* g = &all_geometry[6 * static_cast<size_t>(r)];
+    size_t t = static_cast<size_t>(displs[static_cast<size_t>(r)]);
+    for (int k = 0; k < g[5]; ++k)
+      for (int j = 0; j < g[4]; ++j)
+        for (int i = 0; i < g[3]; ++i) {
+          const std::int64_t gi = g[0] + i, gj = g[1] + j, gk = g[2] + k;
+          field[static_cast<size_t>((gk * global.y + gj) * global.x + gi)] = blocks[t++];
+        }
+  }
   return field;
 }
 

@@ -10,6 +10,7 @@
 
 #include "decomposition.hpp"
 #include "field_layout.hpp"
+#include "memory.hpp"
 #include "params.hpp"
 
 namespace mpsfw {
@@ -45,5 +46,14 @@ void check_grid_dataset(const std::string& file, const std::string& dataset, Int
 std::vector<double> read_grid_block(const std::string& file, const std::string& dataset,
                                     const CartDecomposition& d, const FieldLayout& layout,
                                     double fill);
+
+// This rank's interior cells of `field` (laid out as `layout`, wherever it
+// lives), x fastest, on the host.
+std::vector<double> interior_on_host(const Array<double>& field, const FieldLayout& layout);
+
+// Collective over d.comm(): the whole [nz][ny][nx] field on rank 0 from every
+// rank's interior `block` (x fastest); empty on the other ranks. A field of
+// 2^31 cells or more is refused alike on every rank (MPI counts in int).
+std::vector<double> gather_grid(const CartDecomposition& d, const std::vector<double>& block);
 
 }  // namespace mpsfw

@@ -111,21 +111,7 @@ Diagnostics WaveSolver::measure() const {
   return {step_, static_cast<double>(step_) * config_.dt, sum_u2 * cell_volume, max_abs_u};
 }
 
-std::vector<double> WaveSolver::interior_on_host(const mpsfw::Array<double>& field) const {
-  std::vector<double> padded(field.size());
-  field.copy_to_host(padded.data());
-  const mpsfw::Box in = layout_.interior();
-  std::vector<double> block(static_cast<std::size_t>(in.cells()));
-  std::size_t t = 0;
-  for (int kz = in.lo.z; kz < in.hi.z; ++kz) {
-    for (int j = in.lo.y; j < in.hi.y; ++j) {
-      for (int i = in.lo.x; i < in.hi.x; ++i) {
-        block[t++] = padded[static_cast<std::size_t>(layout_.index(i, j, kz))];
-      }
-    }
-  }
-  return block;
-}
+std::vector<double> WaveSolver::local_u() const { return mpsfw::interior_on_host(a_, layout_); }
 
 void WaveSolver::diagnose(std::FILE*) { diagnostics_.push_back(measure()); }
 
@@ -138,8 +124,8 @@ void WaveSolver::open_output(const std::string& path) {
 
 void WaveSolver::write_output() {
   // u and u_prev together: a snapshot is a complete leapfrog state.
-  const std::vector<double> u = interior_on_host(a_);
-  const std::vector<double> u_prev = interior_on_host(b_);
+  const std::vector<double> u = mpsfw::interior_on_host(a_, layout_);
+  const std::vector<double> u_prev = mpsfw::interior_on_host(b_, layout_);
   output_->write(step_, static_cast<double>(step_) * config_.dt, {u.data(), u_prev.data()});
 }
 
@@ -149,10 +135,10 @@ void WaveSolver::close_output() {
 }
 
 void WaveSolver::write_checkpoint(const std::string& path) {
-  mpsfw::write_grid_checkpoint(path, *params_, step_, static_cast<double>(step_) * config_.dt, {},
-                               decomposition_,
-                               {{kSavedU, [&] { return interior_on_host(a_); }},
-                                {kSavedUPrev, [&] { return interior_on_host(b_); }}});
+  mpsfw::write_grid_checkpoint(
+      path, *params_, step_, static_cast<double>(step_) * config_.dt, {}, decomposition_,
+      {{kSavedU, [&] { return mpsfw::interior_on_host(a_, layout_); }},
+       {kSavedUPrev, [&] { return mpsfw::interior_on_host(b_, layout_); }}});
 }
 
 void WaveSolver::settle() {

@@ -71,11 +71,10 @@ class WaveSolver final : public mpsfw::Steppable {
   double loop_seconds() const { return loop().seconds; }
   std::string halo_path() const { return halos_->path(); }
   // This rank's interior cells of u^n, x fastest, on the host (a snapshot's u).
-  std::vector<double> local_u() const { return interior_on_host(a_); }
+  std::vector<double> local_u() const;
 
  private:
   Diagnostics measure() const;  // collective
-  std::vector<double> interior_on_host(const mpsfw::Array<double>& field) const;
 
   WaveConfig config_;
   const mpsfw::Params* params_;

@@ -173,8 +173,8 @@ void HeatSolver::write_checkpoint(const std::string& path) {
   if (params_ == nullptr) throw Error("heat: a checkpoint needs the run's parameters");
   write_grid_checkpoint(path, *params_, step_, step_ * config_.dt, {"heat.initial=dataset"},
                         decomposition_,
-                        {{"/heat/u0", [&] { return interior_of(u_); }},
-                         {"/heat/u_previous", [&] { return interior_of(next_); }}});
+                        {{"/heat/u0", [&] { return interior_on_host(u_, layout_); }},
+                         {"/heat/u_previous", [&] { return interior_on_host(next_, layout_); }}});
 }
 
 void HeatSolver::diagnose(std::FILE*) { diagnostics_.push_back(measure(step_)); }
@@ -204,65 +204,10 @@ void HeatSolver::settle() {
   halo_->quiesce();  // no same-GPU neighbour reads our fields after this
 }
 
-std::vector<double> HeatSolver::local_interior() const { return interior_of(u_); }
+std::vector<double> HeatSolver::local_interior() const { return interior_on_host(u_, layout_); }
 
-std::vector<double> HeatSolver::interior_of(const Array<double>& field) const {
-  const Box interior = layout_.interior();
-  std::vector<double> host(static_cast<size_t>(interior.cells()));
-  if (field.space() == Backend::Host) {
-    pack_box(Backend::Host, field.data(), layout_, interior, host.data());
-  } else {
-    Array<double> packed(field.space(), host.size());
-    pack_box(field.space(), field.data(), layout_, interior, packed.data());
-    packed.copy_to_host(host.data());
-  }
-  return host;
-}
-
-std::vector<double> HeatSolver::gather_global() const { return gather(u_); }
-
-std::vector<double> HeatSolver::gather(const Array<double>& buffer) const {
-  MPI_Comm comm = decomposition_.comm();
-  // MPI_Gatherv counts in int: every rank refuses alike (the global size is
-  // the same on all) rather than wrapping.
-  mpi_count(decomposition_.global_cells().product(), "heat: gathering the whole field to rank 0",
-            "checkpoints and snapshots write each rank's block instead");
-  const std::vector<double> mine = interior_of(buffer);
-  const int ranks = decomposition_.size();
-  const int me = decomposition_.rank();
-  // Each rank's offset and size, then the blocks themselves.
-  const Int3 off = decomposition_.offset(), n = decomposition_.local_cells();
-  const int geometry[6] = {off.x, off.y, off.z, n.x, n.y, n.z};
-  std::vector<int> all_geometry(me == 0 ? 6 * static_cast<size_t>(ranks) : 0);
-  MPSFW_MPI_CHECK(MPI_Gather(geometry, 6, MPI_INT, all_geometry.data(), 6, MPI_INT, 0, comm));
-  std::vector<int> counts(static_cast<size_t>(ranks)), displs(static_cast<size_t>(ranks));
-  std::vector<double> blocks;
-  if (me == 0) {
-    int total = 0;
-    for (int r = 0; r < ranks; ++r) {
-      const int* g = &all_geometry[6 * static_cast<size_t>(r)];
-      counts[static_cast<size_t>(r)] = g[3] * g[4] * g[5];
-      displs[static_cast<size_t>(r)] = total;
-      total += counts[static_cast<size_t>(r)];
-    }
-    blocks.resize(static_cast<size_t>(total));
-  }
-  MPSFW_MPI_CHECK(MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, blocks.data(),
-                              counts.data(), displs.data(), MPI_DOUBLE, 0, comm));
-  if (me != 0) return {};
-  const Int3 global = decomposition_.global_cells();
-  std::vector<double> field(static_cast<size_t>(global.product()));
-  for (int r = 0; r < ranks; ++r) {
-    const int* g = &all_geometry[6 * static_cast<size_t>(r)];
-    size_t t = static_cast<size_t>(displs[static_cast<size_t>(r)]);
-    for (int k = 0; k < g[5]; ++k)
-      for (int j = 0; j < g[4]; ++j)
-        for (int i = 0; i < g[3]; ++i) {
-          const std::int64_t gi = g[0] + i, gj = g[1] + j, gk = g[2] + k;
-          field[static_cast<size_t>((gk * global.y + gj) * global.x + gi)] = blocks[t++];
-        }
-  }
-  return field;
+std::vector<double> HeatSolver::gather_global() const {
+  return gather_grid(decomposition_, local_interior());
 }
 
 }  // namespace mpsfw::heat

@@ -88,8 +88,6 @@ class HeatSolver final : public Steppable {
  private:
   Diagnostics measure(long step) const;
   [[noreturn]] void stop_non_finite(long step, const LocalDiagnostics& local) const;
-  std::vector<double> interior_of(const Array<double>& field) const;
-  std::vector<double> gather(const Array<double>& buffer) const;
   void prepare_updates();
   // A step's updates when it is not boundary first: the inner cells while
   // MPI halos travel, then the shell; same-GPU pushes from the last launch.
