@@ -455,7 +455,10 @@ struct BlockWriter {
     // writing give identical files.
     check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), what);
     check(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY), what);
-    return own(H5Dcreate2(file, name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, dcpl.get(),
+    // A state's group may hold no attribute of the input: made with its dataset.
+    Handle lcpl = own(H5Pcreate(H5P_LINK_CREATE), H5Pclose, what);
+    check(H5Pset_create_intermediate_group(lcpl.get(), 1), what);
+    return own(H5Dcreate2(file, name.c_str(), H5T_IEEE_F64LE, space.get(), lcpl.get(), dcpl.get(),
                           H5P_DEFAULT),
                H5Dclose, what);
   }

@@ -32,10 +32,6 @@ mpsfw::GridGeometry geometry_of(const WaveConfig& c) {
   return g;
 }
 
-// The datasets a checkpoint holds the state in; an input that has them starts there.
-const char* const kSavedU = "/wave/u";
-const char* const kSavedUPrev = "/wave/u_prev";
-
 }  // namespace
 
 WaveSolver::WaveSolver(const WaveConfig& config, const mpsfw::Params* params, MPI_Comm comm,
@@ -46,22 +42,23 @@ WaveSolver::WaveSolver(const WaveConfig& config, const mpsfw::Params* params, MP
       decomposition_(comm, config.cells, config.rank_grid_hint, periodic_dims(config.boundary),
                      mpsfw::kStridedFaceCost),
       layout_(decomposition_.local_cells(), kHalo.width),
-      coefficients_(leapfrog_coefficients(config.speed, config.dt, config.spacing)) {
+      coefficients_(leapfrog_coefficients(config.speed, config.dt, config.spacing)),
+      fields_(decomposition_, layout_, "wave") {
   std::string error;
   mpsfw::DeviceLocation where;
   try {
     kernels_ = kernels_for(backend_);
     a_ = mpsfw::Array<double>(backend_, static_cast<std::size_t>(layout_.size()));
     b_ = mpsfw::Array<double>(backend_, static_cast<std::size_t>(layout_.size()));
-    const InitialState initial =
-        mpsfw::has_grid_dataset(config_.input_file, kSavedU)
-            ? InitialState{mpsfw::read_grid_block(config_.input_file, kSavedU, decomposition_,
-                                                  layout_, 0),
-                           mpsfw::read_grid_block(config_.input_file, kSavedUPrev, decomposition_,
-                                                  layout_, 0)}
-            : initial_state(config_, decomposition_.offset(), layout_);
-    a_.copy_from_host(initial.u.data());
-    b_.copy_from_host(initial.u_prev.data());
+    // The state, declared once: snapshots, checkpoints and restart follow.
+    fields_.add("u", &a_);
+    fields_.add("u_prev", &b_);
+    // A checkpoint (or an input holding /wave/u and /wave/u_prev) starts there.
+    if (!fields_.restore(config_.input_file)) {
+      const InitialState initial = initial_state(config_, decomposition_.offset(), layout_);
+      a_.copy_from_host(initial.u.data());
+      b_.copy_from_host(initial.u_prev.data());
+    }
     // One field, u, in either buffer: start() names the one holding u^n.
     halos_ = std::make_unique<mpsfw::FieldHalos>(decomposition_, layout_, kHalo, backend_,
                                                  cuda_aware_mpi);
@@ -116,29 +113,15 @@ std::vector<double> WaveSolver::local_u() const { return mpsfw::interior_on_host
 void WaveSolver::diagnose(std::FILE*) { diagnostics_.push_back(measure()); }
 
 void WaveSolver::open_output(const std::string& path) {
-  output_ = std::make_unique<mpsfw::FieldOutput>(path, decomposition_, geometry_of(config_), "wave",
-                                                 mpsfw::OutputMode::Auto,
-                                                 std::vector<std::string>{"u", "u_prev"});
-  write_output();
+  fields_.open_output(path, geometry_of(config_), "wave", step_, time());
 }
 
-void WaveSolver::write_output() {
-  // u and u_prev together: a snapshot is a complete leapfrog state.
-  const std::vector<double> u = mpsfw::interior_on_host(a_, layout_);
-  const std::vector<double> u_prev = mpsfw::interior_on_host(b_, layout_);
-  output_->write(step_, static_cast<double>(step_) * config_.dt, {u.data(), u_prev.data()});
-}
+void WaveSolver::write_output() { fields_.write_output(step_, time()); }
 
-void WaveSolver::close_output() {
-  output_->commit();
-  output_.reset();
-}
+void WaveSolver::close_output() { fields_.close_output(); }
 
 void WaveSolver::write_checkpoint(const std::string& path) {
-  mpsfw::write_grid_checkpoint(
-      path, *params_, step_, static_cast<double>(step_) * config_.dt, {}, decomposition_,
-      {{kSavedU, [&] { return mpsfw::interior_on_host(a_, layout_); }},
-       {kSavedUPrev, [&] { return mpsfw::interior_on_host(b_, layout_); }}});
+  fields_.write_checkpoint(path, *params_, step_, time());
 }
 
 void WaveSolver::settle() {

@@ -21,6 +21,7 @@
 #include <mpsfw/core/device.hpp>
 #include <mpsfw/core/field_layout.hpp>
 #include <mpsfw/core/field_output.hpp>
+#include <mpsfw/core/grid_fields.hpp>
 #include <mpsfw/core/memory.hpp>
 #include <mpsfw/core/params.hpp>
 #include <mpsfw/core/time_loop.hpp>
@@ -75,6 +76,7 @@ class WaveSolver final : public mpsfw::Steppable {
 
  private:
   Diagnostics measure() const;  // collective
+  double time() const { return static_cast<double>(step_) * config_.dt; }
 
   WaveConfig config_;
   const mpsfw::Params* params_;
@@ -84,12 +86,12 @@ class WaveSolver final : public mpsfw::Steppable {
   mpsfw::FieldLayout layout_;
   Coefficients coefficients_;
   mpsfw::Array<double> a_, b_;  // u^n and u^{n-1}; swapped after every step
+  mpsfw::GridFields fields_;    // u in a_, u_prev in b_
   // Declared after the buffers: destroyed before them.
   std::unique_ptr<mpsfw::FieldHalos> halos_;
   mpsfw::PhaseTimers timers_;
   std::vector<Diagnostics> diagnostics_;
   long step_ = 0;
-  std::unique_ptr<mpsfw::FieldOutput> output_;
 };
 
 }  // namespace wave

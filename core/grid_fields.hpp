@@ -1,0 +1,72 @@
+#pragma once
+// A grid workload's fields, declared once: each a name and the array that
+// holds its current value (an Array keeps its identity when its contents are
+// swapped with another's, as a leapfrog's two levels are). From that one
+// declaration come the snapshots (FieldOutput, one dataset and one XDMF
+// attribute per field), the checkpoint (every field as dataset
+// /<group>/<name>) and the restart (an input that holds those datasets, a
+// checkpoint, starts from them on any rank count):
+//   fields_.add("u", &a_);  fields_.add("u_prev", &b_);
+//   if (!fields_.restore(config.input_file)) { ...initial condition... }
+//   open_output(path)      -> fields_.open_output(path, geometry, "wave")
+//   write_output()         -> fields_.write_output(step, time)
+//   close_output()         -> fields_.close_output()
+//   write_checkpoint(path) -> fields_.write_checkpoint(path, params, step, time)
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "decomposition.hpp"
+#include "field_layout.hpp"
+#include "field_output.hpp"
+#include "memory.hpp"
+#include "params.hpp"
+
+namespace mpsfw {
+
+class GridFields {
+ public:
+  // `group`: the input group of the workload ("wave"); the decomposition
+  // outlives this.
+  GridFields(const CartDecomposition& decomposition, FieldLayout layout, std::string group);
+  ~GridFields();
+  GridFields(const GridFields&) = delete;
+  GridFields& operator=(const GridFields&) = delete;
+
+  // `field` (laid out as the layout given) holds field `name` from now on.
+  void add(const std::string& name, Array<double>* field);
+  std::vector<std::string> names() const;
+
+  // Collective: when `input` holds every field's dataset (/<group>/<name>,
+  // the whole grid), each rank's block of each into its field, halo cells
+  // set to `fill`, and true; false when it holds none of them (a fresh
+  // start). Some but not all is an InputError naming the missing one.
+  bool restore(const std::string& input, double fill = 0);
+
+  // Collective: snapshots of every field (FieldOutput): the file at `path`
+  // and its first frame, a frame, the commit.
+  void open_output(const std::string& path, const GridGeometry& geometry, const std::string& solver,
+                   long step, double time);
+  void write_output(long step, double time);
+  void close_output();
+
+  // Collective: a checkpoint at `path` holding `params` (with `overrides`)
+  // and every field (write_grid_checkpoint).
+  void write_checkpoint(const std::string& path, const Params& params, long step, double time,
+                        const std::vector<std::string>& overrides = {}) const;
+
+ private:
+  struct Field {
+    std::string name;
+    Array<double>* array;
+  };
+  std::string dataset_of(const Field& f) const { return "/" + group_ + "/" + f.name; }
+
+  const CartDecomposition& decomposition_;
+  FieldLayout layout_;
+  std::string group_;
+  std::vector<Field> fields_;
+  std::unique_ptr<FieldOutput> output_;
+};
+
+}  // namespace mpsfw
