@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 
 #include "core/atomic_file.hpp"
@@ -135,7 +136,13 @@ Params workload_params(const WorkloadRegistry& workloads, const std::vector<std:
 
 void write_workload_input(const WorkloadRegistry& workloads, const std::string& path,
                           const std::vector<std::string>& sets, const std::string& fallback_solver,
-                          const std::vector<double>& u0, std::array<std::uint64_t, 3> u0_dims) {
+                          bool replace, const std::vector<double>& u0,
+                          std::array<std::uint64_t, 3> u0_dims) {
+  std::error_code ec;
+  if (!replace &&
+      std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found) {
+    throw InputError("'" + path + "' exists; it is replaced only with --force");
+  }
   const std::string solver = solver_of(sets, fallback_solver);
   // Checked before it replaces anything: a refused input leaves the file
   // that was at `path` as it was.

@@ -25,10 +25,11 @@ Params workload_params(const WorkloadRegistry& workloads, const std::vector<std:
 // A valid input for that solver at `path` (with /heat/u0 when `u0` is not
 // empty): written, read back and configured as the solver reads it before
 // it replaces anything at `path`; an invalid one is dropped (the error says
-// why) and the file at `path` stays as it was.
+// why) and the file at `path` stays as it was. Something already at `path` is
+// replaced only with `replace` (--force); else InputError naming it.
 void write_workload_input(const WorkloadRegistry& workloads, const std::string& path,
                           const std::vector<std::string>& sets, const std::string& fallback_solver,
-                          const std::vector<double>& u0 = {},
+                          bool replace, const std::vector<double>& u0 = {},
                           std::array<std::uint64_t, 3> u0_dims = {0, 0, 0});
 
 // One line per attribute and dataset, sorted, with types and values (datasets

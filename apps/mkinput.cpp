@@ -22,10 +22,12 @@ namespace {
 using namespace mpsfw;
 
 const char* kUsage =
-    "usage: mkinput OUT.h5 [--set group.key=value ...] [--u0 ramp|random:SEED]   (heat)\n"
-    "       mkinput OUT.h5 --set solver=NAME [--set group.key=value ...]\n"
+    "usage: mkinput OUT.h5 [--force] [--set group.key=value ...] [--u0 ramp|random:SEED]   "
+    "(heat)\n"
+    "       mkinput OUT.h5 [--force] --set solver=NAME [--set group.key=value ...]\n"
     "       mkinput --describe FILE.h5\n"
     "       mkinput --help | --version\n"
+    "--force replaces an existing OUT.h5 (else it is refused)\n"
     "--u0 (heat) stores a dataset /heat/u0 and sets heat.initial=dataset:\n"
     "  ramp         u0 = (i + 2j + 3k) / (nx + 2ny + 3nz) at cell (i, j, k)\n"
     "  random:SEED  uniform values in [0, 1) from a 64-bit LCG seeded with SEED\n";
@@ -59,10 +61,13 @@ int run(const std::vector<std::string>& args) {
   }
   std::string out, u0_kind;
   std::vector<std::string> sets;
+  bool force = false;
   for (size_t i = 0; i < args.size(); ++i) {
     if ((args[i] == "--set" || args[i] == "--u0") && i + 1 < args.size()) {
       (args[i] == "--set" ? sets.push_back(args[i + 1]) : void(u0_kind = args[i + 1]));
       ++i;
+    } else if (args[i] == "--force") {
+      force = true;
     } else if (args[i] == "--help" || args[i] == "-h") {
       std::fputs(kUsage, stdout);
       return 0;
@@ -80,7 +85,7 @@ int run(const std::vector<std::string>& args) {
   const WorkloadRegistry workloads = builtin_workloads();
   const std::string solver = solver_of(sets, "heat");
   if (u0_kind.empty()) {
-    write_workload_input(workloads, out, sets, "heat");
+    write_workload_input(workloads, out, sets, "heat", force);
   } else {
     if (solver != "heat") throw InputError("--u0 is for heat inputs, not solver=" + solver);
     sets.insert(sets.begin(), "heat.initial=dataset");
@@ -89,7 +94,7 @@ int run(const std::vector<std::string>& args) {
     const Int3 n{static_cast<int>(params.integer("heat.nx")),
                  static_cast<int>(params.integer("heat.ny")),
                  static_cast<int>(params.integer("heat.nz"))};
-    write_workload_input(workloads, out, sets, "heat", make_u0(u0_kind, n),
+    write_workload_input(workloads, out, sets, "heat", force, make_u0(u0_kind, n),
                          {static_cast<std::uint64_t>(n.z), static_cast<std::uint64_t>(n.y),
                           static_cast<std::uint64_t>(n.x)});
   }

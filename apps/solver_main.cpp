@@ -232,7 +232,8 @@ int solver_main(int argc, char** argv, const WorkloadRegistry& workloads,
   if (parsed && !c.write_input.empty()) {
     try {
       const std::vector<std::string> names = workloads.names();
-      write_workload_input(workloads, c.write_input, c.overrides, names.empty() ? "" : names[0]);
+      write_workload_input(workloads, c.write_input, c.overrides, names.empty() ? "" : names[0],
+                           c.force);
       std::printf("wrote %s\n", c.write_input.c_str());
       return 0;
     } catch (const std::exception& e) {

@@ -16,7 +16,7 @@ bench_setup() {
   export OMPI_MCA_rmaps_base_oversubscribe=${OMPI_MCA_rmaps_base_oversubscribe:-1}
   export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1}
   input="$out/input.h5"
-  "$solver" --write-input "$input" --set heat.nx="$3" --set heat.ny="$3" \
+  "$solver" --write-input "$input" --force --set heat.nx="$3" --set heat.ny="$3" \
     --set heat.nz="$3" --set run.steps="$4" --set run.diag_every=0 > /dev/null ||
     { echo "--write-input failed" >&2; exit 1; }
 }

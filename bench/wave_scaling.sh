@@ -15,7 +15,7 @@ mkdir -p "$out"
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1
 for size in $sizes; do
   input=$out/wave_$size.h5
-  "$wave/wave_solver" --write-input "$input" --set wave.nx="$size" --set wave.ny="$size" \
+  "$wave/wave_solver" --write-input "$input" --force --set wave.nx="$size" --set wave.ny="$size" \
     --set wave.nz="$size" --set run.steps="${STEPS:-3000}" > /dev/null || exit 1
   for halo in ${HALO:-auto mpi}; do
     for np in $ranks; do

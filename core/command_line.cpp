@@ -22,7 +22,8 @@ std::string command_line_usage(const std::string& program) {
          "  --output FILE.h5        write field snapshots (and FILE.xmf)\n"
          "  --report FILE.json      write the run report as JSON\n"
          "  --write-input FILE.h5   write a valid input (the solver's template plus --set\n"
-         "                          values, solver=NAME picks the solver) and stop\n"
+         "                          values, solver=NAME picks the solver) and stop; an\n"
+         "                          existing FILE is replaced only with --force\n"
          "  --describe FILE.h5      list every attribute and dataset of an input (a checkpoint\n"
          "                          too) and stop\n"
          "  --help, --version\n"
@@ -71,6 +72,8 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
       o.report_file = value_of(i, "--report");
     } else if (is(a, "--write-input")) {
       o.write_input = value_of(i, "--write-input");
+    } else if (a == "--force") {
+      o.force = true;
     } else if (is(a, "--describe")) {
       o.describe = value_of(i, "--describe");
     } else if (!a.empty() && a[0] == '-') {
@@ -84,6 +87,9 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
   if (!o.write_input.empty() && !o.input.empty()) {
     throw InputError("--write-input writes an input; it takes no input file ('" + o.input + "')\n" +
                      usage);
+  }
+  if (o.force && o.write_input.empty()) {
+    throw InputError("--force is for --write-input (it replaces an existing file)\n" + usage);
   }
   if (!o.describe.empty() && (!o.input.empty() || !o.write_input.empty())) {
     throw InputError("--describe lists one file; it takes no input file or --write-input\n" +

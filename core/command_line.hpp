@@ -13,6 +13,7 @@ struct CommandLine {
   std::vector<std::string> origins;    // what the user typed for each override
   std::string report_file;             // "" = no run.json
   std::string write_input;             // --write-input FILE: write a valid input, run nothing
+  bool force = false;                  // --force: --write-input may replace an existing file
   std::string describe;                // --describe FILE: list an input's contents, run nothing
   bool help = false, version = false;
 };

@@ -44,7 +44,7 @@ while IFS= read -r line || [ -n "$line" ]; do
               exit 1 ;;
   esac
   echo "regenerate.sh: $name <- mkinput ${args[*]}"
-  if ! "$mkinput" "$outdir/$name" "${args[@]}" >/dev/null; then
+  if ! "$mkinput" "$outdir/$name" --force "${args[@]}" >/dev/null; then
     echo "regenerate.sh: error: $manifest:$line_no: mkinput failed for $name" >&2
     exit 1
   fi

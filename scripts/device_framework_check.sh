@@ -61,7 +61,7 @@ if has tests; then
   done
   "$wave/wave_check" > "$out/wave_check.log" 2>&1
   echo "wave_check: exit $?"; tail -5 "$out/wave_check.log"
-  "$wave/wave_solver" --write-input "$out/wave.h5" --set wave.nx=96 --set wave.ny=96 --set wave.nz=96 \
+  "$wave/wave_solver" --write-input "$out/wave.h5" --force --set wave.nx=96 --set wave.ny=96 --set wave.nz=96 \
     --set run.steps=200 > /dev/null || echo "wave --write-input failed"
   for run in "1 auto" "8 auto" "8 mpi"; do
     set -- $run
@@ -110,7 +110,7 @@ if has wavebench; then
 fi
 if has bench; then
   # The wave example beside heat: 1 vs 8 ranks with MPS, 192^3 (strong).
-  "$wave/wave_solver" --write-input "$out/wave_bench.h5" --set wave.nx=192 --set wave.ny=192 \
+  "$wave/wave_solver" --write-input "$out/wave_bench.h5" --force --set wave.nx=192 --set wave.ny=192 \
     --set wave.nz=192 --set run.steps=300 > /dev/null
   for np in 1 8; do
     timeout 120 mpirun -np "$np" "$wave/wave_solver" "$out/wave_bench.h5" --backend cuda --mps on \

@@ -40,10 +40,24 @@ grep -q "unknown option '--bogus'" <<<"$out" || fail "mpsctl --bogus: '$out'"
 work=$(mktemp -d)
 "$mkinput" "$work/in.h5" --set heat.nx=16 >/dev/null || fail "mkinput of a valid input failed"
 cp "$work/in.h5" "$work/before.h5"
-out=$("$mkinput" "$work/in.h5" --set heat.dt=10 2>&1) && fail "mkinput accepted an unstable heat.dt"
+out=$("$mkinput" "$work/in.h5" --force --set heat.dt=10 2>&1) && fail "mkinput accepted an unstable heat.dt"
 grep -qF "$work/in.h5: attribute /heat/dt" <<<"$out" || fail "mkinput heat.dt=10: '$out' does not name the file and attribute"
 cmp -s "$work/in.h5" "$work/before.h5" || fail "a refused mkinput changed or removed the existing $work/in.h5"
 [ -e "$work/in.h5.partial" ] && fail "a refused mkinput left $work/in.h5.partial"
+# Neither mkinput nor --write-input replaces an existing file without --force.
+for writer in "$mkinput $work/in.h5" "$solver --write-input $work/in.h5"; do
+  # shellcheck disable=SC2086  # the program and its first arguments
+  out=$($writer --set heat.nx=20 2>&1) && fail "$writer replaced an existing file without --force"
+  grep -qF "'$work/in.h5' exists; it is replaced only with --force" <<<"$out" ||
+    fail "$writer over an existing file: '$out' does not name it and --force"
+  cmp -s "$work/in.h5" "$work/before.h5" || fail "$writer without --force changed $work/in.h5"
+  # shellcheck disable=SC2086
+  $writer --force --set heat.nx=20 >/dev/null 2>&1 || fail "$writer --force failed"
+  cmp -s "$work/in.h5" "$work/before.h5" && fail "$writer --force left $work/in.h5 as it was"
+  cp "$work/before.h5" "$work/in.h5"
+done
+out=$("$solver" "$work/in.h5" --force 2>&1) && fail "solver accepted --force without --write-input"
+grep -q "\-\-force is for --write-input" <<<"$out" || fail "solver --force alone: '$out'"
 rm -rf "$work"
 
 if [ "$failures" -eq 0 ]; then echo "version and mpsctl options: ok"; fi
