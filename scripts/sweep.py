@@ -395,6 +395,8 @@ def main():
     p.add_argument("--nodes", type=int, default=int(os.environ.get("SLURM_NNODES", "1")),
                    help="nodes to spread ranks over (srun; default $SLURM_NNODES or 1)")
     p.add_argument("--launcher", choices=["mpirun", "srun"], default="mpirun")
+    p.add_argument("--srun-mpi", default="pmix",
+                   help="srun's --mpi plugin with --launcher srun (default pmix)")
     p.add_argument("--solver", default=os.path.join(ROOT, "build", "default", "apps", "solver"))
     p.add_argument("--set", action="append", default=[], help="group.key=value for every run")
     p.add_argument("--timeout", type=float, default=600, help="seconds one run may take")
@@ -419,7 +421,7 @@ def main():
     per_node = max(gpus, 1)
     if args.launcher == "srun":
         # A rank that exits with an error ends the step's other ranks (slurm/README.md).
-        launcher_cmd = lambda n: ["srun", "--mpi=pmix", "--kill-on-bad-exit=1",
+        launcher_cmd = lambda n: ["srun", "--mpi=" + args.srun_mpi, "--kill-on-bad-exit=1",
                                   "-N", str(min(args.nodes, n)), "-n", str(n)]
     else:
         launcher_cmd = lambda n: ["mpirun", "--oversubscribe", "-np", str(n)]

@@ -240,5 +240,17 @@ else
   scancel "$job" 2>/dev/null
 fi
 
+# srun's MPI plugin comes from MPSFW_SRUN_MPI: one srun does not know fails
+# the job, and its log names it.
+job=$(MPSFW_SRUN_MPI=no_such_plugin sbatch --parsable --chdir="$work/bound" --ntasks-per-node=2 \
+  --time=10 --output="$work/bound/plugin.out" "$repo/slurm/run.sbatch" "${heat[@]}")
+if wait_job "$job" 60 FAILED COMPLETED CANCELLED && [ "$(job_field "$job" JobState)" = FAILED ] &&
+   grep -q "no_such_plugin" "$work/bound/plugin.out"; then
+  pass "MPSFW_SRUN_MPI reaches srun (--mpi=no_such_plugin: FAILED, named in the log)"
+else
+  fail "MPSFW_SRUN_MPI: job $job $(job_field "$job" JobState): $(tail -3 "$work/bound/plugin.out" 2>/dev/null)"
+  scancel "$job" 2>/dev/null
+fi
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
