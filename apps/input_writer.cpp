@@ -10,6 +10,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/h5_io.hpp"
+#include "core/number_text.hpp"
 #include "core/param_attributes.hpp"
 
 namespace mpsfw {
@@ -58,15 +59,13 @@ std::uint64_t hash_doubles(const std::vector<double>& v) {
 void describe_group(hid_t group, const std::string& path, std::vector<std::string>* lines) {
   for (const std::string& a : h5::attribute_names(group)) {
     const h5::Scalar s = h5::read_scalar(group, a);
-    char value[64];
     std::string text;
     switch (s.kind) {
       case h5::Scalar::Kind::Integer:
         text = std::to_string(s.integer);
         break;
       case h5::Scalar::Kind::Real:
-        std::snprintf(value, sizeof value, "%.17g", s.real);
-        text = value;
+        text = exact_number(s.real);
         break;
       case h5::Scalar::Kind::Text:
         text = "\"" + s.text + "\"";

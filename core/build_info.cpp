@@ -6,6 +6,7 @@
 #include <string>
 
 #include "backend.hpp"
+#include "kokkos_runtime.hpp"
 
 namespace mpsfw {
 
@@ -20,7 +21,8 @@ std::string build_description(const std::string& program) {
   } else {
     d += "  CUDA      off (host backend only)\n";
   }
-  d += "  Kokkos    not built in\n";
+  d += built_with_kokkos() ? "  Kokkos    on, " + kokkos_description() + "\n"
+                           : std::string("  Kokkos    not built in\n");
   unsigned major = 0, minor = 0, release = 0;
   H5get_libversion(&major, &minor, &release);
   d += "  HDF5      " + std::to_string(major) + "." + std::to_string(minor) + "." +

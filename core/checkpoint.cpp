@@ -12,6 +12,7 @@
 #include "error.hpp"
 #include "h5_io.hpp"
 #include "mpi_check.hpp"
+#include "number_text.hpp"
 #include "param_attributes.hpp"
 
 namespace mpsfw {
@@ -134,9 +135,7 @@ void write_checkpoint_file(const std::string& path, const Params& params, long s
         [&] {
           Params saved = params;
           saved.apply_override("step=" + std::to_string(step), "checkpoint");
-          char exact[40];
-          std::snprintf(exact, sizeof exact, "%.17g", time);
-          saved.apply_override(std::string("time=") + exact, "checkpoint");
+          saved.apply_override("time=" + exact_number(time), "checkpoint");
           // Where a run writes is not kept: the resumed run is told again.
           saved.apply_override("run.output_file=", "checkpoint");
           saved.apply_override("run.checkpoint_file=", "checkpoint");

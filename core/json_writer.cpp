@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "number_text.hpp"
+
 namespace mpsfw {
 
 std::string json_escape(const std::string& s) {
@@ -80,9 +82,7 @@ JsonWriter& JsonWriter::value(const std::string& key, double v) {
   if (!std::isfinite(v)) {
     out_ += "null";  // JSON has no inf/nan
   } else {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    out_ += buf;
+    out_ += exact_number(v);
   }
   return *this;
 }

@@ -17,6 +17,7 @@
 #include "core/error.hpp"
 #include "core/h5_io.hpp"
 #include "core/mpi_check.hpp"
+#include "core/number_text.hpp"
 #include "core/xdmf_writer.hpp"
 
 namespace mpsfw::md {
@@ -265,9 +266,7 @@ void write_checkpoint(const std::string& path, const Params& params, const MdCon
 
   std::vector<std::string> overrides = {"md.initial=dataset"};
   for (int d = 0; d < 3; ++d) {
-    char exact[64];
-    std::snprintf(exact, sizeof exact, "md.box_%s=%.17g", kAxis[d], c.box[d]);
-    overrides.push_back(exact);
+    overrides.push_back(std::string("md.box_") + kAxis[d] + "=" + exact_number(c.box[d]));
   }
   // Rank 0 gathered the atoms (sorted by id) and writes them alone.
   write_checkpoint_file(path, params, step, time, overrides, comm, [&](const std::string& partial) {

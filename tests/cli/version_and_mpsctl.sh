@@ -5,7 +5,7 @@
 # was expected, before anything is started.
 #   tests/cli/version_and_mpsctl.sh SOLVER MKINPUT MPSCTL
 set -uo pipefail
-solver=$1 mkinput=$2 mpsctl=$3
+solver=$1 mkinput=$2 mpsctl=$3 kokkos=${4:-0}  # kokkos: 1 when the build has the Kokkos backend
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
@@ -14,6 +14,12 @@ for program in "$solver" "$mkinput" "$mpsctl"; do
   for part in "mpsfw " "revision " "CUDA " "Kokkos " "HDF5 " "MPI "; do
     grep -q "$part" <<<"$out" || fail "$(basename "$program") --version lacks '$part': $out"
   done
+  # What is built, not a fixed line: the Kokkos backend where it is.
+  if [ "$kokkos" = 1 ]; then
+    grep -q "Kokkos    on, Kokkos [0-9]" <<<"$out" || fail "$(basename "$program") --version does not say Kokkos is built: $out"
+  else
+    grep -q "Kokkos    not built in" <<<"$out" || fail "$(basename "$program") --version: $out"
+  fi
   grep -q "revision unknown" <<<"$out" && git -C "$(dirname "$0")" rev-parse >/dev/null 2>&1 &&
     fail "$(basename "$program") --version has no revision inside a checkout"
 done
@@ -40,6 +46,9 @@ grep -q "unknown option '--bogus'" <<<"$out" || fail "mpsctl --bogus: '$out'"
 work=$(mktemp -d)
 "$mkinput" "$work/in.h5" --set heat.nx=16 >/dev/null || fail "mkinput of a valid input failed"
 cp "$work/in.h5" "$work/before.h5"
+# Doubles as the shortest exact text (0.1, not 0.10000000000000001).
+"$mkinput" --describe "$work/in.h5" | grep -qx 'attribute /heat/dt (64-bit float) = 0.1' ||
+  fail "mkinput --describe does not print heat.dt as 0.1: $("$mkinput" --describe "$work/in.h5" | grep /heat/dt)"
 out=$("$mkinput" "$work/in.h5" --force --set heat.dt=10 2>&1) && fail "mkinput accepted an unstable heat.dt"
 grep -qF "$work/in.h5: attribute /heat/dt" <<<"$out" || fail "mkinput heat.dt=10: '$out' does not name the file and attribute"
 cmp -s "$work/in.h5" "$work/before.h5" || fail "a refused mkinput changed or removed the existing $work/in.h5"
