@@ -36,5 +36,16 @@ TEST(NumberText, JsonWritesTheShortestExactText) {
   EXPECT_EQ(json_of(std::nan("")), "null");  // JSON has no NaN
 }
 
+// Strings: valid UTF-8 stays as it is, a byte that is not UTF-8 (a path in
+// Latin-1) becomes \u00XX, so a JSON parser reads the file.
+TEST(JsonText, NonUtf8BytesAreEscapedValidUtf8Kept) {
+  EXPECT_EQ(json_escape("caf\xc3\xa9/\xe2\x82\xac"), "\"caf\xc3\xa9/\xe2\x82\xac\"");
+  EXPECT_EQ(json_escape("caf\xe9.h5"), "\"caf\\u00e9.h5\"");
+  EXPECT_EQ(json_escape("\xc3"), "\"\\u00c3\"");                        // cut short
+  EXPECT_EQ(json_escape("\xc0\xaf"), "\"\\u00c0\\u00af\"");             // overlong '/'
+  EXPECT_EQ(json_escape("\xed\xa0\x80"), "\"\\u00ed\\u00a0\\u0080\"");  // a surrogate
+  EXPECT_EQ(json_escape("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\u0001\"");
+}
+
 }  // namespace
 }  // namespace mpsfw
