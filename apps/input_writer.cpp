@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <sstream>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/h5_io.hpp"
+#include "core/input_file.hpp"
 #include "core/number_text.hpp"
 #include "core/param_attributes.hpp"
 
@@ -108,6 +110,44 @@ std::string describe_input_file(const std::string& path) {
   std::sort(lines.begin(), lines.end());
   std::string out;
   for (const std::string& l : lines) out += l + "\n";
+  return out;
+}
+
+std::string describe_input_as_deck(const std::string& path) {
+  const InputAttributes input = read_input_attributes(path);
+  std::string out = "# " + path + " as --set lines (--set-file); the command line's --set wins\n";
+  std::vector<std::string> lines;
+  for (const auto& [group, attributes] : input.groups) {
+    for (const auto& [name, s] : attributes) {
+      const std::string key = group.empty() ? name : group + "." + name;
+      std::string value;
+      switch (s.kind) {
+        case h5::Scalar::Kind::Integer:
+          value = std::to_string(s.integer);
+          break;
+        case h5::Scalar::Kind::Real:
+          value = exact_number(s.real);
+          break;
+        case h5::Scalar::Kind::Text:
+          value = s.text;
+          break;
+        case h5::Scalar::Kind::Other:
+          lines.push_back("# " + key + ": a " + s.type_name + ", not a key a deck can set");
+          continue;
+      }
+      // The solver first: it decides the schema of every other line.
+      if (key == "solver") {
+        out += key + "=" + value + "\n";
+      } else {
+        lines.push_back(key + "=" + value);
+      }
+    }
+  }
+  for (const std::string& l : lines) out += l + "\n";
+  std::istringstream described(describe_input_file(path));
+  for (std::string line; std::getline(described, line);) {
+    if (line.rfind("dataset ", 0) == 0) out += "# " + line + " (stays in " + path + ")\n";
+  }
   return out;
 }
 

@@ -35,5 +35,10 @@ void write_workload_input(const WorkloadRegistry& workloads, const std::string& 
 // One line per attribute and dataset, sorted, with types and values (datasets
 // as shape plus a hash of their bytes): equal texts mean equal contents.
 std::string describe_input_file(const std::string& path);
+// The same input as a deck for --set-file: one group.key=value line per
+// attribute (the root's solver first), values as --set takes them (numbers
+// exact), datasets as comments (a deck holds scalars only). Written out with
+// --write-input --set-file, it gives an input whose attributes are the same.
+std::string describe_input_as_deck(const std::string& path);
 
 }  // namespace mpsfw

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/build_info.hpp"
+#include "core/command_line.hpp"
 #include "core/error.hpp"
 #include "core/params.hpp"
 #include "input_writer.hpp"
@@ -25,9 +26,11 @@ const char* kUsage =
     "usage: mkinput OUT.h5 [--force] [--set group.key=value ...] [--u0 ramp|random:SEED]   "
     "(heat)\n"
     "       mkinput OUT.h5 [--force] --set solver=NAME [--set group.key=value ...]\n"
-    "       mkinput --describe FILE.h5\n"
+    "       mkinput --describe FILE.h5 [--as-set]\n"
     "       mkinput --help | --version\n"
     "--force replaces an existing OUT.h5 (else it is refused)\n"
+    "--set-file DECK.txt: --set lines from a file (key=value a line, # comments); --set wins\n"
+    "--describe --as-set prints FILE.h5 as such a deck\n"
     "--u0 (heat) stores a dataset /heat/u0 and sets heat.initial=dataset:\n"
     "  ramp         u0 = (i + 2j + 3k) / (nx + 2ny + 3nz) at cell (i, j, k)\n"
     "  random:SEED  uniform values in [0, 1) from a 64-bit LCG seeded with SEED\n";
@@ -55,15 +58,22 @@ std::vector<double> make_u0(const std::string& kind, Int3 n) {
 }
 
 int run(const std::vector<std::string>& args) {
-  if (args.size() == 2 && args[0] == "--describe") {
-    std::fputs(describe_input_file(args[1]).c_str(), stdout);
+  if ((args.size() == 2 || args.size() == 3) && args[0] == "--describe") {
+    const bool as_set = args.size() == 3 && args[2] == "--as-set";
+    if (args.size() == 3 && !as_set)
+      throw InputError("unexpected argument '" + args[2] + "'\n" + kUsage);
+    std::fputs((as_set ? describe_input_as_deck(args[1]) : describe_input_file(args[1])).c_str(),
+               stdout);
     return 0;
   }
   std::string out, u0_kind;
-  std::vector<std::string> sets;
+  std::vector<std::string> sets, deck;  // --set-file lines: the command line's --set wins
   bool force = false;
   for (size_t i = 0; i < args.size(); ++i) {
-    if ((args[i] == "--set" || args[i] == "--u0") && i + 1 < args.size()) {
+    if (args[i] == "--set-file" && i + 1 < args.size()) {
+      std::vector<std::string> origins;
+      read_deck(args[++i], &deck, &origins);
+    } else if ((args[i] == "--set" || args[i] == "--u0") && i + 1 < args.size()) {
       (args[i] == "--set" ? sets.push_back(args[i + 1]) : void(u0_kind = args[i + 1]));
       ++i;
     } else if (args[i] == "--force") {
@@ -81,6 +91,7 @@ int run(const std::vector<std::string>& args) {
     }
   }
   if (out.empty()) throw InputError(std::string("no output file given\n") + kUsage);
+  sets.insert(sets.begin(), deck.begin(), deck.end());
 
   const WorkloadRegistry workloads = builtin_workloads();
   const std::string solver = solver_of(sets, "heat");

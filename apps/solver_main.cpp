@@ -222,7 +222,9 @@ int solver_main(int argc, char** argv, const WorkloadRegistry& workloads,
   }
   if (parsed && !c.describe.empty()) {
     try {
-      std::fputs(describe_input_file(c.describe).c_str(), stdout);
+      const std::string text =
+          c.as_set ? describe_input_as_deck(c.describe) : describe_input_file(c.describe);
+      std::fputs(text.c_str(), stdout);
       return 0;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "mpsfw: error: %s\n", e.what());

@@ -1,5 +1,6 @@
 #include "command_line.hpp"
 
+#include <fstream>
 #include <utility>
 
 #include "error.hpp"
@@ -10,6 +11,8 @@ std::string command_line_usage(const std::string& program) {
   return "usage: mpirun -np N " + program +
          " INPUT.h5 [options]\n"
          "  --set group.key=value   override a scalar of the input file (repeatable)\n"
+         "  --set-file DECK.txt     --set lines from a file (key=value a line, # comments);\n"
+         "                          --set on the command line wins\n"
          "  --backend auto|cuda|host|kokkos  where to compute (default: the input's run.backend)\n"
          "  --halo auto|mpi|ipc|same-gpu  halos (heat) and ghost atoms (md) between ranks on one\n"
          "                          GPU or peer GPUs copied device to device (CUDA IPC) or\n"
@@ -25,7 +28,7 @@ std::string command_line_usage(const std::string& program) {
          "                          values, solver=NAME picks the solver) and stop; an\n"
          "                          existing FILE is replaced only with --force\n"
          "  --describe FILE.h5      list every attribute and dataset of an input (a checkpoint\n"
-         "                          too) and stop\n"
+         "                          too) and stop; with --as-set, as a deck for --set-file\n"
          "  --help, --version\n"
          "The input format is described in docs/input-format.md.\n";
 }
@@ -46,6 +49,7 @@ static const char* key_set_by(const std::string& arg) {
 CommandLine parse_command_line(const std::vector<std::string>& args, const std::string& program) {
   const std::string usage = command_line_usage(program);
   CommandLine o;
+  std::vector<std::string> deck, deck_origins;  // --set-file lines: the command line wins
   const auto value_of = [&](size_t& i, const std::string& flag) -> std::string {
     const std::string& a = args[i];
     if (a.size() > flag.size() && a[flag.size()] == '=') return a.substr(flag.size() + 1);
@@ -72,6 +76,10 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
       o.report_file = value_of(i, "--report");
     } else if (is(a, "--write-input")) {
       o.write_input = value_of(i, "--write-input");
+    } else if (is(a, "--set-file")) {
+      read_deck(value_of(i, "--set-file"), &deck, &deck_origins);
+    } else if (a == "--as-set") {
+      o.as_set = true;
     } else if (a == "--force") {
       o.force = true;
     } else if (is(a, "--describe")) {
@@ -88,6 +96,11 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
     throw InputError("--write-input writes an input; it takes no input file ('" + o.input + "')\n" +
                      usage);
   }
+  o.overrides.insert(o.overrides.begin(), deck.begin(), deck.end());
+  o.origins.insert(o.origins.begin(), deck_origins.begin(), deck_origins.end());
+  if (o.as_set && o.describe.empty()) {
+    throw InputError("--as-set is for --describe (it prints the input as a deck)\n" + usage);
+  }
   if (o.force && o.write_input.empty()) {
     throw InputError("--force is for --write-input (it replaces an existing file)\n" + usage);
   }
@@ -99,6 +112,29 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
     throw InputError("no input file given\n" + usage);
   }
   return o;
+}
+
+void read_deck(const std::string& path, std::vector<std::string>* overrides,
+               std::vector<std::string>* origins) {
+  std::ifstream in(path);
+  if (!in) throw InputError("--set-file " + path + ": cannot be read");
+  const auto trimmed = [](const std::string& s) {
+    const size_t a = s.find_first_not_of(" \t\r"), b = s.find_last_not_of(" \t\r");
+    return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+  };
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const std::string text = trimmed(line);
+    if (text.empty() || text[0] == '#') continue;
+    const size_t eq = text.find('=');
+    const std::string where = path + ":" + std::to_string(number);
+    if (eq == std::string::npos || trimmed(text.substr(0, eq)).empty()) {
+      throw InputError(where + ": expected group.key=value, got '" + text + "'");
+    }
+    overrides->push_back(trimmed(text.substr(0, eq)) + "=" + trimmed(text.substr(eq + 1)));
+    origins->push_back(where);
+  }
+  if (in.bad()) throw InputError("--set-file " + path + ": reading failed");
 }
 
 }  // namespace mpsfw

@@ -15,6 +15,7 @@ struct CommandLine {
   std::string write_input;             // --write-input FILE: write a valid input, run nothing
   bool force = false;                  // --force: --write-input may replace an existing file
   std::string describe;                // --describe FILE: list an input's contents, run nothing
+  bool as_set = false;                 // --as-set: --describe prints a deck of key=value lines
   bool help = false, version = false;
 };
 
@@ -26,5 +27,13 @@ CommandLine parse_command_line(const std::vector<std::string>& args,
                                const std::string& program = "solver");
 
 std::string command_line_usage(const std::string& program = "solver");
+
+// A deck (--set-file FILE): one group.key=value a line, as --set takes it
+// (spaces around '=' allowed), blank lines and lines starting with '#'
+// skipped. Appends the overrides to `overrides` and "FILE:LINE" to
+// `origins`. Throws InputError naming the file (and the line) when it cannot
+// be read or a line is not key=value.
+void read_deck(const std::string& path, std::vector<std::string>* overrides,
+               std::vector<std::string>* origins);
 
 }  // namespace mpsfw

@@ -65,6 +65,27 @@ for writer in "$mkinput $work/in.h5" "$solver --write-input $work/in.h5"; do
   cmp -s "$work/in.h5" "$work/before.h5" && fail "$writer --force left $work/in.h5 as it was"
   cp "$work/before.h5" "$work/in.h5"
 done
+# Decks: describe -> deck -> write round-trips (an MD input, every key), lines
+# skip comments and blanks, the command line's --set wins, a bad line is named.
+"$mkinput" "$work/md.h5" --set solver=md --set md.cells_x=5 --set md.dt=0.004 >/dev/null ||
+  fail "mkinput md.h5"
+"$mkinput" --describe "$work/md.h5" --as-set > "$work/md.deck" || fail "mkinput --describe --as-set"
+"$solver" --write-input "$work/again.h5" --set-file "$work/md.deck" >/dev/null ||
+  fail "--write-input --set-file of a described deck failed"
+cmp -s <("$mkinput" --describe "$work/md.h5") <("$mkinput" --describe "$work/again.h5") ||
+  fail "describe -> deck -> write did not give the same input"
+printf '# a deck\n\nrun.steps = 7\nheat.nx=12\n' > "$work/small.deck"
+"$mkinput" "$work/small.h5" --set-file "$work/small.deck" --set run.steps=9 >/dev/null ||
+  fail "mkinput --set-file"
+"$mkinput" --describe "$work/small.h5" | grep -qx 'attribute /heat/nx (64-bit integer) = 12' ||
+  fail "the deck's heat.nx=12 did not reach the input"
+"$mkinput" --describe "$work/small.h5" | grep -qx 'attribute /run/steps (64-bit integer) = 9' ||
+  fail "the command line's run.steps=9 did not win over the deck's 7"
+printf 'heat.nx=12\nno equals sign\n' > "$work/bad.deck"
+out=$("$solver" --write-input "$work/bad.h5" --set-file "$work/bad.deck" 2>&1) &&
+  fail "a deck line without '=' was accepted"
+grep -qF "$work/bad.deck:2: expected group.key=value, got 'no equals sign'" <<<"$out" ||
+  fail "a bad deck line: '$out' does not name the file and line"
 out=$("$solver" "$work/in.h5" --force 2>&1) && fail "solver accepted --force without --write-input"
 grep -q "\-\-force is for --write-input" <<<"$out" || fail "solver --force alone: '$out'"
 rm -rf "$work"
