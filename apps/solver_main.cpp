@@ -79,6 +79,26 @@ void check_outputs(const Session& session, const Params& params, const Workload&
   }
 }
 
+// Every key of the inputs of `only` (all registered solvers when empty): the
+// shared ones once (root, /run, /mps), then each solver's own.
+std::string list_keys(const WorkloadRegistry& workloads, const std::string& only) {
+  std::vector<std::string> names = workloads.names();
+  if (!only.empty()) names = {workloads.find(only, "--list-keys=" + only).name};
+  const auto line = [](const ParamSpec& s) {
+    const std::string value =
+        s.required ? "required" : "default " + (s.fallback.empty() ? "\"\"" : s.fallback);
+    return "  " + s.name() + "  " + value + "; " + s.expected() + "\n";
+  };
+  std::string out = "Keys every input has (root, /run) and /mps:\n";
+  for (const ParamSpec& s : input_schema(workloads.names(), {})) out += line(s);
+  for (const ParamSpec& s : mps::mps_schema()) out += line(s);
+  for (const std::string& name : names) {
+    out += "Keys of solver = " + name + ":\n";
+    for (const ParamSpec& s : workloads.find(name, "--list-keys").keys()) out += line(s);
+  }
+  return out;
+}
+
 struct Prepared {
   const WorkloadSpec* spec = nullptr;
   std::unique_ptr<Workload> workload;
@@ -219,6 +239,15 @@ int solver_main(int argc, char** argv, const WorkloadRegistry& workloads,
     c = parse_command_line(std::vector<std::string>(argv + 1, argv + argc), program);
   } catch (const std::exception&) {
     parsed = false;
+  }
+  if (parsed && c.list_keys) {
+    try {
+      std::fputs(list_keys(workloads, c.list_keys_of).c_str(), stdout);
+      return 0;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "mpsfw: error: %s\n", e.what());
+      return 1;
+    }
   }
   if (parsed && !c.describe.empty()) {
     try {

@@ -29,6 +29,8 @@ std::string command_line_usage(const std::string& program) {
          "                          existing FILE is replaced only with --force\n"
          "  --describe FILE.h5      list every attribute and dataset of an input (a checkpoint\n"
          "                          too) and stop; with --as-set, as a deck for --set-file\n"
+         "  --list-keys[=NAME]      every key an input may hold (type, default, range,\n"
+         "                          meaning), of solver NAME or of all, and stop\n"
          "  --help, --version\n"
          "The input format is described in docs/input-format.md.\n";
 }
@@ -78,6 +80,9 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
       o.write_input = value_of(i, "--write-input");
     } else if (is(a, "--set-file")) {
       read_deck(value_of(i, "--set-file"), &deck, &deck_origins);
+    } else if (a == "--list-keys" || a.rfind("--list-keys=", 0) == 0) {
+      o.list_keys = true;
+      if (a != "--list-keys") o.list_keys_of = a.substr(std::string("--list-keys=").size());
     } else if (a == "--as-set") {
       o.as_set = true;
     } else if (a == "--force") {
@@ -108,7 +113,8 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
     throw InputError("--describe lists one file; it takes no input file or --write-input\n" +
                      usage);
   }
-  if (o.input.empty() && o.write_input.empty() && o.describe.empty() && !o.help && !o.version) {
+  if (o.input.empty() && o.write_input.empty() && o.describe.empty() && !o.list_keys && !o.help &&
+      !o.version) {
     throw InputError("no input file given\n" + usage);
   }
   return o;

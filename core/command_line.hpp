@@ -16,6 +16,8 @@ struct CommandLine {
   bool force = false;                  // --force: --write-input may replace an existing file
   std::string describe;                // --describe FILE: list an input's contents, run nothing
   bool as_set = false;                 // --as-set: --describe prints a deck of key=value lines
+  bool list_keys = false;              // --list-keys[=NAME]: every key of the input, run nothing
+  std::string list_keys_of;            // NAME: only that solver's (and the shared ones)
   bool help = false, version = false;
 };
 
