@@ -12,7 +12,13 @@ get_property(_mpsfw_exported GLOBAL PROPERTY MPSFW_EXPORTED_TARGETS)
 install(TARGETS ${_mpsfw_exported} EXPORT mpsfwTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(TARGETS solver mkinput mpsctl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# Installed under names that cannot clash on a shared PATH (a module system
+# puts many packages' bin/ together): mpsfw-solver, mpsfw-mkinput,
+# mpsfw-mpsctl. In the build tree they keep their short names.
+foreach(_program solver mkinput mpsctl)
+  install(PROGRAMS $<TARGET_FILE:${_program}> DESTINATION ${CMAKE_INSTALL_BINDIR}
+          RENAME mpsfw-${_program})
+endforeach()
 
 foreach(_dir core mps solvers apps)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mpsfw/${_dir}
@@ -28,4 +34,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/mpsfwConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/mpsfwConfig.cmake ${PROJECT_BINARY_DIR}/mpsfwConfigVersion.cmake
         DESTINATION ${MPSFW_INSTALL_CMAKEDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/mpsfw)
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/README.md
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/mpsfw)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/mpsfw
+        FILES_MATCHING PATTERN "*.md")

@@ -3,6 +3,7 @@
 #include <hdf5.h>
 #include <mpi.h>
 
+#include <filesystem>
 #include <string>
 
 #include "backend.hpp"
@@ -11,6 +12,16 @@
 namespace mpsfw {
 
 const char* version() { return MPSFW_VERSION; }
+
+std::string docs_location() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const std::filesystem::path installed = exe.parent_path().parent_path() / MPSFW_INSTALLED_DOCS;
+    if (std::filesystem::exists(installed / "input-format.md", ec)) return installed.string();
+  }
+  return MPSFW_SOURCE_DOCS;
+}
 
 std::string build_description(const std::string& program) {
   std::string d = program + " (mpsfw " + version() + ", revision " + build_revision() + ")\n";

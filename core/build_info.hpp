@@ -11,5 +11,9 @@ const char* build_revision();  // `git describe` when the build ran; "unknown" o
 // HDF5 (version, parallel or serial), the MPI library, the compiler. Needs no
 // MPI_Init.
 std::string build_description(const std::string& program);
+// Where the documentation is: <prefix>/share/doc/mpsfw beside an installed
+// program (found from the program's own path, wherever it was installed),
+// else the source tree's docs/.
+std::string docs_location();
 
 }  // namespace mpsfw

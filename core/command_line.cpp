@@ -3,6 +3,7 @@
 #include <fstream>
 #include <utility>
 
+#include "build_info.hpp"
 #include "error.hpp"
 
 namespace mpsfw {
@@ -32,7 +33,8 @@ std::string command_line_usage(const std::string& program) {
          "  --list-keys[=NAME]      every key an input may hold (type, default, range,\n"
          "                          meaning), of solver NAME or of all, and stop\n"
          "  --help, --version\n"
-         "The input format is described in docs/input-format.md.\n";
+         "The input format is described in " +
+         docs_location() + "/input-format.md (the documentation: " + docs_location() + ").\n";
 }
 
 // The key an option overrides ("" for --set itself), or nullptr.
