@@ -9,6 +9,7 @@ class Mpsfw(CMakePackage, CudaPackage):
     GPUs, with NVIDIA MPS brought up, capped and verified from inside the job;
     a 3D heat and a Lennard-Jones MD solver on it."""
 
+    # EDIT: where your site gets mpsfw from (the project has no public home yet).
     homepage = "https://github.com/mpsfw/mpsfw"
     git = "https://github.com/mpsfw/mpsfw.git"
     license("BSD-3-Clause")
