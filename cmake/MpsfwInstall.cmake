@@ -26,6 +26,10 @@ foreach(_dir core mps solvers apps)
 endforeach()
 
 install(EXPORT mpsfwTargets NAMESPACE mpsfw:: DESTINATION ${MPSFW_INSTALL_CMAKEDIR})
+set(_mpsfw_shared OFF)
+if(BUILD_SHARED_LIBS)
+  set(_mpsfw_shared ON)
+endif()
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/mpsfwConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/mpsfwConfig.cmake
                               INSTALL_DESTINATION ${MPSFW_INSTALL_CMAKEDIR})

@@ -4,6 +4,7 @@
 
 #include "checkpoint.hpp"
 #include "error.hpp"
+#include "mpi_check.hpp"
 #include "progress.hpp"
 #include "stop_request.hpp"
 
@@ -22,7 +23,7 @@ void run_time_loop(Steppable& state, std::FILE* progress) {
   const RunConfig& run = *setup.run;
   PhaseTimers& timers = *setup.timers;
   int rank = 0;
-  MPI_Comm_rank(setup.comm, &rank);
+  MPSFW_MPI_CHECK(MPI_Comm_rank(setup.comm, &rank));
   std::FILE* out = rank == 0 ? progress : nullptr;
 
   state.begin(out);

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # BUILD_SHARED_LIBS=ON: mpsfw configured from its source as shared libraries
-# (host backend: no CUDA, no Kokkos, no tests, to keep it short), built,
+# (with CUDA as this build has it; no Kokkos, no tests, no benchmarks), built,
 # installed into a fresh prefix; the consumer of install.find_package built
-# against it and run at 2 ranks, its program linked to the installed
-# libmpsfw_*.so, and the installed mpsfw-solver running the heat example.
+# against it with the CUDA toolkit hidden from CMake (a host-only solver
+# needs none: the shared libmpsfw_core holds the runtime) and run at 2 ranks,
+# its program linked to the installed libmpsfw_*.so, and the installed
+# mpsfw-solver running the heat example.
 #
 #   tests/install/test_shared_libs.sh --build DIR --mpiexec PATH [--work DIR]
 here=$(cd "$(dirname "$0")" && pwd)
@@ -11,7 +13,8 @@ repo=$(cd "$here/../.." && pwd)
 source "$here/install_lib.sh" "$@"
 prefix=$WORK/prefix
 
-cmake -S "$repo" -B "$WORK/build" -DBUILD_SHARED_LIBS=ON -DMPSFW_ENABLE_CUDA=OFF \
+cuda=$(sed -n 's/^MPSFW_ENABLE_CUDA:BOOL=//p' "$BUILD/CMakeCache.txt")
+cmake -S "$repo" -B "$WORK/build" -DBUILD_SHARED_LIBS=ON -DMPSFW_ENABLE_CUDA="${cuda:-OFF}" \
       -DMPSFW_ENABLE_KOKKOS=OFF -DMPSFW_BUILD_TESTS=OFF -DMPSFW_BUILD_BENCH=OFF \
       -DCMAKE_BUILD_TYPE=Release > "$WORK/configure.log" 2>&1 || { tail -30 "$WORK/configure.log"; fail "configure with BUILD_SHARED_LIBS=ON"; }
 cmake --build "$WORK/build" -j 2 > "$WORK/build.log" 2>&1 || { tail -40 "$WORK/build.log"; fail "build with BUILD_SHARED_LIBS=ON"; }
@@ -22,7 +25,7 @@ done
 ls "$prefix"/lib*/libmpsfw_*.a >/dev/null 2>&1 && fail "static libraries installed by a shared build"
 
 cmake -S "$here/consumer" -B "$WORK/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
-      -DCMAKE_BUILD_TYPE=Release > "$WORK/consumer-configure.log" 2>&1 || { cat "$WORK/consumer-configure.log"; fail "configure the consumer against the shared mpsfw"; }
+      -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DCMAKE_BUILD_TYPE=Release > "$WORK/consumer-configure.log" 2>&1 || { cat "$WORK/consumer-configure.log"; fail "configure the consumer against the shared mpsfw"; }
 cmake --build "$WORK/consumer" -j 2 > "$WORK/consumer-build.log" 2>&1 || { tail -30 "$WORK/consumer-build.log"; fail "build the consumer against the shared mpsfw"; }
 ldd "$WORK/consumer/ranks_solver" | grep -q "libmpsfw_core.so => $prefix" ||
   fail "ranks_solver does not load libmpsfw_core.so from $prefix: $(ldd "$WORK/consumer/ranks_solver" | grep mpsfw)"
