@@ -38,6 +38,8 @@ const char* to_string(MpsState state) {
       return "off";
     case MpsState::NotNeeded:
       return "not needed";
+    case MpsState::NotApplicable:
+      return "not applicable";
     case MpsState::Started:
       return "started";
     case MpsState::Reused:
@@ -202,7 +204,13 @@ std::vector<GpuInfo> NodeSession::inventory() {
 void NodeSession::bring_up(int local_rank, int local_size) {
   const std::vector<GpuInfo> gpus = inventory();
   if (gpus.empty()) {
-    give_up("no GPU is visible (CUDA_VISIBLE_DEVICES, /proc/driver/nvidia/gpus, nvidia-smi)");
+    const std::string none =
+        "no GPU is visible (CUDA_VISIBLE_DEVICES, /proc/driver/nvidia/gpus, nvidia-smi)";
+    if (config_.enable == Enable::On) throw Error("MPS (mps.enable = on): " + none);
+    // Nothing was asked of a GPU that is not there: not a failure to report.
+    status_.state = MpsState::NotApplicable;
+    status_.reason = "no GPU: host backend";
+    ready_ = true;
     return;
   }
   bring_up(block_plan(gpus, local_rank, local_size), local_rank);

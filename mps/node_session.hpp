@@ -39,9 +39,20 @@ namespace mpsfw::mps {
 
 // Where a rank's MPS session stands. Started and Reused hold until
 // verification says Active, ActiveReused or NotActive.
-enum class MpsState { Off, NotNeeded, Started, Reused, Active, ActiveReused, NotActive };
-// "off", "not needed", "started", "reused", "active", "active (reused daemon)",
-// "NOT active": the words of the summary table and run.json.
+// NotApplicable: no GPU is visible, so the run is on the host backend.
+enum class MpsState {
+  Off,
+  NotNeeded,
+  NotApplicable,
+  Started,
+  Reused,
+  Active,
+  ActiveReused,
+  NotActive
+};
+// "off", "not needed", "not applicable", "started", "reused", "active",
+// "active (reused daemon)", "NOT active": the words of the summary table and
+// run.json.
 const char* to_string(MpsState state);
 
 // The steps of a job's MPS session whose seconds run.json reports

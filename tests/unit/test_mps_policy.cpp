@@ -137,6 +137,7 @@ TEST(MpsPolicy, CapForTakesTheConfiguredPercentageOrThePolicy) {
 TEST(MpsPolicy, StatesReadAsTheReportSaysThem) {
   EXPECT_STREQ(to_string(MpsState::Off), "off");
   EXPECT_STREQ(to_string(MpsState::NotNeeded), "not needed");
+  EXPECT_STREQ(to_string(MpsState::NotApplicable), "not applicable");
   EXPECT_STREQ(to_string(MpsState::Active), "active");
   EXPECT_STREQ(to_string(MpsState::ActiveReused), "active (reused daemon)");
   EXPECT_STREQ(to_string(MpsState::NotActive), "NOT active");
