@@ -18,9 +18,10 @@ GPU (1.00: the GPUs scale perfectly).
 Sharing modes: timeslice = --mps off; mps = MPS without caps (--mps-atp 100);
 mps-caps = MPS with the auto cap. Strong scaling keeps the input's problem;
 weak scaling gives every rank the input's problem (heat: its grid as each
-rank's block; md: its FCC cells per rank, so N atoms per rank). A point that
-asked for MPS and did not get it (no GPU, verification failed) is marked in
-the CSV and drawn hollow, never as MPS. A run that fails is a row marked
+rank's block; md: its FCC cells per rank, so N atoms per rank). Without a GPU
+the MPS modes are skipped (they could only repeat time-slicing's runs), and
+the sweep says so. A point that asked for MPS and did not get it
+(verification failed) is marked in the CSV and drawn hollow, never as MPS. A run that fails is a row marked
 FAILED (exit code, log) in the CSV, a line in the summary, and a non-zero exit
 of the sweep once every point was tried. Resumable: runs whose report exists
 are not repeated; a DIR holding results of another input, build or --set list
@@ -76,7 +77,7 @@ def gpus_here():
 
 def title_note(gpus, device, backend):
     if not gpus:
-        return "host backend: no GPU on this machine, MPS modes cannot be active"
+        return "host backend: no GPU on this machine, MPS modes skipped (they cannot be active)"
     return "%d GPU(s) per node%s, %s backend" % (gpus, " (%s)" % device if device else "", backend)
 
 
@@ -416,8 +417,20 @@ def main():
             os.environ["CUDA_VISIBLE_DEVICES"] = ",".join(str(g) for g in range(args.gpus))
         gpus = args.gpus
     device = device if gpus else ""
-    # With GPUs a point that asks for MPS must get it; without, runs go on and are marked.
+    # With GPUs a point that asks for MPS must get it. Without, MPS cannot be
+    # active: its modes would only repeat time-slicing's runs, so they are skipped.
     args.mps_enable = "on" if gpus > 0 else "auto"
+    modes = args.modes.split(",")
+    if gpus == 0 and any(m != "timeslice" for m in modes):
+        skipped = [m for m in modes if m != "timeslice"]
+        modes = [m for m in modes if m == "timeslice"]
+        if not modes:
+            sys.exit("sweep: no GPU here, and --modes %s asks only for MPS modes, which cannot be "
+                     "active on the host backend; add timeslice or run where a GPU is"
+                     % ",".join(skipped))
+        print("sweep: no GPU here: mode(s) %s skipped (MPS cannot be active on the host backend)"
+              % ",".join(skipped))
+    args.modes = ",".join(modes)
     per_node = max(gpus, 1)
     if args.launcher == "srun":
         # A rank that exits with an error ends the step's other ranks (slurm/README.md).
