@@ -261,10 +261,18 @@ def plot(rows, out_dir, title_note):
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
     except ImportError:
-        print("matplotlib is not installed: no plots (the CSV and summary are written)")
+        print("matplotlib is not installed for %s: no plots (the CSV and summary are written; "
+              "--plot-only with an interpreter that has it draws them)" % sys.executable)
         return []
     med = medians(rows)
+    groups = points(rows)
+
+    def extent(key):
+        """(below, above) the median: the lowest and highest repeat of a point."""
+        values = [float(r["updates_per_second"]) for r in groups.get(key, [])]
+        return (med[key][0] - min(values), max(values) - med[key][0]) if values else (0, 0)
     files = []
     for scaling in sorted({k[0] for k in med}):
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
@@ -282,7 +290,11 @@ def plot(rows, out_dir, title_note):
             bad = [(x, y) for x, y, o in zip(xs, ys, ok) if not o]
             color = None
             if good:
-                line, = ax1.plot([g[0] for g in good], [g[1] for g in good], marker="o", label=mode)
+                # Bars from the lowest to the highest repeat around the median.
+                bars = [extent((scaling, mode, g[0])) for g in good]
+                line = ax1.errorbar([g[0] for g in good], [g[1] for g in good],
+                                    yerr=[[b[0] for b in bars], [b[1] for b in bars]], marker="o",
+                                    capsize=3, label=mode)[0]
                 color = line.get_color()
                 ax2.plot([g[0] for g in good], [g[1] / base for g in good], marker="o", color=color,
                          label=mode)
@@ -292,13 +304,17 @@ def plot(rows, out_dir, title_note):
         unit = rows[0].get("throughput_unit", "cell-updates/s")
         counts = sorted({k[2] for k in med if k[0] == scaling})
         ax1.set_yscale("log")  # MPS and time-slicing differ by 10-20x: linear hides one
+        # Labels at 1, 2 and 5 of each decade: a span under a decade still reads.
+        ax1.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax1.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%.3g" % v))
+        ax1.yaxis.set_minor_locator(NullLocator())
         ax2.axhline(1.0, color="gray", linestyle="--", linewidth=1, label="1 rank per GPU")
         ax2.set_ylim(bottom=0)  # efficiency on a linear axis from 0
         for ax, label in ((ax1, "aggregate " + unit), (ax2, "throughput / 1 rank per GPU")):
             ax.set_xscale("log", base=2)
             ax.set_xticks(counts)
             ax.set_xticklabels([str(c) for c in counts])
-            ax.minorticks_off()
+            ax.xaxis.set_minor_locator(NullLocator())
             ax.set_xlabel("ranks per GPU")
             ax.set_ylabel(label)
             ax.grid(True, alpha=0.3)
@@ -437,7 +453,10 @@ def main():
         launcher_cmd = lambda n: ["srun", "--mpi=" + args.srun_mpi, "--kill-on-bad-exit=1",
                                   "-N", str(min(args.nodes, n)), "-n", str(n)]
     else:
-        launcher_cmd = lambda n: ["mpirun", "--oversubscribe", "-np", str(n)]
+        # No binding by mpirun: Open MPI binds to a core below 3 ranks, which
+        # gave a 1-rank host baseline one core of the node's while 2 ranks got
+        # two (host "efficiency" 1.25); mpsfw places its ranks and threads itself.
+        launcher_cmd = lambda n: ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(n)]
     os.makedirs(os.path.join(args.out, "runs"), exist_ok=True)
     args.solver_kind, grid, revision, input_hash = input_size(args, launcher_cmd)
     stamp = os.path.join(args.out, "provenance.json")
