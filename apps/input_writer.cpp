@@ -58,24 +58,26 @@ std::uint64_t hash_doubles(const std::vector<double>& v) {
   return h;
 }
 
+// A scalar's value as text: integers and exact numbers, strings in quotes or
+// as they are (what --set takes); "" for a kind no key has.
+std::string scalar_text(const h5::Scalar& s, bool quote_strings) {
+  switch (s.kind) {
+    case h5::Scalar::Kind::Integer:
+      return std::to_string(s.integer);
+    case h5::Scalar::Kind::Real:
+      return exact_number(s.real);
+    case h5::Scalar::Kind::Text:
+      return quote_strings ? "\"" + s.text + "\"" : s.text;
+    case h5::Scalar::Kind::Other:
+      break;
+  }
+  return "";
+}
+
 void describe_group(hid_t group, const std::string& path, std::vector<std::string>* lines) {
   for (const std::string& a : h5::attribute_names(group)) {
     const h5::Scalar s = h5::read_scalar(group, a);
-    std::string text;
-    switch (s.kind) {
-      case h5::Scalar::Kind::Integer:
-        text = std::to_string(s.integer);
-        break;
-      case h5::Scalar::Kind::Real:
-        text = exact_number(s.real);
-        break;
-      case h5::Scalar::Kind::Text:
-        text = "\"" + s.text + "\"";
-        break;
-      case h5::Scalar::Kind::Other:
-        text = "?";
-        break;
-    }
+    const std::string text = s.kind == h5::Scalar::Kind::Other ? "?" : scalar_text(s, true);
     lines->push_back("attribute " + path + a + " (" + s.type_name + ") = " + text);
   }
   for (const std::string& m : h5::member_names(group)) {
@@ -120,21 +122,11 @@ std::string describe_input_as_deck(const std::string& path) {
   for (const auto& [group, attributes] : input.groups) {
     for (const auto& [name, s] : attributes) {
       const std::string key = group.empty() ? name : group + "." + name;
-      std::string value;
-      switch (s.kind) {
-        case h5::Scalar::Kind::Integer:
-          value = std::to_string(s.integer);
-          break;
-        case h5::Scalar::Kind::Real:
-          value = exact_number(s.real);
-          break;
-        case h5::Scalar::Kind::Text:
-          value = s.text;
-          break;
-        case h5::Scalar::Kind::Other:
-          lines.push_back("# " + key + ": a " + s.type_name + ", not a key a deck can set");
-          continue;
+      if (s.kind == h5::Scalar::Kind::Other) {
+        lines.push_back("# " + key + ": a " + s.type_name + ", not a key a deck can set");
+        continue;
       }
+      const std::string value = scalar_text(s, false);
       // The solver first: it decides the schema of every other line.
       if (key == "solver") {
         out += key + "=" + value + "\n";

@@ -74,18 +74,25 @@ MPI_Comm first_ranks(int ranks) {
   return sub;
 }
 
+// Fields u and v of the toy group on every rank, holding code(1) and code(2).
+struct CodedFields {
+  CartDecomposition d{MPI_COMM_WORLD, kCells, {}, {false, false, false}};
+  FieldLayout layout{d.local_cells()};
+  Array<double> u = coded(d, layout, 1), v = coded(d, layout, 2);
+  GridFields fields{d, layout, "toy"};
+  CodedFields() {
+    fields.add("u", &u);
+    fields.add("v", &v);
+  }
+};
+
 TEST(GridFields, ACheckpointRestoresOnOneRankAndOnAll) {
   const std::string dir = testing_support::make_shared_temp_dir("grid_fields");
   const std::string path = dir + "/ck.h5";
   {
-    CartDecomposition d(MPI_COMM_WORLD, kCells, {}, {false, false, false});
-    const FieldLayout layout(d.local_cells());
-    Array<double> u = coded(d, layout, 1), v = coded(d, layout, 2);
-    GridFields fields(d, layout, "toy");
-    fields.add("u", &u);
-    fields.add("v", &v);
-    EXPECT_FALSE(fields.restore(""));  // no input file: a fresh start
-    fields.write_checkpoint(path, checkpoint_params(), 3, 0.25);
+    CodedFields all;
+    EXPECT_FALSE(all.fields.restore(""));  // no input file: a fresh start
+    all.fields.write_checkpoint(path, checkpoint_params(), 3, 0.25);
   }
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -126,15 +133,10 @@ TEST(GridFields, ASnapshotHoldsEveryDeclaredField) {
   const std::string dir = testing_support::make_shared_temp_dir("grid_fields_out");
   const std::string path = dir + "/out.h5";
   {
-    CartDecomposition d(MPI_COMM_WORLD, kCells, {}, {false, false, false});
-    const FieldLayout layout(d.local_cells());
-    Array<double> u = coded(d, layout, 1), v = coded(d, layout, 2);
-    GridFields fields(d, layout, "toy");
-    fields.add("u", &u);
-    fields.add("v", &v);
-    fields.open_output(path, GridGeometry{}, "toy", 0, 0.0);
-    fields.write_output(4, 1.0);
-    fields.close_output();
+    CodedFields all;
+    all.fields.open_output(path, GridGeometry{}, "toy", 0, 0.0);
+    all.fields.write_output(4, 1.0);
+    all.fields.close_output();
   }
   int me = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
