@@ -47,7 +47,9 @@ work=$(mktemp -d)
 "$mkinput" "$work/in.h5" --set heat.nx=16 >/dev/null || fail "mkinput of a valid input failed"
 cp "$work/in.h5" "$work/before.h5"
 # Doubles as the shortest exact text (0.1, not 0.10000000000000001).
-"$mkinput" --describe "$work/in.h5" | grep -qx 'attribute /heat/dt (64-bit float) = 0.1' ||
+# (Outputs are read whole before grep -q: pipefail would count a writer it cut short.)
+described=$("$mkinput" --describe "$work/in.h5")
+grep -qx 'attribute /heat/dt (64-bit float) = 0.1' <<<"$described" ||
   fail "mkinput --describe does not print heat.dt as 0.1: $("$mkinput" --describe "$work/in.h5" | grep /heat/dt)"
 out=$("$mkinput" "$work/in.h5" --force --set heat.dt=10 2>&1) && fail "mkinput accepted an unstable heat.dt"
 grep -qF "$work/in.h5: attribute /heat/dt" <<<"$out" || fail "mkinput heat.dt=10: '$out' does not name the file and attribute"
@@ -77,9 +79,10 @@ cmp -s <("$mkinput" --describe "$work/md.h5") <("$mkinput" --describe "$work/aga
 printf '# a deck\n\nrun.steps = 7\nheat.nx=12\n' > "$work/small.deck"
 "$mkinput" "$work/small.h5" --set-file "$work/small.deck" --set run.steps=9 >/dev/null ||
   fail "mkinput --set-file"
-"$mkinput" --describe "$work/small.h5" | grep -qx 'attribute /heat/nx (64-bit integer) = 12' ||
+described=$("$mkinput" --describe "$work/small.h5")
+grep -qx 'attribute /heat/nx (64-bit integer) = 12' <<<"$described" ||
   fail "the deck's heat.nx=12 did not reach the input"
-"$mkinput" --describe "$work/small.h5" | grep -qx 'attribute /run/steps (64-bit integer) = 9' ||
+grep -qx 'attribute /run/steps (64-bit integer) = 9' <<<"$described" ||
   fail "the command line's run.steps=9 did not win over the deck's 7"
 printf 'heat.nx=12\nno equals sign\n' > "$work/bad.deck"
 out=$("$solver" --write-input "$work/bad.h5" --set-file "$work/bad.deck" 2>&1) &&

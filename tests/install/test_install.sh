@@ -28,7 +28,8 @@ for short in solver mkinput mpsctl; do
   [ ! -e "$prefix/bin/$short" ] || fail "bin/$short installed: a short name that clashes on a shared PATH"
 done
 # --help says where the installed docs are.
-"$prefix/bin/mpsfw-solver" --help | grep -qF "$prefix/share/doc/mpsfw" ||
+help=$("$prefix/bin/mpsfw-solver" --help)
+grep -qF "$prefix/share/doc/mpsfw" <<<"$help" ||
   fail "mpsfw-solver --help does not name $prefix/share/doc/mpsfw"
 "$prefix/bin/mpsfw-mkinput" "$WORK/heat.h5" --set heat.nx=12 --set heat.ny=12 --set heat.nz=12 > /dev/null
 for np in 1 2; do

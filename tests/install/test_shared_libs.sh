@@ -27,7 +27,8 @@ ls "$prefix"/lib*/libmpsfw_*.a >/dev/null 2>&1 && fail "static libraries install
 cmake -S "$here/consumer" -B "$WORK/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
       -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DCMAKE_BUILD_TYPE=Release > "$WORK/consumer-configure.log" 2>&1 || { cat "$WORK/consumer-configure.log"; fail "configure the consumer against the shared mpsfw"; }
 cmake --build "$WORK/consumer" -j 2 > "$WORK/consumer-build.log" 2>&1 || { tail -30 "$WORK/consumer-build.log"; fail "build the consumer against the shared mpsfw"; }
-ldd "$WORK/consumer/ranks_solver" | grep -q "libmpsfw_core.so => $prefix" ||
+libs=$(ldd "$WORK/consumer/ranks_solver")
+grep -q "libmpsfw_core.so => $prefix" <<<"$libs" ||
   fail "ranks_solver does not load libmpsfw_core.so from $prefix: $(ldd "$WORK/consumer/ranks_solver" | grep mpsfw)"
 "$prefix/bin/mpsfw-mkinput" "$WORK/heat.h5" --set heat.nx=12 --set heat.ny=12 --set heat.nz=12 > /dev/null ||
   fail "the installed mpsfw-mkinput (shared) did not run"
