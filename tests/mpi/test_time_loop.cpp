@@ -91,8 +91,6 @@ class Counter final : public Steppable {
   PhaseTimers timers_;
 };
 
-const std::vector<long>& steps(const std::vector<long>& v) { return v; }
-
 TEST(TimeLoop, CadenceOfDiagnosticsGuardsOutputAndCheckpoints) {
   TempDir dir("time_loop");
   const Params params(run_schema());  // what a checkpoint repeats: not read here
@@ -107,12 +105,12 @@ TEST(TimeLoop, CadenceOfDiagnosticsGuardsOutputAndCheckpoints) {
   run_time_loop(c, nullptr);
 
   EXPECT_EQ(c.begins, 1);
-  EXPECT_EQ(steps(c.diagnosed), (std::vector<long>{3, 6, 9, 10}));  // every 3 and the last
-  EXPECT_EQ(steps(c.checked), (std::vector<long>{2, 4, 8}));        // not where diagnostics ran
-  EXPECT_EQ(steps(c.frames), (std::vector<long>{0, 5, 10}));        // the first, every 5, the last
+  EXPECT_EQ(c.diagnosed, (std::vector<long>{3, 6, 9, 10}));  // every 3 and the last
+  EXPECT_EQ(c.checked, (std::vector<long>{2, 4, 8}));        // not where diagnostics ran
+  EXPECT_EQ(c.frames, (std::vector<long>{0, 5, 10}));        // the first, every 5, the last
   EXPECT_EQ(c.closes, 1);
   EXPECT_EQ(c.output_path, run.output_file);
-  EXPECT_EQ(steps(c.checkpoints), (std::vector<long>{4, 8, 10}));  // every 4 and the last
+  EXPECT_EQ(c.checkpoints, (std::vector<long>{4, 8, 10}));  // every 4 and the last
   EXPECT_EQ(c.settles, 1);
   EXPECT_EQ(c.loop().end_step, 10);
   EXPECT_EQ(c.loop().steps, 10);
@@ -130,7 +128,7 @@ TEST(TimeLoop, AResumedRunWritesBesideTheFirstPartAndASecondRunTakesAsManyAgain)
   Counter c(run, 0, nullptr);
   run_time_loop(c, nullptr);
   EXPECT_EQ(c.output_path, resumed_output_path(run.output_file, 400));
-  EXPECT_EQ(steps(c.diagnosed), (std::vector<long>{403}));
+  EXPECT_EQ(c.diagnosed, (std::vector<long>{403}));
   run_time_loop(c, nullptr);
   EXPECT_EQ(c.loop().end_step, 406);
   EXPECT_EQ(c.loop().steps, 3);
@@ -159,7 +157,7 @@ TEST(TimeLoop, NumberedCheckpointsKeepTheLastK) {
   run.checkpoint_file = dir.path() + "/ck.h5";
   Counter c(run, 0, &params);
   run_time_loop(c, nullptr);
-  EXPECT_EQ(steps(c.checkpoints), (std::vector<long>{2, 4, 6, 8, 10, 12}));
+  EXPECT_EQ(c.checkpoints, (std::vector<long>{2, 4, 6, 8, 10, 12}));
   const CheckpointPlan plan(run);
   EXPECT_EQ(c.loop().checkpoint, plan.path_for(12));
   MPI_Barrier(MPI_COMM_WORLD);
@@ -175,7 +173,7 @@ TEST(TimeLoop, ARunOfNoStepsCheckpointsItsInitialState) {
   run.checkpoint_file = dir.path() + "/ck.h5";
   Counter c(run, 0, &params);
   run_time_loop(c, nullptr);
-  EXPECT_EQ(steps(c.checkpoints), (std::vector<long>{0}));
+  EXPECT_EQ(c.checkpoints, (std::vector<long>{0}));
   EXPECT_TRUE(c.diagnosed.empty());
   EXPECT_EQ(c.loop().end_step, 0);
 }
