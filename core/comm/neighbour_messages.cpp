@@ -48,18 +48,16 @@ void NeighbourMessages::plan(std::vector<Message> receives, std::vector<Message>
   send_bytes_ = extent(sends);
   receives_ = std::move(receives);
   sends_ = std::move(sends);
-  receive_ = Array<double>(space_, static_cast<size_t>(receive_bytes_ / kAlign));
-  send_ = Array<double>(space_, static_cast<size_t>(send_bytes_ / kAlign));
-  memory::release_pinned(space_, send_host_);
-  memory::release_pinned(space_, receive_host_);
-  send_host_ = receive_host_ = nullptr;
-  if (staged_) {
-    if (send_bytes_ > 0)
-      send_host_ = memory::allocate_pinned(space_, static_cast<size_t>(send_bytes_));
-    if (receive_bytes_ > 0) {
-      receive_host_ = memory::allocate_pinned(space_, static_cast<size_t>(receive_bytes_));
-    }
-  }
+  // Buffers only grow: a particle exchange plans a round at every rebuild,
+  // and a device allocation is a synchronisation.
+  const auto fit = [this](Array<double>& a, void*& pinned, std::int64_t bytes) {
+    if (static_cast<std::int64_t>(a.size()) * kAlign >= bytes) return;
+    a = Array<double>(space_, static_cast<size_t>(bytes / kAlign));
+    memory::release_pinned(space_, pinned);
+    pinned = staged_ ? memory::allocate_pinned(space_, static_cast<size_t>(bytes)) : nullptr;
+  };
+  fit(receive_, receive_host_, receive_bytes_);
+  fit(send_, send_host_, send_bytes_);
   requests_.assign(receives_.size() + sends_.size(), MPI_REQUEST_NULL);
 }
 

@@ -7,6 +7,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -16,38 +17,18 @@
 namespace mpsfw::md {
 namespace {
 
-// Receives the message with `tag` from rank `from`, whatever its length (the
-// length is the count: one message, no count sent ahead): `buffer(n)` gives
-// room for n items of `type`; returns n.
-template <class Buffer>
-long receive_sized(MPI_Comm comm, int from, int tag, MPI_Datatype type, Buffer buffer) {
-  MPI_Message message;
-  MPI_Status status;
-  MPSFW_MPI_CHECK(MPI_Mprobe(from, tag, comm, &message, &status));
-  int n = 0;
-  MPSFW_MPI_CHECK(MPI_Get_count(&status, type, &n));
-  MPSFW_MPI_CHECK(MPI_Mrecv(buffer(n), n, type, &message, MPI_STATUS_IGNORE));
-  return n;
-}
-
 // Tags of list `list`'s atoms at a migration, its ghost positions (at a
-// rebuild and between them) and its count at a rebuild: one tag per list,
-// since several lists go to the same rank where an axis has one or two ranks.
+// rebuild and between them) and its counts: one tag per list, since several
+// lists go to the same rank where an axis has one or two ranks.
 int migrate_tag(int list) { return 100 + list; }
 int ghost_tag(int list) { return 200 + list; }
 int count_tag(int list) { return 400 + list; }
 
+using Message = NeighbourMessages::Message;
+
 constexpr std::uint32_t kAllLists = (std::uint32_t{1} << kGhostLists) - 1;
 
-int byte_count(std::size_t atoms) {
-  return mpi_count(static_cast<std::int64_t>(atoms * sizeof(AtomRecord)),
-                   "MD: atoms between neighbours (bytes)", "use more ranks");
-}
-
-int position_count(long atoms) {
-  return mpi_count(3 * static_cast<std::int64_t>(atoms), "MD: ghost positions (numbers)",
-                   "use more ranks");
-}
+constexpr std::int64_t kPositionBytes = 3 * sizeof(double);  // a ghost's x, y, z
 
 // Whether moving by `step` along d from coordinate c crosses the periodic edge.
 bool wraps(int c, int step, int ranks) { return c + step < 0 || c + step >= ranks; }
@@ -66,10 +47,13 @@ bool has(std::uint32_t lists, int list) { return (lists >> list & 1u) != 0; }
 }  // namespace
 
 MdComm::MdComm(const CartDecomposition& decomposition, const Subdomain& domain, double ghost_width,
-               HaloTransport halo, HaloSync sync, const DeviceLocation& where, PeerMemory* memory)
+               HaloTransport halo, HaloSync sync, const DeviceLocation& where, PeerMemory* memory,
+               bool cuda_aware_mpi)
     : decomposition_(decomposition),
       domain_(domain),
       ghost_width_(ghost_width),
+      cuda_aware_mpi_(cuda_aware_mpi),
+      counts_and_atoms_(decomposition.comm(), Backend::Host, false),
       same_gpu_(std::make_unique<SameGpuGhosts>(decomposition.comm(), list_neighbors(decomposition),
                                                 halo, sync, where, memory)) {
   const std::array<int, kGhostLists> to = list_neighbors(decomposition);
@@ -80,7 +64,7 @@ MdComm::MdComm(const CartDecomposition& decomposition, const Subdomain& domain, 
   }
 }
 
-void MdComm::migrate(MdStore& store, long step) const {
+void MdComm::migrate(MdStore& store, long step) {
   MPI_Comm comm = decomposition_.comm();
   const Int3 coords = decomposition_.coords(), dims = decomposition_.rank_grid();
   // Atoms that moved too far in one step: counted here, agreed below, so
@@ -113,24 +97,15 @@ void MdComm::migrate(MdStore& store, long step) const {
       const int list = list_of_offset(offset[0], offset[1], offset[2]);
       if (migrates(list)) out[list].push_back(a);  // else outside the box: `lost` counts it
     }
-    // Every list in flight at once, one message each (its length is the count).
-    MPI_Request sent[kGhostLists];
-    int sending = 0;
+    std::uint32_t lists = 0;
+    long out_count[kGhostLists] = {}, in_count[kGhostLists] = {};
     for (int list = 0; list < kGhostLists; ++list) {
       if (!migrates(list)) continue;
-      MPSFW_MPI_CHECK(MPI_Isend(out[list].data(), byte_count(out[list].size()), MPI_BYTE,
-                                plan_[list].to, migrate_tag(list), comm, &sent[sending++]));
+      lists |= std::uint32_t{1} << list;
+      out_count[list] = static_cast<long>(out[list].size());
     }
-    std::vector<AtomRecord> arrived, part;
-    for (int list = 0; list < kGhostLists; ++list) {
-      if (!migrates(list)) continue;
-      receive_sized(comm, plan_[list].from, migrate_tag(list), MPI_BYTE, [&part](int bytes) {
-        part.resize(static_cast<size_t>(bytes) / sizeof(AtomRecord));
-        return static_cast<void*>(part.data());
-      });
-      arrived.insert(arrived.end(), part.begin(), part.end());
-    }
-    MPSFW_MPI_CHECK(MPI_Waitall(sending, sent, MPI_STATUSES_IGNORE));
+    exchange_counts(lists, out_count, in_count);
+    const std::vector<AtomRecord> arrived = exchange_atoms(lists, out, in_count);
     for (const AtomRecord& a : arrived) {
       if (!domain_.contains(a.x)) {
         ++far;
@@ -154,7 +129,6 @@ void MdComm::migrate(MdStore& store, long step) const {
 }
 
 void MdComm::exchange_ghosts(MdStore& store) {
-  MPI_Comm comm = decomposition_.comm();
   store.clear_ghosts();
   const Int3 coords = decomposition_.coords(), dims = decomposition_.rank_grid();
   GhostBands bands;
@@ -171,20 +145,11 @@ void MdComm::exchange_ghosts(MdStore& store) {
   }
   long counts[kGhostLists];
   store.select_sends(bands, counts);
-  // The counts first (one small message per list), so that every rank knows
-  // where each list lands before any position moves.
+  // The counts first, so that every rank knows where each list lands before
+  // any position moves.
   const std::uint32_t own = own_lists(), others = kAllLists & ~own;
   long arriving[kGhostLists] = {};
-  MPI_Request requests[2 * kGhostLists];
-  int n = 0;
-  for (int list = 0; list < kGhostLists; ++list) {
-    if (!has(others, list)) continue;
-    MPSFW_MPI_CHECK(MPI_Irecv(&arriving[list], 1, MPI_LONG, plan_[list].from, count_tag(list), comm,
-                              &requests[n++]));
-    MPSFW_MPI_CHECK(MPI_Isend(&counts[list], 1, MPI_LONG, plan_[list].to, count_tag(list), comm,
-                              &requests[n++]));
-  }
-  MPSFW_MPI_CHECK(MPI_Waitall(n, requests, MPI_STATUSES_IGNORE));
+  exchange_counts(others, counts, arriving);
   long ghosts = 0;  // in list order
   for (int list = 0; list < kGhostLists; ++list) {
     GhostTransfer& t = plan_[list];
@@ -197,6 +162,7 @@ void MdComm::exchange_ghosts(MdStore& store) {
   // Ranks whose memory reaches each other push the positions (no host copy);
   // the rest go through MPI as between rebuilds.
   same_gpu_->connect(store, plan_);
+  plan_positions(store);
   move_positions(store);
 }
 
@@ -219,40 +185,107 @@ void MdComm::update_ghosts(MdStore& store) const {
   move_positions(store);
 }
 
-void MdComm::move_positions(MdStore& store) const {
+void MdComm::exchange_counts(std::uint32_t lists, const long out[kGhostLists],
+                             long in[kGhostLists]) {
+  std::vector<Message> receives, sends;
+  for (int list = 0; list < kGhostLists; ++list) {
+    if (!has(lists, list)) continue;
+    const std::int64_t at = list * static_cast<std::int64_t>(sizeof(long));
+    receives.push_back({plan_[list].from, count_tag(list), at, sizeof(long)});
+    sends.push_back({plan_[list].to, count_tag(list), at, sizeof(long)});
+  }
+  NeighbourMessages& m = counts_and_atoms_;
+  m.plan(std::move(receives), std::move(sends));
+  m.post_receives();
+  long* sent = static_cast<long*>(m.send_buffer());
+  for (int list = 0; list < kGhostLists; ++list) {
+    if (has(lists, list)) sent[list] = out[list];
+  }
+  m.send();
+  m.wait();
+  const long* received = static_cast<const long*>(m.receive_buffer());
+  for (int list = 0; list < kGhostLists; ++list) {
+    if (has(lists, list)) in[list] = received[list];
+  }
+}
+
+std::vector<AtomRecord> MdComm::exchange_atoms(std::uint32_t lists,
+                                               const std::vector<AtomRecord> out[kGhostLists],
+                                               const long in_count[kGhostLists]) {
+  constexpr std::int64_t kRecord = sizeof(AtomRecord);
+  std::vector<Message> receives, sends;
+  std::int64_t in_at = 0, out_at = 0;
+  for (int list = 0; list < kGhostLists; ++list) {
+    if (!has(lists, list)) continue;
+    const std::int64_t in_bytes = in_count[list] * kRecord;
+    const std::int64_t out_bytes = static_cast<std::int64_t>(out[list].size()) * kRecord;
+    receives.push_back({plan_[list].from, migrate_tag(list), in_at, in_bytes});
+    sends.push_back({plan_[list].to, migrate_tag(list), out_at, out_bytes});
+    in_at += in_bytes;
+    out_at += out_bytes;
+  }
+  NeighbourMessages& m = counts_and_atoms_;
+  m.plan(std::move(receives), std::move(sends));
+  m.post_receives();
+  char* sent = static_cast<char*>(m.send_buffer());
+  for (int list = 0; list < kGhostLists; ++list) {
+    if (!has(lists, list) || out[list].empty()) continue;
+    std::memcpy(sent, out[list].data(), out[list].size() * sizeof(AtomRecord));
+    sent += out[list].size() * sizeof(AtomRecord);
+  }
+  m.send();
+  m.wait();
+  // In list order, as they were sent.
+  const AtomRecord* first = static_cast<const AtomRecord*>(m.receive_buffer());
+  return std::vector<AtomRecord>(first, first + in_at / kRecord);
+}
+
+void MdComm::plan_positions(const MdStore& store) {
   const std::uint32_t own = own_lists();
-  std::uint32_t sends = 0, receives = 0;
+  position_sends_ = position_receives_ = 0;
+  std::vector<Message> receives, sends;
+  std::int64_t out_at = 0;
   for (int list = 0; list < kGhostLists; ++list) {
     if (has(own, list)) continue;
-    if (!same_gpu_->pushes(list)) sends |= std::uint32_t{1} << list;
-    if (!same_gpu_->pushed_to_us(list)) receives |= std::uint32_t{1} << list;
+    const GhostTransfer& t = plan_[list];
+    if (!same_gpu_->pushes(list)) {
+      position_sends_ |= std::uint32_t{1} << list;
+      sends.push_back({t.to, ghost_tag(list), out_at, t.send_count * kPositionBytes});
+      out_at += t.send_count * kPositionBytes;
+    }
+    if (!same_gpu_->pushed_to_us(list)) {
+      position_receives_ |= std::uint32_t{1} << list;
+      receives.push_back({t.from, ghost_tag(list), t.receive_first * kPositionBytes,
+                          t.receive_count * kPositionBytes});
+    }
   }
+  if (positions_ == nullptr || positions_space_ != store.space()) {
+    positions_space_ = store.space();
+    positions_ = std::make_unique<NeighbourMessages>(decomposition_.comm(), positions_space_,
+                                                     cuda_aware_mpi_);
+  }
+  positions_->plan(std::move(receives), std::move(sends));
+}
+
+void MdComm::move_positions(MdStore& store) const {
   // Pushes and the rendezvous with the ranks that push to us first: one launch.
   same_gpu_->push_all(store);
-  if (sends != 0 || receives != 0) send_and_receive(store, sends, receives);
+  if (!positions_->empty()) send_and_receive(store);
+  const std::uint32_t own = own_lists();
   if (own != 0) copy_own(store, own);
 }
 
-void MdComm::send_and_receive(MdStore& store, std::uint32_t sends, std::uint32_t receives) const {
-  MPI_Comm comm = decomposition_.comm();
-  const double* packed[kGhostLists] = {};
-  if (sends != 0) store.pack_sends(sends, packed);
-  double* in = receives != 0 ? store.ghost_receive_buffer(store.ghosts()) : nullptr;
-  MPI_Request requests[2 * kGhostLists];
-  int n = 0;
-  for (int list = 0; list < kGhostLists; ++list) {
-    const GhostTransfer& t = plan_[list];
-    if (has(receives, list)) {
-      MPSFW_MPI_CHECK(MPI_Irecv(in + 3 * t.receive_first, position_count(t.receive_count),
-                                MPI_DOUBLE, t.from, ghost_tag(list), comm, &requests[n++]));
-    }
-    if (has(sends, list)) {
-      MPSFW_MPI_CHECK(MPI_Isend(packed[list], position_count(t.send_count), MPI_DOUBLE, t.to,
-                                ghost_tag(list), comm, &requests[n++]));
-    }
-  }
-  MPSFW_MPI_CHECK(MPI_Waitall(n, requests, MPI_STATUSES_IGNORE));
-  unpack(store, receives);
+void MdComm::send_and_receive(MdStore& store) const {
+  NeighbourMessages& m = *positions_;
+  // The receive buffer is free once the last unpack has read it: before MPI
+  // writes into it (device memory) or the staged copy does (in wait).
+  if (store.space() != Backend::Host && (!m.staged() || position_sends_ == 0)) store.synchronize();
+  m.post_receives();
+  if (position_sends_ != 0)
+    store.pack_sends(position_sends_, static_cast<double*>(m.send_buffer()));
+  m.send();
+  m.wait();
+  unpack(store, position_receives_);
 }
 
 void MdComm::unpack(MdStore& store, std::uint32_t lists) const {
@@ -265,7 +298,8 @@ void MdComm::unpack(MdStore& store, std::uint32_t lists) const {
     const long first = plan_[list].receive_first;
     long count = 0;
     for (; list < kGhostLists && has(lists, list); ++list) count += plan_[list].receive_count;
-    if (count > 0) store.unpack_ghosts(first, count);
+    if (count > 0)
+      store.unpack_ghosts(static_cast<const double*>(positions_->receive_buffer()), first, count);
   }
 }
 
@@ -277,7 +311,11 @@ void MdComm::copy_own(MdStore& store, std::uint32_t own) const {
 
 std::string MdComm::ghost_path() const {
   if (alone()) return "copied within the rank (one rank: its own periodic images)";
-  return same_gpu_->description();
+  std::string path = same_gpu_->description();
+  // Where the MPI messages of device-resident atoms start from.
+  if (positions_ != nullptr && positions_space_ == Backend::Cuda)
+    path += " (" + positions_->path() + ")";
+  return path;
 }
 
 CellGrid MdComm::cell_grid() const {

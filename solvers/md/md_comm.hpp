@@ -8,12 +8,15 @@
 // keeps who sent what as a plan, and `update_ghosts` moves the same ghosts'
 // positions forward between rebuilds (one message per neighbour list, no
 // counts, no selection; device to device between ranks on one GPU,
-// md_same_gpu.hpp). The only MPI of the MD solver lives here and there.
+// md_same_gpu.hpp). Messages go through the one neighbour-message engine
+// (core/comm/neighbour_messages.hpp): counts first, then atoms or positions.
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/comm/halo_transport.hpp"
+#include "core/comm/neighbour_messages.hpp"
 #include "core/decomposition.hpp"
 #include "core/peer_memory.hpp"
 #include "md_domain.hpp"
@@ -30,14 +33,15 @@ class MdComm {
   // as `sync` allows (step_ordering.hpp).
   MdComm(const CartDecomposition& decomposition, const Subdomain& domain, double ghost_width,
          HaloTransport halo = HaloTransport::Mpi, HaloSync sync = HaloSync::Auto,
-         const DeviceLocation& where = {}, PeerMemory* memory = nullptr);
+         const DeviceLocation& where = {}, PeerMemory* memory = nullptr,
+         bool cuda_aware_mpi = false);
 
   // After a drift: every owned atom ends up on the rank whose subdomain holds
   // it; one that left the box through a face arrives as its periodic image
   // inside. Collective: when an atom moved farther than the neighbouring
   // subdomain (or a box length), every rank throws the same AgreedError,
   // naming `step` (the step that moved them) and the count.
-  void migrate(MdStore& store, long step = 0) const;
+  void migrate(MdStore& store, long step = 0);
   // Replaces the ghosts: every atom (or periodic image) within the ghost
   // width of the subdomain, from the neighbours; remembers the plan.
   void exchange_ghosts(MdStore& store);
@@ -52,13 +56,22 @@ class MdComm {
   void set_peer_wait(const PeerWait& wait) { same_gpu_->set_peer_wait(wait); }
 
  private:
+  // One number per list in `lists` (bit `list`) to its neighbour, out[list],
+  // and from the neighbour the other way, into in[list].
+  void exchange_counts(std::uint32_t lists, const long out[kGhostLists], long in[kGhostLists]);
+  // The atoms out[list] of `lists` to their neighbours, in_count[list] from
+  // the other way; what arrives, in list order.
+  std::vector<AtomRecord> exchange_atoms(std::uint32_t lists,
+                                         const std::vector<AtomRecord> out[kGhostLists],
+                                         const long in_count[kGhostLists]);
+  // The position messages of the plan: every list not pushed device to
+  // device and not sent to this rank itself.
+  void plan_positions(const MdStore& store);
   // The plan's positions into the ghost slots: pushed where connected,
   // through MPI otherwise, copied for a rank's own images.
   void move_positions(MdStore& store) const;
-  // Sends the lists in `sends` (bit `list`) and receives the lists in
-  // `receives` through MPI along the plan, copying the lists a rank sends to
-  // itself; one wait for the device to pack.
-  void send_and_receive(MdStore& store, std::uint32_t sends, std::uint32_t receives) const;
+  // The planned position messages: pack, send, receive, unpack.
+  void send_and_receive(MdStore& store) const;
   // Receives of `lists` from the receive buffer into their ghost slots.
   void unpack(MdStore& store, std::uint32_t lists) const;
   // The lists `own` (sent to this rank itself) into their ghost slots.
@@ -71,7 +84,12 @@ class MdComm {
   const CartDecomposition& decomposition_;
   Subdomain domain_;
   double ghost_width_;
+  bool cuda_aware_mpi_;
   GhostTransfer plan_[kGhostLists];
+  NeighbourMessages counts_and_atoms_;            // host memory
+  std::unique_ptr<NeighbourMessages> positions_;  // in the store's space
+  Backend positions_space_ = Backend::Host;
+  std::uint32_t position_sends_ = 0, position_receives_ = 0;  // lists through MPI
   std::unique_ptr<SameGpuGhosts> same_gpu_;
 };
 

@@ -1,6 +1,9 @@
 #include "md_same_gpu.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "core/collective.hpp"
 #include "core/error.hpp"
@@ -24,7 +27,8 @@ SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, const std::array<int, kGhostLists>& 
                              PeerMemory* memory)
     : comm_(comm),
       mode_(mode),
-      links_(comm, mode, where, memory, memory != nullptr ? memory->space() : Backend::Host) {
+      links_(comm, mode, where, memory, memory != nullptr ? memory->space() : Backend::Host),
+      records_(comm, Backend::Host, false) {
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm_, &me_));
   // The step counters and the ordering, with each linked neighbour once; the
   // position arrays are shared at every rebuild (connect).
@@ -72,21 +76,25 @@ void SameGpuGhosts::connect(MdStore& store, const GhostTransfer plan[kGhostLists
   // Both ends of a transfer agree on this from the locations alone.
   const auto direct = [&](int rank) { return active_ && link_to(rank) != DeviceLink::None; };
   // The lists' records in one round.
-  TargetRecord out[kGhostLists], in[kGhostLists];
-  MPI_Request requests[2 * kGhostLists];
+  std::vector<NeighbourMessages::Message> receives, sends;
   for (int list = 0; list < kGhostLists; ++list) {
     const GhostTransfer& t = plan[list];
-    out[list] = mine;
-    out[list].slot = store.owned() + t.receive_first;
+    const std::int64_t at = list * static_cast<std::int64_t>(sizeof(TargetRecord));
     pushed_[list] = direct(t.from);
-    MPSFW_MPI_CHECK(MPI_Isend(&out[list], sizeof(TargetRecord), MPI_BYTE,
-                              pushed_[list] ? t.from : MPI_PROC_NULL, 300 + list, comm_,
-                              &requests[list]));
-    MPSFW_MPI_CHECK(MPI_Irecv(&in[list], sizeof(TargetRecord), MPI_BYTE,
-                              direct(t.to) ? t.to : MPI_PROC_NULL, 300 + list, comm_,
-                              &requests[kGhostLists + list]));
+    if (pushed_[list]) sends.push_back({t.from, 300 + list, at, sizeof(TargetRecord)});
+    if (direct(t.to)) receives.push_back({t.to, 300 + list, at, sizeof(TargetRecord)});
   }
-  MPSFW_MPI_CHECK(MPI_Waitall(2 * kGhostLists, requests, MPI_STATUSES_IGNORE));
+  records_.plan(std::move(receives), std::move(sends));
+  records_.post_receives();
+  TargetRecord* out = static_cast<TargetRecord*>(records_.send_buffer());
+  for (int list = 0; list < kGhostLists; ++list) {
+    if (!pushed_[list]) continue;
+    out[list] = mine;
+    out[list].slot = store.owned() + plan[list].receive_first;
+  }
+  records_.send();
+  records_.wait();
+  const TargetRecord* in = static_cast<const TargetRecord*>(records_.receive_buffer());
   std::vector<Mapping> used;
   for (int list = 0; list < kGhostLists; ++list) {
     if (!direct(plan[list].to) || !error.empty() || !in[list].ok) continue;

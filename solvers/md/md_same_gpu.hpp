@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/comm/halo_transport.hpp"
+#include "core/comm/neighbour_messages.hpp"
 #include "core/comm/peer_links.hpp"
 #include "core/comm/step_ordering.hpp"
 #include "core/peer_memory.hpp"
@@ -90,6 +91,7 @@ class SameGpuGhosts {
   HaloTransport mode_;
   int me_ = 0;
   PeerLinks links_;               // ordering and rendezvous with the linked ranks
+  NeighbourMessages records_;     // where to push, from each receiver
   bool active_ = false;           // this rank orders its steps with linked ranks
   bool active_anywhere_ = false;  // some rank of comm_ is active_
   std::string fallback_;          // why not, where it could have

@@ -35,12 +35,14 @@ void wait_yielding(MPI_Request& request) {
 
 }  // namespace
 
-MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& device)
+MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& device,
+                   bool cuda_aware_mpi)
     : config_(config),
       decomposition_(comm, link_cells(config), config.rank_grid_hint, {true, true, true}),
       domain_(subdomain_of(decomposition_, config.box)),
       comm_(decomposition_, domain_, ghost_width(config), config.halo, config.halo_sync,
-            device_location(device), device.memory == Backend::Cuda ? &cuda_ipc_memory() : nullptr),
+            device_location(device), device.memory == Backend::Cuda ? &cuda_ipc_memory() : nullptr,
+            cuda_aware_mpi),
       backend_(device.backend),
       // Only where atoms live on a GPU: host ranks on a crowded node ran 6 %
       // slower with sleeping waits (docs/performance.md, issue 18).

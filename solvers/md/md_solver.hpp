@@ -45,7 +45,9 @@ class MdTrajectory;
 class MdSolver final : public Steppable {
  public:
   // Collective over `comm`: decomposition, initial atoms, first forces.
-  MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& device);
+  // `cuda_aware_mpi`: ghost positions go to MPI from device memory.
+  MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& device,
+           bool cuda_aware_mpi = false);
 
   ~MdSolver() override;
   // The run's input, which checkpoints repeat (needed when run.checkpoint_file is set).

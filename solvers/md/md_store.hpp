@@ -49,6 +49,8 @@ class MdStore {
 
   virtual long owned() const = 0;
   virtual long ghosts() const = 0;
+  // Where the atoms live: Host or Cuda (device memory).
+  virtual Backend space() const = 0;
   // What this store allocates (host memory on the host, device memory on the
   // GPU) at most for `owned` atoms with `ghosts` ghosts and `neighbours` list
   // entries per owned atom: the memory preflight's estimate.
@@ -98,20 +100,17 @@ class MdStore {
   // for the device where there is one. counts[list]: how many.
   virtual void select_sends(const GhostBands& bands, long counts[kGhostLists]) = 0;
   // The current positions of the lists in `lists` (bit `list`), shift
-  // applied, x, y, z per atom: packed[list] for each, in host memory the
-  // store keeps until the next pack_sends; one wait for the device.
-  virtual void pack_sends(std::uint32_t lists, const double* packed[kGhostLists]) = 0;
+  // applied, x, y, z per atom, list after list in list order into `out` (in
+  // space(), room for them all); one wait for the device.
+  virtual void pack_sends(std::uint32_t lists, double* out) = 0;
   // Makes ghost slots 0 .. count - 1 exist (their positions unset until
   // written), before other ranks learn where to push them (connect).
   virtual void reserve_ghosts(long count) = 0;
-  // A host buffer for `slots` ghost positions (x, y, z each), ghost slot k at
-  // 3 k, for unpack_ghosts; it waits until the last unpack has read it.
-  virtual double* ghost_receive_buffer(long slots) = 0;
-  // Writes the receive buffer's slots first .. first + count - 1 into the
-  // same ghost slots (counted from the first ghost), appending slots past
-  // the current ghosts. On a GPU the copy may still run when this returns:
-  // the store's next device work follows it.
-  virtual void unpack_ghosts(long first, long count) = 0;
+  // Writes slots first .. first + count - 1 of `in` (in space(), ghost slot k
+  // at 3 k) into the same ghost slots (counted from the first ghost),
+  // appending slots past the current ghosts. On a GPU the copy may still run
+  // when this returns: the store's next device work follows it.
+  virtual void unpack_ghosts(const double* in, long first, long count) = 0;
   // The lists in `lists` (sent to this rank itself: its periodic images)
   // straight into ghost slots from first[list] on, no host buffer.
   virtual void copy_sends_to_ghosts(std::uint32_t lists, const long first[kGhostLists]) = 0;

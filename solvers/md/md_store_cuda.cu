@@ -90,6 +90,7 @@ class CudaMdStore final : public MdStore {
 
   long owned() const override { return owned_; }
   long ghosts() const override { return ghosts_; }
+  Backend space() const override { return Backend::Cuda; }
 
   double bytes_for(double owned, double ghosts, double neighbours) const override {
     // Owned: v, f, id, their spares, the positions at the build and spare,
@@ -309,55 +310,29 @@ class CudaMdStore final : public MdStore {
 
   // The lists in the mask packed one after another, copied to the host in
   // one piece.
-  void pack_sends(std::uint32_t lists, const double* packed[kGhostLists]) override {
+  void pack_sends(std::uint32_t lists, double* out) override {
     long atoms = 0;
     const MaskedEntries m = masked_entries(lists, [&](int list) {
       const long first = atoms;
       atoms += send_count(list);
       return static_cast<int>(first);
     });
-    const int values = checked_elements(3 * atoms, "packed ghost positions");
-    host_out_.reserve(std::max(values, 1));  // a list's pointer, even if empty
-    if (values > 0) {
-      device_out_.reserve(values);
-      pack_sends_kernel<<<blocks_for(m.end - m.begin, kThreads), kThreads>>>(
-          x_.data(), sends_, m.to, m.begin, m.end, device_out_.data());
-      MPSFW_CUDA_CHECK_LAUNCH();
-      MPSFW_CUDA_CHECK(cudaMemcpyAsync(host_out_.data(), device_out_.data(),
-                                       values * sizeof(double), cudaMemcpyDeviceToHost));
-      MPSFW_CUDA_CHECK(cudaStreamSynchronize(0));
-    }
-    for (int list = 0; list < kGhostLists; ++list) {
-      packed[list] = m.to.first[list] < 0 ? nullptr : host_out_.data() + 3L * m.to.first[list];
-    }
+    checked_elements(3 * atoms, "packed ghost positions");
+    if (atoms == 0) return;
+    pack_sends_kernel<<<blocks_for(m.end - m.begin, kThreads), kThreads>>>(x_.data(), sends_, m.to,
+                                                                           m.begin, m.end, out);
+    MPSFW_CUDA_CHECK_LAUNCH();
+    MPSFW_CUDA_CHECK(cudaStreamSynchronize(0));
   }
 
   void reserve_ghosts(long count) override { ghost_slots(0, count); }
 
-  // The device side gets its room here too, so that the exchange's unpacks
-  // reallocate nothing.
-  double* ghost_receive_buffer(long slots) override {
-    const int values = checked_elements(3 * slots, "received ghost positions");
-    host_in_.reserve(std::max(values, 1));  // waits until its last unpack has read it
-    device_in_.reserve(values);
-    return host_in_.data();
-  }
-
-  // The copy from pinned memory runs on the stream: no wait here. Slot k
-  // lies at 3 k on the device as on the host, so the unpacks of one
-  // exchange use apart parts of both.
-  void unpack_ghosts(long first, long count) override {
+  void unpack_ghosts(const double* in, long first, long count) override {
     const int slots = ghost_slots(first, count);
     if (count == 0) return;
-    const int values = checked_elements(3 * (first + count), "received ghost positions");
-    device_in_.reserve(values);
-    const std::size_t offset = 3 * static_cast<std::size_t>(first);
-    MPSFW_CUDA_CHECK(cudaMemcpyAsync(device_in_.data() + offset, host_in_.data() + offset,
-                                     3 * static_cast<std::size_t>(count) * sizeof(double),
-                                     cudaMemcpyHostToDevice));
-    host_in_.mark_used();
+    checked_elements(3 * (first + count), "received ghost positions");
     unpack_positions_kernel<<<blocks_for(slots, kThreads), kThreads>>>(
-        device_in_.data() + offset, slots, arrays(), owned_ + static_cast<int>(first));
+        in + 3 * first, slots, arrays(), owned_ + static_cast<int>(first));
     MPSFW_CUDA_CHECK_LAUNCH();
   }
 
@@ -705,9 +680,6 @@ class CudaMdStore final : public MdStore {
   DeviceBuffer<int> send_entries_, send_starts_;
   DeviceBuffer<int> selected_;   // compactions' counts
   DeviceBuffer<char> cub_temp_;  // CUB's scratch (compactions, sorts), in stream order
-  DeviceBuffer<double> device_out_, device_in_;
-  PinnedBuffer<double> host_out_;  // the packed lists, one after another
-  PinnedStage<double> host_in_;    // received ghost positions by slot
   // Per ghost slot placed by copy_sends_to_ghosts: its owned atom and shift;
   // the first image_slots_ slots are held (a slot unpacked instead has none).
   DeviceBuffer<int> image_root_;

@@ -13,6 +13,7 @@ class HostMdStore final : public MdStore {
  public:
   long owned() const override { return owned_; }
   long ghosts() const override { return static_cast<long>(x_.size()) / 3 - owned_; }
+  Backend space() const override { return Backend::Host; }
 
   double bytes_for(double owned, double ghosts, double neighbours) const override {
     // Owned: x, v, f, id, the positions at the build, and sort_by_cell's
@@ -152,27 +153,21 @@ class HostMdStore final : public MdStore {
       counts[list] = static_cast<long>(sends_[list].size());
   }
 
-  void pack_sends(std::uint32_t lists, const double* packed[kGhostLists]) override {
+  void pack_sends(std::uint32_t lists, double* out) override {
     for (int list = 0; list < kGhostLists; ++list) {
       if (!(lists >> list & 1u)) continue;
-      const std::vector<long>& send = sends_[list];
-      packed_[list].resize(3 * send.size());
-      for (size_t t = 0; t < send.size(); ++t) position_of(list, send[t], &packed_[list][3 * t]);
-      packed[list] = packed_[list].data();
+      for (long i : sends_[list]) {
+        position_of(list, i, out);
+        out += 3;
+      }
     }
   }
 
   void reserve_ghosts(long count) override { ghost_slots(count); }
 
-  double* ghost_receive_buffer(long slots) override {
-    received_.resize(static_cast<size_t>(3 * slots));
-    return received_.data();
-  }
-
-  void unpack_ghosts(long first, long count) override {
+  void unpack_ghosts(const double* in, long first, long count) override {
     ghost_slots(first + count);
-    std::copy(received_.begin() + 3 * first, received_.begin() + 3 * (first + count),
-              x_.begin() + 3 * (owned_ + first));
+    std::copy(in + 3 * first, in + 3 * (first + count), x_.begin() + 3 * (owned_ + first));
   }
 
   void copy_sends_to_ghosts(std::uint32_t lists, const long first[kGhostLists]) override {
@@ -419,7 +414,6 @@ class HostMdStore final : public MdStore {
   // what is added to the positions they send.
   std::vector<long> sends_[kGhostLists];
   double send_shift_[kGhostLists][3] = {};
-  std::vector<double> packed_[kGhostLists], received_;  // received_ by ghost slot
   // Per ghost slot placed by copy_sends_to_ghosts: its owned atom and list.
   std::vector<long> image_root_;
   std::vector<int> image_list_;

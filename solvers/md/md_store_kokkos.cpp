@@ -184,6 +184,7 @@ class KokkosMdStore final : public MdStore {
  public:
   long owned() const override { return owned_; }
   long ghosts() const override { return ghosts_; }
+  Backend space() const override { return kokkos_memory(); }
 
   double bytes_for(double owned, double ghosts, double neighbours) const override {
     // Owned: v, f, id and their spares, the spare position, the position at
@@ -441,48 +442,34 @@ class KokkosMdStore final : public MdStore {
     return send_start_[kGhostLists] <= room;
   }
 
-  // The masked lists' entries in one kernel into packed_, list after list,
-  // and to the host in one copy.
-  void pack_sends(std::uint32_t lists, const double* packed[kGhostLists]) override {
+  // The masked lists' entries in one kernel, list after list; `out` is in
+  // the space's memory.
+  void pack_sends(std::uint32_t lists, double* out) override {
     const Runs r = runs(lists, nullptr);
     const int total = checked_count(r.at[r.count]);
-    packed_.reserve(3L * total);
-    if (total > 0) {
-      const Reals out = packed_.device;
-      const Ints send = sends_;
-      const PositionArray x = x_;
-      Kokkos::parallel_for(
-          "mpsfw::md::pack_positions", Indices(0, total), KOKKOS_LAMBDA(int p) {
-            const int k = run_of(r, p);
-            const int i = send(r.from[k] + (p - r.at[k]));
-            for (int d = 0; d < 3; ++d) out(3 * p + d) = x(i, d) + r.shift[k][d];
-          });
-      packed_.to_host(3L * total);
-    }
-    for (int k = 0; k < r.count; ++k) packed[r.list[k]] = packed_.host.data() + 3 * r.at[k];
-  }
-
-  double* ghost_receive_buffer(long slots) override {
-    // On a host space the unpack kernels read this very memory.
-    if (received_.host.data() == received_.device.data()) Space().fence();
-    received_.reserve(3 * slots);
-    return received_.host.data();
+    if (total == 0) return;
+    const Kokkos::View<double*, Memory, Kokkos::MemoryTraits<Kokkos::Unmanaged>> packed(
+        out, 3 * static_cast<size_t>(total));
+    const Ints send = sends_;
+    const PositionArray x = x_;
+    Kokkos::parallel_for(
+        "mpsfw::md::pack_positions", Indices(0, total), KOKKOS_LAMBDA(int p) {
+          const int k = run_of(r, p);
+          const int i = send(r.from[k] + (p - r.at[k]));
+          for (int d = 0; d < 3; ++d) packed(3 * p + d) = x(i, d) + r.shift[k][d];
+        });
+    Space().fence();
   }
 
   void reserve_ghosts(long count) override { ghost_slots(count); }
 
-  void unpack_ghosts(long first_slot, long count) override {
+  void unpack_ghosts(const double* in_buffer, long first_slot, long count) override {
     const int first_ghost = checked_count(first_slot), n = checked_count(count);
     const long end = static_cast<long>(first_ghost) + n;
-    if (3 * end > static_cast<long>(received_.device.extent(0))) {
-      throw Error("Kokkos MD store: unpack_ghosts past the receive buffer");
-    }
     ghost_slots(end);
     if (n == 0) return;
-    const auto slots = std::make_pair(3L * first_ghost, 3 * end);
-    Kokkos::deep_copy(Kokkos::subview(received_.device, slots),
-                      Kokkos::subview(received_.host, slots));
-    const Reals in = received_.device;
+    const Kokkos::View<const double*, Memory, Kokkos::MemoryTraits<Kokkos::Unmanaged>> in(
+        in_buffer, 3 * static_cast<size_t>(end));
     const PositionArray x = x_;
     const int base = owned_;
     Kokkos::parallel_for(
@@ -956,7 +943,6 @@ class KokkosMdStore final : public MdStore {
       Kokkos::create_mirror_view(send_starts_);
   long send_start_[kGhostLists + 1] = {};
   double send_shift_[kGhostLists][3] = {};
-  Staging packed_, received_;  // all lists packed; all ghosts received
   mutable Staging flat_;
   // Per ghost slot placed by copy_sends_to_ghosts: its owned atom and shift.
   Ints image_root_{"mpsfw::md::image_root", 0};

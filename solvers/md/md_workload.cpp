@@ -23,7 +23,8 @@ class MdWorkload final : public Workload {
     return "an MD rank needs at least one link cell of md.cutoff + md.skin along each dimension";
   }
   void start(const RunContext& context) override {
-    solver_ = std::make_unique<MdSolver>(config_, context.world, context.device);
+    solver_ =
+        std::make_unique<MdSolver>(config_, context.world, context.device, context.cuda_aware_mpi);
     solver_->set_params(params_);
   }
   std::string banner() const override {

@@ -52,6 +52,7 @@ class WindowStore final : public md::MdStore {
 
   long owned() const override { return owned_count; }
   long ghosts() const override { return 0; }
+  Backend space() const override { return Backend::Host; }
   double bytes_for(double, double, double) const override { unused(); }
   const void* positions_base() const override { return positions_; }
   long positions_generation() const override { return generation; }
@@ -78,10 +79,9 @@ class WindowStore final : public md::MdStore {
   void sort_by_cell(const md::CellGrid&) override { unused(); }
   void clear_ghosts() override { unused(); }
   void select_sends(const md::GhostBands&, long[md::kGhostLists]) override { unused(); }
-  void pack_sends(std::uint32_t, const double * [md::kGhostLists]) override { unused(); }
+  void pack_sends(std::uint32_t, double*) override { unused(); }
   void reserve_ghosts(long) override { unused(); }
-  double* ghost_receive_buffer(long) override { unused(); }
-  void unpack_ghosts(long, long) override { unused(); }
+  void unpack_ghosts(const double*, long, long) override { unused(); }
   void copy_sends_to_ghosts(std::uint32_t, const long[md::kGhostLists]) override { unused(); }
   void refresh_own_images() override { unused(); }
   void build_neighbors(const md::CellGrid&, double) override { unused(); }

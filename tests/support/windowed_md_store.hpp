@@ -24,6 +24,7 @@ class WindowedHostStore final : public md::MdStore {
 
   long owned() const override { return host_->owned(); }
   long ghosts() const override { return ghosts_; }
+  Backend space() const override { return Backend::Host; }
   double bytes_for(double owned, double ghosts, double neighbours) const override {
     return host_->bytes_for(owned, ghosts, neighbours);
   }
@@ -64,27 +65,19 @@ class WindowedHostStore final : public md::MdStore {
     host_->select_sends(bands, counts);
     std::copy(counts, counts + md::kGhostLists, counts_);
   }
-  void pack_sends(std::uint32_t lists, const double* packed[md::kGhostLists]) override {
-    host_->pack_sends(lists, packed);
-  }
+  void pack_sends(std::uint32_t lists, double* out) override { host_->pack_sends(lists, out); }
   void reserve_ghosts(long count) override { make_slots(count); }
-  double* ghost_receive_buffer(long slots) override {
-    received_.resize(static_cast<size_t>(3 * slots));
-    return received_.data();
-  }
-  void unpack_ghosts(long first, long count) override {
+  void unpack_ghosts(const double* in, long first, long count) override {
     make_slots(first + count);
-    std::copy(received_.begin() + 3 * first, received_.begin() + 3 * (first + count), ghost(first));
+    std::copy(in + 3 * first, in + 3 * (first + count), ghost(first));
   }
   void copy_sends_to_ghosts(std::uint32_t lists, const long first[md::kGhostLists]) override {
     own_lists_ = lists;
     std::copy(first, first + md::kGhostLists, own_first_);
-    const double* packed[md::kGhostLists] = {};
-    host_->pack_sends(lists, packed);
     for (int list = 0; list < md::kGhostLists; ++list) {
       if (!(lists >> list & 1u)) continue;
       make_slots(first[list] + counts_[list]);
-      std::copy(packed[list], packed[list] + 3 * counts_[list], ghost(first[list]));
+      pack_list(list, ghost(first[list]));
     }
   }
   void refresh_own_images() override { copy_sends_to_ghosts(own_lists_, own_first_); }
@@ -92,10 +85,7 @@ class WindowedHostStore final : public md::MdStore {
   const void* positions_base() const override { return window_; }
   long positions_generation() const override { return 1; }  // the window never moves
   void push_sends(int list, void* target, long slot) override {
-    const double* packed[md::kGhostLists] = {};
-    host_->pack_sends(std::uint32_t{1} << list, packed);
-    std::copy(packed[list], packed[list] + 3 * counts_[list],
-              static_cast<double*>(target) + 3 * slot);
+    pack_list(list, static_cast<double*>(target) + 3 * slot);
   }
   void synchronize() override {}
 
@@ -123,12 +113,10 @@ class WindowedHostStore final : public md::MdStore {
     if (owned() + count > slots_) throw Error("WindowedHostStore: the window is too small");
     ghosts_ = std::max(ghosts_, count);
   }
+  // List `list`'s positions (shift applied) into `out`.
+  void pack_list(int list, double* out) { host_->pack_sends(std::uint32_t{1} << list, out); }
   // The window's ghosts (pushed, received or copied) into the host store.
-  void take_in_ghosts() {
-    double* in = host_->ghost_receive_buffer(ghosts_);
-    std::copy(ghost(0), ghost(ghosts_), in);
-    host_->unpack_ghosts(0, ghosts_);
-  }
+  void take_in_ghosts() { host_->unpack_ghosts(ghost(0), 0, ghosts_); }
 
   std::unique_ptr<md::MdStore> host_ = md::detail::make_host_md_store();
   double* window_;
@@ -137,7 +125,6 @@ class WindowedHostStore final : public md::MdStore {
   long counts_[md::kGhostLists] = {};
   std::uint32_t own_lists_ = 0;  // the last copy_sends_to_ghosts, for refresh_own_images
   long own_first_[md::kGhostLists] = {};
-  std::vector<double> received_;
 };
 
 }  // namespace mpsfw::testing_support
