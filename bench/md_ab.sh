@@ -2,7 +2,7 @@
 # An A/B of the MD solver in one call on the GPU machine: builds the solver of
 # a base tree (a tarball made here with `git archive BASE > ab-base.tar`, an
 # untracked file the device tool carries) and of this tree, then runs
-# bench/md_lj.sh (this tree's) on both: in.lj 32k and 1M atoms on one rank,
+# bench/md_lj.sh (this tree's) on both: in.lj 32k, 256k and 1M atoms on one rank,
 # 1M on 8 and 16 ranks under MPS, the trees taking turns within each repeat.
 # Both builds and all runs share one machine and one call, so the ratios hold
 # even where single figures drift.
@@ -25,7 +25,7 @@ done
 export STEPS=${STEPS:-500}
 for r in $(seq "${REPEATS:-3}"); do
   for side in base new; do
-    for part in "one 20_64 1" "mps 64 8_16"; do
+    for part in "one 20_40_64 1" "mps 64 8_16"; do
       read -r name cells ranks <<<"$part"
       FIRST_REPEAT=$r REPEATS=1 bash "$root/bench/md_lj.sh" "$work/build-$side" "$out/$side-$name" \
         "${cells//_/ }" "${ranks//_/ }" >> "$out/rounds.log"

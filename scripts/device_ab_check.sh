@@ -10,7 +10,9 @@
 #          old == new, under MPS with same-GPU pushes)
 #   heat-mpi  the same with every halo through MPI (run.halo = mpi, staged
 #          through pinned host memory where MPI is not CUDA-aware), 1 and 8 ranks
-#   md     bench/md_ab.sh: in.lj 32k and 1M on one rank, 1M on 8 and 16 under MPS
+#   md     bench/md_ab.sh: in.lj 32k, 256k and 1M on one rank, 1M on 8 and 16 under MPS
+#   bandwidth  bench/heat_bandwidth --n 512 of both trees, taking turns REPEATS
+#          times: the heat update and a full step against the device's copy
 #   scripts/device_ab_check.sh "tests heat md" [BASE_TAR=ab-base.tar]
 # Environment: STEPS, REPEATS (passed to the A/B scripts; 500 and 3 here).
 # Logs: $OUT/ab (tarred into $OUT/ab.tgz).
@@ -66,6 +68,27 @@ if has heat-mpi; then
   SET="--set run.halo=mpi" BUILD_ROOT="$out/heat-builds" timeout 300 \
     bash "$MPSFW_ROOT/bench/heat_ab.sh" "$out/heat-mpi" "$base_tar" 256 "1 8" | tee "$out/heat-mpi.txt"
   rm -rf "$out/heat-builds"
+fi
+
+if has bandwidth; then
+  work=$(mktemp -d)
+  mkdir -p "$work/base" && tar xf "$base_tar" -C "$work/base" || exit 1
+  for side in base new; do
+    src=$MPSFW_ROOT
+    [ "$side" = base ] && src=$work/base
+    { cmake -S "$src" -B "$work/build-$side" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_CUDA_ARCHITECTURES=90 -DMPSFW_ENABLE_CUDA=ON -DMPSFW_ENABLE_KOKKOS=OFF &&
+      cmake --build "$work/build-$side" -j "$(nproc)" --target heat_bandwidth; } \
+      > "$out/bandwidth-build-$side.log" 2>&1 || { tail -30 "$out/bandwidth-build-$side.log"; rc=1; }
+  done
+  for r in $(seq "$REPEATS"); do
+    for side in base new; do
+      timeout 120 "$work/build-$side/bench/heat_bandwidth" --n 512 --repeats 20 \
+        > "$out/bandwidth-$side-$r.txt" 2>&1 || echo "bandwidth $side repeat $r failed: exit $?"
+      echo "$side $r: $(grep "^heat update" "$out/bandwidth-$side-$r.txt")"
+    done
+  done | tee "$out/bandwidth.txt"
+  rm -rf "$work"
 fi
 
 if has md; then
