@@ -14,6 +14,8 @@
 #include "core/decomposition.hpp"
 #include "core/error.hpp"
 #include "core/h5_io.hpp"
+#include "core/kokkos_options.hpp"
+#include "core/kokkos_runtime.hpp"
 #include "core/paths.hpp"
 #include "core/stop_request.hpp"
 #include "core/time_loop.hpp"
@@ -124,6 +126,8 @@ Prepared prepare(const Session& session, const WorkloadRegistry& workloads) {
     p.workload->configure(*p.params);
     check_outputs(session, *p.params, *p.workload);
     const RunConfig& run = p.workload->run_config();
+    // Before check_backend: a build without Kokkos names the option given.
+    check_kokkos_options(c.kokkos_options, run.backend, p.params->value("run.backend").origin);
     check_backend(spec, run.backend, p.params->value("run.backend").origin);
     try {
       choose_rank_grid(session.size(), run.rank_grid_hint, p.workload->cells_to_split());
@@ -239,6 +243,19 @@ int solver_main(int argc, char** argv, const WorkloadRegistry& workloads,
     c = parse_command_line(std::vector<std::string>(argv + 1, argv + argc), program);
   } catch (const std::exception&) {
     parsed = false;
+  }
+  // Kokkos 4 ends the process after its help (inside Kokkos::initialize): so
+  // it is printed here, before MPI starts, as --list-keys is.
+  if (parsed && c.kokkos_help) {
+    try {
+      if (c.help) std::fputs(command_line_usage(program).c_str(), stdout);
+      check_kokkos_built(c.kokkos_options);
+      kokkos_print_help(c.kokkos_options);
+      return 0;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "mpsfw: error: %s\n", e.what());
+      return 1;
+    }
   }
   if (parsed && c.list_keys) {
     try {

@@ -5,6 +5,7 @@
 
 #include "build_info.hpp"
 #include "error.hpp"
+#include "kokkos_options.hpp"
 
 namespace mpsfw {
 
@@ -32,6 +33,9 @@ std::string command_line_usage(const std::string& program) {
          "                          too) and stop; with --as-set, as a deck for --set-file\n"
          "  --list-keys[=NAME]      every key an input may hold (type, default, range,\n"
          "                          meaning), of solver NAME or of all, and stop\n"
+         "  --kokkos-NAME[=VALUE]   Kokkos's own options (--kokkos-help lists them), handed to\n"
+         "                          Kokkos::initialize on backend kokkos; not --kokkos-device-id\n"
+         "                          or --kokkos-num-threads: mpsfw's binding sets both\n"
          "  --help, --version\n"
          "The input format is described in " +
          docs_location() + "/input-format.md (the documentation: " + docs_location() + ").\n";
@@ -91,6 +95,10 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
       o.force = true;
     } else if (is(a, "--describe")) {
       o.describe = value_of(i, "--describe");
+    } else if (is_kokkos_option(a)) {
+      refuse_binding_option(a);
+      o.kokkos_options.push_back(a);
+      o.kokkos_help = o.kokkos_help || is_kokkos_help(a);
     } else if (!a.empty() && a[0] == '-') {
       throw InputError("unknown option '" + a + "'\n" + usage);
     } else if (o.input.empty()) {
@@ -111,12 +119,19 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
   if (o.force && o.write_input.empty()) {
     throw InputError("--force is for --write-input (it replaces an existing file)\n" + usage);
   }
+  const bool runs_nothing = !o.write_input.empty() || !o.describe.empty() || o.list_keys;
+  if (!o.kokkos_options.empty() && !o.kokkos_help && runs_nothing) {
+    throw InputError(o.kokkos_options[0] +
+                     " is for Kokkos in a run; --write-input, --describe and --list-keys run "
+                     "nothing\n" +
+                     usage);
+  }
   if (!o.describe.empty() && (!o.input.empty() || !o.write_input.empty())) {
     throw InputError("--describe lists one file; it takes no input file or --write-input\n" +
                      usage);
   }
   if (o.input.empty() && o.write_input.empty() && o.describe.empty() && !o.list_keys && !o.help &&
-      !o.version) {
+      !o.version && !o.kokkos_help) {
     throw InputError("no input file given\n" + usage);
   }
   return o;

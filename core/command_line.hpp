@@ -18,12 +18,17 @@ struct CommandLine {
   bool as_set = false;                 // --as-set: --describe prints a deck of key=value lines
   bool list_keys = false;              // --list-keys[=NAME]: every key of the input, run nothing
   std::string list_keys_of;            // NAME: only that solver's (and the shared ones)
+  // --kokkos-NAME[=VALUE] as typed, for Kokkos::initialize (core/kokkos_options.hpp);
+  // kokkos_help: one of them is --kokkos-help or --kokkos-tools-help.
+  std::vector<std::string> kokkos_options;
+  bool kokkos_help = false;
   bool help = false, version = false;
 };
 
 // Throws InputError with the usage hint on anything it does not understand.
 // --backend X and --output F become the overrides run.backend=X and
-// run.output_file=F, so they are validated like every other key.
+// run.output_file=F, so they are validated like every other key. Options for
+// Kokkos are kept, except those mpsfw's binding sets (refused by name).
 // `program` names the executable in the usage text.
 CommandLine parse_command_line(const std::vector<std::string>& args,
                                const std::string& program = "solver");

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "kokkos_options.hpp"
 #include "kokkos_runtime.hpp"
 
 namespace mpsfw {
@@ -47,7 +48,8 @@ int local_ranks_on_gpu(int gpu, int local_size, int gpus) {
   return local_size / gpus + (gpu < local_size % gpus ? 1 : 0);
 }
 
-static DeviceBinding kokkos_binding(int node_rank, int node_size, const CudaGate& gate) {
+static DeviceBinding kokkos_binding(int node_rank, int node_size, const CudaGate& gate,
+                                    const std::vector<std::string>& kokkos_options) {
   if (!built_with_kokkos()) throw_built_without_kokkos("backend 'kokkos'");
   DeviceBinding b;
   if (kokkos_on_gpu()) {
@@ -60,15 +62,18 @@ static DeviceBinding kokkos_binding(int node_rank, int node_size, const CudaGate
   } else {
     b = host_binding(node_size);
   }
-  kokkos_start(b.gpu, b.memory == Backend::Host ? b.multiprocessors : 1);
+  kokkos_start(b.gpu, b.memory == Backend::Host ? b.multiprocessors : 1, kokkos_options);
   b.backend = Backend::Kokkos;
   b.name = kokkos_description() + (b.memory == Backend::Cuda ? ", " + b.name : ", host memory");
   return b;
 }
 
-DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const CudaGate& gate) {
+DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const CudaGate& gate,
+                          const std::vector<std::string>& kokkos_options) {
+  check_kokkos_options(kokkos_options, requested, "");
   if (requested == Backend::Host) return host_binding(node_size);
-  if (requested == Backend::Kokkos) return kokkos_binding(node_rank, node_size, gate);
+  if (requested == Backend::Kokkos)
+    return kokkos_binding(node_rank, node_size, gate, kokkos_options);
   if (requested == Backend::Cuda && !built_with_cuda()) throw_built_without_cuda("backend 'cuda'");
   const int gpus = count_visible_gpus(gate);
   if (gpus == 0) {

@@ -64,7 +64,11 @@ int count_visible_gpus(const CudaGate& gate);
 // space runs, then starts Kokkos on that device (core/kokkos_runtime.hpp).
 // On the host backend, each of the node's `node_size` ranks gets an equal share
 // of the cores as OpenMP threads unless OMP_NUM_THREADS says otherwise.
-DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const CudaGate& gate);
+// `kokkos_options` (the command line's --kokkos-*) go to Kokkos::initialize;
+// given for another backend, or without Kokkos, they throw InputError
+// (check_kokkos_options, core/kokkos_options.hpp).
+DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const CudaGate& gate,
+                          const std::vector<std::string>& kokkos_options = {});
 
 // Finalises Kokkos (the Kokkos backend), then destroys this process's CUDA
 // context (cudaDeviceReset): an MPS client leaves its server, so the daemon can

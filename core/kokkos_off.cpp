@@ -6,7 +6,12 @@ namespace mpsfw {
 
 Backend kokkos_memory() { throw_built_without_kokkos("the Kokkos backend"); }
 bool kokkos_on_gpu() { return false; }
-void kokkos_start(int, int) { throw_built_without_kokkos("backend 'kokkos'"); }
+void kokkos_start(int, int, const std::vector<std::string>&) {
+  throw_built_without_kokkos("backend 'kokkos'");
+}
+void kokkos_print_help(const std::vector<std::string>&) {
+  throw_built_without_kokkos("Kokkos's help");
+}
 void kokkos_stop() {}
 std::string kokkos_description() { return "Kokkos (not built)"; }
 

@@ -7,6 +7,7 @@
 // one finalize per process: start is idempotent, and nothing starts again
 // after stop. Built from kokkos_runtime.cpp with Kokkos, kokkos_off.cpp without.
 #include <string>
+#include <vector>
 
 #include "backend.hpp"
 
@@ -20,8 +21,14 @@ Backend kokkos_memory();
 bool kokkos_on_gpu();
 
 // Initialises Kokkos once (on CUDA device `gpu` when kokkos_on_gpu(); with
-// `threads` host threads otherwise). Throws Error if Kokkos was finalised.
-void kokkos_start(int gpu, int threads);
+// `threads` host threads otherwise), with the user's `options` for Kokkos
+// (--kokkos-NAME[=VALUE], core/kokkos_options.hpp: none that choose the device
+// or the threads). Throws Error if Kokkos was finalised.
+void kokkos_start(int gpu, int threads, const std::vector<std::string>& options = {});
+// Kokkos's help for `options` (--kokkos-help, --kokkos-tools-help with the
+// tool's options), printed by Kokkos::initialize; Kokkos 4 then ends the
+// process, Kokkos 3 goes on and is finalised here. Call before MPI starts.
+void kokkos_print_help(const std::vector<std::string>& options);
 // Finalises Kokkos if it was started (every Kokkos object must be gone).
 void kokkos_stop();
 

@@ -131,7 +131,8 @@ const DeviceBinding& Session::bind(Backend requested) {
   const bool crowded = env_.node_size() > cores;
   run_collectively(env_.world(), [&] {
     const auto start = std::chrono::steady_clock::now();
-    device_ = bind_device(requested, env_.node_rank(), env_.node_size(), node_session_.cuda_gate());
+    device_ = bind_device(requested, env_.node_rank(), env_.node_size(), node_session_.cuda_gate(),
+                          command_line_.kokkos_options);
     device_.crowded = crowded;
     if (crowded) device_.crowding = crowding_note(env_.node_size(), cores, device_);
     // A client of mpsfw's per-GPU daemon sees only its GPU: the session's

@@ -56,7 +56,8 @@ class Session {
   // Collective: binds this rank's device (`requested` Auto takes the GPU where
   // one is visible; DeviceBinding::crowding warns when the node's ranks
   // outnumber the cores they may run on) and verifies, node by node, that
-  // every rank meant for MPS is a client of its GPU's server.
+  // every rank meant for MPS is a client of its GPU's server. The command
+  // line's options for Kokkos go to Kokkos (an error on another backend).
   const DeviceBinding& bind(Backend requested);
   // Collective: releases the device (free device memory first) and stops the
   // MPS daemons this job started. Idempotent; run() and the destructor call it.

@@ -4,12 +4,13 @@
 # expected), print the error once (from rank 0, not once per rank) and not hang.
 #
 #   tests/cli/bad_inputs.sh --solver PATH --make-bad PATH [options] [CASE...]
-#   tests/cli/bad_inputs.sh --list [--cuda 0|1]
+#   tests/cli/bad_inputs.sh --list [--cuda 0|1] [--kokkos 0|1]
 # Options:
 #   --mpiexec PATH      MPI launcher (default: mpiexec)
 #   --np-flag FLAG      its process-count flag (default: -n)
 #   --preflags "..."    extra launcher flags before the program
 #   --cuda 0|1          whether the solver was built with the CUDA backend (default: 1)
+#   --kokkos 0|1        whether the solver was built with the Kokkos backend (default: 1)
 #   --timeout SECONDS   a run still going after this long is a hang (default: 60)
 #   --keep              keep the work folder with the files and outputs
 # With no CASE every case runs; the last line is "N passed, M failed".
@@ -22,6 +23,7 @@ source "$here/cli_lib.sh"
 
 MAKE_BAD=""
 CUDA_BUILD=1
+KOKKOS_BUILD=1
 LIST=0
 KEEP=0
 selected=()
@@ -33,10 +35,11 @@ while [ $# -gt 0 ]; do
     --np-flag) NP_FLAG=$2; shift 2 ;;
     --preflags) PREFLAGS=$2; shift 2 ;;
     --cuda) CUDA_BUILD=$2; shift 2 ;;
+    --kokkos) KOKKOS_BUILD=$2; shift 2 ;;
     --timeout) CASE_TIMEOUT=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
     --list) LIST=1; shift ;;
-    -h | --help) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,17s/^# \{0,1\}//p' "$0"; exit 0 ;;
     -*) cli_die "unknown option '$1' (see --help)" ;;
     *) selected+=("$1"); shift ;;
   esac
@@ -251,6 +254,36 @@ add_case halo_ipc_on_host 2 fail "@D@/good.h5 --backend host --halo ipc" \
   "run.halo = ipc needs the CUDA backend"
 add_case halo_sync_unknown 2 fail "@D@/good.h5 --set run.halo_sync=spin" \
   "--set run.halo_sync=spin: expected one of auto|barrier" 'got "spin"'
+
+# Options for Kokkos (--kokkos-NAME[=VALUE]) go to Kokkos::initialize on backend
+# kokkos; a typo of the prefix is still unknown; the two that choose the device
+# and the host threads are the binding's, refused by name; on another backend or
+# without Kokkos an option for it is an error, never silently nothing.
+add_case kokkos_option_typo 2 fail "@D@/good.h5 --backend kokkos --kokos-disable-warnings" \
+  "unknown option '--kokos-disable-warnings'" "usage: mpirun -np N solver INPUT.h5"
+add_case kokkos_device_id_refused 2 fail "@D@/good.h5 --backend kokkos --kokkos-device-id=0" \
+  "--kokkos-device-id=0: mpsfw sets Kokkos's device from its binding" "CUDA_VISIBLE_DEVICES"
+add_case kokkos_num_threads_refused 2 fail "@D@/good.h5 --backend kokkos --kokkos-num-threads=4" \
+  "--kokkos-num-threads=4: mpsfw sets Kokkos's host threads from its binding" "OMP_NUM_THREADS"
+if [ "$KOKKOS_BUILD" = 1 ]; then
+  add_case kokkos_option_runs 2 ok "@D@/good.h5 --backend kokkos --kokkos-disable-warnings" \
+    "backend kokkos, MPS" "kokkos (Kokkos "
+  # Kokkos itself acts on it (tries to load the tool): the options reach it.
+  add_case kokkos_option_reaches_kokkos 1 ok \
+    "@D@/good.h5 --backend kokkos --kokkos-tools-library=@D@/no_such_tool.so" \
+    "Unable to load KokkosP library: " "/no_such_tool.so"
+  add_case kokkos_option_on_host 2 fail "@D@/good.h5 --backend host --kokkos-disable-warnings" \
+    "--kokkos-disable-warnings given, but this run's backend is host (--backend host)" \
+    "options for Kokkos are for backend kokkos"
+  add_case kokkos_option_on_auto 2 fail "@D@/good.h5 --kokkos-disable-warnings" \
+    "--kokkos-disable-warnings given, but this run's backend is auto" \
+    "--backend kokkos"
+else
+  add_case kokkos_option_runs 2 fail "@D@/good.h5 --backend kokkos --kokkos-disable-warnings" \
+    "--kokkos-disable-warnings given, but mpsfw was built without Kokkos"
+  add_case kokkos_option_on_host 2 fail "@D@/good.h5 --backend host --kokkos-disable-warnings" \
+    "--kokkos-disable-warnings given, but mpsfw was built without Kokkos"
+fi
 
 # --backend cuda: what it must do depends on the build and the machine.
 if [ "$CUDA_BUILD" = 0 ]; then

@@ -2,8 +2,10 @@
 # --version of the three programs names the build (version, revision taken at
 # build time, CUDA, Kokkos, HDF5, MPI), and mpsctl checks its options like
 # input keys: a bad value exits 1 with a message naming the option and what
-# was expected, before anything is started.
-#   tests/cli/version_and_mpsctl.sh SOLVER MKINPUT MPSCTL
+# was expected, before anything is started. The solver's --help names the
+# options for Kokkos, and --kokkos-help prints Kokkos's own (or, without
+# Kokkos, says it was not built in).
+#   tests/cli/version_and_mpsctl.sh SOLVER MKINPUT MPSCTL [KOKKOS]
 set -uo pipefail
 solver=$1 mkinput=$2 mpsctl=$3 kokkos=${4:-0}  # kokkos: 1 when the build has the Kokkos backend
 failures=0
@@ -23,6 +25,20 @@ for program in "$solver" "$mkinput" "$mpsctl"; do
   grep -q "revision unknown" <<<"$out" && git -C "$(dirname "$0")" rev-parse >/dev/null 2>&1 &&
     fail "$(basename "$program") --version has no revision inside a checkout"
 done
+
+# Options for Kokkos (tests/cli/bad_inputs.sh runs them: cli.bad.kokkos_*).
+out=$("$solver" --help 2>&1) || fail "solver --help exited $?"
+grep -qF -- "--kokkos-NAME[=VALUE]" <<<"$out" || fail "solver --help does not name --kokkos-NAME[=VALUE]"
+out=$("$solver" --kokkos-help 2>&1)
+rc=$?
+if [ "$kokkos" = 1 ]; then
+  [ "$rc" -eq 0 ] || fail "solver --kokkos-help exited $rc: $out"
+  grep -q "Kokkos command line arguments" <<<"$out" || fail "solver --kokkos-help is not Kokkos's help: $out"
+else
+  [ "$rc" -eq 1 ] || fail "solver --kokkos-help in a build without Kokkos exited $rc, expected 1"
+  grep -qF -- "--kokkos-help given, but mpsfw was built without Kokkos" <<<"$out" ||
+    fail "solver --kokkos-help without Kokkos: '$out'"
+fi
 
 # option, value, what the message must say
 while IFS='|' read -r option value expect; do
