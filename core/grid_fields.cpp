@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "collective.hpp"
 #include "error.hpp"
 #include "grid_state.hpp"
 
@@ -13,15 +14,54 @@ GridFields::GridFields(const CartDecomposition& decomposition, FieldLayout layou
 
 GridFields::~GridFields() = default;
 
-void GridFields::add(const std::string& name, Array<double>* field) {
+void GridFields::add(const std::string& name, Array<double>* field, Halo halo) {
+  if (halos_ != nullptr) throw Error("GridFields: field '" + name + "' added after connect_halos");
   if (field == nullptr || field->size() != static_cast<size_t>(layout_.size())) {
     throw Error("GridFields: field '" + name + "' is not an array of the declared layout");
   }
   for (const Field& f : fields_) {
     if (f.name == name) throw Error("GridFields: field '" + name + "' is declared twice");
   }
-  fields_.push_back({name, field});
+  fields_.push_back({name, field, halo});
 }
+
+void GridFields::connect_halos(const HaloSetup& setup) {
+  if (halos_ != nullptr) throw Error("GridFields: connect_halos twice");
+  // A block too thin for the halo may be on some ranks only: every rank
+  // stops before the collective connect.
+  std::string error;
+  try {
+    PeerMemory& memory = setup.peer_memory != nullptr ? *setup.peer_memory : cuda_ipc_memory();
+    halos_ = std::make_unique<FieldHalos>(decomposition_, layout_,
+                                          HaloShape{layout_.halo, setup.corners}, setup.space,
+                                          setup.cuda_aware_mpi, memory);
+    std::vector<double*> buffers;
+    for (const Field& f : fields_) buffers.push_back(f.array->data());
+    for (const Field& f : fields_) {
+      if (f.halo == Halo::Exchanged) halos_->add_field<double>(buffers);
+    }
+    halos_->set_timers(setup.timers);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  agree_on_error(decomposition_.comm(), error);
+  halos_->connect(setup.mode, setup.where, setup.sync);
+}
+
+void GridFields::start_halos() {
+  std::vector<void*> current;
+  for (const Field& f : fields_) {
+    if (f.halo == Halo::Exchanged) current.push_back(f.array->data());
+  }
+  halos().start(current);
+}
+
+FieldHalos& GridFields::halos() {
+  if (halos_ == nullptr) throw Error("GridFields: halos before connect_halos");
+  return *halos_;
+}
+
+const FieldHalos& GridFields::halos() const { return const_cast<GridFields*>(this)->halos(); }
 
 std::vector<std::string> GridFields::names() const {
   std::vector<std::string> out;

@@ -15,8 +15,10 @@
 namespace wave {
 namespace {
 
-// A stencil two cells wide along each axis reads no edge or corner cells.
-constexpr mpsfw::HaloShape kHalo{2, false};
+// A stencil two cells wide along each axis: halos of two cells, no edge or
+// corner cells read.
+constexpr int kHaloWidth = 2;
+constexpr bool kCorners = false;
 
 std::array<bool, 3> periodic_dims(Boundary b) {
   const bool p = b == Boundary::Periodic;
@@ -41,17 +43,16 @@ WaveSolver::WaveSolver(const WaveConfig& config, const mpsfw::Params* params, MP
       backend_(device.backend),
       decomposition_(comm, config.cells, config.rank_grid_hint, periodic_dims(config.boundary),
                      mpsfw::kStridedFaceCost),
-      layout_(decomposition_.local_cells(), kHalo.width),
+      layout_(decomposition_.local_cells(), kHaloWidth),
       coefficients_(leapfrog_coefficients(config.speed, config.dt, config.spacing)),
       fields_(decomposition_, layout_, "wave") {
   std::string error;
-  mpsfw::DeviceLocation where;
   try {
     kernels_ = kernels_for(backend_);
     a_ = mpsfw::Array<double>(backend_, static_cast<std::size_t>(layout_.size()));
     b_ = mpsfw::Array<double>(backend_, static_cast<std::size_t>(layout_.size()));
-    // The state, declared once: snapshots, checkpoints and restart follow.
-    fields_.add("u", &a_);
+    // The state, declared once: halos, snapshots, checkpoints and restart follow.
+    fields_.add("u", &a_, mpsfw::GridFields::Halo::Exchanged);
     fields_.add("u_prev", &b_);
     // A checkpoint (or an input holding /wave/u and /wave/u_prev) starts there.
     if (!fields_.restore(config_.input_file)) {
@@ -59,19 +60,14 @@ WaveSolver::WaveSolver(const WaveConfig& config, const mpsfw::Params* params, MP
       a_.copy_from_host(initial.u.data());
       b_.copy_from_host(initial.u_prev.data());
     }
-    // One field, u, in either buffer: start() names the one holding u^n.
-    halos_ = std::make_unique<mpsfw::FieldHalos>(decomposition_, layout_, kHalo, backend_,
-                                                 cuda_aware_mpi);
-    halos_->add_field<double>({a_.data(), b_.data()});
-    halos_->set_timers(&timers_);
-    where = mpsfw::device_location(device);
   } catch (const std::exception& e) {
     error = e.what();
   }
-  // A failure on some ranks only (out of memory, a block too thin for the
-  // halo) must stop every rank before the collective connect().
+  // A failure on some ranks only (out of memory) must stop every rank before
+  // the collective connect.
   mpsfw::agree_on_error(decomposition_.comm(), error);
-  halos_->connect(config_.halo, where, config_.halo_sync);
+  fields_.connect_halos({backend_, cuda_aware_mpi, config_.halo, mpsfw::device_location(device),
+                         config_.halo_sync, kCorners, &timers_});
   step_ = config_.start_step;
   diagnostics_.push_back(measure());
 }
@@ -83,13 +79,13 @@ mpsfw::LoopSetup WaveSolver::loop_setup() {
 }
 
 void WaveSolver::advance() {
-  halos_->start(a_.data());  // times its own phases (halo post, pack, pull)
-  halos_->finish();          // halo wait, unpack
+  fields_.start_halos();     // times its own phases (halo post, pack, pull)
+  fields_.halos().finish();  // halo wait, unpack
   {
     mpsfw::PhaseTimers::Scope t(timers_, "update");
     kernels_.update(a_.data(), b_.data(), layout_, coefficients_);
   }
-  halos_->finish_step();
+  fields_.halos().finish_step();
   a_.swap(b_);
   ++step_;
 }
@@ -130,7 +126,7 @@ void WaveSolver::settle() {
     mpsfw::PhaseTimers::Scope t(timers_, "device sync");
     kernels_.synchronize();
   }
-  halos_->quiesce();  // no same-GPU neighbour reads A or B after this
+  fields_.halos().quiesce();  // no same-GPU neighbour reads A or B after this
 }
 
 }  // namespace wave

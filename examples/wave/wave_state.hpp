@@ -70,7 +70,7 @@ class WaveSolver final : public mpsfw::Steppable {
   const mpsfw::PhaseTimers& timers() const { return timers_; }
   const std::vector<Diagnostics>& diagnostics() const { return diagnostics_; }
   double loop_seconds() const { return loop().seconds; }
-  std::string halo_path() const { return halos_->path(); }
+  std::string halo_path() const { return fields_.halos().path(); }
   // This rank's interior cells of u^n, x fastest, on the host (a snapshot's u).
   std::vector<double> local_u() const;
 
@@ -86,9 +86,9 @@ class WaveSolver final : public mpsfw::Steppable {
   mpsfw::FieldLayout layout_;
   Coefficients coefficients_;
   mpsfw::Array<double> a_, b_;  // u^n and u^{n-1}; swapped after every step
-  mpsfw::GridFields fields_;    // u in a_, u_prev in b_
-  // Declared after the buffers: destroyed before them.
-  std::unique_ptr<mpsfw::FieldHalos> halos_;
+  // u in a_ (its halo exchanged), u_prev in b_; declared after the buffers:
+  // destroyed (its halos too) before them.
+  mpsfw::GridFields fields_;
   mpsfw::PhaseTimers timers_;
   std::vector<Diagnostics> diagnostics_;
   long step_ = 0;

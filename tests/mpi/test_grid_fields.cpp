@@ -152,5 +152,53 @@ TEST(GridFields, ASnapshotHoldsEveryDeclaredField) {
   testing_support::remove_shared_temp_dir(dir);
 }
 
+// Face halo cells of `a` (one coordinate outside the block) that do not hold
+// code(field) of the neighbour's cell where the box has one, -1 elsewhere.
+long wrong_face_halos(const Array<double>& a, const CartDecomposition& d, const FieldLayout& layout,
+                      int field) {
+  std::vector<double> host(a.size());
+  a.copy_to_host(host.data());
+  const Int3 n = d.local_cells(), o = d.offset();
+  long wrong = 0;
+  for (int k = 0; k < n.z + 2; ++k)
+    for (int j = 0; j < n.y + 2; ++j)
+      for (int i = 0; i < n.x + 2; ++i) {
+        const int outside =
+            (i == 0 || i == n.x + 1) + (j == 0 || j == n.y + 1) + (k == 0 || k == n.z + 1);
+        if (outside != 1) continue;
+        const Int3 g{o.x + i - 1, o.y + j - 1, o.z + k - 1};
+        const bool in_box =
+            g.x >= 0 && g.x < kCells.x && g.y >= 0 && g.y < kCells.y && g.z >= 0 && g.z < kCells.z;
+        const double want = in_box ? code(field, g.x, g.y, g.z) : -1.0;
+        wrong += host[static_cast<size_t>(layout.index(i, j, k))] != want;
+      }
+  return wrong;
+}
+
+// A field declared exchanged gets its halo from the neighbours' cells, in
+// whichever declared array holds it (after the arrays swap contents too);
+// one that is not keeps its halo.
+TEST(GridFields, ADeclaredHaloIsExchangedInWhicheverArrayHoldsIt) {
+  CartDecomposition d{MPI_COMM_WORLD, kCells, {}, {false, false, false}};
+  const FieldLayout layout{d.local_cells()};
+  Array<double> u = coded(d, layout, 1), v = coded(d, layout, 2);
+  GridFields fields{d, layout, "toy"};
+  fields.add("u", &u, GridFields::Halo::Exchanged);
+  fields.add("v", &v);
+  fields.connect_halos({});
+  fields.start_halos();
+  fields.halos().finish();
+  fields.halos().finish_step();
+  EXPECT_EQ(wrong_face_halos(u, d, layout, 1), 0);
+  EXPECT_EQ(wrong_cells(v, d, layout, 2, -1.0), 0) << "v is not exchanged";
+  // u now lives in the other array: its halo still follows it.
+  u.swap(v);
+  fields.start_halos();
+  fields.halos().finish();
+  fields.halos().finish_step();
+  EXPECT_EQ(wrong_face_halos(u, d, layout, 2), 0) << "u after the swap holds code(2)";
+  fields.halos().quiesce();
+}
+
 }  // namespace
 }  // namespace mpsfw
