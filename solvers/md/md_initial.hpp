@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "atom_record.hpp"
+#include "core/particles/subdomain.hpp"
 #include "md_config.hpp"
-#include "md_domain.hpp"
 
 namespace mpsfw::md {
 

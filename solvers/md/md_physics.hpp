@@ -78,17 +78,6 @@ MPSFW_HD double wrapped(double x, double length) {
   return x >= length ? 0.0 : x;
 }
 
-// An atom that left the periodic box through its low face (x < 0) or its high
-// face (x >= length), moved by one box length to the image inside. x = -tiny
-// would round to length itself, the far face: it becomes the largest double
-// below length, so it stays with the rank it was sent to (an error of an ulp).
-// An atom more than a box length outside stays outside (migration reports it).
-MPSFW_HD double across_periodic_edge(double x, double length) {
-  if (x >= 0) return x - length;
-  const double inside = x + length;
-  return inside == length ? nextafter(length, 0.0) : inside;  // NaN stays NaN
-}
-
 // Kinetic energy m v^2 / 2 of one atom.
 MPSFW_HD double kinetic_energy(double vx, double vy, double vz, const LjParams& p) {
   return 0.5 * p.mass * (vx * vx + vy * vy + vz * vz);

@@ -42,7 +42,7 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
       domain_(subdomain_of(decomposition_, config.box)),
       comm_(decomposition_, domain_, ghost_width(config), config.halo, config.halo_sync,
             device_location(device), device.memory == Backend::Cuda ? &cuda_ipc_memory() : nullptr,
-            cuda_aware_mpi),
+            cuda_aware_mpi, {"MD", "atom", "atoms"}),
       backend_(device.backend),
       // Only where atoms live on a GPU: host ranks on a crowded node ran 6 %
       // slower with sleeping waits (docs/performance.md, issue 18).

@@ -8,8 +8,8 @@
 // Neighbour lists reach cutoff + skin and are rebuilt when an atom has moved
 // more than skin/2 since the last build (agreed over all ranks every step,
 // so no pair inside the cutoff is ever missed) or after rebuild_every steps.
-// Physics: md_physics.hpp; MPI: md_comm.cpp; per-atom work: the backend's
-// MdStore.
+// Physics: md_physics.hpp; communication: core/particles/particle_exchange; per-atom work: the
+// backend's MdStore.
 #include <mpi.h>
 
 #include <cstdio>
@@ -20,9 +20,9 @@
 #include "core/decomposition.hpp"
 #include "core/device.hpp"
 #include "core/params.hpp"
+#include "core/particles/particle_exchange.hpp"
 #include "core/time_loop.hpp"
 #include "core/timers.hpp"
-#include "md_comm.hpp"
 #include "md_config.hpp"
 #include "md_resume_input.hpp"
 #include "md_store.hpp"
@@ -110,7 +110,7 @@ class MdSolver final : public Steppable {
   const Params* params_ = nullptr;
   CartDecomposition decomposition_;
   Subdomain domain_;
-  MdComm comm_;
+  ParticleExchange comm_;
   std::unique_ptr<MdStore> store_;
   Backend backend_;
   // The node's ranks outnumber its cores and the atoms are on a GPU: the

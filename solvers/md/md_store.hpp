@@ -1,9 +1,10 @@
 #pragma once
 // The atoms of one rank where its backend keeps them (host memory or the GPU)
-// and the per-atom work of a time step. Owned atoms come first, then ghosts
-// (positions only). Communication is not here: the caller moves the records
-// these functions hand out and takes in (md_comm.hpp).
+// and the per-atom work of a time step: a ParticleStore (owned atoms first,
+// then ghosts, positions only) that the particle exchange moves
+// (core/particles/particle_exchange.hpp), plus MD's own work.
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -11,27 +12,12 @@
 #include "atom_record.hpp"
 #include "core/backend.hpp"
 #include "core/comm/step_handshake.hpp"
-#include "ghost_lists.hpp"
+#include "core/particles/link_cells.hpp"
+#include "core/particles/particle_store.hpp"
+#include "core/particles/periodic_edge.hpp"
 #include "md_physics.hpp"
 
 namespace mpsfw::md {
-
-// Link cells over this rank's subdomain widened by the ghost width (cutoff +
-// skin) on every side: an owned atom's neighbours lie in its own or the 26
-// adjacent cells.
-struct CellGrid {
-  double origin[3];  // corner of the widened region
-  double width[3];   // cell edge along each dimension (>= cutoff)
-  int count[3];      // cells along each dimension
-};
-
-// Link cell of coordinate x along dimension d, clamped into the grid: atoms
-// outside it (and NaN) count in its edge cells. Every store bins with this.
-MPSFW_HD int link_cell_along(double x, const CellGrid& g, int d) {
-  const double c = floor((x - g.origin[d]) / g.width[d]);
-  if (!(c >= 0)) return 0;
-  return c >= g.count[d] - 1 ? g.count[d] - 1 : static_cast<int>(c);
-}
 
 // Sums over owned atoms (the caller reduces them over ranks).
 struct ForceSums {
@@ -43,14 +29,8 @@ struct MotionSums {
   double momentum[3] = {0, 0, 0};
 };
 
-class MdStore {
+class MdStore : public ParticleStore {
  public:
-  virtual ~MdStore() = default;
-
-  virtual long owned() const = 0;
-  virtual long ghosts() const = 0;
-  // Where the atoms live: Host or Cuda (device memory).
-  virtual Backend space() const = 0;
   // What this store allocates (host memory on the host, device memory on the
   // GPU) at most for `owned` atoms with `ghosts` ghosts and `neighbours` list
   // entries per owned atom: the memory preflight's estimate.
@@ -68,77 +48,32 @@ class MdStore {
   // The first half of a velocity-Verlet step in one pass over the owned
   // atoms: v += half_dt F/m, then x += dt v. Positions are not folded into
   // the box: an atom that crossed the periodic edge is folded when it
-  // migrates (MdComm::migrate), so which neighbour it goes to follows from
+  // migrates (ParticleExchange::migrate), so which neighbour it goes to follows from
   // the side it left by.
   virtual void kick_drift(double half_dt, double dt, const LjParams& p) = 0;
   // v *= factor (thermostat).
   virtual void scale_velocities(double factor) = 0;
 
-  // Removes the owned atoms with x[d] < lo[d] or x[d] >= hi[d] along any
-  // dimension d (a NaN coordinate alone does not leave) and appends them to
-  // `leaving` in the store's order; drops all ghosts first.
-  // Order of the rest may change.
-  virtual void take_leaving(const double lo[3], const double hi[3],
-                            std::vector<AtomRecord>* leaving) = 0;
-  virtual void add_owned(const std::vector<AtomRecord>& atoms) = 0;
-  // For each dimension d with fold[d]: owned atoms outside [0, box[d]) move
-  // to their periodic image inside (across_periodic_edge), in place: the
-  // migration of a rank that is its own neighbour along d. Returns how many
-  // are still outside (moved more than a box length). Drops all ghosts.
-  virtual long fold_periodic(const bool fold[3], const double box[3]) = 0;
+  // Migration (ParticleStore) in atoms: the records are AtomRecords.
+  RecordLayout record_layout() const final {
+    return {sizeof(AtomRecord), static_cast<std::ptrdiff_t>(offsetof(AtomRecord, id))};
+  }
+  void take_leaving(const double lo[3], const double hi[3], ParticleRecords* leaving) final {
+    std::vector<AtomRecord> atoms;
+    take_leaving_atoms(lo, hi, &atoms);
+    leaving->append(atoms.data(), atoms.size());
+  }
+  void add_owned(const ParticleRecords& records) final {
+    const auto* first = static_cast<const AtomRecord*>(records.data());
+    add_owned_atoms(std::vector<AtomRecord>(first, first + records.size()));
+  }
+  // ParticleStore::take_leaving and add_owned of each backend.
+  virtual void take_leaving_atoms(const double lo[3], const double hi[3],
+                                  std::vector<AtomRecord>* leaving) = 0;
+  virtual void add_owned_atoms(const std::vector<AtomRecord>& atoms) = 0;
   // Reorders the owned atoms by link cell of `grid` (x fastest), so that
   // atoms near in space are near in memory. Drops all ghosts.
   virtual void sort_by_cell(const CellGrid& grid) = 0;
-
-  // Ghosts. At a rebuild the caller drops them, selects the 26 send lists
-  // (ghost_lists.hpp) and places what arrives; between rebuilds it sends the
-  // same atoms again, in the same order, so only their positions move (the
-  // "plan" of MdComm).
-  virtual void clear_ghosts() = 0;
-  // Remembers, for each list, the owned atoms that ghost_list_mask puts in it
-  // (in the store's order), each sent shifted by bands.shift[list]; one wait
-  // for the device where there is one. counts[list]: how many.
-  virtual void select_sends(const GhostBands& bands, long counts[kGhostLists]) = 0;
-  // The current positions of the lists in `lists` (bit `list`), shift
-  // applied, x, y, z per atom, list after list in list order into `out` (in
-  // space(), room for them all); one wait for the device.
-  virtual void pack_sends(std::uint32_t lists, double* out) = 0;
-  // Makes ghost slots 0 .. count - 1 exist (their positions unset until
-  // written), before other ranks learn where to push them (connect).
-  virtual void reserve_ghosts(long count) = 0;
-  // Writes slots first .. first + count - 1 of `in` (in space(), ghost slot k
-  // at 3 k) into the same ghost slots (counted from the first ghost),
-  // appending slots past the current ghosts. On a GPU the copy may still run
-  // when this returns: the store's next device work follows it.
-  virtual void unpack_ghosts(const double* in, long first, long count) = 0;
-  // The lists in `lists` (sent to this rank itself: its periodic images)
-  // straight into ghost slots from first[list] on, no host buffer.
-  virtual void copy_sends_to_ghosts(std::uint32_t lists, const long first[kGhostLists]) = 0;
-  // A rank alone along every axis: all its ghosts are its own periodic
-  // images, placed by copy_sends_to_ghosts since the last clear_ghosts.
-  // Rewrites them all from the owned atoms they image in one pass, the same
-  // positions as repeating those copies.
-  virtual void refresh_own_images() = 0;
-
-  // Same-GPU ghosts (md_same_gpu.hpp): the position array (owned atoms, then
-  // ghosts, 32 bytes each: x, y, z, unused) that other processes on the GPU
-  // may map, nullptr where atoms live in host memory; a number that changes
-  // whenever that array is reallocated; and send list `list` (shift applied)
-  // written into another rank's mapped array from slot `slot` on.
-  virtual const void* positions_base() const = 0;
-  virtual long positions_generation() const = 0;
-  virtual void push_sends(int list, void* target, long slot) = 0;
-  // Every list with a target (targets[list], from slot slots[list]) pushed
-  // in one launch; with a handshake, the step's GPU-side handshake runs in
-  // the same launch after the pushes. False where the store cannot (then
-  // the caller pushes, in one launch if push_all without a handshake can,
-  // else list by list, and waits as a separate step).
-  virtual bool push_all(void* const /*targets*/[kGhostLists], const long /*slots*/[kGhostLists],
-                        const StepHandshake& /*handshake*/) {
-    return false;
-  }
-  // Waits until the store's device work is done (nothing to wait for on the host).
-  virtual void synchronize() = 0;
 
   // Bins all atoms (owned and ghosts) into the link cells of `grid` and lists
   // for every owned atom the others within `reach` (cutoff + skin); atoms

@@ -179,8 +179,8 @@ class CudaMdStore final : public MdStore {
   // The leaving atoms' indices come out of one compaction pass in ascending
   // order; the holes they leave below the new owned count are filled with the
   // staying atoms above it, so only O(leaving) atoms move.
-  void take_leaving(const double lo[3], const double hi[3],
-                    std::vector<AtomRecord>* leaving) override {
+  void take_leaving_atoms(const double lo[3], const double hi[3],
+                          std::vector<AtomRecord>* leaving) override {
     clear_ghosts();
     if (owned_ == 0) return;
     const Leaves leaves{x_.data(), {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}, true};
@@ -215,7 +215,7 @@ class CudaMdStore final : public MdStore {
     owned_ = kept;
   }
 
-  void add_owned(const std::vector<AtomRecord>& atoms) override {
+  void add_owned_atoms(const std::vector<AtomRecord>& atoms) override {
     clear_ghosts();  // owned atoms must precede the ghosts
     append_owned(atoms);
   }

@@ -30,7 +30,7 @@ class HostMdStore final : public MdStore {
     v_.clear();
     id_.clear();
     owned_ = 0;
-    add_owned(atoms);
+    add_owned_atoms(atoms);
   }
 
   std::vector<AtomRecord> download() const override {
@@ -84,8 +84,8 @@ class HostMdStore final : public MdStore {
     for (long k = 0; k < 3 * owned_; ++k) v_[static_cast<size_t>(k)] *= factor;
   }
 
-  void take_leaving(const double lo[3], const double hi[3],
-                    std::vector<AtomRecord>* leaving) override {
+  void take_leaving_atoms(const double lo[3], const double hi[3],
+                          std::vector<AtomRecord>* leaving) override {
     clear_ghosts();
     long kept = 0;
     for (long i = 0; i < owned_; ++i) {
@@ -104,7 +104,7 @@ class HostMdStore final : public MdStore {
     resize(owned_);
   }
 
-  void add_owned(const std::vector<AtomRecord>& atoms) override {
+  void add_owned_atoms(const std::vector<AtomRecord>& atoms) override {
     clear_ghosts();
     for (const AtomRecord& a : atoms) {
       x_.insert(x_.end(), a.x, a.x + 3);
@@ -410,7 +410,7 @@ class HostMdStore final : public MdStore {
   long width_ = 64;
   long neighbors_built_ = -1;    // atoms listed by the last build; -1: none since a change
   std::vector<double> built_x_;  // owned positions at the last build
-  // Ghost plan: the 26 send lists (ghost_lists.hpp), owned atoms each, and
+  // Ghost plan: the 26 send lists (core/particles/ghost_lists.hpp), owned atoms each, and
   // what is added to the positions they send.
   std::vector<long> sends_[kGhostLists];
   double send_shift_[kGhostLists][3] = {};

@@ -203,7 +203,7 @@ class KokkosMdStore final : public MdStore {
 
   void assign(const std::vector<AtomRecord>& atoms) override {
     owned_ = 0;
-    add_owned(atoms);
+    add_owned_atoms(atoms);
   }
 
   std::vector<AtomRecord> download() const override {
@@ -281,8 +281,8 @@ class KokkosMdStore final : public MdStore {
     return outside;
   }
 
-  void take_leaving(const double lo[3], const double hi[3],
-                    std::vector<AtomRecord>* leaving) override {
+  void take_leaving_atoms(const double lo[3], const double hi[3],
+                          std::vector<AtomRecord>* leaving) override {
     clear_ghosts();
     const int n = owned_;
     reserve_spares(n);
@@ -321,7 +321,7 @@ class KokkosMdStore final : public MdStore {
     owned_ = n - left;
   }
 
-  void add_owned(const std::vector<AtomRecord>& atoms) override {
+  void add_owned_atoms(const std::vector<AtomRecord>& atoms) override {
     clear_ghosts();
     const int n = checked_count(static_cast<long>(atoms.size()));
     const int base = owned_;
@@ -518,7 +518,7 @@ class KokkosMdStore final : public MdStore {
   }
 
   // On a GPU space the positions are cudaMalloc'ed (x_memory_), so ranks on
-  // the GPU push ghosts straight into each other's arrays (md_same_gpu.hpp);
+  // the GPU push ghosts straight into each other's arrays (core/particles/same_gpu_ghosts.hpp);
   // host memory is not shared between processes.
   const void* positions_base() const override {
     return kokkos_on_gpu() ? static_cast<const void*>(x_.data()) : nullptr;

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "core/decomposition.hpp"
-#include "solvers/md/md_comm.hpp"
-#include "solvers/md/md_domain.hpp"
+#include "core/particles/particle_exchange.hpp"
+#include "core/particles/subdomain.hpp"
 #include "solvers/md/md_store.hpp"
 #include "support/md_runs.hpp"
 
@@ -49,7 +49,7 @@ md::AtomRecord atom_at(const double x[3], const double v[3], std::int64_t id) {
 //  - on ranks at the low box face, one at 0 moving out by 1e-300: its image
 //    L - 1e-300 rounds to L, so it must become the largest double below L on
 //    the rank at the top.
-std::vector<md::AtomRecord> test_atoms(const md::Subdomain& dom, int rank, const Int3& coords) {
+std::vector<md::AtomRecord> test_atoms(const Subdomain& dom, int rank, const Int3& coords) {
   std::vector<md::AtomRecord> mine;
   const auto id = [&] { return rank * 100 + static_cast<std::int64_t>(mine.size()); };
   double mid[3];
@@ -102,7 +102,7 @@ double expected_position(double x, double v, double length) {
 void migrate_and_check(const Int3& hint) {
   const md::MdConfig c = md_config(kBox);
   CartDecomposition dec(MPI_COMM_WORLD, md::link_cells(c), hint, {true, true, true});
-  const md::Subdomain dom = md::subdomain_of(dec, c.box);
+  const Subdomain dom = subdomain_of(dec, c.box);
   const std::string where =
       "rank grid " + std::to_string(dec.rank_grid()[0]) + "x" + std::to_string(dec.rank_grid()[1]) +
       "x" + std::to_string(dec.rank_grid()[2]) + ", rank " + std::to_string(dec.rank());
@@ -131,7 +131,7 @@ void migrate_and_check(const Int3& hint) {
   store->assign(mine);
   store->kick_drift(0.5, 1.0, c.lj);  // no forces yet: x += v
   const double width = md::ghost_width(c);
-  md::MdComm comm(dec, dom, width);
+  ParticleExchange comm(dec, dom, width);
   comm.migrate(*store);
 
   const std::vector<md::AtomRecord> held = store->download();

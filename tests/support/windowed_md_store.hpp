@@ -39,20 +39,20 @@ class WindowedHostStore final : public md::MdStore {
     host_->kick_drift(half_dt, dt, p);
   }
   void scale_velocities(double factor) override { host_->scale_velocities(factor); }
-  void take_leaving(const double lo[3], const double hi[3],
-                    std::vector<md::AtomRecord>* leaving) override {
-    host_->take_leaving(lo, hi, leaving);
+  void take_leaving_atoms(const double lo[3], const double hi[3],
+                          std::vector<md::AtomRecord>* leaving) override {
+    host_->take_leaving_atoms(lo, hi, leaving);
     ghosts_ = 0;
   }
-  void add_owned(const std::vector<md::AtomRecord>& atoms) override {
-    host_->add_owned(atoms);
+  void add_owned_atoms(const std::vector<md::AtomRecord>& atoms) override {
+    host_->add_owned_atoms(atoms);
     ghosts_ = 0;
   }
   long fold_periodic(const bool fold[3], const double box[3]) override {
     ghosts_ = 0;
     return host_->fold_periodic(fold, box);
   }
-  void sort_by_cell(const md::CellGrid& grid) override {
+  void sort_by_cell(const CellGrid& grid) override {
     host_->sort_by_cell(grid);
     ghosts_ = 0;
   }
@@ -61,9 +61,9 @@ class WindowedHostStore final : public md::MdStore {
     host_->clear_ghosts();
     ghosts_ = 0;
   }
-  void select_sends(const md::GhostBands& bands, long counts[md::kGhostLists]) override {
+  void select_sends(const GhostBands& bands, long counts[kGhostLists]) override {
     host_->select_sends(bands, counts);
-    std::copy(counts, counts + md::kGhostLists, counts_);
+    std::copy(counts, counts + kGhostLists, counts_);
   }
   void pack_sends(std::uint32_t lists, double* out) override { host_->pack_sends(lists, out); }
   void reserve_ghosts(long count) override { make_slots(count); }
@@ -71,10 +71,10 @@ class WindowedHostStore final : public md::MdStore {
     make_slots(first + count);
     std::copy(in + 3 * first, in + 3 * (first + count), ghost(first));
   }
-  void copy_sends_to_ghosts(std::uint32_t lists, const long first[md::kGhostLists]) override {
+  void copy_sends_to_ghosts(std::uint32_t lists, const long first[kGhostLists]) override {
     own_lists_ = lists;
-    std::copy(first, first + md::kGhostLists, own_first_);
-    for (int list = 0; list < md::kGhostLists; ++list) {
+    std::copy(first, first + kGhostLists, own_first_);
+    for (int list = 0; list < kGhostLists; ++list) {
       if (!(lists >> list & 1u)) continue;
       make_slots(first[list] + counts_[list]);
       pack_list(list, ghost(first[list]));
@@ -89,7 +89,7 @@ class WindowedHostStore final : public md::MdStore {
   }
   void synchronize() override {}
 
-  void build_neighbors(const md::CellGrid& grid, double reach) override {
+  void build_neighbors(const CellGrid& grid, double reach) override {
     take_in_ghosts();
     host_->build_neighbors(grid, reach);
   }
@@ -122,9 +122,9 @@ class WindowedHostStore final : public md::MdStore {
   double* window_;
   long slots_;
   long ghosts_ = 0;
-  long counts_[md::kGhostLists] = {};
+  long counts_[kGhostLists] = {};
   std::uint32_t own_lists_ = 0;  // the last copy_sends_to_ghosts, for refresh_own_images
-  long own_first_[md::kGhostLists] = {};
+  long own_first_[kGhostLists] = {};
 };
 
 }  // namespace mpsfw::testing_support

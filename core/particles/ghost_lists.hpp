@@ -2,14 +2,14 @@
 // The 26 ghost lists of a rank: one per neighbour in the 3x3x3 block around
 // it (faces, edges, corners), so that every ghost comes straight from the
 // rank that owns it, in one round of messages. List `list` holds the owned
-// atoms within the ghost width of every face its offset points through, and
+// particles within the ghost width of every face its offset points through, and
 // goes to the neighbour at that offset. Every store selects with
 // ghost_list_mask, so the lists and the ghosts' order agree bit for bit.
 #include <cstdint>
 
 #include "core/hd.hpp"
 
-namespace mpsfw::md {
+namespace mpsfw {
 
 constexpr int kGhostLists = 26;
 
@@ -31,7 +31,7 @@ MPSFW_HD int list_of_offset(int sx, int sy, int sz) {
 // sends back toward this rank.
 MPSFW_HD int opposite_list(int list) { return kGhostLists - 1 - list; }
 
-// Where an owned atom is a ghost of a neighbour: below low[d] it lies within
+// Where an owned particle is a ghost of a neighbour: below low[d] it lies within
 // the ghost width of the low face along d, at or above high[d] of the high
 // face (both, in a subdomain narrower than two ghost widths). shift[list]:
 // what is added to a position sent in that list (a box length across the
@@ -42,7 +42,7 @@ struct GhostBands {
   double shift[kGhostLists][3];
 };
 
-// The lists (bit `list`) that the atom at (x, y, z) belongs to: those whose
+// The lists (bit `list`) that the particle at (x, y, z) belongs to: those whose
 // every nonzero offset points through a face it is near.
 MPSFW_HD std::uint32_t ghost_list_mask(double x, double y, double z, const GhostBands& bands) {
   const double c[3] = {x, y, z};
@@ -64,4 +64,4 @@ MPSFW_HD std::uint32_t ghost_list_mask(double x, double y, double z, const Ghost
   return mask;
 }
 
-}  // namespace mpsfw::md
+}  // namespace mpsfw

@@ -8,7 +8,7 @@
 // slots hold its neighbours' send lists at the slots it announced, also after
 // a rebuild that moved the slots and reallocated the array; a rank whose maps
 // fail turns the direct path off for all (run.halo = auto) or stops the run
-// (ipc). On one rank nothing is pushed. Through MdComm, with a host store
+// (ipc). On one rank nothing is pushed. Through ParticleExchange, with an MD host store
 // whose ghosts live in the window (support/windowed_md_store.hpp), pushed
 // ghosts give the forces of MPI ghosts bit for bit.
 #include <gtest/gtest.h>
@@ -22,9 +22,9 @@
 
 #include "core/decomposition.hpp"
 #include "core/error.hpp"
-#include "solvers/md/md_comm.hpp"
+#include "core/particles/particle_exchange.hpp"
+#include "core/particles/same_gpu_ghosts.hpp"
 #include "solvers/md/md_initial.hpp"
-#include "solvers/md/md_same_gpu.hpp"
 #include "support/md_runs.hpp"
 #include "support/shared_window_memory.hpp"
 #include "support/windowed_md_store.hpp"
@@ -43,17 +43,16 @@ double code(int rank, int list, long t, int d) {
 }
 
 // Three doubles per atom in the window; only what SameGpuGhosts calls.
-class WindowStore final : public md::MdStore {
+class WindowStore final : public ParticleStore {
  public:
   WindowStore(double* positions, int rank) : positions_(positions), rank_(rank) {}
-  long sends[md::kGhostLists] = {};
+  long sends[kGhostLists] = {};
   long owned_count = 10;
   long generation = 1;
 
   long owned() const override { return owned_count; }
   long ghosts() const override { return 0; }
   Backend space() const override { return Backend::Host; }
-  double bytes_for(double, double, double) const override { unused(); }
   const void* positions_base() const override { return positions_; }
   long positions_generation() const override { return generation; }
   void push_sends(int list, void* target, long slot) override {
@@ -65,32 +64,17 @@ class WindowStore final : public md::MdStore {
   void synchronize() override {}
 
   // Not used by SameGpuGhosts.
-  void assign(const std::vector<md::AtomRecord>&) override { unused(); }
-  std::vector<md::AtomRecord> download() const override { unused(); }
-  std::vector<double> download_forces() const override { unused(); }
-  void kick(double, const md::LjParams&) override { unused(); }
-  void kick_drift(double, double, const md::LjParams&) override { unused(); }
-  void scale_velocities(double) override { unused(); }
-  void take_leaving(const double[3], const double[3], std::vector<md::AtomRecord>*) override {
-    unused();
-  }
-  void add_owned(const std::vector<md::AtomRecord>&) override { unused(); }
+  RecordLayout record_layout() const override { unused(); }
+  void take_leaving(const double[3], const double[3], ParticleRecords*) override { unused(); }
+  void add_owned(const ParticleRecords&) override { unused(); }
   long fold_periodic(const bool[3], const double[3]) override { unused(); }
-  void sort_by_cell(const md::CellGrid&) override { unused(); }
   void clear_ghosts() override { unused(); }
-  void select_sends(const md::GhostBands&, long[md::kGhostLists]) override { unused(); }
+  void select_sends(const GhostBands&, long[kGhostLists]) override { unused(); }
   void pack_sends(std::uint32_t, double*) override { unused(); }
   void reserve_ghosts(long) override { unused(); }
   void unpack_ghosts(const double*, long, long) override { unused(); }
-  void copy_sends_to_ghosts(std::uint32_t, const long[md::kGhostLists]) override { unused(); }
+  void copy_sends_to_ghosts(std::uint32_t, const long[kGhostLists]) override { unused(); }
   void refresh_own_images() override { unused(); }
-  void build_neighbors(const md::CellGrid&, double) override { unused(); }
-  double max_displacement() const override { unused(); }
-  std::vector<double> download_build_positions() const override { unused(); }
-  void restore_positions(const std::vector<double>&, double) override { unused(); }
-  void compute_forces(const md::LjParams&) override { unused(); }
-  md::ForceSums pair_sums(const md::LjParams&) const override { unused(); }
-  md::MotionSums motion(const md::LjParams&) const override { unused(); }
 
  private:
   [[noreturn]] static void unused() { throw Error("WindowStore: not used by this test"); }
@@ -108,18 +92,18 @@ struct Ring {
   int me = 0, size = 1, left = 0, right = 0;
   // Sends of list 0 (to the left) and list 1 (to the right) of rank r.
   static long count(int list, int r) { return list == 0 ? 3 + r : 5 + r; }
-  std::array<int, md::kGhostLists> neighbors() const {
-    std::array<int, md::kGhostLists> n;
+  std::array<int, kGhostLists> neighbors() const {
+    std::array<int, kGhostLists> n;
     n.fill(me);
     n[0] = left;
     n[1] = right;
     return n;
   }
   // Lists 0 and 1 around the ring; the others: a rank that is its own neighbour.
-  void plan(md::GhostTransfer out[md::kGhostLists], WindowStore& store) const {
+  void plan(GhostTransfer out[kGhostLists], WindowStore& store) const {
     out[0] = {left, right, count(0, me), 0, count(0, right)};
     out[1] = {right, left, count(1, me), count(0, right), count(1, left)};
-    for (int list = 2; list < md::kGhostLists; ++list) out[list] = {me, me, 0, 0, 0};
+    for (int list = 2; list < kGhostLists; ++list) out[list] = {me, me, 0, 0, 0};
     store.sends[0] = count(0, me);
     store.sends[1] = count(1, me);
   }
@@ -144,9 +128,9 @@ MPI_Comm node_of_every_rank() {
 }
 
 // The pushes of one update; returns how many lists went device to device.
-int push_all(md::SameGpuGhosts& ghosts, WindowStore& store) {
+int push_all(SameGpuGhosts& ghosts, WindowStore& store) {
   int pushed = 0;
-  for (int list = 0; list < md::kGhostLists; ++list) pushed += ghosts.pushes(list) ? 1 : 0;
+  for (int list = 0; list < kGhostLists; ++list) pushed += ghosts.pushes(list) ? 1 : 0;
   ghosts.push_all(store);
   return pushed;
 }
@@ -170,9 +154,9 @@ TEST(MdSameGpu, NeighboursPushIntoTheAnnouncedSlotsAcrossRebuilds) {
   MPI_Comm node = node_of_every_rank();
   SharedWindowMemory shared(node, 3 * kCapacity);
   WindowStore store(shared.base(), ring.me);
-  md::SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, HaloSync::Auto,
-                           one_gpu(), &shared);
-  md::GhostTransfer plan[md::kGhostLists];
+  SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, HaloSync::Auto,
+                       one_gpu(), &shared);
+  GhostTransfer plan[kGhostLists];
   ring.plan(plan, store);
   ghosts.connect(store, plan);
   const int pushed = push_all(ghosts, store);
@@ -206,11 +190,11 @@ TEST(MdSameGpu, ARankThatCannotMapTurnsTheDirectPathOffForAll) {
   SharedWindowMemory shared(node, 3 * kCapacity);
   if (ring.me == 1) shared.refuse_maps();
   WindowStore store(shared.base(), ring.me);
-  md::GhostTransfer plan[md::kGhostLists];
+  GhostTransfer plan[kGhostLists];
   ring.plan(plan, store);
   {
-    md::SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, HaloSync::Auto,
-                             one_gpu(), &shared);
+    SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, HaloSync::Auto,
+                         one_gpu(), &shared);
     ghosts.connect(store, plan);
     EXPECT_EQ(push_all(ghosts, store), 0);
     EXPECT_FALSE(ghosts.pushed_to_us(0) || ghosts.pushed_to_us(1));
@@ -224,16 +208,16 @@ TEST(MdSameGpu, ARankThatCannotMapTurnsTheDirectPathOffForAll) {
   {
     // Under the host barrier nothing is mapped until the rebuild shares the
     // position arrays: the refusal comes there.
-    md::SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto,
-                             HaloSync::Barrier, one_gpu(), &shared);
+    SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, HaloSync::Barrier,
+                         one_gpu(), &shared);
     ghosts.connect(store, plan);
     EXPECT_EQ(push_all(ghosts, store), 0);
     EXPECT_NE(ghosts.description().find("rank 1: mapping refused by the test"), std::string::npos)
         << ghosts.description();
   }
   try {
-    md::SameGpuGhosts strict(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Ipc, HaloSync::Auto,
-                             one_gpu(), &shared);
+    SameGpuGhosts strict(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Ipc, HaloSync::Auto,
+                         one_gpu(), &shared);
     strict.connect(store, plan);
     ADD_FAILURE() << "run.halo = ipc went on without the direct path";
   } catch (const AgreedError& e) {
@@ -255,13 +239,13 @@ TEST(MdSameGpu, PeerGpusPushDeviceToDeviceAndOthersUseMpi) {
   MPI_Comm node = node_of_every_rank();
   SharedWindowMemory shared(node, 3 * kCapacity);
   WindowStore store(shared.base(), ring.me);
-  md::GhostTransfer plan[md::kGhostLists];
+  GhostTransfer plan[kGhostLists];
   ring.plan(plan, store);
   const auto same_gpu = [&](int other) { return (other % 2) == (ring.me % 2); };
   const int neighbour[2] = {ring.left, ring.right};
   {
-    md::SameGpuGhosts peers(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, HaloSync::Auto,
-                            alternating_gpus(ring.me, true), &shared);
+    SameGpuGhosts peers(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, HaloSync::Auto,
+                        alternating_gpus(ring.me, true), &shared);
     peers.connect(store, plan);
     EXPECT_EQ(push_all(peers, store), 2);
     expect_ghosts(ring, shared.base(), store.owned_count);
@@ -273,8 +257,8 @@ TEST(MdSameGpu, PeerGpusPushDeviceToDeviceAndOthersUseMpi) {
   // only neighbours on this rank's own GPU are pushed to.
   for (const HaloTransport mode : {HaloTransport::Auto, HaloTransport::SameGpu}) {
     const bool peers = mode == HaloTransport::SameGpu;
-    md::SameGpuGhosts apart(MPI_COMM_WORLD, ring.neighbors(), mode, HaloSync::Auto,
-                            alternating_gpus(ring.me, peers), &shared);
+    SameGpuGhosts apart(MPI_COMM_WORLD, ring.neighbors(), mode, HaloSync::Auto,
+                        alternating_gpus(ring.me, peers), &shared);
     apart.connect(store, plan);
     for (int list = 0; list < 2; ++list) {
       EXPECT_EQ(apart.pushes(list), same_gpu(neighbour[list]))
@@ -284,7 +268,7 @@ TEST(MdSameGpu, PeerGpusPushDeviceToDeviceAndOthersUseMpi) {
   MPI_Comm_free(&node);
 }
 
-// The whole exchange through MdComm: rebuilds (migration, the counts round,
+// The whole exchange through ParticleExchange: rebuilds (migration, the counts round,
 // connect, the rebuild's positions pushed) and a step between them, with
 // ghosts pushed into a shared window wherever ranks share the "GPU", give
 // the same forces bit for bit as every ghost through MPI.
@@ -292,7 +276,7 @@ TEST(MdSameGpu, PushedGhostsGiveTheForcesOfMpiGhostsAcrossRebuilds) {
   const md::MdConfig c =
       testing_support::md_config({"md.cells_x=8", "md.cells_y=8", "md.cells_z=8"});
   CartDecomposition dec(MPI_COMM_WORLD, md::link_cells(c), {0, 0, 0}, {true, true, true});
-  const md::Subdomain dom = md::subdomain_of(dec, c.box);
+  const Subdomain dom = subdomain_of(dec, c.box);
   const std::vector<md::AtomRecord> atoms = md::fcc_atoms(c, dom, MPI_COMM_WORLD);
   const double width = md::ghost_width(c);
   constexpr long kSlots = 8192;  // owned atoms and ghosts of one rank
@@ -311,8 +295,8 @@ TEST(MdSameGpu, PushedGhostsGiveTheForcesOfMpiGhostsAcrossRebuilds) {
     } else {
       store = md::make_md_store(Backend::Host);
     }
-    md::MdComm comm(dec, dom, width, run > 0 ? HaloTransport::Auto : HaloTransport::Mpi,
-                    HaloSync::Auto, where[run], &shared);
+    ParticleExchange comm(dec, dom, width, run > 0 ? HaloTransport::Auto : HaloTransport::Mpi,
+                          HaloSync::Auto, where[run], &shared);
     store->assign(atoms);
     for (int rebuild = 0; rebuild < 2; ++rebuild) {
       store->kick_drift(0.5 * c.dt, 10 * c.dt, c.lj);  // atoms cross faces

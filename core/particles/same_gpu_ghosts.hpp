@@ -5,17 +5,17 @@
 // are known, every rank tells each rank it receives ghosts from where they
 // live in its position array: a CUDA IPC handle and a first slot. From then
 // on (the rebuild's positions too) a sender writes its send list
-// straight there (MdStore::push_sends): no host copy, no MPI message. Every
-// list holds owned atoms only, so a step needs one rendezvous: after its
+// straight there (ParticleStore::push_sends): no host copy, no MPI message. Every
+// list holds owned particles only, so a step needs one rendezvous: after its
 // pushes each rank waits for its neighbours' before forces read the ghosts.
 // Under MPS the streams wait for each other on the GPU (step counters,
-// StreamSignals: the CPU never waits; MdStore::push_all folds the pushes and
+// StreamSignals: the CPU never waits; ParticleStore::push_all folds the pushes and
 // the wait into one launch); otherwise a host barrier over the linked ranks
 // orders them. Linking, ordering and the rendezvous are the peer-link
-// protocol's (core/comm/peer_links.hpp); what is MD's own is where each list
-// lands, announced anew at every rebuild.
-// The previous step's forces are done before any push: every rank passed the
-// neighbour check's all-reduce after its own.
+// protocol's (core/comm/peer_links.hpp); what is the particles' own is where
+// each list lands, announced anew at every rebuild.
+// The caller orders the previous step's reads of the ghosts before any push
+// (MD: every rank passed the neighbour check's all-reduce after its forces).
 #include <mpi.h>
 
 #include <array>
@@ -29,19 +29,9 @@
 #include "core/comm/peer_links.hpp"
 #include "core/comm/step_ordering.hpp"
 #include "core/peer_memory.hpp"
-#include "md_store.hpp"
+#include "particle_store.hpp"
 
-namespace mpsfw::md {
-
-// One of the 26 ghost transfers of a rank (ghost_lists.hpp): send list `list` goes to rank
-// `to`, and what rank `from` sends the same way lands in ghost slots
-// receive_first .. receive_first + receive_count - 1.
-struct GhostTransfer {
-  int to = 0, from = 0;
-  long send_count = 0;
-  long receive_first = 0;
-  long receive_count = 0;
-};
+namespace mpsfw {
 
 class SameGpuGhosts {
  public:
@@ -58,14 +48,14 @@ class SameGpuGhosts {
   // Collective, at every rebuild once the plan's counts and slots are final
   // and the ghost slots exist: exchanges where each pushed list goes and maps
   // the receivers' position arrays.
-  void connect(MdStore& store, const GhostTransfer plan[kGhostLists]);
+  void connect(ParticleStore& store, const GhostTransfer plan[kGhostLists]);
   // Whether list `list` is pushed to its receiver / pushed to us by its sender.
   bool pushes(int list) const { return target_[list] != nullptr; }
   bool pushed_to_us(int list) const { return pushed_[list]; }
   // Pushes every list that has a receiver here and waits until the ranks
   // that push to this one have (GPU-side or at a host barrier): nothing
   // where no rank on this GPU pushes.
-  void push_all(MdStore& store);
+  void push_all(ParticleStore& store);
   // How long a GPU-side wait may take, and the step every rank has finished
   // now (StreamSignals::set_peer_wait); nothing under the host barrier.
   void set_peer_wait(const PeerWait& wait);
@@ -82,7 +72,7 @@ class SameGpuGhosts {
                     std::vector<Mapping>* used);
   void unmap_all() noexcept;
   // Each list that has a receiver, a launch each (stores without push_all).
-  void push_one_by_one(MdStore& store) const;
+  void push_one_by_one(ParticleStore& store) const;
   // How this rank's memory reaches rank `rank`'s (None for itself: its
   // lists to itself are copied, not pushed).
   DeviceLink link_to(int rank) const;
@@ -108,4 +98,4 @@ class SameGpuGhosts {
   std::uint64_t steps_ = 0;  // steps marked done
 };
 
-}  // namespace mpsfw::md
+}  // namespace mpsfw

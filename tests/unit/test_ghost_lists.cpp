@@ -1,8 +1,8 @@
-// The 26 ghost lists (solvers/md/ghost_lists.hpp): every neighbour of the
-// 3x3x3 block has one list, its opposite points back, and an atom is in a
+// The 26 ghost lists (core/particles/ghost_lists.hpp): every neighbour of the
+// 3x3x3 block has one list, its opposite points back, and a particle is in a
 // neighbour's list exactly when that neighbour needs it: some point of the
-// neighbour's subdomain lies within the ghost width of the atom (tested on
-// random atoms against the distance to the neighbour's box, not the bands).
+// neighbour's subdomain lies within the ghost width of the particle (tested on
+// random particles against the distance to the neighbour's box, not the bands).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,9 +10,9 @@
 #include <random>
 #include <set>
 
-#include "solvers/md/ghost_lists.hpp"
+#include "core/particles/ghost_lists.hpp"
 
-namespace mpsfw::md {
+namespace mpsfw {
 namespace {
 
 TEST(MdGhostLists, EveryNeighbourHasOneListAndItsOppositePointsBack) {
@@ -29,7 +29,7 @@ TEST(MdGhostLists, EveryNeighbourHasOneListAndItsOppositePointsBack) {
   EXPECT_EQ(offsets.size(), 26u);
 }
 
-// A subdomain [0, w)^3 with ghost width g: the bands as MdComm sets them.
+// A subdomain [0, w)^3 with ghost width g: the bands as ParticleExchange sets them.
 GhostBands bands_of(const double w[3], double g) {
   GhostBands b{};
   for (int d = 0; d < 3; ++d) {
@@ -39,7 +39,7 @@ GhostBands bands_of(const double w[3], double g) {
   return b;
 }
 
-TEST(MdGhostLists, AnInteriorAtomIsInNoListAndACornerAtomInSeven) {
+TEST(GhostLists, AnInteriorParticleIsInNoListAndACornerParticleInSeven) {
   const double w[3] = {10, 10, 10};
   const GhostBands b = bands_of(w, 2.5);
   EXPECT_EQ(ghost_list_mask(5, 5, 5, b), 0u);
@@ -67,7 +67,7 @@ bool neighbour_needs(const double x[3], const int s[3], const double w[3], doubl
   return std::sqrt(d2) < g;
 }
 
-TEST(MdGhostLists, AnAtomIsSentToEveryNeighbourThatNeedsIt) {
+TEST(GhostLists, AParticleIsSentToEveryNeighbourThatNeedsIt) {
   std::mt19937_64 random(7);
   for (const double width : {10.0, 4.0}) {  // 4: narrower than two ghost widths
     const double w[3] = {width, width * 1.5, width}, g = 2.5;
@@ -84,7 +84,7 @@ TEST(MdGhostLists, AnAtomIsSentToEveryNeighbourThatNeedsIt) {
         const bool sent = (mask >> list & 1u) != 0;
         // Needed by the neighbour: sent (no ghost missing).
         if (neighbour_needs(x, s, w, g)) {
-          ASSERT_TRUE(sent) << "atom (" << x[0] << ", " << x[1] << ", " << x[2]
+          ASSERT_TRUE(sent) << "particle (" << x[0] << ", " << x[1] << ", " << x[2]
                             << ") not sent to list " << list;
         }
         // Sent: within g of the neighbour along every axis it lies across.
@@ -100,4 +100,4 @@ TEST(MdGhostLists, AnAtomIsSentToEveryNeighbourThatNeedsIt) {
 }
 
 }  // namespace
-}  // namespace mpsfw::md
+}  // namespace mpsfw

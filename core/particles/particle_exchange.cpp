@@ -1,4 +1,4 @@
-#include "md_comm.hpp"
+#include "particle_exchange.hpp"
 
 #include <mpi.h>
 
@@ -9,15 +9,16 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/mpi_check.hpp"
 
-namespace mpsfw::md {
+namespace mpsfw {
 namespace {
 
-// Tags of list `list`'s atoms at a migration, its ghost positions (at a
+// Tags of list `list`'s particles at a migration, its ghost positions (at a
 // rebuild and between them) and its counts: one tag per list, since several
 // lists go to the same rank where an axis has one or two ranks.
 int migrate_tag(int list) { return 100 + list; }
@@ -46,14 +47,16 @@ bool has(std::uint32_t lists, int list) { return (lists >> list & 1u) != 0; }
 
 }  // namespace
 
-MdComm::MdComm(const CartDecomposition& decomposition, const Subdomain& domain, double ghost_width,
-               HaloTransport halo, HaloSync sync, const DeviceLocation& where, PeerMemory* memory,
-               bool cuda_aware_mpi)
+ParticleExchange::ParticleExchange(const CartDecomposition& decomposition, const Subdomain& domain,
+                                   double ghost_width, HaloTransport halo, HaloSync sync,
+                                   const DeviceLocation& where, PeerMemory* memory,
+                                   bool cuda_aware_mpi, ParticleNames names)
     : decomposition_(decomposition),
       domain_(domain),
       ghost_width_(ghost_width),
       cuda_aware_mpi_(cuda_aware_mpi),
-      counts_and_atoms_(decomposition.comm(), Backend::Host, false),
+      names_(std::move(names)),
+      counts_and_records_(decomposition.comm(), Backend::Host, false),
       same_gpu_(std::make_unique<SameGpuGhosts>(decomposition.comm(), list_neighbors(decomposition),
                                                 halo, sync, where, memory)) {
   const std::array<int, kGhostLists> to = list_neighbors(decomposition);
@@ -64,7 +67,7 @@ MdComm::MdComm(const CartDecomposition& decomposition, const Subdomain& domain, 
   }
 }
 
-void MdComm::migrate(MdStore& store, long step) {
+void ParticleExchange::migrate(ParticleStore& store, long step) {
   MPI_Comm comm = decomposition_.comm();
   const Int3 coords = decomposition_.coords(), dims = decomposition_.rank_grid();
   // Atoms that moved too far in one step: counted here, agreed below, so
@@ -76,7 +79,7 @@ void MdComm::migrate(MdStore& store, long step) {
   for (int d = 0; d < 3; ++d) alone_along[d] = dims[d] == 1;
   if (alone_along[0] || alone_along[1] || alone_along[2])
     lost = store.fold_periodic(alone_along, domain_.box);
-  // The lists that cross only dimensions with several ranks carry atoms.
+  // The lists that cross only dimensions with several ranks carry particles.
   const auto migrates = [&](int list) {
     for (int d = 0; d < 3; ++d) {
       if (alone_along[d] && list_offset(list, d) != 0) return false;
@@ -84,32 +87,36 @@ void MdComm::migrate(MdStore& store, long step) {
     return true;
   };
   if (!alone()) {
-    std::vector<AtomRecord> leaving, out[kGhostLists];
+    const RecordLayout layout = store.record_layout();
+    ParticleRecords leaving(layout);
+    std::vector<ParticleRecords> out(kGhostLists, ParticleRecords(layout));
     store.take_leaving(domain_.lo, domain_.hi, &leaving);
-    for (AtomRecord& a : leaving) {
+    for (std::size_t i = 0; i < leaving.size(); ++i) {
+      double* x = leaving.position(i);
       int offset[3];
       for (int d = 0; d < 3; ++d) {
-        offset[d] = a.x[d] < domain_.lo[d] ? -1 : a.x[d] >= domain_.hi[d] ? 1 : 0;
-        // Through the periodic edge an atom arrives as its image inside the box.
+        offset[d] = x[d] < domain_.lo[d] ? -1 : x[d] >= domain_.hi[d] ? 1 : 0;
+        // Through the periodic edge a particle arrives as its image inside the box.
         if (offset[d] != 0 && wraps(coords[d], offset[d], dims[d]))
-          a.x[d] = across_periodic_edge(a.x[d], domain_.box[d]);
+          x[d] = across_periodic_edge(x[d], domain_.box[d]);
       }
       const int list = list_of_offset(offset[0], offset[1], offset[2]);
-      if (migrates(list)) out[list].push_back(a);  // else outside the box: `lost` counts it
+      // Else outside the box: `lost` counts it.
+      if (migrates(list)) out[static_cast<size_t>(list)].append(leaving.record(i));
     }
     std::uint32_t lists = 0;
     long out_count[kGhostLists] = {}, in_count[kGhostLists] = {};
     for (int list = 0; list < kGhostLists; ++list) {
       if (!migrates(list)) continue;
       lists |= std::uint32_t{1} << list;
-      out_count[list] = static_cast<long>(out[list].size());
+      out_count[list] = static_cast<long>(out[static_cast<size_t>(list)].size());
     }
     exchange_counts(lists, out_count, in_count);
-    const std::vector<AtomRecord> arrived = exchange_atoms(lists, out, in_count);
-    for (const AtomRecord& a : arrived) {
-      if (!domain_.contains(a.x)) {
+    const ParticleRecords arrived = exchange_records(lists, out, in_count);
+    for (std::size_t i = 0; i < arrived.size(); ++i) {
+      if (!domain_.contains(arrived.position(i))) {
         ++far;
-        first_far = std::min(first_far, a.id);
+        if (arrived.layout().id_offset >= 0) first_far = std::min(first_far, arrived.id(i));
       }
     }
     store.add_owned(arrived);
@@ -119,16 +126,19 @@ void MdComm::migrate(MdStore& store, long step) {
   MPSFW_MPI_CHECK(MPI_Allreduce(counts, total, 2, MPI_LONG, MPI_SUM, comm));
   MPSFW_MPI_CHECK(MPI_Allreduce(&first_far, &first, 1, MPI_INT64_T, MPI_MIN, comm));
   if (total[0] + total[1] > 0) {
-    const auto atoms = [](long n) { return std::to_string(n) + (n == 1 ? " atom" : " atoms"); };
-    const std::string what = total[1] > 0 ? atoms(total[1]) + " (id " + std::to_string(first) +
-                                                " first) moved farther than one subdomain"
-                                          : atoms(total[0]) + " moved more than a box length";
-    throw AgreedError("MD: " + what + " in one step (step " + std::to_string(step) +
+    const auto count = [&](long n) {
+      return std::to_string(n) + " " + (n == 1 ? names_.one : names_.many);
+    };
+    const std::string id = first < INT64_MAX ? " (id " + std::to_string(first) + " first)" : "";
+    const std::string what = total[1] > 0
+                                 ? count(total[1]) + id + " moved farther than one subdomain"
+                                 : count(total[0]) + " moved more than a box length";
+    throw AgreedError(names_.solver + ": " + what + " in one step (step " + std::to_string(step) +
                       "): the time step is too large or the system blew up");
   }
 }
 
-void MdComm::exchange_ghosts(MdStore& store) {
+void ParticleExchange::exchange_ghosts(ParticleStore& store) {
   store.clear_ghosts();
   const Int3 coords = decomposition_.coords(), dims = decomposition_.rank_grid();
   GhostBands bands;
@@ -166,9 +176,9 @@ void MdComm::exchange_ghosts(MdStore& store) {
   move_positions(store);
 }
 
-bool MdComm::alone() const { return decomposition_.size() == 1; }
+bool ParticleExchange::alone() const { return decomposition_.size() == 1; }
 
-std::uint32_t MdComm::own_lists() const {
+std::uint32_t ParticleExchange::own_lists() const {
   const int me = decomposition_.rank();
   std::uint32_t own = 0;
   for (int list = 0; list < kGhostLists; ++list) {
@@ -177,7 +187,7 @@ std::uint32_t MdComm::own_lists() const {
   return own;
 }
 
-void MdComm::update_ghosts(MdStore& store) const {
+void ParticleExchange::update_ghosts(ParticleStore& store) const {
   if (alone()) {  // all ghosts are own images
     store.refresh_own_images();
     return;
@@ -185,8 +195,8 @@ void MdComm::update_ghosts(MdStore& store) const {
   move_positions(store);
 }
 
-void MdComm::exchange_counts(std::uint32_t lists, const long out[kGhostLists],
-                             long in[kGhostLists]) {
+void ParticleExchange::exchange_counts(std::uint32_t lists, const long out[kGhostLists],
+                                       long in[kGhostLists]) {
   std::vector<Message> receives, sends;
   for (int list = 0; list < kGhostLists; ++list) {
     if (!has(lists, list)) continue;
@@ -194,7 +204,7 @@ void MdComm::exchange_counts(std::uint32_t lists, const long out[kGhostLists],
     receives.push_back({plan_[list].from, count_tag(list), at, sizeof(long)});
     sends.push_back({plan_[list].to, count_tag(list), at, sizeof(long)});
   }
-  NeighbourMessages& m = counts_and_atoms_;
+  NeighbourMessages& m = counts_and_records_;
   m.plan(std::move(receives), std::move(sends));
   m.post_receives();
   long* sent = static_cast<long*>(m.send_buffer());
@@ -209,38 +219,42 @@ void MdComm::exchange_counts(std::uint32_t lists, const long out[kGhostLists],
   }
 }
 
-std::vector<AtomRecord> MdComm::exchange_atoms(std::uint32_t lists,
-                                               const std::vector<AtomRecord> out[kGhostLists],
-                                               const long in_count[kGhostLists]) {
-  constexpr std::int64_t kRecord = sizeof(AtomRecord);
+ParticleRecords ParticleExchange::exchange_records(std::uint32_t lists,
+                                                   const std::vector<ParticleRecords>& out,
+                                                   const long in_count[kGhostLists]) {
+  const RecordLayout layout = out.front().layout();
+  const auto record_bytes = static_cast<std::int64_t>(layout.bytes);
   std::vector<Message> receives, sends;
   std::int64_t in_at = 0, out_at = 0;
   for (int list = 0; list < kGhostLists; ++list) {
     if (!has(lists, list)) continue;
-    const std::int64_t in_bytes = in_count[list] * kRecord;
-    const std::int64_t out_bytes = static_cast<std::int64_t>(out[list].size()) * kRecord;
+    const std::int64_t in_bytes = in_count[list] * record_bytes;
+    const std::int64_t out_bytes =
+        static_cast<std::int64_t>(out[static_cast<size_t>(list)].size()) * record_bytes;
     receives.push_back({plan_[list].from, migrate_tag(list), in_at, in_bytes});
     sends.push_back({plan_[list].to, migrate_tag(list), out_at, out_bytes});
     in_at += in_bytes;
     out_at += out_bytes;
   }
-  NeighbourMessages& m = counts_and_atoms_;
+  NeighbourMessages& m = counts_and_records_;
   m.plan(std::move(receives), std::move(sends));
   m.post_receives();
   char* sent = static_cast<char*>(m.send_buffer());
   for (int list = 0; list < kGhostLists; ++list) {
-    if (!has(lists, list) || out[list].empty()) continue;
-    std::memcpy(sent, out[list].data(), out[list].size() * sizeof(AtomRecord));
-    sent += out[list].size() * sizeof(AtomRecord);
+    const ParticleRecords& o = out[static_cast<size_t>(list)];
+    if (!has(lists, list) || o.empty()) continue;
+    std::memcpy(sent, o.data(), o.size() * layout.bytes);
+    sent += o.size() * layout.bytes;
   }
   m.send();
   m.wait();
   // In list order, as they were sent.
-  const AtomRecord* first = static_cast<const AtomRecord*>(m.receive_buffer());
-  return std::vector<AtomRecord>(first, first + in_at / kRecord);
+  ParticleRecords arrived(layout);
+  arrived.append(m.receive_buffer(), static_cast<std::size_t>(in_at / record_bytes));
+  return arrived;
 }
 
-void MdComm::plan_positions(const MdStore& store) {
+void ParticleExchange::plan_positions(const ParticleStore& store) {
   const std::uint32_t own = own_lists();
   position_sends_ = position_receives_ = 0;
   std::vector<Message> receives, sends;
@@ -267,7 +281,7 @@ void MdComm::plan_positions(const MdStore& store) {
   positions_->plan(std::move(receives), std::move(sends));
 }
 
-void MdComm::move_positions(MdStore& store) const {
+void ParticleExchange::move_positions(ParticleStore& store) const {
   // Pushes and the rendezvous with the ranks that push to us first: one launch.
   same_gpu_->push_all(store);
   if (!positions_->empty()) send_and_receive(store);
@@ -275,7 +289,7 @@ void MdComm::move_positions(MdStore& store) const {
   if (own != 0) copy_own(store, own);
 }
 
-void MdComm::send_and_receive(MdStore& store) const {
+void ParticleExchange::send_and_receive(ParticleStore& store) const {
   NeighbourMessages& m = *positions_;
   // The receive buffer is free once the last unpack has read it: before MPI
   // writes into it (device memory) or the staged copy does (in wait).
@@ -288,7 +302,7 @@ void MdComm::send_and_receive(MdStore& store) const {
   unpack(store, position_receives_);
 }
 
-void MdComm::unpack(MdStore& store, std::uint32_t lists) const {
+void ParticleExchange::unpack(ParticleStore& store, std::uint32_t lists) const {
   // Adjacent lists' slots are adjacent: one copy per run of lists.
   for (int list = 0; list < kGhostLists;) {
     if (!has(lists, list)) {
@@ -303,22 +317,22 @@ void MdComm::unpack(MdStore& store, std::uint32_t lists) const {
   }
 }
 
-void MdComm::copy_own(MdStore& store, std::uint32_t own) const {
+void ParticleExchange::copy_own(ParticleStore& store, std::uint32_t own) const {
   long first[kGhostLists];
   for (int list = 0; list < kGhostLists; ++list) first[list] = plan_[list].receive_first;
   store.copy_sends_to_ghosts(own, first);
 }
 
-std::string MdComm::ghost_path() const {
+std::string ParticleExchange::ghost_path() const {
   if (alone()) return "copied within the rank (one rank: its own periodic images)";
   std::string path = same_gpu_->description();
-  // Where the MPI messages of device-resident atoms start from.
+  // Where the MPI messages of device-resident particles start from.
   if (positions_ != nullptr && positions_space_ == Backend::Cuda)
     path += " (" + positions_->path() + ")";
   return path;
 }
 
-CellGrid MdComm::cell_grid() const {
+CellGrid ParticleExchange::cell_grid() const {
   CellGrid g;
   for (int d = 0; d < 3; ++d) {
     const double extent = domain_.hi[d] - domain_.lo[d] + 2 * ghost_width_;
@@ -329,4 +343,4 @@ CellGrid MdComm::cell_grid() const {
   return g;
 }
 
-}  // namespace mpsfw::md
+}  // namespace mpsfw

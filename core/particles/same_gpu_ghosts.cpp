@@ -1,4 +1,4 @@
-#include "md_same_gpu.hpp"
+#include "same_gpu_ghosts.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -9,7 +9,7 @@
 #include "core/error.hpp"
 #include "core/mpi_check.hpp"
 
-namespace mpsfw::md {
+namespace mpsfw {
 namespace {
 
 // What a receiver tells the sender of a list: where to write.
@@ -45,7 +45,7 @@ SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, const std::array<int, kGhostLists>& 
 
 SameGpuGhosts::~SameGpuGhosts() { unmap_all(); }
 
-void SameGpuGhosts::connect(MdStore& store, const GhostTransfer plan[kGhostLists]) {
+void SameGpuGhosts::connect(ParticleStore& store, const GhostTransfer plan[kGhostLists]) {
   for (int list = 0; list < kGhostLists; ++list) {
     target_[list] = nullptr;
     pushed_[list] = false;
@@ -143,7 +143,7 @@ void* SameGpuGhosts::mapping_for(int rank, long generation, const PeerMemoryHand
   return used->back().mapped;
 }
 
-void SameGpuGhosts::push_all(MdStore& store) {
+void SameGpuGhosts::push_all(ParticleStore& store) {
   if (!active_) return;
   void* targets[kGhostLists];
   long slots[kGhostLists];
@@ -163,7 +163,7 @@ void SameGpuGhosts::push_all(MdStore& store) {
 
 void SameGpuGhosts::set_peer_wait(const PeerWait& wait) { links_.set_peer_wait(wait, steps_); }
 
-void SameGpuGhosts::push_one_by_one(MdStore& store) const {
+void SameGpuGhosts::push_one_by_one(ParticleStore& store) const {
   for (int list = 0; list < kGhostLists; ++list) {
     if (pushes(list)) store.push_sends(list, target_[list], target_slot_[list]);
   }
@@ -189,4 +189,4 @@ void SameGpuGhosts::unmap_all() noexcept {
   mappings_.clear();
 }
 
-}  // namespace mpsfw::md
+}  // namespace mpsfw

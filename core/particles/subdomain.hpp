@@ -1,10 +1,11 @@
 #pragma once
 // A rank's part of the periodic box: whole link cells of the Cartesian
 // decomposition, so neighbours compute shared faces from the same integers and
-// agree bit for bit on who owns an atom.
+// agree bit for bit on who owns a particle.
 #include "core/decomposition.hpp"
+#include "periodic_edge.hpp"
 
-namespace mpsfw::md {
+namespace mpsfw {
 
 struct Subdomain {
   double lo[3], hi[3];  // owns lo <= x < hi
@@ -30,4 +31,4 @@ inline Subdomain subdomain_of(const CartDecomposition& decomposition, const doub
   return s;
 }
 
-}  // namespace mpsfw::md
+}  // namespace mpsfw

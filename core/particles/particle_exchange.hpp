@@ -1,0 +1,106 @@
+#pragma once
+// The particles' communication on the Cartesian communicator, in one round
+// with the 26 neighbours of the 3x3x3 block around a rank (faces, edges,
+// corners: ghost_lists.hpp), so that no message waits for another: `migrate`
+// hands particles that left the subdomain straight to their new owner,
+// `exchange_ghosts` copies the owned particles within the ghost width (e.g. a
+// cutoff + skin) of the faces toward a neighbour to it (periodic images
+// shifted by the box length) and keeps who sent what as a plan, and
+// `update_ghosts` moves the same ghosts' positions forward between rebuilds
+// (one message per neighbour list, no counts, no selection; device to device
+// between ranks on one GPU, same_gpu_ghosts.hpp). Messages go through the one
+// neighbour-message engine (core/comm/neighbour_messages.hpp): counts first,
+// then records or positions. The particles are a ParticleStore's
+// (particle_store.hpp), wherever it keeps them.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/comm/halo_transport.hpp"
+#include "core/comm/neighbour_messages.hpp"
+#include "core/decomposition.hpp"
+#include "core/peer_memory.hpp"
+#include "link_cells.hpp"
+#include "particle_store.hpp"
+#include "same_gpu_ghosts.hpp"
+#include "subdomain.hpp"
+
+namespace mpsfw {
+
+// How errors name the particles: "MD: 3 atoms ...".
+struct ParticleNames {
+  std::string solver = "particles";  // the errors' prefix
+  std::string one = "particle", many = "particles";
+};
+
+class ParticleExchange {
+ public:
+  // Collective. Ghosts between ranks on one GPU or on peer GPUs of a node
+  // move device to device unless `halo` is Mpi (SameGpu: no peers), `where`
+  // (this rank's node, GPU and peers) has no GPU or `memory` is null, ordered
+  // as `sync` allows (step_ordering.hpp).
+  ParticleExchange(const CartDecomposition& decomposition, const Subdomain& domain,
+                   double ghost_width, HaloTransport halo = HaloTransport::Mpi,
+                   HaloSync sync = HaloSync::Auto, const DeviceLocation& where = {},
+                   PeerMemory* memory = nullptr, bool cuda_aware_mpi = false,
+                   ParticleNames names = {});
+
+  // After a drift: every owned particle ends up on the rank whose subdomain
+  // holds it; one that left the box through a face arrives as its periodic
+  // image inside. Collective: when one moved farther than the neighbouring
+  // subdomain (or a box length), every rank throws the same AgreedError,
+  // naming `step` (the step that moved them) and the count.
+  void migrate(ParticleStore& store, long step = 0);
+  // Replaces the ghosts: every particle (or periodic image) within the ghost
+  // width of the subdomain, from the neighbours; remembers the plan.
+  void exchange_ghosts(ParticleStore& store);
+  // The plan's ghosts again, at the particles' current positions.
+  void update_ghosts(ParticleStore& store) const;
+  // Link cells of this rank's subdomain widened by the ghost width on every side.
+  CellGrid cell_grid() const;
+  // How ghost positions travel between rebuilds, for the run report.
+  std::string ghost_path() const;
+  // How long a wait for a same-GPU neighbour may take before the job ends
+  // naming it, and the step every rank has finished now (SameGpuGhosts).
+  void set_peer_wait(const PeerWait& wait) { same_gpu_->set_peer_wait(wait); }
+
+ private:
+  // One number per list in `lists` (bit `list`) to its neighbour, out[list],
+  // and from the neighbour the other way, into in[list].
+  void exchange_counts(std::uint32_t lists, const long out[kGhostLists], long in[kGhostLists]);
+  // The records out[list] of `lists` to their neighbours, in_count[list]
+  // from the other way; what arrives, in list order.
+  ParticleRecords exchange_records(std::uint32_t lists, const std::vector<ParticleRecords>& out,
+                                   const long in_count[kGhostLists]);
+  // The position messages of the plan: every list not pushed device to
+  // device and not sent to this rank itself.
+  void plan_positions(const ParticleStore& store);
+  // The plan's positions into the ghost slots: pushed where connected,
+  // through MPI otherwise, copied for a rank's own images.
+  void move_positions(ParticleStore& store) const;
+  // The planned position messages: pack, send, receive, unpack.
+  void send_and_receive(ParticleStore& store) const;
+  // Receives of `lists` from the receive buffer into their ghost slots.
+  void unpack(ParticleStore& store, std::uint32_t lists) const;
+  // The lists `own` (sent to this rank itself) into their ghost slots.
+  void copy_own(ParticleStore& store, std::uint32_t own) const;
+  // The lists whose neighbour is this rank itself (its periodic images).
+  std::uint32_t own_lists() const;
+  // One rank in all: every ghost is one of its own periodic images.
+  bool alone() const;
+
+  const CartDecomposition& decomposition_;
+  Subdomain domain_;
+  double ghost_width_;
+  bool cuda_aware_mpi_;
+  GhostTransfer plan_[kGhostLists];
+  ParticleNames names_;
+  NeighbourMessages counts_and_records_;          // host memory
+  std::unique_ptr<NeighbourMessages> positions_;  // in the store's space
+  Backend positions_space_ = Backend::Host;
+  std::uint32_t position_sends_ = 0, position_receives_ = 0;  // lists through MPI
+  std::unique_ptr<SameGpuGhosts> same_gpu_;
+};
+
+}  // namespace mpsfw

@@ -1,0 +1,145 @@
+#pragma once
+// What the particle exchange (particle_exchange.hpp) asks of a rank's
+// particles, wherever they live (host memory or a GPU): owned particles come
+// first, then ghosts (positions only, copies of neighbours' particles within
+// the ghost width). The exchange moves what these functions hand out and
+// takes in; the store keeps the per-particle fields and does the per-particle
+// work. A particle solver's store (MD's md_store.hpp) implements this.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/comm/step_handshake.hpp"
+#include "ghost_lists.hpp"
+
+namespace mpsfw {
+
+// Particles in transit between ranks: records of record_bytes() bytes each,
+// laid out as the store says (RecordLayout), every one starting with its
+// position (x, y, z as doubles).
+struct RecordLayout {
+  std::size_t bytes = 24;         // a record's size, a multiple of 8
+  std::ptrdiff_t id_offset = -1;  // where an int64 id lies in it (-1: none)
+};
+
+class ParticleRecords {
+ public:
+  explicit ParticleRecords(RecordLayout layout = {}) : layout_(layout) {}
+
+  const RecordLayout& layout() const { return layout_; }
+  std::size_t size() const { return bytes_.size() / layout_.bytes; }
+  bool empty() const { return bytes_.empty(); }
+  void clear() { bytes_.clear(); }
+  void resize(std::size_t records) { bytes_.resize(records * layout_.bytes); }
+
+  void* record(std::size_t i) { return bytes_.data() + i * layout_.bytes; }
+  const void* record(std::size_t i) const { return bytes_.data() + i * layout_.bytes; }
+  double* position(std::size_t i) { return static_cast<double*>(record(i)); }
+  const double* position(std::size_t i) const { return static_cast<const double*>(record(i)); }
+  // The record's id, or -1 where the layout has none.
+  std::int64_t id(std::size_t i) const {
+    if (layout_.id_offset < 0) return -1;
+    std::int64_t id = 0;
+    std::memcpy(&id, bytes_.data() + i * layout_.bytes + layout_.id_offset, sizeof id);
+    return id;
+  }
+
+  // Appends `count` records from `records` (laid out as this).
+  void append(const void* records, std::size_t count = 1) {
+    const auto* p = static_cast<const unsigned char*>(records);
+    bytes_.insert(bytes_.end(), p, p + count * layout_.bytes);
+  }
+  void* data() { return bytes_.data(); }
+  const void* data() const { return bytes_.data(); }
+
+ private:
+  RecordLayout layout_;
+  std::vector<unsigned char> bytes_;
+};
+
+// One of the 26 ghost transfers of a rank (ghost_lists.hpp): send list `list`
+// goes to rank `to`, and what rank `from` sends the same way lands in ghost
+// slots receive_first .. receive_first + receive_count - 1.
+struct GhostTransfer {
+  int to = 0, from = 0;
+  long send_count = 0;
+  long receive_first = 0;
+  long receive_count = 0;
+};
+
+class ParticleStore {
+ public:
+  virtual ~ParticleStore() = default;
+
+  virtual long owned() const = 0;
+  virtual long ghosts() const = 0;
+  // Where the particles live: Host or Cuda (device memory).
+  virtual Backend space() const = 0;
+  // How a particle travels (its record).
+  virtual RecordLayout record_layout() const = 0;
+
+  // Migration. Removes the owned particles with x[d] < lo[d] or x[d] >=
+  // hi[d] along any dimension d (a NaN coordinate alone does not leave) and
+  // appends their records to `leaving` in the store's order; drops all ghosts
+  // first. Order of the rest may change.
+  virtual void take_leaving(const double lo[3], const double hi[3], ParticleRecords* leaving) = 0;
+  virtual void add_owned(const ParticleRecords& records) = 0;
+  // For each dimension d with fold[d]: owned particles outside [0, box[d])
+  // move to their periodic image inside (across_periodic_edge), in place: the
+  // migration of a rank that is its own neighbour along d. Returns how many
+  // are still outside (moved more than a box length). Drops all ghosts.
+  virtual long fold_periodic(const bool fold[3], const double box[3]) = 0;
+
+  // Ghosts. At a rebuild the exchange drops them, selects the 26 send lists
+  // (ghost_lists.hpp) and places what arrives; between rebuilds it sends the
+  // same particles again, in the same order, so only their positions move.
+  virtual void clear_ghosts() = 0;
+  // Remembers, for each list, the owned particles that ghost_list_mask puts
+  // in it (in the store's order), each sent shifted by bands.shift[list];
+  // one wait for the device where there is one. counts[list]: how many.
+  virtual void select_sends(const GhostBands& bands, long counts[kGhostLists]) = 0;
+  // The current positions of the lists in `lists` (bit `list`), shift
+  // applied, x, y, z per particle, list after list in list order into `out`
+  // (in space(), room for them all); one wait for the device.
+  virtual void pack_sends(std::uint32_t lists, double* out) = 0;
+  // Makes ghost slots 0 .. count - 1 exist (their positions unset until
+  // written), before other ranks learn where to push them.
+  virtual void reserve_ghosts(long count) = 0;
+  // Writes slots first .. first + count - 1 of `in` (in space(), ghost slot k
+  // at 3 k) into the same ghost slots (counted from the first ghost),
+  // appending slots past the current ghosts. On a GPU the copy may still run
+  // when this returns: the store's next device work follows it.
+  virtual void unpack_ghosts(const double* in, long first, long count) = 0;
+  // The lists in `lists` (sent to this rank itself: its periodic images)
+  // straight into ghost slots from first[list] on, no buffer.
+  virtual void copy_sends_to_ghosts(std::uint32_t lists, const long first[kGhostLists]) = 0;
+  // A rank alone along every axis: all its ghosts are its own periodic
+  // images, placed by copy_sends_to_ghosts since the last clear_ghosts.
+  // Rewrites them all from the owned particles they image in one pass, the
+  // same positions as repeating those copies.
+  virtual void refresh_own_images() = 0;
+
+  // Same-GPU ghosts (same_gpu_ghosts.hpp): the position array (owned
+  // particles, then ghosts, 32 bytes each: x, y, z, unused) that other
+  // processes on the GPU may map, nullptr where particles live in host
+  // memory; a number that changes whenever that array is reallocated; and
+  // send list `list` (shift applied) written into another rank's mapped
+  // array from slot `slot` on.
+  virtual const void* positions_base() const = 0;
+  virtual long positions_generation() const = 0;
+  virtual void push_sends(int list, void* target, long slot) = 0;
+  // Every list with a target (targets[list], from slot slots[list]) pushed
+  // in one launch; with a handshake, the step's GPU-side handshake runs in
+  // the same launch after the pushes. False where the store cannot (then
+  // the caller pushes list by list and waits as a separate step).
+  virtual bool push_all(void* const /*targets*/[kGhostLists], const long /*slots*/[kGhostLists],
+                        const StepHandshake& /*handshake*/) {
+    return false;
+  }
+  // Waits until the store's device work is done (nothing to wait for on the host).
+  virtual void synchronize() = 0;
+};
+
+}  // namespace mpsfw

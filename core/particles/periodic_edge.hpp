@@ -1,0 +1,20 @@
+#pragma once
+// Crossing the periodic box's edge, the same on the host and on a GPU.
+#include <cmath>
+
+#include "core/hd.hpp"
+
+namespace mpsfw {
+
+// A particle that left the periodic box through its low face (x < 0) or its high
+// face (x >= length), moved by one box length to the image inside. x = -tiny
+// would round to length itself, the far face: it becomes the largest double
+// below length, so it stays with the rank it was sent to (an error of an ulp).
+// A particle more than a box length outside stays outside (migration reports it).
+MPSFW_HD double across_periodic_edge(double x, double length) {
+  if (x >= 0) return x - length;
+  const double inside = x + length;
+  return inside == length ? nextafter(length, 0.0) : inside;  // NaN stays NaN
+}
+
+}  // namespace mpsfw
