@@ -55,15 +55,15 @@ class MdStore : public ParticleStore {
   virtual void scale_velocities(double factor) = 0;
 
   // Migration (ParticleStore) in atoms: the records are AtomRecords.
-  RecordLayout record_layout() const final {
+  RecordLayout record_layout() const override {
     return {sizeof(AtomRecord), static_cast<std::ptrdiff_t>(offsetof(AtomRecord, id))};
   }
-  void take_leaving(const double lo[3], const double hi[3], ParticleRecords* leaving) final {
+  void take_leaving(const double lo[3], const double hi[3], ParticleRecords* leaving) override {
     std::vector<AtomRecord> atoms;
     take_leaving_atoms(lo, hi, &atoms);
     leaving->append(atoms.data(), atoms.size());
   }
-  void add_owned(const ParticleRecords& records) final {
+  void add_owned(const ParticleRecords& records) override {
     const auto* first = static_cast<const AtomRecord*>(records.data());
     add_owned_atoms(std::vector<AtomRecord>(first, first + records.size()));
   }

@@ -1,0 +1,72 @@
+#pragma once
+// The host backend of the particle layer's primitives (particle_arrays.hpp
+// says what each must do): OpenMP over particles, sequential where the order
+// of the result matters.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "core/backend.hpp"
+
+namespace mpsfw {
+
+class HostExec {
+ public:
+  static constexpr Backend kSpace = Backend::Host;
+
+  template <class F>
+  void for_each(long n, const F& f) const {
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; ++i) f(i);
+  }
+
+  template <class F>
+  long count(long n, const F& f) const {
+    long total = 0;
+#pragma omp parallel for schedule(static) reduction(+ : total)
+    for (long i = 0; i < n; ++i) total += f(i);
+    return total;
+  }
+
+  template <class F>
+  double max_of(long n, const F& f) const {
+    double worst = 0;
+#pragma omp parallel for schedule(static) reduction(max : worst)
+    for (long i = 0; i < n; ++i) worst = std::max(worst, f(i));
+    return worst;
+  }
+
+  // In index order (one thread: the same bits whatever the thread count).
+  template <class F>
+  double sum(long n, const F& f) const {
+    double total = 0;
+    for (long i = 0; i < n; ++i) total += f(i);
+    return total;
+  }
+
+  long exclusive_scan(const long* in, long* out, long n) const {
+    long sum = 0;
+    for (long i = 0; i < n; ++i) {
+      const long v = in[i];
+      out[i] = sum;
+      sum += v;
+    }
+    return sum;
+  }
+
+  // A stable counting sort: keys in [0, keys).
+  void sort_by_key(const int* key, long n, int keys, long* order, long* start) const {
+    std::fill(start, start + keys + 1, 0L);
+    for (long i = 0; i < n; ++i) ++start[key[i] + 1];
+    for (int k = 0; k < keys; ++k) start[k + 1] += start[k];
+    fill_.assign(start, start + keys);
+    for (long i = 0; i < n; ++i) order[fill_[static_cast<size_t>(key[i])]++] = i;
+  }
+
+  void synchronize() const {}
+
+ private:
+  mutable std::vector<long> fill_;
+};
+
+}  // namespace mpsfw

@@ -1,0 +1,762 @@
+#pragma once
+// A rank's particles in one backend's memory, with named per-particle fields,
+// and all the particle layer does with them — migration, ghosts, sorting by
+// link cell, neighbour lists with a skin and the displacement check — written
+// once over a few primitives of the backend (Exec: host_exec.hpp on the host,
+// cuda_exec.cuh on a GPU):
+//   for_each(n, f)                 f(i) for every i < n, in parallel
+//   count(n, f), max_of(n, f)      the sum of integer f(i), the largest double
+//   sum(n, f)                      the sum of double f(i), in an order fixed
+//                                  for n (the same bits run after run)
+//   exclusive_scan(in, out, n)     prefix sums of longs; returns the total
+//   sort_by_key(key, n, keys, order, start)  stable, keys in [0, keys)
+//   synchronize()
+// f is an MPSFW_LAMBDA over raw pointers, so one body serves every backend.
+// Storage: positions 4 doubles a particle (x, y, z, unused: one 32-byte
+// sector per neighbour gathered on a GPU, and the slots same-GPU neighbours
+// push into), owned particles then ghosts; every other field component-major
+// (component c of owned particle i at c * capacity() + i). Orders are the
+// same on every backend: compaction keeps store order, sorting by cell is
+// stable, send lists and neighbour lists follow store order — so a
+// workload's sums over neighbours come out bit for bit.
+//
+// `Base` is ParticleStore or a workload's store interface derived from it
+// (MD's MdStore), whose particle part this implements.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/hd.hpp"
+#include "core/memory.hpp"
+#include "link_cells.hpp"
+#include "particle_store.hpp"
+#include "periodic_edge.hpp"
+
+namespace mpsfw {
+
+enum class FieldType { Real, Integer };  // double or int64 components
+
+struct FieldSpec {
+  std::string name;
+  int components = 1;
+  FieldType type = FieldType::Real;
+  bool travels = true;  // migration carries it (else it arrives zeroed)
+};
+
+// A particle's neighbours within reach at the last build: owned particle i's
+// are index[i * width + k], k < count[i], in cell order (device pointers on a
+// GPU).
+struct NeighbourRows {
+  const int* count = nullptr;
+  const int* index = nullptr;
+  long width = 0;
+};
+
+namespace particle_ops {
+
+// Send lists walked back to back: run k is list list[k], its entries from
+// from[k] on, at[k] .. at[k + 1] - 1 among the runs', written from to[k] on,
+// shifted by shift[k].
+struct Runs {
+  int count = 0;
+  int list[kGhostLists];
+  long at[kGhostLists + 1];
+  long from[kGhostLists];
+  long to[kGhostLists];
+  double shift[kGhostLists][3];
+};
+
+// The run of entry p (at[0] <= p < at[count]): the last with at[k] <= p.
+MPSFW_HD int run_of(const Runs& r, long p) {
+  int lo = 0, hi = r.count - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (r.at[mid] <= p) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
+MPSFW_HD int cell_of(const double* x, const CellGrid& g) {
+  return (link_cell_along(x[2], g, 2) * g.count[1] + link_cell_along(x[1], g, 1)) * g.count[0] +
+         link_cell_along(x[0], g, 0);
+}
+
+}  // namespace particle_ops
+
+template <class Exec, class Base = ParticleStore>
+class ParticleArrays : public Base {
+ public:
+  static constexpr Backend kSpace = Exec::kSpace;
+
+  // The fields beyond the position, in record order; an Integer field named
+  // "id" with one component is the records' id.
+  explicit ParticleArrays(std::vector<FieldSpec> fields) {
+    for (FieldSpec& s : fields) fields_.push_back(Field{std::move(s), {}, {}, {}, {}});
+    layout_.bytes = 3 * sizeof(double);
+    for (const Field& f : fields_) {
+      if (!f.spec.travels) continue;
+      if (f.spec.name == "id" && f.spec.type == FieldType::Integer && f.spec.components == 1)
+        layout_.id_offset = static_cast<std::ptrdiff_t>(layout_.bytes);
+      layout_.bytes += 8 * static_cast<std::size_t>(f.spec.components);
+    }
+  }
+
+  // ParticleStore.
+  long owned() const override { return owned_; }
+  long ghosts() const override { return ghosts_; }
+  Backend space() const override { return kSpace; }
+  RecordLayout record_layout() const override { return layout_; }
+
+  // Field `f` (declaration order) of the owned particles, component-major.
+  double* real(int f) { return fields_[static_cast<size_t>(f)].real.data(); }
+  const double* real(int f) const { return fields_[static_cast<size_t>(f)].real.data(); }
+  std::int64_t* integer(int f) { return fields_[static_cast<size_t>(f)].integer.data(); }
+  const std::int64_t* integer(int f) const {
+    return fields_[static_cast<size_t>(f)].integer.data();
+  }
+  long capacity() const { return capacity_; }
+  // Positions, 4 doubles a particle: owned particles, then ghosts.
+  double* positions() { return x_.data(); }
+  const double* positions() const { return x_.data(); }
+  const Exec& exec() const { return exec_; }
+  // Bytes these arrays take for `owned` particles with `ghosts` ghosts and
+  // `neighbours` list entries per owned particle (the memory preflight's).
+  double bytes_for(double owned, double ghosts, double neighbours) const {
+    double per_owned = 4 * 8.0 + (neighbours + neighbours / 8 + 9) * sizeof(int) + 3 * 8.0;
+    for (const Field& f : fields_) per_owned += 2 * 8.0 * f.spec.components;  // and a spare
+    const double per_particle = 2 * 4 * 8.0 + 2 * sizeof(int) + 2 * sizeof(long) + 3 * 8.0;
+    return owned * per_owned + (owned + ghosts) * per_particle;
+  }
+
+  // Replaces every particle by `records` (owned), no ghosts.
+  void assign_records(const ParticleRecords& records) {
+    owned_ = 0;
+    clear_ghosts();
+    add_owned(records);
+  }
+  // The owned particles' records, in store order.
+  ParticleRecords download_records() const {
+    ParticleRecords out(layout_);
+    out.resize(static_cast<std::size_t>(owned_));
+    if (owned_ == 0) return out;
+    Array<unsigned char> packed(kSpace, static_cast<size_t>(owned_) * layout_.bytes);
+    pack_records(nullptr, owned_, packed.data());
+    memory::copy(out.data(), Backend::Host, packed.data(), kSpace, packed.size());
+    return out;
+  }
+
+  void take_leaving(const double lo[3], const double hi[3], ParticleRecords* leaving) override {
+    clear_ghosts();
+    const long n = owned_;
+    if (n == 0) return;
+    scratch(&flag_, n);
+    scratch(&index_, n);
+    long* flag = flag_.data();
+    const double* x = x_.data();
+    const double l0 = lo[0], l1 = lo[1], l2 = lo[2], h0 = hi[0], h1 = hi[1], h2 = hi[2];
+    exec_.for_each(
+        n, MPSFW_LAMBDA(long i) {
+          const double* c = x + 4 * i;
+          flag[i] = c[0] < l0 || c[0] >= h0 || c[1] < l1 || c[1] >= h1 || c[2] < l2 || c[2] >= h2;
+        });
+    const long gone = exec_.exclusive_scan(flag, index_.data(), n);
+    if (gone == 0) return;
+    // The leaving ones' indices, in order, then their records.
+    scratch(&order_, gone);
+    long* at = index_.data();
+    long* leaving_index = order_.data();
+    exec_.for_each(
+        n, MPSFW_LAMBDA(long i) {
+          if (flag[i] != 0) leaving_index[at[i]] = i;
+        });
+    const std::size_t bytes = static_cast<size_t>(gone) * layout_.bytes;
+    scratch(&records_, static_cast<long>(bytes));
+    pack_records(leaving_index, gone, records_.data());
+    const std::size_t before = leaving->size();
+    leaving->resize(before + static_cast<std::size_t>(gone));
+    memory::copy(leaving->record(before), Backend::Host, records_.data(), kSpace, bytes);
+    // The staying ones move down in order: particle i to i - (leaving before it).
+    exec_.for_each(
+        n, MPSFW_LAMBDA(long i) { at[i] = flag[i] != 0 ? -1 : i - at[i]; });
+    move_owned(at, n, n - gone);
+  }
+
+  void add_owned(const ParticleRecords& records) override {
+    clear_ghosts();
+    const long m = static_cast<long>(records.size());
+    if (m == 0) return;
+    reserve_owned(owned_ + m);
+    scratch(&records_, static_cast<long>(records.size() * layout_.bytes));
+    memory::copy(records_.data(), kSpace, records.data(), Backend::Host,
+                 records.size() * layout_.bytes);
+    const unsigned char* in = records_.data();
+    const long first = owned_, bytes = static_cast<long>(layout_.bytes);
+    double* x = x_.data();
+    exec_.for_each(
+        m, MPSFW_LAMBDA(long t) {
+          const double* r = reinterpret_cast<const double*>(in + t * bytes);
+          double* p = x + 4 * (first + t);
+          p[0] = r[0];
+          p[1] = r[1];
+          p[2] = r[2];
+          p[3] = 0;
+        });
+    long offset = 3 * sizeof(double);
+    for (Field& f : fields_) {
+      const long cap = capacity_, components = f.spec.components;
+      if (f.spec.type == FieldType::Real) {
+        double* a = f.real.data();
+        const long o = offset;
+        const bool travels = f.spec.travels;
+        exec_.for_each(
+            m, MPSFW_LAMBDA(long t) {
+              for (long c = 0; c < components; ++c) {
+                a[c * cap + first + t] =
+                    travels ? reinterpret_cast<const double*>(in + t * bytes + o)[c] : 0.0;
+              }
+            });
+      } else {
+        std::int64_t* a = f.integer.data();
+        const long o = offset;
+        const bool travels = f.spec.travels;
+        exec_.for_each(
+            m, MPSFW_LAMBDA(long t) {
+              for (long c = 0; c < components; ++c) {
+                a[c * cap + first + t] =
+                    travels ? reinterpret_cast<const std::int64_t*>(in + t * bytes + o)[c] : 0;
+              }
+            });
+      }
+      if (f.spec.travels) offset += 8 * components;
+    }
+    owned_ += m;
+  }
+
+  long fold_periodic(const bool fold[3], const double box[3]) override {
+    clear_ghosts();
+    double* x = x_.data();
+    const bool f0 = fold[0], f1 = fold[1], f2 = fold[2];
+    const double b0 = box[0], b1 = box[1], b2 = box[2];
+    return exec_.count(
+        owned_, MPSFW_LAMBDA(long i) {
+          const bool f[3] = {f0, f1, f2};
+          const double b[3] = {b0, b1, b2};
+          long outside = 0;
+          for (int d = 0; d < 3; ++d) {
+            double& c = x[4 * i + d];
+            if (!f[d] || (c >= 0 && c < b[d])) continue;
+            c = across_periodic_edge(c, b[d]);
+            outside += !(c >= 0 && c < b[d]);
+          }
+          return outside;
+        });
+  }
+
+  // Reorders the owned particles by link cell of `grid` (x fastest, stable),
+  // so that particles near in space are near in memory. Drops all ghosts.
+  void sort_by_cell(const CellGrid& grid) {
+    clear_ghosts();
+    const long n = owned_;
+    if (n == 0) return;
+    bin(grid, n);
+    scratch(&index_, n);
+    long* order = order_.data();
+    long* to = index_.data();
+    // Particle order[s] goes to s.
+    exec_.for_each(
+        n, MPSFW_LAMBDA(long s) { to[order[s]] = s; });
+    move_owned(to, n, n);
+  }
+
+  void clear_ghosts() override {
+    ghosts_ = 0;
+    built_ = -1;  // the lists no longer describe the particles
+  }
+
+  void select_sends(const GhostBands& bands, long counts[kGhostLists]) override {
+    for (int list = 0; list < kGhostLists; ++list) {
+      for (int d = 0; d < 3; ++d) send_shift_[list][d] = bands.shift[list][d];
+    }
+    const long n = owned_;
+    scratch(&flag_, n);
+    scratch(&index_, n);
+    long* mask = flag_.data();
+    const double* x = x_.data();
+    const GhostBands b = bands;
+    exec_.for_each(
+        n, MPSFW_LAMBDA(long i) {
+          const double* c = x + 4 * i;
+          mask[i] = static_cast<long>(ghost_list_mask(c[0], c[1], c[2], b));
+        });
+    // The particles near a face, in order; then each list's, list after list,
+    // from one scan over (list, near particle).
+    long* at = index_.data();
+    const long near_count =
+        exec_.exclusive_scan(counted(
+                                 n, MPSFW_LAMBDA(long i) { return mask[i] != 0 ? 1L : 0L; }),
+                             at, n);
+    scratch(&order_, near_count);
+    long* near = order_.data();
+    exec_.for_each(
+        n, MPSFW_LAMBDA(long i) {
+          if (mask[i] != 0) near[at[i]] = i;
+        });
+    const long entries = kGhostLists * near_count;
+    scratch(&entry_flag_, entries);
+    scratch(&entry_at_, entries);
+    long* in_list = entry_flag_.data();
+    exec_.for_each(
+        entries, MPSFW_LAMBDA(long e) {
+          const long list = e / near_count, j = e % near_count;
+          in_list[e] = (mask[near[j]] >> list) & 1;
+        });
+    long* entry_at = entry_at_.data();
+    const long total = exec_.exclusive_scan(in_list, entry_at, entries);
+    sends_.reserve_for(total);
+    long* send = sends_.data();
+    exec_.for_each(
+        entries, MPSFW_LAMBDA(long e) {
+          if (in_list[e] != 0) send[entry_at[e]] = near[e % near_count];
+        });
+    // Where each list begins: the scan at its first entry, in one copy.
+    std::vector<long> starts(kGhostLists + 1, 0L);
+    if (near_count > 0) {
+      scratch(&list_start_, kGhostLists);
+      long* list_start = list_start_.data();
+      exec_.for_each(
+          kGhostLists, MPSFW_LAMBDA(long list) { list_start[list] = entry_at[list * near_count]; });
+      memory::copy(starts.data(), Backend::Host, list_start, kSpace, kGhostLists * sizeof(long));
+      starts[kGhostLists] = total;
+    }
+    for (int list = 0; list <= kGhostLists; ++list) send_start_[list] = starts[list];
+    for (int list = 0; list < kGhostLists; ++list)
+      counts[list] = send_start_[list + 1] - send_start_[list];
+  }
+
+  void pack_sends(std::uint32_t lists, double* out) override {
+    const particle_ops::Runs r = runs(lists, nullptr);
+    const long total = r.at[r.count];
+    if (total == 0) return;
+    const long* send = sends_.data();
+    const double* x = x_.data();
+    exec_.for_each(
+        total, MPSFW_LAMBDA(long p) {
+          const int k = particle_ops::run_of(r, p);
+          const long i = send[r.from[k] + (p - r.at[k])];
+          for (int d = 0; d < 3; ++d) out[3 * p + d] = x[4 * i + d] + r.shift[k][d];
+        });
+    exec_.synchronize();
+  }
+
+  void reserve_ghosts(long count) override { ghost_slots(count); }
+
+  void unpack_ghosts(const double* in, long first, long count) override {
+    ghost_slots(first + count);
+    if (count == 0) return;
+    double* x = x_.data() + 4 * owned_;
+    exec_.for_each(
+        count, MPSFW_LAMBDA(long t) {
+          const long g = first + t;
+          for (int d = 0; d < 3; ++d) x[4 * g + d] = in[3 * g + d];
+          x[4 * g + 3] = 0;
+        });
+  }
+
+  void copy_sends_to_ghosts(std::uint32_t lists, const long first[kGhostLists]) override {
+    const particle_ops::Runs r = runs(lists, first);
+    long end = ghosts_;
+    for (int k = 0; k < r.count; ++k) end = std::max(end, r.to[k] + r.at[k + 1] - r.at[k]);
+    ghost_slots(end);
+    scratch(&image_root_, end);
+    scratch(&image_list_, end);
+    const long total = r.at[r.count];
+    if (total == 0) return;
+    const long* send = sends_.data();
+    long* root = image_root_.data();
+    long* list_of = image_list_.data();
+    double* x = x_.data();
+    const long base = owned_;
+    exec_.for_each(
+        total, MPSFW_LAMBDA(long p) {
+          const int k = particle_ops::run_of(r, p);
+          const long i = send[r.from[k] + (p - r.at[k])], slot = r.to[k] + (p - r.at[k]);
+          for (int d = 0; d < 3; ++d) x[4 * (base + slot) + d] = x[4 * i + d] + r.shift[k][d];
+          x[4 * (base + slot) + 3] = 0;
+          root[slot] = i;
+          list_of[slot] = r.list[k];
+        });
+  }
+
+  void refresh_own_images() override {
+    if (ghosts_ == 0) return;
+    const long* root = image_root_.data();
+    const long* list_of = image_list_.data();
+    double* x = x_.data();
+    const long base = owned_;
+    const Shifts shifts = send_shifts();
+    exec_.for_each(
+        ghosts_, MPSFW_LAMBDA(long g) {
+          const long i = root[g];
+          const double* s = shifts.shift[list_of[g]];
+          for (int d = 0; d < 3; ++d) x[4 * (base + g) + d] = x[4 * i + d] + s[d];
+        });
+  }
+
+  // Device memory only: host memory is not shared with other processes.
+  const void* positions_base() const override {
+    return kSpace == Backend::Cuda ? static_cast<const void*>(x_.data()) : nullptr;
+  }
+  long positions_generation() const override { return generation_; }
+  void push_sends(int list, void* target, long slot) override {
+    if (kSpace != Backend::Cuda) throw Error("particles in host memory cannot be pushed");
+    const long count = send_start_[list + 1] - send_start_[list];
+    if (count == 0) return;
+    const long* send = sends_.data() + send_start_[list];
+    const double* x = x_.data();
+    double* out = static_cast<double*>(target) + 4 * slot;
+    const double s0 = send_shift_[list][0], s1 = send_shift_[list][1], s2 = send_shift_[list][2];
+    exec_.for_each(
+        count, MPSFW_LAMBDA(long t) {
+          const double* p = x + 4 * send[t];
+          out[4 * t] = p[0] + s0;
+          out[4 * t + 1] = p[1] + s1;
+          out[4 * t + 2] = p[2] + s2;
+          out[4 * t + 3] = 0;
+        });
+  }
+  void synchronize() override { exec_.synchronize(); }
+
+  // Bins every particle (owned and ghosts) into the link cells of `grid` and
+  // lists for every owned particle the others within `reach`, visiting the
+  // 27 cells around it z, y slowest and the three along x as one range;
+  // particles outside the grid count in its edge cells. Remembers the owned
+  // positions for max_displacement.
+  void build_neighbors(const CellGrid& grid, double reach) {
+    const long n = owned_ + ghosts_;
+    bin(grid, n);
+    const double reach2 = reach * reach;
+    const CellGrid g = grid;
+    const long* order = order_.data();
+    const long* start = start_.data();
+    const double* x = x_.data();
+    scratch(&row_count_, owned_);
+    int* count = row_count_.data();
+    for (;;) {
+      scratch(&rows_, owned_ * width_);
+      int* rows = rows_.data();
+      const long width = width_;
+      exec_.for_each(
+          owned_, MPSFW_LAMBDA(long i) {
+            const double* xi = x + 4 * i;
+            int c[3];
+            for (int d = 0; d < 3; ++d) c[d] = link_cell_along(xi[d], g, d);
+            const int x_lo = c[0] > 0 ? c[0] - 1 : 0;
+            const int x_hi = c[0] + 1 < g.count[0] ? c[0] + 1 : g.count[0] - 1;
+            long k = 0;
+            for (int cz = c[2] > 0 ? c[2] - 1 : 0; cz <= c[2] + 1 && cz < g.count[2]; ++cz) {
+              for (int cy = c[1] > 0 ? c[1] - 1 : 0; cy <= c[1] + 1 && cy < g.count[1]; ++cy) {
+                const long row = (static_cast<long>(cz) * g.count[1] + cy) * g.count[0];
+                for (long s = start[row + x_lo]; s < start[row + x_hi + 1]; ++s) {
+                  const long j = order[s];
+                  if (j == i) continue;
+                  double r2 = 0;
+                  for (int d = 0; d < 3; ++d) {
+                    const double delta = xi[d] - x[4 * j + d];
+                    r2 += delta * delta;
+                  }
+                  if (r2 >= reach2) continue;
+                  if (k < width) rows[i * width + k] = static_cast<int>(j);
+                  ++k;
+                }
+              }
+            }
+            count[i] = static_cast<int>(k);
+          });
+      const long longest = static_cast<long>(exec_.max_of(
+          owned_, MPSFW_LAMBDA(long i) { return 1.0 * count[i]; }));
+      if (longest <= width_) break;
+      width_ = longest + longest / 8 + 8;
+    }
+    scratch(&built_x_, 4 * owned_);
+    memory::copy(built_x_.data(), kSpace, x_.data(), kSpace,
+                 static_cast<size_t>(4 * owned_) * sizeof(double));
+    built_ = n;
+    built_owned_ = owned_;
+  }
+  // The lists of the last build_neighbors; throws Error when particles were
+  // added or removed since.
+  NeighbourRows neighbours() const {
+    if (built_ != owned_ + ghosts_) throw Error("particles: lists without a current build");
+    return {row_count_.data(), rows_.data(), width_};
+  }
+  // The largest distance an owned particle moved since build_neighbors
+  // (HUGE_VAL without one since the last change).
+  double max_displacement() const {
+    if (built_owned_ != owned_ || built_ < 0) return HUGE_VAL;
+    const double* x = x_.data();
+    const double* b = built_x_.data();
+    return std::sqrt(exec_.max_of(
+        owned_, MPSFW_LAMBDA(long i) {
+          double r2 = 0;
+          for (int d = 0; d < 3; ++d) {
+            const double delta = x[4 * i + d] - b[4 * i + d];
+            r2 += delta * delta;
+          }
+          return r2;
+        }));
+  }
+  // Owned positions at the last build, [3 * i + d].
+  std::vector<double> download_build_positions() const { return host_xyz(built_x_.data()); }
+  // Owned positions now, [3 * i + d] (the workload's records carry them too).
+  std::vector<double> download_positions() const { return host_xyz(x_.data()); }
+  // Resuming exactly: the owned particles moved to `x` ([3 * i + d]), lists
+  // and ghost plan kept.
+  void restore_owned_positions(const std::vector<double>& x) {
+    if (x.size() != static_cast<size_t>(3 * owned_))
+      throw Error("particles: restore_positions of a different particle count");
+    std::vector<double> rows(static_cast<size_t>(4 * owned_), 0.0);
+    for (long i = 0; i < owned_; ++i) {
+      for (int d = 0; d < 3; ++d)
+        rows[static_cast<size_t>(4 * i + d)] = x[static_cast<size_t>(3 * i + d)];
+    }
+    memory::copy(x_.data(), kSpace, rows.data(), Backend::Host, rows.size() * sizeof(double));
+  }
+
+  // The steps below are public only because nvcc's device lambdas may not
+  // live in private member functions.
+  struct Field {
+    FieldSpec spec;
+    Array<double> real, real_spare;
+    Array<std::int64_t> integer, integer_spare;
+  };
+  struct Shifts {
+    double shift[kGhostLists][3];
+  };
+  // Grows only; the contents are not kept.
+  template <class T>
+  class Scratch {
+   public:
+    void reserve_for(long n) {
+      if (static_cast<long>(a_.size()) < n)
+        a_ = Array<T>(kSpace, static_cast<size_t>(n + n / 4 + 16));
+    }
+    T* data() { return a_.data(); }
+    const T* data() const { return a_.data(); }
+
+   private:
+    Array<T> a_;
+  };
+  template <class T>
+  static void scratch(Scratch<T>* s, long n) {
+    s->reserve_for(n);
+  }
+
+  // f(i) into a scratch array of longs, for a scan.
+  template <class F>
+  const long* counted(long n, const F& f) {
+    scratch(&counted_, n);
+    long* out = counted_.data();
+    exec_.for_each(
+        n, MPSFW_LAMBDA(long i) { out[i] = f(i); });
+    return out;
+  }
+
+  Shifts send_shifts() const {
+    Shifts s;
+    for (int list = 0; list < kGhostLists; ++list) {
+      for (int d = 0; d < 3; ++d) s.shift[list][d] = send_shift_[list][d];
+    }
+    return s;
+  }
+
+  // The masked lists' runs; written from first[list] (a ghost slot) if
+  // given, else back to back.
+  particle_ops::Runs runs(std::uint32_t lists, const long* first) const {
+    particle_ops::Runs r;
+    r.at[0] = 0;
+    for (int list = 0; list < kGhostLists; ++list) {
+      if (!(lists >> list & 1u)) continue;
+      const int k = r.count++;
+      r.list[k] = list;
+      r.from[k] = send_start_[list];
+      r.to[k] = first != nullptr ? first[list] : r.at[k];
+      for (int d = 0; d < 3; ++d) r.shift[k][d] = send_shift_[list][d];
+      r.at[k + 1] = r.at[k] + send_start_[list + 1] - send_start_[list];
+    }
+    return r;
+  }
+
+  // Cell keys of particles 0 .. n - 1, sorted stably: order_ and start_.
+  void bin(const CellGrid& grid, long n) {
+    const int cells = grid.count[0] * grid.count[1] * grid.count[2];
+    scratch(&key_, n);
+    scratch(&order_, n);
+    scratch(&start_, cells + 1);
+    int* key = key_.data();
+    const double* x = x_.data();
+    const CellGrid g = grid;
+    exec_.for_each(
+        n, MPSFW_LAMBDA(long i) { key[i] = particle_ops::cell_of(x + 4 * i, g); });
+    exec_.sort_by_key(key, n, cells, order_.data(), start_.data());
+  }
+
+  // Moves owned particle i to to[i] (-1: gone) for i < n, every field and the
+  // position, through the spares; `kept` particles remain.
+  void move_owned(const long* to, long n, long kept) {
+    scratch(&x_spare_, 4 * kept);
+    double* xs = x_spare_.data();
+    const double* x = x_.data();
+    exec_.for_each(
+        n, MPSFW_LAMBDA(long i) {
+          const long t = to[i];
+          if (t < 0) return;
+          for (int d = 0; d < 4; ++d) xs[4 * t + d] = x[4 * i + d];
+        });
+    memory::copy(x_.data(), kSpace, xs, kSpace, static_cast<size_t>(4 * kept) * sizeof(double));
+    for (Field& f : fields_) {
+      if (f.spec.type == FieldType::Real) {
+        move_field(&f.real, &f.real_spare, f.spec.components, to, n);
+      } else {
+        move_field(&f.integer, &f.integer_spare, f.spec.components, to, n);
+      }
+    }
+    owned_ = kept;
+    exec_.synchronize();
+  }
+  template <class T>
+  void move_field(Array<T>* a, Array<T>* spare, long components, const long* to, long n) {
+    const T* from = a->data();
+    T* into = spare->data();
+    const long cap = capacity_;
+    exec_.for_each(
+        n, MPSFW_LAMBDA(long i) {
+          const long t = to[i];
+          if (t < 0) return;
+          for (long c = 0; c < components; ++c) into[c * cap + t] = from[c * cap + i];
+        });
+    a->swap(*spare);
+  }
+
+  // Records of the owned particles index[t] (t when index is null), t < m,
+  // into `out` (in kSpace).
+  void pack_records(const long* index, long m, unsigned char* out) const {
+    const double* x = x_.data();
+    const long bytes = static_cast<long>(layout_.bytes);
+    exec_.for_each(
+        m, MPSFW_LAMBDA(long t) {
+          const long i = index != nullptr ? index[t] : t;
+          double* r = reinterpret_cast<double*>(out + t * bytes);
+          for (int d = 0; d < 3; ++d) r[d] = x[4 * i + d];
+        });
+    long offset = 3 * sizeof(double);
+    for (const Field& f : fields_) {
+      if (!f.spec.travels) continue;
+      const long cap = capacity_, components = f.spec.components, o = offset;
+      if (f.spec.type == FieldType::Real) {
+        const double* a = f.real.data();
+        exec_.for_each(
+            m, MPSFW_LAMBDA(long t) {
+              const long i = index != nullptr ? index[t] : t;
+              double* r = reinterpret_cast<double*>(out + t * bytes + o);
+              for (long c = 0; c < components; ++c) r[c] = a[c * cap + i];
+            });
+      } else {
+        const std::int64_t* a = f.integer.data();
+        exec_.for_each(
+            m, MPSFW_LAMBDA(long t) {
+              const long i = index != nullptr ? index[t] : t;
+              std::int64_t* r = reinterpret_cast<std::int64_t*>(out + t * bytes + o);
+              for (long c = 0; c < components; ++c) r[c] = a[c * cap + i];
+            });
+      }
+      offset += 8 * components;
+    }
+    exec_.synchronize();
+  }
+
+  // Room for `n` owned particles in every field (and the positions).
+  void reserve_owned(long n) {
+    ghost_slots_for(n, 0);
+    if (n <= capacity_) return;
+    const long cap = n + n / 4 + 16;
+    for (Field& f : fields_) {
+      if (f.spec.type == FieldType::Real) {
+        regrow(&f.real, f.spec.components, cap);
+        f.real_spare = Array<double>(kSpace, static_cast<size_t>(f.spec.components * cap));
+      } else {
+        regrow(&f.integer, f.spec.components, cap);
+        f.integer_spare = Array<std::int64_t>(kSpace, static_cast<size_t>(f.spec.components * cap));
+      }
+    }
+    capacity_ = cap;
+  }
+  template <class T>
+  void regrow(Array<T>* a, long components, long cap) {
+    Array<T> grown(kSpace, static_cast<size_t>(components * cap));
+    for (long c = 0; c < components && owned_ > 0; ++c) {
+      memory::copy(grown.data() + c * cap, kSpace, a->data() + c * capacity_, kSpace,
+                   static_cast<size_t>(owned_) * sizeof(T));
+    }
+    a->swap(grown);
+  }
+
+  // Makes ghost slots 0 .. count - 1 exist.
+  void ghost_slots(long count) {
+    ghost_slots_for(owned_, count);
+    ghosts_ = std::max(ghosts_, count);
+  }
+  void ghost_slots_for(long owned, long ghosts) {
+    const long need = 4 * (owned + ghosts);
+    if (need <= static_cast<long>(x_.size())) return;
+    Array<double> grown(kSpace, static_cast<size_t>(need + need / 4 + 64));
+    memory::copy(grown.data(), kSpace, x_.data(), kSpace,
+                 static_cast<size_t>(4 * (owned_ + ghosts_)) * sizeof(double));
+    x_.swap(grown);
+    ++generation_;  // same-GPU neighbours map it again
+  }
+
+  std::vector<double> host_xyz(const double* rows) const {
+    std::vector<double> four(static_cast<size_t>(4 * owned_)), out(static_cast<size_t>(3 * owned_));
+    memory::copy(four.data(), Backend::Host, rows, kSpace, four.size() * sizeof(double));
+    for (long i = 0; i < owned_; ++i) {
+      for (int d = 0; d < 3; ++d)
+        out[static_cast<size_t>(3 * i + d)] = four[static_cast<size_t>(4 * i + d)];
+    }
+    return out;
+  }
+
+ private:
+  Exec exec_;
+  std::vector<Field> fields_;
+  RecordLayout layout_;
+  long owned_ = 0, ghosts_ = 0, capacity_ = 0;
+  Array<double> x_;  // 4 per particle, owned then ghosts
+  long generation_ = 0;
+  Scratch<double> x_spare_;
+  // Scans, sorts and their results.
+  Scratch<long> flag_, index_, order_, start_, counted_, entry_flag_, entry_at_, list_start_;
+  Scratch<int> key_;
+  Scratch<unsigned char> records_;  // migrating particles' records
+  // The ghost plan: the 26 send lists' particles back to back, where each
+  // list begins, and what is added to the positions it sends.
+  Scratch<long> sends_;
+  long send_start_[kGhostLists + 1] = {};
+  double send_shift_[kGhostLists][3] = {};
+  // Per ghost slot placed by copy_sends_to_ghosts: its owned particle and list.
+  Scratch<long> image_root_, image_list_;
+  // Neighbour lists in rows of width_, their counts, and the build.
+  Scratch<int> rows_, row_count_;
+  long width_ = 64;
+  long built_ = -1, built_owned_ = -1;  // particles listed by the last build; -1: none since
+  Scratch<double> built_x_;             // owned positions at the last build, 4 a particle
+};
+
+}  // namespace mpsfw

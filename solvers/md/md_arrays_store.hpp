@@ -1,0 +1,168 @@
+#pragma once
+// MD's store on the particle layer's arrays (core/particles/particle_arrays.hpp):
+// the atoms' velocities, forces and ids as named fields, migration, ghosts,
+// cells and neighbour lists from the layer, and here only MD's own work over
+// them — Verlet kick and drift, the thermostat's scaling, forces and sums from
+// md_physics.hpp — written once over the backend's primitives (Exec).
+#include <cstdint>
+#include <vector>
+
+#include "core/particles/particle_arrays.hpp"
+#include "md_store.hpp"
+
+namespace mpsfw::md {
+
+template <class Exec>
+class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
+  using Arrays = ParticleArrays<Exec, MdStore>;
+
+ public:
+  // Field indices; their order makes a record an AtomRecord (x, v, id).
+  static constexpr int kV = 0, kF = 1, kId = 2;
+
+  MdArraysStore()
+      : Arrays({{"v", 3, FieldType::Real, true},
+                {"f", 3, FieldType::Real, false},
+                {"id", 1, FieldType::Integer, true}}) {}
+
+  void assign(const std::vector<AtomRecord>& atoms) override {
+    this->assign_records(records_of(atoms));
+  }
+  std::vector<AtomRecord> download() const override { return atoms_of(this->download_records()); }
+  std::vector<double> download_forces() const override {
+    const long n = this->owned(), cap = this->capacity();
+    std::vector<double> f(static_cast<size_t>(3 * cap > 0 ? 3 * cap : 0)), out;
+    memory::copy(f.data(), Backend::Host, this->real(kF), Arrays::kSpace,
+                 f.size() * sizeof(double));
+    out.resize(static_cast<size_t>(3 * n));
+    for (long i = 0; i < n; ++i) {
+      for (int d = 0; d < 3; ++d)
+        out[static_cast<size_t>(3 * i + d)] = f[static_cast<size_t>(d * cap + i)];
+    }
+    return out;
+  }
+
+  void kick(double half_dt, const LjParams& p) override {
+    double* v = this->real(kV);
+    const double* f = this->real(kF);
+    const long cap = this->capacity();
+    this->exec().for_each(
+        this->owned(), MPSFW_LAMBDA(long i) {
+          for (int d = 0; d < 3; ++d)
+            v[d * cap + i] = kicked(v[d * cap + i], f[d * cap + i], half_dt, p);
+        });
+  }
+  void kick_drift(double half_dt, double dt, const LjParams& p) override {
+    double* v = this->real(kV);
+    const double* f = this->real(kF);
+    double* x = this->positions();
+    const long cap = this->capacity();
+    this->exec().for_each(
+        this->owned(), MPSFW_LAMBDA(long i) {
+          for (int d = 0; d < 3; ++d) {
+            v[d * cap + i] = kicked(v[d * cap + i], f[d * cap + i], half_dt, p);
+            x[4 * i + d] = drifted(x[4 * i + d], v[d * cap + i], dt);
+          }
+        });
+  }
+  void scale_velocities(double factor) override {
+    double* v = this->real(kV);
+    const long cap = this->capacity();
+    this->exec().for_each(
+        this->owned(), MPSFW_LAMBDA(long i) {
+          for (int d = 0; d < 3; ++d) v[d * cap + i] *= factor;
+        });
+  }
+
+  void take_leaving_atoms(const double lo[3], const double hi[3],
+                          std::vector<AtomRecord>* leaving) override {
+    ParticleRecords records(this->record_layout());
+    Arrays::take_leaving(lo, hi, &records);
+    const std::vector<AtomRecord> atoms = atoms_of(records);
+    leaving->insert(leaving->end(), atoms.begin(), atoms.end());
+  }
+  void add_owned_atoms(const std::vector<AtomRecord>& atoms) override {
+    Arrays::add_owned(records_of(atoms));
+  }
+
+  // The layer keeps no displacement of its own across a restart: it measures
+  // afresh, so `moved` adds nothing.
+  void restore_positions(const std::vector<double>& x, double /*moved*/) override {
+    this->restore_owned_positions(x);
+  }
+
+  void compute_forces(const LjParams& p) override {
+    const NeighbourRows rows = this->neighbours();
+    const double* x = this->positions();
+    double* f = this->real(kF);
+    const long cap = this->capacity();
+    // F_i = sum over listed j within r_c of f_over_r(r_ij) (x_i - x_j), in list order.
+    this->exec().for_each(
+        this->owned(), MPSFW_LAMBDA(long i) {
+          double fi[3] = {0, 0, 0};
+          for (int k = 0; k < rows.count[i]; ++k) {
+            with_pair_in_cutoff(x + 4 * i, x + 4 * rows.index[i * rows.width + k], p,
+                                [&](const double dx[3], double, const PairTerm& t) {
+                                  for (int d = 0; d < 3; ++d) fi[d] += t.f_over_r * dx[d];
+                                });
+          }
+          for (int d = 0; d < 3; ++d) f[d * cap + i] = fi[d];
+        });
+  }
+
+  ForceSums pair_sums(const LjParams& p) const override {
+    const NeighbourRows rows = this->neighbours();
+    const double* x = this->positions();
+    // Each pair's energy and virial are split half to each atom, so sums over
+    // owned atoms count every pair once even across ranks.
+    ForceSums sums;
+    sums.potential = this->exec().sum(
+        this->owned(), MPSFW_LAMBDA(long i) {
+          double s = 0;
+          for (int k = 0; k < rows.count[i]; ++k) {
+            with_pair_in_cutoff(
+                x + 4 * i, x + 4 * rows.index[i * rows.width + k], p,
+                [&](const double*, double, const PairTerm& t) { s += 0.5 * t.energy; });
+          }
+          return s;
+        });
+    sums.virial = this->exec().sum(
+        this->owned(), MPSFW_LAMBDA(long i) {
+          double s = 0;
+          for (int k = 0; k < rows.count[i]; ++k) {
+            with_pair_in_cutoff(
+                x + 4 * i, x + 4 * rows.index[i * rows.width + k], p,
+                [&](const double*, double r2, const PairTerm& t) { s += 0.5 * t.f_over_r * r2; });
+          }
+          return s;
+        });
+    return sums;
+  }
+
+  MotionSums motion(const LjParams& p) const override {
+    const double* v = this->real(kV);
+    const long cap = this->capacity();
+    MotionSums m;
+    m.kinetic = this->exec().sum(
+        this->owned(),
+        MPSFW_LAMBDA(long i) { return kinetic_energy(v[i], v[cap + i], v[2 * cap + i], p); });
+    for (int d = 0; d < 3; ++d) {
+      m.momentum[d] = this->exec().sum(
+          this->owned(), MPSFW_LAMBDA(long i) { return p.mass * v[d * cap + i]; });
+    }
+    return m;
+  }
+
+ private:
+  ParticleRecords records_of(const std::vector<AtomRecord>& atoms) const {
+    ParticleRecords r(this->record_layout());
+    r.append(atoms.data(), atoms.size());
+    return r;
+  }
+  static std::vector<AtomRecord> atoms_of(const ParticleRecords& r) {
+    const auto* first = static_cast<const AtomRecord*>(r.data());
+    return std::vector<AtomRecord>(first, first + r.size());
+  }
+};
+
+}  // namespace mpsfw::md
