@@ -4,9 +4,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "nvml_inventory.hpp"
 #include "process.hpp"
 
 namespace mpsfw::mps {
@@ -54,11 +56,35 @@ bool has_mig_instances(const std::string& capabilities, int minor) {
   return false;
 }
 
+// The MIG instances of the node: from NVML (`use_nvml`), else from
+// `nvidia-smi -L`; *source says which.
+std::vector<MigInstance> mig_instances(bool use_nvml, const std::string& nvidia_smi,
+                                       std::string* source) {
+  std::vector<MigInstance> out;
+  if (use_nvml) {
+    if (const auto gpus = nvml_gpus()) {
+      *source = "NVML";
+      for (const GpuInfo& g : *gpus) {
+        // g.mig: "MIG <profile> of <GPU uuid>".
+        const size_t of = g.mig.find(" of ");
+        if (g.mig.rfind("MIG ", 0) != 0 || of == std::string::npos) continue;
+        out.push_back({g.mig.substr(of + 4), g.mig.substr(4, of - 4), g.uuid});
+      }
+      return out;
+    }
+  }
+  *source = "`" + nvidia_smi + " -L`";
+  const ProcessResult r = run_process({nvidia_smi, "-L"}, {}, "", 10.0);
+  if (r.exit_code == 0) out = parse_mig_instances(r.output);
+  return out;
+}
+
 // `gpus` with each GPU that has MIG instances replaced by them.
 std::vector<GpuInfo> expand_mig(const std::vector<ProcGpu>& gpus, const std::string& capabilities,
-                                const std::string& nvidia_smi) {
+                                bool use_nvml, const std::string& nvidia_smi) {
   std::vector<GpuInfo> out;
   std::vector<MigInstance> instances;
+  std::string source;
   bool listed = false;
   for (const ProcGpu& g : gpus) {
     if (!has_mig_instances(capabilities, g.minor)) {
@@ -66,8 +92,7 @@ std::vector<GpuInfo> expand_mig(const std::vector<ProcGpu>& gpus, const std::str
       continue;
     }
     if (!listed) {
-      const ProcessResult r = run_process({nvidia_smi, "-L"}, {}, "", 10.0);
-      if (r.exit_code == 0) instances = parse_mig_instances(r.output);
+      instances = mig_instances(use_nvml, nvidia_smi, &source);
       listed = true;
     }
     size_t found = 0;
@@ -78,8 +103,9 @@ std::vector<GpuInfo> expand_mig(const std::vector<ProcGpu>& gpus, const std::str
     }
     if (found == 0) {
       throw Error("GPU " + g.info.uuid + " has MIG instances (" + capabilities + "/gpu" +
-                  std::to_string(g.minor) + "/mig) but `" + nvidia_smi +
-                  " -L` lists none of them: mpsfw needs their MIG-... UUIDs to bind ranks "
+                  std::to_string(g.minor) + "/mig) but " + (use_nvml ? "neither NVML nor " : "") +
+                  "`" + nvidia_smi +
+                  " -L` lists any of them: mpsfw needs their MIG-... UUIDs to bind ranks "
                   "to them");
     }
   }
@@ -172,10 +198,18 @@ std::vector<GpuInfo> visible_gpus(const EnvLookup& given) {
   const char* root = env("MPSFW_NVIDIA_PROC_ROOT");
   const char* capabilities = env("MPSFW_NVIDIA_CAPABILITIES_ROOT");
   const char* smi = env("MPSFW_NVIDIA_SMI");
-  std::vector<GpuInfo> all = expand_mig(
-      from_proc(root ? root : "/proc/driver/nvidia/gpus"),
-      capabilities ? capabilities : "/proc/driver/nvidia/capabilities", smi ? smi : "nvidia-smi");
-  if (all.empty() && root == nullptr) all = from_nvidia_smi();
+  // NVML where nothing stands in for the driver (tests give doubles of /proc
+  // and nvidia-smi); /proc first for whole GPUs: it needs no driver start.
+  const bool use_nvml = root == nullptr && smi == nullptr;
+  std::vector<GpuInfo> all =
+      expand_mig(from_proc(root ? root : "/proc/driver/nvidia/gpus"),
+                 capabilities ? capabilities : "/proc/driver/nvidia/capabilities", use_nvml,
+                 smi ? smi : "nvidia-smi");
+  if (all.empty() && root == nullptr) {
+    std::optional<std::vector<GpuInfo>> listed;
+    if (use_nvml) listed = nvml_gpus();
+    all = listed ? *listed : from_nvidia_smi();
+  }
   const char* visible = env("CUDA_VISIBLE_DEVICES");
   if (visible == nullptr) return all;
   try {

@@ -6,7 +6,9 @@
 // A GPU split into MIG instances (its /proc/driver/nvidia/capabilities/gpuN/mig
 // holds gi* folders) is listed as its instances instead: each is a GPU of its
 // own to CUDA (CUDA_VISIBLE_DEVICES=MIG-<uuid>), and gets its own MPS daemon.
-// Their UUIDs come from `nvidia-smi -L`.
+// Their UUIDs come from NVML (nvml_inventory.hpp), or `nvidia-smi -L` where
+// NVML is missing; without /proc (a container) the list is NVML's, or
+// nvidia-smi's.
 #include <string>
 #include <vector>
 

@@ -21,6 +21,7 @@
 #include "mps/gpu_plan.hpp"
 #include "mps/launcher.hpp"
 #include "mps/mps_config.hpp"
+#include "mps/nvml_inventory.hpp"
 #include "mps/node_session.hpp"
 #include "mps/numa_placement.hpp"
 #include "mps/session_dir.hpp"
@@ -848,6 +849,11 @@ TEST(MpsFaultReport, VictimErrorsAreTheMpsOnes) {
   EXPECT_TRUE(is_mps_victim_error("CUDA call failed: x: cudaErrorMpsClientTerminated: ..."));
   EXPECT_TRUE(is_mps_victim_error("cudaErrorMpsServerNotReady"));
   EXPECT_FALSE(is_mps_victim_error("CUDA call failed: x: cudaErrorIllegalAddress: ..."));
+}
+
+// Without NVML (no driver library) the inventory is /proc's and nvidia-smi's.
+TEST(NvmlInventory, AMissingLibraryIsNoInventory) {
+  EXPECT_FALSE(mps::nvml_gpus("libmpsfw-no-such-nvml.so.1").has_value());
 }
 
 }  // namespace

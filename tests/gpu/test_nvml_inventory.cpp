@@ -1,0 +1,45 @@
+// The GPU inventory through NVML (mps/nvml_inventory.hpp) names the same GPUs
+// as /proc/driver/nvidia and nvidia-smi do (the fallback): UUIDs, PCI bus ids
+// and MIG instances, in the same order; and says how long NVML took to start.
+// Skips without a GPU, and visibly where NVML does not load.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "mps/gpu_inventory.hpp"
+#include "mps/nvml_inventory.hpp"
+#include "support/gpu_skip.hpp"
+
+namespace mpsfw {
+namespace {
+
+TEST(NvmlInventory, NamesTheGpusProcAndNvidiaSmiName) {
+  MPSFW_REQUIRE_GPU();
+  const auto start = std::chrono::steady_clock::now();
+  const auto nvml = mps::nvml_gpus();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!nvml) GTEST_SKIP() << "libnvidia-ml.so.1 does not load or NVML does not start";
+  std::printf("NVML inventory: %zu GPU(s) in %.3f s\n", nvml->size(), seconds);
+  // The fallback: /proc and nvidia-smi named explicitly turn NVML off.
+  const auto proc = mps::node_gpus([](const char* name) -> const char* {
+    if (std::strcmp(name, "MPSFW_NVIDIA_PROC_ROOT") == 0) return "/proc/driver/nvidia/gpus";
+    if (std::strcmp(name, "MPSFW_NVIDIA_SMI") == 0) return "nvidia-smi";
+    return nullptr;
+  });
+  ASSERT_FALSE(nvml->empty());
+  ASSERT_EQ(nvml->size(), proc.size());
+  for (size_t i = 0; i < proc.size(); ++i) {
+    const mps::GpuInfo &a = (*nvml)[i], &b = proc[i];
+    std::printf("  %s  %s  %s\n", a.uuid.c_str(), a.pci_bus.c_str(), a.mig.c_str());
+    EXPECT_EQ(a.uuid, b.uuid) << "GPU " << i;
+    EXPECT_EQ(a.pci_bus, b.pci_bus) << "GPU " << i;
+    EXPECT_EQ(a.mig, b.mig) << "GPU " << i;
+  }
+}
+
+}  // namespace
+}  // namespace mpsfw
