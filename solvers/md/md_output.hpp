@@ -3,7 +3,8 @@
 // HDF5, serial or parallel), with atoms sorted by id; both are complete or
 // absent: written as `<path>.partial` and renamed into place when finished.
 //
-// Trajectory (MdTrajectory): the atoms at chosen steps, plus an XDMF file
+// Trajectory (MdTrajectory, a ParticleTrajectory of core/particles with MD's
+// records): the atoms at chosen steps, plus an XDMF file
 // beside it (out.h5 -> out.xmf; other names get ".xmf" appended) that shows
 // every frame as points over time in ParaView/VisIt.
 //   /               attributes solver = "md", box_x, box_y, box_z (float64),
@@ -41,12 +42,10 @@
 #include "atom_record.hpp"
 #include "core/box.hpp"
 #include "core/params.hpp"
+#include "core/particles/particle_trajectory.hpp"
 #include "md_config.hpp"
 
 namespace mpsfw::md {
-
-// Group of frame `frame` (0, 1, ...) in a trajectory: "/frames/00000002".
-std::string trajectory_frame_group(long frame);
 
 class MdTrajectory {
  public:
@@ -68,8 +67,7 @@ class MdTrajectory {
   long frames() const;
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  ParticleTrajectory trajectory_;
 };
 
 // One rank's part of a checkpoint: its owned atoms in its store's order

@@ -1,0 +1,255 @@
+#include "particle_trajectory.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <numeric>
+#include <sstream>
+#include <utility>
+
+#include "core/atomic_file.hpp"
+#include "core/collective.hpp"
+#include "core/error.hpp"
+#include "core/mpi_check.hpp"
+#include "core/number_text.hpp"
+#include "core/xdmf_writer.hpp"
+
+namespace mpsfw {
+namespace {
+
+const char* const kAxis[3] = {"x", "y", "z"};
+
+struct FrameInfo {
+  long step = 0;
+  double time = 0;
+  std::uint64_t particles = 0;  // rank 0 only
+};
+
+std::string data_item(const std::string& file, const std::string& group, const std::string& n,
+                      const WrittenField* f) {
+  const int components = f != nullptr ? f->components : 3;
+  const std::string dims = components == 1 ? n : n + " " + std::to_string(components);
+  const char* type = f != nullptr && f->integer ? "Int" : "Float";
+  const std::string dataset = f != nullptr ? f->dataset : "positions";
+  return "<DataItem Dimensions=\"" + dims + "\" NumberType=\"" + type +
+         "\" Precision=\"8\" Format=\"HDF\">" + file + ":" + group + "/" + xml_escape(dataset) +
+         "</DataItem>";
+}
+
+// A temporal collection of point clouds: one Polyvertex grid per frame with
+// the positions as XYZ geometry and each written field on the points.
+std::string render_xdmf(const std::string& h5_basename, const std::string& name,
+                        const std::vector<WrittenField>& fields,
+                        const std::vector<FrameInfo>& frames) {
+  const std::string file = xml_escape(h5_basename);
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" ?>\n"
+    << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+    << "<Xdmf Version=\"3.0\">\n"
+    << "  <Domain>\n"
+    << "    <Grid Name=\"" << xml_escape(name)
+    << "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  for (size_t k = 0; k < frames.size(); ++k) {
+    const FrameInfo& f = frames[k];
+    const std::string group = trajectory_frame_group(static_cast<long>(k));
+    const std::string n = std::to_string(f.particles);
+    x << "      <Grid Name=\"step " << f.step << "\" GridType=\"Uniform\">\n"
+      << "        <Time Value=\"" << exact_number(f.time) << "\"/>\n"
+      << "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n
+      << "\" NodesPerElement=\"1\"/>\n"
+      << "        <Geometry GeometryType=\"XYZ\">\n"
+      << "          " << data_item(file, group, n, nullptr) << "\n"
+      << "        </Geometry>\n";
+    for (const WrittenField& w : fields) {
+      x << "        <Attribute Name=\"" << xml_escape(w.attribute) << "\" AttributeType=\""
+        << (w.components == 3 ? "Vector" : "Scalar") << "\" Center=\"Node\">\n"
+        << "          " << data_item(file, group, n, &w) << "\n"
+        << "        </Attribute>\n";
+    }
+    x << "      </Grid>\n";
+  }
+  x << "    </Grid>\n"
+    << "  </Domain>\n"
+    << "</Xdmf>\n";
+  return x.str();
+}
+
+}  // namespace
+
+std::string trajectory_frame_group(long frame) {
+  char name[32];
+  std::snprintf(name, sizeof name, "/frames/%08ld", frame);
+  return name;
+}
+
+ParticleRecords gather_records(const ParticleRecords& local, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  MPSFW_MPI_CHECK(MPI_Comm_size(comm, &size));
+  const RecordLayout layout = local.layout();
+  // Counts travel as int: agree first that they fit, so no rank is left waiting.
+  const long long mine = static_cast<long long>(local.size());
+  long long total = 0;
+  MPSFW_MPI_CHECK(MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, comm));
+  if (total > INT_MAX) {
+    throw Error("particle output: " + std::to_string(total) +
+                " particles are more than one gather to rank 0 can take (" +
+                std::to_string(INT_MAX) + ")");
+  }
+  // One element of this type is one whole record, bytes as they are.
+  struct RecordType {
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    ~RecordType() {
+      if (type != MPI_DATATYPE_NULL) MPI_Type_free(&type);
+    }
+  } record;
+  MPSFW_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(layout.bytes), MPI_BYTE, &record.type));
+  MPSFW_MPI_CHECK(MPI_Type_commit(&record.type));
+  const int count = static_cast<int>(local.size());
+  std::vector<int> counts(rank == 0 ? static_cast<size_t>(size) : 0);
+  MPSFW_MPI_CHECK(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm));
+  std::vector<int> displacements(counts.size(), 0);
+  for (size_t r = 1; r < counts.size(); ++r)
+    displacements[r] = displacements[r - 1] + counts[r - 1];
+  ParticleRecords all(layout);
+  all.resize(rank == 0 ? static_cast<size_t>(total) : 0);
+  MPSFW_MPI_CHECK(MPI_Gatherv(local.data(), count, record.type, all.data(), counts.data(),
+                              displacements.data(), record.type, 0, comm));
+  if (layout.id_offset < 0 || all.size() < 2) return all;
+  std::vector<size_t> order(all.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return all.id(a) < all.id(b); });
+  ParticleRecords sorted(layout);
+  for (size_t i : order) sorted.append(all.record(i));
+  return sorted;
+}
+
+void write_particle_datasets(hid_t group, const ParticleRecords& records,
+                             const std::vector<WrittenField>& fields) {
+  const size_t n = records.size();
+  const std::uint64_t rows = n;
+  std::vector<double> x(3 * n);
+  for (size_t i = 0; i < n; ++i) std::memcpy(&x[3 * i], records.position(i), 3 * sizeof(double));
+  h5::write_array(group, "positions", {rows, 3}, x.data());
+  for (const WrittenField& f : fields) {
+    const size_t c = static_cast<size_t>(f.components);
+    std::vector<std::uint64_t> dims = {rows};
+    if (c > 1) dims.push_back(c);
+    if (f.integer) {
+      std::vector<std::int64_t> v(c * n);
+      for (size_t i = 0; i < n; ++i) {
+        std::memcpy(&v[c * i], static_cast<const char*>(records.record(i)) + f.offset, 8 * c);
+      }
+      h5::write_array(group, f.dataset, dims, v.data());
+    } else {
+      std::vector<double> v(c * n);
+      for (size_t i = 0; i < n; ++i) {
+        std::memcpy(&v[c * i], static_cast<const char*>(records.record(i)) + f.offset, 8 * c);
+      }
+      h5::write_array(group, f.dataset, dims, v.data());
+    }
+  }
+}
+
+struct ParticleTrajectory::Impl {
+  Impl(const std::string& file, TrajectoryFormat f, const double b[3], MPI_Comm communicator)
+      : path(file),
+        partial(partial_path(file)),
+        xdmf(xdmf_path_of(file)),
+        format(std::move(f)),
+        comm(communicator) {
+    std::copy(b, b + 3, box);
+    MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  }
+  // Local cleanup only: no HDF5 handle stays open between calls.
+  ~Impl() {
+    if (rank == 0 && !renamed) std::remove(partial.c_str());
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  std::string context() const { return format.solver + " trajectory '" + path + "'"; }
+
+  void create() const {
+    h5::Handle file = h5::create_file(partial);
+    h5::write_attribute(file.get(), "solver", format.solver);
+    for (int d = 0; d < 3; ++d)
+      h5::write_attribute(file.get(), std::string("box_") + kAxis[d], box[d]);
+    h5::create_group(file.get(), "frames");
+    h5::close_file(file, partial);
+  }
+
+  void append(long step, double time, const ParticleRecords& records) const {
+    h5::Handle file = h5::open_file_readwrite(partial);
+    const auto n = static_cast<std::int64_t>(records.size());
+    if (frames.empty()) h5::write_attribute(file.get(), format.count, n);
+    {
+      h5::Handle group =
+          h5::create_group(file.get(), trajectory_frame_group(static_cast<long>(frames.size())));
+      h5::write_attribute(group.get(), "step", static_cast<std::int64_t>(step));
+      h5::write_attribute(group.get(), "time", time);
+      h5::write_attribute(group.get(), format.count, n);
+      write_particle_datasets(group.get(), records, format.fields);
+    }
+    h5::close_file(file, partial);
+  }
+
+  void publish() {
+    {
+      h5::Handle file = h5::open_file_readwrite(partial);
+      h5::write_attribute(file.get(), "frames", static_cast<std::int64_t>(frames.size()));
+      h5::close_file(file, partial);
+    }
+    // The trajectory and its XDMF file go into place together, or neither.
+    write_partial_text_file(xdmf, render_xdmf(std::filesystem::path(path).filename().string(),
+                                              format.count, format.fields, frames));
+    move_group_into_place({path, xdmf});
+    renamed = true;
+  }
+
+  const std::string path, partial, xdmf;
+  const TrajectoryFormat format;
+  double box[3];
+  const MPI_Comm comm;
+  int rank = 0;
+  std::vector<FrameInfo> frames;
+  bool closed = false;
+  bool renamed = false;
+};
+
+ParticleTrajectory::ParticleTrajectory(const std::string& path, TrajectoryFormat format,
+                                       const double box[3], MPI_Comm comm)
+    : impl_(std::make_unique<Impl>(path, std::move(format), box, comm)) {
+  std::string error;
+  if (impl_->rank == 0) error = error_of([&] { impl_->create(); }, impl_->context());
+  agree_on_error(comm, error);
+}
+
+ParticleTrajectory::~ParticleTrajectory() = default;
+
+void ParticleTrajectory::write_frame(long step, double time, const ParticleRecords& local) {
+  if (impl_->closed) throw Error(impl_->context() + ": write_frame() after close()");
+  const ParticleRecords all = gather_records(local, impl_->comm);
+  std::string error;
+  if (impl_->rank == 0) error = error_of([&] { impl_->append(step, time, all); }, impl_->context());
+  agree_on_error(impl_->comm, error);
+  impl_->frames.push_back({step, time, all.size()});
+}
+
+void ParticleTrajectory::close() {
+  if (impl_->closed) throw Error(impl_->context() + ": close() twice");
+  impl_->closed = true;
+  std::string error;
+  if (impl_->rank == 0) error = error_of([&] { impl_->publish(); }, impl_->context());
+  agree_on_error(impl_->comm, error);
+}
+
+const std::string& ParticleTrajectory::path() const { return impl_->path; }
+
+long ParticleTrajectory::frames() const { return static_cast<long>(impl_->frames.size()); }
+
+}  // namespace mpsfw
