@@ -55,21 +55,44 @@ std::string zyx(const std::array<double, 3>& v) {
 
 }  // namespace
 
+std::string xdmf_temporal_collection(const std::string& name, const std::string& grids) {
+  return "<?xml version=\"1.0\" ?>\n"
+         "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+         "<Xdmf Version=\"3.0\">\n"
+         "  <Domain>\n"
+         "    <Grid Name=\"" +
+         xml_escape(name) + "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n" + grids +
+         "    </Grid>\n"
+         "  </Domain>\n"
+         "</Xdmf>\n";
+}
+
+std::string xdmf_grid_start(const std::string& name, double time) {
+  return "      <Grid Name=\"" + xml_escape(name) + "\" GridType=\"Uniform\">\n" +
+         "        <Time Value=\"" + exact_number(time) + "\"/>\n";
+}
+
+std::string xdmf_attribute(const std::string& name, const std::string& type,
+                           const std::string& data_item) {
+  return "        <Attribute Name=\"" + xml_escape(name) + "\" AttributeType=\"" + type +
+         "\" Center=\"Node\">\n          " + data_item + "\n        </Attribute>\n";
+}
+
+std::string xdmf_hdf_item(const std::string& dimensions, const std::string& number_type,
+                          const std::string& h5_basename, const std::string& dataset) {
+  return "<DataItem Dimensions=\"" + dimensions + "\" NumberType=\"" + number_type +
+         "\" Precision=\"8\" Format=\"HDF\">" + xml_escape(h5_basename) + ":" +
+         xml_escape(dataset) + "</DataItem>";
+}
+
 std::string xdmf_text(const XdmfSeries& s) {
   const std::string dims =
       std::to_string(s.cells.z) + " " + std::to_string(s.cells.y) + " " + std::to_string(s.cells.x);
   std::ostringstream x;
-  x << "<?xml version=\"1.0\" ?>\n"
-    << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-    << "<Xdmf Version=\"3.0\">\n"
-    << "  <Domain>\n"
-    << "    <Grid Name=\"" << xml_escape(s.fields.empty() ? "u" : s.fields[0])
-    << "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   char step_name[32];
   for (const XdmfSnapshot& snap : s.snapshots) {
     std::snprintf(step_name, sizeof step_name, "%08ld", snap.step);
-    x << "      <Grid Name=\"" << step_name << "\" GridType=\"Uniform\">\n"
-      << "        <Time Value=\"" << exact_number(snap.time) << "\"/>\n"
+    x << xdmf_grid_start(step_name, snap.time)
       << "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << dims << "\"/>\n"
       << "        <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
       << "          <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" "
@@ -80,19 +103,13 @@ std::string xdmf_text(const XdmfSeries& s) {
       << zyx(s.spacing) << "</DataItem>\n"
       << "        </Geometry>\n";
     for (const std::string& field : s.fields) {
-      x << "        <Attribute Name=\"" << xml_escape(field)
-        << "\" AttributeType=\"Scalar\" Center=\"Node\">\n"
-        << "          <DataItem Dimensions=\"" << dims
-        << "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" << xml_escape(s.h5_basename)
-        << ":" << snapshot_dataset(snap.step, field) << "</DataItem>\n"
-        << "        </Attribute>\n";
+      x << xdmf_attribute(
+          field, "Scalar",
+          xdmf_hdf_item(dims, "Float", s.h5_basename, snapshot_dataset(snap.step, field)));
     }
     x << "      </Grid>\n";
   }
-  x << "    </Grid>\n"
-    << "  </Domain>\n"
-    << "</Xdmf>\n";
-  return x.str();
+  return xdmf_temporal_collection(s.fields.empty() ? "u" : s.fields[0], x.str());
 }
 
 }  // namespace mpsfw

@@ -36,6 +36,17 @@ std::string snapshot_dataset(long step, const std::string& field = "u");
 // never be the output itself.
 std::string xdmf_path_of(const std::string& h5_path);
 
+// The pieces every XDMF file of mpsfw is made of: a document holding one
+// temporal collection `name` of `grids` (their <Grid> elements, as
+// xdmf_grid_start begins them), a grid at one time, an attribute (on the
+// points: `center` Node) and an HDF5 dataset as a DataItem.
+std::string xdmf_temporal_collection(const std::string& name, const std::string& grids);
+std::string xdmf_grid_start(const std::string& name, double time);
+std::string xdmf_attribute(const std::string& name, const std::string& type,
+                           const std::string& data_item);
+std::string xdmf_hdf_item(const std::string& dimensions, const std::string& number_type,
+                          const std::string& h5_basename, const std::string& dataset);
+
 // The XDMF file describing `series` (FieldOutput commits it with its HDF5 file).
 std::string xdmf_text(const XdmfSeries& series);
 

@@ -33,11 +33,8 @@ std::string data_item(const std::string& file, const std::string& group, const s
                       const WrittenField* f) {
   const int components = f != nullptr ? f->components : 3;
   const std::string dims = components == 1 ? n : n + " " + std::to_string(components);
-  const char* type = f != nullptr && f->integer ? "Int" : "Float";
-  const std::string dataset = f != nullptr ? f->dataset : "positions";
-  return "<DataItem Dimensions=\"" + dims + "\" NumberType=\"" + type +
-         "\" Precision=\"8\" Format=\"HDF\">" + file + ":" + group + "/" + xml_escape(dataset) +
-         "</DataItem>";
+  return xdmf_hdf_item(dims, f != nullptr && f->integer ? "Int" : "Float", file,
+                       group + "/" + (f != nullptr ? f->dataset : "positions"));
 }
 
 // A temporal collection of point clouds: one Polyvertex grid per frame with
@@ -45,37 +42,24 @@ std::string data_item(const std::string& file, const std::string& group, const s
 std::string render_xdmf(const std::string& h5_basename, const std::string& name,
                         const std::vector<WrittenField>& fields,
                         const std::vector<FrameInfo>& frames) {
-  const std::string file = xml_escape(h5_basename);
   std::ostringstream x;
-  x << "<?xml version=\"1.0\" ?>\n"
-    << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-    << "<Xdmf Version=\"3.0\">\n"
-    << "  <Domain>\n"
-    << "    <Grid Name=\"" << xml_escape(name)
-    << "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   for (size_t k = 0; k < frames.size(); ++k) {
     const FrameInfo& f = frames[k];
     const std::string group = trajectory_frame_group(static_cast<long>(k));
     const std::string n = std::to_string(f.particles);
-    x << "      <Grid Name=\"step " << f.step << "\" GridType=\"Uniform\">\n"
-      << "        <Time Value=\"" << exact_number(f.time) << "\"/>\n"
+    x << xdmf_grid_start("step " + std::to_string(f.step), f.time)
       << "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n
       << "\" NodesPerElement=\"1\"/>\n"
       << "        <Geometry GeometryType=\"XYZ\">\n"
-      << "          " << data_item(file, group, n, nullptr) << "\n"
+      << "          " << data_item(h5_basename, group, n, nullptr) << "\n"
       << "        </Geometry>\n";
     for (const WrittenField& w : fields) {
-      x << "        <Attribute Name=\"" << xml_escape(w.attribute) << "\" AttributeType=\""
-        << (w.components == 3 ? "Vector" : "Scalar") << "\" Center=\"Node\">\n"
-        << "          " << data_item(file, group, n, &w) << "\n"
-        << "        </Attribute>\n";
+      x << xdmf_attribute(w.attribute, w.components == 3 ? "Vector" : "Scalar",
+                          data_item(h5_basename, group, n, &w));
     }
     x << "      </Grid>\n";
   }
-  x << "    </Grid>\n"
-    << "  </Domain>\n"
-    << "</Xdmf>\n";
-  return x.str();
+  return xdmf_temporal_collection(name, x.str());
 }
 
 }  // namespace
