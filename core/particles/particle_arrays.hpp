@@ -211,31 +211,13 @@ class ParticleArrays : public Base {
         });
     long offset = 3 * sizeof(double);
     for (Field& f : fields_) {
-      const long cap = capacity_, components = f.spec.components;
+      const long o = f.spec.travels ? offset : -1;  // -1: arrives zeroed
       if (f.spec.type == FieldType::Real) {
-        double* a = f.real.data();
-        const long o = offset;
-        const bool travels = f.spec.travels;
-        exec_.for_each(
-            m, MPSFW_LAMBDA(long t) {
-              for (long c = 0; c < components; ++c) {
-                a[c * cap + first + t] =
-                    travels ? reinterpret_cast<const double*>(in + t * bytes + o)[c] : 0.0;
-              }
-            });
+        unpack_field(f.real.data(), f.spec.components, first, m, in, o);
       } else {
-        std::int64_t* a = f.integer.data();
-        const long o = offset;
-        const bool travels = f.spec.travels;
-        exec_.for_each(
-            m, MPSFW_LAMBDA(long t) {
-              for (long c = 0; c < components; ++c) {
-                a[c * cap + first + t] =
-                    travels ? reinterpret_cast<const std::int64_t*>(in + t * bytes + o)[c] : 0;
-              }
-            });
+        unpack_field(f.integer.data(), f.spec.components, first, m, in, o);
       }
-      if (f.spec.travels) offset += 8 * components;
+      if (f.spec.travels) offset += 8 * f.spec.components;
     }
     owned_ += m;
   }
@@ -659,27 +641,42 @@ class ParticleArrays : public Base {
     long offset = 3 * sizeof(double);
     for (const Field& f : fields_) {
       if (!f.spec.travels) continue;
-      const long cap = capacity_, components = f.spec.components, o = offset;
       if (f.spec.type == FieldType::Real) {
-        const double* a = f.real.data();
-        exec_.for_each(
-            m, MPSFW_LAMBDA(long t) {
-              const long i = index != nullptr ? index[t] : t;
-              double* r = reinterpret_cast<double*>(out + t * bytes + o);
-              for (long c = 0; c < components; ++c) r[c] = a[c * cap + i];
-            });
+        pack_field(f.real.data(), f.spec.components, index, m, out, offset);
       } else {
-        const std::int64_t* a = f.integer.data();
-        exec_.for_each(
-            m, MPSFW_LAMBDA(long t) {
-              const long i = index != nullptr ? index[t] : t;
-              std::int64_t* r = reinterpret_cast<std::int64_t*>(out + t * bytes + o);
-              for (long c = 0; c < components; ++c) r[c] = a[c * cap + i];
-            });
+        pack_field(f.integer.data(), f.spec.components, index, m, out, offset);
       }
-      offset += 8 * components;
+      offset += 8 * f.spec.components;
     }
     exec_.synchronize();
+  }
+
+  // Components of records t < m (in `in`, at byte `offset` of each; -1:
+  // zeros) into owned particles first + t of a field.
+  template <class T>
+  void unpack_field(T* a, long components, long first, long m, const unsigned char* in,
+                    long offset) {
+    const long cap = capacity_, bytes = static_cast<long>(layout_.bytes);
+    exec_.for_each(
+        m, MPSFW_LAMBDA(long t) {
+          for (long c = 0; c < components; ++c) {
+            a[c * cap + first + t] =
+                offset < 0 ? T(0) : reinterpret_cast<const T*>(in + t * bytes + offset)[c];
+          }
+        });
+  }
+  // A field of owned particles index[t] (t without an index) into records
+  // t < m of `out`, at byte `offset` of each.
+  template <class T>
+  void pack_field(const T* a, long components, const long* index, long m, unsigned char* out,
+                  long offset) const {
+    const long cap = capacity_, bytes = static_cast<long>(layout_.bytes);
+    exec_.for_each(
+        m, MPSFW_LAMBDA(long t) {
+          const long i = index != nullptr ? index[t] : t;
+          T* r = reinterpret_cast<T*>(out + t * bytes + offset);
+          for (long c = 0; c < components; ++c) r[c] = a[c * cap + i];
+        });
   }
 
   // Room for `n` owned particles in every field (and the positions).

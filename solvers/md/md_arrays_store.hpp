@@ -78,8 +78,8 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
                           std::vector<AtomRecord>* leaving) override {
     ParticleRecords records(this->record_layout());
     Arrays::take_leaving(lo, hi, &records);
-    const std::vector<AtomRecord> atoms = atoms_of(records);
-    leaving->insert(leaving->end(), atoms.begin(), atoms.end());
+    const auto* first = static_cast<const AtomRecord*>(records.data());
+    leaving->insert(leaving->end(), first, first + records.size());
   }
   void add_owned_atoms(const std::vector<AtomRecord>& atoms) override {
     Arrays::add_owned(records_of(atoms));
