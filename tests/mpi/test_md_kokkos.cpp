@@ -5,7 +5,8 @@
 // order, and with no FMA contraction (host compilers here; --fmad=false where
 // Kokkos compiles as CUDA) positions and forces equal the host backend's bit
 // for bit. Energies are reductions, summed in another order on a GPU: within
-// rounding. Also: forces against brute force, energy drift, N ranks vs 1.
+// rounding. The physics checks of every backend (forces against brute force,
+// energy drift, N ranks vs 1) are test_md_physics.cpp's.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -78,31 +79,6 @@ TEST(MdKokkos, PositionsAndForcesEqualHostBitForBit) {
     }
   }
   EXPECT_EQ(differing, 0) << "of " << 9 * h.size() << " values";
-}
-
-TEST(MdKokkos, ForcesEqualBruteForceRightAfterAndLongAfterARebuild) {
-  for (const auto& variant : std::vector<std::vector<std::string>>{
-           {"run.steps=12", "md.skin=1.2", "md.rebuild_every=12"},
-           {"run.steps=40", "md.skin=1.2", "md.rebuild_every=1000"},
-           {"run.steps=20", "md.skin=0"}}) {
-    const md::MdConfig config = md_config(with(kSmall, variant));
-    auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Kokkos);
-    mpsfw::run_time_loop(*solver, nullptr);
-    const ForceCheck c = brute_force_check(*solver, config);
-    if (world_rank() != 0) continue;
-    EXPECT_GT(c.largest, 1.0) << variant[0] << ": the system is not at rest";
-    EXPECT_LT(c.worst, 1e-12 * c.largest) << variant[1] << ": largest force " << c.largest;
-  }
-}
-
-// in.lj's liquid (rho 0.8442, T0 1.44), 896 atoms, dt 0.005, 1000 steps.
-TEST(MdKokkos, TotalEnergyDriftsLessThan1e4AndMomentumStaysZero) {
-  const md::MdConfig config = md_config(
-      {"md.cells_x=14", "md.cells_y=4", "md.cells_z=4", "run.steps=1000", "run.thermo_every=100"});
-  auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Kokkos);
-  mpsfw::run_time_loop(*solver, nullptr);
-  ASSERT_EQ(solver->thermo().size(), 11u);
-  expect_energy_kept_and_momentum_zero(*solver);
 }
 
 // 1000 atoms on a 10x10x10 lattice (spacing 1, a little jitter) in a box of
@@ -396,13 +372,6 @@ TEST(MdKokkos, GhostsAndMigrationEqualHostStore) {
     nan_atoms += kept[k].id == lost.id;
   }
   EXPECT_EQ(nan_atoms, 1) << "the NaN atom left";
-}
-
-// The bound of test_md_ranks (docs/md.md): 1e-12 for positions after 100 steps.
-TEST(MdKokkos, RanksMatchOneRankWithinRoundOffGrowth) {
-  expect_ranks_match_one_rank(md_config({"md.cells_x=14", "md.cells_y=4", "md.cells_z=4",
-                                         "run.steps=100", "run.thermo_every=100"}),
-                              Backend::Kokkos);
 }
 
 }  // namespace

@@ -21,9 +21,9 @@
 #include "mps/gpu_plan.hpp"
 #include "mps/launcher.hpp"
 #include "mps/mps_config.hpp"
-#include "mps/nvml_inventory.hpp"
 #include "mps/node_session.hpp"
 #include "mps/numa_placement.hpp"
+#include "mps/nvml_inventory.hpp"
 #include "mps/session_dir.hpp"
 
 namespace mpsfw::mps {
