@@ -3,7 +3,8 @@
 # from KOKKOS_SRC (scripts/build_kokkos_cuda.sh), mpsfw against it, then the
 # PARTS asked for (default: all):
 #   tests     test_heat_columns_kokkos (built as the CUDA Kokkos builds it),
-#             test_heat_kokkos and test_md_kokkos on 1 and 2 ranks (Kokkos on
+#             test_heat_kokkos, test_md_kokkos and test_md_physics' Kokkos
+#             cases on 1 and 2 ranks (Kokkos on
 #             the GPU == host backend bit for bit; N ranks vs 1 rank)
 #   mps       heat 256^3 and md in.lj 32k, 4 ranks under MPS (--mps on:
 #             verified clients), kokkos and cuda backends (final states compared;
@@ -33,7 +34,7 @@ cmake -S "$MPSFW_ROOT" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAK
   -DKokkos_ROOT="$MPSFW_ROOT/.deps/kokkos-cuda" > "$out/configure.log" 2>&1 ||
   { tail -30 "$out/configure.log"; exit 1; }
 grep "mpsfw: Kokkos" "$out/configure.log"
-cmake --build "$build" -j 16 --target solver mkinput test_heat_kokkos test_md_kokkos \
+cmake --build "$build" -j 16 --target solver mkinput test_heat_kokkos test_md_kokkos test_md_physics \
   test_heat_columns_kokkos heat_bandwidth heat_kokkos_variants > "$out/build.log" 2>&1 ||
   { grep -m5 -B2 -A8 "error" "$out/build.log"; exit 1; }
 echo "mpsfw: built ($((SECONDS - t0)) s)"
@@ -42,9 +43,11 @@ if has tests; then
   echo "== tests"
   "$build/tests/test_heat_columns_kokkos" > "$out/test_heat_columns_kokkos.log" 2>&1
   echo "  test_heat_columns_kokkos: exit $?; $(grep -cE '\[       OK' "$out/test_heat_columns_kokkos.log") ok"
-  for t in test_heat_kokkos test_md_kokkos; do
+  for t in test_heat_kokkos test_md_kokkos test_md_physics; do
+    filter=()
+    [ "$t" = test_md_physics ] && filter=(--gtest_filter='*/kokkos')
     for np in 1 2; do
-      timeout 240 mpirun -np "$np" "$build/tests/$t" > "$out/${t}_np$np.log" 2>&1
+      timeout 240 mpirun -np "$np" "$build/tests/$t" "${filter[@]}" > "$out/${t}_np$np.log" 2>&1
       echo "  $t, $np rank(s): exit $?; $(grep -E '(PASSED|FAILED|OK) ' "$out/${t}_np$np.log" | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
     done
   done
