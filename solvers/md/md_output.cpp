@@ -20,6 +20,7 @@
 #include "core/mpi_check.hpp"
 #include "core/number_text.hpp"
 #include "core/particles/particle_trajectory.hpp"
+#include "core/particles/periodic_edge.hpp"
 #include "core/xdmf_writer.hpp"
 
 namespace mpsfw::md {

@@ -66,18 +66,6 @@ MPSFW_HD double kicked(double v, double f, double half_dt, const LjParams& p) {
 }
 MPSFW_HD double drifted(double x, double v, double dt) { return x + dt * v; }
 
-// Position folded into the periodic box [0, length). Within one box length
-// of it (every sane step) this is one add or subtract, exact for the
-// neighbour that owns the result; farther is folded too, and the migration
-// then reports the atom as having jumped too far.
-MPSFW_HD double wrapped(double x, double length) {
-  if (x < 0) x += length;
-  if (x >= length) x -= length;
-  if (x < 0 || x >= length) x -= length * floor(x / length);
-  // x = -tiny + length can round to length itself.
-  return x >= length ? 0.0 : x;
-}
-
 // Kinetic energy m v^2 / 2 of one atom.
 MPSFW_HD double kinetic_energy(double vx, double vy, double vz, const LjParams& p) {
   return 0.5 * p.mass * (vx * vx + vy * vy + vz * vz);

@@ -1,0 +1,92 @@
+#pragma once
+// The Brownian store on mpsfw's particle arrays (ParticleArrays: fields,
+// migration hooks, ghosts, cells, lists), with only the example's own work
+// written here, once, over the backend's primitives (Exec: HostExec or
+// CudaExec): the force loop, the move and the sums, each a for_each over
+// owned particles calling brownian_physics.hpp.
+#include <cmath>
+#include <mpsfw/core/particles/particle_arrays.hpp>
+
+#include "brownian_store.hpp"
+
+namespace brownian {
+
+template <class Exec>
+class BrownianArrays final : public mpsfw::ParticleArrays<Exec, BrownianStore> {
+  using Arrays = mpsfw::ParticleArrays<Exec, BrownianStore>;
+
+ public:
+  // Field indices, in record order (Record: x, id); the force stays home.
+  static constexpr int kId = 0, kF = 1;
+
+  BrownianArrays()
+      : Arrays({{"id", 1, mpsfw::FieldType::Integer, true},
+                {"f", 3, mpsfw::FieldType::Real, false}}) {}
+
+  // F_i = sum over listed j within sigma of f_over_r(r_ij) (x_i - x_j), in list order.
+  void compute_forces(const Physics& p) override {
+    const mpsfw::NeighbourRows rows = this->neighbours();
+    const double* x = this->positions();
+    double* f = this->real(kF);
+    const long cap = this->capacity();
+    this->exec().for_each(
+        this->owned(), MPSFW_LAMBDA(long i) {
+          double fi[3] = {0, 0, 0};
+          for (int k = 0; k < rows.count[i]; ++k) {
+            with_pair_in_range(x + 4 * i, x + 4 * rows.index[i * rows.width + k], p,
+                               [&](const double dx[3], const PairTerm& t) {
+                                 for (int d = 0; d < 3; ++d) fi[d] += t.f_over_r * dx[d];
+                               });
+          }
+          for (int d = 0; d < 3; ++d) f[d * cap + i] = fi[d];
+        });
+  }
+
+  // x_i += dt / gamma F_i + sqrt(2 kT dt / gamma) xi(seed, id_i, step, d).
+  void move(const Physics& p, long step) override {
+    double* x = this->positions();
+    const double* f = this->real(kF);
+    const std::int64_t* id = this->integer(kId);
+    const long cap = this->capacity();
+    this->exec().for_each(
+        this->owned(), MPSFW_LAMBDA(long i) {
+          for (int d = 0; d < 3; ++d) {
+            const double xi = gaussian(p.seed, id[i], step, d);
+            x[4 * i + d] = moved(x[4 * i + d], f[d * cap + i], xi, p);
+          }
+        });
+  }
+
+  // Each pair's energy half to each particle: sums over owned particles count
+  // every pair once, across ranks too.
+  LocalSums sums(const Physics& p) const override {
+    const mpsfw::NeighbourRows rows = this->neighbours();
+    const double* x = this->positions();
+    const double* f = this->real(kF);
+    const long cap = this->capacity();
+    LocalSums s;
+    s.potential = this->exec().sum(
+        this->owned(), MPSFW_LAMBDA(long i) {
+          double e = 0;
+          for (int k = 0; k < rows.count[i]; ++k) {
+            with_pair_in_range(x + 4 * i, x + 4 * rows.index[i * rows.width + k], p,
+                               [&](const double*, const PairTerm& t) { e += 0.5 * t.energy; });
+          }
+          return e;
+        });
+    s.max_force = std::sqrt(this->exec().max_of(
+        this->owned(), MPSFW_LAMBDA(long i) {
+          double f2 = 0;
+          for (int d = 0; d < 3; ++d) f2 += f[d * cap + i] * f[d * cap + i];
+          return f2 != f2 ? HUGE_VAL : f2;  // NaN: reported as not finite
+        }));
+    s.not_finite = this->exec().count(
+        this->owned(), MPSFW_LAMBDA(long i) {
+          const double r = x[4 * i] + x[4 * i + 1] + x[4 * i + 2];
+          return r - r == 0 ? 0L : 1L;  // inf - inf and NaN are NaN
+        });
+    return s;
+  }
+};
+
+}  // namespace brownian

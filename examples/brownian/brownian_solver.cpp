@@ -1,0 +1,12 @@
+// brownian_solver: the Brownian example behind mpsfw's solver command line
+// (brownian_solver IN.h5 [--set key=value ...] [--backend host|cuda] [--report run.json]).
+#include <mpsfw/apps/solver_main.hpp>
+#include <mpsfw/core/workload.hpp>
+
+#include "brownian_workload.hpp"
+
+int main(int argc, char** argv) {
+  mpsfw::WorkloadRegistry workloads;
+  workloads.add(brownian::brownian_spec());
+  return mpsfw::solver_main(argc, argv, workloads, "brownian_solver");
+}

@@ -1,0 +1,183 @@
+#include "brownian_state.hpp"
+
+#include <cmath>
+#include <mpsfw/core/collective.hpp>
+#include <mpsfw/core/error.hpp>
+#include <mpsfw/core/mpi_check.hpp>
+#include <mpsfw/core/particles/particle_checkpoint.hpp>
+#include <mpsfw/core/particles/periodic_edge.hpp>
+#include <mpsfw/core/peer_memory.hpp>
+
+namespace brownian {
+BrownianSolver::BrownianSolver(const BrownianConfig& config, const mpsfw::Params* params,
+                               MPI_Comm comm, const mpsfw::DeviceBinding& device,
+                               bool cuda_aware_mpi)
+    : config_(config),
+      params_(params),
+      backend_(device.backend),
+      decomposition_(comm, link_cells(config), config.rank_grid_hint, {true, true, true}),
+      domain_(mpsfw::subdomain_of(decomposition_, config.box)),
+      exchange_(decomposition_, domain_, reach(config), config.halo, config.halo_sync,
+                mpsfw::device_location(device),
+                device.memory == mpsfw::Backend::Cuda ? &mpsfw::cuda_ipc_memory() : nullptr,
+                cuda_aware_mpi, {"brownian", "particle", "particles"}),
+      step_(config.start_step) {
+  std::string error;
+  try {
+    store_ = store_for(backend_);
+    place_particles();
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  mpsfw::agree_on_error(decomposition_.comm(), error);
+  const long mine = store_->owned();
+  MPSFW_MPI_CHECK(MPI_Allreduce(&mine, &total_, 1, MPI_LONG, MPI_SUM, decomposition_.comm()));
+  // The first lists and forces are set-up, not a step: untimed.
+  rebuild(step_);
+  store_->compute_forces(config_.physics);
+  exchange_.set_peer_wait({config_.peer_wait_seconds, step_});
+  timers_ = mpsfw::PhaseTimers();
+  rebuilds_ = 0;
+}
+
+BrownianSolver::~BrownianSolver() = default;
+
+void BrownianSolver::place_particles() {
+  // A checkpoint (or any input holding /brownian/positions) starts there.
+  if (auto saved = mpsfw::read_particles(config_.input_file, "brownian", domain_, kRecordLayout,
+                                         kWrittenFields)) {
+    store_->assign_records(*saved);
+    return;
+  }
+  // A fresh start: the lattice sites whose jittered position this rank owns.
+  mpsfw::ParticleRecords mine(kRecordLayout);
+  Record r;
+  for (long id = 0; id < particle_count(config_); ++id) {
+    r.id = id;
+    for (int d = 0; d < 3; ++d)
+      r.x[d] = lattice_position(id, config_.n, config_.spacing, d, config_.physics.seed);
+    if (domain_.contains(r.x)) mine.append(&r);
+  }
+  store_->assign_records(mine);
+}
+
+mpsfw::LoopSetup BrownianSolver::loop_setup() {
+  return {&config_, config_.diag_every, "diagnostics", params_, decomposition_.comm(), &timers_};
+}
+
+void BrownianSolver::rebuild(long step) {
+  const mpsfw::CellGrid grid = exchange_.cell_grid();
+  {
+    mpsfw::PhaseTimers::Scope t(timers_, "migrate");
+    exchange_.migrate(*store_, step);
+    store_->sort_by_cell(grid);
+  }
+  {
+    mpsfw::PhaseTimers::Scope t(timers_, "ghost exchange");
+    exchange_.exchange_ghosts(*store_);
+  }
+  mpsfw::PhaseTimers::Scope t(timers_, "neighbour build");
+  store_->build_neighbors(grid, reach(config_));
+  ++rebuilds_;
+}
+
+// A pair within sigma now was within sigma + skin at the build as long as
+// neither particle moved more than skin/2 (NaN: rebuild, and let the guard see it).
+bool BrownianSolver::lists_stale() {
+  const double moved = store_->max_displacement();
+  double farthest = 0;
+  MPSFW_MPI_CHECK(MPI_Allreduce(&moved, &farthest, 1, MPI_DOUBLE, MPI_MAX, decomposition_.comm()));
+  return !(farthest <= 0.5 * config_.skin);
+}
+
+void BrownianSolver::advance() {
+  {
+    mpsfw::PhaseTimers::Scope t(timers_, "move");
+    store_->move(config_.physics, step_ + 1);  // the step being made
+  }
+  bool stale;
+  {
+    mpsfw::PhaseTimers::Scope t(timers_, "neighbour check");
+    stale = lists_stale();
+  }
+  if (stale) {
+    rebuild(step_ + 1);
+  } else {
+    mpsfw::PhaseTimers::Scope t(timers_, "ghost update");
+    exchange_.update_ghosts(*store_);
+  }
+  {
+    mpsfw::PhaseTimers::Scope t(timers_, "force");
+    store_->compute_forces(config_.physics);
+  }
+  ++step_;
+}
+
+double BrownianSolver::time() const {
+  return config_.start_time + static_cast<double>(step_ - config_.start_step) * config_.physics.dt;
+}
+
+Diagnostics BrownianSolver::measure() const {
+  const LocalSums local = store_->sums(config_.physics);
+  double potential = 0, max_force = 0;
+  long not_finite = 0;
+  MPI_Comm comm = decomposition_.comm();
+  MPSFW_MPI_CHECK(MPI_Allreduce(&local.potential, &potential, 1, MPI_DOUBLE, MPI_SUM, comm));
+  MPSFW_MPI_CHECK(MPI_Allreduce(&local.max_force, &max_force, 1, MPI_DOUBLE, MPI_MAX, comm));
+  MPSFW_MPI_CHECK(MPI_Allreduce(&local.not_finite, &not_finite, 1, MPI_LONG, MPI_SUM, comm));
+  if (not_finite > 0 || !std::isfinite(potential) || !std::isfinite(max_force)) {
+    throw mpsfw::AgreedError("brownian: positions or forces are no longer finite at step " +
+                             std::to_string(step_) + " (" + std::to_string(not_finite) +
+                             " particles): the run diverged; take a smaller brownian.dt");
+  }
+  return {step_, time(), potential / static_cast<double>(total_), max_force};
+}
+
+void BrownianSolver::begin(std::FILE* out) {
+  if (out) std::fprintf(out, "%10s %14s %16s %14s\n", "step", "time", "potential/N", "max|F|");
+  diagnose(out);
+}
+
+void BrownianSolver::diagnose(std::FILE* out) {
+  diagnostics_.push_back(measure());
+  const Diagnostics& g = diagnostics_.back();
+  if (out) {
+    std::fprintf(out, "%10ld %14.6g %16.10f %14.6g\n", g.step, g.time, g.potential, g.max_force);
+    std::fflush(out);
+  }
+}
+
+mpsfw::ParticleRecords BrownianSolver::records() const {
+  mpsfw::ParticleRecords r = store_->download_records();
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    for (int d = 0; d < 3; ++d) r.position(i)[d] = mpsfw::wrapped(r.position(i)[d], config_.box[d]);
+  }
+  return r;
+}
+
+void BrownianSolver::open_output(const std::string& path) {
+  trajectory_ = std::make_unique<mpsfw::ParticleTrajectory>(
+      path, mpsfw::TrajectoryFormat{"brownian", "particles", kRecordLayout, kWrittenFields},
+      config_.box, decomposition_.comm());
+  write_output();
+}
+
+void BrownianSolver::write_output() { trajectory_->write_frame(step_, time(), records()); }
+
+void BrownianSolver::close_output() {
+  trajectory_->close();
+  trajectory_.reset();
+}
+
+void BrownianSolver::write_checkpoint(const std::string& path) {
+  if (params_ == nullptr) throw mpsfw::Error("brownian: a checkpoint needs the run's parameters");
+  mpsfw::write_particle_checkpoint(path, *params_, step_, time(), {}, "brownian", records(),
+                                   kWrittenFields, decomposition_.comm());
+}
+
+void BrownianSolver::settle() {
+  mpsfw::PhaseTimers::Scope t(timers_, "device sync");
+  store_->synchronize();
+}
+
+}  // namespace brownian

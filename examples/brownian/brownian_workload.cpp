@@ -1,0 +1,86 @@
+#include "brownian_workload.hpp"
+
+#include <cstdio>
+#include <memory>
+#include <mpsfw/core/report.hpp>
+#include <mpsfw/core/string_gather.hpp>
+
+#include "brownian_config.hpp"
+#include "brownian_state.hpp"
+
+namespace brownian {
+namespace {
+
+class BrownianWorkload final : public mpsfw::Workload {
+ public:
+  void configure(const mpsfw::Params& params) override {
+    config_ = brownian_config_from(params);
+    params_ = &params;
+  }
+  const mpsfw::RunConfig& run_config() const override { return config_; }
+  mpsfw::Int3 cells_to_split() const override { return link_cells(config_); }
+  std::string split_hint() const override {
+    return "a rank needs at least one link cell of brownian.sigma + brownian.skin along each axis";
+  }
+
+  void start(const mpsfw::RunContext& context) override {
+    solver_ = std::make_unique<BrownianSolver>(config_, params_, context.world, context.device,
+                                               context.cuda_aware_mpi);
+  }
+
+  std::string banner() const override {
+    const mpsfw::CartDecomposition& d = solver_->decomposition();
+    const mpsfw::Int3 g = d.rank_grid();
+    char line[200];
+    std::snprintf(line, sizeof line, "brownian %ld particles, %s on %d ranks (%dx%dx%d)",
+                  solver_->total_particles(), mpsfw::steps_text(config_).c_str(), d.size(), g.x,
+                  g.y, g.z);
+    return line;
+  }
+
+  mpsfw::Steppable& stepper() override { return *solver_; }
+
+  mpsfw::RunReport report(const mpsfw::Params& params, const mpsfw::RunContext& context,
+                          const std::vector<std::string>& warnings) const override {
+    const mpsfw::CartDecomposition& d = solver_->decomposition();
+    MPI_Comm comm = d.comm();
+    mpsfw::RunReport r = mpsfw::start_report("brownian", params, context.device.backend, warnings);
+    r.ranks = d.size();
+    r.rank_grid = d.rank_grid();
+    r.global_cells = d.global_cells();
+    r.device_per_rank =
+        mpsfw::gather_strings(comm, "rank " + std::to_string(d.rank()) + " on " + context.host +
+                                        ": " + mpsfw::device_text(context.device));
+    mpsfw::report_loop(*solver_, comm, solver_->timers(),
+                       static_cast<double>(solver_->total_particles()), &r);
+    r.throughput_unit = "particle-steps/s";
+    r.halo_path = solver_->ghost_path();
+    r.diagnostic_columns = {"step", "time", "potential_per_particle", "max_force"};
+    for (const Diagnostics& g : solver_->diagnostics()) {
+      r.diagnostic_rows.push_back({static_cast<double>(g.step), g.time, g.potential, g.max_force});
+    }
+    return r;
+  }
+
+  void stop() override { solver_.reset(); }
+
+ private:
+  BrownianConfig config_;
+  const mpsfw::Params* params_ = nullptr;
+  std::unique_ptr<BrownianSolver> solver_;
+};
+
+}  // namespace
+
+mpsfw::WorkloadSpec brownian_spec() {
+  return {"brownian",
+          "Brownian dynamics of soft spheres, overdamped Langevin in a periodic box "
+          "(groups /run, /brownian)",
+          brownian_keys, [] { return std::make_unique<BrownianWorkload>(); }, brownian_template,
+          // The host store, and the CUDA one where it was built.
+          BROWNIAN_HAVE_CUDA
+              ? std::vector<mpsfw::Backend>{mpsfw::Backend::Host, mpsfw::Backend::Cuda}
+              : std::vector<mpsfw::Backend>{mpsfw::Backend::Host}};
+}
+
+}  // namespace brownian

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# examples/brownian, a particle method of one's own, built by CI against the
+# *installed* mpsfw: `cmake --install` of this build into a fresh prefix, the
+# example configured with find_package(mpsfw) only, built; its physics check
+# (brownian_check), then an input written by --write-input run at 1 and at 4
+# ranks for 40 steps with a trajectory and a final checkpoint. The noise is a
+# hash of (seed, id, step, component), so the ranks draw the same numbers;
+# only the order of a particle's force sum may differ between rank counts, so
+# the final positions must agree by id within 1e-9 of the box (measured: equal
+# bit for bit).
+#
+#   tests/install/test_brownian_example.sh --build DIR --mpiexec PATH [--work DIR]
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+source "$here/install_lib.sh" "$@"
+
+install_into "$WORK/prefix"
+cmake -S "$repo/examples/brownian" -B "$WORK/brownian" -DCMAKE_PREFIX_PATH="$WORK/prefix" \
+      > "$WORK/configure.log" 2>&1 || { cat "$WORK/configure.log"; fail "configure examples/brownian with find_package(mpsfw)"; }
+cmake --build "$WORK/brownian" -j 2 > "$WORK/build.log" 2>&1 || { tail -40 "$WORK/build.log"; fail "build examples/brownian"; }
+bin="$WORK/brownian"
+tolerance=1e-9  # box lengths
+
+"$MPIEXEC" -n 1 "$bin/brownian_check" > "$WORK/check.log" 2>&1 || { cat "$WORK/check.log"; fail "brownian_check"; }
+echo "brownian_check: $(grep -c '^ok' "$WORK/check.log") physics checks ok"
+
+# 512 particles at density 1.5 (about 6 overlapping neighbours each).
+"$bin/brownian_solver" --write-input "$WORK/in.h5" --set brownian.n=8 --set brownian.density=1.5 \
+  --set run.steps=40 --set run.output_every=10 > /dev/null || fail "--write-input"
+for np in 1 4; do
+  "$MPIEXEC" -n "$np" "$bin/brownian_solver" "$WORK/in.h5" --backend host --output "$WORK/out$np.h5" \
+    --set run.checkpoint_file="$WORK/end$np.h5" > "$WORK/run$np.log" 2>&1 || { cat "$WORK/run$np.log"; fail "brownian_solver at $np ranks"; }
+  grep -q "^mpsfw: brownian 512 particles, 40 steps on $np ranks" "$WORK/run$np.log" || { cat "$WORK/run$np.log"; fail "no banner at $np ranks"; }
+done
+# A backend the workload has no store for is refused before the run.
+if out=$("$bin/brownian_solver" "$WORK/in.h5" --backend kokkos 2>&1); then
+  fail "--backend kokkos was accepted by the brownian workload"
+fi
+grep -q "the brownian workload has no kokkos backend (it has host" <<<"$out" || { echo "$out"; fail "the kokkos refusal does not name the brownian's backends"; }
+"$bin/brownian_check" compare "$WORK/end1.h5" "$WORK/end4.h5" "$tolerance" > "$WORK/compare.log" 2>&1 || {
+  cat "$WORK/compare.log"; fail "4 ranks differ from 1 rank by more than $tolerance of the box"; }
+for np in 1 4; do
+  [ -s "$WORK/out$np.h5" ] && [ -s "$WORK/out$np.xmf" ] || fail "no trajectory out$np.h5 with its out$np.xmf"
+  grep -q 'Attribute Name="id"' "$WORK/out$np.xmf" || fail "out$np.xmf has no attribute id"
+done
+echo "brownian example: 1 rank vs 4 ranks after 40 steps: $(cat "$WORK/compare.log")"
+
+# The time loop's stops and checkpoints, with no code of the example's own for
+# them: SIGUSR1 to mpirun stops 2 ranks at a step N with a checkpoint (exit
+# 138), which resumes on 3 ranks to step N+7 (every rank reading the particles
+# its subdomain owns); the result agrees with one run of N+7 steps on 1 rank
+# within the same bound.
+"$MPIEXEC" -n 2 "$bin/brownian_solver" "$WORK/in.h5" --backend host --set run.steps=100000000 \
+  --set run.checkpoint_file="$WORK/ck.h5" --report "$WORK/stopped.json" > "$WORK/stopped.log" 2>&1 &
+job=$!
+sleep 3
+kill -USR1 "$job"
+rc=0; wait "$job" || rc=$?
+[ "$rc" -eq 138 ] || { cat "$WORK/stopped.log"; fail "brownian stopped by SIGUSR1: exit $rc, expected 138"; }
+step=$(sed -n 's/^mpsfw: stopped by SIGUSR1 at step \([0-9]*\); checkpoint .* resumes it$/\1/p' "$WORK/stopped.log")
+[ -n "$step" ] || { cat "$WORK/stopped.log"; fail "no 'stopped by SIGUSR1 at step N; checkpoint ... resumes it' line"; }
+grep -q '"how": "stopped"' "$WORK/stopped.json" || fail "stopped.json does not say the run stopped"
+[ -s "$WORK/ck.h5" ] && [ ! -e "$WORK/ck.h5.partial" ] || fail "no complete checkpoint ck.h5"
+"$bin/brownian_solver" --describe "$WORK/ck.h5" > "$WORK/ck.describe" 2>&1 || { cat "$WORK/ck.describe"; fail "--describe ck.h5"; }
+for line in "attribute /step (64-bit integer) = $step" 'attribute /solver (string) = "brownian"' \
+            "dataset /brownian/positions [512][3]" "dataset /brownian/ids [512]"; do
+  grep -qF "$line" "$WORK/ck.describe" || { cat "$WORK/ck.describe"; fail "--describe ck.h5 has no line '$line'"; }
+done
+last=$((step + 7))
+"$MPIEXEC" -n 3 "$bin/brownian_solver" "$WORK/ck.h5" --backend host --set run.steps=$last \
+  --set run.checkpoint_file="$WORK/resumed.h5" > "$WORK/resumed.log" 2>&1 || { cat "$WORK/resumed.log"; fail "resuming ck.h5 on 3 ranks"; }
+grep -q "steps $step..$last on 3 ranks" "$WORK/resumed.log" || { cat "$WORK/resumed.log"; fail "the resumed banner names no steps $step..$last"; }
+grep -q "completed at step $last" "$WORK/resumed.log" || { cat "$WORK/resumed.log"; fail "the resumed run did not complete step $last"; }
+"$MPIEXEC" -n 1 "$bin/brownian_solver" "$WORK/in.h5" --backend host --set run.steps=$last \
+  --set run.checkpoint_file="$WORK/straight.h5" > "$WORK/straight.log" 2>&1 || { cat "$WORK/straight.log"; fail "the straight run to step $last"; }
+"$bin/brownian_check" compare "$WORK/straight.h5" "$WORK/resumed.h5" "$tolerance" > "$WORK/compare-resume.log" 2>&1 || {
+  cat "$WORK/compare-resume.log"; fail "step $last: resumed (2 then 3 ranks) differs from one run on 1 rank by more than $tolerance of the box"; }
+echo "brownian example: stopped by SIGUSR1 at step $step, resumed on 3 ranks to $last vs 1 rank: $(cat "$WORK/compare-resume.log")"
