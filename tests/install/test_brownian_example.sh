@@ -53,7 +53,9 @@ echo "brownian example: 1 rank vs 4 ranks after 40 steps: $(cat "$WORK/compare.l
 "$MPIEXEC" -n 2 "$bin/brownian_solver" "$WORK/in.h5" --backend host --set run.steps=100000000 \
   --set run.checkpoint_file="$WORK/ck.h5" --report "$WORK/stopped.json" > "$WORK/stopped.log" 2>&1 &
 job=$!
-sleep 3
+# Once the run has begun (its banner; up to 30 s on a loaded machine), some steps later.
+for _ in $(seq 300); do grep -q "^mpsfw: brownian" "$WORK/stopped.log" && break; sleep 0.1; done
+sleep 2
 kill -USR1 "$job"
 rc=0; wait "$job" || rc=$?
 [ "$rc" -eq 138 ] || { cat "$WORK/stopped.log"; fail "brownian stopped by SIGUSR1: exit $rc, expected 138"; }

@@ -46,7 +46,9 @@ echo "wave example: ok (1 rank == 4 ranks bit for bit, fields u and u_prev)"
 "$MPIEXEC" -n 2 "$WORK/wave/wave_solver" "$WORK/in.h5" --backend host --set run.steps=100000000 \
   --set run.checkpoint_file="$WORK/ck.h5" --report "$WORK/stopped.json" > "$WORK/stopped.log" 2>&1 &
 job=$!
-sleep 3
+# Once the run has begun (its banner; up to 30 s on a loaded machine), some steps later.
+for _ in $(seq 300); do grep -q "^mpsfw: wave" "$WORK/stopped.log" && break; sleep 0.1; done
+sleep 2
 kill -USR1 "$job"
 rc=0; wait "$job" || rc=$?
 [ "$rc" -eq 138 ] || { cat "$WORK/stopped.log"; fail "wave stopped by SIGUSR1: exit $rc, expected 138"; }
