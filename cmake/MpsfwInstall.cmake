@@ -37,6 +37,7 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/mpsfwConfig.cmake.in
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/mpsfwConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/mpsfwConfig.cmake ${PROJECT_BINARY_DIR}/mpsfwConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/MpsfwEnableCuda.cmake
         DESTINATION ${MPSFW_INSTALL_CMAKEDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/README.md
         DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/mpsfw)
