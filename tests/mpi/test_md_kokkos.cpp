@@ -22,6 +22,7 @@
 #include "core/memory.hpp"
 #include "core/time_loop.hpp"
 #include "solvers/md/md_store.hpp"
+#include "support/kokkos_stop.hpp"
 #include "support/md_runs.hpp"
 
 namespace mpsfw {
@@ -35,13 +36,6 @@ using testing_support::gather_atoms;
 using testing_support::make_md_solver;
 using testing_support::md_config;
 using testing_support::world_rank;
-
-// Kokkos is started by the first bind and may be finalised only once.
-class KokkosStop : public ::testing::Environment {
- public:
-  void TearDown() override { kokkos_stop(); }
-};
-const auto* const kStop = ::testing::AddGlobalTestEnvironment(new KokkosStop);
 
 // 18x3x3 FCC cells, long along x so that up to 8 ranks fit along it; ghosts
 // wrap through every face, edge and corner (as in test_md_ranks).

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "core/kokkos_runtime.hpp"
 #include "core/time_loop.hpp"
 #include "solvers/md/md_config.hpp"
 #include "solvers/md/md_solver.hpp"
 #include "support/gpu_skip.hpp"
+#include "support/kokkos_stop.hpp"
 #include "support/md_runs.hpp"
 
 namespace mpsfw {
@@ -29,13 +29,6 @@ using testing_support::ForceCheck;
 using testing_support::make_md_solver;
 using testing_support::md_config;
 using testing_support::world_rank;
-
-// Kokkos is started by the first bind and may be finalised only once.
-class KokkosStop : public ::testing::Environment {
- public:
-  void TearDown() override { kokkos_stop(); }
-};
-const auto* const kStop = ::testing::AddGlobalTestEnvironment(new KokkosStop);
 
 // 18x3x3 FCC cells (648 atoms) in a 30.2 x 5.04 x 5.04 box: the cutoff 2.5 is
 // just under half the box along y and z, so ghosts wrap through every face,
