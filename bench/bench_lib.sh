@@ -21,11 +21,14 @@ bench_setup() {
     { echo "--write-input failed" >&2; exit 1; }
 }
 
-# Configures and builds the solver of SOURCE_DIR for sm_90 (Release, CUDA,
-# no Kokkos) into BUILD_DIR, output into LOG; on failure prints LOG's tail
-# and exits.
+# Configures and builds the solver of SOURCE_DIR for sm_90 (Release, CUDA;
+# Kokkos only with KOKKOS_PREFIX, a CUDA Kokkos's install prefix, e.g. from
+# scripts/build_kokkos_cuda.sh) into BUILD_DIR, output into LOG; on failure
+# prints LOG's tail and exits.
 build_gpu_solver() {
+  local kokkos=(-DMPSFW_ENABLE_KOKKOS=OFF)
+  [ -n "${KOKKOS_PREFIX:-}" ] && kokkos=(-DMPSFW_ENABLE_KOKKOS=ON -DKokkos_ROOT="$KOKKOS_PREFIX")
   { cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-      -DMPSFW_ENABLE_CUDA=ON -DMPSFW_ENABLE_KOKKOS=OFF &&
+      -DMPSFW_ENABLE_CUDA=ON "${kokkos[@]}" &&
     cmake --build "$2" -j "$(nproc)" --target solver; } > "$3" 2>&1 || { tail -30 "$3"; exit 1; }
 }

@@ -3,18 +3,22 @@
 # a base tree (a tarball made here with `git archive BASE > ab-base.tar`, an
 # untracked file the device tool carries) and of this tree, then runs
 # bench/md_lj.sh (this tree's) on both: in.lj 32k, 256k and 1M atoms on one rank,
-# 1M on 8 and 16 ranks under MPS, the trees taking turns within each repeat.
+# MPS_CELLS (default 64: 1M atoms) on 8 and 16 ranks under MPS, the trees
+# taking turns within each repeat.
 # Both builds and all runs share one machine and one call, so the ratios hold
 # even where single figures drift.
 #   bench/md_ab.sh [BASE_TAR=ab-base.tar] [OUT=$OUT]
-# Environment: STEPS (default 500), REPEATS (default 3).
+# Environment: STEPS (default 500), REPEATS (default 3), MPS_CELLS, BACKEND
+# (md_lj.sh's; kokkos needs KOKKOS_PREFIX, bench_lib.sh), AB_WORK (where the
+# trees are unpacked and built, default a new temporary folder; an existing
+# one is built again incrementally, so a second call reuses the builds).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 base_tar=${1:-ab-base.tar}
 out=${2:-${OUT:?set OUT or pass an output folder}}
 source "$root/bench/bench_lib.sh"
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-work=$(mktemp -d)
+work=${AB_WORK:-$(mktemp -d)}
 mkdir -p "$work/base" "$out" && tar xf "$base_tar" -C "$work/base" || exit 1
 for side in base new; do
   src=$root
@@ -25,7 +29,8 @@ done
 export STEPS=${STEPS:-500}
 for r in $(seq "${REPEATS:-3}"); do
   for side in base new; do
-    for part in "one 20_40_64 1" "mps 64 8_16"; do
+    mps_cells=${MPS_CELLS:-64}
+    for part in "one 20_40_64 1" "mps ${mps_cells// /_} 8_16"; do
       read -r name cells ranks <<<"$part"
       FIRST_REPEAT=$r REPEATS=1 bash "$root/bench/md_lj.sh" "$work/build-$side" "$out/$side-$name" \
         "${cells//_/ }" "${ranks//_/ }" >> "$out/rounds.log"

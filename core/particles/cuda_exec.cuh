@@ -30,6 +30,7 @@ __global__ void for_each_kernel(long n, F f) {
 class CudaExec {
  public:
   static constexpr Backend kSpace = Backend::Cuda;
+  static constexpr bool kRowsTransposed = true;  // a warp's k-th entries coalesce
 
   template <class F>
   void for_each(long n, const F& f) const {

@@ -13,6 +13,7 @@ namespace mpsfw {
 class HostExec {
  public:
   static constexpr Backend kSpace = Backend::Host;
+  static constexpr bool kRowsTransposed = false;  // a thread walks its own rows
 
   template <class F>
   void for_each(long n, const F& f) const {

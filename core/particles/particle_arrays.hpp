@@ -3,7 +3,7 @@
 // and all the particle layer does with them — migration, ghosts, sorting by
 // link cell, neighbour lists with a skin and the displacement check — written
 // once over a few primitives of the backend (Exec: host_exec.hpp on the host,
-// cuda_exec.cuh on a GPU):
+// cuda_exec.cuh on a GPU, kokkos_exec.hpp with Kokkos):
 //   for_each(n, f)                 f(i) for every i < n, in parallel
 //   count(n, f), max_of(n, f)      the sum of integer f(i), the largest double
 //   sum(n, f)                      the sum of double f(i), in an order fixed
@@ -11,6 +11,8 @@
 //   exclusive_scan(in, out, n)     prefix sums of longs; returns the total
 //   sort_by_key(key, n, keys, order, start)  stable, keys in [0, keys)
 //   synchronize()
+// and says where its memory is (kSpace) and whether neighbour lists are
+// stored transposed (kRowsTransposed: on a GPU).
 // f is an MPSFW_LAMBDA over raw pointers, so one body serves every backend.
 // Storage: positions 4 doubles a particle (x, y, z, unused: one 32-byte
 // sector per neighbour gathered on a GPU, and the slots same-GPU neighbours
@@ -23,6 +25,7 @@
 // `Base` is ParticleStore or a workload's store interface derived from it
 // (MD's MdStore), whose particle part this implements.
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -33,6 +36,7 @@
 #include "core/hd.hpp"
 #include "core/memory.hpp"
 #include "link_cells.hpp"
+#include "neighbour_rows.hpp"
 #include "particle_store.hpp"
 #include "periodic_edge.hpp"
 
@@ -47,15 +51,6 @@ struct FieldSpec {
   bool travels = true;  // migration carries it (else it arrives zeroed)
 };
 
-// A particle's neighbours within reach at the last build: owned particle i's
-// are index[i * width + k], k < count[i], in cell order (device pointers on a
-// GPU).
-struct NeighbourRows {
-  const int* count = nullptr;
-  const int* index = nullptr;
-  long width = 0;
-};
-
 namespace particle_ops {
 
 // Send lists walked back to back: run k is list list[k], its entries from
@@ -68,6 +63,12 @@ struct Runs {
   long from[kGhostLists];
   long to[kGhostLists];
   double shift[kGhostLists][3];
+};
+
+// Where push_all writes each list: the receiver's position array at the
+// list's first slot, null for a list not pushed.
+struct PushTargets {
+  double* at[kGhostLists];
 };
 
 // The run of entry p (at[0] <= p < at[count]): the last with at[k] <= p.
@@ -397,22 +398,42 @@ class ParticleArrays : public Base {
     return kSpace == Backend::Cuda ? static_cast<const void*>(x_.data()) : nullptr;
   }
   long positions_generation() const override { return generation_; }
+  // One list: push_all with that target alone.
   void push_sends(int list, void* target, long slot) override {
-    if (kSpace != Backend::Cuda) throw Error("particles in host memory cannot be pushed");
-    const long count = send_start_[list + 1] - send_start_[list];
-    if (count == 0) return;
-    const long* send = sends_.data() + send_start_[list];
+    void* targets[kGhostLists] = {};
+    long slots[kGhostLists] = {};
+    targets[list] = target;
+    slots[list] = slot;
+    push_all(targets, slots, StepHandshake{});
+  }
+  // Every list with a target in one launch; targets are in this store's
+  // space (another rank's mapped array on a GPU). The step's handshake is a
+  // native kernel (StreamSignals): with one asked for this declines, and the
+  // caller pushes, then waits, apart.
+  bool push_all(void* const targets[kGhostLists], const long slots[kGhostLists],
+                const StepHandshake& handshake) override {
+    if (!handshake.empty()) return false;
+    particle_ops::PushTargets to{};
+    std::uint32_t lists = 0;
+    for (int list = 0; list < kGhostLists; ++list) {
+      if (targets[list] == nullptr) continue;
+      lists |= std::uint32_t{1} << list;
+      to.at[list] = static_cast<double*>(targets[list]) + 4 * slots[list];
+    }
+    const particle_ops::Runs r = runs(lists, nullptr);
+    const long total = r.at[r.count];
+    const long* send = sends_.data();
     const double* x = x_.data();
-    double* out = static_cast<double*>(target) + 4 * slot;
-    const double s0 = send_shift_[list][0], s1 = send_shift_[list][1], s2 = send_shift_[list][2];
     exec_.for_each(
-        count, MPSFW_LAMBDA(long t) {
-          const double* p = x + 4 * send[t];
-          out[4 * t] = p[0] + s0;
-          out[4 * t + 1] = p[1] + s1;
-          out[4 * t + 2] = p[2] + s2;
-          out[4 * t + 3] = 0;
+        total, MPSFW_LAMBDA(long p) {
+          const int k = particle_ops::run_of(r, p);
+          const long t = p - r.at[k];
+          const double* c = x + 4 * send[r.from[k] + t];
+          double* out = to.at[r.list[k]] + 4 * t;
+          for (int d = 0; d < 3; ++d) out[d] = c[d] + r.shift[k][d];
+          out[3] = 0;
         });
+    return true;
   }
   void synchronize() override { exec_.synchronize(); }
 
@@ -429,12 +450,19 @@ class ParticleArrays : public Base {
     const long* order = order_.data();
     const long* start = start_.data();
     const double* x = x_.data();
+    if (n > INT_MAX) {
+      throw Error("particles: " + std::to_string(n) +
+                  " particles are more than one rank's neighbour lists can index");
+    }
     scratch(&row_count_, owned_);
     int* count = row_count_.data();
     for (;;) {
       scratch(&rows_, owned_ * width_);
       int* rows = rows_.data();
       const long width = width_;
+      // Entry k of row i (NeighbourRows): rows transposed where the backend asks.
+      const long row_step = Exec::kRowsTransposed ? 1 : width;
+      const long entry_step = Exec::kRowsTransposed ? owned_ : 1;
       exec_.for_each(
           owned_, MPSFW_LAMBDA(long i) {
             const double* xi = x + 4 * i;
@@ -455,7 +483,7 @@ class ParticleArrays : public Base {
                     r2 += delta * delta;
                   }
                   if (r2 >= reach2) continue;
-                  if (k < width) rows[i * width + k] = static_cast<int>(j);
+                  if (k < width) rows[i * row_step + k * entry_step] = static_cast<int>(j);
                   ++k;
                 }
               }
@@ -477,7 +505,40 @@ class ParticleArrays : public Base {
   // added or removed since.
   NeighbourRows neighbours() const {
     if (built_ != owned_ + ghosts_) throw Error("particles: lists without a current build");
-    return {row_count_.data(), rows_.data(), width_};
+    if (Exec::kRowsTransposed) return {row_count_.data(), rows_.data(), 1, built_owned_};
+    return {row_count_.data(), rows_.data(), width_, 1};
+  }
+  // Real field `field` (3 components) of every owned particle set to the sum
+  // over its listed neighbours j of pair(x_i, x_j, acc), which adds the
+  // pair's force on i to acc[3]; in list order, so bit for bit on every
+  // backend. A workload's pair force loop (an MPSFW_LAMBDA).
+  template <class Pair>
+  void sum_pairs_into(int field, const Pair& pair) {
+    const NeighbourRows rows = neighbours();
+    const double* x = x_.data();
+    double* out = real(field);
+    const long cap = capacity_;
+    exec_.for_each(
+        owned_, MPSFW_LAMBDA(long i) {
+          const ParticlePoint xi = point_of(x, i);
+          double acc[3] = {0, 0, 0};
+          rows.walk(i, x, [&](const double* xj) { pair(xi.c, xj, acc); });
+          for (int d = 0; d < 3; ++d) out[d * cap + i] = acc[d];
+        });
+  }
+  // The sum over owned particles i and their listed neighbours j of
+  // pair(x_i, x_j) (a double): sum() over particles of list-order sums.
+  template <class Pair>
+  double pair_sum(const Pair& pair) const {
+    const NeighbourRows rows = neighbours();
+    const double* x = x_.data();
+    return exec_.sum(
+        owned_, MPSFW_LAMBDA(long i) {
+          const ParticlePoint xi = point_of(x, i);
+          double s = 0;
+          rows.walk(i, x, [&](const double* xj) { s += pair(xi.c, xj); });
+          return s;
+        });
   }
   // The largest distance an owned particle moved since build_neighbors
   // (HUGE_VAL without one since the last change).
@@ -492,7 +553,7 @@ class ParticleArrays : public Base {
             const double delta = x[4 * i + d] - b[4 * i + d];
             r2 += delta * delta;
           }
-          return r2;
+          return r2 >= 0 ? r2 : HUGE_VAL;  // NaN: a rebuild, which reports it
         }));
   }
   // Owned positions at the last build, [3 * i + d].

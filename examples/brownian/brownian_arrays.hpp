@@ -25,20 +25,11 @@ class BrownianArrays final : public mpsfw::ParticleArrays<Exec, BrownianStore> {
 
   // F_i = sum over listed j within sigma of f_over_r(r_ij) (x_i - x_j), in list order.
   void compute_forces(const Physics& p) override {
-    const mpsfw::NeighbourRows rows = this->neighbours();
-    const double* x = this->positions();
-    double* f = this->real(kF);
-    const long cap = this->capacity();
-    this->exec().for_each(
-        this->owned(), MPSFW_LAMBDA(long i) {
-          double fi[3] = {0, 0, 0};
-          for (int k = 0; k < rows.count[i]; ++k) {
-            with_pair_in_range(x + 4 * i, x + 4 * rows.index[i * rows.width + k], p,
-                               [&](const double dx[3], const PairTerm& t) {
-                                 for (int d = 0; d < 3; ++d) fi[d] += t.f_over_r * dx[d];
-                               });
-          }
-          for (int d = 0; d < 3; ++d) f[d * cap + i] = fi[d];
+    this->sum_pairs_into(
+        kF, MPSFW_LAMBDA(const double* xi, const double* xj, double* fi) {
+          with_pair_in_range(xi, xj, p, [&](const double* dx, const PairTerm& t) {
+            for (int d = 0; d < 3; ++d) fi[d] += t.f_over_r * dx[d];
+          });
         });
   }
 
@@ -60,20 +51,15 @@ class BrownianArrays final : public mpsfw::ParticleArrays<Exec, BrownianStore> {
   // Each pair's energy half to each particle: sums over owned particles count
   // every pair once, across ranks too.
   LocalSums sums(const Physics& p) const override {
-    const mpsfw::NeighbourRows rows = this->neighbours();
     const double* x = this->positions();
     const double* f = this->real(kF);
     const long cap = this->capacity();
     LocalSums s;
-    s.potential = this->exec().sum(
-        this->owned(), MPSFW_LAMBDA(long i) {
-          double e = 0;
-          for (int k = 0; k < rows.count[i]; ++k) {
-            with_pair_in_range(x + 4 * i, x + 4 * rows.index[i * rows.width + k], p,
-                               [&](const double*, const PairTerm& t) { e += 0.5 * t.energy; });
-          }
-          return e;
-        });
+    s.potential = this->pair_sum(MPSFW_LAMBDA(const double* xi, const double* xj) {
+      double e = 0;
+      with_pair_in_range(xi, xj, p, [&](const double*, const PairTerm& t) { e = 0.5 * t.energy; });
+      return e;
+    });
     s.max_force = std::sqrt(this->exec().max_of(
         this->owned(), MPSFW_LAMBDA(long i) {
           double f2 = 0;

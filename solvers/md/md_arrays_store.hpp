@@ -91,51 +91,33 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
     this->restore_owned_positions(x);
   }
 
+  // F_i = sum over listed j within r_c of f_over_r(r_ij) (x_i - x_j).
   void compute_forces(const LjParams& p) override {
-    const NeighbourRows rows = this->neighbours();
-    const double* x = this->positions();
-    double* f = this->real(kF);
-    const long cap = this->capacity();
-    // F_i = sum over listed j within r_c of f_over_r(r_ij) (x_i - x_j), in list order.
-    this->exec().for_each(
-        this->owned(), MPSFW_LAMBDA(long i) {
-          double fi[3] = {0, 0, 0};
-          for (int k = 0; k < rows.count[i]; ++k) {
-            with_pair_in_cutoff(x + 4 * i, x + 4 * rows.index[i * rows.width + k], p,
-                                [&](const double dx[3], double, const PairTerm& t) {
-                                  for (int d = 0; d < 3; ++d) fi[d] += t.f_over_r * dx[d];
-                                });
-          }
-          for (int d = 0; d < 3; ++d) f[d * cap + i] = fi[d];
+    this->sum_pairs_into(
+        kF, MPSFW_LAMBDA(const double* xi, const double* xj, double* fi) {
+          with_pair_in_cutoff(xi, xj, p, [&](const double* dx, double, const PairTerm& t) {
+            for (int d = 0; d < 3; ++d) fi[d] += t.f_over_r * dx[d];
+          });
         });
   }
 
+  // Each pair's energy and virial are split half to each atom, so sums over
+  // owned atoms count every pair once even across ranks.
   ForceSums pair_sums(const LjParams& p) const override {
-    const NeighbourRows rows = this->neighbours();
-    const double* x = this->positions();
-    // Each pair's energy and virial are split half to each atom, so sums over
-    // owned atoms count every pair once even across ranks.
     ForceSums sums;
-    sums.potential = this->exec().sum(
-        this->owned(), MPSFW_LAMBDA(long i) {
-          double s = 0;
-          for (int k = 0; k < rows.count[i]; ++k) {
-            with_pair_in_cutoff(
-                x + 4 * i, x + 4 * rows.index[i * rows.width + k], p,
-                [&](const double*, double, const PairTerm& t) { s += 0.5 * t.energy; });
-          }
-          return s;
-        });
-    sums.virial = this->exec().sum(
-        this->owned(), MPSFW_LAMBDA(long i) {
-          double s = 0;
-          for (int k = 0; k < rows.count[i]; ++k) {
-            with_pair_in_cutoff(
-                x + 4 * i, x + 4 * rows.index[i * rows.width + k], p,
-                [&](const double*, double r2, const PairTerm& t) { s += 0.5 * t.f_over_r * r2; });
-          }
-          return s;
-        });
+    sums.potential = this->pair_sum(MPSFW_LAMBDA(const double* xi, const double* xj) {
+      double e = 0;
+      with_pair_in_cutoff(xi, xj, p,
+                          [&](const double*, double, const PairTerm& t) { e = 0.5 * t.energy; });
+      return e;
+    });
+    sums.virial = this->pair_sum(MPSFW_LAMBDA(const double* xi, const double* xj) {
+      double w = 0;
+      with_pair_in_cutoff(xi, xj, p, [&](const double*, double r2, const PairTerm& t) {
+        w = 0.5 * t.f_over_r * r2;
+      });
+      return w;
+    });
     return sums;
   }
 

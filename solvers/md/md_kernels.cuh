@@ -8,7 +8,7 @@
 #include "core/comm/step_handshake.hpp"
 #include "md_physics.hpp"
 #include "md_store.hpp"
-#include "neighbour_walk.hpp"
+#include "core/particles/neighbour_walk.hpp"
 
 namespace mpsfw::md::gpu {
 

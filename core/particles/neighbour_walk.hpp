@@ -1,9 +1,10 @@
 #pragma once
-// Walks an atom's neighbour list in list order with the next neighbours'
+// Walks a particle's neighbour list in list order with the next neighbours'
 // positions already loading while a pair is computed: on a GPU a small
 // system's few resident warps then still keep loads in flight. The order is
-// the list's, so the sums equal a plain loop's bit for bit (every store sums
-// its pairs in list order). Used by the CUDA and Kokkos force loops.
+// the list's, so the sums equal a plain loop's bit for bit (every backend sums
+// its pairs in list order). Every pair loop walks its lists with it
+// (NeighbourRows::walk, and MD's tuned CUDA force kernel).
 #include "core/hd.hpp"
 
 #if defined(__CUDA_ARCH__)  // the device pass (host compilers warn of the pragma)
@@ -16,15 +17,15 @@
 #define MPSFW_NO_UNROLL
 #endif
 
-namespace mpsfw::md {
+namespace mpsfw {
 
 // Neighbours loading ahead: 2 ahead was the fastest of 0, 2, 3, 4 and 6 for
-// the CUDA force kernel on in.lj (docs/performance.md).
+// MD's CUDA force kernel on in.lj (docs/performance.md).
 constexpr int kNeighboursAhead = 2;
 
-// neighbour(k): the atom of list entry k, for k < n; position(j): atom j's
-// position, loaded once; visit(q): the pair with the neighbour at q. Past the
-// list's end `self` stands in: a valid atom, loaded ahead, never visited.
+// neighbour(k): the particle of list entry k, for k < n; position(j): particle
+// j's position, loaded once; visit(q): the pair with the neighbour at q. Past
+// the list's end `self` stands in: a valid particle, loaded ahead, never visited.
 template <class Neighbour, class PositionOf, class Visit>
 MPSFW_HD void walk_neighbours(int n, int self, const Neighbour& neighbour,
                               const PositionOf& position, const Visit& visit) {
@@ -45,4 +46,4 @@ MPSFW_HD void walk_neighbours(int n, int self, const Neighbour& neighbour,
   }
 }
 
-}  // namespace mpsfw::md
+}  // namespace mpsfw

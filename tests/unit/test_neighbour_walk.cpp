@@ -1,14 +1,14 @@
-// walk_neighbours (neighbour_walk.hpp), the list walk of the CUDA and Kokkos
-// force loops: it visits exactly the list's entries, in list order, whatever
+// walk_neighbours (core/particles/neighbour_walk.hpp), the list walk of every
+// pair loop: it visits exactly the list's entries, in list order, whatever
 // the list's length against the loads it keeps ahead; past the list's end it
 // loads only the atom itself, and never visits it.
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "solvers/md/neighbour_walk.hpp"
+#include "core/particles/neighbour_walk.hpp"
 
-namespace mpsfw::md {
+namespace mpsfw {
 namespace {
 
 struct Walk {
@@ -27,7 +27,7 @@ Walk walk(const std::vector<int>& list, int self) {
   return w;
 }
 
-TEST(MdNeighbourWalk, VisitsTheListInOrderAtEveryLength) {
+TEST(NeighbourWalk, VisitsTheListInOrderAtEveryLength) {
   for (int n = 0; n <= 3 * kNeighboursAhead + 1; ++n) {
     std::vector<int> list;
     for (int k = 0; k < n; ++k) list.push_back(100 + 7 * k);
@@ -41,7 +41,7 @@ TEST(MdNeighbourWalk, VisitsTheListInOrderAtEveryLength) {
   }
 }
 
-TEST(MdNeighbourWalk, SumsAsAPlainLoopBitForBit) {
+TEST(NeighbourWalk, SumsAsAPlainLoopBitForBit) {
   // Terms of very different size: any reordering of the sum changes its bits.
   std::vector<int> list;
   for (int k = 0; k < 61; ++k) list.push_back((k * 37) % 61);
@@ -56,4 +56,4 @@ TEST(MdNeighbourWalk, SumsAsAPlainLoopBitForBit) {
 }
 
 }  // namespace
-}  // namespace mpsfw::md
+}  // namespace mpsfw
