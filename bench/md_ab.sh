@@ -8,7 +8,8 @@
 # Both builds and all runs share one machine and one call, so the ratios hold
 # even where single figures drift.
 #   bench/md_ab.sh [BASE_TAR=ab-base.tar] [OUT=$OUT]
-# Environment: STEPS (default 500), REPEATS (default 3), MPS_CELLS, BACKEND
+# Environment: STEPS (default 500), REPEATS (default 3), PARTS (default "one
+# mps": the one-rank points, the MPS points), MPS_CELLS, BACKEND
 # (md_lj.sh's; kokkos needs KOKKOS_PREFIX, bench_lib.sh), AB_WORK (where the
 # trees are unpacked and built, default a new temporary folder; an existing
 # one is built again incrementally, so a second call reuses the builds).
@@ -32,6 +33,7 @@ for r in $(seq "${REPEATS:-3}"); do
     mps_cells=${MPS_CELLS:-64}
     for part in "one 20_40_64 1" "mps ${mps_cells// /_} 8_16"; do
       read -r name cells ranks <<<"$part"
+      [[ " ${PARTS:-one mps} " == *" $name "* ]] || continue
       FIRST_REPEAT=$r REPEATS=1 bash "$root/bench/md_lj.sh" "$work/build-$side" "$out/$side-$name" \
         "${cells//_/ }" "${ranks//_/ }" >> "$out/rounds.log"
     done
@@ -40,7 +42,7 @@ done
 grep -A5 " failed:" "$out/rounds.log"  # a failed run and its log's tail
 for side in base new; do
   echo "== $side"
-  for name in one mps; do
+  for name in ${PARTS:-one mps}; do
     REPEATS=0 bash "$root/bench/md_lj.sh" "$work/build-$side" "$out/$side-$name"
   done
 done

@@ -13,6 +13,7 @@
 #include "core/backend.hpp"
 #include "core/cuda_check.hpp"
 #include "core/memory.hpp"
+#include "neighbour_rows.hpp"
 
 namespace mpsfw {
 namespace cuda_exec {
@@ -104,6 +105,9 @@ class CudaExec {
       start[k] = lo;
     });
   }
+
+  // A thread a particle (neighbour_rows.hpp).
+  long list_neighbours(const NeighbourBuild& b) const { return list_each_particle(*this, b); }
 
   void synchronize() const { MPSFW_CUDA_CHECK(cudaStreamSynchronize(0)); }
 

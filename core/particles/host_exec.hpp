@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "neighbour_rows.hpp"
 
 namespace mpsfw {
 
@@ -63,6 +64,9 @@ class HostExec {
     fill_.assign(start, start + keys);
     for (long i = 0; i < n; ++i) order[fill_[static_cast<size_t>(key[i])]++] = i;
   }
+
+  // A thread a particle (neighbour_rows.hpp).
+  long list_neighbours(const NeighbourBuild& b) const { return list_each_particle(*this, b); }
 
   void synchronize() const {}
 

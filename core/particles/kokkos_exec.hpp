@@ -11,6 +11,7 @@
 #include "core/hd.hpp"
 #include "core/kokkos_launch.hpp"
 #include "core/memory.hpp"
+#include "neighbour_rows.hpp"
 
 namespace mpsfw {
 
@@ -95,7 +96,13 @@ class KokkosExec {
         keys + 1L, MPSFW_LAMBDA(long k) { fill[k] = 0; });
     for_each(
         n, MPSFW_LAMBDA(long i) { Kokkos::atomic_fetch_add(&fill[key[i]], 1L); });
-    exclusive_scan(fill, start, keys + 1L);
+    Kokkos::parallel_scan(  // no total: no wait for the device
+        "mpsfw::particles::key_starts", range(keys + 1L),
+        MPSFW_LAMBDA(long k, long& before, bool final) {
+          const long v = fill[k];
+          if (final) start[k] = before;
+          before += v;
+        });
     for_each(
         keys + 1L, MPSFW_LAMBDA(long k) { fill[k] = start[k]; });
     for_each(
@@ -109,6 +116,75 @@ class KokkosExec {
             order[b] = particle;
           }
         });
+  }
+
+  // A team per link cell, a thread per particle of it: the team loads each
+  // (z, y) row's particles into its scratch tile a team's width at a time,
+  // and each thread tests its particle against the tile (on a GPU a team is
+  // a warp; on the host one thread). The same lists as list_one.
+  long list_neighbours(const NeighbourBuild& b) const {
+    using Team = Kokkos::TeamPolicy<Space>::member_type;
+    using Tile = Kokkos::View<double* [4], Kokkos::LayoutRight, Space::scratch_memory_space,
+                              Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    using TileIndex =
+        Kokkos::View<long*, Space::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    const int team_size = kSpace == Backend::Cuda ? 32 : 1;
+    const int cells = b.grid.count[0] * b.grid.count[1] * b.grid.count[2];
+    const std::size_t scratch = Tile::shmem_size(team_size) + TileIndex::shmem_size(team_size);
+    const auto policy = as_kernel_argument(Kokkos::TeamPolicy<Space>(cells, team_size))
+                            .set_scratch_size(0, Kokkos::PerTeam(scratch));
+    long longest = 0;
+    Kokkos::parallel_reduce(
+        "mpsfw::particles::list_neighbours", policy,
+        MPSFW_LAMBDA(const Team& team, long& most) {
+          const Tile tile(team.team_scratch(0), team_size);
+          const TileIndex tile_index(team.team_scratch(0), team_size);
+          const int me = team.team_rank();
+          const int cell = team.league_rank();
+          const int nx = b.grid.count[0], ny = b.grid.count[1], nz = b.grid.count[2];
+          const int cx = cell % nx, cy = (cell / nx) % ny, cz = cell / (nx * ny);
+          const int x_lo = cx > 0 ? cx - 1 : 0, x_hi = cx < nx - 1 ? cx + 1 : nx - 1;
+          const long end = b.start[cell + 1];
+          for (long first = b.start[cell]; first < end; first += team_size) {
+            const long s = first + me;
+            const long i = s < end ? b.order[s] : b.owned;
+            const bool mine = i < b.owned;  // ghosts need no list
+            const ParticlePoint pi = mine ? point_of(b.x, i) : ParticlePoint{{0, 0, 0, 0}};
+            long k = 0;
+            for (int z = cz > 0 ? cz - 1 : 0; z <= (cz < nz - 1 ? cz + 1 : nz - 1); ++z) {
+              for (int y = cy > 0 ? cy - 1 : 0; y <= (cy < ny - 1 ? cy + 1 : ny - 1); ++y) {
+                const long row = (static_cast<long>(z) * ny + y) * nx;
+                const long row_end = b.start[row + x_hi + 1];
+                for (long t0 = b.start[row + x_lo]; t0 < row_end; t0 += team_size) {
+                  team.team_barrier();  // the previous tile is no longer read
+                  if (t0 + me < row_end) {
+                    const long j = b.order[t0 + me];
+                    for (int d = 0; d < 3; ++d) tile(me, d) = b.x[4 * j + d];
+                    tile_index(me) = j;
+                  }
+                  team.team_barrier();
+                  if (!mine) continue;
+                  const long n = row_end - t0 < team_size ? row_end - t0 : team_size;
+                  for (long u = 0; u < n; ++u) {
+                    const long j = tile_index(u);
+                    const double dx = pi.c[0] - tile(u, 0), dy = pi.c[1] - tile(u, 1),
+                                 dz = pi.c[2] - tile(u, 2);
+                    if (j == i || dx * dx + dy * dy + dz * dz >= b.reach2) continue;
+                    if (k < b.width)
+                      b.index[i * b.row_step + k * b.entry_step] = static_cast<int>(j);
+                    ++k;
+                  }
+                }
+              }
+            }
+            if (mine) {
+              b.count[i] = static_cast<int>(k);
+              if (k > most) most = k;
+            }
+          }
+        },
+        Kokkos::Max<long>(longest));
+    return longest;
   }
 
   void synchronize() const { Kokkos::fence(); }

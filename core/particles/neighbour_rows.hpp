@@ -2,6 +2,7 @@
 // Neighbour lists as the particle layer builds them (ParticleArrays::
 // build_neighbors), and the walk over one particle's list that pair loops use.
 #include "core/hd.hpp"
+#include "link_cells.hpp"
 #include "neighbour_walk.hpp"
 
 namespace mpsfw {
@@ -37,5 +38,65 @@ struct NeighbourRows {
         [&](int j) { return point_of(x, j); }, [&](const ParticlePoint& q) { visit(q.c); });
   }
 };
+
+// What a list build reads and writes: every particle binned into the link
+// cells of `grid` (order: particles cell by cell, cell c's from start[c] to
+// start[c + 1] - 1, index order within a cell); each owned particle's
+// neighbours within reach, at most `width` stored (entry k of row i at
+// i * row_step + k * entry_step), all counted. Every backend lists the same
+// particles in the same order: the 27 cells around a particle's cell by
+// (z, y) row, each row's three cells along x one range of cell order.
+struct NeighbourBuild {
+  CellGrid grid;
+  const double* x;  // positions, 4 doubles a particle
+  const long* order;
+  const long* start;
+  long owned;
+  double reach2;
+  int* index;
+  long row_step, entry_step, width;
+  int* count;
+
+  // Lists owned particle i by itself (the host's and CUDA's build: a thread
+  // a particle); returns its count.
+  MPSFW_HD int list_one(long i) const {
+    const ParticlePoint xi = point_of(x, i);
+    int c[3];
+    for (int d = 0; d < 3; ++d) c[d] = link_cell_along(xi.c[d], grid, d);
+    const int x_lo = c[0] > 0 ? c[0] - 1 : 0;
+    const int x_hi = c[0] + 1 < grid.count[0] ? c[0] + 1 : grid.count[0] - 1;
+    long k = 0;
+    for (int cz = c[2] > 0 ? c[2] - 1 : 0; cz <= c[2] + 1 && cz < grid.count[2]; ++cz) {
+      for (int cy = c[1] > 0 ? c[1] - 1 : 0; cy <= c[1] + 1 && cy < grid.count[1]; ++cy) {
+        const long row = (static_cast<long>(cz) * grid.count[1] + cy) * grid.count[0];
+        for (long s = start[row + x_lo]; s < start[row + x_hi + 1]; ++s) {
+          const long j = order[s];
+          if (j == i) continue;
+          const ParticlePoint xj = point_of(x, j);
+          double r2 = 0;
+          for (int d = 0; d < 3; ++d) {
+            const double delta = xi.c[d] - xj.c[d];
+            r2 += delta * delta;
+          }
+          if (r2 >= reach2) continue;
+          if (k < width) index[i * row_step + k * entry_step] = static_cast<int>(j);
+          ++k;
+        }
+      }
+    }
+    count[i] = static_cast<int>(k);
+    return count[i];
+  }
+};
+
+// The build a thread a particle, on any backend's primitives; returns the
+// longest count.
+template <class Exec>
+long list_each_particle(const Exec& exec, const NeighbourBuild& b) {
+  exec.for_each(
+      b.owned, MPSFW_LAMBDA(long i) { b.list_one(i); });
+  return static_cast<long>(exec.max_of(
+      b.owned, MPSFW_LAMBDA(long i) { return 1.0 * b.count[i]; }));
+}
 
 }  // namespace mpsfw

@@ -445,53 +445,26 @@ class ParticleArrays : public Base {
   void build_neighbors(const CellGrid& grid, double reach) {
     const long n = owned_ + ghosts_;
     bin(grid, n);
-    const double reach2 = reach * reach;
-    const CellGrid g = grid;
-    const long* order = order_.data();
-    const long* start = start_.data();
-    const double* x = x_.data();
     if (n > INT_MAX) {
       throw Error("particles: " + std::to_string(n) +
                   " particles are more than one rank's neighbour lists can index");
     }
     scratch(&row_count_, owned_);
-    int* count = row_count_.data();
     for (;;) {
       scratch(&rows_, owned_ * width_);
-      int* rows = rows_.data();
-      const long width = width_;
       // Entry k of row i (NeighbourRows): rows transposed where the backend asks.
-      const long row_step = Exec::kRowsTransposed ? 1 : width;
-      const long entry_step = Exec::kRowsTransposed ? owned_ : 1;
-      exec_.for_each(
-          owned_, MPSFW_LAMBDA(long i) {
-            const double* xi = x + 4 * i;
-            int c[3];
-            for (int d = 0; d < 3; ++d) c[d] = link_cell_along(xi[d], g, d);
-            const int x_lo = c[0] > 0 ? c[0] - 1 : 0;
-            const int x_hi = c[0] + 1 < g.count[0] ? c[0] + 1 : g.count[0] - 1;
-            long k = 0;
-            for (int cz = c[2] > 0 ? c[2] - 1 : 0; cz <= c[2] + 1 && cz < g.count[2]; ++cz) {
-              for (int cy = c[1] > 0 ? c[1] - 1 : 0; cy <= c[1] + 1 && cy < g.count[1]; ++cy) {
-                const long row = (static_cast<long>(cz) * g.count[1] + cy) * g.count[0];
-                for (long s = start[row + x_lo]; s < start[row + x_hi + 1]; ++s) {
-                  const long j = order[s];
-                  if (j == i) continue;
-                  double r2 = 0;
-                  for (int d = 0; d < 3; ++d) {
-                    const double delta = xi[d] - x[4 * j + d];
-                    r2 += delta * delta;
-                  }
-                  if (r2 >= reach2) continue;
-                  if (k < width) rows[i * row_step + k * entry_step] = static_cast<int>(j);
-                  ++k;
-                }
-              }
-            }
-            count[i] = static_cast<int>(k);
-          });
-      const long longest = static_cast<long>(exec_.max_of(
-          owned_, MPSFW_LAMBDA(long i) { return 1.0 * count[i]; }));
+      const NeighbourBuild b{grid,
+                             x_.data(),
+                             order_.data(),
+                             start_.data(),
+                             owned_,
+                             reach * reach,
+                             rows_.data(),
+                             Exec::kRowsTransposed ? 1 : width_,
+                             Exec::kRowsTransposed ? owned_ : 1,
+                             width_,
+                             row_count_.data()};
+      const long longest = exec_.list_neighbours(b);
       if (longest <= width_) break;
       width_ = longest + longest / 8 + 8;
     }
@@ -672,7 +645,6 @@ class ParticleArrays : public Base {
       }
     }
     owned_ = kept;
-    exec_.synchronize();
   }
   template <class T>
   void move_field(Array<T>* a, Array<T>* spare, long components, const long* to, long n) {
