@@ -67,8 +67,11 @@ class CudaExec {
     return reduced(v, n, false, 0.0);
   }
 
-  long exclusive_scan(const long* in, long* out, long n) const {
+  template <class F>
+  long exclusive_scan(long n, const F& f, long* out) const {
     if (n <= 0) return 0;
+    long* in = values<long>(n);
+    for_each(n, [=] __device__(long i) { in[i] = f(i); });
     std::size_t bytes = 0;
     MPSFW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n));
     MPSFW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp(bytes), bytes, in, out, n));

@@ -46,10 +46,11 @@ class HostExec {
     return total;
   }
 
-  long exclusive_scan(const long* in, long* out, long n) const {
+  template <class F>
+  long exclusive_scan(long n, const F& f, long* out) const {
     long sum = 0;
     for (long i = 0; i < n; ++i) {
-      const long v = in[i];
+      const long v = f(i);
       out[i] = sum;
       sum += v;
     }

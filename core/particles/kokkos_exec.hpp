@@ -71,13 +71,14 @@ class KokkosExec {
     return total;
   }
 
-  long exclusive_scan(const long* in, long* out, long n) const {
+  template <class F>
+  long exclusive_scan(long n, const F& f, long* out) const {
     long total = 0;
     if (n <= 0) return total;
     Kokkos::parallel_scan(
         "mpsfw::particles::exclusive_scan", range(n),
         MPSFW_LAMBDA(long i, long& before, bool final) {
-          const long v = in[i];
+          const long v = f(i);
           if (final) out[i] = before;
           before += v;
         },

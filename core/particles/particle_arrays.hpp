@@ -8,8 +8,11 @@
 //   count(n, f), max_of(n, f)      the sum of integer f(i), the largest double
 //   sum(n, f)                      the sum of double f(i), in an order fixed
 //                                  for n (the same bits run after run)
-//   exclusive_scan(in, out, n)     prefix sums of longs; returns the total
+//   exclusive_scan(n, f, out)      out[i] = the sum of integer f(j), j < i;
+//                                  returns the total
 //   sort_by_key(key, n, keys, order, start)  stable, keys in [0, keys)
+//   list_neighbours(build)         neighbour lists (neighbour_rows.hpp says
+//                                  which: the order is the same everywhere)
 //   synchronize()
 // and says where its memory is (kSpace) and whether neighbour lists are
 // stored transposed (kRowsTransposed: on a GPU).
@@ -158,25 +161,31 @@ class ParticleArrays : public Base {
     clear_ghosts();
     const long n = owned_;
     if (n == 0) return;
-    scratch(&flag_, n);
     scratch(&index_, n);
-    long* flag = flag_.data();
     const double* x = x_.data();
     const double l0 = lo[0], l1 = lo[1], l2 = lo[2], h0 = hi[0], h1 = hi[1], h2 = hi[2];
-    exec_.for_each(
-        n, MPSFW_LAMBDA(long i) {
+    long* at = index_.data();  // how many leave before particle i
+    const long gone = exec_.exclusive_scan(
+        n,
+        MPSFW_LAMBDA(long i) {
           const double* c = x + 4 * i;
-          flag[i] = c[0] < l0 || c[0] >= h0 || c[1] < l1 || c[1] >= h1 || c[2] < l2 || c[2] >= h2;
-        });
-    const long gone = exec_.exclusive_scan(flag, index_.data(), n);
+          return c[0] < l0 || c[0] >= h0 || c[1] < l1 || c[1] >= h1 || c[2] < l2 || c[2] >= h2 ? 1L
+                                                                                               : 0L;
+        },
+        at);
     if (gone == 0) return;
-    // The leaving ones' indices, in order, then their records.
+    // The leaving ones' indices in order, and where each staying one comes from.
     scratch(&order_, gone);
-    long* at = index_.data();
+    scratch(&flag_, n - gone);
     long* leaving_index = order_.data();
+    long* from = flag_.data();
     exec_.for_each(
         n, MPSFW_LAMBDA(long i) {
-          if (flag[i] != 0) leaving_index[at[i]] = i;
+          if ((i + 1 < n ? at[i + 1] : gone) != at[i]) {
+            leaving_index[at[i]] = i;
+          } else {
+            from[i - at[i]] = i;
+          }
         });
     const std::size_t bytes = static_cast<size_t>(gone) * layout_.bytes;
     scratch(&records_, static_cast<long>(bytes));
@@ -184,10 +193,7 @@ class ParticleArrays : public Base {
     const std::size_t before = leaving->size();
     leaving->resize(before + static_cast<std::size_t>(gone));
     memory::copy(leaving->record(before), Backend::Host, records_.data(), kSpace, bytes);
-    // The staying ones move down in order: particle i to i - (leaving before it).
-    exec_.for_each(
-        n, MPSFW_LAMBDA(long i) { at[i] = flag[i] != 0 ? -1 : i - at[i]; });
-    move_owned(at, n, n - gone);
+    move_owned(from, n - gone);
   }
 
   void add_owned(const ParticleRecords& records) override {
@@ -250,13 +256,7 @@ class ParticleArrays : public Base {
     const long n = owned_;
     if (n == 0) return;
     bin(grid, n);
-    scratch(&index_, n);
-    long* order = order_.data();
-    long* to = index_.data();
-    // Particle order[s] goes to s.
-    exec_.for_each(
-        n, MPSFW_LAMBDA(long s) { to[order[s]] = s; });
-    move_owned(to, n, n);
+    move_owned(order_.data(), n);
   }
 
   void clear_ghosts() override {
@@ -282,10 +282,8 @@ class ParticleArrays : public Base {
     // The particles near a face, in order; then each list's, list after list,
     // from one scan over (list, near particle).
     long* at = index_.data();
-    const long near_count =
-        exec_.exclusive_scan(counted(
-                                 n, MPSFW_LAMBDA(long i) { return mask[i] != 0 ? 1L : 0L; }),
-                             at, n);
+    const long near_count = exec_.exclusive_scan(
+        n, MPSFW_LAMBDA(long i) { return mask[i] != 0 ? 1L : 0L; }, at);
     scratch(&order_, near_count);
     long* near = order_.data();
     exec_.for_each(
@@ -293,21 +291,17 @@ class ParticleArrays : public Base {
           if (mask[i] != 0) near[at[i]] = i;
         });
     const long entries = kGhostLists * near_count;
-    scratch(&entry_flag_, entries);
+    const auto in_list = MPSFW_LAMBDA(long e) {
+      return (mask[near[e % near_count]] >> (e / near_count)) & 1;
+    };
     scratch(&entry_at_, entries);
-    long* in_list = entry_flag_.data();
-    exec_.for_each(
-        entries, MPSFW_LAMBDA(long e) {
-          const long list = e / near_count, j = e % near_count;
-          in_list[e] = (mask[near[j]] >> list) & 1;
-        });
     long* entry_at = entry_at_.data();
-    const long total = exec_.exclusive_scan(in_list, entry_at, entries);
+    const long total = exec_.exclusive_scan(entries, in_list, entry_at);
     sends_.reserve_for(total);
     long* send = sends_.data();
     exec_.for_each(
         entries, MPSFW_LAMBDA(long e) {
-          if (in_list[e] != 0) send[entry_at[e]] = near[e % near_count];
+          if (in_list(e) != 0) send[entry_at[e]] = near[e % near_count];
         });
     // Where each list begins: the scan at its first entry, in one copy.
     std::vector<long> starts(kGhostLists + 1, 0L);
@@ -575,16 +569,6 @@ class ParticleArrays : public Base {
     s->reserve_for(n);
   }
 
-  // f(i) into a scratch array of longs, for a scan.
-  template <class F>
-  const long* counted(long n, const F& f) {
-    scratch(&counted_, n);
-    long* out = counted_.data();
-    exec_.for_each(
-        n, MPSFW_LAMBDA(long i) { out[i] = f(i); });
-    return out;
-  }
-
   Shifts send_shifts() const {
     Shifts s;
     for (int list = 0; list < kGhostLists; ++list) {
@@ -624,38 +608,35 @@ class ParticleArrays : public Base {
     exec_.sort_by_key(key, n, cells, order_.data(), start_.data());
   }
 
-  // Moves owned particle i to to[i] (-1: gone) for i < n, every field and the
-  // position, through the spares; `kept` particles remain.
-  void move_owned(const long* to, long n, long kept) {
+  // Keeps `kept` owned particles, particle t the one that was from[t], every
+  // field and the position, through the spares (gathers: writes in order).
+  void move_owned(const long* from, long kept) {
     scratch(&x_spare_, 4 * kept);
     double* xs = x_spare_.data();
     const double* x = x_.data();
     exec_.for_each(
-        n, MPSFW_LAMBDA(long i) {
-          const long t = to[i];
-          if (t < 0) return;
-          for (int d = 0; d < 4; ++d) xs[4 * t + d] = x[4 * i + d];
+        kept, MPSFW_LAMBDA(long t) {
+          const double* c = x + 4 * from[t];
+          for (int d = 0; d < 4; ++d) xs[4 * t + d] = c[d];
         });
     memory::copy(x_.data(), kSpace, xs, kSpace, static_cast<size_t>(4 * kept) * sizeof(double));
     for (Field& f : fields_) {
       if (f.spec.type == FieldType::Real) {
-        move_field(&f.real, &f.real_spare, f.spec.components, to, n);
+        move_field(&f.real, &f.real_spare, f.spec.components, from, kept);
       } else {
-        move_field(&f.integer, &f.integer_spare, f.spec.components, to, n);
+        move_field(&f.integer, &f.integer_spare, f.spec.components, from, kept);
       }
     }
     owned_ = kept;
   }
   template <class T>
-  void move_field(Array<T>* a, Array<T>* spare, long components, const long* to, long n) {
-    const T* from = a->data();
+  void move_field(Array<T>* a, Array<T>* spare, long components, const long* from, long kept) {
+    const T* old = a->data();
     T* into = spare->data();
     const long cap = capacity_;
     exec_.for_each(
-        n, MPSFW_LAMBDA(long i) {
-          const long t = to[i];
-          if (t < 0) return;
-          for (long c = 0; c < components; ++c) into[c * cap + t] = from[c * cap + i];
+        kept, MPSFW_LAMBDA(long t) {
+          for (long c = 0; c < components; ++c) into[c * cap + t] = old[c * cap + from[t]];
         });
     a->swap(*spare);
   }
@@ -772,7 +753,7 @@ class ParticleArrays : public Base {
   long generation_ = 0;
   Scratch<double> x_spare_;
   // Scans, sorts and their results.
-  Scratch<long> flag_, index_, order_, start_, counted_, entry_flag_, entry_at_, list_start_;
+  Scratch<long> flag_, index_, order_, start_, entry_at_, list_start_;
   Scratch<int> key_;
   Scratch<unsigned char> records_;  // migrating particles' records
   // The ghost plan: the 26 send lists' particles back to back, where each
