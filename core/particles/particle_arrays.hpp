@@ -31,6 +31,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -103,13 +104,23 @@ class ParticleArrays : public Base {
   // The fields beyond the position, in record order; an Integer field named
   // "id" with one component is the records' id.
   explicit ParticleArrays(std::vector<FieldSpec> fields) {
-    for (FieldSpec& s : fields) fields_.push_back(Field{std::move(s), {}, {}, {}, {}});
     layout_.bytes = 3 * sizeof(double);
-    for (const Field& f : fields_) {
-      if (!f.spec.travels) continue;
-      if (f.spec.name == "id" && f.spec.type == FieldType::Integer && f.spec.components == 1)
+    for (FieldSpec& spec : fields) {
+      if (spec.components < 1 || words_.count + spec.components > kMaxWords) {
+        throw Error("particles: field " + spec.name + " has " + std::to_string(spec.components) +
+                    " components; fields may have " + std::to_string(kMaxWords) +
+                    " in all, at least one each");
+      }
+      if (spec.travels && spec.name == "id" && spec.type == FieldType::Integer &&
+          spec.components == 1)
         layout_.id_offset = static_cast<std::ptrdiff_t>(layout_.bytes);
-      layout_.bytes += 8 * static_cast<std::size_t>(f.spec.components);
+      for (int c = 0; c < spec.components; ++c) {
+        words_.record_word[words_.count++] =
+            spec.travels ? static_cast<int>(layout_.bytes / 8) + c : -1;
+      }
+      if (spec.travels) layout_.bytes += 8 * static_cast<std::size_t>(spec.components);
+      const int first = words_.count - spec.components;
+      fields_.push_back(Field{std::move(spec), first});
     }
   }
 
@@ -119,12 +130,13 @@ class ParticleArrays : public Base {
   Backend space() const override { return kSpace; }
   RecordLayout record_layout() const override { return layout_; }
 
-  // Field `f` (declaration order) of the owned particles, component-major.
-  double* real(int f) { return fields_[static_cast<size_t>(f)].real.data(); }
-  const double* real(int f) const { return fields_[static_cast<size_t>(f)].real.data(); }
-  std::int64_t* integer(int f) { return fields_[static_cast<size_t>(f)].integer.data(); }
+  // Field `f` (declaration order) of the owned particles, component-major
+  // (as its type: Real fields as real, Integer ones as integer).
+  double* real(int f) { return reinterpret_cast<double*>(field_words(f)); }
+  const double* real(int f) const { return reinterpret_cast<const double*>(field_words(f)); }
+  std::int64_t* integer(int f) { return reinterpret_cast<std::int64_t*>(field_words(f)); }
   const std::int64_t* integer(int f) const {
-    return fields_[static_cast<size_t>(f)].integer.data();
+    return reinterpret_cast<const std::int64_t*>(field_words(f));
   }
   long capacity() const { return capacity_; }
   // Positions, 4 doubles a particle: owned particles, then ghosts.
@@ -135,7 +147,7 @@ class ParticleArrays : public Base {
   // `neighbours` list entries per owned particle (the memory preflight's).
   double bytes_for(double owned, double ghosts, double neighbours) const {
     double per_owned = 4 * 8.0 + (neighbours + neighbours / 8 + 9) * sizeof(int) + 3 * 8.0;
-    for (const Field& f : fields_) per_owned += 2 * 8.0 * f.spec.components;  // and a spare
+    per_owned += 2 * 8.0 * words_.count;  // and a spare
     const double per_particle = 2 * 4 * 8.0 + 2 * sizeof(int) + 2 * sizeof(long) + 3 * 8.0;
     return owned * per_owned + (owned + ghosts) * per_particle;
   }
@@ -205,27 +217,25 @@ class ParticleArrays : public Base {
     memory::copy(records_.data(), kSpace, records.data(), Backend::Host,
                  records.size() * layout_.bytes);
     const unsigned char* in = records_.data();
-    const long first = owned_, bytes = static_cast<long>(layout_.bytes);
+    const long first = owned_, bytes = static_cast<long>(layout_.bytes), cap = capacity_;
     double* x = x_.data();
+    std::uint64_t* w = words_data_.data();
+    const Words words = words_;
     exec_.for_each(
         m, MPSFW_LAMBDA(long t) {
-          const double* r = reinterpret_cast<const double*>(in + t * bytes);
+          const unsigned char* r = in + t * bytes;
           double* p = x + 4 * (first + t);
-          p[0] = r[0];
-          p[1] = r[1];
-          p[2] = r[2];
+          memcpy(p, r, 3 * sizeof(double));
           p[3] = 0;
+          for (int c = 0; c < words.count; ++c) {
+            std::uint64_t* to = w + c * cap + first + t;
+            if (words.record_word[c] < 0) {
+              *to = 0;  // a field that does not travel arrives zeroed
+            } else {
+              memcpy(to, r + 8 * words.record_word[c], 8);
+            }
+          }
         });
-    long offset = 3 * sizeof(double);
-    for (Field& f : fields_) {
-      const long o = f.spec.travels ? offset : -1;  // -1: arrives zeroed
-      if (f.spec.type == FieldType::Real) {
-        unpack_field(f.real.data(), f.spec.components, first, m, in, o);
-      } else {
-        unpack_field(f.integer.data(), f.spec.components, first, m, in, o);
-      }
-      if (f.spec.travels) offset += 8 * f.spec.components;
-    }
     owned_ += m;
   }
 
@@ -544,9 +554,21 @@ class ParticleArrays : public Base {
   // live in private member functions.
   struct Field {
     FieldSpec spec;
-    Array<double> real, real_spare;
-    Array<std::int64_t> integer, integer_spare;
+    int first;  // its first component among all fields' (words_data_)
   };
+  // Every field's components in one table: component c's word in a record
+  // (-1: the field does not travel).
+  static constexpr int kMaxWords = 32;
+  struct Words {
+    int count = 0;
+    int record_word[kMaxWords];
+  };
+  std::uint64_t* field_words(int f) {
+    return words_data_.data() + fields_[static_cast<size_t>(f)].first * capacity_;
+  }
+  const std::uint64_t* field_words(int f) const {
+    return words_data_.data() + fields_[static_cast<size_t>(f)].first * capacity_;
+  }
   struct Shifts {
     double shift[kGhostLists][3];
   };
@@ -614,82 +636,35 @@ class ParticleArrays : public Base {
     scratch(&x_spare_, 4 * kept);
     double* xs = x_spare_.data();
     const double* x = x_.data();
+    const std::uint64_t* w = words_data_.data();
+    std::uint64_t* ws = words_spare_.data();
+    const long cap = capacity_, count = words_.count;
     exec_.for_each(
         kept, MPSFW_LAMBDA(long t) {
-          const double* c = x + 4 * from[t];
-          for (int d = 0; d < 4; ++d) xs[4 * t + d] = c[d];
+          const long i = from[t];
+          for (int d = 0; d < 4; ++d) xs[4 * t + d] = x[4 * i + d];
+          for (long c = 0; c < count; ++c) memcpy(ws + c * cap + t, w + c * cap + i, 8);
         });
     memory::copy(x_.data(), kSpace, xs, kSpace, static_cast<size_t>(4 * kept) * sizeof(double));
-    for (Field& f : fields_) {
-      if (f.spec.type == FieldType::Real) {
-        move_field(&f.real, &f.real_spare, f.spec.components, from, kept);
-      } else {
-        move_field(&f.integer, &f.integer_spare, f.spec.components, from, kept);
-      }
-    }
+    words_data_.swap(words_spare_);
     owned_ = kept;
-  }
-  template <class T>
-  void move_field(Array<T>* a, Array<T>* spare, long components, const long* from, long kept) {
-    const T* old = a->data();
-    T* into = spare->data();
-    const long cap = capacity_;
-    exec_.for_each(
-        kept, MPSFW_LAMBDA(long t) {
-          for (long c = 0; c < components; ++c) into[c * cap + t] = old[c * cap + from[t]];
-        });
-    a->swap(*spare);
   }
 
   // Records of the owned particles index[t] (t when index is null), t < m,
   // into `out` (in kSpace).
   void pack_records(const long* index, long m, unsigned char* out) const {
     const double* x = x_.data();
-    const long bytes = static_cast<long>(layout_.bytes);
+    const std::uint64_t* w = words_data_.data();
+    const Words words = words_;
+    const long bytes = static_cast<long>(layout_.bytes), cap = capacity_;
     exec_.for_each(
         m, MPSFW_LAMBDA(long t) {
           const long i = index != nullptr ? index[t] : t;
-          double* r = reinterpret_cast<double*>(out + t * bytes);
-          for (int d = 0; d < 3; ++d) r[d] = x[4 * i + d];
-        });
-    long offset = 3 * sizeof(double);
-    for (const Field& f : fields_) {
-      if (!f.spec.travels) continue;
-      if (f.spec.type == FieldType::Real) {
-        pack_field(f.real.data(), f.spec.components, index, m, out, offset);
-      } else {
-        pack_field(f.integer.data(), f.spec.components, index, m, out, offset);
-      }
-      offset += 8 * f.spec.components;
-    }
-    exec_.synchronize();
-  }
-
-  // Components of records t < m (in `in`, at byte `offset` of each; -1:
-  // zeros) into owned particles first + t of a field.
-  template <class T>
-  void unpack_field(T* a, long components, long first, long m, const unsigned char* in,
-                    long offset) {
-    const long cap = capacity_, bytes = static_cast<long>(layout_.bytes);
-    exec_.for_each(
-        m, MPSFW_LAMBDA(long t) {
-          for (long c = 0; c < components; ++c) {
-            a[c * cap + first + t] =
-                offset < 0 ? T(0) : reinterpret_cast<const T*>(in + t * bytes + offset)[c];
+          unsigned char* r = out + t * bytes;
+          memcpy(r, x + 4 * i, 3 * sizeof(double));
+          for (int c = 0; c < words.count; ++c) {
+            if (words.record_word[c] >= 0) memcpy(r + 8 * words.record_word[c], w + c * cap + i, 8);
           }
-        });
-  }
-  // A field of owned particles index[t] (t without an index) into records
-  // t < m of `out`, at byte `offset` of each.
-  template <class T>
-  void pack_field(const T* a, long components, const long* index, long m, unsigned char* out,
-                  long offset) const {
-    const long cap = capacity_, bytes = static_cast<long>(layout_.bytes);
-    exec_.for_each(
-        m, MPSFW_LAMBDA(long t) {
-          const long i = index != nullptr ? index[t] : t;
-          T* r = reinterpret_cast<T*>(out + t * bytes + offset);
-          for (long c = 0; c < components; ++c) r[c] = a[c * cap + i];
         });
   }
 
@@ -698,25 +673,14 @@ class ParticleArrays : public Base {
     ghost_slots_for(n, 0);
     if (n <= capacity_) return;
     const long cap = n + n / 4 + 16;
-    for (Field& f : fields_) {
-      if (f.spec.type == FieldType::Real) {
-        regrow(&f.real, f.spec.components, cap);
-        f.real_spare = Array<double>(kSpace, static_cast<size_t>(f.spec.components * cap));
-      } else {
-        regrow(&f.integer, f.spec.components, cap);
-        f.integer_spare = Array<std::int64_t>(kSpace, static_cast<size_t>(f.spec.components * cap));
-      }
+    Array<std::uint64_t> grown(kSpace, static_cast<size_t>(words_.count * cap));
+    for (long c = 0; c < words_.count && owned_ > 0; ++c) {
+      memory::copy(grown.data() + c * cap, kSpace, words_data_.data() + c * capacity_, kSpace,
+                   static_cast<size_t>(owned_) * sizeof(std::uint64_t));
     }
+    words_data_.swap(grown);
+    words_spare_ = Array<std::uint64_t>(kSpace, static_cast<size_t>(words_.count * cap));
     capacity_ = cap;
-  }
-  template <class T>
-  void regrow(Array<T>* a, long components, long cap) {
-    Array<T> grown(kSpace, static_cast<size_t>(components * cap));
-    for (long c = 0; c < components && owned_ > 0; ++c) {
-      memory::copy(grown.data() + c * cap, kSpace, a->data() + c * capacity_, kSpace,
-                   static_cast<size_t>(owned_) * sizeof(T));
-    }
-    a->swap(grown);
   }
 
   // Makes ghost slots 0 .. count - 1 exist.
@@ -747,6 +711,10 @@ class ParticleArrays : public Base {
  private:
   Exec exec_;
   std::vector<Field> fields_;
+  Words words_;
+  // Every field's components, 8 bytes each, component-major: component c of
+  // owned particle i at c * capacity_ + i; the spare that moves gather into.
+  Array<std::uint64_t> words_data_, words_spare_;
   RecordLayout layout_;
   long owned_ = 0, ghosts_ = 0, capacity_ = 0;
   Array<double> x_;  // 4 per particle, owned then ghosts
