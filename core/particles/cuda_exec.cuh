@@ -67,18 +67,16 @@ class CudaExec {
     return reduced(v, n, false, 0.0);
   }
 
-  template <class F>
-  long exclusive_scan(long n, const F& f, long* out) const {
-    if (n <= 0) return 0;
+  template <class F, class Use>
+  void scan(long n, const F& f, const Use& use) const {
+    if (n <= 0) return;
     long* in = values<long>(n);
+    long* out = scanned(n);
     for_each(n, [=] __device__(long i) { in[i] = f(i); });
     std::size_t bytes = 0;
     MPSFW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n));
     MPSFW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp(bytes), bytes, in, out, n));
-    long last[2] = {0, 0};
-    MPSFW_CUDA_CHECK(cudaMemcpy(&last[0], in + n - 1, sizeof(long), cudaMemcpyDeviceToHost));
-    MPSFW_CUDA_CHECK(cudaMemcpy(&last[1], out + n - 1, sizeof(long), cudaMemcpyDeviceToHost));
-    return last[0] + last[1];
+    for_each(n, [=] __device__(long i) { use(i, out[i]); });
   }
 
   // CUB's radix sort is stable; each key's start by binary search.
@@ -137,6 +135,9 @@ class CudaExec {
   T* values(long n) const {
     return static_cast<T*>(grown(&values_, static_cast<std::size_t>(n) * sizeof(T)));
   }
+  long* scanned(long n) const {
+    return static_cast<long*>(grown(&scanned_, static_cast<std::size_t>(n) * sizeof(long)));
+  }
   int* sorted_keys(long n) const {
     return static_cast<int*>(grown(&keys_, static_cast<std::size_t>(n) * sizeof(int)));
   }
@@ -145,7 +146,7 @@ class CudaExec {
     return a->data();
   }
 
-  mutable Array<char> temp_, values_, keys_;
+  mutable Array<char> temp_, values_, scanned_, keys_;
   mutable Array<char> result_{Backend::Cuda, 16};
 };
 

@@ -46,15 +46,14 @@ class HostExec {
     return total;
   }
 
-  template <class F>
-  long exclusive_scan(long n, const F& f, long* out) const {
-    long sum = 0;
+  template <class F, class Use>
+  void scan(long n, const F& f, const Use& use) const {
+    long before = 0;
     for (long i = 0; i < n; ++i) {
       const long v = f(i);
-      out[i] = sum;
-      sum += v;
+      use(i, before);
+      before += v;
     }
-    return sum;
   }
 
   // A stable counting sort: keys in [0, keys).

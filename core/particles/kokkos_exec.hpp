@@ -71,19 +71,15 @@ class KokkosExec {
     return total;
   }
 
-  template <class F>
-  long exclusive_scan(long n, const F& f, long* out) const {
-    long total = 0;
-    if (n <= 0) return total;
-    Kokkos::parallel_scan(
-        "mpsfw::particles::exclusive_scan", range(n),
-        MPSFW_LAMBDA(long i, long& before, bool final) {
+  template <class F, class Use>
+  void scan(long n, const F& f, const Use& use) const {
+    if (n <= 0) return;
+    Kokkos::parallel_scan(  // no total: no wait for the device
+        "mpsfw::particles::scan", range(n), MPSFW_LAMBDA(long i, long& before, bool final) {
           const long v = f(i);
-          if (final) out[i] = before;
+          if (final) use(i, before);
           before += v;
-        },
-        total);
-    return total;
+        });
   }
 
   // A counting sort: each key's count by atomics, their starts by a scan,
@@ -97,13 +93,9 @@ class KokkosExec {
         keys + 1L, MPSFW_LAMBDA(long k) { fill[k] = 0; });
     for_each(
         n, MPSFW_LAMBDA(long i) { Kokkos::atomic_fetch_add(&fill[key[i]], 1L); });
-    Kokkos::parallel_scan(  // no total: no wait for the device
-        "mpsfw::particles::key_starts", range(keys + 1L),
-        MPSFW_LAMBDA(long k, long& before, bool final) {
-          const long v = fill[k];
-          if (final) start[k] = before;
-          before += v;
-        });
+    scan(
+        keys + 1L, MPSFW_LAMBDA(long k) { return fill[k]; },
+        MPSFW_LAMBDA(long k, long before) { start[k] = before; });
     for_each(
         keys + 1L, MPSFW_LAMBDA(long k) { fill[k] = start[k]; });
     for_each(

@@ -8,8 +8,8 @@
 //   count(n, f), max_of(n, f)      the sum of integer f(i), the largest double
 //   sum(n, f)                      the sum of double f(i), in an order fixed
 //                                  for n (the same bits run after run)
-//   exclusive_scan(n, f, out)      out[i] = the sum of integer f(j), j < i;
-//                                  returns the total
+//   scan(n, f, use)                use(i, before) for every i < n, before
+//                                  the sum of integer f(j), j < i
 //   sort_by_key(key, n, keys, order, start)  stable, keys in [0, keys)
 //   list_neighbours(build)         neighbour lists (neighbour_rows.hpp says
 //                                  which: the order is the same everywhere)
@@ -173,32 +173,34 @@ class ParticleArrays : public Base {
     clear_ghosts();
     const long n = owned_;
     if (n == 0) return;
-    scratch(&index_, n);
     const double* x = x_.data();
     const double l0 = lo[0], l1 = lo[1], l2 = lo[2], h0 = hi[0], h1 = hi[1], h2 = hi[2];
-    long* at = index_.data();  // how many leave before particle i
-    const long gone = exec_.exclusive_scan(
-        n,
-        MPSFW_LAMBDA(long i) {
-          const double* c = x + 4 * i;
-          return c[0] < l0 || c[0] >= h0 || c[1] < l1 || c[1] >= h1 || c[2] < l2 || c[2] >= h2 ? 1L
-                                                                                               : 0L;
-        },
-        at);
-    if (gone == 0) return;
-    // The leaving ones' indices in order, and where each staying one comes from.
-    scratch(&order_, gone);
-    scratch(&flag_, n - gone);
+    const auto leaves = MPSFW_LAMBDA(long i) {
+      const double* c = x + 4 * i;
+      return c[0] < l0 || c[0] >= h0 || c[1] < l1 || c[1] >= h1 || c[2] < l2 || c[2] >= h2 ? 1L
+                                                                                           : 0L;
+    };
+    // The leaving ones' indices in order, where each staying one comes from,
+    // and how many leave.
+    scratch(&order_, n);
+    scratch(&flag_, n);
+    scratch(&tally_, 1);
     long* leaving_index = order_.data();
     long* from = flag_.data();
-    exec_.for_each(
-        n, MPSFW_LAMBDA(long i) {
-          if ((i + 1 < n ? at[i + 1] : gone) != at[i]) {
-            leaving_index[at[i]] = i;
+    long* tally = tally_.data();
+    exec_.scan(
+        n, leaves, MPSFW_LAMBDA(long i, long before) {
+          const long goes = leaves(i);
+          if (goes != 0) {
+            leaving_index[before] = i;
           } else {
-            from[i - at[i]] = i;
+            from[i - before] = i;
           }
+          if (i == n - 1) tally[0] = before + goes;
         });
+    long gone = 0;
+    memory::copy(&gone, Backend::Host, tally, kSpace, sizeof(long));
+    if (gone == 0) return;
     const std::size_t bytes = static_cast<size_t>(gone) * layout_.bytes;
     scratch(&records_, static_cast<long>(bytes));
     pack_records(leaving_index, gone, records_.data());
@@ -280,7 +282,6 @@ class ParticleArrays : public Base {
     }
     const long n = owned_;
     scratch(&flag_, n);
-    scratch(&index_, n);
     long* mask = flag_.data();
     const double* x = x_.data();
     const GhostBands b = bands;
@@ -290,38 +291,38 @@ class ParticleArrays : public Base {
           mask[i] = static_cast<long>(ghost_list_mask(c[0], c[1], c[2], b));
         });
     // The particles near a face, in order; then each list's, list after list,
-    // from one scan over (list, near particle).
-    long* at = index_.data();
-    const long near_count = exec_.exclusive_scan(
-        n, MPSFW_LAMBDA(long i) { return mask[i] != 0 ? 1L : 0L; }, at);
-    scratch(&order_, near_count);
+    // from one scan over (list, near particle), with where each list starts
+    // and (tally[kGhostLists]) all lists' entries.
+    scratch(&order_, n);
+    scratch(&tally_, kGhostLists + 1);
     long* near = order_.data();
-    exec_.for_each(
-        n, MPSFW_LAMBDA(long i) {
-          if (mask[i] != 0) near[at[i]] = i;
+    long* tally = tally_.data();
+    const auto is_near = MPSFW_LAMBDA(long i) { return mask[i] != 0 ? 1L : 0L; };
+    exec_.scan(
+        n, is_near, MPSFW_LAMBDA(long i, long before) {
+          if (is_near(i) != 0) near[before] = i;
+          if (i == n - 1) tally[0] = before + is_near(i);
         });
+    long near_count = 0;
+    if (n > 0) memory::copy(&near_count, Backend::Host, tally, kSpace, sizeof(long));
     const long entries = kGhostLists * near_count;
     const auto in_list = MPSFW_LAMBDA(long e) {
       return (mask[near[e % near_count]] >> (e / near_count)) & 1;
     };
-    scratch(&entry_at_, entries);
-    long* entry_at = entry_at_.data();
-    const long total = exec_.exclusive_scan(entries, in_list, entry_at);
-    sends_.reserve_for(total);
-    long* send = sends_.data();
-    exec_.for_each(
-        entries, MPSFW_LAMBDA(long e) {
-          if (in_list(e) != 0) send[entry_at[e]] = near[e % near_count];
-        });
-    // Where each list begins: the scan at its first entry, in one copy.
     std::vector<long> starts(kGhostLists + 1, 0L);
-    if (near_count > 0) {
-      scratch(&list_start_, kGhostLists);
-      long* list_start = list_start_.data();
-      exec_.for_each(
-          kGhostLists, MPSFW_LAMBDA(long list) { list_start[list] = entry_at[list * near_count]; });
-      memory::copy(starts.data(), Backend::Host, list_start, kSpace, kGhostLists * sizeof(long));
-      starts[kGhostLists] = total;
+    // Entries past the room are counted, not stored: then once more, with room.
+    for (long room = sends_.size(); entries > 0; room = sends_.size()) {
+      long* send = sends_.data();
+      exec_.scan(
+          entries, in_list, MPSFW_LAMBDA(long e, long before) {
+            const long taken = in_list(e);
+            if (taken != 0 && before < room) send[before] = near[e % near_count];
+            if (e % near_count == 0) tally[e / near_count] = before;
+            if (e == entries - 1) tally[kGhostLists] = before + taken;
+          });
+      memory::copy(starts.data(), Backend::Host, tally, kSpace, starts.size() * sizeof(long));
+      if (starts[kGhostLists] <= room) break;
+      sends_.reserve_for(starts[kGhostLists]);
     }
     for (int list = 0; list <= kGhostLists; ++list) send_start_[list] = starts[list];
     for (int list = 0; list < kGhostLists; ++list)
@@ -582,6 +583,7 @@ class ParticleArrays : public Base {
     }
     T* data() { return a_.data(); }
     const T* data() const { return a_.data(); }
+    long size() const { return static_cast<long>(a_.size()); }
 
    private:
     Array<T> a_;
@@ -721,7 +723,7 @@ class ParticleArrays : public Base {
   long generation_ = 0;
   Scratch<double> x_spare_;
   // Scans, sorts and their results.
-  Scratch<long> flag_, index_, order_, start_, entry_at_, list_start_;
+  Scratch<long> flag_, order_, start_, tally_;
   Scratch<int> key_;
   Scratch<unsigned char> records_;  // migrating particles' records
   // The ghost plan: the 26 send lists' particles back to back, where each
