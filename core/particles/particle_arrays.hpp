@@ -306,8 +306,16 @@ class ParticleArrays : public Base {
     long near_count = 0;
     if (n > 0) memory::copy(&near_count, Backend::Host, tally, kSpace, sizeof(long));
     const long entries = kGhostLists * near_count;
+    if (entries > INT_MAX) {
+      throw Error("particles: " + std::to_string(near_count) +
+                  " particles near the faces are more than one rank can list");
+    }
+    // Entry e is near particle e % m of list e / m (in 32 bits: a GPU divides
+    // 64-bit integers slowly).
+    const int m = static_cast<int>(near_count);
+    const auto near_of = MPSFW_LAMBDA(long e) { return near[static_cast<int>(e) % m]; };
     const auto in_list = MPSFW_LAMBDA(long e) {
-      return (mask[near[e % near_count]] >> (e / near_count)) & 1;
+      return (mask[near_of(e)] >> (static_cast<int>(e) / m)) & 1;
     };
     std::vector<long> starts(kGhostLists + 1, 0L);
     // Entries past the room are counted, not stored: then once more, with room.
@@ -316,8 +324,8 @@ class ParticleArrays : public Base {
       exec_.scan(
           entries, in_list, MPSFW_LAMBDA(long e, long before) {
             const long taken = in_list(e);
-            if (taken != 0 && before < room) send[before] = near[e % near_count];
-            if (e % near_count == 0) tally[e / near_count] = before;
+            if (taken != 0 && before < room) send[before] = near_of(e);
+            if (static_cast<int>(e) % m == 0) tally[static_cast<int>(e) / m] = before;
             if (e == entries - 1) tally[kGhostLists] = before + taken;
           });
       memory::copy(starts.data(), Backend::Host, tally, kSpace, starts.size() * sizeof(long));
