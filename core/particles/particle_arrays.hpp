@@ -281,27 +281,29 @@ class ParticleArrays : public Base {
       for (int d = 0; d < 3; ++d) send_shift_[list][d] = bands.shift[list][d];
     }
     const long n = owned_;
-    scratch(&flag_, n);
-    long* mask = flag_.data();
-    const double* x = x_.data();
-    const GhostBands b = bands;
-    exec_.for_each(
-        n, MPSFW_LAMBDA(long i) {
-          const double* c = x + 4 * i;
-          mask[i] = static_cast<long>(ghost_list_mask(c[0], c[1], c[2], b));
-        });
-    // The particles near a face, in order; then each list's, list after list,
-    // from one scan over (list, near particle), with where each list starts
-    // and (tally[kGhostLists]) all lists' entries.
+    // Each particle's lists and the particles near a face (in some list), in
+    // order; then each list's, list after list, from one scan over (list,
+    // near particle), with where each list starts and (tally[kGhostLists])
+    // all lists' entries.
+    scratch(&mask_, n);
     scratch(&order_, n);
     scratch(&tally_, kGhostLists + 1);
+    std::uint32_t* mask = mask_.data();
     long* near = order_.data();
     long* tally = tally_.data();
-    const auto is_near = MPSFW_LAMBDA(long i) { return mask[i] != 0 ? 1L : 0L; };
+    const double* x = x_.data();
+    const GhostBands b = bands;
+    const auto lists_of = MPSFW_LAMBDA(long i) {
+      const double* c = x + 4 * i;
+      return ghost_list_mask(c[0], c[1], c[2], b);
+    };
     exec_.scan(
-        n, is_near, MPSFW_LAMBDA(long i, long before) {
-          if (is_near(i) != 0) near[before] = i;
-          if (i == n - 1) tally[0] = before + is_near(i);
+        n, MPSFW_LAMBDA(long i) { return lists_of(i) != 0 ? 1L : 0L; },
+        MPSFW_LAMBDA(long i, long before) {
+          const std::uint32_t lists = lists_of(i);
+          mask[i] = lists;
+          if (lists != 0) near[before] = i;
+          if (i == n - 1) tally[0] = before + (lists != 0 ? 1 : 0);
         });
     long near_count = 0;
     if (n > 0) memory::copy(&near_count, Backend::Host, tally, kSpace, sizeof(long));
@@ -733,6 +735,7 @@ class ParticleArrays : public Base {
   // Scans, sorts and their results.
   Scratch<long> flag_, order_, start_, tally_;
   Scratch<int> key_;
+  Scratch<std::uint32_t> mask_;     // each owned particle's ghost lists
   Scratch<unsigned char> records_;  // migrating particles' records
   // The ghost plan: the 26 send lists' particles back to back, where each
   // list begins, and what is added to the positions it sends.
