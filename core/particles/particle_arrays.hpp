@@ -25,8 +25,8 @@
 // stable, send lists and neighbour lists follow store order — so a
 // workload's sums over neighbours come out bit for bit.
 //
-// `Base` is ParticleStore or a workload's store interface derived from it
-// (MD's MdStore), whose particle part this implements.
+// `Base` is ListedParticleStore or a workload's store interface derived from
+// it (MD's MdStore), whose particle part this implements.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -96,7 +96,7 @@ MPSFW_HD int cell_of(const double* x, const CellGrid& g) {
 
 }  // namespace particle_ops
 
-template <class Exec, class Base = ParticleStore>
+template <class Exec, class Base = ListedParticleStore>
 class ParticleArrays : public Base {
  public:
   static constexpr Backend kSpace = Exec::kSpace;
@@ -263,7 +263,7 @@ class ParticleArrays : public Base {
 
   // Reorders the owned particles by link cell of `grid` (x fastest, stable),
   // so that particles near in space are near in memory. Drops all ghosts.
-  void sort_by_cell(const CellGrid& grid) {
+  void sort_by_cell(const CellGrid& grid) override {
     clear_ghosts();
     const long n = owned_;
     if (n == 0) return;
@@ -457,7 +457,7 @@ class ParticleArrays : public Base {
   // 27 cells around it z, y slowest and the three along x as one range;
   // particles outside the grid count in its edge cells. Remembers the owned
   // positions for max_displacement.
-  void build_neighbors(const CellGrid& grid, double reach) {
+  void build_neighbors(const CellGrid& grid, double reach) override {
     const long n = owned_ + ghosts_;
     bin(grid, n);
     if (n > INT_MAX) {
@@ -530,7 +530,7 @@ class ParticleArrays : public Base {
   }
   // The largest distance an owned particle moved since build_neighbors
   // (HUGE_VAL without one since the last change).
-  double max_displacement() const {
+  double max_displacement() const override {
     if (built_owned_ != owned_ || built_ < 0) return HUGE_VAL;
     const double* x = x_.data();
     const double* b = built_x_.data();

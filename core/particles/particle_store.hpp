@@ -13,6 +13,7 @@
 #include "core/backend.hpp"
 #include "core/comm/step_handshake.hpp"
 #include "ghost_lists.hpp"
+#include "link_cells.hpp"
 
 namespace mpsfw {
 
@@ -140,6 +141,25 @@ class ParticleStore {
   }
   // Waits until the store's device work is done (nothing to wait for on the host).
   virtual void synchronize() = 0;
+};
+
+// A ParticleStore that keeps neighbour lists with a skin (ParticleArrays,
+// MD's stores): what a rebuild and the displacement check ask of it
+// (neighbour_schedule.hpp).
+class ListedParticleStore : public ParticleStore {
+ public:
+  // Reorders the owned particles by link cell of `grid` (x fastest, stable),
+  // so that particles near in space are near in memory. Drops all ghosts.
+  virtual void sort_by_cell(const CellGrid& grid) = 0;
+  // Bins all particles (owned and ghosts) into the link cells of `grid` and
+  // lists for every owned particle the others within `reach`; particles
+  // outside the grid count in its edge cells. Remembers the owned positions
+  // for max_displacement.
+  virtual void build_neighbors(const CellGrid& grid, double reach) = 0;
+  // The largest distance an owned particle moved since build_neighbors
+  // (HUGE_VAL without one since particles were added or removed; NaN
+  // positions count as HUGE_VAL).
+  virtual double max_displacement() const = 0;
 };
 
 }  // namespace mpsfw

@@ -21,6 +21,7 @@ BrownianSolver::BrownianSolver(const BrownianConfig& config, const mpsfw::Params
                 mpsfw::device_location(device),
                 device.memory == mpsfw::Backend::Cuda ? &mpsfw::cuda_ipc_memory() : nullptr,
                 cuda_aware_mpi, {"brownian", "particle", "particles"}),
+      lists_({reach(config), config.skin, 0}, timers_),
       step_(config.start_step) {
   std::string error;
   try {
@@ -33,11 +34,11 @@ BrownianSolver::BrownianSolver(const BrownianConfig& config, const mpsfw::Params
   const long mine = store_->owned();
   MPSFW_MPI_CHECK(MPI_Allreduce(&mine, &total_, 1, MPI_LONG, MPI_SUM, decomposition_.comm()));
   // The first lists and forces are set-up, not a step: untimed.
-  rebuild(step_);
+  lists_.rebuild(exchange_, *store_, step_);
   store_->compute_forces(config_.physics);
   exchange_.set_peer_wait({config_.peer_wait_seconds, step_});
   timers_ = mpsfw::PhaseTimers();
-  rebuilds_ = 0;
+  lists_.reset_rebuilds();
 }
 
 BrownianSolver::~BrownianSolver() = default;
@@ -65,47 +66,12 @@ mpsfw::LoopSetup BrownianSolver::loop_setup() {
   return {&config_, config_.diag_every, "diagnostics", params_, decomposition_.comm(), &timers_};
 }
 
-void BrownianSolver::rebuild(long step) {
-  const mpsfw::CellGrid grid = exchange_.cell_grid();
-  {
-    mpsfw::PhaseTimers::Scope t(timers_, "migrate");
-    exchange_.migrate(*store_, step);
-    store_->sort_by_cell(grid);
-  }
-  {
-    mpsfw::PhaseTimers::Scope t(timers_, "ghost exchange");
-    exchange_.exchange_ghosts(*store_);
-  }
-  mpsfw::PhaseTimers::Scope t(timers_, "neighbour build");
-  store_->build_neighbors(grid, reach(config_));
-  ++rebuilds_;
-}
-
-// A pair within sigma now was within sigma + skin at the build as long as
-// neither particle moved more than skin/2 (NaN: rebuild, and let the guard see it).
-bool BrownianSolver::lists_stale() {
-  const double moved = store_->max_displacement();
-  double farthest = 0;
-  MPSFW_MPI_CHECK(MPI_Allreduce(&moved, &farthest, 1, MPI_DOUBLE, MPI_MAX, decomposition_.comm()));
-  return !(farthest <= 0.5 * config_.skin);
-}
-
 void BrownianSolver::advance() {
   {
     mpsfw::PhaseTimers::Scope t(timers_, "move");
     store_->move(config_.physics, step_ + 1);  // the step being made
   }
-  bool stale;
-  {
-    mpsfw::PhaseTimers::Scope t(timers_, "neighbour check");
-    stale = lists_stale();
-  }
-  if (stale) {
-    rebuild(step_ + 1);
-  } else {
-    mpsfw::PhaseTimers::Scope t(timers_, "ghost update");
-    exchange_.update_ghosts(*store_);
-  }
+  lists_.follow_move(exchange_, *store_, step_ + 1, decomposition_.comm());
   {
     mpsfw::PhaseTimers::Scope t(timers_, "force");
     store_->compute_forces(config_.physics);

@@ -2,13 +2,13 @@
 // The Brownian example's state and step, on mpsfw's time loop
 // (mpsfw::run_time_loop: cadence, stop signals, checkpoints, output). A step:
 //   move every owned particle (forces of the last step, noise of this one)
-//   -> lists stale (some particle moved skin/2 since the build, on any rank)?
-//        rebuild: migrate -> sort by cell -> exchange ghosts -> build lists
-//      else: update the ghosts' positions
+//   -> the lists' upkeep (mpsfw::NeighbourSchedule: a rebuild when some
+//      particle moved skin/2 since the build, else the ghosts' update)
 //   -> forces from the lists.
 // Diagnostics are the mean potential energy per particle and max |F|. A
 // trajectory frame and a checkpoint hold positions and ids. Communication,
-// migration and lists are mpsfw's (ParticleExchange, ParticleArrays);
+// migration and lists are mpsfw's (ParticleExchange, ParticleArrays,
+// NeighbourSchedule);
 // physics brownian_physics.hpp's; this file orders a step's phases.
 #include <mpi.h>
 
@@ -17,6 +17,7 @@
 #include <mpsfw/core/decomposition.hpp>
 #include <mpsfw/core/device.hpp>
 #include <mpsfw/core/params.hpp>
+#include <mpsfw/core/particles/neighbour_schedule.hpp>
 #include <mpsfw/core/particles/particle_exchange.hpp>
 #include <mpsfw/core/particles/particle_trajectory.hpp>
 #include <mpsfw/core/particles/subdomain.hpp>
@@ -68,13 +69,11 @@ class BrownianSolver final : public mpsfw::Steppable {
   const mpsfw::PhaseTimers& timers() const { return timers_; }
   const std::vector<Diagnostics>& diagnostics() const { return diagnostics_; }
   long total_particles() const { return total_; }
-  long rebuilds() const { return rebuilds_; }
+  long rebuilds() const { return lists_.rebuilds(); }
   std::string ghost_path() const { return exchange_.ghost_path(); }
 
  private:
   void place_particles();
-  void rebuild(long step);
-  bool lists_stale();
   Diagnostics measure() const;  // collective
   // This rank's particles as records, folded into the box.
   mpsfw::ParticleRecords records() const;
@@ -89,8 +88,9 @@ class BrownianSolver final : public mpsfw::Steppable {
   std::unique_ptr<BrownianStore> store_;
   std::unique_ptr<mpsfw::ParticleTrajectory> trajectory_;
   mpsfw::PhaseTimers timers_;
+  mpsfw::NeighbourSchedule lists_;
   std::vector<Diagnostics> diagnostics_;
-  long step_ = 0, total_ = 0, rebuilds_ = 0;
+  long step_ = 0, total_ = 0;
 };
 
 }  // namespace brownian

@@ -1,8 +1,9 @@
 #pragma once
 // A rank's particles for the Brownian example: mpsfw's particle store (what
-// migration and ghosts need) plus the few things the example asks of them —
-// the lists' upkeep, which the framework's arrays implement, and its own
-// physics over them (brownian_arrays.hpp), in host or device memory.
+// migration, ghosts and the lists' upkeep need) plus the few things the
+// example asks of them — records in and out, which the framework's arrays
+// implement, and its own physics over them (brownian_arrays.hpp), in host or
+// device memory.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -34,14 +35,11 @@ struct LocalSums {
   long not_finite = 0;   // owned particles with a coordinate that is not finite
 };
 
-class BrownianStore : public mpsfw::ParticleStore {
+class BrownianStore : public mpsfw::ListedParticleStore {
  public:
   // The framework's (ParticleArrays).
   virtual void assign_records(const mpsfw::ParticleRecords& records) = 0;
   virtual mpsfw::ParticleRecords download_records() const = 0;
-  virtual void sort_by_cell(const mpsfw::CellGrid& grid) = 0;
-  virtual void build_neighbors(const mpsfw::CellGrid& grid, double reach) = 0;
-  virtual double max_displacement() const = 0;
   // The example's: F of every owned particle from its list (ghosts current);
   // every owned particle moved one step (`step`: the step being made, the
   // noise's counter); the diagnostics' sums.

@@ -1,9 +1,7 @@
 #include "md_solver.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <thread>
 
 #include "core/checkpoint.hpp"
 #include "core/collective.hpp"
@@ -17,23 +15,6 @@
 #include "md_resume_input.hpp"
 
 namespace mpsfw::md {
-namespace {
-
-// Completes `request`, giving the core away between polls.
-void wait_yielding(MPI_Request& request) {
-  for (int polls = 0;; ++polls) {
-    int done = 0;
-    MPSFW_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
-    if (done) return;
-    if (polls < 100) {
-      std::this_thread::yield();
-    } else {
-      std::this_thread::sleep_for(std::chrono::microseconds(20));
-    }
-  }
-}
-
-}  // namespace
 
 MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& device,
                    bool cuda_aware_mpi)
@@ -44,10 +25,14 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
             device_location(device), device.memory == Backend::Cuda ? &cuda_ipc_memory() : nullptr,
             cuda_aware_mpi, {"MD", "atom", "atoms"}),
       backend_(device.backend),
-      // Only where atoms live on a GPU: host ranks on a crowded node ran 6 %
-      // slower with sleeping waits (docs/performance.md, issue 18).
-      sleep_waits_(device.crowded && device.memory == Backend::Cuda),
+      lists_({ghost_width(config), config.skin, config.rebuild_every}, timers_),
       step_(config.start_step) {
+  // The node's ranks outnumber its cores and the atoms are on a GPU: the
+  // waits for the GPU and the per-step all-reduce sleep. Only there: host
+  // ranks on a crowded node ran 6 % slower with sleeping waits
+  // (docs/performance.md, issue 18).
+  const bool sleep_waits = device.crowded && device.memory == Backend::Cuda;
+  lists_.sleep_while_waiting(sleep_waits);
   // Errors on one rank (a bad dataset, out of device memory) stop every rank
   // together; the caller reports the agreed message once.
   std::string error;
@@ -55,7 +40,7 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   long atoms_in_box = 0;
   try {
     store_ = make_md_store(device.backend);
-    store_->sleep_while_waiting(sleep_waits_);
+    store_->sleep_while_waiting(sleep_waits);
     atoms_in_box = config_.initial == Initial::Dataset ? dataset_atom_count(config_.input_file)
                                                        : fcc_atom_count(config_);
   } catch (const std::exception& e) {
@@ -89,12 +74,12 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   if (exact) {
     resume_lists(*exact);
   } else {
-    rebuild(step_);
+    lists_.rebuild(comm_, *store_, step_);
   }
   store_->compute_forces(config_.lj);
   comm_.set_peer_wait({config_.peer_wait_seconds, step_});
   timers_ = PhaseTimers();
-  rebuilds_ = 0;
+  lists_.reset_rebuilds();
 }
 
 void MdSolver::preflight(const DeviceBinding& device, long atoms_in_box) const {
@@ -139,7 +124,7 @@ void MdSolver::resume_lists(const MdResumeState& state) {
   store_->build_neighbors(comm_.cell_grid(), ghost_width(config_));
   store_->restore_positions(state.positions, state.moved);
   comm_.update_ghosts(*store_);
-  steps_on_lists_ = state.steps_on_lists;
+  lists_.set_steps_on_lists(state.steps_on_lists);
 }
 
 MdSolver::~MdSolver() = default;
@@ -154,7 +139,7 @@ void MdSolver::write_checkpoint(const std::string& path) {
   mine.atoms = store_->download();
   mine.build_positions = store_->download_build_positions();
   mine.moved = store_->max_displacement();
-  mine.steps_on_lists = steps_on_lists_;
+  mine.steps_on_lists = lists_.steps_on_lists();
   const MdRankLayout layout = {decomposition_.rank_grid(), to_string(backend_)};
   md::write_checkpoint(path, *params_, config_, step_, time_now(), mine, layout,
                        decomposition_.comm());
@@ -168,61 +153,13 @@ std::vector<AtomRecord> MdSolver::local_atoms() const {
   return atoms;
 }
 
-bool MdSolver::lists_stale() {
-  if (config_.skin == 0 || steps_on_lists_ >= config_.rebuild_every) return true;
-  // A pair within the cutoff now was within cutoff + skin at the build as
-  // long as neither atom moved more than skin/2.
-  const double moved = store_->max_displacement();
-  double farthest = 0;
-  if (!sleep_waits_) {
-    MPSFW_MPI_CHECK(
-        MPI_Allreduce(&moved, &farthest, 1, MPI_DOUBLE, MPI_MAX, decomposition_.comm()));
-  } else {
-    // Ranks outnumber the cores: one that spins in the reduction holds a core
-    // a rank it waits for needs (every step; docs/performance.md, issue 18).
-    MPI_Request request;
-    MPSFW_MPI_CHECK(
-        MPI_Iallreduce(&moved, &farthest, 1, MPI_DOUBLE, MPI_MAX, decomposition_.comm(), &request));
-    wait_yielding(request);
-  }
-  return !(farthest <= 0.5 * config_.skin);  // NaN too
-}
-
-void MdSolver::rebuild(long step) {
-  const CellGrid grid = comm_.cell_grid();
-  {
-    PhaseTimers::Scope t(timers_, "migrate");
-    comm_.migrate(*store_, step);
-    store_->sort_by_cell(grid);
-  }
-  {
-    PhaseTimers::Scope t(timers_, "ghost exchange");
-    comm_.exchange_ghosts(*store_);
-  }
-  PhaseTimers::Scope t(timers_, "neighbour build");
-  store_->build_neighbors(grid, ghost_width(config_));
-  ++rebuilds_;
-  steps_on_lists_ = 0;
-}
-
 void MdSolver::advance() {
   const double dt = config_.dt;
   {
     PhaseTimers::Scope t(timers_, "integrate");
     store_->kick_drift(0.5 * dt, dt, config_.lj);
   }
-  ++steps_on_lists_;
-  bool stale;
-  {
-    PhaseTimers::Scope t(timers_, "neighbour check");
-    stale = lists_stale();
-  }
-  if (stale) {
-    rebuild(step_ + 1);  // the step being made
-  } else {
-    PhaseTimers::Scope t(timers_, "communicate");
-    comm_.update_ghosts(*store_);
-  }
+  lists_.follow_move(comm_, *store_, step_ + 1, decomposition_.comm());  // the step being made
   {
     PhaseTimers::Scope t(timers_, "force");
     store_->compute_forces(config_.lj);

@@ -1,13 +1,14 @@
 #pragma once
 // The MD solver: its atoms and its step (velocity Verlet, NVE; optional
 // velocity rescaling), on core's time loop (core/time_loop.hpp). Each step:
-//   integrate (kick half, drift) -> neighbour check -> communicate (ghost
-//   positions) or, at a rebuild, migrate (and sort) -> ghost exchange ->
-//   neighbour build -> force -> integrate (kick half) -> thermostat; its
-//   diagnostics are the thermo lines, every thermo_every steps.
+//   integrate (kick half, drift) -> neighbour check -> ghost update or, at a
+//   rebuild, migrate (and sort) -> ghost exchange -> neighbour build ->
+//   force -> integrate (kick half) -> thermostat; its diagnostics are the
+//   thermo lines, every thermo_every steps.
 // Neighbour lists reach cutoff + skin and are rebuilt when an atom has moved
 // more than skin/2 since the last build (agreed over all ranks every step,
-// so no pair inside the cutoff is ever missed) or after rebuild_every steps.
+// so no pair inside the cutoff is ever missed) or after rebuild_every steps
+// (core/particles/neighbour_schedule.hpp).
 // Physics: md_physics.hpp; communication: core/particles/particle_exchange; per-atom work: the
 // backend's MdStore.
 #include <mpi.h>
@@ -20,6 +21,7 @@
 #include "core/decomposition.hpp"
 #include "core/device.hpp"
 #include "core/params.hpp"
+#include "core/particles/neighbour_schedule.hpp"
 #include "core/particles/particle_exchange.hpp"
 #include "core/time_loop.hpp"
 #include "core/timers.hpp"
@@ -77,9 +79,9 @@ class MdSolver final : public Steppable {
   std::string ghost_path() const { return comm_.ghost_path(); }
   long local_atom_count() const { return store_->owned(); }
   // Neighbour-list rebuilds during run() (the set-up's first build not counted).
-  long rebuilds() const { return rebuilds_; }
+  long rebuilds() const { return lists_.rebuilds(); }
   // Steps taken on the current neighbour lists.
-  long steps_on_lists() const { return steps_on_lists_; }
+  long steps_on_lists() const { return lists_.steps_on_lists(); }
   // This rank's owned atoms (positions folded into the box) and their forces
   // (tests, output).
   std::vector<AtomRecord> local_atoms() const;
@@ -97,13 +99,8 @@ class MdSolver final : public Steppable {
   void check_motion_finite();
   std::string non_finite_message(const std::string& quantity) const;
   double time_now() const;
-  // Whether the lists must be rebuilt before the next forces (collective).
-  bool lists_stale();
-  // Migration, new ghosts and lists (collective), during `step` (named when
-  // atoms moved too far).
-  void rebuild(long step);
   // Ghosts and lists as the checkpoint's run had them, then its positions
-  // (collective; instead of rebuild() when resuming exactly).
+  // (collective; instead of a rebuild when resuming exactly).
   void resume_lists(const MdResumeState& state);
 
   MdConfig config_;
@@ -113,15 +110,11 @@ class MdSolver final : public Steppable {
   ParticleExchange comm_;
   std::unique_ptr<MdStore> store_;
   Backend backend_;
-  // The node's ranks outnumber its cores and the atoms are on a GPU: the
-  // waits for the GPU and the per-step all-reduce sleep.
-  bool sleep_waits_ = false;
   PhaseTimers timers_;
+  NeighbourSchedule lists_;
   std::vector<Thermo> thermo_;
   long total_atoms_ = 0;
   long step_ = 0;
-  long rebuilds_ = 0;
-  long steps_on_lists_ = 0;  // steps since the last rebuild
   std::unique_ptr<MdTrajectory> trajectory_;
 };
 

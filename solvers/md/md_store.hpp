@@ -29,7 +29,7 @@ struct MotionSums {
   double momentum[3] = {0, 0, 0};
 };
 
-class MdStore : public ParticleStore {
+class MdStore : public ListedParticleStore {
  public:
   // What this store allocates (host memory on the host, device memory on the
   // GPU) at most for `owned` atoms with `ghosts` ghosts and `neighbours` list
@@ -71,17 +71,9 @@ class MdStore : public ParticleStore {
   virtual void take_leaving_atoms(const double lo[3], const double hi[3],
                                   std::vector<AtomRecord>* leaving) = 0;
   virtual void add_owned_atoms(const std::vector<AtomRecord>& atoms) = 0;
-  // Reorders the owned atoms by link cell of `grid` (x fastest), so that
-  // atoms near in space are near in memory. Drops all ghosts.
-  virtual void sort_by_cell(const CellGrid& grid) = 0;
+  // sort_by_cell, build_neighbors and max_displacement: ListedParticleStore's
+  // (the lists reach cutoff + skin).
 
-  // Bins all atoms (owned and ghosts) into the link cells of `grid` and lists
-  // for every owned atom the others within `reach` (cutoff + skin); atoms
-  // outside the grid count in its edge cells. Remembers the owned positions
-  // for max_displacement.
-  virtual void build_neighbors(const CellGrid& grid, double reach) = 0;
-  // The largest distance an owned atom moved since build_neighbors.
-  virtual double max_displacement() const = 0;
   // Whether the store's waits for the device (max_displacement's and the
   // rebuild's) sleep instead of spinning, for ranks that outnumber their
   // node's cores; once on, for the process (nothing to wait for on the host).

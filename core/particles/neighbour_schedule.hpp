@@ -1,0 +1,57 @@
+#pragma once
+// When a particle solver's neighbour lists are rebuilt, and the rebuild, for
+// every particle solver. After the particles moved, the lists are stale once
+// some particle on some rank moved more than half the skin since the last
+// build (a pair within the cutoff now was within cutoff + skin then), after
+// `rebuild_every` steps on them, or at every step without a skin. A rebuild
+// migrates the particles and sorts them by link cell, exchanges ghosts and
+// builds the lists; otherwise the ghosts' positions follow their owners.
+#include <mpi.h>
+
+#include "core/timers.hpp"
+#include "particle_exchange.hpp"
+#include "particle_store.hpp"
+
+namespace mpsfw {
+
+struct ListSettings {
+  double reach = 0;        // cutoff + skin: the lists' reach (and the ghost width)
+  double skin = 0;         // 0: a rebuild at every step
+  long rebuild_every = 0;  // at most this many steps on one build (0: no limit)
+};
+
+class NeighbourSchedule {
+ public:
+  // Phases are timed into `timers` (which outlives this): "migrate" (with
+  // the sort), "ghost exchange", "neighbour build", "neighbour check",
+  // "ghost update".
+  NeighbourSchedule(const ListSettings& settings, PhaseTimers& timers);
+
+  // Collective: the rebuild. `step`: the step being made (migration's errors
+  // name it).
+  void rebuild(ParticleExchange& exchange, ListedParticleStore& store, long step);
+  // Collective, after the particles moved one step (`step`: the step being
+  // made): the rebuild if the lists are stale, else the ghosts' update.
+  // Returns whether it rebuilt.
+  bool follow_move(ParticleExchange& exchange, ListedParticleStore& store, long step,
+                   MPI_Comm comm);
+
+  long rebuilds() const { return rebuilds_; }
+  void reset_rebuilds() { rebuilds_ = 0; }
+  // Steps since the last rebuild (a checkpoint keeps them for an exact resume).
+  long steps_on_lists() const { return steps_on_lists_; }
+  void set_steps_on_lists(long steps) { steps_on_lists_ = steps; }
+  // Ranks outnumber their node's cores: the check's reduction gives the core
+  // away while it waits (one that spins holds a core a rank it waits for needs).
+  void sleep_while_waiting(bool sleep) { sleep_waits_ = sleep; }
+
+ private:
+  bool stale(const ListedParticleStore& store, MPI_Comm comm) const;
+
+  ListSettings settings_;
+  PhaseTimers* timers_;
+  long rebuilds_ = 0, steps_on_lists_ = 0;
+  bool sleep_waits_ = false;
+};
+
+}  // namespace mpsfw
