@@ -194,6 +194,9 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
   const std::string checkpoint = state.loop().checkpoint;
   RunReport report = p.workload->report(*p.params, context, p.warnings);
   add_job_facts(session.world(), session.host(), session.command_text(), &report);
+  const WeakScaling weak = p.workload->weak_scaling();
+  report.weak_scaling_keys = weak.keys;
+  report.weak_scaling_refusal = weak.refusal;
   report.ended = stopped_by != 0 ? "stopped" : "completed";
   report.stop_signal = stopped_by != 0 ? stop_signal_name(stopped_by) : "";
   report.end_step = end_step;

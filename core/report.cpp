@@ -200,6 +200,9 @@ std::string report_json(const RunReport& r) {
   j.end_object();
   j.value("updates_per_second", r.updates_per_second);
   j.value("throughput_unit", r.throughput_unit);
+  j.begin_object("weak_scaling").begin_array("keys");
+  for (const std::string& k : r.weak_scaling_keys) j.element(k);
+  j.end_array().value("refusal", r.weak_scaling_refusal).end_object();
   j.begin_object("phases");
   for (const PhaseStats& p : r.phases) {
     j.begin_object(p.name).value("min", p.min).value("avg", p.avg).value("max", p.max).end_object();

@@ -55,6 +55,9 @@ struct RunReport {
   double updates_per_second = 0;  // cell (or particle) updates per second, whole job
   std::string throughput_unit = "cell-updates/s";  // what updates_per_second counts
   std::string problem;  // e.g. "32000 atoms in a 33.6^3 box"; "" prints the global grid
+  // The keys a weak-scaling study multiplies (Workload::weak_scaling), or why none.
+  std::vector<std::string> weak_scaling_keys;
+  std::string weak_scaling_refusal;
   std::vector<PhaseStats> phases;
   MinAvgMax device_bytes, host_bytes, peak_rss_bytes;  // per rank
   std::vector<ReportParameter> parameters;

@@ -6,6 +6,10 @@
 
 namespace mpsfw {
 
+WeakScaling Workload::weak_scaling() const {
+  return {{}, "this solver names no keys for weak scaling"};
+}
+
 std::vector<std::pair<std::string, std::string>> Workload::output_files() const {
   const RunConfig& run = run_config();
   std::vector<std::pair<std::string, std::string>> files;

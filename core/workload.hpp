@@ -34,6 +34,14 @@ struct RunContext {
   bool cuda_aware_mpi = false;  // MPI takes device pointers
 };
 
+// How a weak-scaling study grows an input: the three integer keys (x, y, z)
+// it multiplies by the rank grid, so that every rank keeps the input's size
+// (heat: heat.nx/ny/nz; md: md.cells_x/y/z); or, with no keys, why not.
+struct WeakScaling {
+  std::vector<std::string> keys;
+  std::string refusal;
+};
+
 class Workload {
  public:
   virtual ~Workload() = default;
@@ -50,6 +58,9 @@ class Workload {
   // message when a job cannot be split).
   virtual Int3 cells_to_split() const = 0;
   virtual std::string split_hint() const { return ""; }
+  // After configure: how a weak-scaling study grows this input (the report's
+  // weak_scaling; scripts/sweep.py and advise read it). By default: no keys.
+  virtual WeakScaling weak_scaling() const;
   // Output files as (path, key that set it), checked before the run starts
   // (creatable, not the input, not one another). Empty paths are skipped. By
   // default run.output_file under its resumed name (resumed_output_path) and

@@ -18,7 +18,8 @@ GPU (1.00: the GPUs scale perfectly).
 Sharing modes: timeslice = --mps off; mps = MPS without caps (--mps-atp 100);
 mps-caps = MPS with the auto cap. Strong scaling keeps the input's problem;
 weak scaling gives every rank the input's problem (heat: its grid as each
-rank's block; md: its FCC cells per rank, so N atoms per rank). Without a GPU
+rank's block; md: its FCC cells per rank, so N atoms per rank; any solver: the
+keys its report's weak_scaling names). Without a GPU
 the MPS modes are skipped (they could only repeat time-slicing's runs), and
 the sweep says so. A point that asked for MPS and did not get it
 (verification failed) is marked in the CSV and drawn hollow, never as MPS. A run that fails is a row marked
@@ -119,8 +120,10 @@ def plot_only(out_dir, baseline=None):
 
 def input_size(args, launcher_cmd):
     """What the input (with the sweep's --set values) asks for, from a zero-step
-    run's report: the solver, the size that weak scaling multiplies (heat: the
-    grid; md: FCC unit cells), the build's revision and the input's hash."""
+    run's report: the solver, the keys weak scaling multiplies (the workload
+    names them in the report's weak_scaling: heat.nx/ny/nz, md.cells_x/y/z, a
+    solver of one's own its own) and their values (else the global grid), the
+    build's revision and the input's hash."""
     report = os.path.join(os.environ.get("TMPDIR", "/tmp"), "mpsfw-sweep-probe-%d.json" % os.getpid())
     sets = [w for s in args.set for w in ("--set", s)]
     cmd = launcher_cmd(1) + [args.solver, args.input] + sets + [
@@ -131,25 +134,23 @@ def input_size(args, launcher_cmd):
     with open(report) as f:
         r = json.load(f)
     os.remove(report)
-    solver = r.get("solver", "heat")
-    if solver == "md":
-        par = r["parameters"]
-        size = [int(par["md.cells_" + a]) for a in "xyz"]
-        if par.get("md.initial") != "fcc" and "weak" in args.scaling.split(","):
-            sys.exit("sweep: weak scaling of an MD input needs md.initial = fcc (it multiplies "
-                     "md.cells_x/y/z); use --scaling strong for %s" % args.input)
+    weak = r.get("weak_scaling", {})
+    keys = weak.get("keys", [])
+    if keys:
+        size = [int(r["parameters"][k]) for k in keys]
     else:
         size = r["global_cells"]
-    return solver, size, r["git_revision"], r["input_fnv1a64"]
+        if "weak" in args.scaling.split(","):
+            sys.exit("sweep: %s cannot be weak-scaled: %s; use --scaling strong" %
+                     (args.input, weak.get("refusal", "its report names no keys to scale")))
+    return r.get("solver", "heat"), keys, size, r["git_revision"], r["input_fnv1a64"]
 
 
 def run_point(args, launcher_cmd, point, report):
     ranks, grid, mode = point["ranks"], point["grid"], point["mode"]
     # The sweep's own values last: they win over the user's --set of the same key.
     sets = [w for s in args.set for w in ("--set", s)]
-    keys = ["md.cells_x", "md.cells_y", "md.cells_z"] if args.solver_kind == "md" else [
-        "heat.nx", "heat.ny", "heat.nz"]
-    for key, value in zip(keys, grid):
+    for key, value in zip(args.weak_keys, grid):
         sets += ["--set", "%s=%d" % (key, value)]
     if point["scaling"] == "weak":
         # The global grid grew by these factors: each rank keeps its block.
@@ -458,7 +459,7 @@ def main():
         # two (host "efficiency" 1.25); mpsfw places its ranks and threads itself.
         launcher_cmd = lambda n: ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(n)]
     os.makedirs(os.path.join(args.out, "runs"), exist_ok=True)
-    args.solver_kind, grid, revision, input_hash = input_size(args, launcher_cmd)
+    args.solver_kind, args.weak_keys, grid, revision, input_hash = input_size(args, launcher_cmd)
     stamp = os.path.join(args.out, "provenance.json")
     mine = {"input": args.input, "input_fnv1a64": input_hash, "git_revision": revision,
             "set": args.set, "gpus": gpus, "device": device}

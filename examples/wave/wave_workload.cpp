@@ -17,6 +17,9 @@ class WaveWorkload final : public mpsfw::Workload {
   }
   const mpsfw::RunConfig& run_config() const override { return config_; }
   mpsfw::Int3 cells_to_split() const override { return config_.cells; }
+  mpsfw::WeakScaling weak_scaling() const override {
+    return {{"wave.nx", "wave.ny", "wave.nz"}, ""};
+  }
   std::string split_hint() const override {
     return "the 4th-order stencil needs a block at least 2 cells thick along each axis where it "
            "has a neighbour";

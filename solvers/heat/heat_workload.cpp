@@ -19,6 +19,7 @@ class HeatWorkload final : public Workload {
   }
   const RunConfig& run_config() const override { return config_; }
   Int3 cells_to_split() const override { return config_.cells; }
+  WeakScaling weak_scaling() const override { return {{"heat.nx", "heat.ny", "heat.nz"}, ""}; }
   void start(const RunContext& context) override {
     solver_ = std::make_unique<HeatSolver>(config_, context.world, context.device,
                                            context.cuda_aware_mpi);

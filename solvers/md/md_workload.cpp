@@ -22,6 +22,14 @@ class MdWorkload final : public Workload {
   std::string split_hint() const override {
     return "an MD rank needs at least one link cell of md.cutoff + md.skin along each dimension";
   }
+  WeakScaling weak_scaling() const override {
+    if (config_.initial != Initial::Fcc) {
+      return {{},
+              "weak scaling multiplies md.cells_x/y/z, which only md.initial = fcc reads "
+              "(a dataset's atoms are what they are)"};
+    }
+    return {{"md.cells_x", "md.cells_y", "md.cells_z"}, ""};
+  }
   void start(const RunContext& context) override {
     solver_ =
         std::make_unique<MdSolver>(config_, context.world, context.device, context.cuda_aware_mpi);

@@ -126,6 +126,16 @@ grep -q '^weak,2,2,timeslice,1,host,2x2x4,' out_md/sweep.csv ||
   fail "MD weak scaling at 2 ranks is not 4x4x8 FCC cells: $(grep '^weak,2' out_md/sweep.csv | cut -d, -f1-7)"
 grep -q '^strong,2,2,timeslice,1,host,2x2x2,' out_md/sweep.csv || fail "MD strong scaling changed the box"
 grep -q "atom-steps/s" out_md/summary.md || fail "MD summary does not speak of atom-steps/s"
+# Which keys weak scaling multiplies is the workload's word (the report's
+# weak_scaling): an MD checkpoint of step 0 (md.initial = dataset) has none,
+# and says why.
+"$solver" md.h5 --backend host --mps off --set run.steps=0 --set run.checkpoint_file=md_ck.h5 >/dev/null 2>&1 ||
+  fail "MD run for a checkpoint failed"
+if run md_ck.h5 --out out_md_ck --scaling weak --modes timeslice > md_ck.log 2>&1; then
+  fail "a weak sweep of an MD dataset input ran"
+fi
+grep -q "cannot be weak-scaled: weak scaling multiplies md.cells_x/y/z, which only md.initial = fcc reads" md_ck.log ||
+  fail "no reason for refusing a weak sweep of an MD dataset input: $(tail -2 md_ck.log)"
 
 # Figures, not only rows: every completed row's throughput is the cells times
 # the steps over its loop time (within rounding), and positive.
