@@ -29,9 +29,10 @@ void write_particle_checkpoint(const std::string& path, const Params& params, lo
 
 // The records of `input`'s /<group> that `domain` owns (domain.contains), in
 // file order, laid out as `layout` with `fields` at their offsets; nullopt
-// when `input` holds no /<group>/positions (a fresh start). Throws InputError
-// naming the file, the dataset and what was expected when a dataset is
-// missing or of another shape.
+// when `input` holds no /<group>/positions (a fresh start). Checked as
+// particle_input.hpp says: InputError naming the file, the dataset and what
+// was expected for a missing dataset, another shape, a value not finite or
+// an id twice.
 std::optional<ParticleRecords> read_particles(const std::string& input, const std::string& group,
                                               const Subdomain& domain, RecordLayout layout,
                                               const std::vector<WrittenField>& fields);

@@ -2,6 +2,10 @@
 // Atoms as they travel between ranks and to and from files.
 #include <cstddef>
 #include <cstdint>
+#include <vector>
+
+#include "core/particles/particle_store.hpp"
+#include "core/particles/particle_trajectory.hpp"
 
 namespace mpsfw::md {
 
@@ -15,5 +19,17 @@ struct AtomRecord {
 };
 static_assert(offsetof(AtomRecord, x) == 0 && sizeof(AtomRecord) % 8 == 0,
               "a particle record starts with its position");
+
+// The layout the particle layer sees, and how files hold an atom's fields
+// beside the positions: velocities, then ids.
+inline RecordLayout atom_layout() {
+  return {sizeof(AtomRecord), static_cast<std::ptrdiff_t>(offsetof(AtomRecord, id))};
+}
+inline const std::vector<WrittenField>& atom_fields() {
+  static const std::vector<WrittenField> fields = {
+      {"velocities", "velocity", 3, false, offsetof(AtomRecord, v)},
+      {"ids", "id", 1, true, offsetof(AtomRecord, id)}};
+  return fields;
+}
 
 }  // namespace mpsfw::md

@@ -35,18 +35,6 @@ struct ResumeRecord {
   std::int64_t rank, slot;
 };
 
-// How MD's records are written: positions, then velocities and ids.
-const std::vector<WrittenField>& atom_fields() {
-  static const std::vector<WrittenField> fields = {
-      {"velocities", "velocity", 3, false, offsetof(AtomRecord, v)},
-      {"ids", "id", 1, true, offsetof(AtomRecord, id)}};
-  return fields;
-}
-
-RecordLayout atom_layout() {
-  return {sizeof(AtomRecord), static_cast<std::ptrdiff_t>(offsetof(AtomRecord, id))};
-}
-
 ParticleRecords records_of(const std::vector<AtomRecord>& atoms) {
   ParticleRecords r(atom_layout());
   r.append(atoms.data(), atoms.size());

@@ -55,9 +55,7 @@ class MdStore : public ListedParticleStore {
   virtual void scale_velocities(double factor) = 0;
 
   // Migration (ParticleStore) in atoms: the records are AtomRecords.
-  RecordLayout record_layout() const override {
-    return {sizeof(AtomRecord), static_cast<std::ptrdiff_t>(offsetof(AtomRecord, id))};
-  }
+  RecordLayout record_layout() const override { return atom_layout(); }
   void take_leaving(const double lo[3], const double hi[3], ParticleRecords* leaving) override {
     std::vector<AtomRecord> atoms;
     take_leaving_atoms(lo, hi, &atoms);
