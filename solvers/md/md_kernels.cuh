@@ -6,9 +6,9 @@
 
 #include "atom_record.hpp"
 #include "core/comm/step_handshake.hpp"
+#include "core/particles/neighbour_walk.hpp"
 #include "md_physics.hpp"
 #include "md_store.hpp"
-#include "core/particles/neighbour_walk.hpp"
 
 namespace mpsfw::md::gpu {
 
