@@ -4,7 +4,8 @@
 # configured with find_package(mpsfw) only, built; its checks (wave_check at
 # 1 and 4 ranks: physics against exact solutions, the whole solver against a
 # one-block reference), then an input written by --write-input run at 1 and
-# at 4 ranks with snapshots of both fields, which must be equal bit for bit.
+# at 4 ranks with snapshots of both fields, which must be equal bit for bit;
+# a stop and resume; scripts/sweep.py over it (weak scaling by its keys).
 #
 #   tests/install/test_wave_example.sh --build DIR --mpiexec PATH [--work DIR]
 here=$(cd "$(dirname "$0")" && pwd)
@@ -76,3 +77,19 @@ for field in u u_prev; do
     head -20 "$WORK/h5diff-resume.log"; fail "$field at step $last: resumed (2 then 3 ranks) differs from one run on 1 rank"; }
 done
 echo "wave example: stopped by SIGUSR1 at step $step, resumed on 3 ranks to $last == 1 rank bit for bit"
+
+# The ranks-per-GPU sweep drives a solver of one's own as it drives heat and
+# MD: the keys weak scaling multiplies are the ones wave's report names
+# (wave.nx/ny/nz), so 2 ranks weak stack two 24x20x16 blocks along z.
+if ! command -v python3 > /dev/null; then
+  echo "wave example: SKIPPED the sweep (no python3 here)"
+  exit 0
+fi
+python3 "$repo/scripts/sweep.py" "$WORK/in.h5" --solver "$WORK/wave/wave_solver" --out "$WORK/sweep" \
+  --gpus 0 --ranks-per-gpu 1,2 --repeats 1 --modes timeslice --set run.output_every=0 \
+  > "$WORK/sweep.log" 2>&1 || { tail -20 "$WORK/sweep.log"; fail "scripts/sweep.py over wave_solver"; }
+grep -q '^weak,2,2,timeslice,1,host,24x20x32,' "$WORK/sweep/sweep.csv" ||
+  { cat "$WORK/sweep/sweep.csv"; fail "weak scaling of wave at 2 ranks is not 24x20x32 cells"; }
+grep -q '^strong,2,2,timeslice,1,host,24x20x16,' "$WORK/sweep/sweep.csv" ||
+  { cat "$WORK/sweep/sweep.csv"; fail "strong scaling of wave at 2 ranks changed the grid"; }
+echo "wave example: scripts/sweep.py scales it (weak: wave.nx/ny/nz from its report)"
