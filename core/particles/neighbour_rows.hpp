@@ -60,9 +60,9 @@ struct NeighbourBuild {
   // Lists owned particle i by itself (the host's and CUDA's build: a thread
   // a particle); returns its count.
   MPSFW_HD int list_one(long i) const {
-    const ParticlePoint xi = point_of(x, i);
+    const double* xi = x + 4 * i;
     int c[3];
-    for (int d = 0; d < 3; ++d) c[d] = link_cell_along(xi.c[d], grid, d);
+    for (int d = 0; d < 3; ++d) c[d] = link_cell_along(xi[d], grid, d);
     const int x_lo = c[0] > 0 ? c[0] - 1 : 0;
     const int x_hi = c[0] + 1 < grid.count[0] ? c[0] + 1 : grid.count[0] - 1;
     long k = 0;
@@ -72,10 +72,12 @@ struct NeighbourBuild {
         for (long s = start[row + x_lo]; s < start[row + x_hi + 1]; ++s) {
           const long j = order[s];
           if (j == i) continue;
-          const ParticlePoint xj = point_of(x, j);
+          // Three loads, not the 32-byte point: the host's vector registers
+          // hold two doubles, and the fourth would be loaded for nothing.
+          const double* xj = x + 4 * j;
           double r2 = 0;
           for (int d = 0; d < 3; ++d) {
-            const double delta = xi.c[d] - xj.c[d];
+            const double delta = xi[d] - xj[d];
             r2 += delta * delta;
           }
           if (r2 >= reach2) continue;
