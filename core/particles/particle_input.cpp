@@ -114,6 +114,16 @@ class Checker {
     return static_cast<long>(info.dims[0]);
   }
 
+  // Presence, types and shapes of the positions and every field; returns N
+  // and, in there[k], whether field k is in the file (an optional one may
+  // not be).
+  long shapes(hid_t g, std::vector<bool>* there) const {
+    const long n = check(g, "positions", 3, false, -1);
+    for (const WrittenField& w : fields_.fields)
+      there->push_back(check(g, w.dataset, w.components, w.integer, n) >= 0);
+    return n;
+  }
+
   void finite(const std::string& name, std::size_t row, const double* v, int components) const {
     for (int c = 0; c < components; ++c) {
       if (std::isfinite(v[c])) continue;
@@ -264,10 +274,8 @@ std::optional<long> count_particles(const std::string& file, const std::string& 
   h5::Handle f = h5::open_file_readonly(file);
   if (!check.present(f.get())) return std::nullopt;
   h5::Handle g = h5::open_group(f.get(), group);
-  const long n = check.check(g.get(), "positions", 3, false, -1);
-  for (const WrittenField& w : fields.fields)
-    check.check(g.get(), w.dataset, w.components, w.integer, n);
-  return n;
+  std::vector<bool> there;
+  return check.shapes(g.get(), &there);
 }
 
 std::optional<ParticleRecords> read_all_particles(const std::string& file, const std::string& group,
@@ -278,10 +286,8 @@ std::optional<ParticleRecords> read_all_particles(const std::string& file, const
   h5::Handle f = h5::open_file_readonly(file);
   if (!check.present(f.get())) return std::nullopt;
   h5::Handle g = h5::open_group(f.get(), group);
-  const long n = check.check(g.get(), "positions", 3, false, -1);
   std::vector<bool> there;
-  for (const WrittenField& w : fields.fields)
-    there.push_back(check.check(g.get(), w.dataset, w.components, w.integer, n) >= 0);
+  const long n = check.shapes(g.get(), &there);
   const auto rows = static_cast<size_t>(n);
   const std::vector<double> x = h5::read_all_doubles(g.get(), "positions");
   if (x.size() != 3 * rows)
