@@ -1,16 +1,24 @@
 #pragma once
 // The CUDA backend of the particle layer's primitives (particle_arrays.hpp
 // says what each must do): one kernel launch per for_each on the default
-// stream, CUB for scans, reductions and the stable radix sort. Included by
-// CUDA sources only (nvcc with --extended-lambda).
+// stream, CUB for scans, sums and the stable radix sort, largest values by
+// one atomic a warp into a device word (read when asked), and the neighbour
+// lists built a warp per link cell. Included by CUDA sources only (nvcc with
+// --extended-lambda).
 #include <cuda_runtime.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/tabulate_output_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
+#include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include "core/backend.hpp"
+#include "core/comm/step_handshake.hpp"
 #include "core/cuda_check.hpp"
 #include "core/memory.hpp"
 #include "neighbour_rows.hpp"
@@ -26,12 +34,120 @@ __global__ void for_each_kernel(long n, F f) {
   if (i < n) f(i);
 }
 
+// f(i) for every i < n, then the step's handshake (step_handshake.hpp): the
+// block that arrives last marks this rank done and waits for its neighbours,
+// so that what follows on the stream sees their writes.
+template <class F>
+__global__ void for_each_then_kernel(long n, F f, __grid_constant__ const StepHandshake h) {
+  const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) f(i);
+  __shared__ bool last;
+  __syncthreads();  // the block's writes, before its arrival
+  if (threadIdx.x == 0) {
+    __threadfence_system();  // seen by a peer GPU too before the mark
+    last = atomicAdd(h.arrivals, 1u) == gridDim.x - 1;
+    if (last) *h.arrivals = 0;  // the next launch starts after this one ends
+  }
+  __syncthreads();
+  if (last) mark_and_wait(h, static_cast<int>(threadIdx.x));
+}
+
+// The largest of f(i) >= 0 (NaN counts as HUGE_VAL) into *largest (zero
+// before), as the bits of a non-negative double, which order like the
+// values: one atomic a warp. *clear, the next call's word, is zeroed.
+template <class F>
+__global__ void max_kernel(long n, F f, unsigned long long* largest, unsigned long long* clear) {
+  const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i == 0) *clear = 0;
+  double v = 0;
+  if (i < n) {
+    v = f(i);
+    if (!(v >= 0)) v = HUGE_VAL;
+  }
+  for (int o = 16; o > 0; o /= 2) v = fmax(v, __shfl_down_sync(0xffffffffu, v, o));
+  if ((threadIdx.x & 31) == 0 && v > 0)
+    atomicMax(largest, static_cast<unsigned long long>(__double_as_longlong(v)));
+}
+
+// NeighbourBuild's lists, a warp per link cell (kListWarps cells a block), a
+// lane per particle of it: the warp loads each (z, y) row of cells (its three
+// cells along x one range of `sorted`, the points in cell order) into a
+// shared tile 32 at a time, and every lane tests its particle against the
+// tile. The longest count goes to *longest (max_kernel's words). The bounds
+// ask for 8 blocks an SM: with no minimum ptxas kept 32 registers and spilled.
+constexpr int kListWarps = 4;
+template <int Warps>
+__global__ void __launch_bounds__(Warps * 32, 8)
+    list_kernel(__grid_constant__ const NeighbourBuild b, const ParticlePoint* sorted,
+                unsigned long long* longest, unsigned long long* clear) {
+  constexpr unsigned kAll = 0xffffffffu;
+  __shared__ ParticlePoint tiles[Warps][32];
+  __shared__ int tile_indices[Warps][32];
+  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) / 32;
+  if (blockIdx.x == 0 && threadIdx.x == 0) *clear = 0;
+  ParticlePoint* tile = tiles[warp];
+  int* tile_index = tile_indices[warp];
+  const int nx = b.grid.count[0], ny = b.grid.count[1], nz = b.grid.count[2];
+  const int cell = static_cast<int>(blockIdx.x) * Warps + warp;
+  if (cell >= nx * ny * nz) return;  // whole warps only: no block-wide barrier follows
+  const int cx = cell % nx, cy = (cell / nx) % ny, cz = cell / (nx * ny);
+  const int x_lo = cx > 0 ? cx - 1 : 0, x_hi = cx < nx - 1 ? cx + 1 : nx - 1;
+  const long begin = b.start[cell], end = b.start[cell + 1];
+  int most = 0;
+  for (long first = begin; first < end; first += 32) {
+    const long s = first + lane;
+    const long i = s < end ? b.order[s] : b.owned;
+    const bool mine = i < b.owned;  // ghosts need no list
+    if (!__any_sync(kAll, mine)) continue;
+    ParticlePoint pi{};
+    if (mine) pi = sorted[s];
+    long k = 0;
+    for (int z = cz - 1; z <= cz + 1; ++z) {
+      if (z < 0 || z >= nz) continue;
+      for (int y = cy - 1; y <= cy + 1; ++y) {
+        if (y < 0 || y >= ny) continue;
+        const long row = (static_cast<long>(z) * ny + y) * nx;
+        const long row_end = b.start[row + x_hi + 1];
+        for (long t0 = b.start[row + x_lo]; t0 < row_end; t0 += 32) {
+          __syncwarp();  // the previous tile is no longer read
+          const long t = t0 + lane;
+          if (t < row_end) {
+            tile[lane] = sorted[t];
+            tile_index[lane] = static_cast<int>(b.order[t]);
+          }
+          __syncwarp();
+          if (!mine) continue;
+          const int n = row_end - t0 < 32 ? static_cast<int>(row_end - t0) : 32;
+          for (int u = 0; u < n; ++u) {
+            const int j = tile_index[u];
+            const double dx = pi.c[0] - tile[u].c[0], dy = pi.c[1] - tile[u].c[1],
+                         dz = pi.c[2] - tile[u].c[2];
+            if (j == i || dx * dx + dy * dy + dz * dz >= b.reach2) continue;
+            if (k < b.width) b.index[i * b.row_step + k * b.entry_step] = j;
+            ++k;
+          }
+        }
+      }
+    }
+    if (mine) {
+      b.count[i] = static_cast<int>(k);
+      most = max(most, static_cast<int>(k));
+    }
+  }
+  for (int o = 16; o > 0; o /= 2) most = max(most, __shfl_down_sync(kAll, most, o));
+  if (lane == 0 && most > 0) {
+    atomicMax(longest,
+              static_cast<unsigned long long>(__double_as_longlong(static_cast<double>(most))));
+  }
+}
+
 }  // namespace cuda_exec
 
 class CudaExec {
  public:
   static constexpr Backend kSpace = Backend::Cuda;
   static constexpr bool kRowsTransposed = true;  // a warp's k-th entries coalesce
+  static constexpr bool kFusedMax = true;        // max_later (particle_arrays.hpp)
 
   template <class F>
   void for_each(long n, const F& f) const {
@@ -46,15 +162,46 @@ class CudaExec {
     if (n <= 0) return 0;
     long* v = values<long>(n);
     for_each(n, [=] __device__(long i) { v[i] = f(i); });
-    return reduced(v, n, false, 0L);
+    return summed(v, n);
+  }
+
+  CudaExec() {
+    MPSFW_CUDA_CHECK(cudaMemset(largest_.data(), 0, largest_.size() * sizeof(unsigned long long)));
+  }
+  ~CudaExec() {
+    if (ready_ != nullptr) cudaEventDestroy(ready_);
+    if (landed_ != nullptr) memory::release_pinned(Backend::Cuda, landed_);
+  }
+  CudaExec(const CudaExec&) = delete;
+  CudaExec& operator=(const CudaExec&) = delete;
+
+  template <class F>
+  bool for_each_then(long n, const F& f, const StepHandshake& h) const {
+    if (h.empty()) {
+      for_each(n, f);
+      return true;
+    }
+    const auto blocks = static_cast<unsigned>((n + cuda_exec::kThreads - 1) / cuda_exec::kThreads);
+    const unsigned grid = blocks > 0 ? blocks : 1;  // the handshake runs even for none
+    cuda_exec::for_each_then_kernel<<<grid, cuda_exec::kThreads>>>(n, f, h);
+    MPSFW_CUDA_CHECK_LAUNCH();
+    return true;
   }
 
   template <class F>
+  void max_later(long n, const F& f) const {
+    unsigned long long* words = next_largest();
+    const long launched = n > 0 ? n : 1;  // clears the next word even for none
+    const auto blocks =
+        static_cast<unsigned>((launched + cuda_exec::kThreads - 1) / cuda_exec::kThreads);
+    cuda_exec::max_kernel<<<blocks, cuda_exec::kThreads>>>(n, f, words, words + 1 - 2 * slot_);
+    MPSFW_CUDA_CHECK_LAUNCH();
+  }
+  double later_max() const { return read_largest(); }
+  template <class F>
   double max_of(long n, const F& f) const {
-    if (n <= 0) return 0;
-    double* v = values<double>(n);
-    for_each(n, [=] __device__(long i) { v[i] = f(i); });
-    return reduced(v, n, true, 0.0);
+    max_later(n, f);
+    return later_max();
   }
 
   // CUB's tree: the same order for the same n (run after run), not the
@@ -64,19 +211,19 @@ class CudaExec {
     if (n <= 0) return 0;
     double* v = values<double>(n);
     for_each(n, [=] __device__(long i) { v[i] = f(i); });
-    return reduced(v, n, false, 0.0);
+    return summed(v, n);
   }
 
+  // One pass of CUB's scan: f(i) read as its input, use(i, before) as its
+  // output, nothing stored between.
   template <class F, class Use>
   void scan(long n, const F& f, const Use& use) const {
     if (n <= 0) return;
-    long* in = values<long>(n);
-    long* out = scanned(n);
-    for_each(n, [=] __device__(long i) { in[i] = f(i); });
+    const auto in = thrust::make_transform_iterator(thrust::counting_iterator<long>(0), f);
+    const auto out = thrust::make_tabulate_output_iterator(use);
     std::size_t bytes = 0;
     MPSFW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n));
     MPSFW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp(bytes), bytes, in, out, n));
-    for_each(n, [=] __device__(long i) { use(i, out[i]); });
   }
 
   // CUB's radix sort is stable; each key's start by binary search.
@@ -107,36 +254,79 @@ class CudaExec {
     });
   }
 
-  // A thread a particle (neighbour_rows.hpp).
-  long list_neighbours(const NeighbourBuild& b) const { return list_each_particle(*this, b); }
+  // A warp a link cell (cuda_exec::list_kernel), over the particles' points
+  // gathered into cell order.
+  long list_neighbours(const NeighbourBuild& b) const {
+    auto* sorted = static_cast<ParticlePoint*>(
+        grown(&sorted_, static_cast<std::size_t>(b.binned) * sizeof(ParticlePoint)));
+    const double* x = b.x;
+    const long* order = b.order;
+    for_each(b.binned, [=] __device__(long s) { sorted[s] = point_of(x, order[s]); });
+    const int cells = b.grid.count[0] * b.grid.count[1] * b.grid.count[2];
+    unsigned long long* words = next_largest();
+    constexpr int kWarps = cuda_exec::kListWarps;
+    cuda_exec::list_kernel<kWarps>
+        <<<(cells + kWarps - 1) / kWarps, kWarps * 32>>>(b, sorted, words, words + 1 - 2 * slot_);
+    MPSFW_CUDA_CHECK_LAUNCH();
+    return static_cast<long>(read_largest());
+  }
 
   void synchronize() const { MPSFW_CUDA_CHECK(cudaStreamSynchronize(0)); }
 
+  // Waits for the device sleep instead of spinning (the process's every
+  // wait: a spinning rank holds a core another rank needs). A driver that
+  // refuses the flag on a live context keeps spinning there; read_largest's
+  // event sleeps either way.
+  void sleep_while_waiting(bool sleep) {
+    if (sleep && ready_ == nullptr) {
+      if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess)
+        (void)cudaGetLastError();
+      MPSFW_CUDA_CHECK(
+          cudaEventCreateWithFlags(&ready_, cudaEventBlockingSync | cudaEventDisableTiming));
+      landed_ = static_cast<unsigned long long*>(
+          memory::allocate_pinned(Backend::Cuda, sizeof(unsigned long long)));
+    }
+    sleep_ = sleep;
+  }
+
  private:
-  // The sum of v[0 .. n - 1], or with `largest` its largest.
+  // The sum of v[0 .. n - 1].
   template <class T>
-  T reduced(const T* v, long n, bool largest, T init) const {
+  T summed(const T* v, long n) const {
     T* out = reinterpret_cast<T*>(result_.data());
     std::size_t bytes = 0;
-    if (largest) {
-      MPSFW_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, bytes, v, out, n));
-      MPSFW_CUDA_CHECK(cub::DeviceReduce::Max(temp(bytes), bytes, v, out, n));
-    } else {
-      MPSFW_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, v, out, n));
-      MPSFW_CUDA_CHECK(cub::DeviceReduce::Sum(temp(bytes), bytes, v, out, n));
-    }
-    T host = init;
+    MPSFW_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, v, out, n));
+    MPSFW_CUDA_CHECK(cub::DeviceReduce::Sum(temp(bytes), bytes, v, out, n));
+    T host = 0;
     MPSFW_CUDA_CHECK(cudaMemcpy(&host, out, sizeof(T), cudaMemcpyDeviceToHost));
     return host;
+  }
+  // The words max_later writes, alternating: this call's, and the next
+  // call's it clears.
+  unsigned long long* next_largest() const {
+    slot_ ^= 1;
+    return largest_.data() + slot_;
+  }
+  double read_largest() const {
+    unsigned long long bits = 0;
+    const unsigned long long* word = largest_.data() + slot_;
+    if (sleep_) {  // a blocking-sync event: the thread sleeps until the copy lands
+      MPSFW_CUDA_CHECK(cudaMemcpyAsync(landed_, word, sizeof bits, cudaMemcpyDeviceToHost));
+      MPSFW_CUDA_CHECK(cudaEventRecord(ready_));
+      MPSFW_CUDA_CHECK(cudaEventSynchronize(ready_));
+      bits = *landed_;
+    } else {
+      MPSFW_CUDA_CHECK(cudaMemcpy(&bits, word, sizeof bits, cudaMemcpyDeviceToHost));
+    }
+    double v = 0;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
   }
   // Grow-only device scratch: CUB's temporaries, per-particle values, keys.
   void* temp(std::size_t bytes) const { return grown(&temp_, bytes); }
   template <class T>
   T* values(long n) const {
     return static_cast<T*>(grown(&values_, static_cast<std::size_t>(n) * sizeof(T)));
-  }
-  long* scanned(long n) const {
-    return static_cast<long*>(grown(&scanned_, static_cast<std::size_t>(n) * sizeof(long)));
   }
   int* sorted_keys(long n) const {
     return static_cast<int*>(grown(&keys_, static_cast<std::size_t>(n) * sizeof(int)));
@@ -146,8 +336,13 @@ class CudaExec {
     return a->data();
   }
 
-  mutable Array<char> temp_, values_, scanned_, keys_;
+  mutable Array<char> temp_, values_, keys_, sorted_;
   mutable Array<char> result_{Backend::Cuda, 16};
+  mutable Array<unsigned long long> largest_{Backend::Cuda, 2};
+  mutable int slot_ = 0;
+  bool sleep_ = false;
+  cudaEvent_t ready_ = nullptr;
+  unsigned long long* landed_ = nullptr;  // pinned: where read_largest's copy lands
 };
 
 }  // namespace mpsfw

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/comm/step_handshake.hpp"
 #include "neighbour_rows.hpp"
 
 namespace mpsfw {
@@ -15,11 +16,20 @@ class HostExec {
  public:
   static constexpr Backend kSpace = Backend::Host;
   static constexpr bool kRowsTransposed = false;  // a thread walks its own rows
+  static constexpr bool kFusedMax = true;         // max_later (particle_arrays.hpp)
 
   template <class F>
   void for_each(long n, const F& f) const {
 #pragma omp parallel for schedule(static)
     for (long i = 0; i < n; ++i) f(i);
+  }
+
+  // No handshake on the device here: declined, the caller runs it apart.
+  template <class F>
+  bool for_each_then(long n, const F& f, const StepHandshake& h) const {
+    if (!h.empty()) return false;
+    for_each(n, f);
+    return true;
   }
 
   template <class F>
@@ -37,6 +47,13 @@ class HostExec {
     for (long i = 0; i < n; ++i) worst = std::max(worst, f(i));
     return worst;
   }
+
+  // max_of, its result kept for later_max.
+  template <class F>
+  void max_later(long n, const F& f) const {
+    later_ = max_of(n, f);
+  }
+  double later_max() const { return later_; }
 
   // In index order (one thread: the same bits whatever the thread count).
   template <class F>
@@ -69,9 +86,11 @@ class HostExec {
   long list_neighbours(const NeighbourBuild& b) const { return list_each_particle(*this, b); }
 
   void synchronize() const {}
+  void sleep_while_waiting(bool /*sleep*/) const {}  // nothing to wait for
 
  private:
   mutable std::vector<long> fill_;
+  mutable double later_ = 0;
 };
 
 }  // namespace mpsfw

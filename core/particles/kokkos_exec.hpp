@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "core/backend.hpp"
+#include "core/comm/step_handshake.hpp"
 #include "core/hd.hpp"
 #include "core/kokkos_launch.hpp"
 #include "core/memory.hpp"
@@ -30,10 +31,21 @@ class KokkosExec {
           ? Backend::Host
           : Backend::Cuda;
   static constexpr bool kRowsTransposed = kSpace == Backend::Cuda;
+  // No max_later: a reduction into device memory inside the drift cost more
+  // than the check's own pass (docs/performance.md, 2026-11-27).
+  static constexpr bool kFusedMax = false;
 
   template <class F>
   void for_each(long n, const F& f) const {
     if (n > 0) Kokkos::parallel_for("mpsfw::particles::for_each", range(n), f);
+  }
+
+  // No handshake on the device here: declined, the caller runs it apart.
+  template <class F>
+  bool for_each_then(long n, const F& f, const StepHandshake& h) const {
+    if (!h.empty()) return false;
+    for_each(n, f);
+    return true;
   }
 
   template <class F>
@@ -181,6 +193,7 @@ class KokkosExec {
   }
 
   void synchronize() const { Kokkos::fence(); }
+  void sleep_while_waiting(bool /*sleep*/) const {}  // Kokkos's waits are its own
 
  private:
   mutable Array<long> fill_;  // sort_by_key's counts, then places

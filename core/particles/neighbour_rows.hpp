@@ -51,6 +51,7 @@ struct NeighbourBuild {
   const double* x;  // positions, 4 doubles a particle
   const long* order;
   const long* start;
+  long binned;  // particles binned: start[cells]
   long owned;
   double reach2;
   int* index;

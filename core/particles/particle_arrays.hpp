@@ -6,14 +6,21 @@
 // cuda_exec.cuh on a GPU, kokkos_exec.hpp with Kokkos):
 //   for_each(n, f)                 f(i) for every i < n, in parallel
 //   count(n, f), max_of(n, f)      the sum of integer f(i), the largest double
+//                                  f(i) >= 0 (0 for none)
 //   sum(n, f)                      the sum of double f(i), in an order fixed
 //                                  for n (the same bits run after run)
 //   scan(n, f, use)                use(i, before) for every i < n, before
 //                                  the sum of integer f(j), j < i
+//   max_later(n, f), later_max()   max_of in two halves: the pass, and
+//                                  (later, waiting for it) its result; only
+//                                  where kFusedMax (else a pass of its own)
+//   for_each_then(n, f, handshake) for_each, then the step's handshake in the
+//                                  same launch (false, nothing done, where
+//                                  the backend cannot: the caller runs it)
 //   sort_by_key(key, n, keys, order, start)  stable, keys in [0, keys)
 //   list_neighbours(build)         neighbour lists (neighbour_rows.hpp says
 //                                  which: the order is the same everywhere)
-//   synchronize()
+//   synchronize(), sleep_while_waiting(sleep)
 // and says where its memory is (kSpace) and whether neighbour lists are
 // stored transposed (kRowsTransposed: on a GPU).
 // f is an MPSFW_LAMBDA over raw pointers, so one body serves every backend.
@@ -139,8 +146,13 @@ class ParticleArrays : public Base {
     return reinterpret_cast<const std::int64_t*>(field_words(f));
   }
   long capacity() const { return capacity_; }
-  // Positions, 4 doubles a particle: owned particles, then ghosts.
-  double* positions() { return x_.data(); }
+  // Positions, 4 doubles a particle: owned particles, then ghosts. A
+  // workload that moves particles through it (rather than move_each) asks
+  // anew each time: the asking tells max_displacement to measure afresh.
+  double* positions() {
+    measured_ = false;
+    return x_.data();
+  }
   const double* positions() const { return x_.data(); }
   const Exec& exec() const { return exec_; }
   // Bytes these arrays take for `owned` particles with `ghosts` ghosts and
@@ -180,13 +192,13 @@ class ParticleArrays : public Base {
       return c[0] < l0 || c[0] >= h0 || c[1] < l1 || c[1] >= h1 || c[2] < l2 || c[2] >= h2 ? 1L
                                                                                            : 0L;
     };
-    // The leaving ones' indices in order, where each staying one comes from,
-    // and how many leave.
+    // The leaving ones' indices in order, the staying ones' in order, and how
+    // many leave.
     scratch(&order_, n);
     scratch(&flag_, n);
     scratch(&tally_, 1);
     long* leaving_index = order_.data();
-    long* from = flag_.data();
+    long* staying_index = flag_.data();
     long* tally = tally_.data();
     exec_.scan(
         n, leaves, MPSFW_LAMBDA(long i, long before) {
@@ -194,7 +206,7 @@ class ParticleArrays : public Base {
           if (goes != 0) {
             leaving_index[before] = i;
           } else {
-            from[i - before] = i;
+            staying_index[i - before] = i;
           }
           if (i == n - 1) tally[0] = before + goes;
         });
@@ -207,7 +219,7 @@ class ParticleArrays : public Base {
     const std::size_t before = leaving->size();
     leaving->resize(before + static_cast<std::size_t>(gone));
     memory::copy(leaving->record(before), Backend::Host, records_.data(), kSpace, bytes);
-    move_owned(from, n - gone);
+    fill_holes(leaving_index, staying_index, gone);
   }
 
   void add_owned(const ParticleRecords& records) override {
@@ -285,9 +297,10 @@ class ParticleArrays : public Base {
     // order; then each list's, list after list, from one scan over (list,
     // near particle), with where each list starts and (tally[kGhostLists])
     // all lists' entries.
+    constexpr int kNear = kGhostLists + 1;  // tally[kNear]: particles near a face
     scratch(&mask_, n);
     scratch(&order_, n);
-    scratch(&tally_, kGhostLists + 1);
+    scratch(&tally_, kNear + 1);
     std::uint32_t* mask = mask_.data();
     long* near = order_.data();
     long* tally = tally_.data();
@@ -297,40 +310,58 @@ class ParticleArrays : public Base {
       const double* c = x + 4 * i;
       return ghost_list_mask(c[0], c[1], c[2], b);
     };
+    std::vector<long> starts(kNear + 1, 0L);
+    if (n == 0) {
+      for (int list = 0; list <= kGhostLists; ++list) send_start_[list] = 0;
+      for (int list = 0; list < kGhostLists; ++list) counts[list] = 0;
+      return;
+    }
     exec_.scan(
         n, MPSFW_LAMBDA(long i) { return lists_of(i) != 0 ? 1L : 0L; },
         MPSFW_LAMBDA(long i, long before) {
           const std::uint32_t lists = lists_of(i);
           mask[i] = lists;
           if (lists != 0) near[before] = i;
-          if (i == n - 1) tally[0] = before + (lists != 0 ? 1 : 0);
+          if (i == n - 1) tally[kNear] = before + (lists != 0 ? 1 : 0);
         });
-    long near_count = 0;
-    if (n > 0) memory::copy(&near_count, Backend::Host, tally, kSpace, sizeof(long));
-    const long entries = kGhostLists * near_count;
-    if (entries > INT_MAX) {
-      throw Error("particles: " + std::to_string(near_count) +
-                  " particles near the faces are more than one rank can list");
-    }
-    // Entry e is near particle e % m of list e / m (in 32 bits: a GPU divides
-    // 64-bit integers slowly).
-    const int m = static_cast<int>(near_count);
-    const auto near_of = MPSFW_LAMBDA(long e) { return near[static_cast<int>(e) % m]; };
-    const auto in_list = MPSFW_LAMBDA(long e) {
-      return (mask[near_of(e)] >> (static_cast<int>(e) / m)) & 1;
-    };
-    std::vector<long> starts(kGhostLists + 1, 0L);
-    // Entries past the room are counted, not stored: then once more, with room.
-    for (long room = sends_.size(); entries > 0; room = sends_.size()) {
-      long* send = sends_.data();
-      exec_.scan(
-          entries, in_list, MPSFW_LAMBDA(long e, long before) {
-            const long taken = in_list(e);
-            if (taken != 0 && before < room) send[before] = near_of(e);
-            if (static_cast<int>(e) % m == 0) tally[static_cast<int>(e) / m] = before;
-            if (e == entries - 1) tally[kGhostLists] = before + taken;
-          });
+    // The second scan runs over `slots` near particles a list without waiting
+    // for their count: the last rebuild's with some room (slots past the
+    // count are in no list); once more when that was too few. Entries past
+    // the room of sends_ are counted, not stored: then once more, with room.
+    constexpr long kMostSlots = INT_MAX / kGhostLists;  // entries in 32 bits
+    long slots = std::min(std::min(n, near_guess_), kMostSlots);
+    for (;;) {
+      const long room = sends_.size();
+      if (slots > 0) {
+        // Entry e is slot e % m of list e / m (in 32 bits: a GPU divides
+        // 64-bit integers slowly).
+        const int m = static_cast<int>(slots);
+        const long entries = kGhostLists * slots;
+        long* send = sends_.data();
+        const auto in_list = MPSFW_LAMBDA(long e) {
+          const int q = static_cast<int>(e) % m;
+          return q < tally[kNear] ? (mask[near[q]] >> (static_cast<int>(e) / m)) & 1 : 0;
+        };
+        exec_.scan(
+            entries, in_list, MPSFW_LAMBDA(long e, long before) {
+              const long taken = in_list(e);
+              if (taken != 0 && before < room) send[before] = near[static_cast<int>(e) % m];
+              if (static_cast<int>(e) % m == 0) tally[static_cast<int>(e) / m] = before;
+              if (e == entries - 1) tally[kGhostLists] = before + taken;
+            });
+      }
       memory::copy(starts.data(), Backend::Host, tally, kSpace, starts.size() * sizeof(long));
+      const long near_count = starts[kNear];
+      if (near_count > kMostSlots) {
+        throw Error("particles: " + std::to_string(near_count) +
+                    " particles near the faces are more than one rank can list");
+      }
+      if (near_count > slots) {
+        slots = near_count;
+        continue;
+      }
+      near_guess_ = near_count + near_count / 8 + 64;
+      if (slots == 0) std::fill(starts.begin(), starts.begin() + kNear, 0L);
       if (starts[kGhostLists] <= room) break;
       sends_.reserve_for(starts[kGhostLists]);
     }
@@ -422,12 +453,11 @@ class ParticleArrays : public Base {
     push_all(targets, slots, StepHandshake{});
   }
   // Every list with a target in one launch; targets are in this store's
-  // space (another rank's mapped array on a GPU). The step's handshake is a
-  // native kernel (StreamSignals): with one asked for this declines, and the
-  // caller pushes, then waits, apart.
+  // space (another rank's mapped array on a GPU). With a handshake asked for,
+  // it rides the same launch where the backend can (for_each_then), else
+  // this declines and the caller pushes, then waits, apart.
   bool push_all(void* const targets[kGhostLists], const long slots[kGhostLists],
                 const StepHandshake& handshake) override {
-    if (!handshake.empty()) return false;
     particle_ops::PushTargets to{};
     std::uint32_t lists = 0;
     for (int list = 0; list < kGhostLists; ++list) {
@@ -439,16 +469,17 @@ class ParticleArrays : public Base {
     const long total = r.at[r.count];
     const long* send = sends_.data();
     const double* x = x_.data();
-    exec_.for_each(
-        total, MPSFW_LAMBDA(long p) {
+    return exec_.for_each_then(
+        total,
+        MPSFW_LAMBDA(long p) {
           const int k = particle_ops::run_of(r, p);
           const long t = p - r.at[k];
           const double* c = x + 4 * send[r.from[k] + t];
           double* out = to.at[r.list[k]] + 4 * t;
           for (int d = 0; d < 3; ++d) out[d] = c[d] + r.shift[k][d];
           out[3] = 0;
-        });
-    return true;
+        },
+        handshake);
   }
   void synchronize() override { exec_.synchronize(); }
 
@@ -472,6 +503,7 @@ class ParticleArrays : public Base {
                              x_.data(),
                              order_.data(),
                              start_.data(),
+                             n,
                              owned_,
                              reach * reach,
                              rows_.data(),
@@ -488,6 +520,7 @@ class ParticleArrays : public Base {
                  static_cast<size_t>(4 * owned_) * sizeof(double));
     built_ = n;
     built_owned_ = owned_;
+    measured_ = false;
   }
   // The lists of the last build_neighbors; throws Error when particles were
   // added or removed since.
@@ -528,22 +561,41 @@ class ParticleArrays : public Base {
           return s;
         });
   }
+  // move(i) for every owned particle i, which moves it (its position in
+  // positions(), taken before; any other field); the distance each moved
+  // since build_neighbors is measured in the same pass, so that
+  // max_displacement then reads a value instead of making a pass.
+  template <class Move>
+  void move_each(const Move& move) {
+    if (!Exec::kFusedMax || built_owned_ != owned_ || built_ < 0) {
+      exec_.for_each(owned_, move);
+      return;
+    }
+    if constexpr (Exec::kFusedMax) {
+      const double* x = x_.data();
+      const double* b = built_x_.data();
+      exec_.max_later(
+          owned_, MPSFW_LAMBDA(long i) {
+            move(i);
+            return squared_move(x, b, i);
+          });
+      measured_ = true;
+    }
+  }
   // The largest distance an owned particle moved since build_neighbors
   // (HUGE_VAL without one since the last change).
   double max_displacement() const override {
     if (built_owned_ != owned_ || built_ < 0) return HUGE_VAL;
+    if constexpr (Exec::kFusedMax) {
+      if (measured_) return std::sqrt(exec_.later_max());
+    }
     const double* x = x_.data();
     const double* b = built_x_.data();
     return std::sqrt(exec_.max_of(
-        owned_, MPSFW_LAMBDA(long i) {
-          double r2 = 0;
-          for (int d = 0; d < 3; ++d) {
-            const double delta = x[4 * i + d] - b[4 * i + d];
-            r2 += delta * delta;
-          }
-          return r2 >= 0 ? r2 : HUGE_VAL;  // NaN: a rebuild, which reports it
-        }));
+        owned_, MPSFW_LAMBDA(long i) { return squared_move(x, b, i); }));
   }
+  // Waits for the device sleep (ranks that outnumber their node's cores).
+  void sleep_while_waiting(bool sleep) override { exec_.sleep_while_waiting(sleep); }
   // Owned positions at the last build, [3 * i + d].
   std::vector<double> download_build_positions() const { return host_xyz(built_x_.data()); }
   // Owned positions now, [3 * i + d] (the workload's records carry them too).
@@ -559,6 +611,7 @@ class ParticleArrays : public Base {
         rows[static_cast<size_t>(4 * i + d)] = x[static_cast<size_t>(3 * i + d)];
     }
     memory::copy(x_.data(), kSpace, rows.data(), Backend::Host, rows.size() * sizeof(double));
+    measured_ = false;
   }
 
   // The steps below are public only because nvcc's device lambdas may not
@@ -601,6 +654,17 @@ class ParticleArrays : public Base {
   template <class T>
   static void scratch(Scratch<T>* s, long n) {
     s->reserve_for(n);
+  }
+
+  // Particle i's squared distance from b (4 doubles a particle); NaN, a
+  // rebuild's to report, as HUGE_VAL.
+  static MPSFW_HD double squared_move(const double* x, const double* b, long i) {
+    double r2 = 0;
+    for (int d = 0; d < 3; ++d) {
+      const double delta = x[4 * i + d] - b[4 * i + d];
+      r2 += delta * delta;
+    }
+    return r2 >= 0 ? r2 : HUGE_VAL;
   }
 
   Shifts send_shifts() const {
@@ -659,6 +723,36 @@ class ParticleArrays : public Base {
         });
     memory::copy(x_.data(), kSpace, xs, kSpace, static_cast<size_t>(4 * kept) * sizeof(double));
     words_data_.swap(words_spare_);
+    owned_ = kept;
+  }
+
+  // After `gone` of the owned particles left (their indices `leaving`, the
+  // others' `staying`, both ascending): the holes they leave below the new
+  // owned count are filled with the staying particles above it, in order, so
+  // that only O(gone) particles move.
+  void fill_holes(const long* leaving, const long* staying, long gone) {
+    const long kept = owned_ - gone;
+    double* x = x_.data();
+    std::uint64_t* w = words_data_.data();
+    const long cap = capacity_, count = words_.count;
+    exec_.for_each(
+        gone, MPSFW_LAMBDA(long t) {
+          const long hole = leaving[t];
+          if (hole >= kept) return;
+          long holes = 0, past = gone;  // leaving below kept: the first past them
+          while (holes < past) {
+            const long mid = (holes + past) / 2;
+            if (leaving[mid] < kept) {
+              holes = mid + 1;
+            } else {
+              past = mid;
+            }
+          }
+          // The staying particles above kept are the last `holes` staying.
+          const long from = staying[kept - holes + t];
+          for (int d = 0; d < 4; ++d) x[4 * hole + d] = x[4 * from + d];
+          for (long c = 0; c < count; ++c) memcpy(w + c * cap + hole, w + c * cap + from, 8);
+        });
     owned_ = kept;
   }
 
@@ -740,6 +834,7 @@ class ParticleArrays : public Base {
   // The ghost plan: the 26 send lists' particles back to back, where each
   // list begins, and what is added to the positions it sends.
   Scratch<long> sends_;
+  long near_guess_ = 0;  // select_sends' guess of the particles near a face
   long send_start_[kGhostLists + 1] = {};
   double send_shift_[kGhostLists][3] = {};
   // Per ghost slot placed by copy_sends_to_ghosts: its owned particle and list.
@@ -749,6 +844,7 @@ class ParticleArrays : public Base {
   long width_ = 64;
   long built_ = -1, built_owned_ = -1;  // particles listed by the last build; -1: none since
   Scratch<double> built_x_;             // owned positions at the last build, 4 a particle
+  bool measured_ = false;               // the last move_each measured the current positions
 };
 
 }  // namespace mpsfw

@@ -39,13 +39,12 @@ class BrownianArrays final : public mpsfw::ParticleArrays<Exec, BrownianStore> {
     const double* f = this->real(kF);
     const std::int64_t* id = this->integer(kId);
     const long cap = this->capacity();
-    this->exec().for_each(
-        this->owned(), MPSFW_LAMBDA(long i) {
-          for (int d = 0; d < 3; ++d) {
-            const double xi = gaussian(p.seed, id[i], step, d);
-            x[4 * i + d] = moved(x[4 * i + d], f[d * cap + i], xi, p);
-          }
-        });
+    this->move_each(MPSFW_LAMBDA(long i) {
+      for (int d = 0; d < 3; ++d) {
+        const double xi = gaussian(p.seed, id[i], step, d);
+        x[4 * i + d] = moved(x[4 * i + d], f[d * cap + i], xi, p);
+      }
+    });
   }
 
   // Each pair's energy half to each particle: sums over owned particles count

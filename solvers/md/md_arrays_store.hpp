@@ -57,13 +57,12 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
     const double* f = this->real(kF);
     double* x = this->positions();
     const long cap = this->capacity();
-    this->exec().for_each(
-        this->owned(), MPSFW_LAMBDA(long i) {
-          for (int d = 0; d < 3; ++d) {
-            v[d * cap + i] = kicked(v[d * cap + i], f[d * cap + i], half_dt, p);
-            x[4 * i + d] = drifted(x[4 * i + d], v[d * cap + i], dt);
-          }
-        });
+    this->move_each(MPSFW_LAMBDA(long i) {
+      for (int d = 0; d < 3; ++d) {
+        v[d * cap + i] = kicked(v[d * cap + i], f[d * cap + i], half_dt, p);
+        x[4 * i + d] = drifted(x[4 * i + d], v[d * cap + i], dt);
+      }
+    });
   }
   void scale_velocities(double factor) override {
     double* v = this->real(kV);

@@ -69,13 +69,9 @@ class MdStore : public ListedParticleStore {
   virtual void take_leaving_atoms(const double lo[3], const double hi[3],
                                   std::vector<AtomRecord>* leaving) = 0;
   virtual void add_owned_atoms(const std::vector<AtomRecord>& atoms) = 0;
-  // sort_by_cell, build_neighbors and max_displacement: ListedParticleStore's
-  // (the lists reach cutoff + skin).
+  // sort_by_cell, build_neighbors, max_displacement and sleep_while_waiting:
+  // ListedParticleStore's (the lists reach cutoff + skin).
 
-  // Whether the store's waits for the device (max_displacement's and the
-  // rebuild's) sleep instead of spinning, for ranks that outnumber their
-  // node's cores; once on, for the process (nothing to wait for on the host).
-  virtual void sleep_while_waiting(bool /*sleep*/) {}
   // Owned positions at the last build_neighbors, [3 * i + d] (a checkpoint
   // keeps them, so that a resumed run rebuilds the very same lists).
   virtual std::vector<double> download_build_positions() const = 0;
