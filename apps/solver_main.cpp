@@ -19,6 +19,7 @@
 #include "core/paths.hpp"
 #include "core/stop_request.hpp"
 #include "core/time_loop.hpp"
+#include "dry_run.hpp"
 #include "input_writer.hpp"
 #include "mps/session.hpp"
 
@@ -106,6 +107,7 @@ struct Prepared {
   std::unique_ptr<Workload> workload;
   std::unique_ptr<Params> params;
   std::vector<std::string> warnings;
+  Int3 rank_grid;
 };
 
 // Collective: the input checked on every rank, or one message and exit 1.
@@ -130,7 +132,8 @@ Prepared prepare(const Session& session, const WorkloadRegistry& workloads) {
     check_kokkos_options(c.kokkos_options, run.backend, p.params->value("run.backend").origin);
     check_backend(spec, run.backend, p.params->value("run.backend").origin);
     try {
-      choose_rank_grid(session.size(), run.rank_grid_hint, p.workload->cells_to_split());
+      p.rank_grid =
+          choose_rank_grid(session.size(), run.rank_grid_hint, p.workload->cells_to_split());
     } catch (const InputError& e) {
       const std::string hint = p.workload->split_hint();
       throw InputError(c.input + ": /run/px, /run/py, /run/pz: " + e.what() +
@@ -170,6 +173,11 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
           "run.steps above %ld to continue (--set run.steps=%ld)\n",
           c.input.c_str(), run.start_step, run.steps, run.start_step, 2 * run.start_step);
     }
+    return 0;
+  }
+  if (c.dry_run) {
+    print_dry_run(session, p.spec->name, run, p.workload->cells_to_split(), p.rank_grid,
+                  root ? stdout : nullptr);
     return 0;
   }
   RunContext context;

@@ -33,6 +33,9 @@ std::string command_line_usage(const std::string& program) {
          "                          too) and stop; with --as-set, as a deck for --set-file\n"
          "  --list-keys[=NAME]      every key an input may hold (type, default, range,\n"
          "                          meaning), of solver NAME or of all, and stop\n"
+         "  --dry-run               check the input and the outputs, print the rank grid, each\n"
+         "                          rank's node, GPU and MPS cap and whether MPS would start\n"
+         "                          or be reused, and stop: no daemon, no GPU context\n"
          "  --kokkos-NAME[=VALUE]   Kokkos's own options (--kokkos-help lists them), handed to\n"
          "                          Kokkos::initialize on backend kokkos; not --kokkos-device-id\n"
          "                          or --kokkos-num-threads: mpsfw's binding sets both\n"
@@ -93,6 +96,8 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
       o.as_set = true;
     } else if (a == "--force") {
       o.force = true;
+    } else if (a == "--dry-run") {
+      o.dry_run = true;
     } else if (is(a, "--describe")) {
       o.describe = value_of(i, "--describe");
     } else if (is_kokkos_option(a)) {
@@ -120,6 +125,12 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
     throw InputError("--force is for --write-input (it replaces an existing file)\n" + usage);
   }
   const bool runs_nothing = !o.write_input.empty() || !o.describe.empty() || o.list_keys;
+  if (o.dry_run && runs_nothing) {
+    throw InputError(
+        "--dry-run checks a run; --write-input, --describe and --list-keys run "
+        "nothing\n" +
+        usage);
+  }
   if (!o.kokkos_options.empty() && !o.kokkos_help && runs_nothing) {
     throw InputError(o.kokkos_options[0] +
                      " is for Kokkos in a run; --write-input, --describe and --list-keys run "

@@ -17,6 +17,7 @@ struct CommandLine {
   std::string describe;                // --describe FILE: list an input's contents, run nothing
   bool as_set = false;                 // --as-set: --describe prints a deck of key=value lines
   bool list_keys = false;              // --list-keys[=NAME]: every key of the input, run nothing
+  bool dry_run = false;                // --dry-run: check the input, print the plan, start nothing
   std::string list_keys_of;            // NAME: only that solver's (and the shared ones)
   // --kokkos-NAME[=VALUE] as typed, for Kokkos::initialize (core/kokkos_options.hpp);
   // kokkos_help: one of them is --kokkos-help or --kokkos-tools-help.

@@ -25,6 +25,9 @@ struct MpsConfig {
   std::int64_t pinned_bytes = 0;
   std::string directory;  // root of the session folders; "" = $TMPDIR or /tmp
   double timeout_seconds = 30;
+  // A dry run (--dry-run): bring-up decides everything (GPUs, caps, reuse)
+  // and starts nothing.
+  bool plan_only = false;
 };
 
 std::vector<ParamSpec> mps_schema();

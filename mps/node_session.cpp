@@ -40,6 +40,8 @@ const char* to_string(MpsState state) {
       return "not needed";
     case MpsState::NotApplicable:
       return "not applicable";
+    case MpsState::WouldStart:
+      return "would be started (dry run)";
     case MpsState::Started:
       return "started";
     case MpsState::Reused:
@@ -272,6 +274,14 @@ void NodeSession::bring_up(const GpuPlan& plan, int local_rank) {
   }
 
   dir_ = session_dir(default_root(config_), launcher_.job);
+  if (config_.plan_only) {  // a dry run: what would start, nothing started
+    status_.state = MpsState::WouldStart;
+    status_.reason = "one daemon per GPU in " + dir_;
+    status_.gpu_uuid = gpus.at(static_cast<size_t>(my_gpu_)).uuid;
+    status_.cap = cap;
+    ready_ = true;
+    return;
+  }
   if (local_rank == 0) {
     lead(plan);
   } else {

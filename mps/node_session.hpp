@@ -40,17 +40,20 @@ namespace mpsfw::mps {
 // Where a rank's MPS session stands. Started and Reused hold until
 // verification says Active, ActiveReused or NotActive.
 // NotApplicable: no GPU is visible, so the run is on the host backend.
+// WouldStart: a dry run (MpsConfig::plan_only) found nothing to reuse.
 enum class MpsState {
   Off,
   NotNeeded,
   NotApplicable,
+  WouldStart,
   Started,
   Reused,
   Active,
   ActiveReused,
   NotActive
 };
-// "off", "not needed", "not applicable", "started", "reused", "active",
+// "off", "not needed", "not applicable", "would be started (dry run)",
+// "started", "reused", "active",
 // "active (reused daemon)", "NOT active": the words of the summary table and
 // run.json.
 const char* to_string(MpsState state);

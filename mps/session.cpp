@@ -37,6 +37,7 @@ Session::Start Session::prepare(CommandLine command_line, std::string error) {
     }
   }
   s.mps = mps::read_mps_config(s.input.get(), c.overrides, c.origins, &s.error);
+  s.mps.plan_only = c.dry_run;
   return s;
 }
 

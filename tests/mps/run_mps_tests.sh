@@ -12,6 +12,7 @@
 # Options:
 #   --probe PATH       the mps_session_probe executable (required to run cases)
 #   --mpsctl PATH      the mpsctl executable (the mpsctl_* cases; without it they fail)
+#   --solver PATH      the solver executable (the dry_run* cases; without it they fail)
 #   --python PATH      python3 for the double (default: /usr/bin/python3, else python3)
 #   --double PATH      the double (default: fake-nvidia-cuda-mps-control beside this script)
 #   --mpiexec PATH     MPI launcher (default: mpiexec); --np-flag FLAG (default: -n)
@@ -33,6 +34,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 PROBE=""
 MPSCTL=""
+SOLVER=""
 PYTHON=""
 DOUBLE=$here/fake-nvidia-cuda-mps-control
 MPIEXEC=mpiexec
@@ -49,6 +51,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --probe) PROBE=$2; shift 2 ;;
     --mpsctl) MPSCTL=$2; shift 2 ;;
+    --solver) SOLVER=$2; shift 2 ;;
     --python) PYTHON=$2; shift 2 ;;
     --double) DOUBLE=$2; shift 2 ;;
     --mpiexec) MPIEXEC=$2; shift 2 ;;
@@ -90,6 +93,8 @@ add_case start_np8_gpu2 8
 add_case start_np8_gpu1_even 8
 add_case start_np4_gpu2_atp_pinned 4
 add_case not_needed 2
+add_case dry_run 4
+add_case dry_run_not_needed 2
 add_case off 2
 add_case visible_devices 4
 add_case mig_instances 4
@@ -728,6 +733,67 @@ case_not_needed() {
   check_without_mps 1 not_needed
   expect_eq "daemon launches" "$(rec_count launch)" 0
   expect_eq "session folders" "$(session_folders)" ""
+}
+
+# run_solver NP ARGS...: the solver on a small heat input under mpiexec, with
+# the session root ROOT. Sets RC, OUT, ERR like run_probe.
+run_solver() {
+  local np=$1
+  shift
+  [ -x "$SOLVER" ] || { problem "no solver to run (--solver PATH)"; RC=2; return; }
+  "$SOLVER" --write-input "$W/in.h5" --force --set heat.nx=16 --set heat.ny=16 --set heat.nz=16 \
+    >/dev/null || { problem "--write-input failed"; RC=2; return; }
+  local -a pre=()
+  [ -n "$PREFLAGS" ] && read -r -a pre <<<"$PREFLAGS"
+  runs=$((runs + 1))
+  OUT=$W/run$runs.out
+  ERR=$W/run$runs.err
+  local -a cmd=(timeout -k 5 "$RUN_TIMEOUT" "$MPIEXEC" "$NP_FLAG" "$np" "${pre[@]}" "$SOLVER"
+    "$W/in.h5" --set mps.directory="$ROOT" "$@")
+  LAST_CMD="${cmd[*]}"
+  echo "$LAST_CMD" >"$W/run$runs.cmd"
+  RC=0
+  "${cmd[@]}" >"$OUT" 2>"$ERR" </dev/null || RC=$?
+  [ "$RC" -ne 124 ] || problem "the solver still going after $RUN_TIMEOUT s ($LAST_CMD)"
+}
+
+# --dry-run, 4 ranks on one GPU: the plan (MPS would start, each rank's cap
+# and GPU) printed, exit 0, and nothing started: no daemon launched, no
+# session folder, no report.
+case_dry_run() {
+  make_gpus 1
+  run_solver 4 --dry-run --mps auto --report "$W/run.json"
+  expect_rc_zero
+  expect_text "$OUT" "rank grid"
+  expect_text "$OUT" "MPS        would be started (dry run) (one daemon per GPU in $ROOT/"
+  local r cap
+  cap=$(cap_for 4 double auto)
+  for r in 0 1 2 3; do
+    grep -qE "^  rank $r: host .*, GPU ${UUIDS[0]}, MPS cap $cap%" "$OUT" ||
+      problem "$(basename "$OUT") lacks rank $r's line with GPU ${UUIDS[0]} and cap $cap%"
+  done
+  expect_text "$OUT" "nothing was started"
+  expect_eq "daemon launches" "$(rec_count launch)" 0
+  expect_eq "session folders" "$(session_folders)" ""
+  [ ! -e "$W/run.json" ] || problem "--dry-run wrote the report $W/run.json"
+  # A bad input is refused as a run would refuse it.
+  run_solver 2 --dry-run --set heat.nx=0
+  expect_rc_nonzero
+  expect_text "$ERR" "heat.nx"
+}
+
+# --dry-run with one rank per GPU: MPS not needed, each rank its own GPU.
+case_dry_run_not_needed() {
+  make_gpus 2
+  run_solver 2 --dry-run --mps auto
+  expect_rc_zero
+  expect_text "$OUT" "MPS        not needed (one rank per GPU)"
+  local r
+  for r in 0 1; do
+    grep -E "^  rank $r: host " "$OUT" | grep -v "MPS cap" | grep -qE ", GPU ${UUIDS[$r]}(, |$)" ||
+      problem "$(basename "$OUT") lacks rank $r's line with GPU ${UUIDS[$r]} and no cap"
+  done
+  expect_eq "daemon launches" "$(rec_count launch)" 0
 }
 
 case_off() {
