@@ -132,8 +132,8 @@ Prepared prepare(const Session& session, const WorkloadRegistry& workloads) {
     check_kokkos_options(c.kokkos_options, run.backend, p.params->value("run.backend").origin);
     check_backend(spec, run.backend, p.params->value("run.backend").origin);
     try {
-      p.rank_grid =
-          choose_rank_grid(session.size(), run.rank_grid_hint, p.workload->cells_to_split());
+      p.rank_grid = choose_rank_grid(session.size(), run.rank_grid_hint,
+                                     p.workload->cells_to_split(), p.workload->x_face_cost());
     } catch (const InputError& e) {
       const std::string hint = p.workload->split_hint();
       throw InputError(c.input + ": /run/px, /run/py, /run/pz: " + e.what() +

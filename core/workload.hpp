@@ -58,6 +58,12 @@ class Workload {
   // message when a job cannot be split).
   virtual Int3 cells_to_split() const = 0;
   virtual std::string split_hint() const { return ""; }
+  // How choosing the rank grid weighs a face across x against one across y
+  // or z (choose_rank_grid's x_face_cost; a grid solver whose x faces are
+  // strided in memory: kStridedFaceCost). The same value the workload's
+  // decomposition takes, so the grid checked before the run (and printed by
+  // --dry-run) is the run's.
+  virtual double x_face_cost() const { return 1.0; }
   // After configure: how a weak-scaling study grows this input (the report's
   // weak_scaling; scripts/sweep.py and advise read it). By default: no keys.
   virtual WeakScaling weak_scaling() const;

@@ -17,6 +17,7 @@ class WaveWorkload final : public mpsfw::Workload {
   }
   const mpsfw::RunConfig& run_config() const override { return config_; }
   mpsfw::Int3 cells_to_split() const override { return config_.cells; }
+  double x_face_cost() const override { return mpsfw::kStridedFaceCost; }
   mpsfw::WeakScaling weak_scaling() const override {
     return {{"wave.nx", "wave.ny", "wave.nz"}, ""};
   }

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "core/field_layout.hpp"
 #include "heat_config.hpp"
 #include "heat_report.hpp"
 #include "heat_solver.hpp"
@@ -19,6 +20,7 @@ class HeatWorkload final : public Workload {
   }
   const RunConfig& run_config() const override { return config_; }
   Int3 cells_to_split() const override { return config_.cells; }
+  double x_face_cost() const override { return kStridedFaceCost; }
   WeakScaling weak_scaling() const override { return {{"heat.nx", "heat.ny", "heat.nz"}, ""}; }
   void start(const RunContext& context) override {
     solver_ = std::make_unique<HeatSolver>(config_, context.world, context.device,

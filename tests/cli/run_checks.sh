@@ -25,6 +25,9 @@
 #                     UTS namespace per node) == 1 rank bit for bit (h5diff); the report
 #                     lists both hosts and each rank's node (skipped without unshare
 #                     --uts or h5diff)
+#   dry_run           --dry-run on 8 ranks with --report and --output: exit 0, the plan
+#                     printed, nothing written; the rank grid it prints is the one the
+#                     run then takes (heat weighs x faces more: 1x2x4, not 2x2x2)
 #   killed_run        a long run with --output, SIGTERM to mpirun's process group: the
 #                     ranks stop at a step boundary and commit O.h5 and O.xmf, or (when
 #                     mpirun kills them before they get there) leave neither: never one
@@ -271,6 +274,21 @@ check_two_nodes() {
   esac
 }
 
+check_dry_run() {
+  run_in 8 "$INPUT" --dry-run --report R.json --output O.h5
+  [ "$rc" -eq 0 ] || problem "exit code $rc, expected 0"
+  expect_absent "$dir/R.json" "$dir/O.h5" "$dir/O.xmf"
+  expect_text "$out" "mpsfw: dry run of $INPUT (solver heat" "nothing was started"
+  [ "$(grep -c "^  rank [0-9]*: host " "$out")" -eq 8 ] || problem "not one line for each of 8 ranks"
+  local planned ran
+  planned=$(sed -n 's/^  rank grid  \([0-9]*\) x \([0-9]*\) x \([0-9]*\) .*/\1x\2x\3/p' "$out")
+  run_in 8 "$INPUT" --set run.steps=2 --set run.diag_every=0
+  [ "$rc" -eq 0 ] || problem "the run after the dry run: exit code $rc"
+  ran=$(grep -o "on 8 ranks ([0-9x]*)" "$out" | grep -o "[0-9]*x[0-9]*x[0-9]*")
+  [ -n "$planned" ] && [ "$planned" = "$ran" ] ||
+    problem "the dry run's rank grid is '$planned', the run's '$ran'"
+}
+
 check_bad_report_dir() {
   run_in 2 "$INPUT" --report "$dir/no_such_dir/R.json" --set run.steps=5
   [ "$rc" -ne 0 ] || problem "exit code 0, expected a failure"
@@ -317,7 +335,7 @@ skipped=0
 for check in "${checks[@]}"; do
   case "$check" in
     smoke | error_before_run | bad_output_dir | bad_report_dir | killed_run | kokkos | \
-      crowded_node | two_nodes) ;;
+      crowded_node | two_nodes | dry_run) ;;
     *) cli_die "no check named '$check' (see --help)" ;;
   esac
   dir=$WORKDIR/$check
