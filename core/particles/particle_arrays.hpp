@@ -59,7 +59,10 @@ struct FieldSpec {
   std::string name;
   int components = 1;
   FieldType type = FieldType::Real;
-  bool travels = true;  // migration carries it (else it arrives zeroed)
+  // Kept with its particle: migration carries it and a rebuild's reordering
+  // moves it. Else scratch the workload rewrites after every rebuild (a
+  // force): zero on a particle that arrives, undefined on one that stays.
+  bool travels = true;
 };
 
 namespace particle_ops {
@@ -706,20 +709,24 @@ class ParticleArrays : public Base {
     exec_.sort_by_key(key, n, cells, order_.data(), start_.data());
   }
 
-  // Keeps `kept` owned particles, particle t the one that was from[t], every
-  // field and the position, through the spares (gathers: writes in order).
+  // Keeps `kept` owned particles, particle t the one that was from[t], its
+  // position and travelling fields, through the spares (gathers: writes in
+  // order).
   void move_owned(const long* from, long kept) {
     scratch(&x_spare_, 4 * kept);
     double* xs = x_spare_.data();
     const double* x = x_.data();
     const std::uint64_t* w = words_data_.data();
     std::uint64_t* ws = words_spare_.data();
-    const long cap = capacity_, count = words_.count;
+    const long cap = capacity_;
+    const Words words = words_;
     exec_.for_each(
         kept, MPSFW_LAMBDA(long t) {
           const long i = from[t];
           for (int d = 0; d < 4; ++d) xs[4 * t + d] = x[4 * i + d];
-          for (long c = 0; c < count; ++c) memcpy(ws + c * cap + t, w + c * cap + i, 8);
+          for (int c = 0; c < words.count; ++c) {
+            if (words.record_word[c] >= 0) memcpy(ws + c * cap + t, w + c * cap + i, 8);
+          }
         });
     memory::copy(x_.data(), kSpace, xs, kSpace, static_cast<size_t>(4 * kept) * sizeof(double));
     words_data_.swap(words_spare_);
@@ -734,7 +741,8 @@ class ParticleArrays : public Base {
     const long kept = owned_ - gone;
     double* x = x_.data();
     std::uint64_t* w = words_data_.data();
-    const long cap = capacity_, count = words_.count;
+    const long cap = capacity_;
+    const Words words = words_;
     exec_.for_each(
         gone, MPSFW_LAMBDA(long t) {
           const long hole = leaving[t];
@@ -751,7 +759,9 @@ class ParticleArrays : public Base {
           // The staying particles above kept are the last `holes` staying.
           const long from = staying[kept - holes + t];
           for (int d = 0; d < 4; ++d) x[4 * hole + d] = x[4 * from + d];
-          for (long c = 0; c < count; ++c) memcpy(w + c * cap + hole, w + c * cap + from, 8);
+          for (int c = 0; c < words.count; ++c) {
+            if (words.record_word[c] >= 0) memcpy(w + c * cap + hole, w + c * cap + from, 8);
+          }
         });
     owned_ = kept;
   }
