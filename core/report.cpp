@@ -10,6 +10,8 @@
 #include <fstream>
 
 #include "build_info.hpp"
+#include "decomposition.hpp"
+#include "device.hpp"
 #include "error.hpp"
 #include "json_writer.hpp"
 #include "kokkos_runtime.hpp"
@@ -84,6 +86,19 @@ RunReport start_report(const std::string& solver, const Params& params, Backend 
     r.parameters.push_back({s.name(), params.as_text(s.name()), v.type, v.integer, v.real});
   }
   r.warnings = warnings;
+  return r;
+}
+
+RunReport start_job_report(const std::string& solver, const Params& params,
+                           const CartDecomposition& d, const DeviceBinding& device,
+                           const std::string& host, const std::string& detail,
+                           const std::vector<std::string>& warnings) {
+  RunReport r = start_report(solver, params, device.backend, warnings);
+  r.ranks = d.size();
+  r.rank_grid = d.rank_grid();
+  r.global_cells = d.global_cells();
+  r.device_per_rank = gather_strings(d.comm(), "rank " + std::to_string(d.rank()) + " on " + host +
+                                                   ": " + device_text(device) + detail);
   return r;
 }
 

@@ -17,6 +17,9 @@
 
 namespace mpsfw {
 
+class CartDecomposition;
+struct DeviceBinding;
+
 struct MinAvgMax {
   double min = 0, avg = 0, max = 0;
 };
@@ -82,6 +85,13 @@ struct RunReport {
 // file and its hash, backend, every parameter's final value, warnings.
 RunReport start_report(const std::string& solver, const Params& params, Backend backend,
                        const std::vector<std::string>& warnings);
+// Collective over d.comm(): start_report's, plus the job's layout (ranks,
+// rank grid, global cells) and each rank's line, "rank R on HOST: DEVICE"
+// followed by `detail` (", block 64x64x32", ", 8000 atoms").
+RunReport start_job_report(const std::string& solver, const Params& params,
+                           const CartDecomposition& d, const DeviceBinding& device,
+                           const std::string& host, const std::string& detail,
+                           const std::vector<std::string>& warnings);
 // Collective: memory per rank (device and host fields, peak RSS) into `report`.
 void add_memory_usage(MPI_Comm comm, RunReport* report);
 // Collective: timestamp, hosts (from each rank's `host`), job id (Slurm, PBS,

@@ -44,13 +44,8 @@ class BrownianWorkload final : public mpsfw::Workload {
                           const std::vector<std::string>& warnings) const override {
     const mpsfw::CartDecomposition& d = solver_->decomposition();
     MPI_Comm comm = d.comm();
-    mpsfw::RunReport r = mpsfw::start_report("brownian", params, context.device.backend, warnings);
-    r.ranks = d.size();
-    r.rank_grid = d.rank_grid();
-    r.global_cells = d.global_cells();
-    r.device_per_rank =
-        mpsfw::gather_strings(comm, "rank " + std::to_string(d.rank()) + " on " + context.host +
-                                        ": " + mpsfw::device_text(context.device));
+    mpsfw::RunReport r =
+        mpsfw::start_job_report("brownian", params, d, context.device, context.host, "", warnings);
     mpsfw::report_loop(*solver_, comm, solver_->timers(),
                        static_cast<double>(solver_->total_particles()), &r);
     r.throughput_unit = "particle-steps/s";

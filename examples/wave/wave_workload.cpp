@@ -47,15 +47,11 @@ class WaveWorkload final : public mpsfw::Workload {
                           const std::vector<std::string>& warnings) const override {
     const mpsfw::CartDecomposition& d = solver_->decomposition();
     MPI_Comm comm = d.comm();
-    mpsfw::RunReport r = mpsfw::start_report("wave", params, context.device.backend, warnings);
-    r.ranks = d.size();
-    r.rank_grid = d.rank_grid();
-    r.global_cells = d.global_cells();
     const mpsfw::Int3 n = d.local_cells();
-    r.device_per_rank = mpsfw::gather_strings(
-        comm, "rank " + std::to_string(d.rank()) + " on " + context.host + ": " +
-                  mpsfw::device_text(context.device) + ", block " + std::to_string(n.x) + "x" +
-                  std::to_string(n.y) + "x" + std::to_string(n.z));
+    mpsfw::RunReport r = mpsfw::start_job_report(
+        "wave", params, d, context.device, context.host,
+        ", block " + std::to_string(n.x) + "x" + std::to_string(n.y) + "x" + std::to_string(n.z),
+        warnings);
     mpsfw::report_loop(*solver_, comm, solver_->timers(),
                        static_cast<double>(d.global_cells().product()), &r);
     r.halo_path = solver_->halo_path();

@@ -47,21 +47,17 @@ RunReport make_report(const HeatSolver& solver, const Params& params, const Devi
                       const std::string& host_name, const std::vector<std::string>& warnings) {
   const CartDecomposition& d = solver.decomposition();
   MPI_Comm comm = d.comm();
-  RunReport r = start_report("heat", params, device.backend, warnings);
+  const Int3 n = d.local_cells();
+  const std::string design = solver.update_design();
+  RunReport r =
+      start_job_report("heat", params, d, device, host_name,
+                       ", block " + std::to_string(n.x) + "x" + std::to_string(n.y) + "x" +
+                           std::to_string(n.z) + (design.empty() ? "" : ", update " + design),
+                       warnings);
   r.halo_path = halo_path(solver.halo(), device, comm);
   if (device.backend == Backend::Kokkos && solver.halo().plan().pushed != 0) {
     r.halo_path += " (pushed by a Kokkos kernel after the update)";
   }
-  r.ranks = d.size();
-  r.rank_grid = d.rank_grid();
-  r.global_cells = d.global_cells();
-  const Int3 n = d.local_cells();
-  const std::string design = solver.update_design();
-  const std::string where = "rank " + std::to_string(d.rank()) + " on " + host_name + ": " +
-                            device_text(device) + ", block " + std::to_string(n.x) + "x" +
-                            std::to_string(n.y) + "x" + std::to_string(n.z) +
-                            (design.empty() ? "" : ", update " + design);
-  r.device_per_rank = gather_strings(comm, where);
   report_loop(solver, comm, solver.timers(), static_cast<double>(d.global_cells().product()), &r);
   r.diagnostic_columns = {"step", "time", "total_heat", "max_change"};
   for (const Diagnostics& g : solver.diagnostics()) {

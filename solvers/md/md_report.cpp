@@ -9,11 +9,10 @@ RunReport make_report(const MdSolver& solver, const Params& params, const Device
   const CartDecomposition& d = solver.decomposition();
   MPI_Comm comm = d.comm();
   const MdConfig& c = solver.config();
-  RunReport r = start_report("md", params, device.backend, warnings);
+  RunReport r =
+      start_job_report("md", params, d, device, host_name,
+                       ", " + std::to_string(solver.local_atom_count()) + " atoms", warnings);
   r.halo_path = "ghosts " + solver.ghost_path();
-  r.ranks = d.size();
-  r.rank_grid = d.rank_grid();
-  r.global_cells = d.global_cells();
   char problem[160];
   std::snprintf(problem, sizeof problem,
                 "%ld atoms in a %.4g x %.4g x %.4g box, %d x %d x %d link cells",
@@ -24,10 +23,6 @@ RunReport make_report(const MdSolver& solver, const Params& params, const Device
                 ", neighbour lists to %.4g (cutoff + skin): %ld rebuilds in %ld steps",
                 ghost_width(c), solver.rebuilds(), solver.step() - c.start_step);
   r.problem += problem;
-  const long mine = solver.local_atom_count();
-  const std::string where = "rank " + std::to_string(d.rank()) + " on " + host_name + ": " +
-                            device_text(device) + ", " + std::to_string(mine) + " atoms";
-  r.device_per_rank = gather_strings(comm, where);
   report_loop(solver, comm, solver.timers(), static_cast<double>(solver.total_atoms()), &r);
   r.throughput_unit = "atom-steps/s";
   r.diagnostic_columns = {"step",    "time",  "temperature", "potential",
