@@ -22,6 +22,7 @@
 #include "core/cuda_check.hpp"
 #include "core/memory.hpp"
 #include "neighbour_rows.hpp"
+#include "sorted_search.hpp"
 
 namespace mpsfw {
 namespace cuda_exec {
@@ -240,18 +241,7 @@ class CudaExec {
       MPSFW_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp(bytes), bytes, key, sorted, iota, order,
                                                        n, 0, bits));
     }
-    for_each(keys + 1, [=] __device__(long k) {
-      long lo = 0, hi = n;  // the first position with sorted[p] >= k
-      while (lo < hi) {
-        const long mid = (lo + hi) / 2;
-        if (sorted[mid] < k) {
-          lo = mid + 1;
-        } else {
-          hi = mid;
-        }
-      }
-      start[k] = lo;
-    });
+    for_each(keys + 1, [=] __device__(long k) { start[k] = first_at_least(sorted, n, k); });
   }
 
   // A warp a link cell (cuda_exec::list_kernel), over the particles' points

@@ -50,6 +50,7 @@
 #include "neighbour_rows.hpp"
 #include "particle_store.hpp"
 #include "periodic_edge.hpp"
+#include "sorted_search.hpp"
 
 namespace mpsfw {
 
@@ -659,6 +660,16 @@ class ParticleArrays : public Base {
     s->reserve_for(n);
   }
 
+  // Particle i's position and travelling fields (words of capacity `cap`)
+  // into slot t of xt and wt.
+  static MPSFW_HD void copy_particle(const Words& words, long cap, const double* x,
+                                     const std::uint64_t* w, long i, double* xt, std::uint64_t* wt,
+                                     long t) {
+    for (int d = 0; d < 4; ++d) xt[4 * t + d] = x[4 * i + d];
+    for (int c = 0; c < words.count; ++c) {
+      if (words.record_word[c] >= 0) memcpy(wt + c * cap + t, w + c * cap + i, 8);
+    }
+  }
   // Particle i's squared distance from b (4 doubles a particle); NaN, a
   // rebuild's to report, as HUGE_VAL.
   static MPSFW_HD double squared_move(const double* x, const double* b, long i) {
@@ -721,13 +732,7 @@ class ParticleArrays : public Base {
     const long cap = capacity_;
     const Words words = words_;
     exec_.for_each(
-        kept, MPSFW_LAMBDA(long t) {
-          const long i = from[t];
-          for (int d = 0; d < 4; ++d) xs[4 * t + d] = x[4 * i + d];
-          for (int c = 0; c < words.count; ++c) {
-            if (words.record_word[c] >= 0) memcpy(ws + c * cap + t, w + c * cap + i, 8);
-          }
-        });
+        kept, MPSFW_LAMBDA(long t) { copy_particle(words, cap, x, w, from[t], xs, ws, t); });
     memory::copy(x_.data(), kSpace, xs, kSpace, static_cast<size_t>(4 * kept) * sizeof(double));
     words_data_.swap(words_spare_);
     owned_ = kept;
@@ -747,21 +752,9 @@ class ParticleArrays : public Base {
         gone, MPSFW_LAMBDA(long t) {
           const long hole = leaving[t];
           if (hole >= kept) return;
-          long holes = 0, past = gone;  // leaving below kept: the first past them
-          while (holes < past) {
-            const long mid = (holes + past) / 2;
-            if (leaving[mid] < kept) {
-              holes = mid + 1;
-            } else {
-              past = mid;
-            }
-          }
           // The staying particles above kept are the last `holes` staying.
-          const long from = staying[kept - holes + t];
-          for (int d = 0; d < 4; ++d) x[4 * hole + d] = x[4 * from + d];
-          for (int c = 0; c < words.count; ++c) {
-            if (words.record_word[c] >= 0) memcpy(w + c * cap + hole, w + c * cap + from, 8);
-          }
+          const long holes = first_at_least(leaving, gone, kept);
+          copy_particle(words, cap, x, w, staying[kept - holes + t], x, w, hole);
         });
     owned_ = kept;
   }

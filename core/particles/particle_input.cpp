@@ -114,6 +114,22 @@ class Checker {
     return static_cast<long>(info.dims[0]);
   }
 
+  // The group opened, its datasets' presence, types and shapes checked: N,
+  // and which fields are there; nullopt where the group is absent and may be.
+  struct Opened {
+    h5::Handle file, group;
+    long count = 0;
+    std::vector<bool> there;
+  };
+  std::optional<Opened> open() const {
+    Opened o;
+    o.file = h5::open_file_readonly(file_);
+    if (!present(o.file.get())) return std::nullopt;
+    o.group = h5::open_group(o.file.get(), group_);
+    o.count = shapes(o.group.get(), &o.there);
+    return o;
+  }
+
   // Presence, types and shapes of the positions and every field; returns N
   // and, in there[k], whether field k is in the file (an optional one may
   // not be).
@@ -270,12 +286,9 @@ void Checker::separation(const std::vector<double>& x, const ParticleRecords& re
 std::optional<long> count_particles(const std::string& file, const std::string& group,
                                     const ParticleInputFields& fields,
                                     const ParticleInputRules& rules) {
-  const Checker check(file, group, fields, rules);
-  h5::Handle f = h5::open_file_readonly(file);
-  if (!check.present(f.get())) return std::nullopt;
-  h5::Handle g = h5::open_group(f.get(), group);
-  std::vector<bool> there;
-  return check.shapes(g.get(), &there);
+  const std::optional<Checker::Opened> opened = Checker(file, group, fields, rules).open();
+  if (!opened) return std::nullopt;
+  return opened->count;
 }
 
 std::optional<ParticleRecords> read_all_particles(const std::string& file, const std::string& group,
@@ -283,13 +296,12 @@ std::optional<ParticleRecords> read_all_particles(const std::string& file, const
                                                   const ParticleInputFields& fields,
                                                   const ParticleInputRules& rules) {
   const Checker check(file, group, fields, rules);
-  h5::Handle f = h5::open_file_readonly(file);
-  if (!check.present(f.get())) return std::nullopt;
-  h5::Handle g = h5::open_group(f.get(), group);
-  std::vector<bool> there;
-  const long n = check.shapes(g.get(), &there);
-  const auto rows = static_cast<size_t>(n);
-  const std::vector<double> x = h5::read_all_doubles(g.get(), "positions");
+  const std::optional<Checker::Opened> opened = check.open();
+  if (!opened) return std::nullopt;
+  const hid_t g = opened->group.get();
+  const std::vector<bool>& there = opened->there;
+  const auto rows = static_cast<size_t>(opened->count);
+  const std::vector<double> x = h5::read_all_doubles(g, "positions");
   if (x.size() != 3 * rows)
     throw Error(file + ": reading /" + group + "/positions: too few values");
   ParticleRecords all(layout);
@@ -311,12 +323,12 @@ std::optional<ParticleRecords> read_all_particles(const std::string& file, const
         std::memcpy(&values[8 * i], &id, 8);
       }
     } else if (w.integer) {
-      const std::vector<std::int64_t> v = h5::read_all_int64(g.get(), w.dataset);
+      const std::vector<std::int64_t> v = h5::read_all_int64(g, w.dataset);
       if (v.size() != c * rows) throw Error(file + ": reading " + w.dataset + ": too few values");
       if (is_id) check.ids(w.dataset, v);
       std::memcpy(values.data(), v.data(), values.size());
     } else {
-      const std::vector<double> v = h5::read_all_doubles(g.get(), w.dataset);
+      const std::vector<double> v = h5::read_all_doubles(g, w.dataset);
       if (v.size() != c * rows) throw Error(file + ": reading " + w.dataset + ": too few values");
       for (size_t i = 0; i < rows; ++i) check.finite(w.dataset, i, &v[c * i], w.components);
       std::memcpy(values.data(), v.data(), values.size());

@@ -326,15 +326,23 @@ run_mpsctl() {
   done
   [ "${1:-}" = "--" ] && shift
   [ -x "$MPSCTL" ] || { problem "no mpsctl to run (--mpsctl PATH)"; RC=2; return; }
+  run_logged mpsctl env "${envs[@]}" timeout -k 5 "$RUN_TIMEOUT" "$MPSCTL" "$@" --dir "$ROOT"
+}
+
+# run_logged WHAT COMMAND...: the command's output into the next run's OUT
+# and ERR, the command line into its .cmd; sets RC, and a problem when the
+# time limit in COMMAND killed it.
+run_logged() {
+  local what=$1
+  shift
   runs=$((runs + 1))
   OUT=$W/run$runs.out
   ERR=$W/run$runs.err
-  local -a cmd=(env "${envs[@]}" timeout -k 5 "$RUN_TIMEOUT" "$MPSCTL" "$@" --dir "$ROOT")
-  LAST_CMD="${cmd[*]}"
+  LAST_CMD="$*"
   echo "$LAST_CMD" >"$W/run$runs.cmd"
   RC=0
-  "${cmd[@]}" >"$OUT" 2>"$ERR" </dev/null || RC=$?
-  [ "$RC" -ne 124 ] || problem "mpsctl still going after $RUN_TIMEOUT s ($LAST_CMD)"
+  "$@" >"$OUT" 2>"$ERR" </dev/null || RC=$?
+  [ "$RC" -ne 124 ] || problem "$what still going after $RUN_TIMEOUT s ($LAST_CMD)"
 }
 
 # field LINE KEY: the value of " KEY=value" in a PROBE/record line.
@@ -745,16 +753,8 @@ run_solver() {
     >/dev/null || { problem "--write-input failed"; RC=2; return; }
   local -a pre=()
   [ -n "$PREFLAGS" ] && read -r -a pre <<<"$PREFLAGS"
-  runs=$((runs + 1))
-  OUT=$W/run$runs.out
-  ERR=$W/run$runs.err
-  local -a cmd=(timeout -k 5 "$RUN_TIMEOUT" "$MPIEXEC" "$NP_FLAG" "$np" "${pre[@]}" "$SOLVER"
-    "$W/in.h5" --set mps.directory="$ROOT" "$@")
-  LAST_CMD="${cmd[*]}"
-  echo "$LAST_CMD" >"$W/run$runs.cmd"
-  RC=0
-  "${cmd[@]}" >"$OUT" 2>"$ERR" </dev/null || RC=$?
-  [ "$RC" -ne 124 ] || problem "the solver still going after $RUN_TIMEOUT s ($LAST_CMD)"
+  run_logged "the solver" timeout -k 5 "$RUN_TIMEOUT" "$MPIEXEC" "$NP_FLAG" "$np" "${pre[@]}" \
+    "$SOLVER" "$W/in.h5" --set mps.directory="$ROOT" "$@"
 }
 
 # --dry-run, 4 ranks on one GPU: the plan (MPS would start, each rank's cap

@@ -7,19 +7,12 @@
 #include <vector>
 
 #include "core/command_line.hpp"
-#include "core/error.hpp"
+#include "support/parse_error.hpp"
 
 namespace mpsfw {
 namespace {
 
-std::string parse_error(const std::vector<std::string>& args) {
-  try {
-    parse_command_line(args);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::parse_error;
 
 TEST(DryRunOption, SetForARun) {
   EXPECT_TRUE(parse_command_line({"in.h5", "--dry-run"}).dry_run);

@@ -12,19 +12,12 @@
 #include "core/command_line.hpp"
 #include "core/error.hpp"
 #include "core/kokkos_options.hpp"
+#include "support/parse_error.hpp"
 
 namespace mpsfw {
 namespace {
 
-// The InputError message of parse_command_line(args), or "" when it parses.
-std::string parse_error(const std::vector<std::string>& args) {
-  try {
-    parse_command_line(args);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::parse_error;
 
 std::string check_error(const std::vector<std::string>& options, Backend backend,
                         const std::string& origin) {
