@@ -5,8 +5,12 @@
 // One rank, in.lj (fcc rho 0.8442, T 1.44, cutoff 2.5, skin 0.3, dt 0.005).
 // Each round drifts every store's atoms the same few steps (forces, kick,
 // drift), then times, waiting for the GPU after each: migrate, sort by cell,
-// ghost exchange, list build, forces, and a step's kick-drift with the
-// displacement check. Prints each operation's median over the rounds.
+// ghost exchange (and, apart, its two parts: selecting the send lists and,
+// one rank being every list's receiver, copying them into ghost slots), list
+// build, forces, and a step's kick-drift with the displacement check. Prints
+// each operation's median over the rounds. Then the layer's CUDA primitives
+// alone at the same sizes, each call waited for: what a call costs beside
+// its bytes.
 //   md_rebuild_ops [--cells N (40)] [--rounds R (20)] [--stores "cuda layer"]
 #include <mpi.h>
 
@@ -14,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -24,7 +29,9 @@
 #include "core/decomposition.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "core/particles/cuda_exec.cuh"
+#include "core/particles/ghost_lists.hpp"
 #include "core/particles/particle_exchange.hpp"
 #include "core/particles/subdomain.hpp"
 #include "solvers/md/md_arrays_store.hpp"
@@ -60,10 +67,25 @@ void timed(Subject& s, const char* op, const Work& work) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
+// The bands of the only rank: every list wraps.
+GhostBands one_rank_bands(const Subdomain& domain, double reach) {
+  GhostBands b{};
+  for (int d = 0; d < 3; ++d) {
+    b.low[d] = domain.lo[d] + reach;
+    b.high[d] = domain.hi[d] - reach;
+  }
+  for (int list = 0; list < kGhostLists; ++list) {
+    for (int d = 0; d < 3; ++d) b.shift[list][d] = -list_offset(list, d) * domain.box[d];
+  }
+  return b;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
 }
+
+void time_primitives(long n, long entries, int keys, int rounds);
 
 void time_stores(const std::string& stores, const MdConfig& config,
                  const CartDecomposition& decomposition, const Subdomain& domain,
@@ -94,6 +116,10 @@ int run(int argc, char** argv) {
   const std::vector<AtomRecord> atoms = fcc_atoms(config, domain, MPI_COMM_WORLD);
   const double reach = ghost_width(config), half_dt = 0.5 * config.dt;
   time_stores(stores, config, decomposition, domain, atoms, reach, half_dt, rounds);
+  // Selecting the send lists looks at 26 entries a particle.
+  const long n = static_cast<long>(atoms.size());
+  const CellGrid grid = ParticleExchange(decomposition, domain, reach).cell_grid();
+  time_primitives(n, kGhostLists * n, grid.count[0] * grid.count[1] * grid.count[2], rounds);
   release_device(device);  // after the stores freed their memory
   return 0;
 }
@@ -117,6 +143,8 @@ void time_stores(const std::string& stores, const MdConfig& config,
     subjects.push_back(std::move(s));
   }
   const CellGrid grid = subjects.front().exchange->cell_grid();
+  const GhostBands bands = one_rank_bands(domain, reach);
+  long counts[kGhostLists] = {};
   for (int r = 0; r < rounds; ++r) {
     for (Subject& s : subjects) {  // the stores take turns: drift hits them alike
       MdStore& store = *s.store;
@@ -132,6 +160,19 @@ void time_stores(const std::string& stores, const MdConfig& config,
       });
       timed(s, "migrate", [&] { s.exchange->migrate(store); });
       timed(s, "sort by cell", [&] { store.sort_by_cell(grid); });
+      timed(s, "ghost: select", [&] {
+        store.clear_ghosts();
+        store.select_sends(bands, counts);
+      });
+      timed(s, "ghost: own images", [&] {
+        long first[kGhostLists], total = 0;
+        for (int list = 0; list < kGhostLists; ++list) {
+          first[list] = total;
+          total += counts[list];
+        }
+        store.reserve_ghosts(total);
+        store.copy_sends_to_ghosts((std::uint32_t{1} << kGhostLists) - 1, first);
+      });
       timed(s, "ghost exchange", [&] { s.exchange->exchange_ghosts(store); });
       timed(s, "list build", [&] { store.build_neighbors(grid, reach); });
       timed(s, "forces", [&] { store.compute_forces(config.lj); });
@@ -150,7 +191,64 @@ void time_stores(const std::string& stores, const MdConfig& config,
       for (Subject& s : subjects) std::printf(" %10.1f", 1e6 * median(s.seconds[op]));
       std::printf("\n");
     }
+    std::fflush(stdout);  // an abort later would lose it
   }
+}
+
+void print_medians(const std::string& title, std::map<std::string, std::vector<double>>& seconds) {
+  std::printf("%s, medians in microseconds\n", title.c_str());
+  for (auto& [op, s] : seconds) std::printf("  %-28s %10.1f\n", op.c_str(), 1e6 * median(s));
+  std::fflush(stdout);
+}
+
+// CudaExec's calls alone, each waited for.
+void time_primitives(long n, long entries, int keys, int rounds) {
+  CudaExec exec;
+  Array<double> x(Backend::Cuda, static_cast<size_t>(4 * n));
+  bench::fill_test_pattern(x);
+  Array<int> key(Backend::Cuda, static_cast<size_t>(n));
+  Array<long> order(Backend::Cuda, static_cast<size_t>(n)),
+      out(Backend::Cuda, static_cast<size_t>(n)), count(Backend::Cuda, 1);
+  Array<int> picked(Backend::Cuda, static_cast<size_t>(entries));
+  Array<long> start(Backend::Cuda, static_cast<size_t>(keys) + 1);
+  double* xp = x.data();
+  int* kp = key.data();
+  long* op = out.data();
+  const int k = keys;
+  const auto touch = MPSFW_LAMBDA(long i) { xp[4 * i + 3] = 0; };
+  const auto make_keys = MPSFW_LAMBDA(long i) { kp[i] = static_cast<int>((i * 7919) % k); };
+  const auto below = MPSFW_LAMBDA(long i) { return xp[4 * i] < 0.5 ? 1L : 0L; };
+  const auto value = MPSFW_LAMBDA(long i) { return xp[4 * i + 1]; };
+  const auto odd = MPSFW_LAMBDA(long i) { return i & 1; };
+  const auto store = MPSFW_LAMBDA(long i, long before) { op[i] = before; };
+  exec.for_each(n, make_keys);
+  std::map<std::string, std::vector<double>> seconds;
+  const auto timed_call = [&](const std::string& name, const std::function<void()>& work) {
+    exec.synchronize();
+    const auto t0 = std::chrono::steady_clock::now();
+    work();
+    exec.synchronize();
+    seconds[name].push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  };
+  const std::string at_n = " (" + std::to_string(n) + ")";
+  for (int r = 0; r < rounds + 2; ++r) {
+    timed_call("for_each" + at_n, [&] { exec.for_each(n, touch); });
+    timed_call("count" + at_n, [&] { (void)exec.count(n, below); });
+    timed_call("sum" + at_n, [&] { (void)exec.sum(n, value); });
+    timed_call("max_of" + at_n, [&] { (void)exec.max_of(n, value); });
+    timed_call("scan" + at_n, [&] { exec.scan(n, odd, store); });
+    timed_call("select (" + std::to_string(entries) + ")",
+               [&] { exec.select(entries, odd, picked.data(), count.data()); });
+    timed_call("sort_by_key" + at_n + ", " + std::to_string(keys) + " keys",
+               [&] { exec.sort_by_key(kp, n, keys, order.data(), start.data()); });
+    timed_call("copy 8 bytes to the host", [&] {
+      long v = 0;
+      memory::copy(&v, Backend::Host, op, Backend::Cuda, sizeof v);
+    });
+  }
+  for (auto& [name, s] : seconds) s.erase(s.begin(), s.begin() + 2);  // warm-up
+  print_medians("CudaExec's primitives alone", seconds);
 }
 
 }  // namespace

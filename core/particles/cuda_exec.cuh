@@ -1,8 +1,8 @@
 #pragma once
 // The CUDA backend of the particle layer's primitives (particle_arrays.hpp
 // says what each must do): one kernel launch per for_each on the default
-// stream, CUB for scans, sums and the stable radix sort, largest values by
-// one atomic a warp into a device word (read when asked), and the neighbour
+// stream, CUB for scans, selections, sums and the stable radix sort, largest values by
+// one atomic a warp into a device word (read when asked), counts likewise, and the neighbour
 // lists built a warp per link cell. Included by CUDA sources only (nvcc with
 // --extended-lambda).
 #include <cuda_runtime.h>
@@ -10,19 +10,22 @@
 #include <thrust/iterator/tabulate_output_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
+#include <climits>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <string>
 
 #include "core/backend.hpp"
 #include "core/comm/step_handshake.hpp"
 #include "core/cuda_check.hpp"
+#include "core/error.hpp"
 #include "core/memory.hpp"
 #include "neighbour_rows.hpp"
-#include "sorted_search.hpp"
 
 namespace mpsfw {
 namespace cuda_exec {
@@ -68,6 +71,17 @@ __global__ void max_kernel(long n, F f, unsigned long long* largest, unsigned lo
   for (int o = 16; o > 0; o /= 2) v = fmax(v, __shfl_down_sync(0xffffffffu, v, o));
   if ((threadIdx.x & 31) == 0 && v > 0)
     atomicMax(largest, static_cast<unsigned long long>(__double_as_longlong(v)));
+}
+
+// The sum of f(i) into *total (zero before): one atomic a warp, exact in
+// any order. *clear, the next call's word, is zeroed.
+template <class F>
+__global__ void count_kernel(long n, F f, unsigned long long* total, unsigned long long* clear) {
+  const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i == 0) *clear = 0;
+  long v = i < n ? static_cast<long>(f(i)) : 0;
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  if ((threadIdx.x & 31) == 0 && v != 0) atomicAdd(total, static_cast<unsigned long long>(v));
 }
 
 // NeighbourBuild's lists, a warp per link cell (kListWarps cells a block), a
@@ -161,13 +175,18 @@ class CudaExec {
   template <class F>
   long count(long n, const F& f) const {
     if (n <= 0) return 0;
-    long* v = values<long>(n);
-    for_each(n, [=] __device__(long i) { v[i] = f(i); });
-    return summed(v, n);
+    count_slot_ ^= 1;
+    unsigned long long* word = counted_.data() + count_slot_;
+    const auto blocks = static_cast<unsigned>((n + cuda_exec::kThreads - 1) / cuda_exec::kThreads);
+    cuda_exec::count_kernel<<<blocks, cuda_exec::kThreads>>>(n, f, word,
+                                                             word + 1 - 2 * count_slot_);
+    MPSFW_CUDA_CHECK_LAUNCH();
+    return static_cast<long>(read_word(word));
   }
 
   CudaExec() {
     MPSFW_CUDA_CHECK(cudaMemset(largest_.data(), 0, largest_.size() * sizeof(unsigned long long)));
+    MPSFW_CUDA_CHECK(cudaMemset(counted_.data(), 0, counted_.size() * sizeof(unsigned long long)));
   }
   ~CudaExec() {
     if (ready_ != nullptr) cudaEventDestroy(ready_);
@@ -219,29 +238,65 @@ class CudaExec {
   // output, nothing stored between.
   template <class F, class Use>
   void scan(long n, const F& f, const Use& use) const {
+    // A __device__-only lambda's result type is unknown to the host: CUB
+    // would launch a kernel for the wrong type (invalid device function).
+    static_assert(!__nv_is_extended_device_lambda_closure_type(F) &&
+                      !__nv_is_extended_device_lambda_closure_type(Use),
+                  "CudaExec::scan takes __host__ __device__ lambdas (MPSFW_LAMBDA)");
     if (n <= 0) return;
-    const auto in = thrust::make_transform_iterator(thrust::counting_iterator<long>(0), f);
-    const auto out = thrust::make_tabulate_output_iterator(use);
-    std::size_t bytes = 0;
-    MPSFW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n));
-    MPSFW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp(bytes), bytes, in, out, n));
+    if (n <= INT_MAX) {  // CUB is faster with 32-bit offsets
+      scan_over<int>(static_cast<int>(n), f, use);
+    } else {
+      scan_over<long>(n, f, use);
+    }
   }
 
-  // CUB's radix sort is stable; each key's start by binary search.
+  // CUB's selection, in 32 bits.
+  template <class Pick>
+  void select(long n, const Pick& pick, int* out, long* count) const {
+    if (n > INT_MAX) {
+      throw Error("particles: a selection among " + std::to_string(n) +
+                  " is more than 32-bit indices reach");
+    }
+    if (n <= 0) {
+      MPSFW_CUDA_CHECK(cudaMemsetAsync(count, 0, sizeof(long)));
+      return;
+    }
+    const thrust::counting_iterator<int> first(0);
+    const int m = static_cast<int>(n);
+    std::size_t bytes = 0;
+    MPSFW_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, first, out, count, m, pick));
+    MPSFW_CUDA_CHECK(cub::DeviceSelect::If(temp(bytes), bytes, first, out, count, m, pick));
+  }
+
+  // CUB's radix sort is stable; each key's start where the sorted keys step. In 32
+  // bits (indices and offsets): half the bytes, and CUB's faster path.
   void sort_by_key(const int* key, long n, int keys, long* order, long* start) const {
+    if (n > INT_MAX) {
+      throw Error("particles: " + std::to_string(n) +
+                  " particles are more than one sort can order");
+    }
     int bits = 1;
     while (bits < 31 && (1L << bits) < keys) ++bits;
     int* sorted = sorted_keys(n);
-    long* iota = values<long>(n);
-    for_each(n, [=] __device__(long i) { iota[i] = i; });
+    int* iota = values<int>(2 * n);
+    int* by_key = iota + n;
+    for_each(n, [=] __device__(long i) { iota[i] = static_cast<int>(i); });
     if (n > 0) {
+      const int m = static_cast<int>(n);
       std::size_t bytes = 0;
       MPSFW_CUDA_CHECK(
-          cub::DeviceRadixSort::SortPairs(nullptr, bytes, key, sorted, iota, order, n, 0, bits));
-      MPSFW_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp(bytes), bytes, key, sorted, iota, order,
-                                                       n, 0, bits));
+          cub::DeviceRadixSort::SortPairs(nullptr, bytes, key, sorted, iota, by_key, m, 0, bits));
+      MPSFW_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp(bytes), bytes, key, sorted, iota,
+                                                       by_key, m, 0, bits));
     }
-    for_each(keys + 1, [=] __device__(long k) { start[k] = first_at_least(sorted, n, k); });
+    // Position i starts the keys after sorted[i - 1] up to sorted[i] (keys
+    // past the last): every key's start written once, no search.
+    for_each(n + 1, [=] __device__(long i) {
+      if (i < n) order[i] = by_key[i];
+      const int first = i > 0 ? sorted[i - 1] + 1 : 0, last = i < n ? sorted[i] : keys;
+      for (int k = first; k <= last; ++k) start[k] = i;
+    });
   }
 
   // A warp a link cell (cuda_exec::list_kernel), over the particles' points
@@ -280,6 +335,14 @@ class CudaExec {
   }
 
  private:
+  template <class Offset, class F, class Use>
+  void scan_over(Offset n, const F& f, const Use& use) const {
+    const auto in = thrust::make_transform_iterator(thrust::counting_iterator<Offset>(0), f);
+    const auto out = thrust::make_tabulate_output_iterator(use);
+    std::size_t bytes = 0;
+    MPSFW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n));
+    MPSFW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp(bytes), bytes, in, out, n));
+  }
   // The sum of v[0 .. n - 1].
   template <class T>
   T summed(const T* v, long n) const {
@@ -298,8 +361,13 @@ class CudaExec {
     return largest_.data() + slot_;
   }
   double read_largest() const {
+    const unsigned long long bits = read_word(largest_.data() + slot_);
+    double v = 0;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+  }
+  unsigned long long read_word(const unsigned long long* word) const {
     unsigned long long bits = 0;
-    const unsigned long long* word = largest_.data() + slot_;
     if (sleep_) {  // a blocking-sync event: the thread sleeps until the copy lands
       MPSFW_CUDA_CHECK(cudaMemcpyAsync(landed_, word, sizeof bits, cudaMemcpyDeviceToHost));
       MPSFW_CUDA_CHECK(cudaEventRecord(ready_));
@@ -308,9 +376,7 @@ class CudaExec {
     } else {
       MPSFW_CUDA_CHECK(cudaMemcpy(&bits, word, sizeof bits, cudaMemcpyDeviceToHost));
     }
-    double v = 0;
-    std::memcpy(&v, &bits, sizeof v);
-    return v;
+    return bits;
   }
   // Grow-only device scratch: CUB's temporaries, per-particle values, keys.
   void* temp(std::size_t bytes) const { return grown(&temp_, bytes); }
@@ -330,6 +396,8 @@ class CudaExec {
   mutable Array<char> result_{Backend::Cuda, 16};
   mutable Array<unsigned long long> largest_{Backend::Cuda, 2};
   mutable int slot_ = 0;
+  mutable Array<unsigned long long> counted_{Backend::Cuda, 2};  // count's words, alternating
+  mutable int count_slot_ = 0;
   bool sleep_ = false;
   cudaEvent_t ready_ = nullptr;
   unsigned long long* landed_ = nullptr;  // pinned: where read_largest's copy lands

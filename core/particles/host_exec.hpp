@@ -73,6 +73,15 @@ class HostExec {
     }
   }
 
+  template <class Pick>
+  void select(long n, const Pick& pick, int* out, long* count) const {
+    long k = 0;
+    for (long i = 0; i < n; ++i) {
+      if (pick(i)) out[k++] = static_cast<int>(i);
+    }
+    *count = k;
+  }
+
   // A stable counting sort: keys in [0, keys).
   void sort_by_key(const int* key, long n, int keys, long* order, long* start) const {
     std::fill(start, start + keys + 1, 0L);

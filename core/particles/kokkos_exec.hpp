@@ -94,6 +94,22 @@ class KokkosExec {
         });
   }
 
+  template <class Pick>
+  void select(long n, const Pick& pick, int* out, long* count) const {
+    if (n <= 0) {
+      for_each(
+          1L, MPSFW_LAMBDA(long) { *count = 0; });
+      return;
+    }
+    scan(
+        n, MPSFW_LAMBDA(long i) { return pick(i) ? 1L : 0L; },
+        MPSFW_LAMBDA(long i, long before) {
+          const bool taken = pick(i);
+          if (taken) out[before] = static_cast<int>(i);
+          if (i == n - 1) *count = before + (taken ? 1 : 0);
+        });
+  }
+
   // A counting sort: each key's count by atomics, their starts by a scan,
   // places by atomics, and each key's run back into index order (insertion
   // sort: a key, a link cell, holds a few tens of particles), so stable.

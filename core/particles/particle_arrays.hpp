@@ -11,6 +11,9 @@
 //                                  for n (the same bits run after run)
 //   scan(n, f, use)                use(i, before) for every i < n, before
 //                                  the sum of integer f(j), j < i
+//   select(n, pick, out, count)    the i < n with pick(i), ascending, into
+//                                  int out[], their number into *count (in
+//                                  kSpace: nothing waits for it)
 //   max_later(n, f), later_max()   max_of in two halves: the pass, and
 //                                  (later, waiting for it) its result; only
 //                                  where kFusedMax (else a pass of its own)
@@ -70,9 +73,11 @@ namespace particle_ops {
 
 // Send lists walked back to back: run k is list list[k], its entries from
 // from[k] on, at[k] .. at[k + 1] - 1 among the runs', written from to[k] on,
-// shifted by shift[k].
+// shifted by shift[k]. An entry is list * lists + particle: particle(e).
 struct Runs {
   int count = 0;
+  int lists = 1;
+  MPSFW_HD long particle(int entry) const { return entry % lists; }
   int list[kGhostLists];
   long at[kGhostLists + 1];
   long from[kGhostLists];
@@ -297,77 +302,44 @@ class ParticleArrays : public Base {
       for (int d = 0; d < 3; ++d) send_shift_[list][d] = bands.shift[list][d];
     }
     const long n = owned_;
-    // Each particle's lists and the particles near a face (in some list), in
-    // order; then each list's, list after list, from one scan over (list,
-    // near particle), with where each list starts and (tally[kGhostLists])
-    // all lists' entries.
-    constexpr int kNear = kGhostLists + 1;  // tally[kNear]: particles near a face
-    scratch(&mask_, n);
-    scratch(&order_, n);
-    scratch(&tally_, kNear + 1);
-    std::uint32_t* mask = mask_.data();
-    long* near = order_.data();
-    long* tally = tally_.data();
-    const double* x = x_.data();
-    const GhostBands b = bands;
-    const auto lists_of = MPSFW_LAMBDA(long i) {
-      const double* c = x + 4 * i;
-      return ghost_list_mask(c[0], c[1], c[2], b);
-    };
-    std::vector<long> starts(kNear + 1, 0L);
-    if (n == 0) {
-      for (int list = 0; list <= kGhostLists; ++list) send_start_[list] = 0;
-      for (int list = 0; list < kGhostLists; ++list) counts[list] = 0;
-      return;
+    if (n > INT_MAX / kGhostLists) {
+      throw Error("particles: " + std::to_string(n) +
+                  " particles are more than one rank's ghost lists can index (" +
+                  std::to_string(kGhostLists) + " entries a particle in 32 bits)");
     }
-    exec_.scan(
-        n, MPSFW_LAMBDA(long i) { return lists_of(i) != 0 ? 1L : 0L; },
-        MPSFW_LAMBDA(long i, long before) {
-          const std::uint32_t lists = lists_of(i);
-          mask[i] = lists;
-          if (lists != 0) near[before] = i;
-          if (i == n - 1) tally[kNear] = before + (lists != 0 ? 1 : 0);
-        });
-    // The second scan runs over `slots` near particles a list without waiting
-    // for their count: the last rebuild's with some room (slots past the
-    // count are in no list); once more when that was too few. Entries past
-    // the room of sends_ are counted, not stored: then once more, with room.
-    constexpr long kMostSlots = INT_MAX / kGhostLists;  // entries in 32 bits
-    long slots = std::min(std::min(n, near_guess_), kMostSlots);
-    for (;;) {
-      const long room = sends_.size();
-      if (slots > 0) {
-        // Entry e is slot e % m of list e / m (in 32 bits: a GPU divides
-        // 64-bit integers slowly).
-        const int m = static_cast<int>(slots);
-        const long entries = kGhostLists * slots;
-        long* send = sends_.data();
-        const auto in_list = MPSFW_LAMBDA(long e) {
-          const int q = static_cast<int>(e) % m;
-          return q < tally[kNear] ? (mask[near[q]] >> (static_cast<int>(e) / m)) & 1 : 0;
-        };
-        exec_.scan(
-            entries, in_list, MPSFW_LAMBDA(long e, long before) {
-              const long taken = in_list(e);
-              if (taken != 0 && before < room) send[before] = near[static_cast<int>(e) % m];
-              if (static_cast<int>(e) % m == 0) tally[static_cast<int>(e) / m] = before;
-              if (e == entries - 1) tally[kGhostLists] = before + taken;
-            });
-      }
+    send_modulus_ = n > 0 ? static_cast<int>(n) : 1;
+    std::vector<long> starts(kGhostLists + 1, 0L);
+    if (n > 0) {
+      // Each particle's lists, in a pass of its own (a selection's thread
+      // takes many entries in turn: what its test computes is paid serially);
+      // then the entries (list, particle), list * n + particle, that are in
+      // their list, in order: every list's particles, list after list; then
+      // where each list starts, and (tally[kGhostLists]) all lists' entries.
+      scratch(&mask_, n);
+      scratch(&sends_, most_lists(bands) * n);
+      scratch(&tally_, kGhostLists + 1);
+      std::uint32_t* mask = mask_.data();
+      int* send = sends_.data();
+      long* tally = tally_.data();
+      const double* x = x_.data();
+      const GhostBands b = bands;
+      exec_.for_each(
+          n, MPSFW_LAMBDA(long i) {
+            const double* c = x + 4 * i;
+            mask[i] = ghost_list_mask(c[0], c[1], c[2], b);
+          });
+      const int m = send_modulus_;  // in 32 bits: a GPU divides 64-bit integers slowly
+      exec_.select(
+          kGhostLists * n,
+          MPSFW_LAMBDA(long e) {
+            return (mask[static_cast<int>(e) % m] >> (static_cast<int>(e) / m)) & 1u;
+          },
+          send, tally + kGhostLists);
+      exec_.for_each(
+          kGhostLists, MPSFW_LAMBDA(long list) {
+            tally[list] = first_at_least(send, tally[kGhostLists], static_cast<int>(list) * m);
+          });
       memory::copy(starts.data(), Backend::Host, tally, kSpace, starts.size() * sizeof(long));
-      const long near_count = starts[kNear];
-      if (near_count > kMostSlots) {
-        throw Error("particles: " + std::to_string(near_count) +
-                    " particles near the faces are more than one rank can list");
-      }
-      if (near_count > slots) {
-        slots = near_count;
-        continue;
-      }
-      near_guess_ = near_count + near_count / 8 + 64;
-      if (slots == 0) std::fill(starts.begin(), starts.begin() + kNear, 0L);
-      if (starts[kGhostLists] <= room) break;
-      sends_.reserve_for(starts[kGhostLists]);
     }
     for (int list = 0; list <= kGhostLists; ++list) send_start_[list] = starts[list];
     for (int list = 0; list < kGhostLists; ++list)
@@ -378,12 +350,12 @@ class ParticleArrays : public Base {
     const particle_ops::Runs r = runs(lists, nullptr);
     const long total = r.at[r.count];
     if (total == 0) return;
-    const long* send = sends_.data();
+    const int* send = sends_.data();
     const double* x = x_.data();
     exec_.for_each(
         total, MPSFW_LAMBDA(long p) {
           const int k = particle_ops::run_of(r, p);
-          const long i = send[r.from[k] + (p - r.at[k])];
+          const long i = r.particle(send[r.from[k] + (p - r.at[k])]);
           for (int d = 0; d < 3; ++d) out[3 * p + d] = x[4 * i + d] + r.shift[k][d];
         });
     exec_.synchronize();
@@ -412,7 +384,7 @@ class ParticleArrays : public Base {
     scratch(&image_list_, end);
     const long total = r.at[r.count];
     if (total == 0) return;
-    const long* send = sends_.data();
+    const int* send = sends_.data();
     long* root = image_root_.data();
     long* list_of = image_list_.data();
     double* x = x_.data();
@@ -420,7 +392,8 @@ class ParticleArrays : public Base {
     exec_.for_each(
         total, MPSFW_LAMBDA(long p) {
           const int k = particle_ops::run_of(r, p);
-          const long i = send[r.from[k] + (p - r.at[k])], slot = r.to[k] + (p - r.at[k]);
+          const long i = r.particle(send[r.from[k] + (p - r.at[k])]),
+                     slot = r.to[k] + (p - r.at[k]);
           for (int d = 0; d < 3; ++d) x[4 * (base + slot) + d] = x[4 * i + d] + r.shift[k][d];
           x[4 * (base + slot) + 3] = 0;
           root[slot] = i;
@@ -471,14 +444,14 @@ class ParticleArrays : public Base {
     }
     const particle_ops::Runs r = runs(lists, nullptr);
     const long total = r.at[r.count];
-    const long* send = sends_.data();
+    const int* send = sends_.data();
     const double* x = x_.data();
     return exec_.for_each_then(
         total,
         MPSFW_LAMBDA(long p) {
           const int k = particle_ops::run_of(r, p);
           const long t = p - r.at[k];
-          const double* c = x + 4 * send[r.from[k] + t];
+          const double* c = x + 4 * r.particle(send[r.from[k] + t]);
           double* out = to.at[r.list[k]] + 4 * t;
           for (int d = 0; d < 3; ++d) out[d] = c[d] + r.shift[k][d];
           out[3] = 0;
@@ -665,17 +638,18 @@ class ParticleArrays : public Base {
   static MPSFW_HD void copy_particle(const Words& words, long cap, const double* x,
                                      const std::uint64_t* w, long i, double* xt, std::uint64_t* wt,
                                      long t) {
-    for (int d = 0; d < 4; ++d) xt[4 * t + d] = x[4 * i + d];
+    reinterpret_cast<ParticlePoint*>(xt)[t] = point_of(x, i);
     for (int c = 0; c < words.count; ++c) {
-      if (words.record_word[c] >= 0) memcpy(wt + c * cap + t, w + c * cap + i, 8);
+      if (words.record_word[c] >= 0) wt[c * cap + t] = w[c * cap + i];
     }
   }
   // Particle i's squared distance from b (4 doubles a particle); NaN, a
   // rebuild's to report, as HUGE_VAL.
   static MPSFW_HD double squared_move(const double* x, const double* b, long i) {
+    const ParticlePoint now = point_of(x, i), then = point_of(b, i);
     double r2 = 0;
     for (int d = 0; d < 3; ++d) {
-      const double delta = x[4 * i + d] - b[4 * i + d];
+      const double delta = now.c[d] - then.c[d];
       r2 += delta * delta;
     }
     return r2 >= 0 ? r2 : HUGE_VAL;
@@ -691,8 +665,16 @@ class ParticleArrays : public Base {
 
   // The masked lists' runs; written from first[list] (a ghost slot) if
   // given, else back to back.
+  // The most lists a particle can be in: 7 (a corner's), up to 26 where a
+  // subdomain is narrower than two ghost widths (a particle near both faces).
+  static long most_lists(const GhostBands& b) {
+    long choices = 1;
+    for (int d = 0; d < 3; ++d) choices *= b.high[d] <= b.low[d] ? 3 : 2;
+    return choices - 1;
+  }
   particle_ops::Runs runs(std::uint32_t lists, const long* first) const {
     particle_ops::Runs r;
+    r.lists = send_modulus_;
     r.at[0] = 0;
     for (int list = 0; list < kGhostLists; ++list) {
       if (!(lists >> list & 1u)) continue;
@@ -834,10 +816,11 @@ class ParticleArrays : public Base {
   Scratch<int> key_;
   Scratch<std::uint32_t> mask_;     // each owned particle's ghost lists
   Scratch<unsigned char> records_;  // migrating particles' records
-  // The ghost plan: the 26 send lists' particles back to back, where each
-  // list begins, and what is added to the positions it sends.
-  Scratch<long> sends_;
-  long near_guess_ = 0;  // select_sends' guess of the particles near a face
+  // The ghost plan: the 26 send lists' entries back to back (Runs::particle
+  // reads them), where each list begins, and what is added to the positions
+  // it sends.
+  Scratch<int> sends_;
+  int send_modulus_ = 1;
   long send_start_[kGhostLists + 1] = {};
   double send_shift_[kGhostLists][3] = {};
   // Per ghost slot placed by copy_sends_to_ghosts: its owned particle and list.

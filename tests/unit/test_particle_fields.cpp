@@ -1,7 +1,9 @@
 // The particle layer's fields on the host backend: a travelling field stays
 // with its particle through migration (take_leaving, add_owned) and the sort
 // by link cell, in the order particle_arrays.hpp promises; a scratch field
-// (travels = false) arrives zeroed.
+// (travels = false) arrives zeroed. The 26 send lists are each list's
+// particles in store order (ghost_list_mask), shifted, also in a subdomain
+// narrower than two ghost widths, where a particle is in up to 26 lists.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -92,6 +94,42 @@ TEST(ParticleFields, TravelThroughMigrationAndSort) {
   expect_fields_follow(a);
   for (long i = stayed; i < a.owned(); ++i)
     EXPECT_EQ(a.real(kScratch)[i], 0.0) << "an arriving particle's scratch field";
+}
+
+// select_sends then pack_sends against ghost_list_mask, particle by particle.
+void expect_send_lists(Arrays& a, double low, double high) {
+  GhostBands bands{};
+  for (int d = 0; d < 3; ++d) {
+    bands.low[d] = low;
+    bands.high[d] = high;
+  }
+  for (int list = 0; list < kGhostLists; ++list) {
+    for (int d = 0; d < 3; ++d) bands.shift[list][d] = 100.0 * list_offset(list, d);
+  }
+  long counts[kGhostLists] = {}, total = 0;
+  a.select_sends(bands, counts);
+  for (int list = 0; list < kGhostLists; ++list) total += counts[list];
+  std::vector<double> packed(static_cast<size_t>(3 * total));
+  a.pack_sends((std::uint32_t{1} << kGhostLists) - 1, packed.data());
+  std::vector<double> expected;
+  for (int list = 0; list < kGhostLists; ++list) {
+    long in_list = 0;
+    for (long i = 0; i < a.owned(); ++i) {
+      const double* x = a.positions() + 4 * i;
+      if ((ghost_list_mask(x[0], x[1], x[2], bands) >> list & 1u) == 0) continue;
+      ++in_list;
+      for (int d = 0; d < 3; ++d) expected.push_back(x[d] + bands.shift[list][d]);
+    }
+    EXPECT_EQ(counts[list], in_list) << "list " << list;
+  }
+  EXPECT_EQ(packed, expected);
+}
+
+TEST(ParticleFields, SendListsAreEachListsParticlesInOrder) {
+  Arrays a = make_arrays();
+  a.assign_records(lattice(a));
+  expect_send_lists(a, 2.0, 8.0);  // a corner particle in 7 lists
+  expect_send_lists(a, 6.0, 4.0);  // bands overlapping: in up to 26
 }
 
 }  // namespace
