@@ -46,6 +46,7 @@ void print_dry_run(const Session& session, const std::string& solver, const RunC
                session.size());
   std::fprintf(out, "  rank grid  %d x %d x %d (of the %d x %d x %d cells the solver splits)\n",
                grid.x, grid.y, grid.z, cells.x, cells.y, cells.z);
+  std::fprintf(out, "  steps      %s (run.steps)\n", steps_text(run).c_str());
   const std::string why = m.reason.empty() ? "" : " (" + m.reason + ")";
   std::fprintf(out, "  MPS        %s%s, as rank 0's node sees it\n", mps::to_string(m.state),
                why.c_str());

@@ -118,22 +118,35 @@ def plot_only(out_dir, baseline=None):
                                             rows[0]["backend"]), prov.get("gpus", 0), baseline)
 
 
+def solver_errors(done):
+    """A failed solver run's own error lines (without the launcher's), else its output's tail."""
+    lines = [l for l in (done.stderr + done.stdout).splitlines() if l.startswith("mpsfw:")]
+    return "\n".join(lines) if lines else (done.stderr or done.stdout)[-2000:]
+
+
+def zero_step_report(args, launcher_cmd, who="sweep"):
+    """The report of a zero-step host run of the input with the --set values:
+    what the input asks for, checked as a run checks it."""
+    report = os.path.join(os.environ.get("TMPDIR", "/tmp"), "mpsfw-%s-probe-%d.json" % (who, os.getpid()))
+    sets = [w for s in args.set for w in ("--set", s)]
+    cmd = launcher_cmd(1) + [args.solver, args.input] + sets + [
+        "--set", "run.steps=0", "--mps", "off", "--backend", "host", "--report", report]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        sys.exit("%s: cannot read %s with %s:\n%s" % (who, args.input, args.solver, solver_errors(done)))
+    with open(report) as f:
+        r = json.load(f)
+    os.remove(report)
+    return r
+
+
 def input_size(args, launcher_cmd):
     """What the input (with the sweep's --set values) asks for, from a zero-step
     run's report: the solver, the keys weak scaling multiplies (the workload
     names them in the report's weak_scaling: heat.nx/ny/nz, md.cells_x/y/z, a
     solver of one's own its own) and their values (else the global grid), the
     build's revision and the input's hash."""
-    report = os.path.join(os.environ.get("TMPDIR", "/tmp"), "mpsfw-sweep-probe-%d.json" % os.getpid())
-    sets = [w for s in args.set for w in ("--set", s)]
-    cmd = launcher_cmd(1) + [args.solver, args.input] + sets + [
-        "--set", "run.steps=0", "--mps", "off", "--backend", "host", "--report", report]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    if done.returncode != 0:
-        sys.exit("sweep: cannot read %s with %s:\n%s" % (args.input, args.solver, done.stderr[-2000:]))
-    with open(report) as f:
-        r = json.load(f)
-    os.remove(report)
+    r = zero_step_report(args, launcher_cmd)
     weak = r.get("weak_scaling", {})
     keys = weak.get("keys", [])
     if keys:
@@ -397,6 +410,18 @@ def summary(rows, out_dir, title_note, plots, gpus=0, baseline=None):
         f.write("\n".join(lines))
 
 
+def launcher(args):
+    """The command that starts n ranks: srun (args.nodes, args.srun_mpi) or mpirun."""
+    if args.launcher == "srun":
+        # A rank that exits with an error ends the step's other ranks (slurm/README.md).
+        return lambda n: ["srun", "--mpi=" + args.srun_mpi, "--kill-on-bad-exit=1",
+                          "-N", str(min(args.nodes, n)), "-n", str(n)]
+    # No binding by mpirun: Open MPI binds to a core below 3 ranks, which
+    # gave a 1-rank host baseline one core of the node's while 2 ranks got
+    # two (host "efficiency" 1.25); mpsfw places its ranks and threads itself.
+    return lambda n: ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(n)]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", nargs="?")
@@ -449,15 +474,7 @@ def main():
               % ",".join(skipped))
     args.modes = ",".join(modes)
     per_node = max(gpus, 1)
-    if args.launcher == "srun":
-        # A rank that exits with an error ends the step's other ranks (slurm/README.md).
-        launcher_cmd = lambda n: ["srun", "--mpi=" + args.srun_mpi, "--kill-on-bad-exit=1",
-                                  "-N", str(min(args.nodes, n)), "-n", str(n)]
-    else:
-        # No binding by mpirun: Open MPI binds to a core below 3 ranks, which
-        # gave a 1-rank host baseline one core of the node's while 2 ranks got
-        # two (host "efficiency" 1.25); mpsfw places its ranks and threads itself.
-        launcher_cmd = lambda n: ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(n)]
+    launcher_cmd = launcher(args)
     os.makedirs(os.path.join(args.out, "runs"), exist_ok=True)
     args.solver_kind, args.weak_keys, grid, revision, input_hash = input_size(args, launcher_cmd)
     stamp = os.path.join(args.out, "provenance.json")

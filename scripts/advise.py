@@ -1,0 +1,337 @@
+#!/usr/bin/python3
+"""advise: how many ranks per GPU, with MPS or without, and which cap, for
+this input on this node. A short probe runs the solver at the points of three
+arms (1 rank per GPU; k ranks per GPU time-sliced; k under MPS at the auto
+cap), climbing k = 2, 4, 8, ... while throughput rises, and skipping points the
+node cannot run (more ranks than cores, memory, the MPS server's 48 clients).
+It prints the table, the choice (the fastest; within --tie of it, the
+simplest), the time and GPU-hours the input's run.steps will take, and the
+lines that launch it (mpirun, and #SBATCH lines for slurm/run.sbatch); --json
+writes the same for scripts (docs/advise.md says what each field means).
+
+  scripts/advise.py INPUT.h5 [--weak] [--gpus N] [--max-ranks-per-gpu 32]
+      [--steps 20] [--tie 0.02] [--solver PATH] [--launcher mpirun|srun]
+      [--set key=value ...] [--json FILE] [--timeout S]
+
+Each point runs twice, STEPS and 2 x STEPS steps; the difference times the
+steady part only (start-up, MPS bring-up and the first steps drop out).
+Strong scaling (the default) keeps the input's problem; --weak gives every
+rank the input's problem (the keys its workload names, as scripts/sweep.py).
+The probe's runs write nothing of the input's outputs: they run in a
+temporary folder with snapshots and checkpoints off.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sweep  # noqa: E402
+from advise_choice import (MPS, ONE_PER_GPU, TIME_SLICED, Measured, Node, Point,  # noqa: E402
+                           RankNeed, choose, describe, forecast, keep_climbing, skip_reason)
+
+QUIET = ["run.output_every=0", "run.checkpoint_every=0", "run.checkpoint_minutes=0"]
+
+
+def node_facts(gpus_arg):
+    """(Node, device name): GPUs (nvidia-smi, or --gpus), the job's cores (its
+    cpuset), host memory (MemAvailable, or Slurm's per-node limit when lower)
+    and each GPU's memory."""
+    gpus, device = sweep.gpus_here()
+    if gpus_arg is not None:
+        gpus = gpus_arg
+    cores = len(os.sched_getaffinity(0))
+    host = 0.0
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    host = float(line.split()[1]) * 1024
+    except OSError:
+        pass
+    slurm_mb = os.environ.get("SLURM_MEM_PER_NODE", "")
+    if slurm_mb.isdigit() and int(slurm_mb) > 0:
+        host = min(host, int(slurm_mb) * 1024.0 ** 2) if host > 0 else int(slurm_mb) * 1024.0 ** 2
+    gpu = 0.0
+    if gpus > 0 and shutil.which("nvidia-smi"):
+        out = sweep.subprocess.run(["nvidia-smi", "--query-gpu=memory.total",
+                                    "--format=csv,noheader,nounits"],
+                                   capture_output=True, text=True, timeout=20).stdout.split()
+        if out and out[0].isdigit():
+            gpu = float(out[0]) * 1024.0 ** 2
+    return Node(max(gpus, 0), cores, host, gpu), device if gpus > 0 else ""
+
+
+def steps_left(args):
+    """The steps the input's run will take (the solver's --dry-run: run.steps,
+    less the step a checkpoint resumes from)."""
+    sets = [w for v in args.set for w in ("--set", v)]
+    done = sweep.subprocess.run(sweep.launcher(args)(1) + [args.solver, args.input, "--dry-run",
+                                                           "--backend", "host"] + sets,
+                                capture_output=True, text=True, timeout=300)
+    m = re.search(r"^  steps +(?:(\d+) steps|steps (\d+)\.\.(\d+))", done.stdout, re.M)
+    if done.returncode != 0 or not m:
+        sys.exit("advise: cannot read %s with %s:\n%s" % (args.input, args.solver,
+                                                         sweep.solver_errors(done)))
+    return int(m.group(1)) if m.group(1) else int(m.group(3)) - int(m.group(2))
+
+
+def cap_of(report):
+    """The cap every rank ran at (its verification line), 0 without MPS."""
+    for line in report.get("mps_details", {}).get("per_rank", []):
+        m = re.search(r", cap (\d+)%", line)
+        if m:
+            return int(m.group(1))
+    return 0
+
+
+def mps_refusal(report):
+    """Why a run that asked for MPS did not get it, or ""."""
+    m = report.get("mps_details", {})
+    verified, expected = int(m.get("verified_clients", 0) or 0), int(m.get("expected_clients", 0) or 0)
+    if str(m.get("state", "")).startswith("active") and expected > 0 and verified == expected:
+        return ""
+    return "MPS not active: %s (%s), %d of %d clients verified" % (
+        m.get("state", "?"), m.get("reason", ""), verified, expected)
+
+
+class Probe:
+    def __init__(self, args, node, base):
+        self.args, self.node, self.base = args, node, base
+        self.launch = sweep.launcher(args)
+        self.runs, self.work = 0, tempfile.mkdtemp(prefix="mpsfw-advise-")
+        self.failed = False
+        self.need = RankNeed()
+        self.one_ranks = 1
+
+    def grid_for(self, ranks):
+        if not self.args.weak:
+            return list(self.args.size)
+        d = sweep.rank_grid(ranks)
+        return [self.args.size[i] * d[i] for i in range(3)]
+
+    def run(self, point, steps):
+        """One run's report, or (None, why)."""
+        ranks = point.ranks_per_gpu * max(self.node.gpus, 1)
+        mode = "mps-caps" if point.arm == MPS else "timeslice"
+        spec = {"ranks": ranks, "grid": self.grid_for(ranks), "mode": mode,
+                "scaling": "weak" if self.args.weak else "strong"}
+        report = os.path.join(self.work, "%s-%d-%d.json" % (mode, ranks, steps))
+        saved = self.args.set
+        self.args.set = saved + QUIET + ["run.steps=%d" % steps]
+        try:
+            rc = sweep.run_point(self.args, self.launch, spec, report)
+        finally:
+            self.args.set = saved
+        self.runs += 1
+        if rc != 0:
+            self.failed = True  # its log stays
+            log = report[:-5] + ".log"
+            errors = [l for l in open(log).read().splitlines() if "error" in l] if os.path.exists(log) else []
+            return None, "failed (exit %d)%s, log %s" % (rc, ": " + errors[0][:100] if errors else "", log)
+        with open(report) as f:
+            return json.load(f), ""
+
+    def measure(self, point):
+        """The point's steady throughput from a run of S and one of 2S steps."""
+        why = skip_reason(point, self.node, self.need)
+        if why:
+            return Measured(point, False, 0, "skipped: " + why), 0
+        s = self.args.steps
+        short, why = self.run(point, s)
+        if short is None:
+            return Measured(point, False, 0, why), 0
+        long_, why = self.run(point, 2 * s)
+        if long_ is None:
+            return Measured(point, False, 0, why), 0
+        if point.arm == MPS:
+            refused = mps_refusal(long_)
+            if refused:
+                return Measured(point, False, 0, refused), 0
+            point.cap = cap_of(long_)
+        units_per_step = long_["updates_per_second"] * long_["loop_seconds"] / long_["steps"]
+        per_step = (long_["loop_seconds"] - short["loop_seconds"]) / s
+        if per_step <= 0:  # too short to tell apart: the whole loop's figure
+            per_step = long_["loop_seconds"] / long_["steps"]
+        if point.arm == ONE_PER_GPU:
+            self.one_ranks = long_["ranks"]
+            mem = long_.get("memory_bytes_per_rank", {})
+            self.need = RankNeed(mem.get("host_peak_rss", {}).get("max", 0),
+                                 mem.get("device_fields", {}).get("max", 0))
+        m = Measured(point, True, units_per_step / per_step, "")
+        m.seconds_per_step = per_step
+        m.ranks = long_["ranks"]
+        return m, per_step
+
+    def need_at(self, ranks):
+        """One rank's memory at `ranks` ranks: strong scaling shares the
+        one-per-GPU point's fields out, weak keeps them."""
+        share = 1.0 if self.args.weak else self.one_ranks / ranks
+        return RankNeed(self.need.host_bytes, self.need.gpu_bytes * share)
+
+    def table(self):
+        rows = []
+        one, _ = self.measure(Point(ONE_PER_GPU, 1, 0))
+        rows.append(one)
+        arms = [TIME_SLICED] + ([MPS] if self.node.gpus > 0 else [])
+        for arm in arms:
+            arm_rows = []
+            k = 2
+            while k <= self.args.max_ranks_per_gpu and keep_climbing(arm_rows):
+                saved = self.need
+                self.need = self.need_at(k * max(self.node.gpus, 1))
+                m, _ = self.measure(Point(arm, k, 0))
+                self.need = saved
+                arm_rows.append(m)
+                k *= 2
+            rows += arm_rows
+        if self.node.gpus == 0:
+            rows.append(Measured(Point(MPS, 2, 0), False, 0,
+                                 "skipped: no GPU, MPS cannot be active (host backend)"))
+        return rows
+
+
+def launch_lines(args, node, point, ranks):
+    """The mpirun line and the Slurm lines for the chosen point."""
+    sets = list(args.set)
+    if args.weak:
+        grid = [args.size[i] * d for i, d in enumerate(sweep.rank_grid(ranks))]
+        sets += ["%s=%d" % (k, v) for k, v in zip(args.weak_keys, grid)]
+        dims = sweep.rank_grid(ranks)
+        sets += ["run.px=%d" % dims[0], "run.py=%d" % dims[1], "run.pz=%d" % dims[2]]
+    mps = ["--mps", "on", "--mps-atp", str(point.cap)] if point.arm == MPS else ["--mps", "off"]
+    words = ["mpirun", "-np", str(ranks), "--bind-to", "none", args.solver, args.input]
+    words += [w for s in sets for w in ("--set", s)] + mps
+    per_node = ranks // max(args.nodes, 1)
+    env = {"MPSFW_MPS": "on" if point.arm == MPS else "off"}
+    if point.arm == MPS:
+        env["MPSFW_ATP"] = str(point.cap)
+    sbatch = ["#SBATCH --ntasks-per-node=%d" % per_node,
+              "#SBATCH --cpus-per-task=%d" % max(1, node.cores // max(per_node, 1))]
+    if node.gpus > 0:
+        sbatch.insert(1, "#SBATCH --gpus-per-node=%d" % node.gpus)
+    submit = " ".join("%s=%s" % kv for kv in env.items()) + " sbatch slurm/run.sbatch " + args.input
+    if sets:
+        submit += " " + " ".join("--set " + s for s in sets)
+    return " ".join(words), sbatch, env, submit
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("input")
+    p.add_argument("--weak", action="store_true", help="every rank the input's problem")
+    p.add_argument("--gpus", type=int, default=None, help="GPUs per node (default: nvidia-smi -L; 0 = host)")
+    p.add_argument("--max-ranks-per-gpu", type=int, default=32)
+    p.add_argument("--steps", type=int, default=20, help="steps of a point's short run (the long: twice)")
+    p.add_argument("--tie", type=float, default=0.02, help="points within this of the fastest are level")
+    p.add_argument("--solver", default=os.path.join(sweep.ROOT, "build", "default", "apps", "solver"))
+    p.add_argument("--launcher", choices=["mpirun", "srun"], default="mpirun")
+    p.add_argument("--srun-mpi", default="pmix")
+    p.add_argument("--set", action="append", default=[], help="group.key=value for every run")
+    p.add_argument("--json", help="write the table, choice and launch lines here")
+    p.add_argument("--timeout", type=float, default=300, help="seconds one run may take")
+    args = p.parse_args()
+    if args.steps < 1 or args.max_ranks_per_gpu < 1 or not 0 <= args.tie < 1:
+        p.error("--steps and --max-ranks-per-gpu take a positive number, --tie a fraction below 1")
+    if not os.path.isfile(args.input):
+        sys.exit("advise: %s: no such input file" % args.input)
+    if not os.access(args.solver, os.X_OK):
+        sys.exit("advise: %s is not an executable solver (--solver PATH)" % args.solver)
+    if os.geteuid() == 0:  # Open MPI refuses root unless told (containers, CI)
+        os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    args.input = os.path.abspath(args.input)
+    args.json = os.path.abspath(args.json) if args.json else None
+    args.nodes = int(os.environ.get("SLURM_NNODES", "1")) if args.launcher == "srun" else 1
+    node, device = node_facts(args.gpus)
+    args.mps_enable = "on" if node.gpus > 0 else "auto"
+    base = sweep.zero_step_report(args, sweep.launcher(args), who="advise")
+    weak = base.get("weak_scaling", {})
+    args.weak_keys = weak.get("keys", [])
+    if args.weak and not args.weak_keys:
+        sys.exit("advise: %s cannot be weak-scaled: %s" %
+                 (args.input, weak.get("refusal", "its report names no keys to scale")))
+    args.size = ([int(base["parameters"][k]) for k in args.weak_keys] if args.weak_keys
+                 else base["global_cells"])
+    steps = steps_left(args)
+    unit = base.get("throughput_unit", "cell-updates/s")
+    scaling = "weak" if args.weak else "strong"
+    print("advise: %s (%s, %s scaling, run.steps %d)" % (args.input, base.get("solver", "?"), scaling, steps))
+    gib = 1024.0 ** 3
+    print("node: %s, %d cores%s; probe: %d and %d steps a point" % (
+        "%d GPU(s)%s%s" % (node.gpus, " (%s)" % device if device else "",
+                           ", %.1f GiB each" % (node.gpu_bytes / gib) if node.gpu_bytes else "")
+        if node.gpus else "no GPU (host backend)", node.cores,
+        ", %.1f GiB host memory" % (node.host_bytes / gib) if node.host_bytes else "",
+        args.steps, 2 * args.steps), flush=True)
+
+    started = time.time()
+    probe = Probe(args, node, base)
+    os.chdir(probe.work)  # whatever a run writes by a relative path lands here
+    try:
+        table = probe.table()
+    finally:
+        if not probe.failed:  # a failed run's log is kept for the user
+            shutil.rmtree(probe.work, ignore_errors=True)
+    took = time.time() - started
+    choice = choose(table, args.tie)
+    one = next((m for m in table if m.point.arm == ONE_PER_GPU and m.ran), None)
+
+    print("  %-18s %6s %14s %11s %10s" % ("point", "ranks", unit, "efficiency", "step [s]"))
+    rows = []
+    for i, m in enumerate(table):
+        ranks = m.point.ranks_per_gpu * max(node.gpus, 1)
+        eff = m.throughput / one.throughput if (m.ran and one) else 0
+        mark = "  <- chosen" if i == choice.index else ""
+        if m.ran:
+            print("  %-18s %6d %14.4g %11.2f %10.4g%s" % (describe(m.point), ranks, m.throughput, eff,
+                                                        m.seconds_per_step, mark))
+        else:
+            print("  %-18s %6d  %s" % (describe(m.point), ranks, m.why))
+        rows.append({"point": describe(m.point), "arm": m.point.arm, "ranks_per_gpu": m.point.ranks_per_gpu,
+                     "cap": m.point.cap, "ranks": ranks, "ran": m.ran,
+                     "throughput": m.throughput if m.ran else None,
+                     "efficiency": eff if m.ran and one else None,
+                     "seconds_per_step": getattr(m, "seconds_per_step", None), "why": m.why})
+    result = {"input": args.input, "solver": base.get("solver", ""), "scaling": scaling,
+              "throughput_unit": unit, "run_steps": steps,
+              "node": {"gpus": node.gpus, "device": device, "cores": node.cores,
+                       "host_bytes": node.host_bytes, "gpu_bytes": node.gpu_bytes},
+              "probe": {"steps": [args.steps, 2 * args.steps], "runs": probe.runs, "seconds": took},
+              "table": rows, "choice": None}
+    rc = 0
+    if choice.index < 0:
+        print("choice: none: no point ran (see the table)")
+        rc = 1
+    else:
+        m = table[choice.index]
+        ranks = m.point.ranks_per_gpu * max(node.gpus, 1)
+        f = forecast(steps, m.seconds_per_step, max(node.gpus, 1))
+        print("choice: %s, %d ranks: %s (efficiency %.2f of 1 rank per GPU)" % (
+            describe(m.point), ranks, choice.why, choice.efficiency))
+        print("  run.steps %d: about %.4g s, %.4g GPU-hours" % (steps, f.seconds, f.gpu_hours))
+        mpirun, sbatch, env, submit = launch_lines(args, node, m.point, ranks)
+        print("launch:\n  %s\nSlurm (slurm/run.sbatch):" % mpirun)
+        for line in sbatch:
+            print("  " + line)
+        print("  " + submit)
+        result["choice"] = {"index": choice.index, "point": describe(m.point), "arm": m.point.arm,
+                            "ranks_per_gpu": m.point.ranks_per_gpu, "cap": m.point.cap, "ranks": ranks,
+                            "why": choice.why, "efficiency": choice.efficiency,
+                            "forecast": {"seconds": f.seconds, "gpu_hours": f.gpu_hours},
+                            "launch": {"mpirun": mpirun, "sbatch": sbatch, "env": env, "submit": submit}}
+    print("probe: %d runs, %.1f s" % (probe.runs, took))
+    if args.json:
+        tmp = args.json + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(result, f, indent=1)
+        os.replace(tmp, args.json)  # complete or absent
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# advise on the host backend (no GPU needed): it probes, skips the MPS arm
+# (no GPU) and the points with more ranks than the job's cores, chooses, and
+# prints a launch line that runs; --json holds the same; --weak launches the
+# grown problem; a point that fails is marked, its log kept, and another is
+# chosen; bad input is refused with the solver's error.
+#   tests/sweep/test_advise.sh PYTHON ADVISE_PY SOLVER MKINPUT WORKDIR
+set -uo pipefail
+python=$1 advise=$2 solver=$3 mkinput=$4 work=$5
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+[ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+json() { "$python" -c "import json, sys; r = json.load(open('$1')); print($2)"; }
+
+"$mkinput" in.h5 --set heat.nx=32 --set heat.ny=24 --set heat.nz=16 --set run.steps=30 >/dev/null ||
+  { echo "FAIL: mkinput"; exit 1; }
+advise() { "$python" "$advise" "$@" --solver "$solver" --gpus 0 --steps 3; }
+
+# One core: 1 rank per "GPU" (the node) runs, 2 ranks are skipped, 1 is chosen.
+taskset -c 0 "$python" "$advise" in.h5 --solver "$solver" --gpus 0 --steps 3 --json one.json \
+  > one.log 2>&1 || fail "advise on one core exited $? ($(tail -3 one.log))"
+grep -q "2 time-sliced .*skipped: 2 ranks on 1 cores" one.log || fail "2 ranks on one core were not skipped"
+grep -q "skipped: no GPU, MPS cannot be active" one.log || fail "the MPS arm was not skipped without a GPU"
+[ "$(json one.json 'r["choice"]["point"]')" = "1/GPU" ] || fail "one core: the choice is not 1 rank"
+[ "$(json one.json 'r["run_steps"]')" = 30 ] || fail "run_steps is not the input's 30"
+[ "$(json one.json 'r["choice"]["forecast"]["seconds"] > 0')" = True ] || fail "no forecast"
+
+# Two cores where the machine has them: the launch line runs as printed.
+advise in.h5 --json two.json > two.log 2>&1 || fail "advise exited $? ($(tail -3 two.log))"
+line=$(json two.json 'r["choice"]["launch"]["mpirun"]')
+case "$line" in
+  "mpirun -np "*" $solver $work/in.h5 --mps off") ;;
+  *) fail "unexpected launch line: $line" ;;
+esac
+ranks=$(json two.json 'r["choice"]["ranks"]')
+grep -q "#SBATCH --ntasks-per-node=$ranks" two.log || fail "no #SBATCH line for $ranks tasks"
+# shellcheck disable=SC2086  # the printed line, word by word
+OMPI_MCA_rmaps_base_oversubscribe=1 $line --set run.steps=2 > launched.log 2>&1 ||
+  fail "the printed launch line failed ($(tail -3 launched.log))"
+[ "$(json two.json 'len(r["table"]) >= 3')" = True ] || fail "the JSON table lacks points"
+
+# Weak scaling: the launch line carries the grown grid and its rank grid.
+advise in.h5 --weak --max-ranks-per-gpu 2 --json weak.json > weak.log 2>&1 ||
+  fail "advise --weak exited $? ($(tail -3 weak.log))"
+if [ "$(json weak.json 'r["choice"]["ranks"]')" = 2 ]; then
+  json weak.json 'r["choice"]["launch"]["mpirun"]' | grep -q -- "--set heat.nz=32 --set run.px=1 --set run.py=1 --set run.pz=2" ||
+    fail "weak launch line lacks the grown grid: $(json weak.json 'r["choice"]["launch"]["mpirun"]')"
+fi
+
+# A point that fails (a 1x1x1 rank grid cannot take 2 ranks) is marked with
+# its log, and the probe chooses among the rest.
+advise in.h5 --set run.px=1 --set run.py=1 --set run.pz=1 --max-ranks-per-gpu 2 --json failed.json \
+  > failed.log 2>&1 || fail "advise with a failing point exited $? ($(tail -3 failed.log))"
+if [ "$(nproc)" -ge 2 ]; then
+  grep -q "2 time-sliced .*failed (exit [0-9]*)" failed.log || fail "the failing point is not marked"
+  log=$(grep -o "log /[^ ]*\.log" failed.log | head -1 | cut -c5-)
+  [ -s "$log" ] || fail "the failing point's log was not kept ($log)"
+fi
+[ "$(json failed.json 'r["choice"]["point"]')" = "1/GPU" ] || fail "a failed point was chosen"
+
+# Bad input: the solver's own error, a non-zero exit, nothing probed.
+advise in.h5 --set heat.nx=0 > bad.log 2>&1 && fail "advise accepted heat.nx=0"
+grep -q "heat.nx" bad.log || fail "the error does not name heat.nx: $(tail -2 bad.log)"
+advise missing.h5 > missing.log 2>&1 && fail "advise accepted a missing input"
+grep -q "missing.h5: no such input file" missing.log || fail "no clear error for a missing input"
+
+[ "$failures" -eq 0 ] && echo "advise: all checks passed"
+exit $((failures > 0))
