@@ -5,7 +5,8 @@
 # 1 and 4 ranks: physics against exact solutions, the whole solver against a
 # one-block reference), then an input written by --write-input run at 1 and
 # at 4 ranks with snapshots of both fields, which must be equal bit for bit;
-# a stop and resume; scripts/sweep.py over it (weak scaling by its keys).
+# a stop and resume; scripts/sweep.py over it (weak scaling by its keys), and
+# scripts/advise.py (weak: the launch line grows wave's own keys).
 #
 #   tests/install/test_wave_example.sh --build DIR --mpiexec PATH [--work DIR]
 here=$(cd "$(dirname "$0")" && pwd)
@@ -93,3 +94,14 @@ grep -q '^weak,2,2,timeslice,1,host,24x20x32,' "$WORK/sweep/sweep.csv" ||
 grep -q '^strong,2,2,timeslice,1,host,24x20x16,' "$WORK/sweep/sweep.csv" ||
   { cat "$WORK/sweep/sweep.csv"; fail "strong scaling of wave at 2 ranks changed the grid"; }
 echo "wave example: scripts/sweep.py scales it (weak: wave.nx/ny/nz from its report)"
+
+python3 "$repo/scripts/advise.py" "$WORK/in.h5" --solver "$WORK/wave/wave_solver" --gpus 0 --steps 3 \
+  --weak --max-ranks-per-gpu 2 --json "$WORK/advise.json" > "$WORK/advise.log" 2>&1 ||
+  { tail -20 "$WORK/advise.log"; fail "scripts/advise.py over wave_solver"; }
+grep -q "(wave, weak scaling, run.steps 30)" "$WORK/advise.log" ||
+  { cat "$WORK/advise.log"; fail "advise did not read wave's input"; }
+if grep -q "^  2 time-sliced .*<- chosen" "$WORK/advise.log"; then
+  grep -q -- "--set wave.nx=24 --set wave.ny=20 --set wave.nz=32 --set run.px=1" "$WORK/advise.log" ||
+    { cat "$WORK/advise.log"; fail "advise's weak launch line lacks wave's grown grid"; }
+fi
+echo "wave example: scripts/advise.py advises on it ($(grep '^choice:' "$WORK/advise.log"))"
