@@ -176,9 +176,10 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
     return 0;
   }
   if (c.dry_run) {
-    print_dry_run(session, p.spec->name, run, p.workload->cells_to_split(), p.rank_grid,
-                  root ? stdout : nullptr);
-    return 0;
+    return print_dry_run(session, p.spec->name, run, *p.workload, p.rank_grid,
+                         root ? stdout : nullptr)
+               ? 0
+               : 1;
   }
   RunContext context;
   context.world = session.world();

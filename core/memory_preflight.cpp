@@ -115,6 +115,34 @@ HostMemory available_host_memory(const std::string& proc_root, const std::string
   return m;
 }
 
+MemoryShare share_memory(MPI_Comm comm, Backend space, const std::string& gpu, std::int64_t bytes,
+                         const HostMemory& free) {
+  // The ranks that share the memory: those of this GPU, or of this node.
+  MPI_Comm sharing = MPI_COMM_NULL;
+  if (space == Backend::Cuda) {
+    sharing = gpu_communicator(comm, gpu_identities(comm, gpu));
+  } else {
+    MPSFW_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &sharing));
+  }
+  MemoryShare share;
+  share.free = free;
+  MPSFW_MPI_CHECK(MPI_Allreduce(&bytes, &share.need, 1, MPI_INT64_T, MPI_SUM, sharing));
+  MPSFW_MPI_CHECK(MPI_Comm_size(sharing, &share.ranks));
+  MPSFW_MPI_CHECK(MPI_Comm_free(&sharing));
+  return share;
+}
+
+std::string MemoryShare::text(Backend space, std::int64_t bytes, const std::string& what) const {
+  return what + " need " + byte_text(static_cast<double>(bytes)) + " of " +
+         (space == Backend::Cuda ? "GPU" : "host") + " memory per rank, " +
+         byte_text(static_cast<double>(need)) + " for the " + std::to_string(ranks) +
+         " ranks sharing it, " +
+         (free.bytes < 0 ? std::string("and what is free there is not known")
+                         : (fits() ? "and " : "but only ") +
+                               byte_text(static_cast<double>(free.bytes)) + " is free") +
+         (free.source.empty() ? "" : " (" + free.source + ")");
+}
+
 void preflight_memory(MPI_Comm comm, Backend space, const std::string& gpu, std::int64_t bytes,
                       const std::string& what) {
   const bool device = space == Backend::Cuda;
@@ -129,27 +157,11 @@ void preflight_memory(MPI_Comm comm, Backend space, const std::string& gpu, std:
   } catch (const std::exception& e) {
     error = e.what();
   }
-  // The ranks that share the memory: those of this GPU, or of this node.
-  MPI_Comm sharing = MPI_COMM_NULL;
-  if (device) {
-    sharing = gpu_communicator(comm, gpu_identities(comm, gpu));
-  } else {
-    MPSFW_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &sharing));
-  }
-  std::int64_t need = 0;
-  int ranks = 0;
-  MPSFW_MPI_CHECK(MPI_Allreduce(&bytes, &need, 1, MPI_INT64_T, MPI_SUM, sharing));
-  MPSFW_MPI_CHECK(MPI_Comm_size(sharing, &ranks));
-  MPSFW_MPI_CHECK(MPI_Comm_free(&sharing));
+  const MemoryShare share = share_memory(comm, space, gpu, bytes, free);
   // Each rank against what it sees free (its own cgroup may be the tighter
   // limit): the lowest rank that finds too little speaks for all.
-  if (error.empty() && free.bytes >= 0 && static_cast<double>(need) > 0.95 * free.bytes) {
-    error = what + " need " + byte_text(static_cast<double>(bytes)) + " of " +
-            (device ? "GPU" : "host") + " memory per rank, " +
-            byte_text(static_cast<double>(need)) + " for the " + std::to_string(ranks) +
-            " ranks sharing it, but only " + byte_text(static_cast<double>(free.bytes)) +
-            " is free" + (free.source.empty() ? "" : " (" + free.source + ")") +
-            ": use more GPUs or nodes, or a smaller problem";
+  if (error.empty() && !share.fits()) {
+    error = share.text(space, bytes, what) + ": use more GPUs or nodes, or a smaller problem";
   }
   agree_on_error(comm, error);  // every rank stops if any does
 }

@@ -27,6 +27,23 @@ struct HostMemory {
   std::string source;       // "MemAvailable in /proc/meminfo", "the cgroup memory.max of ..."
 };
 
+// What the ranks sharing a memory with this one (its GPU's for Cuda, its
+// node's for Host) need together, how many they are, and whether that fits
+// in `free` (what this rank sees free there): more than 95 % of it does not.
+struct MemoryShare {
+  std::int64_t need = 0;
+  int ranks = 0;
+  HostMemory free;
+  bool fits() const { return free.bytes < 0 || static_cast<double>(need) <= 0.95 * free.bytes; }
+  // "heat's fields need 1.2 GiB of GPU memory per rank, 9.6 GiB for the 8
+  // ranks sharing it, and 139 GiB is free" ("but only ... is free" where it
+  // does not fit).
+  std::string text(Backend space, std::int64_t bytes, const std::string& what) const;
+};
+// Collective over `comm`.
+MemoryShare share_memory(MPI_Comm comm, Backend space, const std::string& gpu, std::int64_t bytes,
+                         const HostMemory& free);
+
 // The smaller of what the node has (MemAvailable) and what this process's
 // memory cgroup still allows: a batch job's memory (Slurm --mem) is a cgroup
 // limit, and the kernel's OOM killer ends a job at it however much the node

@@ -10,6 +10,10 @@ WeakScaling Workload::weak_scaling() const {
   return {{}, "this solver names no keys for weak scaling"};
 }
 
+std::vector<MemoryNeed> Workload::memory_needs(const CartDecomposition&, Backend) const {
+  return {};
+}
+
 std::vector<std::pair<std::string, std::string>> Workload::output_files() const {
   const RunConfig& run = run_config();
   std::vector<std::pair<std::string, std::string>> files;

@@ -9,6 +9,7 @@
 // runtime.
 #include <mpi.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "box.hpp"
+#include "decomposition.hpp"
 #include "device.hpp"
 #include "params.hpp"
 #include "report.hpp"
@@ -37,6 +39,14 @@ struct RunContext {
 // How a weak-scaling study grows an input: the three integer keys (x, y, z)
 // it multiplies by the rank grid, so that every rank keeps the input's size
 // (heat: heat.nx/ny/nz; md: md.cells_x/y/z); or, with no keys, why not.
+// Memory a rank will allocate in one space, and what for (the memory
+// preflight's estimate: --dry-run sets it against what is free).
+struct MemoryNeed {
+  Backend space = Backend::Host;  // Cuda: the GPU's memory
+  std::int64_t bytes = 0;
+  std::string what;  // "heat's fields and halo buffers"
+};
+
 struct WeakScaling {
   std::vector<std::string> keys;
   std::string refusal;
@@ -67,6 +77,12 @@ class Workload {
   // After configure: how a weak-scaling study grows this input (the report's
   // weak_scaling; scripts/sweep.py and advise read it). By default: no keys.
   virtual WeakScaling weak_scaling() const;
+  // After configure, before start: what the rank owning `block` will
+  // allocate when its fields live in `memory` (Cuda or Host), the estimates
+  // its own preflight checks at start. Collective over block.comm(). By
+  // default none: --dry-run says the workload gives no estimate.
+  virtual std::vector<MemoryNeed> memory_needs(const CartDecomposition& block,
+                                               Backend memory) const;
   // Output files as (path, key that set it), checked before the run starts
   // (creatable, not the input, not one another). Empty paths are skipped. By
   // default run.output_file under its resumed name (resumed_output_path) and

@@ -17,9 +17,10 @@
 namespace mpsfw::mps {
 
 struct GpuInfo {
-  std::string uuid;     // "GPU-8f6e...", or a MIG instance's "MIG-..."
-  std::string pci_bus;  // "0000:3b:00.0" (a MIG instance: its GPU's)
-  std::string mig;      // a MIG instance: "MIG 3g.40gb of GPU-8f6e..."; "" for a whole GPU
+  std::string uuid;           // "GPU-8f6e...", or a MIG instance's "MIG-..."
+  std::string pci_bus;        // "0000:3b:00.0" (a MIG instance: its GPU's)
+  std::string mig;            // a MIG instance: "MIG 3g.40gb of GPU-8f6e..."; "" for a whole GPU
+  long long free_bytes = -1;  // its free memory as NVML saw it; -1: not known (no NVML)
 };
 
 // A MIG instance as `nvidia-smi -L` lists it under its GPU.

@@ -20,6 +20,9 @@ struct PciInfo {
   unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
   char bus_id[32];
 };
+struct MemoryInfo {  // nvmlMemory_t
+  unsigned long long total, free, used;
+};
 constexpr unsigned kUuidBytes = 96, kNameBytes = 96;
 
 struct Nvml {
@@ -35,6 +38,13 @@ struct Nvml {
   Return (*mig_mode)(Device, unsigned*, unsigned*) = nullptr;
   Return (*mig_count)(Device, unsigned*) = nullptr;
   Return (*mig_handle)(Device, unsigned, Device*) = nullptr;
+  Return (*memory)(Device, MemoryInfo*) = nullptr;
+
+  // Free bytes of `d`, -1 where NVML does not say (no context is made).
+  long long free_bytes(Device d) const {
+    MemoryInfo m{};
+    return memory != nullptr && memory(d, &m) == 0 ? static_cast<long long>(m.free) : -1;
+  }
 
   ~Nvml() {
     if (shutdown != nullptr) shutdown();
@@ -84,6 +94,7 @@ std::optional<std::vector<GpuInfo>> nvml_gpus(const std::string& library) {
   nvml.find(&nvml.mig_mode, "nvmlDeviceGetMigMode");
   nvml.find(&nvml.mig_count, "nvmlDeviceGetMaxMigDeviceCount");
   nvml.find(&nvml.mig_handle, "nvmlDeviceGetMigDeviceHandleByIndex");
+  nvml.find(&nvml.memory, "nvmlDeviceGetMemoryInfo");
   if (nvml.init() != 0) return std::nullopt;  // no driver loaded: no GPU to list
   nvml.find(&nvml.shutdown, "nvmlShutdown");
   unsigned count = 0;
@@ -96,7 +107,7 @@ std::optional<std::vector<GpuInfo>> nvml_gpus(const std::string& library) {
     nvml.check(nvml.uuid(d, uuid, kUuidBytes), "nvmlDeviceGetUUID");
     PciInfo pci{};
     nvml.check(nvml.pci(d, &pci), "nvmlDeviceGetPciInfo_v3");
-    const GpuInfo whole{uuid, bus_id(pci), ""};
+    const GpuInfo whole{uuid, bus_id(pci), "", nvml.free_bytes(d)};
     unsigned current = 0, pending = 0;
     const Return mode =
         nvml.mig_mode != nullptr ? nvml.mig_mode(d, &current, &pending) : kNotSupported;
@@ -118,7 +129,8 @@ std::optional<std::vector<GpuInfo>> nvml_gpus(const std::string& library) {
       char mig_uuid[kUuidBytes] = {}, name[kNameBytes] = {};
       nvml.check(nvml.uuid(m, mig_uuid, kUuidBytes), "nvmlDeviceGetUUID (MIG)");
       nvml.check(nvml.name(m, name, kNameBytes), "nvmlDeviceGetName (MIG)");
-      gpus.push_back({mig_uuid, whole.pci_bus, "MIG " + mig_profile(name) + " of " + whole.uuid});
+      gpus.push_back({mig_uuid, whole.pci_bus, "MIG " + mig_profile(name) + " of " + whole.uuid,
+                      nvml.free_bytes(m)});
     }
     if (gpus.size() == before) gpus.push_back(whole);
   }

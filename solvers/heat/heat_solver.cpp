@@ -37,6 +37,14 @@ GridGeometry geometry_of(const HeatConfig& c) {
 
 }  // namespace
 
+MemoryNeed heat_memory_need(const FieldLayout& layout, Backend memory) {
+  // Two fields and one message buffer each way per face.
+  std::int64_t face_cells = 0;
+  for (int f = 0; f < kFaces; ++f) face_cells += face_send_plane(layout, f).cells();
+  return {memory, (2 * layout.size() + 2 * face_cells) * std::int64_t{sizeof(double)},
+          "heat's fields and halo buffers"};
+}
+
 HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBinding& device,
                        bool cuda_aware_mpi)
     : config_(config),
@@ -46,13 +54,10 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
       layout_(decomposition_.local_cells()),
       coefficients_(coefficients(config.diffusivity, config.dt, config.spacing[0],
                                  config.spacing[1], config.spacing[2])) {
-  // Two fields and one message buffer each way per face: refused before
-  // anything is allocated when the ranks sharing the memory cannot have it.
-  std::int64_t face_cells = 0;
-  for (int f = 0; f < kFaces; ++f) face_cells += face_send_plane(layout_, f).cells();
-  const std::int64_t need = (2 * layout_.size() + 2 * face_cells) * std::int64_t{sizeof(double)};
-  preflight_memory(decomposition_.comm(), device.memory, gpu_identity(device), need,
-                   "heat's fields and halo buffers");
+  // Refused before anything is allocated when the ranks sharing the memory
+  // cannot have it.
+  const MemoryNeed need = heat_memory_need(layout_, device.memory);
+  preflight_memory(decomposition_.comm(), need.space, gpu_identity(device), need.bytes, need.what);
   std::string error;
   DeviceLocation where;
   try {

@@ -32,6 +32,7 @@
 #include "core/params.hpp"
 #include "core/time_loop.hpp"
 #include "core/timers.hpp"
+#include "core/workload.hpp"
 #include "halo_exchange.hpp"
 #include "heat_config.hpp"
 #include "heat_kernels.hpp"
@@ -44,6 +45,9 @@ struct Diagnostics {
   double total_heat = 0;  // sum of u * cell volume over the domain
   double max_change = 0;  // largest |u change| in the last step
 };
+
+// What a rank with this block allocates in `memory` (its preflight's need).
+MemoryNeed heat_memory_need(const FieldLayout& layout, Backend memory);
 
 class HeatSolver final : public Steppable {
  public:

@@ -22,6 +22,10 @@ class HeatWorkload final : public Workload {
   Int3 cells_to_split() const override { return config_.cells; }
   double x_face_cost() const override { return kStridedFaceCost; }
   WeakScaling weak_scaling() const override { return {{"heat.nx", "heat.ny", "heat.nz"}, ""}; }
+  std::vector<MemoryNeed> memory_needs(const CartDecomposition& block,
+                                       Backend memory) const override {
+    return {heat_memory_need(FieldLayout(block.local_cells()), memory)};
+  }
   void start(const RunContext& context) override {
     solver_ = std::make_unique<HeatSolver>(config_, context.world, context.device,
                                            context.cuda_aware_mpi);

@@ -82,32 +82,42 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   lists_.reset_rebuilds();
 }
 
-void MdSolver::preflight(const DeviceBinding& device, long atoms_in_box) const {
+std::vector<MemoryNeed> md_memory_needs(const MdConfig& config, const Subdomain& domain,
+                                        long atoms_in_box, const MdStore& store, Backend memory) {
+  std::vector<MemoryNeed> needs;
   // A dataset is read whole by every rank (AtomRecord plus the separation
   // check's cell list) before each keeps its own atoms.
-  if (config_.initial == Initial::Dataset) {
+  if (config.initial == Initial::Dataset) {
     const double bytes = static_cast<double>(atoms_in_box) * (sizeof(AtomRecord) + 2 * 8.0);
-    preflight_memory(decomposition_.comm(), Backend::Host, "", static_cast<std::int64_t>(bytes),
-                     "reading " + config_.input_file + " (every rank holds all " +
-                         std::to_string(atoms_in_box) + " atoms once)");
+    needs.push_back({Backend::Host, static_cast<std::int64_t>(bytes),
+                     "reading " + config.input_file + " (every rank holds all " +
+                         std::to_string(atoms_in_box) + " atoms once)"});
   }
   // Owned atoms and ghosts at the box's mean density (a tenth more for
   // fluctuation); list rows sized for the longest list, about 1.3 times the
   // mean number within cutoff + skin (256k atoms in in.lj: 345 MiB estimated,
   // 354 MiB peak RSS over an empty run).
-  const double volume = config_.box[0] * config_.box[1] * config_.box[2];
-  const double density = static_cast<double>(atoms_in_box) / volume, g = ghost_width(config_);
+  const double volume = config.box[0] * config.box[1] * config.box[2];
+  const double density = static_cast<double>(atoms_in_box) / volume, g = ghost_width(config);
   double own = 1, widened = 1;
   for (int d = 0; d < 3; ++d) {
-    own *= domain_.hi[d] - domain_.lo[d];
-    widened *= domain_.hi[d] - domain_.lo[d] + 2 * g;
+    own *= domain.hi[d] - domain.lo[d];
+    widened *= domain.hi[d] - domain.lo[d] + 2 * g;
   }
   const double owned = 1.1 * density * own, ghosts = 1.1 * density * (widened - own);
   const double neighbours = 1.3 * density * 4.0 / 3.0 * 3.141592653589793 * g * g * g;
-  const double bytes = store_->bytes_for(owned, ghosts, neighbours);
-  preflight_memory(decomposition_.comm(), device.backend, gpu_identity(device),
-                   static_cast<std::int64_t>(std::min(bytes, 9.0e18)),
-                   "MD's atoms, neighbour lists and ghosts");
+  const double bytes = store.bytes_for(owned, ghosts, neighbours);
+  needs.push_back({memory, static_cast<std::int64_t>(std::min(bytes, 9.0e18)),
+                   "MD's atoms, neighbour lists and ghosts"});
+  return needs;
+}
+
+void MdSolver::preflight(const DeviceBinding& device, long atoms_in_box) const {
+  for (const MemoryNeed& need :
+       md_memory_needs(config_, domain_, atoms_in_box, *store_, device.backend)) {
+    preflight_memory(decomposition_.comm(), need.space, gpu_identity(device), need.bytes,
+                     need.what);
+  }
 }
 
 double MdSolver::time_now() const {

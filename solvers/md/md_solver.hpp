@@ -25,6 +25,7 @@
 #include "core/particles/particle_exchange.hpp"
 #include "core/time_loop.hpp"
 #include "core/timers.hpp"
+#include "core/workload.hpp"
 #include "md_config.hpp"
 #include "md_resume_input.hpp"
 #include "md_store.hpp"
@@ -43,6 +44,12 @@ struct Thermo {
 };
 
 class MdTrajectory;
+
+// What a rank owning `domain` allocates (its preflight's needs): the whole
+// dataset on the host while reading one, and the store's atoms, ghosts and
+// lists in `memory` (`store` gives the bytes per atom and list entry).
+std::vector<MemoryNeed> md_memory_needs(const MdConfig& config, const Subdomain& domain,
+                                        long atoms_in_box, const MdStore& store, Backend memory);
 
 class MdSolver final : public Steppable {
  public:

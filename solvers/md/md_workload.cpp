@@ -4,7 +4,10 @@
 #include <memory>
 #include <string>
 
+#include "core/particles/subdomain.hpp"
 #include "md_config.hpp"
+#include "md_dataset_input.hpp"
+#include "md_initial.hpp"
 #include "md_report.hpp"
 #include "md_solver.hpp"
 
@@ -21,6 +24,15 @@ class MdWorkload final : public Workload {
   Int3 cells_to_split() const override { return link_cells(config_); }
   std::string split_hint() const override {
     return "an MD rank needs at least one link cell of md.cutoff + md.skin along each dimension";
+  }
+  // The estimate the solver's preflight makes, with the host store's bytes
+  // per atom (no device is touched before the run).
+  std::vector<MemoryNeed> memory_needs(const CartDecomposition& block,
+                                       Backend memory) const override {
+    const long atoms = config_.initial == Initial::Dataset ? dataset_atom_count(config_.input_file)
+                                                           : fcc_atom_count(config_);
+    return md_memory_needs(config_, subdomain_of(block, config_.box), atoms,
+                           *make_md_store(Backend::Host), memory);
   }
   WeakScaling weak_scaling() const override {
     if (config_.initial != Initial::Fcc) {

@@ -26,8 +26,9 @@
 #                     lists both hosts and each rank's node (skipped without unshare
 #                     --uts or h5diff)
 #   dry_run           --dry-run on 8 ranks with --report and --output: exit 0, the plan
-#                     printed, nothing written; the rank grid it prints is the one the
-#                     run then takes (heat weighs x faces more: 1x2x4, not 2x2x2)
+#                     printed (steps, memory against what is free), nothing written; the
+#                     rank grid it prints is the one the run then takes (heat weighs x
+#                     faces more: 1x2x4, not 2x2x2); a grid too large for the node: exit 1
 #   killed_run        a long run with --output, SIGTERM to mpirun's process group: the
 #                     ranks stop at a step boundary and commit O.h5 and O.xmf, or (when
 #                     mpirun kills them before they get there) leave neither: never one
@@ -280,6 +281,8 @@ check_dry_run() {
   expect_absent "$dir/R.json" "$dir/O.h5" "$dir/O.xmf"
   expect_text "$out" "mpsfw: dry run of $INPUT (solver heat" "nothing was started"
   [ "$(grep -c "^  rank [0-9]*: host " "$out")" -eq 8 ] || problem "not one line for each of 8 ranks"
+  expect_text "$out" "  steps      " \
+    "  memory     heat's fields and halo buffers need " " of host memory per rank, "
   local planned ran
   planned=$(sed -n 's/^  rank grid  \([0-9]*\) x \([0-9]*\) x \([0-9]*\) .*/\1x\2x\3/p' "$out")
   run_in 8 "$INPUT" --set run.steps=2 --set run.diag_every=0
@@ -287,6 +290,10 @@ check_dry_run() {
   ran=$(grep -o "on 8 ranks ([0-9x]*)" "$out" | grep -o "[0-9]*x[0-9]*x[0-9]*")
   [ -n "$planned" ] && [ "$planned" = "$ran" ] ||
     problem "the dry run's rank grid is '$planned', the run's '$ran'"
+  # A grid the node cannot hold: refused as the run's preflight would, exit 1.
+  run_in 2 "$INPUT" --dry-run --set heat.nx=100000 --set heat.ny=100000
+  [ "$rc" -eq 1 ] || problem "a grid too large for the node: exit code $rc, expected 1"
+  expect_text "$out" "but only " "the run would be refused" "the run would stop at its memory preflight"
 }
 
 check_bad_report_dir() {
