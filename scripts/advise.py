@@ -25,6 +25,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -58,7 +59,7 @@ def node_facts(gpus_arg):
         host = min(host, int(slurm_mb) * 1024.0 ** 2) if host > 0 else int(slurm_mb) * 1024.0 ** 2
     gpu = 0.0
     if gpus > 0 and shutil.which("nvidia-smi"):
-        out = sweep.subprocess.run(["nvidia-smi", "--query-gpu=memory.total",
+        out = subprocess.run(["nvidia-smi", "--query-gpu=memory.total",
                                     "--format=csv,noheader,nounits"],
                                    capture_output=True, text=True, timeout=20).stdout.split()
         if out and out[0].isdigit():
@@ -70,7 +71,7 @@ def steps_left(args):
     """The steps the input's run will take (the solver's --dry-run: run.steps,
     less the step a checkpoint resumes from)."""
     sets = [w for v in args.set for w in ("--set", v)]
-    done = sweep.subprocess.run(sweep.launcher(args)(1) + [args.solver, args.input, "--dry-run",
+    done = subprocess.run(sweep.launcher(args)(1) + [args.solver, args.input, "--dry-run",
                                                            "--backend", "host"] + sets,
                                 capture_output=True, text=True, timeout=300)
     m = re.search(r"^  steps +(?:(\d+) steps|steps (\d+)\.\.(\d+))", done.stdout, re.M)
@@ -99,28 +100,29 @@ def mps_refusal(report):
         m.get("state", "?"), m.get("reason", ""), verified, expected)
 
 
+def point_spec(args, node, point):
+    """The sweep's description of a point: ranks, grid (grown for weak
+    scaling), sharing mode, scaling."""
+    ranks = point.ranks_per_gpu * max(node.gpus, 1)
+    grid = list(args.size)
+    if args.weak:
+        grid = [size * d for size, d in zip(args.size, sweep.rank_grid(ranks))]
+    return {"ranks": ranks, "grid": grid, "mode": "mps-caps" if point.arm == MPS else "timeslice",
+            "scaling": "weak" if args.weak else "strong"}
+
+
 class Probe:
-    def __init__(self, args, node, base):
-        self.args, self.node, self.base = args, node, base
+    def __init__(self, args, node):
+        self.args, self.node = args, node
         self.launch = sweep.launcher(args)
         self.runs, self.work = 0, tempfile.mkdtemp(prefix="mpsfw-advise-")
         self.failed = False
-        self.need = RankNeed()
-        self.one_ranks = 1
-
-    def grid_for(self, ranks):
-        if not self.args.weak:
-            return list(self.args.size)
-        d = sweep.rank_grid(ranks)
-        return [self.args.size[i] * d[i] for i in range(3)]
+        self.one_need, self.one_ranks = RankNeed(), 1  # the one-per-GPU point's
 
     def run(self, point, steps):
         """One run's report, or (None, why)."""
-        ranks = point.ranks_per_gpu * max(self.node.gpus, 1)
-        mode = "mps-caps" if point.arm == MPS else "timeslice"
-        spec = {"ranks": ranks, "grid": self.grid_for(ranks), "mode": mode,
-                "scaling": "weak" if self.args.weak else "strong"}
-        report = os.path.join(self.work, "%s-%d-%d.json" % (mode, ranks, steps))
+        spec = point_spec(self.args, self.node, point)
+        report = os.path.join(self.work, "%s-%d-%d.json" % (spec["mode"], spec["ranks"], steps))
         saved = self.args.set
         self.args.set = saved + QUIET + ["run.steps=%d" % steps]
         try:
@@ -136,22 +138,29 @@ class Probe:
         with open(report) as f:
             return json.load(f), ""
 
+    def need_at(self, point):
+        """One rank's memory at `point`: strong scaling shares the one-per-GPU
+        point's fields out, weak keeps them."""
+        ranks = point.ranks_per_gpu * max(self.node.gpus, 1)
+        share = 1.0 if self.args.weak else self.one_ranks / ranks
+        return RankNeed(self.one_need.host_bytes, self.one_need.gpu_bytes * share)
+
     def measure(self, point):
         """The point's steady throughput from a run of S and one of 2S steps."""
-        why = skip_reason(point, self.node, self.need)
+        why = skip_reason(point, self.node, self.need_at(point))
         if why:
-            return Measured(point, False, 0, "skipped: " + why), 0
+            return Measured(point, False, 0, "skipped: " + why)
         s = self.args.steps
         short, why = self.run(point, s)
         if short is None:
-            return Measured(point, False, 0, why), 0
+            return Measured(point, False, 0, why)
         long_, why = self.run(point, 2 * s)
         if long_ is None:
-            return Measured(point, False, 0, why), 0
+            return Measured(point, False, 0, why)
         if point.arm == MPS:
             refused = mps_refusal(long_)
             if refused:
-                return Measured(point, False, 0, refused), 0
+                return Measured(point, False, 0, refused)
             point.cap = cap_of(long_)
         units_per_step = long_["updates_per_second"] * long_["loop_seconds"] / long_["steps"]
         per_step = (long_["loop_seconds"] - short["loop_seconds"]) / s
@@ -160,33 +169,18 @@ class Probe:
         if point.arm == ONE_PER_GPU:
             self.one_ranks = long_["ranks"]
             mem = long_.get("memory_bytes_per_rank", {})
-            self.need = RankNeed(mem.get("host_peak_rss", {}).get("max", 0),
-                                 mem.get("device_fields", {}).get("max", 0))
-        m = Measured(point, True, units_per_step / per_step, "")
-        m.seconds_per_step = per_step
-        m.ranks = long_["ranks"]
-        return m, per_step
-
-    def need_at(self, ranks):
-        """One rank's memory at `ranks` ranks: strong scaling shares the
-        one-per-GPU point's fields out, weak keeps them."""
-        share = 1.0 if self.args.weak else self.one_ranks / ranks
-        return RankNeed(self.need.host_bytes, self.need.gpu_bytes * share)
+            self.one_need = RankNeed(mem.get("host_peak_rss", {}).get("max", 0),
+                                     mem.get("device_fields", {}).get("max", 0))
+        return Measured(point, True, units_per_step / per_step, "", per_step)
 
     def table(self):
-        rows = []
-        one, _ = self.measure(Point(ONE_PER_GPU, 1, 0))
-        rows.append(one)
+        rows = [self.measure(Point(ONE_PER_GPU, 1, 0))]
         arms = [TIME_SLICED] + ([MPS] if self.node.gpus > 0 else [])
         for arm in arms:
             arm_rows = []
             k = 2
             while k <= self.args.max_ranks_per_gpu and keep_climbing(arm_rows):
-                saved = self.need
-                self.need = self.need_at(k * max(self.node.gpus, 1))
-                m, _ = self.measure(Point(arm, k, 0))
-                self.need = saved
-                arm_rows.append(m)
+                arm_rows.append(self.measure(Point(arm, k, 0)))
                 k *= 2
             rows += arm_rows
         if self.node.gpus == 0:
@@ -199,10 +193,7 @@ def launch_lines(args, node, point, ranks):
     """The mpirun line and the Slurm lines for the chosen point."""
     sets = list(args.set)
     if args.weak:
-        grid = [args.size[i] * d for i, d in enumerate(sweep.rank_grid(ranks))]
-        sets += ["%s=%d" % (k, v) for k, v in zip(args.weak_keys, grid)]
-        dims = sweep.rank_grid(ranks)
-        sets += ["run.px=%d" % dims[0], "run.py=%d" % dims[1], "run.pz=%d" % dims[2]]
+        sets += sweep.point_sets(args, point_spec(args, node, point))
     mps = ["--mps", "on", "--mps-atp", str(point.cap)] if point.arm == MPS else ["--mps", "off"]
     words = ["mpirun", "-np", str(ranks), "--bind-to", "none", args.solver, args.input]
     words += [w for s in sets for w in ("--set", s)] + mps
@@ -270,7 +261,7 @@ def main():
         args.steps, 2 * args.steps), flush=True)
 
     started = time.time()
-    probe = Probe(args, node, base)
+    probe = Probe(args, node)
     os.chdir(probe.work)  # whatever a run writes by a relative path lands here
     try:
         table = probe.table()
@@ -296,7 +287,7 @@ def main():
                      "cap": m.point.cap, "ranks": ranks, "ran": m.ran,
                      "throughput": m.throughput if m.ran else None,
                      "efficiency": eff if m.ran and one else None,
-                     "seconds_per_step": getattr(m, "seconds_per_step", None), "why": m.why})
+                     "seconds_per_step": m.seconds_per_step if m.ran else None, "why": m.why})
     result = {"input": args.input, "solver": base.get("solver", ""), "scaling": scaling,
               "throughput_unit": unit, "run_steps": steps,
               "node": {"gpus": node.gpus, "device": device, "cores": node.cores,

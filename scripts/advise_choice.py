@@ -74,6 +74,7 @@ class Measured:
     ran: bool = False
     throughput: float = 0
     why: str = ""
+    seconds_per_step: float = 0  # steady, where it ran
 
 
 def keep_climbing(arm_points):

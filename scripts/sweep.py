@@ -159,18 +159,22 @@ def input_size(args, launcher_cmd):
     return r.get("solver", "heat"), keys, size, r["git_revision"], r["input_fnv1a64"]
 
 
-def run_point(args, launcher_cmd, point, report):
-    ranks, grid, mode = point["ranks"], point["grid"], point["mode"]
-    # The sweep's own values last: they win over the user's --set of the same key.
-    sets = [w for s in args.set for w in ("--set", s)]
-    for key, value in zip(args.weak_keys, grid):
-        sets += ["--set", "%s=%d" % (key, value)]
+def point_sets(args, point):
+    """A point's own key=value settings: its grid in the keys weak scaling
+    grows, and for weak scaling the rank grid by which the global grid grew, so
+    that each rank keeps its block. Strong scaling leaves the rank grid to the
+    solver (heat cuts x last)."""
+    sets = ["%s=%d" % (key, value) for key, value in zip(args.weak_keys, point["grid"])]
     if point["scaling"] == "weak":
-        # The global grid grew by these factors: each rank keeps its block.
-        dims = rank_grid(ranks)
-        sets += ["--set", "run.px=%d" % dims[0], "--set", "run.py=%d" % dims[1],
-                 "--set", "run.pz=%d" % dims[2]]
-    # Strong scaling leaves the rank grid to the solver (heat cuts x last).
+        dims = rank_grid(point["ranks"])
+        sets += ["run.px=%d" % dims[0], "run.py=%d" % dims[1], "run.pz=%d" % dims[2]]
+    return sets
+
+
+def run_point(args, launcher_cmd, point, report):
+    ranks, mode = point["ranks"], point["mode"]
+    # The sweep's own values last: they win over the user's --set of the same key.
+    sets = [w for s in args.set + point_sets(args, point) for w in ("--set", s)]
     mps = list(MODES[mode])
     if mode != "timeslice":
         mps = ["--mps", args.mps_enable] + mps

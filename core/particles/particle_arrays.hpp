@@ -73,11 +73,12 @@ namespace particle_ops {
 
 // Send lists walked back to back: run k is list list[k], its entries from
 // from[k] on, at[k] .. at[k + 1] - 1 among the runs', written from to[k] on,
-// shifted by shift[k]. An entry is list * lists + particle: particle(e).
+// shifted by shift[k]. An entry is list * particles + particle (particles:
+// the owned count the lists were selected from): particle(e).
 struct Runs {
   int count = 0;
-  int lists = 1;
-  MPSFW_HD long particle(int entry) const { return entry % lists; }
+  int particles = 1;
+  MPSFW_HD long particle(int entry) const { return entry % particles; }
   int list[kGhostLists];
   long at[kGhostLists + 1];
   long from[kGhostLists];
@@ -307,7 +308,7 @@ class ParticleArrays : public Base {
                   " particles are more than one rank's ghost lists can index (" +
                   std::to_string(kGhostLists) + " entries a particle in 32 bits)");
     }
-    send_modulus_ = n > 0 ? static_cast<int>(n) : 1;
+    send_particles_ = n > 0 ? static_cast<int>(n) : 1;
     std::vector<long> starts(kGhostLists + 1, 0L);
     if (n > 0) {
       // Each particle's lists, in a pass of its own (a selection's thread
@@ -328,7 +329,7 @@ class ParticleArrays : public Base {
             const double* c = x + 4 * i;
             mask[i] = ghost_list_mask(c[0], c[1], c[2], b);
           });
-      const int m = send_modulus_;  // in 32 bits: a GPU divides 64-bit integers slowly
+      const int m = send_particles_;  // in 32 bits: a GPU divides 64-bit integers slowly
       exec_.select(
           kGhostLists * n,
           MPSFW_LAMBDA(long e) {
@@ -674,7 +675,7 @@ class ParticleArrays : public Base {
   }
   particle_ops::Runs runs(std::uint32_t lists, const long* first) const {
     particle_ops::Runs r;
-    r.lists = send_modulus_;
+    r.particles = send_particles_;
     r.at[0] = 0;
     for (int list = 0; list < kGhostLists; ++list) {
       if (!(lists >> list & 1u)) continue;
@@ -820,7 +821,7 @@ class ParticleArrays : public Base {
   // reads them), where each list begins, and what is added to the positions
   // it sends.
   Scratch<int> sends_;
-  int send_modulus_ = 1;
+  int send_particles_ = 1;  // the owned count at select_sends (entries' stride)
   long send_start_[kGhostLists + 1] = {};
   double send_shift_[kGhostLists][3] = {};
   // Per ghost slot placed by copy_sends_to_ghosts: its owned particle and list.

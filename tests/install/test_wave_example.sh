@@ -100,8 +100,9 @@ python3 "$repo/scripts/advise.py" "$WORK/in.h5" --solver "$WORK/wave/wave_solver
   { tail -20 "$WORK/advise.log"; fail "scripts/advise.py over wave_solver"; }
 grep -q "(wave, weak scaling, run.steps 30)" "$WORK/advise.log" ||
   { cat "$WORK/advise.log"; fail "advise did not read wave's input"; }
-if grep -q "^  2 time-sliced .*<- chosen" "$WORK/advise.log"; then
-  grep -q -- "--set wave.nx=24 --set wave.ny=20 --set wave.nz=32 --set run.px=1" "$WORK/advise.log" ||
-    { cat "$WORK/advise.log"; fail "advise's weak launch line lacks wave's grown grid"; }
-fi
+grown="--set wave.nx=24 --set wave.ny=20 --set wave.nz=16 --set run.px=1 --set run.py=1 --set run.pz=1"
+grep -q "^  2 time-sliced .*<- chosen" "$WORK/advise.log" &&
+  grown="--set wave.nx=24 --set wave.ny=20 --set wave.nz=32 --set run.px=1 --set run.py=1 --set run.pz=2"
+grep -q -- "$grown" "$WORK/advise.log" ||
+  { cat "$WORK/advise.log"; fail "advise's weak launch line lacks wave's grid: $grown"; }
 echo "wave example: scripts/advise.py advises on it ($(grep '^choice:' "$WORK/advise.log"))"

@@ -43,10 +43,13 @@ OMPI_MCA_rmaps_base_oversubscribe=1 $line --set run.steps=2 > launched.log 2>&1 
 # Weak scaling: the launch line carries the grown grid and its rank grid.
 advise in.h5 --weak --max-ranks-per-gpu 2 --json weak.json > weak.log 2>&1 ||
   fail "advise --weak exited $? ($(tail -3 weak.log))"
-if [ "$(json weak.json 'r["choice"]["ranks"]')" = 2 ]; then
-  json weak.json 'r["choice"]["launch"]["mpirun"]' | grep -q -- "--set heat.nz=32 --set run.px=1 --set run.py=1 --set run.pz=2" ||
-    fail "weak launch line lacks the grown grid: $(json weak.json 'r["choice"]["launch"]["mpirun"]')"
-fi
+case "$(json weak.json 'r["choice"]["ranks"]')" in
+  1) grown="--set heat.nz=16 --set run.px=1 --set run.py=1 --set run.pz=1" ;;
+  2) grown="--set heat.nz=32 --set run.px=1 --set run.py=1 --set run.pz=2" ;;
+  *) grown="(a choice of 1 or 2 ranks)" ;;
+esac
+json weak.json 'r["choice"]["launch"]["mpirun"]' | grep -q -- "$grown" ||
+  fail "weak launch line lacks $grown: $(json weak.json 'r["choice"]["launch"]["mpirun"]')"
 
 # A point that fails (a 1x1x1 rank grid cannot take 2 ranks) is marked with
 # its log, and the probe chooses among the rest.
