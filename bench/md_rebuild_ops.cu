@@ -1,17 +1,17 @@
 // The operations of MD's step and rebuild, each timed on its own, for MD's
-// CUDA store (`cuda`: make_md_store) and MD on the particle layer's CUDA
-// primitives (`layer`: MdArraysStore<CudaExec>) in one process, the stores
-// taking turns: which operation holds the layer back, without a profiler.
-// One rank, in.lj (fcc rho 0.8442, T 1.44, cutoff 2.5, skin 0.3, dt 0.005).
+// stores of the backends named (`cuda`, the default, and `host`), in one
+// process, the stores taking turns: which operation costs what, without a
+// profiler. One rank, in.lj (fcc rho 0.8442, T 1.44, cutoff 2.5, skin 0.3,
+// dt 0.005).
 // Each round drifts every store's atoms the same few steps (forces, kick,
-// drift), then times, waiting for the GPU after each: migrate, sort by cell,
-// ghost exchange (and, apart, its two parts: selecting the send lists and,
-// one rank being every list's receiver, copying them into ghost slots), list
-// build, forces, and a step's kick-drift with the displacement check. Prints
-// each operation's median over the rounds. Then the layer's CUDA primitives
-// alone at the same sizes, each call waited for: what a call costs beside
-// its bytes.
-//   md_rebuild_ops [--cells N (40)] [--rounds R (20)] [--stores "cuda layer"]
+// drift), then times, waiting for the device after each: migrate, sort by
+// cell, ghost exchange (and, apart, its two parts: selecting the send lists
+// and, one rank being every list's receiver, copying them into ghost slots),
+// list build, forces, and a step's kick-drift with the displacement check.
+// Prints each operation's median over the rounds. Then the particle layer's
+// CUDA primitives alone at the same sizes, each call waited for: what a call
+// costs beside its bytes.
+//   md_rebuild_ops [--cells N (40)] [--rounds R (20)] [--stores "cuda host"]
 #include <mpi.h>
 
 #include <algorithm>
@@ -34,9 +34,9 @@
 #include "core/particles/ghost_lists.hpp"
 #include "core/particles/particle_exchange.hpp"
 #include "core/particles/subdomain.hpp"
-#include "solvers/md/md_arrays_store.hpp"
 #include "solvers/md/md_config.hpp"
 #include "solvers/md/md_initial.hpp"
+#include "solvers/md/md_store.hpp"
 
 namespace {
 
@@ -44,9 +44,11 @@ using namespace mpsfw;
 using namespace mpsfw::md;
 
 std::unique_ptr<MdStore> store_named(const std::string& name) {
-  if (name == "cuda") return make_md_store(Backend::Cuda);
-  if (name == "layer") return std::make_unique<MdArraysStore<CudaExec>>();
-  throw Error("md_rebuild_ops: --stores takes cuda and layer, not " + name);
+  const Backend backend = parse_backend(name);
+  if (backend == Backend::Kokkos) {
+    throw Error("md_rebuild_ops: --stores takes cuda and host (Kokkos is timed by bench/md_lj.sh)");
+  }
+  return make_md_store(backend);
 }
 
 // One store and its exchange, and what each operation took, per round.
@@ -86,6 +88,7 @@ double median(std::vector<double> v) {
 }
 
 void time_primitives(long n, long entries, int keys, int rounds);
+void time_launches(const CudaExec& exec, double* x, int rounds);
 
 void time_stores(const std::string& stores, const MdConfig& config,
                  const CartDecomposition& decomposition, const Subdomain& domain,
@@ -93,7 +96,7 @@ void time_stores(const std::string& stores, const MdConfig& config,
 
 int run(int argc, char** argv) {
   int cells = 40, rounds = 20;
-  std::string stores = "cuda layer";
+  std::string stores = "cuda";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i], value = argv[i + 1];
     if (key == "--cells") {
@@ -249,6 +252,49 @@ void time_primitives(long n, long entries, int keys, int rounds) {
   }
   for (auto& [name, s] : seconds) s.erase(s.begin(), s.begin() + 2);  // warm-up
   print_medians("CudaExec's primitives alone", seconds);
+  time_launches(exec, xp, rounds);
+}
+
+// What a launch costs the host: kLaunches for_each calls of one particle
+// back to back, then one wait, per call; the body as MPSFW_LAMBDA (a
+// __host__ __device__ lambda, which nvcc wraps in a heap-allocated holder
+// copied with each copy of it), as a __device__ lambda, and as a plain
+// functor, each capturing the same seven values.
+struct Scale {
+  double* x;
+  double a, b, c, d, e, f;
+  __device__ void operator()(long i) const { x[4 * i] = x[4 * i] * a + b + c + d + e + f; }
+};
+void time_launches(const CudaExec& exec, double* x, int rounds) {
+  constexpr int kLaunches = 200;
+  const double a = 1, b = 0, c = 0, d = 0, e = 0, f = 0;
+  std::map<std::string, std::vector<double>> seconds;
+  const auto per_launch = [&](const std::string& name, const std::function<void()>& launch) {
+    exec.synchronize();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int k = 0; k < kLaunches; ++k) launch();
+    const auto t1 = std::chrono::steady_clock::now();
+    exec.synchronize();
+    const auto t2 = std::chrono::steady_clock::now();
+    seconds[name + ", launching"].push_back(std::chrono::duration<double>(t1 - t0).count() /
+                                            kLaunches);
+    seconds[name + ", until done"].push_back(std::chrono::duration<double>(t2 - t0).count() /
+                                             kLaunches);
+  };
+  for (int r = 0; r < rounds + 2; ++r) {
+    per_launch("MPSFW_LAMBDA", [&] {
+      exec.for_each(
+          1, MPSFW_LAMBDA(long i) { x[4 * i] = x[4 * i] * a + b + c + d + e + f; });
+    });
+    per_launch("__device__ lambda", [&] {
+      exec.for_each(1, [=] __device__(long i) { x[4 * i] = x[4 * i] * a + b + c + d + e + f; });
+    });
+    per_launch("functor", [&] { exec.for_each(1, Scale{x, a, b, c, d, e, f}); });
+  }
+  for (auto& [name, s] : seconds) s.erase(s.begin(), s.begin() + 2);  // warm-up
+  print_medians(
+      "for_each of one particle, " + std::to_string(kLaunches) + " back to back, per call",
+      seconds);
 }
 
 }  // namespace

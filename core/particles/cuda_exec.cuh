@@ -38,6 +38,16 @@ __global__ void for_each_kernel(long n, F f) {
   if (i < n) f(i);
 }
 
+// for_each_kernel for bodies that walk neighbour lists: blocks of
+// kWalkThreads, as MD's force loop was tuned (docs/performance.md); the bounds
+// let ptxas plan its registers for that size.
+constexpr int kWalkThreads = 128;
+template <class F>
+__global__ void __launch_bounds__(kWalkThreads) for_each_walk_kernel(int n, F f) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) f(i);
+}
+
 // f(i) for every i < n, then the step's handshake (step_handshake.hpp): the
 // block that arrives last marks this rank done and waits for its neighbours,
 // so that what follows on the stream sees their writes.
@@ -169,6 +179,16 @@ class CudaExec {
     if (n <= 0) return;
     const auto blocks = static_cast<unsigned>((n + cuda_exec::kThreads - 1) / cuda_exec::kThreads);
     cuda_exec::for_each_kernel<<<blocks, cuda_exec::kThreads>>>(n, f);
+    MPSFW_CUDA_CHECK_LAUNCH();
+  }
+
+  // for_each for pair loops (n < 2^31, as neighbour lists index).
+  template <class F>
+  void for_each_walk(long n, const F& f) const {
+    if (n <= 0) return;
+    const auto blocks =
+        static_cast<unsigned>((n + cuda_exec::kWalkThreads - 1) / cuda_exec::kWalkThreads);
+    cuda_exec::for_each_walk_kernel<<<blocks, cuda_exec::kWalkThreads>>>(static_cast<int>(n), f);
     MPSFW_CUDA_CHECK_LAUNCH();
   }
 

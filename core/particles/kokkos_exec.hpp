@@ -40,6 +40,13 @@ class KokkosExec {
     if (n > 0) Kokkos::parallel_for("mpsfw::particles::for_each", range(n), f);
   }
 
+  // for_each for bodies that walk neighbour lists (a GPU launches them in
+  // blocks of their own size).
+  template <class F>
+  void for_each_walk(long n, const F& f) const {
+    for_each(n, f);
+  }
+
   // No handshake on the device here: declined, the caller runs it apart.
   template <class F>
   bool for_each_then(long n, const F& f, const StepHandshake& h) const {

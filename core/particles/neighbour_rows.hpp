@@ -18,24 +18,48 @@ MPSFW_HD ParticlePoint point_of(const double* x, long i) {
   return reinterpret_cast<const ParticlePoint*>(x)[i];
 }
 
+// Particle i's point from positions no thread writes while the kernel runs
+// (a pair loop's): on a GPU through the read-only data cache.
+MPSFW_HD ParticlePoint fixed_point_of(const double* x, int i) {
+#if defined(__CUDA_ARCH__)
+  const double2* p = reinterpret_cast<const double2*>(x) + 2 * i;
+  const double2 lo = __ldg(p), hi = __ldg(p + 1);
+  return {{lo.x, lo.y, hi.x, hi.y}};
+#else
+  return point_of(x, i);
+#endif
+}
+
+// An int that no thread writes while the kernel runs, read as fixed_point_of.
+MPSFW_HD int fixed_int(const int* v, int i) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(v + i);
+#else
+  return v[i];
+#endif
+}
+
 // A particle's neighbours within reach at the last build: owned particle i's
 // are at(i, k), k < count[i], in cell order. Rows are transposed on a GPU
 // (entry k of every row together), so that a warp's k-th neighbours are one
-// coalesced read; device pointers there.
+// coalesced read; device pointers there. Indices are ints (the build refuses
+// lists of 2^31 entries or more): 64-bit index arithmetic cost the GPU's
+// pair loop registers.
 struct NeighbourRows {
   const int* count = nullptr;
   const int* index = nullptr;
-  long row_step = 0, entry_step = 0;  // index of (i, k): i * row_step + k * entry_step
+  int row_step = 0, entry_step = 0;  // index of (i, k): i * row_step + k * entry_step
 
-  MPSFW_HD int at(long i, int k) const { return index[i * row_step + k * entry_step]; }
+  MPSFW_HD int at(int i, int k) const { return fixed_int(index, i * row_step + k * entry_step); }
 
   // visit(xj) with each neighbour's position row (x: 4 doubles a particle),
   // in list order, the next neighbours loading ahead (neighbour_walk.hpp).
+  // The lists and the positions are read-only while a pair loop runs.
   template <class Visit>
-  MPSFW_HD void walk(long i, const double* x, const Visit& visit) const {
+  MPSFW_HD void walk(int i, const double* x, const Visit& visit) const {
     walk_neighbours(
-        count[i], static_cast<int>(i), [&](int k) { return at(i, k); },
-        [&](int j) { return point_of(x, j); }, [&](const ParticlePoint& q) { visit(q.c); });
+        fixed_int(count, i), i, [&](int k) { return at(i, k); },
+        [&](int j) { return fixed_point_of(x, j); }, [&](const ParticlePoint& q) { visit(q.c); });
   }
 };
 

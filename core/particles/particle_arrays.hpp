@@ -5,6 +5,8 @@
 // once over a few primitives of the backend (Exec: host_exec.hpp on the host,
 // cuda_exec.cuh on a GPU, kokkos_exec.hpp with Kokkos):
 //   for_each(n, f)                 f(i) for every i < n, in parallel
+//   for_each_walk(n, f)            for_each where f walks neighbour lists
+//                                  (n < 2^31; launched as pair loops are tuned)
 //   count(n, f), max_of(n, f)      the sum of integer f(i), the largest double
 //                                  f(i) >= 0 (0 for none)
 //   sum(n, f)                      the sum of double f(i), in an order fixed
@@ -395,8 +397,10 @@ class ParticleArrays : public Base {
           const int k = particle_ops::run_of(r, p);
           const long i = r.particle(send[r.from[k] + (p - r.at[k])]),
                      slot = r.to[k] + (p - r.at[k]);
-          for (int d = 0; d < 3; ++d) x[4 * (base + slot) + d] = x[4 * i + d] + r.shift[k][d];
-          x[4 * (base + slot) + 3] = 0;
+          ParticlePoint q = point_of(x, i);
+          for (int d = 0; d < 3; ++d) q.c[d] += r.shift[k][d];
+          q.c[3] = 0;
+          reinterpret_cast<ParticlePoint*>(x)[base + slot] = q;
           root[slot] = i;
           list_of[slot] = r.list[k];
         });
@@ -411,9 +415,11 @@ class ParticleArrays : public Base {
     const Shifts shifts = send_shifts();
     exec_.for_each(
         ghosts_, MPSFW_LAMBDA(long g) {
-          const long i = root[g];
           const double* s = shifts.shift[list_of[g]];
-          for (int d = 0; d < 3; ++d) x[4 * (base + g) + d] = x[4 * i + d] + s[d];
+          ParticlePoint q = point_of(x, root[g]);
+          for (int d = 0; d < 3; ++d) q.c[d] += s[d];
+          q.c[3] = 0;
+          reinterpret_cast<ParticlePoint*>(x)[base + g] = q;
         });
   }
 
@@ -452,10 +458,10 @@ class ParticleArrays : public Base {
         MPSFW_LAMBDA(long p) {
           const int k = particle_ops::run_of(r, p);
           const long t = p - r.at[k];
-          const double* c = x + 4 * r.particle(send[r.from[k] + t]);
-          double* out = to.at[r.list[k]] + 4 * t;
-          for (int d = 0; d < 3; ++d) out[d] = c[d] + r.shift[k][d];
-          out[3] = 0;
+          ParticlePoint q = point_of(x, r.particle(send[r.from[k] + t]));
+          for (int d = 0; d < 3; ++d) q.c[d] += r.shift[k][d];
+          q.c[3] = 0;
+          *reinterpret_cast<ParticlePoint*>(to.at[r.list[k]] + 4 * t) = q;
         },
         handshake);
   }
@@ -475,6 +481,12 @@ class ParticleArrays : public Base {
     }
     scratch(&row_count_, owned_);
     for (;;) {
+      if (owned_ * width_ > INT_MAX) {
+        throw Error("particles: " + std::to_string(owned_) + " owned particles with lists of " +
+                    std::to_string(width_) +
+                    " are more list entries than one rank can index (2^31); use more ranks or "
+                    "a shorter reach");
+      }
       scratch(&rows_, owned_ * width_);
       // Entry k of row i (NeighbourRows): rows transposed where the backend asks.
       const NeighbourBuild b{grid,
@@ -504,8 +516,9 @@ class ParticleArrays : public Base {
   // added or removed since.
   NeighbourRows neighbours() const {
     if (built_ != owned_ + ghosts_) throw Error("particles: lists without a current build");
-    if (Exec::kRowsTransposed) return {row_count_.data(), rows_.data(), 1, built_owned_};
-    return {row_count_.data(), rows_.data(), width_, 1};
+    if (Exec::kRowsTransposed)
+      return {row_count_.data(), rows_.data(), 1, static_cast<int>(built_owned_)};
+    return {row_count_.data(), rows_.data(), static_cast<int>(width_), 1};
   }
   // Real field `field` (3 components) of every owned particle set to the sum
   // over its listed neighbours j of pair(x_i, x_j, acc), which adds the
@@ -517,9 +530,10 @@ class ParticleArrays : public Base {
     const double* x = x_.data();
     double* out = real(field);
     const long cap = capacity_;
-    exec_.for_each(
-        owned_, MPSFW_LAMBDA(long i) {
-          const ParticlePoint xi = point_of(x, i);
+    exec_.for_each_walk(
+        owned_, MPSFW_LAMBDA(long l) {
+          const int i = static_cast<int>(l);
+          const ParticlePoint xi = fixed_point_of(x, i);
           double acc[3] = {0, 0, 0};
           rows.walk(i, x, [&](const double* xj) { pair(xi.c, xj, acc); });
           for (int d = 0; d < 3; ++d) out[d * cap + i] = acc[d];
@@ -532,30 +546,33 @@ class ParticleArrays : public Base {
     const NeighbourRows rows = neighbours();
     const double* x = x_.data();
     return exec_.sum(
-        owned_, MPSFW_LAMBDA(long i) {
-          const ParticlePoint xi = point_of(x, i);
+        owned_, MPSFW_LAMBDA(long l) {
+          const int i = static_cast<int>(l);
+          const ParticlePoint xi = fixed_point_of(x, i);
           double s = 0;
           rows.walk(i, x, [&](const double* xj) { s += pair(xi.c, xj); });
           return s;
         });
   }
-  // move(i) for every owned particle i, which moves it (its position in
-  // positions(), taken before; any other field); the distance each moved
-  // since build_neighbors is measured in the same pass, so that
-  // max_displacement then reads a value instead of making a pass.
+  // move(i, xi) for every owned particle i, which moves it: xi its position
+  // (3 doubles, changed in place; loaded and stored as one 32-byte point),
+  // any other field by index. The distance each moved since build_neighbors
+  // is measured in the same pass, so that max_displacement then reads a
+  // value instead of making a pass.
   template <class Move>
   void move_each(const Move& move) {
+    double* x = x_.data();
+    measured_ = false;
     if (!Exec::kFusedMax || built_owned_ != owned_ || built_ < 0) {
-      exec_.for_each(owned_, move);
+      exec_.for_each(
+          owned_, MPSFW_LAMBDA(long i) { (void)move_point(x, i, move); });
       return;
     }
     if constexpr (Exec::kFusedMax) {
-      const double* x = x_.data();
       const double* b = built_x_.data();
       exec_.max_later(
           owned_, MPSFW_LAMBDA(long i) {
-            move(i);
-            return squared_move(x, b, i);
+            return squared_distance(move_point(x, i, move), point_of(b, i));
           });
       measured_ = true;
     }
@@ -644,10 +661,20 @@ class ParticleArrays : public Base {
       if (words.record_word[c] >= 0) wt[c * cap + t] = w[c * cap + i];
     }
   }
+  // Particle i's point in x after move(i, coordinates), stored back.
+  template <class Move>
+  static MPSFW_HD ParticlePoint move_point(double* x, long i, const Move& move) {
+    ParticlePoint p = point_of(x, i);
+    move(i, p.c);
+    reinterpret_cast<ParticlePoint*>(x)[i] = p;
+    return p;
+  }
   // Particle i's squared distance from b (4 doubles a particle); NaN, a
   // rebuild's to report, as HUGE_VAL.
   static MPSFW_HD double squared_move(const double* x, const double* b, long i) {
-    const ParticlePoint now = point_of(x, i), then = point_of(b, i);
+    return squared_distance(point_of(x, i), point_of(b, i));
+  }
+  static MPSFW_HD double squared_distance(const ParticlePoint& now, const ParticlePoint& then) {
     double r2 = 0;
     for (int d = 0; d < 3; ++d) {
       const double delta = now.c[d] - then.c[d];

@@ -35,14 +35,13 @@ class BrownianArrays final : public mpsfw::ParticleArrays<Exec, BrownianStore> {
 
   // x_i += dt / gamma F_i + sqrt(2 kT dt / gamma) xi(seed, id_i, step, d).
   void move(const Physics& p, long step) override {
-    double* x = this->positions();
     const double* f = this->real(kF);
     const std::int64_t* id = this->integer(kId);
     const long cap = this->capacity();
-    this->move_each(MPSFW_LAMBDA(long i) {
+    this->move_each(MPSFW_LAMBDA(long i, double* x) {
       for (int d = 0; d < 3; ++d) {
         const double xi = gaussian(p.seed, id[i], step, d);
-        x[4 * i + d] = moved(x[4 * i + d], f[d * cap + i], xi, p);
+        x[d] = moved(x[d], f[d * cap + i], xi, p);
       }
     });
   }

@@ -55,12 +55,11 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
   void kick_drift(double half_dt, double dt, const LjParams& p) override {
     double* v = this->real(kV);
     const double* f = this->real(kF);
-    double* x = this->positions();
     const long cap = this->capacity();
-    this->move_each(MPSFW_LAMBDA(long i) {
+    this->move_each(MPSFW_LAMBDA(long i, double* x) {
       for (int d = 0; d < 3; ++d) {
         v[d * cap + i] = kicked(v[d * cap + i], f[d * cap + i], half_dt, p);
-        x[4 * i + d] = drifted(x[4 * i + d], v[d * cap + i], dt);
+        x[d] = drifted(x[d], v[d * cap + i], dt);
       }
     });
   }

@@ -18,7 +18,6 @@
 #include "core/decomposition.hpp"
 #include "core/memory.hpp"
 #include "core/particles/particle_exchange.hpp"
-#include "md_arrays_cuda.hpp"
 #include "solvers/md/md_config.hpp"
 #include "solvers/md/md_initial.hpp"
 #include "solvers/md/md_store.hpp"
@@ -70,7 +69,7 @@ TEST(ParticleArraysCuda, MdStepsEqualTheHostsBitForBit) {
   MPSFW_REQUIRE_GPU();
   const System sys;
   auto host = md::detail::make_host_md_store();
-  auto cuda = testing_support::make_cuda_arrays_md_store();
+  auto cuda = md::detail::make_cuda_md_store();
   // 42: two steps past a rebuild, so atoms have moved since.
   run(sys, *host, 42);
   run(sys, *cuda, 42);
@@ -96,7 +95,7 @@ TEST(ParticleArraysCuda, LeavingRecordsAndPackedSendsEqualTheHosts) {
   MPSFW_REQUIRE_GPU();
   const System sys;
   auto host = md::detail::make_host_md_store();
-  auto cuda = testing_support::make_cuda_arrays_md_store();
+  auto cuda = md::detail::make_cuda_md_store();
   // A band of the box leaves; what stays and what left, in store order.
   const double lo[3] = {0, 0, 0}, hi[3] = {sys.c.box[0], sys.c.box[1], 0.6 * sys.c.box[2]};
   std::vector<md::AtomRecord> left[2];
