@@ -50,8 +50,7 @@ Backend memory_of(const RunConfig& run) {
 // rank) when any rank's share does not fit.
 std::vector<std::string> memory_lines(const Session& session, const Workload& workload,
                                       const RunConfig& run, Int3 grid, bool* fits) {
-  const CartDecomposition block(session.world(), workload.cells_to_split(), grid,
-                                {false, false, false}, workload.x_face_cost());
+  const CartDecomposition block = block_of_rank(session.world(), workload, grid);
   const Backend memory = memory_of(run);
   std::vector<MemoryNeed> needs;
   std::string error;

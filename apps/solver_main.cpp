@@ -175,6 +175,14 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
     }
     return 0;
   }
+  // Balanced MPS caps need each rank's work: known now, before CUDA starts.
+  if (session.mps().config().balanced) {
+    double work = 0;
+    run_collectively(session.world(), [&] {
+      work = p.workload->work_of(block_of_rank(session.world(), *p.workload, p.rank_grid));
+    });
+    session.balance_mps_caps(work);
+  }
   if (c.dry_run) {
     return print_dry_run(session, p.spec->name, run, *p.workload, p.rank_grid,
                          root ? stdout : nullptr)

@@ -14,6 +14,16 @@ std::vector<MemoryNeed> Workload::memory_needs(const CartDecomposition&, Backend
   return {};
 }
 
+double Workload::work_of(const CartDecomposition& block) const {
+  const Int3 c = block.local_cells();
+  return static_cast<double>(c.x) * c.y * c.z;
+}
+
+CartDecomposition block_of_rank(MPI_Comm world, const Workload& workload, Int3 rank_grid) {
+  return CartDecomposition(world, workload.cells_to_split(), rank_grid, {false, false, false},
+                           workload.x_face_cost());
+}
+
 std::vector<std::pair<std::string, std::string>> Workload::output_files() const {
   const RunConfig& run = run_config();
   std::vector<std::pair<std::string, std::string>> files;

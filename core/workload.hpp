@@ -83,6 +83,12 @@ class Workload {
   // default none: --dry-run says the workload gives no estimate.
   virtual std::vector<MemoryNeed> memory_needs(const CartDecomposition& block,
                                                Backend memory) const;
+  // After configure, before start: the work of the rank owning `block`, in
+  // any unit the same for every rank (mps.active_thread_percentage =
+  // balanced gives ranks sharing a GPU caps in proportion to it). Collective
+  // over block.comm(). By default the cells of the block: right where every
+  // cell costs the same.
+  virtual double work_of(const CartDecomposition& block) const;
   // Output files as (path, key that set it), checked before the run starts
   // (creatable, not the input, not one another). Empty paths are skipped. By
   // default run.output_file under its resumed name (resumed_output_path) and
@@ -106,6 +112,11 @@ class Workload {
   // ("output written to X (and X.xmf)").
   virtual std::vector<std::string> closing_lines() const;
 };
+
+// Collective over `world`: this rank's block of the grid `workload` splits
+// over `rank_grid`, as the workload's own decomposition will cut it (the
+// estimates made before the run: memory_needs, work_of).
+CartDecomposition block_of_rank(MPI_Comm world, const Workload& workload, Int3 rank_grid);
 
 struct WorkloadSpec {
   std::string name;                              // the value of the input's `solver` attribute

@@ -1,7 +1,9 @@
 #include "cap_policy.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 
@@ -14,6 +16,16 @@ int auto_active_thread_percentage(int k, AtpPolicy policy) {
   if (policy == AtpPolicy::Even) return 100 / k > 0 ? 100 / k : 1;
   const int doubled = (200 + k - 1) / k;
   return doubled < 100 ? doubled : 100;
+}
+
+int balanced_active_thread_percentage(double share, AtpPolicy policy) {
+  if (!(share > 0)) return 1;
+  // The rounding of auto_active_thread_percentage, exact where share = 1/k:
+  // 1e-9 absorbs share's own rounding (200 * (1/3) is not 200/3 in doubles).
+  const double scaled = (policy == AtpPolicy::Even ? 100 : 200) * share;
+  const int cap = policy == AtpPolicy::Even ? static_cast<int>(std::floor(scaled + 1e-9))
+                                            : static_cast<int>(std::ceil(scaled - 1e-9));
+  return std::min(100, std::max(1, cap));
 }
 
 int expected_sms(int total_sms, int percentage) {
@@ -49,13 +61,16 @@ std::string pinned_limit_as_shown(std::int64_t bytes) {
 
 int max_clients_per_gpu(int cuda_version) { return cuda_version >= 13010 ? 60 : 48; }
 
-int parse_active_thread_percentage(const std::string& text, const std::string& origin) {
+int parse_active_thread_percentage(const std::string& text, const std::string& origin,
+                                   bool allow_balanced) {
   if (text == "auto") return 0;
+  if (allow_balanced && text == "balanced") return kBalancedCaps;
   char* end = nullptr;
   errno = 0;
   const long v = std::strtol(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || errno != 0 || v < 1 || v > 100) {
-    throw InputError(origin + ": expected auto or an integer in [1, 100], got \"" + text + "\"");
+    throw InputError(origin + ": expected auto" + (allow_balanced ? ", balanced" : "") +
+                     " or an integer in [1, 100], got \"" + text + "\"");
   }
   return static_cast<int>(v);
 }

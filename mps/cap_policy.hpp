@@ -14,9 +14,18 @@ enum class AtpPolicy {
 
 // Active thread percentage for a GPU shared by k ranks (k >= 1).
 int auto_active_thread_percentage(int k, AtpPolicy policy);
-// The one parser of a percentage: "auto" -> 0, "1".."100" -> the value;
-// anything else throws InputError naming `origin` and what was expected.
-int parse_active_thread_percentage(const std::string& text, const std::string& origin);
+// The cap of a rank that carries `share` (0..1) of its GPU's work, under
+// mps.active_thread_percentage = balanced: the policy's rule with the share
+// in place of 1/k (double: min(100, ceil(200 share)), even: floor(100 share)),
+// at least 1; a share of 1/k gives auto_active_thread_percentage(k).
+int balanced_active_thread_percentage(double share, AtpPolicy policy);
+// The one parser of a percentage: "auto" -> 0, "1".."100" -> the value and,
+// where `allow_balanced` (the input key, not CUDA's variable), "balanced" ->
+// kBalancedCaps; anything else throws InputError naming `origin` and what
+// was expected.
+constexpr int kBalancedCaps = -1;
+int parse_active_thread_percentage(const std::string& text, const std::string& origin,
+                                   bool allow_balanced = false);
 
 // SMs a client should see under a cap: the device hands out SMs in pairs (TPCs),
 // rounding down, and never fewer than two.

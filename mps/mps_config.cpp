@@ -28,7 +28,8 @@ std::vector<ParamSpec> mps_schema() {
       text("enable", "auto", {"auto", "on", "off"},
            "auto: MPS when ranks share a GPU; on: MPS or fail; off: never"),
       text("active_thread_percentage", "auto", {},
-           "auto or 1..100: share of a GPU's SMs each rank may use"),
+           "auto, balanced or 1..100: share of a GPU's SMs each rank may use (balanced: in "
+           "proportion to the rank's work, after atp_policy's rule)"),
       text("atp_policy", "double", {"double", "even"},
            "auto cap for k ranks per GPU: double = min(100, ceil(200/k)), even = floor(100/k)"),
       text("pinned_device_mem_limit", "", {},
@@ -44,7 +45,9 @@ MpsConfig mps_config_from(const Params& p) {
   const std::string& e = p.text("mps.enable");
   c.enable = e == "on" ? Enable::On : (e == "off" ? Enable::Off : Enable::Auto);
   const ParamValue& atp = p.value("mps.active_thread_percentage");
-  c.active_thread_percentage = parse_active_thread_percentage(atp.text, atp.origin);
+  const int percentage = parse_active_thread_percentage(atp.text, atp.origin, true);
+  c.balanced = percentage == kBalancedCaps;
+  c.active_thread_percentage = c.balanced ? 0 : percentage;
   c.policy = p.text("mps.atp_policy") == "even" ? AtpPolicy::Even : AtpPolicy::Double;
   c.pinned_device_mem_limit = p.text("mps.pinned_device_mem_limit");
   if (!c.pinned_device_mem_limit.empty()) {
@@ -80,6 +83,7 @@ MpsConfig read_mps_config(const InputAttributes* input, const std::vector<std::s
 }
 
 int cap_for(const MpsConfig& config, int ranks_sharing) {
+  if (config.balanced) return 100;
   return config.active_thread_percentage > 0
              ? config.active_thread_percentage
              : auto_active_thread_percentage(ranks_sharing, config.policy);

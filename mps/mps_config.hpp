@@ -20,6 +20,9 @@ enum class Enable {
 struct MpsConfig {
   Enable enable = Enable::Auto;
   int active_thread_percentage = 0;  // 0: auto (policy below)
+  // mps.active_thread_percentage = balanced: each rank's cap in proportion to
+  // its work (Session::balance_mps_caps), the daemons' default 100.
+  bool balanced = false;
   AtpPolicy policy = AtpPolicy::Double;
   std::string pinned_device_mem_limit;  // per client, "512M" or "8G" (unit upper case); "" none
   std::int64_t pinned_bytes = 0;
@@ -33,7 +36,8 @@ struct MpsConfig {
 std::vector<ParamSpec> mps_schema();
 MpsConfig mps_config_from(const Params& params);
 // The cap of each of `ranks_sharing` ranks on one GPU: the configured
-// percentage, or the policy's automatic one.
+// percentage, or the policy's automatic one; 100 under balanced caps (the
+// daemons' default, which a client's own cap can only lower).
 int cap_for(const MpsConfig& config, int ranks_sharing);
 
 // The /mps part of an input (nullptr: none) plus the mps.* overrides, without

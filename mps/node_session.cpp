@@ -356,6 +356,30 @@ void NodeSession::follow(int gpus) {
           " s ((GPUs + 2) x mps.timeout_seconds)");
 }
 
+void NodeSession::balance_caps(MPI_Comm node, double work) {
+  if (!config_.balanced) return;
+  const std::vector<std::string> gpus = all_gather_strings(node, status_.gpu_uuid);
+  std::vector<double> works(gpus.size());
+  MPSFW_MPI_CHECK(MPI_Allgather(&work, 1, MPI_DOUBLE, works.data(), 1, MPI_DOUBLE, node));
+  const MpsState s = status_.state;
+  if (status_.gpu_uuid.empty() ||
+      (s != MpsState::Started && s != MpsState::Reused && s != MpsState::WouldStart)) {
+    return;
+  }
+  double total = 0;
+  int sharing = 0;
+  for (size_t r = 0; r < gpus.size(); ++r) {
+    if (gpus[r] != status_.gpu_uuid) continue;
+    total += works[r];
+    ++sharing;
+  }
+  const double share = total > 0 ? work / total : 1.0 / sharing;
+  status_.cap = std::min(status_.cap, balanced_active_thread_percentage(share, config_.policy));
+  if (s != MpsState::WouldStart) {
+    setenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", std::to_string(status_.cap).c_str(), 1);
+  }
+}
+
 void NodeSession::export_environment(const SessionGpu& gpu, int cap) {
   setenv("CUDA_MPS_PIPE_DIRECTORY", gpu.pipe_dir.c_str(), 1);
   setenv("CUDA_MPS_LOG_DIRECTORY", gpu.log_dir.c_str(), 1);

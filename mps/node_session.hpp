@@ -116,6 +116,12 @@ class NodeSession {
   // local rank. Throws (on this rank) what went wrong before or now; callers
   // wrap it in run_collectively so every rank stops together.
   void after_mpi(MPI_Comm node);
+  // Collective over `node`, after after_mpi and before bind_device, where
+  // mps.active_thread_percentage = balanced (else nothing, no communication):
+  // each rank's cap from its share of the work of the ranks on its GPU
+  // (balanced_active_thread_percentage), never above the cap it has (a
+  // reused daemon's or the site's); exported for CUDA unless a dry run.
+  void balance_caps(MPI_Comm node, double work);
   // Throws Error if bring-up has not finished: no CUDA before that.
   CudaGate cuda_gate() const;
   // Collective over `node`, after bind_device: checks the MPS attribute, the

@@ -126,6 +126,11 @@ int Session::run(const std::function<int()>& body) {
   }
 }
 
+void Session::balance_mps_caps(double work) {
+  if (pending_) std::rethrow_exception(pending_);
+  node_session_.balance_caps(env_.node(), work);
+}
+
 const DeviceBinding& Session::bind(Backend requested) {
   if (pending_) std::rethrow_exception(pending_);
   const int cores = node_cores(env_.node());

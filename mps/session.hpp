@@ -53,6 +53,10 @@ class Session {
   // after it unless it did so itself (finish()).
   int run(const std::function<int()>& body);
 
+  // Collective, before bind: under mps.active_thread_percentage = balanced,
+  // this rank's MPS cap in proportion to `work` among the ranks on its GPU
+  // (NodeSession::balance_caps); nothing otherwise.
+  void balance_mps_caps(double work);
   // Collective: binds this rank's device (`requested` Auto takes the GPU where
   // one is visible; DeviceBinding::crowding warns when the node's ranks
   // outnumber the cores they may run on) and verifies, node by node, that

@@ -34,6 +34,12 @@ class MdWorkload final : public Workload {
     return md_memory_needs(config_, subdomain_of(block, config_.box), atoms,
                            *make_md_store(Backend::Host), memory);
   }
+  // A lattice fills the box evenly: its atoms go as the link cells. A
+  // dataset's (or a checkpoint's) are counted in the block's sub-box.
+  double work_of(const CartDecomposition& block) const override {
+    if (config_.initial != Initial::Dataset) return Workload::work_of(block);
+    return static_cast<double>(dataset_atoms(config_, subdomain_of(block, config_.box)).size());
+  }
   WeakScaling weak_scaling() const override {
     if (config_.initial != Initial::Fcc) {
       return {{},

@@ -5,8 +5,8 @@
 // test scripts in this folder check those lines against the MPS test double's
 // record.
 //
-//   mps_session_probe [--enable auto|on|off] [--atp N|auto] [--policy double|even]
-//                     [--pinned SIZE] [--dir ROOT] [--timeout S] [--hold S]
+//   mps_session_probe [--enable auto|on|off] [--atp N|auto|balanced] [--policy double|even]
+//                     [--pinned SIZE] [--dir ROOT] [--timeout S] [--hold S] [--work W0,W1,...]
 //                     [--fail-rank R --fail-mode MODE [--fail-phase PHASE]]
 //   mps_session_probe [--dir ROOT] --session-dir-of JOB   (no MPI: prints the folder)
 //
@@ -18,6 +18,8 @@
 //       sigterm     the rank sends itself SIGTERM
 //       sigkill     the rank sends itself SIGKILL
 // The failure comes after the PROBE lines, before teardown.
+// --work: rank R's work is WR, handed to Session::balance_mps_caps before
+// the PROBE line (as the solver hands its workload's).
 //
 // Output, one line per rank and event (values never contain spaces except the
 // last field of a line):
@@ -44,6 +46,7 @@
 #include "core/collective.hpp"
 #include "core/error.hpp"
 #include "core/mpi_check.hpp"
+#include "core/text_fields.hpp"
 #include "mps/control.hpp"
 #include "mps/launcher.hpp"
 #include "mps/mps_config.hpp"
@@ -60,6 +63,7 @@ struct Options {
   std::string fail_mode;
   double hold_seconds = 0;
   std::string session_dir_of;
+  std::vector<double> works;  // --work, by world rank
 };
 
 Options parse(const std::vector<std::string>& args) {
@@ -98,6 +102,8 @@ Options parse(const std::vector<std::string>& args) {
           o.fail_mode != "sigterm" && o.fail_mode != "sigkill") {
         throw InputError("--fail-mode: expected throw, collective, abort, sigterm or sigkill");
       }
+    } else if (a == "--work") {
+      for (const std::string& w : split_fields(value(), ',')) o.works.push_back(std::stod(w));
     } else if (a == "--session-dir-of") {
       o.session_dir_of = value();
     } else {
@@ -163,6 +169,7 @@ std::string my_cpus() {
 int run(Session& env, const mps::LauncherInfo& launcher, const Options& o) {
   const mps::NodeSession& session = env.mps();
   session.cuda_gate();  // throws if bring-up did not finish: no CUDA would be allowed
+  if (!o.works.empty()) env.balance_mps_caps(o.works.at(static_cast<size_t>(env.rank())));
 
   const mps::MpsStatus& s = session.status();
   const std::string pipe = env_or_dash("CUDA_MPS_PIPE_DIRECTORY");

@@ -92,8 +92,12 @@ add_case start_np6_gpu1 6
 add_case start_np8_gpu2 8
 add_case start_np8_gpu1_even 8
 add_case start_np4_gpu2_atp_pinned 4
+add_case start_np4_gpu1_balanced 4
+add_case start_np6_gpu2_even_balanced 6
+add_case start_np2_gpu1_balanced_no_work 2
 add_case not_needed 2
 add_case dry_run 4
+add_case dry_run_balanced 4
 add_case dry_run_not_needed 2
 add_case off 2
 add_case visible_devices 4
@@ -494,6 +498,8 @@ ranks_on() {
 }
 cap_for() {
   local k=$1 policy=$2 atp=$3 c
+  # Balanced: the daemons' default, and a rank's cap until its work is known.
+  if [ "$atp" = balanced ]; then echo 100; return; fi
   if [ "$atp" != auto ]; then echo "$atp"; return; fi
   if [ "$k" -le 1 ]; then echo 100; return; fi
   if [ "$policy" = even ]; then
@@ -502,6 +508,29 @@ cap_for() {
     c=$(((200 + k - 1) / k))
     [ "$c" -gt 100 ] && c=100
   fi
+  [ "$c" -lt 1 ] && c=1
+  echo "$c"
+}
+
+# balanced_cap R NP NGPU POLICY WORKS: rank R's cap under balanced caps, its
+# share of the work (WORKS: comma list by rank, integers) of the ranks on its
+# GPU, in integer arithmetic: double ceil(200 w / total), even floor(100 w /
+# total), within [1, 100].
+balanced_cap() {
+  local r=$1 np=$2 n=$3 policy=$4 q total=0 c
+  local -a w
+  IFS=, read -r -a w <<<"$5"
+  local g
+  g=$(gpu_of "$r" "$np" "$n")
+  for ((q = 0; q < np; q++)); do
+    [ "$(gpu_of "$q" "$np" "$n")" -eq "$g" ] && total=$((total + w[q]))
+  done
+  if [ "$policy" = even ]; then
+    c=$((100 * w[r] / total))
+  else
+    c=$(((200 * w[r] + total - 1) / total))
+  fi
+  [ "$c" -gt 100 ] && c=100
   [ "$c" -lt 1 ] && c=1
   echo "$c"
 }
@@ -535,6 +564,7 @@ quit_by_hand() {
 # EXP_LAUNCHER / EXP_BRING_UP: what the status should say about the launcher.
 EXP_LAUNCHER=-
 EXP_BRING_UP=-
+EXP_WORKS=  # balanced caps: each rank's work (--work), comma list by rank
 check_started() {
   local np=$1 ngpu=$2 policy=$3 atp=$4 pinned=${5:-}
   local used=$((ngpu < np ? ngpu : np))
@@ -553,6 +583,7 @@ check_started() {
     g=$(gpu_of "$r" "$np" "$ngpu")
     k=$(ranks_on "$g" "$np" "$ngpu")
     cap=$(cap_for "$k" "$policy" "$atp")
+    [ -n "$EXP_WORKS" ] && cap=$(balanced_cap "$r" "$np" "$ngpu" "$policy" "$EXP_WORKS")
     pipe=$(field "$line" pipe)
     if [ -z "$session" ]; then session=${pipe%/gpu*/pipe}; fi
     [[ $session == "$ROOT"/mpsfw-mps-* ]] || problem "rank $r: pipe folder '$pipe' is not in a session folder under $ROOT"
@@ -626,6 +657,7 @@ start_case() {
   USED_UUIDS=("${UUIDS[@]}")
   local -a args=(--enable "$enable" --policy "$policy")
   [ "$atp" != auto ] && args+=(--atp "$atp")
+  [ -n "$EXP_WORKS" ] && args+=(--work "$EXP_WORKS")
   [ -n "$pinned" ] && args+=(--pinned "$pinned")
   run_probe "$np" -- "${args[@]}"
   check_started "$np" "$ngpu" "$policy" "$atp" "$pinned"
@@ -727,6 +759,12 @@ case_start_np6_gpu1() { start_case 6 1 double auto; }
 case_start_np8_gpu2() { start_case 8 2 double auto; }
 case_start_np8_gpu1_even() { start_case 8 1 even auto; }
 case_start_np4_gpu2_atp_pinned() { start_case 4 2 double 30 8G; }
+# Balanced caps: the daemons' default 100, each rank its share of its GPU's
+# work (--work, as the solver hands its workload's) after the policy's rule.
+case_start_np4_gpu1_balanced() { EXP_WORKS=3,1,2,2 start_case 4 1 double balanced; }
+case_start_np6_gpu2_even_balanced() { EXP_WORKS=1,2,3,4,5,6 start_case 6 2 even balanced; }
+# Balanced without a rank's work (a program that never hands it): 100.
+case_start_np2_gpu1_balanced_no_work() { start_case 2 1 double balanced; }
 
 # auto with at most one rank per GPU: nothing started, nothing exported.
 case_not_needed() {
@@ -780,6 +818,32 @@ case_dry_run() {
   run_solver 2 --dry-run --set heat.nx=0
   expect_rc_nonzero
   expect_text "$ERR" "heat.nx"
+}
+
+# --dry-run with balanced caps on a grid that does not divide evenly: heat
+# 16 x 9 x 9 on 4 ranks (1 x 1 x 4: blocks of 3, 2, 2 and 2 planes of 16 x 9
+# cells), each rank's cap its share of the cells after the double rule (67,
+# 45, 45, 45), where an even split (16^3) gives every rank the uniform cap.
+case_dry_run_balanced() {
+  make_gpus 1
+  run_solver 4 --dry-run --mps auto --mps-atp balanced --set heat.ny=9 --set heat.nz=9
+  expect_rc_zero
+  expect_text "$OUT" "rank grid  1 x 1 x 4"
+  local caps want w total=$((16 * 9 * 9))
+  caps=$(sed -n 's/^  rank [0-9]*: .*, MPS cap \([0-9]*\)%.*/\1/p' "$OUT" | sort -n | tr '\n' ' ')
+  want=$(for w in $((16 * 9 * 3)) $((16 * 9 * 2)) $((16 * 9 * 2)) $((16 * 9 * 2)); do
+    echo $(((200 * w + total - 1) / total))
+  done | sort -n | tr '\n' ' ')
+  expect_eq "the ranks' balanced caps" "$caps" "$want"
+  run_solver 4 --dry-run --mps auto --mps-atp balanced
+  expect_rc_zero
+  caps=$(sed -n 's/^  rank [0-9]*: .*, MPS cap \([0-9]*\)%.*/\1/p' "$OUT" | sort -n | tr '\n' ' ')
+  want="$(cap_for 4 double auto) $(cap_for 4 double auto) $(cap_for 4 double auto) $(cap_for 4 double auto) "
+  expect_eq "balanced caps of an even split" "$caps" "$want"
+  expect_eq "daemon launches" "$(rec_count launch)" 0
+  run_solver 2 --dry-run --mps-atp balance
+  expect_rc_nonzero
+  expect_text "$ERR" "expected auto, balanced or an integer in [1, 100]"
 }
 
 # --dry-run with one rank per GPU: MPS not needed, each rank its own GPU.

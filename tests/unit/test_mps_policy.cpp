@@ -108,10 +108,55 @@ TEST(MpsPolicy, AutoCapStaysInOneToHundred) {
   EXPECT_EQ(auto_active_thread_percentage(0, AtpPolicy::Double), 100);
 }
 
+// Balanced caps: an even share is the automatic cap (k = 1..60, both
+// rules), shares of uneven work follow the rule's rounding, and the cap stays
+// in [1, 100].
+TEST(MpsPolicy, BalancedCapsAreTheRuleAppliedToEachRanksShare) {
+  for (int k = 1; k <= 60; ++k) {
+    for (AtpPolicy p : {AtpPolicy::Double, AtpPolicy::Even}) {
+      // The share as a rank computes it: its work over the sum of k equal works.
+      double total = 0;
+      for (int r = 0; r < k; ++r) total += 1234.5;
+      EXPECT_EQ(balanced_active_thread_percentage(1234.5 / total, p),
+                auto_active_thread_percentage(k, p))
+          << "k = " << k << (p == AtpPolicy::Even ? ", even" : ", double");
+    }
+  }
+  // Work 3 : 1 : 2 : 2 on one GPU.
+  EXPECT_EQ(balanced_active_thread_percentage(3.0 / 8, AtpPolicy::Double), 75);
+  EXPECT_EQ(balanced_active_thread_percentage(1.0 / 8, AtpPolicy::Double), 25);
+  EXPECT_EQ(balanced_active_thread_percentage(400.0 / 1296, AtpPolicy::Double), 62);
+  EXPECT_EQ(balanced_active_thread_percentage(256.0 / 1296, AtpPolicy::Double), 40);
+  EXPECT_EQ(balanced_active_thread_percentage(1.0 / 6, AtpPolicy::Even), 16);
+  EXPECT_EQ(balanced_active_thread_percentage(0.6, AtpPolicy::Double), 100);
+  EXPECT_EQ(balanced_active_thread_percentage(1.0, AtpPolicy::Even), 100);
+  EXPECT_EQ(balanced_active_thread_percentage(0.001, AtpPolicy::Even), 1);
+  EXPECT_EQ(balanced_active_thread_percentage(0.0, AtpPolicy::Double), 1);
+}
+
 TEST(MpsPolicy, ActiveThreadPercentageIsParsedInOnePlace) {
   EXPECT_EQ(parse_active_thread_percentage("auto", "x"), 0);
   EXPECT_EQ(parse_active_thread_percentage("1", "x"), 1);
   EXPECT_EQ(parse_active_thread_percentage("100", "x"), 100);
+  // balanced only where asked (the input key, not CUDA's variable).
+  EXPECT_EQ(parse_active_thread_percentage("balanced", "x", true), kBalancedCaps);
+  try {
+    parse_active_thread_percentage("balanced", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+    ADD_FAILURE() << "accepted balanced where it is not allowed";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(": expected auto or an integer in [1, 100]"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    parse_active_thread_percentage("balance", "--mps-atp balance", true);
+    ADD_FAILURE() << "accepted balance";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "--mps-atp balance: expected auto, balanced or an integer in [1, 100]"),
+              std::string::npos)
+        << e.what();
+  }
   for (const char* bad : {"0", "101", "50%", "", "-5", "12abc", "99999999999999999999"}) {
     try {
       parse_active_thread_percentage(bad, "--mps-atp " + std::string(bad));
@@ -133,6 +178,10 @@ TEST(MpsPolicy, CapForTakesTheConfiguredPercentageOrThePolicy) {
   EXPECT_EQ(cap_for(c, 3), 33);
   c.active_thread_percentage = 70;
   EXPECT_EQ(cap_for(c, 3), 70);
+  // Balanced: the daemons' default is 100 (a client's own cap can only lower it).
+  c.active_thread_percentage = 0;
+  c.balanced = true;
+  EXPECT_EQ(cap_for(c, 3), 100);
 }
 
 TEST(MpsPolicy, StatesReadAsTheReportSaysThem) {
