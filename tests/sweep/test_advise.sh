@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # advise on the host backend (no GPU needed): it probes, skips the MPS arm
-# (no GPU) and the points with more ranks than the job's cores, chooses, and
+# (no GPU; on the MPS test double: runs it, and the unverified point fails)
+# and the points with more ranks than the job's cores, chooses, and
 # prints a launch line that runs; --json holds the same; --weak launches the
 # grown problem; a point that fails is marked, its log kept, and another is
 # chosen; bad input is refused with the solver's error.
@@ -12,6 +13,8 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 json() { "$python" -c "import json, sys; r = json.load(open('$1')); print($2)"; }
+# The job's cores as advise counts them (nproc would count OMP_NUM_THREADS).
+cores=$("$python" -c "import os; print(len(os.sched_getaffinity(0)))")
 
 "$mkinput" in.h5 --set heat.nx=32 --set heat.ny=24 --set heat.nz=16 --set run.steps=30 >/dev/null ||
   { echo "FAIL: mkinput"; exit 1; }
@@ -55,12 +58,42 @@ json weak.json 'r["choice"]["launch"]["mpirun"]' | grep -q -- "$grown" ||
 # its log, and the probe chooses among the rest.
 advise in.h5 --set run.px=1 --set run.py=1 --set run.pz=1 --max-ranks-per-gpu 2 --json failed.json \
   > failed.log 2>&1 || fail "advise with a failing point exited $? ($(tail -3 failed.log))"
-if [ "$(nproc)" -ge 2 ]; then
+if [ "$cores" -ge 2 ]; then
   grep -q "2 time-sliced .*failed (exit [0-9]*)" failed.log || fail "the failing point is not marked"
   log=$(grep -o "log /[^ ]*\.log" failed.log | head -1 | cut -c5-)
   [ -s "$log" ] || fail "the failing point's log was not kept ($log)"
 fi
 [ "$(json failed.json 'r["choice"]["point"]')" = "1/GPU" ] || fail "a failed point was chosen"
+
+# On the MPS test double (tests/mps: a fake GPU in a fake /proc, the double
+# first on PATH; no CUDA process ever connects to it): the MPS arm runs with
+# --mps on, its ranks are not verified clients, so the point is marked failed
+# with the solver's reason and never chosen, and every daemon the probe's runs
+# started has quit (each one up is one exit by quit, no session folder left).
+if [ "$cores" -ge 2 ]; then
+  double=$(cd "$(dirname "$0")/../mps" && pwd)/fake-nvidia-cuda-mps-control
+  gpu=$work/fake/proc/0000:00:06.0
+  mkdir -p "$work/fake/bin" "$gpu" "$work/mps-root"
+  printf 'Model: \t\t Fake GPU 0\nIRQ:   \t\t 255\nGPU UUID: \t %s\nBus Location: \t %s\n' \
+    GPU-d0d0d0d0-0000-4000-8000-000000000000 0000:00:06.0 > "$gpu/information"
+  ln -sf "$double" "$work/fake/bin/nvidia-cuda-mps-control"
+  PATH=$work/fake/bin:$PATH MPSFW_NVIDIA_PROC_ROOT=$work/fake/proc FAKE_MPS_RECORD=$work/record \
+    "$python" "$advise" in.h5 --solver "$solver" --gpus 1 --steps 3 --max-ranks-per-gpu 2 \
+    --set run.backend=host --set mps.directory="$work/mps-root" --json double.json > double.log 2>&1 ||
+    fail "advise on the MPS double exited $? ($(tail -3 double.log))"
+  grep -q "2 MPS .*failed (exit [0-9]*): mpsfw: error: MPS (mps.enable = on): 2 of 2 local ranks are not verified MPS clients" \
+    double.log || fail "the MPS point on the double is not marked failed with the solver's reason"
+  [ "$(json double.json '[t["ran"] for t in r["table"] if t["arm"] == "MPS"]')" = "[False]" ] ||
+    fail "double.json: the MPS point is not the one failed point"
+  [ "$(json double.json 'r["choice"]["arm"]')" != MPS ] || fail "an unverified MPS point was chosen"
+  up=$(grep -c "daemon-up" "$work/record" 2>/dev/null)
+  quit=$(grep -c "daemon-exit .*reason=quit" "$work/record" 2>/dev/null)
+  [ "${up:-0}" -ge 1 ] || fail "the MPS arm started no daemon on the double"
+  [ "${up:-0}" = "${quit:-0}" ] || fail "$up daemons came up, $quit quit"
+  [ -z "$(ls -A "$work/mps-root")" ] || fail "a session folder was left: $(ls "$work/mps-root")"
+else
+  echo "note: the MPS double's arm needs 2 cores (this job has $cores): not run"
+fi
 
 # Bad input: the solver's own error, a non-zero exit, nothing probed.
 advise in.h5 --set heat.nx=0 > bad.log 2>&1 && fail "advise accepted heat.nx=0"
