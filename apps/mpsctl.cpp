@@ -5,6 +5,10 @@
 //   mpsctl stop    [--dir ROOT] [--job NAME | --session DIR]
 //   mpsctl status  [--dir ROOT]
 //   mpsctl cleanup [--dir ROOT] [--all]
+//   mpsctl gpus
+// `gpus` lists the GPUs a rank started here would use, as the solver finds
+// them (CUDA_VISIBLE_DEVICES applied, MIG instances as GPUs of their own),
+// without touching CUDA.
 // `start` prints `export MPSFW_MPS_SESSION=DIR`: solvers started with it reuse
 // the daemons and never stop them; `stop` does. stop and cleanup remove only
 // what remove_session (mps/session_dir.hpp) proves to be a session of this host.
@@ -43,6 +47,7 @@ const char* kUsage =
     "       mpsctl stop    [--dir ROOT] [--job NAME | --session DIR]\n"
     "       mpsctl status  [--dir ROOT]\n"
     "       mpsctl cleanup [--dir ROOT] [--all]\n"
+    "       mpsctl gpus\n"
     "       mpsctl --help | --version\n"
     "ROOT defaults to $TMPDIR or /tmp; NAME to $SLURM_JOB_ID or 'mpsctl'.\n"
     "--pinned-mem: a whole number and M or G (MiB, GiB), as the MPS daemon takes it;\n"
@@ -56,6 +61,9 @@ const char* kUsage =
     "other hosts' too: they are counted, never judged). cleanup removes sessions\n"
     "whose owning rank is gone (and stops their daemons), but not one still\n"
     "starting; --all also removes sessions started by mpsctl.\n"
+    "gpus lists the GPUs ranks started here would use, one line each:\n"
+    "'gpu INDEX UUID bus PCI', a MIG instance's then 'MIG PROFILE of GPU-UUID'\n"
+    "(CUDA_VISIBLE_DEVICES applied; no CUDA call).\n"
     "One start per job name at a time (a lock beside the session folder).\n";
 
 struct Options {
@@ -284,6 +292,18 @@ int cleanup(const Options& o) {
   return refused == 0 ? 0 : 1;
 }
 
+// The GPUs this process's ranks would use, as bring-up sees them.
+int gpus() {
+  const std::vector<GpuInfo> visible = visible_gpus();
+  for (size_t i = 0; i < visible.size(); ++i) {
+    const GpuInfo& g = visible[i];
+    std::printf("gpu %zu %s bus %s%s%s\n", i, g.uuid.c_str(),
+                g.pci_bus.empty() ? "-" : g.pci_bus.c_str(), g.mig.empty() ? "" : " ",
+                g.mig.empty() ? "" : g.mig.c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -293,6 +313,7 @@ int main(int argc, char** argv) {
     if (o.command == "stop") return stop(o);
     if (o.command == "status") return status(o);
     if (o.command == "cleanup") return cleanup(o);
+    if (o.command == "gpus") return gpus();
     if (o.command == "--help" || o.command == "-h") {
       std::fputs(kUsage, stdout);
       return 0;

@@ -38,11 +38,12 @@ from advise_choice import (MPS, ONE_PER_GPU, TIME_SLICED, Measured, Node, Point,
 QUIET = ["run.output_every=0", "run.checkpoint_every=0", "run.checkpoint_minutes=0"]
 
 
-def node_facts(gpus_arg):
-    """(Node, device name): GPUs (nvidia-smi, or --gpus), the job's cores (its
-    cpuset), host memory (MemAvailable, or Slurm's per-node limit when lower)
-    and each GPU's memory."""
-    gpus, device = sweep.gpus_here()
+def node_facts(gpus_arg, solver):
+    """(Node, device name): GPUs (those the solver's ranks would use, from
+    `mpsctl gpus`, or --gpus), the job's cores (its cpuset), host memory
+    (MemAvailable, or Slurm's per-node limit when lower) and each GPU's
+    memory."""
+    gpus, device = sweep.gpus_here(solver)
     if gpus_arg is not None:
         gpus = gpus_arg
     cores = len(os.sched_getaffinity(0))
@@ -215,7 +216,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input")
     p.add_argument("--weak", action="store_true", help="every rank the input's problem")
-    p.add_argument("--gpus", type=int, default=None, help="GPUs per node (default: nvidia-smi -L; 0 = host)")
+    p.add_argument("--gpus", type=int, default=None,
+                   help="GPUs per node (default: the ones ranks would use, mpsctl gpus; 0 = host)")
     p.add_argument("--max-ranks-per-gpu", type=int, default=32)
     p.add_argument("--steps", type=int, default=20, help="steps of a point's short run (the long: twice)")
     p.add_argument("--tie", type=float, default=0.02, help="points within this of the fastest are level")
@@ -238,7 +240,7 @@ def main():
     args.input = os.path.abspath(args.input)
     args.json = os.path.abspath(args.json) if args.json else None
     args.nodes = int(os.environ.get("SLURM_NNODES", "1")) if args.launcher == "srun" else 1
-    node, device = node_facts(args.gpus)
+    node, device = node_facts(args.gpus, args.solver)
     args.mps_enable = "on" if node.gpus > 0 else "auto"
     base = sweep.zero_step_report(args, sweep.launcher(args), who="advise")
     weak = base.get("weak_scaling", {})

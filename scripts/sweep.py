@@ -65,14 +65,34 @@ def rank_grid(ranks):
     return sorted(dims)
 
 
-def gpus_here():
-    """(number of GPUs, name of the first) from nvidia-smi -L; (0, "") without."""
+def mpsctl_of(solver):
+    """The mpsctl beside `solver` (a build's apps/, an install's bin/), else
+    on PATH; None without one."""
+    near = os.path.join(os.path.dirname(os.path.abspath(solver)), "mpsctl") if solver else ""
+    if near and os.access(near, os.X_OK):
+        return near
+    return shutil.which("mpsctl")
+
+
+def gpus_here(solver=None):
+    """(number of GPUs, name of the first): the GPUs ranks started here would
+    use, as the solver's bring-up finds them (`mpsctl gpus`:
+    CUDA_VISIBLE_DEVICES applied, MIG instances as GPUs of their own); without
+    mpsctl every GPU nvidia-smi -L lists; (0, "") without either. The name is
+    nvidia-smi's."""
     try:
-        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20)
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20).stdout
     except (OSError, subprocess.SubprocessError):
-        return 0, ""
-    names = [l.split(":", 1)[1].split("(UUID")[0].strip() for l in out.stdout.splitlines()
+        out = ""
+    names = [l.split(":", 1)[1].split("(UUID")[0].strip() for l in out.splitlines()
              if l.startswith("GPU ") and ":" in l]
+    mpsctl = mpsctl_of(solver)
+    if mpsctl:
+        listed = subprocess.run([mpsctl, "gpus"], capture_output=True, text=True, timeout=60)
+        if listed.returncode != 0:
+            sys.exit("cannot list the GPUs (%s gpus): %s" % (mpsctl, listed.stderr.strip()))
+        gpus = [l.split()[2] for l in listed.stdout.splitlines() if l.startswith("gpu ")]
+        return len(gpus), (names[0] if gpus and names else "")
     return len(names), (names[0] if names else "")
 
 
@@ -437,7 +457,8 @@ def main():
     p.add_argument("--scaling", default="strong,weak")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--gpus", type=int, default=None,
-                   help="GPUs per node (default: nvidia-smi -L; 0 = host; fewer than the node has: "
+                   help="GPUs per node (default: the ones ranks would use, mpsctl gpus; 0 = host; "
+                        "fewer than the node has: "
                         "the first ones, through CUDA_VISIBLE_DEVICES unless it is set)")
     p.add_argument("--nodes", type=int, default=int(os.environ.get("SLURM_NNODES", "1")),
                    help="nodes to spread ranks over (srun; default $SLURM_NNODES or 1)")
@@ -456,7 +477,7 @@ def main():
         os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
         os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     args.input = os.path.abspath(args.input)
-    gpus, device = gpus_here()
+    gpus, device = gpus_here(args.solver)
     if args.gpus is not None:
         if 0 < args.gpus < gpus and "CUDA_VISIBLE_DEVICES" not in os.environ:
             # Fewer GPUs than the node has: the runs see only the first ones.

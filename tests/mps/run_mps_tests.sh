@@ -134,6 +134,7 @@ add_case stale_pid_file_names_other_process 1
 add_case mpsctl_timeout 1
 add_case mpsctl_concurrent_start 1
 add_case mpsctl_gpus 1
+add_case mpsctl_gpus_list 1
 add_case mpsctl_stop_foreign_folder 1
 add_case mpsctl_stop_session 1
 add_case mpsctl_cleanup_other_host 1
@@ -1551,6 +1552,28 @@ case_mpsctl_gpus() {
   expect_rc_nonzero
   expect_text "$ERR" "mpsctl start --gpus 5: no GPU is visible on this node"
   expect_eq "daemons spawned" "$(spawned_pids | grep -c .)" 0
+}
+
+# mpsctl gpus: the GPUs as bring-up finds them (what advise and sweep.py
+# count): CUDA_VISIBLE_DEVICES applied, by index and by UUID; MIG instances
+# as GPUs of their own; nothing started.
+case_mpsctl_gpus_list() {
+  make_gpus 2
+  run_mpsctl -- gpus
+  expect_rc_zero
+  expect_eq "mpsctl gpus" "$(cut -d' ' -f1-3 "$OUT" | tr '\n' ';')" "gpu 0 ${UUIDS[0]};gpu 1 ${UUIDS[1]};"
+  run_mpsctl CUDA_VISIBLE_DEVICES=1 -- gpus
+  expect_eq "mpsctl gpus, CUDA_VISIBLE_DEVICES=1" "$(cut -d' ' -f1-3 "$OUT" | tr '\n' ';')" "gpu 0 ${UUIDS[1]};"
+  run_mpsctl CUDA_VISIBLE_DEVICES="${UUIDS[1]}" -- gpus
+  expect_eq "mpsctl gpus, CUDA_VISIBLE_DEVICES by UUID" "$(cut -d' ' -f1-3 "$OUT" | tr '\n' ';')" \
+    "gpu 0 ${UUIDS[1]};"
+  make_mig 2
+  run_mpsctl -- gpus
+  expect_rc_zero
+  expect_eq "mpsctl gpus, GPU 0 in 2 MIG instances" "$(cut -d' ' -f1-3 "$OUT" | tr '\n' ';')" \
+    "gpu 0 ${MIGS[0]};gpu 1 ${MIGS[1]};gpu 2 ${UUIDS[1]};"
+  expect_text "$OUT" "MIG 3g.40gb of ${UUIDS[0]}"
+  expect_eq "daemon launches" "$(rec_count launch)" 0
 }
 
 # `mpsctl stop` on a folder that is not an mpsfw session (issue 36: a

@@ -78,9 +78,11 @@ if [ "$cores" -ge 2 ]; then
     GPU-d0d0d0d0-0000-4000-8000-000000000000 0000:00:06.0 > "$gpu/information"
   ln -sf "$double" "$work/fake/bin/nvidia-cuda-mps-control"
   PATH=$work/fake/bin:$PATH MPSFW_NVIDIA_PROC_ROOT=$work/fake/proc FAKE_MPS_RECORD=$work/record \
-    "$python" "$advise" in.h5 --solver "$solver" --gpus 1 --steps 3 --max-ranks-per-gpu 2 \
+    "$python" "$advise" in.h5 --solver "$solver" --steps 3 --max-ranks-per-gpu 2 \
     --set run.backend=host --set mps.directory="$work/mps-root" --json double.json > double.log 2>&1 ||
     fail "advise on the MPS double exited $? ($(tail -3 double.log))"
+  # The GPU count is the solver's view (mpsctl gpus beside it), not --gpus.
+  grep -q "^node: 1 GPU(s)" double.log || fail "advise did not find the fake GPU: $(grep node: double.log)"
   grep -q "2 MPS .*failed (exit [0-9]*): mpsfw: error: MPS (mps.enable = on): 2 of 2 local ranks are not verified MPS clients" \
     double.log || fail "the MPS point on the double is not marked failed with the solver's reason"
   [ "$(json double.json '[t["ran"] for t in r["table"] if t["arm"] == "MPS"]')" = "[False]" ] ||
