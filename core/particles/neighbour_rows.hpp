@@ -18,6 +18,20 @@ MPSFW_HD ParticlePoint point_of(const double* x, long i) {
   return reinterpret_cast<const ParticlePoint*>(x)[i];
 }
 
+// Point q stored as particle i's in `x`, in one piece.
+MPSFW_HD void put_point(double* x, long i, const ParticlePoint& q) {
+  reinterpret_cast<ParticlePoint*>(x)[i] = q;
+}
+
+// Particle i's point moved by `shift` (3 doubles), the unused word zeroed: a
+// ghost's position as an image of its owner.
+MPSFW_HD ParticlePoint shifted_point(const double* x, long i, const double* shift) {
+  ParticlePoint q = point_of(x, i);
+  for (int d = 0; d < 3; ++d) q.c[d] += shift[d];
+  q.c[3] = 0;
+  return q;
+}
+
 // Particle i's point from positions no thread writes while the kernel runs
 // (a pair loop's): on a GPU through the read-only data cache.
 MPSFW_HD ParticlePoint fixed_point_of(const double* x, int i) {

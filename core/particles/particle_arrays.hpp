@@ -397,10 +397,7 @@ class ParticleArrays : public Base {
           const int k = particle_ops::run_of(r, p);
           const long i = r.particle(send[r.from[k] + (p - r.at[k])]),
                      slot = r.to[k] + (p - r.at[k]);
-          ParticlePoint q = point_of(x, i);
-          for (int d = 0; d < 3; ++d) q.c[d] += r.shift[k][d];
-          q.c[3] = 0;
-          reinterpret_cast<ParticlePoint*>(x)[base + slot] = q;
+          put_point(x, base + slot, shifted_point(x, i, r.shift[k]));
           root[slot] = i;
           list_of[slot] = r.list[k];
         });
@@ -415,11 +412,7 @@ class ParticleArrays : public Base {
     const Shifts shifts = send_shifts();
     exec_.for_each(
         ghosts_, MPSFW_LAMBDA(long g) {
-          const double* s = shifts.shift[list_of[g]];
-          ParticlePoint q = point_of(x, root[g]);
-          for (int d = 0; d < 3; ++d) q.c[d] += s[d];
-          q.c[3] = 0;
-          reinterpret_cast<ParticlePoint*>(x)[base + g] = q;
+          put_point(x, base + g, shifted_point(x, root[g], shifts.shift[list_of[g]]));
         });
   }
 
@@ -458,10 +451,8 @@ class ParticleArrays : public Base {
         MPSFW_LAMBDA(long p) {
           const int k = particle_ops::run_of(r, p);
           const long t = p - r.at[k];
-          ParticlePoint q = point_of(x, r.particle(send[r.from[k] + t]));
-          for (int d = 0; d < 3; ++d) q.c[d] += r.shift[k][d];
-          q.c[3] = 0;
-          *reinterpret_cast<ParticlePoint*>(to.at[r.list[k]] + 4 * t) = q;
+          put_point(to.at[r.list[k]], t,
+                    shifted_point(x, r.particle(send[r.from[k] + t]), r.shift[k]));
         },
         handshake);
   }
@@ -666,7 +657,7 @@ class ParticleArrays : public Base {
   static MPSFW_HD ParticlePoint move_point(double* x, long i, const Move& move) {
     ParticlePoint p = point_of(x, i);
     move(i, p.c);
-    reinterpret_cast<ParticlePoint*>(x)[i] = p;
+    put_point(x, i, p);
     return p;
   }
   // Particle i's squared distance from b (4 doubles a particle); NaN, a
