@@ -50,7 +50,7 @@ done <<'CASES'
 --policy|odd|expected one of double|even
 --timeout|abc|expected a number
 --timeout|0|expected a number in (0, 3600]
---atp|0|expected auto or an integer in [1, 100]
+--atp|0|expected auto, balanced or an integer in [1, 100]
 --ranks-per-gpu|0|expected an integer in [1, 1024]
 --pinned-mem|lots|
 CASES
