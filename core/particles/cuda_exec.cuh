@@ -94,6 +94,25 @@ __global__ void count_kernel(long n, F f, unsigned long long* total, unsigned lo
   if ((threadIdx.x & 31) == 0 && v != 0) atomicAdd(total, static_cast<unsigned long long>(v));
 }
 
+// Two device words taken in turn by the kernels that leave one result in a
+// word (max_kernel, count_kernel, list_kernel): a launch writes next() while
+// it zeroes other(), the word of the launch after it, so no memset runs
+// between calls.
+class WordPair {
+ public:
+  WordPair() { MPSFW_CUDA_CHECK(cudaMemset(words_.data(), 0, 2 * sizeof(unsigned long long))); }
+  unsigned long long* next() {
+    slot_ ^= 1;
+    return words_.data() + slot_;
+  }
+  unsigned long long* other() { return words_.data() + (slot_ ^ 1); }
+  const unsigned long long* current() const { return words_.data() + slot_; }
+
+ private:
+  Array<unsigned long long> words_{Backend::Cuda, 2};
+  int slot_ = 0;
+};
+
 // NeighbourBuild's lists, a warp per link cell (kListWarps cells a block), a
 // lane per particle of it: the warp loads each (z, y) row of cells (its three
 // cells along x one range of `sorted`, the points in cell order) into a
@@ -195,19 +214,14 @@ class CudaExec {
   template <class F>
   long count(long n, const F& f) const {
     if (n <= 0) return 0;
-    count_slot_ ^= 1;
-    unsigned long long* word = counted_.data() + count_slot_;
+    unsigned long long* word = counted_.next();
     const auto blocks = static_cast<unsigned>((n + cuda_exec::kThreads - 1) / cuda_exec::kThreads);
-    cuda_exec::count_kernel<<<blocks, cuda_exec::kThreads>>>(n, f, word,
-                                                             word + 1 - 2 * count_slot_);
+    cuda_exec::count_kernel<<<blocks, cuda_exec::kThreads>>>(n, f, word, counted_.other());
     MPSFW_CUDA_CHECK_LAUNCH();
     return static_cast<long>(read_word(word));
   }
 
-  CudaExec() {
-    MPSFW_CUDA_CHECK(cudaMemset(largest_.data(), 0, largest_.size() * sizeof(unsigned long long)));
-    MPSFW_CUDA_CHECK(cudaMemset(counted_.data(), 0, counted_.size() * sizeof(unsigned long long)));
-  }
+  CudaExec() = default;
   ~CudaExec() {
     if (ready_ != nullptr) cudaEventDestroy(ready_);
     if (landed_ != nullptr) memory::release_pinned(Backend::Cuda, landed_);
@@ -230,11 +244,11 @@ class CudaExec {
 
   template <class F>
   void max_later(long n, const F& f) const {
-    unsigned long long* words = next_largest();
+    unsigned long long* word = largest_.next();
     const long launched = n > 0 ? n : 1;  // clears the next word even for none
     const auto blocks =
         static_cast<unsigned>((launched + cuda_exec::kThreads - 1) / cuda_exec::kThreads);
-    cuda_exec::max_kernel<<<blocks, cuda_exec::kThreads>>>(n, f, words, words + 1 - 2 * slot_);
+    cuda_exec::max_kernel<<<blocks, cuda_exec::kThreads>>>(n, f, word, largest_.other());
     MPSFW_CUDA_CHECK_LAUNCH();
   }
   double later_max() const { return read_largest(); }
@@ -328,10 +342,10 @@ class CudaExec {
     const long* order = b.order;
     for_each(b.binned, [=] __device__(long s) { sorted[s] = point_of(x, order[s]); });
     const int cells = b.grid.count[0] * b.grid.count[1] * b.grid.count[2];
-    unsigned long long* words = next_largest();
+    unsigned long long* word = largest_.next();
     constexpr int kWarps = cuda_exec::kListWarps;
     cuda_exec::list_kernel<kWarps>
-        <<<(cells + kWarps - 1) / kWarps, kWarps * 32>>>(b, sorted, words, words + 1 - 2 * slot_);
+        <<<(cells + kWarps - 1) / kWarps, kWarps * 32>>>(b, sorted, word, largest_.other());
     MPSFW_CUDA_CHECK_LAUNCH();
     return static_cast<long>(read_largest());
   }
@@ -374,14 +388,8 @@ class CudaExec {
     MPSFW_CUDA_CHECK(cudaMemcpy(&host, out, sizeof(T), cudaMemcpyDeviceToHost));
     return host;
   }
-  // The words max_later writes, alternating: this call's, and the next
-  // call's it clears.
-  unsigned long long* next_largest() const {
-    slot_ ^= 1;
-    return largest_.data() + slot_;
-  }
   double read_largest() const {
-    const unsigned long long bits = read_word(largest_.data() + slot_);
+    const unsigned long long bits = read_word(largest_.current());
     double v = 0;
     std::memcpy(&v, &bits, sizeof v);
     return v;
@@ -414,10 +422,8 @@ class CudaExec {
 
   mutable Array<char> temp_, values_, keys_, sorted_;
   mutable Array<char> result_{Backend::Cuda, 16};
-  mutable Array<unsigned long long> largest_{Backend::Cuda, 2};
-  mutable int slot_ = 0;
-  mutable Array<unsigned long long> counted_{Backend::Cuda, 2};  // count's words, alternating
-  mutable int count_slot_ = 0;
+  mutable cuda_exec::WordPair largest_;  // max_later's and the list build's longest count
+  mutable cuda_exec::WordPair counted_;  // count's
   bool sleep_ = false;
   cudaEvent_t ready_ = nullptr;
   unsigned long long* landed_ = nullptr;  // pinned: where read_largest's copy lands

@@ -647,7 +647,7 @@ class ParticleArrays : public Base {
   static MPSFW_HD void copy_particle(const Words& words, long cap, const double* x,
                                      const std::uint64_t* w, long i, double* xt, std::uint64_t* wt,
                                      long t) {
-    reinterpret_cast<ParticlePoint*>(xt)[t] = point_of(x, i);
+    put_point(xt, t, point_of(x, i));
     for (int c = 0; c < words.count; ++c) {
       if (words.record_word[c] >= 0) wt[c * cap + t] = w[c * cap + i];
     }

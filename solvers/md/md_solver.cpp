@@ -41,8 +41,7 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   try {
     store_ = make_md_store(device.backend);
     store_->sleep_while_waiting(sleep_waits);
-    atoms_in_box = config_.initial == Initial::Dataset ? dataset_atom_count(config_.input_file)
-                                                       : fcc_atom_count(config_);
+    atoms_in_box = input_atom_count(config_);
   } catch (const std::exception& e) {
     error = e.what();
   }
@@ -80,6 +79,11 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   comm_.set_peer_wait({config_.peer_wait_seconds, step_});
   timers_ = PhaseTimers();
   lists_.reset_rebuilds();
+}
+
+long input_atom_count(const MdConfig& config) {
+  return config.initial == Initial::Dataset ? dataset_atom_count(config.input_file)
+                                            : fcc_atom_count(config);
 }
 
 std::vector<MemoryNeed> md_memory_needs(const MdConfig& config, const Subdomain& domain,

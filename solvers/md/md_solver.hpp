@@ -45,6 +45,10 @@ struct Thermo {
 
 class MdTrajectory;
 
+// The atoms the input describes: its lattice's or its dataset's (or
+// checkpoint's). Throws InputError for a dataset that cannot be read.
+long input_atom_count(const MdConfig& config);
+
 // What a rank owning `domain` allocates (its preflight's needs): the whole
 // dataset on the host while reading one, and the store's atoms, ghosts and
 // lists in `memory` (`store` gives the bytes per atom and list entry).

@@ -7,7 +7,6 @@
 #include "core/particles/subdomain.hpp"
 #include "md_config.hpp"
 #include "md_dataset_input.hpp"
-#include "md_initial.hpp"
 #include "md_report.hpp"
 #include "md_solver.hpp"
 
@@ -29,9 +28,7 @@ class MdWorkload final : public Workload {
   // per atom (no device is touched before the run).
   std::vector<MemoryNeed> memory_needs(const CartDecomposition& block,
                                        Backend memory) const override {
-    const long atoms = config_.initial == Initial::Dataset ? dataset_atom_count(config_.input_file)
-                                                           : fcc_atom_count(config_);
-    return md_memory_needs(config_, subdomain_of(block, config_.box), atoms,
+    return md_memory_needs(config_, subdomain_of(block, config_.box), input_atom_count(config_),
                            *make_md_store(Backend::Host), memory);
   }
   // A lattice fills the box evenly: its atoms go as the link cells. A
