@@ -67,7 +67,8 @@ std::vector<std::string> memory_lines(const Session& session, const Workload& wo
   for (const MemoryNeed& need : needs) {
     HostMemory free;
     if (need.space == Backend::Cuda) {
-      free = {gpu.free_bytes, gpu.free_bytes >= 0 ? "NVML" : ""};
+      const long long bytes = mps::free_bytes_of(gpu);
+      free = {bytes, bytes >= 0 ? "NVML" : ""};
     } else {
       free = available_host_memory();
     }

@@ -193,6 +193,22 @@ std::vector<GpuInfo> node_gpus(const EnvLookup& given) {
   });
 }
 
+long long free_bytes_of(const GpuInfo& gpu, const EnvLookup& given) {
+  const EnvLookup env = given ? given : [](const char* n) { return std::getenv(n); };
+  if (gpu.free_bytes >= 0 || gpu.uuid.empty()) return gpu.free_bytes;
+  if (env("MPSFW_NVIDIA_PROC_ROOT") != nullptr || env("MPSFW_NVIDIA_SMI") != nullptr) return -1;
+  try {
+    if (const auto gpus = nvml_gpus()) {
+      for (const GpuInfo& g : *gpus) {
+        if (g.uuid == gpu.uuid) return g.free_bytes;
+      }
+    }
+  } catch (const Error&) {
+    // A failing NVML call leaves the free memory unknown, as no NVML does.
+  }
+  return -1;
+}
+
 std::vector<GpuInfo> visible_gpus(const EnvLookup& given) {
   const EnvLookup env = given ? given : [](const char* n) { return std::getenv(n); };
   const char* root = env("MPSFW_NVIDIA_PROC_ROOT");

@@ -39,6 +39,10 @@ std::vector<MigInstance> parse_mig_instances(const std::string& nvidia_smi_list)
 std::vector<GpuInfo> visible_gpus(const EnvLookup& env = nullptr);
 // Every GPU of the node, whatever CUDA_VISIBLE_DEVICES says.
 std::vector<GpuInfo> node_gpus(const EnvLookup& env = nullptr);
+// `gpu`'s free memory: as listed, else NVML's (a whole GPU found in /proc
+// has none listed: NVML is started only for this question); -1 where neither
+// says, or where the test doubles stand in for the driver.
+long long free_bytes_of(const GpuInfo& gpu, const EnvLookup& env = nullptr);
 
 // CUDA_VISIBLE_DEVICES applied to `all` (indices or UUID prefixes; an unknown
 // entry ends the list, as CUDA does). Throws Error for a prefix that starts

@@ -41,5 +41,22 @@ TEST(NvmlInventory, NamesTheGpusProcAndNvidiaSmiName) {
   }
 }
 
+// The dry run's free memory: a GPU found in /proc lists none, and NVML is
+// asked for it; the test doubles turn that off.
+TEST(NvmlInventory, FreeMemoryOfAGpuFoundInProc) {
+  MPSFW_REQUIRE_GPU();
+  if (!mps::nvml_gpus()) GTEST_SKIP() << "libnvidia-ml.so.1 does not load or NVML does not start";
+  const auto gpus = mps::visible_gpus();
+  ASSERT_FALSE(gpus.empty());
+  const long long free = mps::free_bytes_of(gpus[0]);
+  std::printf("free memory of %s: %.1f GiB\n", gpus[0].uuid.c_str(),
+              static_cast<double>(free) / (1 << 30));
+  EXPECT_GT(free, 0);
+  const long long doubled = mps::free_bytes_of(gpus[0], [](const char* name) -> const char* {
+    return std::strcmp(name, "MPSFW_NVIDIA_SMI") == 0 ? "nvidia-smi" : nullptr;
+  });
+  EXPECT_EQ(doubled, -1);
+}
+
 }  // namespace
 }  // namespace mpsfw
