@@ -152,6 +152,10 @@ void print_report(std::FILE* out, const RunReport& r) {
   std::fprintf(out, "  ended          %s\n", ended_text(r).c_str());
   std::fprintf(out, "  throughput     %.4g %s (%.4g per rank)\n", r.updates_per_second,
                r.throughput_unit.c_str(), r.updates_per_second / r.ranks);
+  if (r.steady_steps > 0) {
+    std::fprintf(out, "  steady half    %ld steps in %.3f s: %.4g %s\n", r.steady_steps,
+                 r.steady_seconds, r.steady_updates_per_second, r.throughput_unit.c_str());
+  }
   std::fprintf(out, "\n  %-16s %12s %12s %12s %7s\n", "phase", "min [s]", "avg [s]", "max [s]",
                "% loop");
   for (const PhaseStats& p : r.phases) {
@@ -215,6 +219,9 @@ std::string report_json(const RunReport& r) {
   j.end_object();
   j.value("updates_per_second", r.updates_per_second);
   j.value("throughput_unit", r.throughput_unit);
+  j.begin_object("steady").value("steps", static_cast<std::int64_t>(r.steady_steps));
+  j.value("seconds", r.steady_seconds).value("updates_per_second", r.steady_updates_per_second);
+  j.end_object();
   j.begin_object("weak_scaling").begin_array("keys");
   for (const std::string& k : r.weak_scaling_keys) j.element(k);
   j.end_array().value("refusal", r.weak_scaling_refusal).end_object();

@@ -57,6 +57,10 @@ struct RunReport {
   double loop_seconds = 0;        // slowest rank's time loop
   double updates_per_second = 0;  // cell (or particle) updates per second, whole job
   std::string throughput_unit = "cell-updates/s";  // what updates_per_second counts
+  // The loop's steady half (LoopRecord): its steps, the slowest rank's time
+  // and the throughput over it; 0 where the loop took fewer than 2 steps.
+  long steady_steps = 0;
+  double steady_seconds = 0, steady_updates_per_second = 0;
   std::string problem;  // e.g. "32000 atoms in a 33.6^3 box"; "" prints the global grid
   // The keys a weak-scaling study multiplies (Workload::weak_scaling), or why none.
   std::vector<std::string> weak_scaling_keys;

@@ -54,6 +54,10 @@ void run_time_loop(Steppable& state, std::FILE* progress) {
   int stopped_by = 0;
   // A run of no steps still leaves its checkpoint: the initial state.
   if (first == last && checkpoints.enabled()) checkpoint();
+  // The steady half's clock starts at the middle step, after a guard there
+  // (collective, it waits for the device): start-up and first steps drop out.
+  const long middle = last - first >= 2 ? first + (last - first) / 2 : -1;
+  std::chrono::steady_clock::time_point steady_start;
   while (state.step() < last) {
     state.advance();
     const long step = state.step();
@@ -63,10 +67,11 @@ void run_time_loop(Steppable& state, std::FILE* progress) {
     if (ending || every(step, setup.diag_every)) {
       PhaseTimers::Scope t(timers, setup.diag_phase);
       state.diagnose(out);
-    } else if (every(step, run.check_every)) {
+    } else if (every(step, run.check_every) || step == middle) {
       PhaseTimers::Scope t(timers, "checks");
       state.check();
     }
+    if (step == middle) steady_start = std::chrono::steady_clock::now();
     if (output && (ending || every(step, run.output_every))) {
       const auto io = poll.unwatched();
       PhaseTimers::Scope t(timers, "output");
@@ -80,9 +85,13 @@ void run_time_loop(Steppable& state, std::FILE* progress) {
     if (!ending) progress_line.update(step - first);
   }
   state.settle();
+  const auto t1 = std::chrono::steady_clock::now();
   LoopRecord& record = state.loop_;
-  record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  record.seconds = std::chrono::duration<double>(t1 - t0).count();
   record.end_step = state.step();
+  const bool steady = middle >= 0 && record.end_step > middle;
+  record.steady_from = steady ? middle : -1;
+  record.steady_seconds = steady ? std::chrono::duration<double>(t1 - steady_start).count() : 0;
   record.steps = record.end_step - first;
   record.stop_signal = stopped_by;
   record.checkpoint = checkpoints.last();
@@ -101,6 +110,12 @@ void report_loop(const Steppable& state, MPI_Comm comm, const PhaseTimers& timer
   report->updates_per_second =
       report->loop_seconds > 0
           ? work_per_step * static_cast<double>(report->steps) / report->loop_seconds
+          : 0;
+  report->steady_steps = loop.steady_from >= 0 ? loop.end_step - loop.steady_from : 0;
+  report->steady_seconds = reduce_over_ranks(comm, loop.steady_seconds).max;
+  report->steady_updates_per_second =
+      report->steady_steps > 0 && report->steady_seconds > 0
+          ? work_per_step * static_cast<double>(report->steady_steps) / report->steady_seconds
           : 0;
   report->phases = timers.reduce(comm);
   add_memory_usage(comm, report);

@@ -3,7 +3,8 @@
 // supplies its step, its diagnostics and guards, its output and its state as
 // a checkpoint (Steppable); the loop owns the cadence:
 //   open the output (its first frame) -> [step -> stop poll -> diagnostics
-//   every diag_every steps, or the cheaper guard every run.check_every ->
+//   every diag_every steps, or the cheaper guard every run.check_every and
+//   at the middle step (the report's steady half starts there) ->
 //   output every run.output_every -> checkpoint every run.checkpoint_every
 //   steps or run.checkpoint_minutes -> progress line] until run.steps or a
 //   stop signal every rank agreed on -> settle the device -> close the output.
@@ -31,6 +32,10 @@ struct LoopRecord {
   int stop_signal = 0;     // the signal that ended it early, or 0
   std::string checkpoint;  // the last checkpoint written, "" if none
   double seconds = 0;      // this rank's wall time of the loop (not the output's open/close)
+  // The steady half: from the middle step (after its guard) to the end;
+  // steady_from -1 where the loop took fewer than 2 steps or stopped before it.
+  long steady_from = -1;
+  double steady_seconds = 0;
 };
 
 // How the loop runs a workload (Steppable::loop_setup()).
@@ -57,8 +62,10 @@ class Steppable {
   // `out` (the progress stream; others nullptr). Throws AgreedError on every
   // rank when the state is no longer finite.
   virtual void diagnose(std::FILE* out) = 0;
-  // Collective: the guard between diagnostics (run.check_every); throws like
-  // diagnose(). By default the diagnostics themselves, unkept.
+  // Collective: the guard between diagnostics (run.check_every, and the
+  // middle step, where the steady half's clock starts: it must wait for the
+  // device); throws like diagnose(). By default the diagnostics themselves,
+  // unkept.
   virtual void check() = 0;
   // Collective, before the loop's clock starts: e.g. a header for the lines
   // diagnose() prints. Called once per loop.

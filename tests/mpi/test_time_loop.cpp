@@ -3,7 +3,8 @@
 // where checkpoints go (keep K: the last K numbered files), that a run of no
 // steps still checkpoints its initial state, that a second run takes as many
 // steps again, that a failing guard ends every rank alike, and that a
-// checkpoint without the input to repeat is refused before the first step.
+// checkpoint without the input to repeat is refused before the first step;
+// and the steady half the report times (from the guard at the middle step).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -106,8 +107,9 @@ TEST(TimeLoop, CadenceOfDiagnosticsGuardsOutputAndCheckpoints) {
 
   EXPECT_EQ(c.begins, 1);
   EXPECT_EQ(c.diagnosed, (std::vector<long>{3, 6, 9, 10}));  // every 3 and the last
-  EXPECT_EQ(c.checked, (std::vector<long>{2, 4, 8}));        // not where diagnostics ran
-  EXPECT_EQ(c.frames, (std::vector<long>{0, 5, 10}));        // the first, every 5, the last
+  EXPECT_EQ(c.checked,
+            (std::vector<long>{2, 4, 5, 8}));          // 5: the middle; not where diagnostics ran
+  EXPECT_EQ(c.frames, (std::vector<long>{0, 5, 10}));  // the first, every 5, the last
   EXPECT_EQ(c.closes, 1);
   EXPECT_EQ(c.output_path, run.output_file);
   EXPECT_EQ(c.checkpoints, (std::vector<long>{4, 8, 10}));  // every 4 and the last
@@ -117,6 +119,9 @@ TEST(TimeLoop, CadenceOfDiagnosticsGuardsOutputAndCheckpoints) {
   EXPECT_EQ(c.loop().stop_signal, 0);
   EXPECT_EQ(c.loop().checkpoint, run.checkpoint_file);
   EXPECT_GE(c.loop().seconds, 0.0);
+  EXPECT_EQ(c.loop().steady_from, 5);
+  EXPECT_GE(c.loop().steady_seconds, 0.0);
+  EXPECT_LE(c.loop().steady_seconds, c.loop().seconds);
 }
 
 TEST(TimeLoop, AResumedRunWritesBesideTheFirstPartAndASecondRunTakesAsManyAgain) {
@@ -145,6 +150,30 @@ TEST(TimeLoop, AResumedRunWritesBesideTheFirstPartAndASecondRunTakesAsManyAgain)
   if (slowest > 0) {
     EXPECT_DOUBLE_EQ(r.updates_per_second, 300.0 / slowest);
   }
+  // The steady half: steps 404 to 406, timed from the guard at the middle step.
+  EXPECT_EQ(c.checked, (std::vector<long>{401, 404}));
+  EXPECT_EQ(r.steady_steps, 2);
+  double steady = 0;
+  MPI_Allreduce(&c.loop().steady_seconds, &steady, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(r.steady_seconds, steady);
+  EXPECT_LE(r.steady_seconds, r.loop_seconds);
+  if (steady > 0) {
+    EXPECT_DOUBLE_EQ(r.steady_updates_per_second, 200.0 / steady);
+  }
+}
+
+TEST(TimeLoop, ALoopOfOneStepHasNoSteadyHalf) {
+  RunConfig run;
+  run.steps = 1;
+  Counter c(run, 0, nullptr);
+  run_time_loop(c, nullptr);
+  EXPECT_TRUE(c.checked.empty());
+  EXPECT_EQ(c.loop().steady_from, -1);
+  RunReport r;
+  const PhaseTimers timers;
+  report_loop(c, MPI_COMM_WORLD, timers, 100.0, &r);
+  EXPECT_EQ(r.steady_steps, 0);
+  EXPECT_EQ(r.steady_updates_per_second, 0.0);
 }
 
 TEST(TimeLoop, NumberedCheckpointsKeepTheLastK) {
