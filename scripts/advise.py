@@ -10,11 +10,11 @@ lines that launch it (mpirun, and #SBATCH lines for slurm/run.sbatch); --json
 writes the same for scripts (docs/advise.md says what each field means).
 
   scripts/advise.py INPUT.h5 [--weak] [--gpus N] [--max-ranks-per-gpu 32]
-      [--steps 20] [--tie 0.02] [--solver PATH] [--launcher mpirun|srun]
+      [--steps 50] [--tie 0.02] [--solver PATH] [--launcher mpirun|srun]
       [--set key=value ...] [--json FILE] [--timeout S]
 
-Each point runs twice, STEPS and 2 x STEPS steps; the difference times the
-steady part only (start-up, MPS bring-up and the first steps drop out).
+Each point runs once, 2 x STEPS steps; the run's report times its steady
+half, the last STEPS (start-up, MPS bring-up and the first steps drop out).
 Strong scaling (the default) keeps the input's problem; --weak gives every
 rank the input's problem (the keys its workload names, as scripts/sweep.py).
 The probe's runs write nothing of the input's outputs: they run in a
@@ -147,32 +147,31 @@ class Probe:
         return RankNeed(self.one_need.host_bytes, self.one_need.gpu_bytes * share)
 
     def measure(self, point):
-        """The point's steady throughput from a run of S and one of 2S steps."""
+        """The point's throughput over the steady half of a run of 2S steps
+        (the report's `steady`: timed from a guard at the middle step)."""
         why = skip_reason(point, self.node, self.need_at(point))
         if why:
             return Measured(point, False, 0, "skipped: " + why)
-        s = self.args.steps
-        short, why = self.run(point, s)
-        if short is None:
-            return Measured(point, False, 0, why)
-        long_, why = self.run(point, 2 * s)
-        if long_ is None:
-            return Measured(point, False, 0, why)
+        started = time.time()
+        report, why = self.run(point, 2 * self.args.steps)
+        took = time.time() - started
+        if report is None:
+            return Measured(point, False, 0, why, 0, took)
         if point.arm == MPS:
-            refused = mps_refusal(long_)
+            refused = mps_refusal(report)
             if refused:
-                return Measured(point, False, 0, refused)
-            point.cap = cap_of(long_)
-        units_per_step = long_["updates_per_second"] * long_["loop_seconds"] / long_["steps"]
-        per_step = (long_["loop_seconds"] - short["loop_seconds"]) / s
-        if per_step <= 0:  # too short to tell apart: the whole loop's figure
-            per_step = long_["loop_seconds"] / long_["steps"]
+                return Measured(point, False, 0, refused, 0, took)
+            point.cap = cap_of(report)
+        steady = report.get("steady", {})
+        if not steady.get("steps") or not steady.get("seconds"):
+            return Measured(point, False, 0, "no steady half in its report (a solver older than advise?)")
         if point.arm == ONE_PER_GPU:
-            self.one_ranks = long_["ranks"]
-            mem = long_.get("memory_bytes_per_rank", {})
+            self.one_ranks = report["ranks"]
+            mem = report.get("memory_bytes_per_rank", {})
             self.one_need = RankNeed(mem.get("host_peak_rss", {}).get("max", 0),
                                      mem.get("device_fields", {}).get("max", 0))
-        return Measured(point, True, units_per_step / per_step, "", per_step)
+        return Measured(point, True, steady["updates_per_second"], "",
+                        steady["seconds"] / steady["steps"], took)
 
     def table(self):
         rows = [self.measure(Point(ONE_PER_GPU, 1, 0))]
@@ -180,7 +179,8 @@ class Probe:
         for arm in arms:
             arm_rows = []
             k = 2
-            while k <= self.args.max_ranks_per_gpu and keep_climbing(arm_rows):
+            start = rows[0] if arm == TIME_SLICED else None
+            while k <= self.args.max_ranks_per_gpu and keep_climbing(arm_rows, start):
                 arm_rows.append(self.measure(Point(arm, k, 0)))
                 k *= 2
             rows += arm_rows
@@ -219,7 +219,8 @@ def main():
     p.add_argument("--gpus", type=int, default=None,
                    help="GPUs per node (default: the ones ranks would use, mpsctl gpus; 0 = host)")
     p.add_argument("--max-ranks-per-gpu", type=int, default=32)
-    p.add_argument("--steps", type=int, default=20, help="steps of a point's short run (the long: twice)")
+    p.add_argument("--steps", type=int, default=50,
+                   help="steps a point's steady half times (each point runs twice as many)")
     p.add_argument("--tie", type=float, default=0.02, help="points within this of the fastest are level")
     p.add_argument("--solver", default=os.path.join(sweep.ROOT, "build", "default", "apps", "solver"))
     p.add_argument("--launcher", choices=["mpirun", "srun"], default="mpirun")
@@ -255,12 +256,12 @@ def main():
     scaling = "weak" if args.weak else "strong"
     print("advise: %s (%s, %s scaling, run.steps %d)" % (args.input, base.get("solver", "?"), scaling, steps))
     gib = 1024.0 ** 3
-    print("node: %s, %d cores%s; probe: %d and %d steps a point" % (
+    print("node: %s, %d cores%s; probe: %d steps a point, the last %d timed" % (
         "%d GPU(s)%s%s" % (node.gpus, " (%s)" % device if device else "",
                            ", %.1f GiB each" % (node.gpu_bytes / gib) if node.gpu_bytes else "")
         if node.gpus else "no GPU (host backend)", node.cores,
         ", %.1f GiB host memory" % (node.host_bytes / gib) if node.host_bytes else "",
-        args.steps, 2 * args.steps), flush=True)
+        2 * args.steps, args.steps), flush=True)
 
     started = time.time()
     probe = Probe(args, node)
@@ -289,12 +290,14 @@ def main():
                      "cap": m.point.cap, "ranks": ranks, "ran": m.ran,
                      "throughput": m.throughput if m.ran else None,
                      "efficiency": eff if m.ran and one else None,
-                     "seconds_per_step": m.seconds_per_step if m.ran else None, "why": m.why})
+                     "seconds_per_step": m.seconds_per_step if m.ran else None,
+                     "run_seconds": m.run_seconds, "why": m.why})
     result = {"input": args.input, "solver": base.get("solver", ""), "scaling": scaling,
               "throughput_unit": unit, "run_steps": steps,
               "node": {"gpus": node.gpus, "device": device, "cores": node.cores,
                        "host_bytes": node.host_bytes, "gpu_bytes": node.gpu_bytes},
-              "probe": {"steps": [args.steps, 2 * args.steps], "runs": probe.runs, "seconds": took},
+              "probe": {"steps": 2 * args.steps, "timed_steps": args.steps, "runs": probe.runs,
+                        "seconds": took},
               "table": rows, "choice": None}
     rc = 0
     if choice.index < 0:

@@ -75,12 +75,19 @@ class Measured:
     throughput: float = 0
     why: str = ""
     seconds_per_step: float = 0  # steady, where it ran
+    run_seconds: float = 0       # the probe's wall time for the point (launch to exit)
 
 
-def keep_climbing(arm_points):
+def keep_climbing(arm_points, start=None):
     """Whether the probe goes on to the next k of an arm, given that arm's points
     so far in rising k: not once the last one that ran fell below the best
-    before it, nor after a point that could not run."""
+    before it, nor after a point that could not run. `start` is the point the
+    arm climbs from, where there is one: the time-sliced arm climbs from one
+    rank per GPU (time-slicing adds ranks that wait their turn, no
+    concurrency), so a first point slower than that ends it; the MPS arm's
+    first point always gets a second (its cap changes with k)."""
+    if start is not None and start.ran:
+        arm_points = [start] + arm_points
     if not arm_points:
         return True
     if not arm_points[-1].ran:

@@ -71,6 +71,17 @@ class AdviseChoice(unittest.TestCase):
         self.assertFalse(keep_climbing(md[:2]))
         self.assertTrue(keep_climbing([]))
 
+    def test_the_time_sliced_arm_climbs_from_one_rank_per_gpu(self):
+        table = heat_strong_h200()
+        one, ts = table[0], arm_of(table, TIME_SLICED)
+        self.assertTrue(keep_climbing([], start=one))
+        self.assertFalse(keep_climbing(ts[:1], start=one))  # 2 time-sliced fell below 1/GPU
+        self.assertTrue(keep_climbing(ts[:1]))               # without the start: a second point
+        faster = [ran(TIME_SLICED, 2, 0, 1.01 * one.throughput)]
+        self.assertTrue(keep_climbing(faster, start=one))
+        # A start that did not run is no start.
+        self.assertTrue(keep_climbing(ts[:1], start=Measured(one.point, False, 0, "exit 1")))
+
     def test_level_points_go_to_the_simplest(self):
         # 8 MPS is 1 % faster than 4 MPS and 4 time-sliced: level; fewer ranks
         # first, then no MPS.
