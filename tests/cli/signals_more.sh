@@ -23,7 +23,9 @@
 #                         step: md.sigma = 1e27 (every atom inside the others'
 #                         sigma) at step 0; a thermostat to 1e305 at step 10 on
 #                         1, 2, 3 ranks, found by run.check_every = 3 at 12 and
-#                         by the end (step 40) without either
+#                         by the middle step's guard (20, where the report's
+#                         steady half starts) without either; at step 30 (a
+#                         rescale then), by the end (step 40)
 #   heat_stalled_rank     one rank of 3 held (SIGSTOP) with halos through
 #   md_stalled_rank       MPI and run.peer_wait_seconds = 1: the others, blocked
 #                         in MPI with it, end the job within twice that (the stall
@@ -238,7 +240,11 @@ case "$case_name" in
       --set md.thermostat_until=10 --set md.dt=1e-200)
     for np in 1 2 3; do md_guard "$np" 10 "kinetic energy" "${hot[@]}" --set run.thermo_every=5; done
     md_guard 2 12 "kinetic energy" "${hot[@]}" --set run.thermo_every=0 --set run.check_every=3
-    md_guard 2 40 "kinetic energy" "${hot[@]}" --set run.thermo_every=0 --set run.check_every=0
+    md_guard 2 20 "kinetic energy" "${hot[@]}" --set run.thermo_every=0 --set run.check_every=0
+    # Rescaled at step 30, after the middle step: the last step's guard.
+    late=(--set md.thermostat=rescale --set md.target_temperature=1e305 --set md.thermostat_every=30
+      --set md.thermostat_until=30 --set md.dt=1e-200)
+    md_guard 2 40 "kinetic energy" "${late[@]}" --set run.thermo_every=0 --set run.check_every=0
     ;;
 esac
 
