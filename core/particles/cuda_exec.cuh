@@ -192,6 +192,8 @@ class CudaExec {
   static constexpr Backend kSpace = Backend::Cuda;
   static constexpr bool kRowsTransposed = true;  // a warp's k-th entries coalesce
   static constexpr bool kFusedMax = true;        // max_later (particle_arrays.hpp)
+  // CUB selects 26 entries a particle faster than a second selection and its wait.
+  static constexpr bool kShellFirst = false;
 
   template <class F>
   void for_each(long n, const F& f) const {

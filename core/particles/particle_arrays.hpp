@@ -26,8 +26,11 @@
 //   list_neighbours(build)         neighbour lists (neighbour_rows.hpp says
 //                                  which: the order is the same everywhere)
 //   synchronize(), sleep_while_waiting(sleep)
-// and says where its memory is (kSpace) and whether neighbour lists are
-// stored transposed (kRowsTransposed: on a GPU).
+// and says where its memory is (kSpace), whether neighbour lists are
+// stored transposed (kRowsTransposed: on a GPU) and whether the ghost lists'
+// selection first selects the particles in some list (kShellFirst: where a
+// selection over 26 entries a particle costs more than a second selection and
+// a wait for its count).
 // f is an MPSFW_LAMBDA over raw pointers, so one body serves every backend.
 // Storage: positions 4 doubles a particle (x, y, z, unused: one 32-byte
 // sector per neighbour gathered on a GPU, and the slots same-GPU neighbours
@@ -315,9 +318,11 @@ class ParticleArrays : public Base {
     if (n > 0) {
       // Each particle's lists, in a pass of its own (a selection's thread
       // takes many entries in turn: what its test computes is paid serially);
-      // then the entries (list, particle), list * n + particle, that are in
-      // their list, in order: every list's particles, list after list; then
-      // where each list starts, and (tally[kGhostLists]) all lists' entries.
+      // where kShellFirst, the particles in some list first (the shell: most
+      // particles are in none); then the entries (list, particle), list * n +
+      // particle, that are in their list, in order: every list's particles,
+      // list after list; then where each list starts, and (tally[kGhostLists])
+      // all lists' entries.
       scratch(&mask_, n);
       scratch(&sends_, most_lists(bands) * n);
       scratch(&tally_, kGhostLists + 1);
@@ -331,13 +336,35 @@ class ParticleArrays : public Base {
             const double* c = x + 4 * i;
             mask[i] = ghost_list_mask(c[0], c[1], c[2], b);
           });
-      const int m = send_particles_;  // in 32 bits: a GPU divides 64-bit integers slowly
+      constexpr bool shell_first = Exec::kShellFirst;
+      long candidates = n;  // the particles the entries range over
+      int* shell = nullptr;
+      if constexpr (shell_first) {
+        scratch(&shell_, n);
+        shell = shell_.data();
+        exec_.select(
+            n, MPSFW_LAMBDA(long i) { return mask[i] != 0u; }, shell, tally + kGhostLists);
+        memory::copy(&candidates, Backend::Host, tally + kGhostLists, kSpace, sizeof(long));
+      }
+      // In 32 bits: a GPU divides 64-bit integers slowly.
+      const int stride = candidates > 0 ? static_cast<int>(candidates) : 1;
       exec_.select(
-          kGhostLists * n,
+          kGhostLists * candidates,
           MPSFW_LAMBDA(long e) {
-            return (mask[static_cast<int>(e) % m] >> (static_cast<int>(e) / m)) & 1u;
+            const int entry = static_cast<int>(e);
+            const int particle = shell_first ? shell[entry % stride] : entry % stride;
+            return (mask[particle] >> (entry / stride)) & 1u;
           },
           send, tally + kGhostLists);
+      const int m = send_particles_;
+      if constexpr (shell_first) {  // (list, shell particle) entries to (list, particle)
+        exec_.for_each(
+            kGhostLists * candidates, MPSFW_LAMBDA(long k) {
+              if (k >= tally[kGhostLists]) return;
+              const int entry = send[k];
+              send[k] = entry / stride * m + shell[entry % stride];
+            });
+      }
       exec_.for_each(
           kGhostLists, MPSFW_LAMBDA(long list) {
             tally[list] = first_at_least(send, tally[kGhostLists], static_cast<int>(list) * m);
@@ -834,6 +861,7 @@ class ParticleArrays : public Base {
   Scratch<long> flag_, order_, start_, tally_;
   Scratch<int> key_;
   Scratch<std::uint32_t> mask_;     // each owned particle's ghost lists
+  Scratch<int> shell_;              // kShellFirst: the owned particles in some list, ascending
   Scratch<unsigned char> records_;  // migrating particles' records
   // The ghost plan: the 26 send lists' entries back to back (Runs::particle
   // reads them), where each list begins, and what is added to the positions
