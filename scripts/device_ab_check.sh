@@ -31,17 +31,11 @@ if has tests; then
     -DCMAKE_CUDA_ARCHITECTURES=90 -DMPSFW_ENABLE_CUDA=ON -DMPSFW_ENABLE_KOKKOS=OFF \
     > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
   # The programs the GPU tests run.
-  targets=$(cd "$build" && ctest -N -V -L gpu | grep "Test command" | grep -o "tests/test_[a-z_]*" |
-    sed 's|tests/||' | sort -u)
+  targets=$(gpu_test_targets "$build")
   # shellcheck disable=SC2086  # one target per word
   cmake --build "$build" -j "$(nproc)" --target $targets > "$out/build.log" 2>&1 ||
     { tail -40 "$out/build.log"; exit 1; }
-  (cd "$build" && MPSFW_REQUIRE_GPU=1 timeout 240 ctest -L gpu --output-on-failure -j 4 \
-    > "$out/ctest.log" 2>&1)
-  tests_rc=$?
-  echo "gpu tests: exit $tests_rc"
-  grep -E "tests passed|Failed|\*\*\*" "$out/ctest.log" | head -20
-  [ "$tests_rc" -eq 0 ] || rc=1
+  run_gpu_tests "$build" || rc=1
 fi
 
 if has heat; then

@@ -21,8 +21,7 @@ cmake -S "$MPSFW_ROOT" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
   > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 targets="solver mpsctl"
 if has tests; then
-  targets="$targets $(cd "$build" && ctest -N -V -L gpu | grep "Test command" |
-    grep -o "tests/test_[a-z_]*" | sed 's|tests/||' | sort -u | tr '\n' ' ')"
+  targets="$targets $(gpu_test_targets "$build" | tr '\n' ' ')"
 fi
 # shellcheck disable=SC2086  # one target per word
 cmake --build "$build" -j "$(nproc)" --target $targets > "$out/build.log" 2>&1 ||
@@ -31,12 +30,7 @@ solver=$build/apps/solver
 daemons() { echo "daemons left: $(pgrep -fc nvidia-cuda-mps-control || true)"; }
 
 if has tests; then
-  (cd "$build" && MPSFW_REQUIRE_GPU=1 timeout 240 ctest -L gpu --output-on-failure -j 4 \
-    > "$out/ctest.log" 2>&1)
-  tests_rc=$?
-  echo "gpu tests: exit $tests_rc"
-  grep -E "tests passed|Failed|\*\*\*" "$out/ctest.log" | head -20
-  [ "$tests_rc" -eq 0 ] || rc=1
+  targets="$targets $(gpu_test_targets "$build" | tr '\n' ' ')"
 fi
 
 if has dryrun; then
