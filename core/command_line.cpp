@@ -26,6 +26,8 @@ std::string command_line_usage(const std::string& program) {
          "                          proportion to each rank's work (mps.active_thread_percentage)\n"
          "  --output FILE.h5        write field snapshots (and FILE.xmf)\n"
          "  --report FILE.json      write the run report as JSON\n"
+         "  --timeline FILE.json    every rank's phases over the run's second half, a Chrome\n"
+         "                          trace for Perfetto (run.timeline_file)\n"
          "  --write-input FILE.h5   write a valid input (the solver's template plus --set\n"
          "                          values, solver=NAME picks the solver) and stop; an\n"
          "                          existing FILE is replaced only with --force\n"
@@ -47,9 +49,13 @@ std::string command_line_usage(const std::string& program) {
 // The key an option overrides ("" for --set itself), or nullptr.
 static const char* key_set_by(const std::string& arg) {
   static const std::pair<const char*, const char*> kOptions[] = {
-      {"--set", ""},           {"--backend", "run.backend"},
-      {"--halo", "run.halo"},  {"--output", "run.output_file"},
-      {"--mps", "mps.enable"}, {"--mps-atp", "mps.active_thread_percentage"}};
+      {"--set", ""},
+      {"--backend", "run.backend"},
+      {"--halo", "run.halo"},
+      {"--output", "run.output_file"},
+      {"--timeline", "run.timeline_file"},
+      {"--mps", "mps.enable"},
+      {"--mps-atp", "mps.active_thread_percentage"}};
   const std::string flag = arg.substr(0, arg.find('='));
   for (const auto& [option, key] : kOptions) {
     if (flag == option) return key;

@@ -19,6 +19,9 @@ std::vector<ParamSpec> run_schema() {
       integer_param("run", "output_every", false, "0", 0, inf,
                     "steps between snapshots; 0: first and last only"),
       text_param("run", "output_file", false, "", {}, "HDF5 output file; empty: none"),
+      text_param("run", "timeline_file", false, "", {},
+                 "every rank's timed phases over the run's second half, as a Chrome trace "
+                 "(JSON for Perfetto or chrome://tracing: who waits for whom); empty: none"),
       integer_param("run", "check_every", false, "0", 0, inf,
                     "steps between checks that the state is still finite, beyond the "
                     "diagnostics (heat) or thermo lines (md), which always check; 0: with those "
@@ -75,6 +78,7 @@ RunConfig run_config_from(const Params& p) {
   }
   c.output_every = p.integer("run.output_every");
   c.output_file = p.text("run.output_file");
+  c.timeline_file = p.text("run.timeline_file");
   c.check_every = p.integer("run.check_every");
   c.backend = parse_backend(p.text("run.backend"));
   c.halo = parse_halo_transport(p.text("run.halo"));

@@ -30,6 +30,9 @@ struct RunConfig {
   // the workload's diagnostics (which always check); 0: with those only.
   long check_every = 0;
   std::string output_file;  // "" = no output
+  // Every rank's phases over the loop's steady half, as a Chrome trace (core/timeline.hpp); "" =
+  // none.
+  std::string timeline_file;
   Backend backend = Backend::Auto;
   HaloTransport halo = HaloTransport::Auto;  // between ranks on one GPU
   HaloSync halo_sync = HaloSync::Auto;       // how those ranks order their halos
@@ -43,7 +46,7 @@ struct RunConfig {
 };
 
 // The root keys step and time, and the keys of /run: steps, output_every,
-// output_file, check_every, backend, halo, halo_sync, peer_wait_seconds,
+// output_file, timeline_file, check_every, backend, halo, halo_sync, peer_wait_seconds,
 // checkpoint_*, px, py, pz, progress_seconds.
 std::vector<ParamSpec> run_schema();
 // From finalized params whose schema includes run_schema().

@@ -7,6 +7,7 @@
 #include "mpi_check.hpp"
 #include "progress.hpp"
 #include "stop_request.hpp"
+#include "timeline.hpp"
 
 namespace mpsfw {
 namespace {
@@ -71,7 +72,10 @@ void run_time_loop(Steppable& state, std::FILE* progress) {
       PhaseTimers::Scope t(timers, "checks");
       state.check();
     }
-    if (step == middle) steady_start = std::chrono::steady_clock::now();
+    if (step == middle) {
+      steady_start = std::chrono::steady_clock::now();
+      if (!run.timeline_file.empty()) timers.start_timeline(steady_start, kTimelineSpans);
+    }
     if (output && (ending || every(step, run.output_every))) {
       const auto io = poll.unwatched();
       PhaseTimers::Scope t(timers, "output");
@@ -99,6 +103,10 @@ void run_time_loop(Steppable& state, std::FILE* progress) {
     const auto io = poll.unwatched();
     PhaseTimers::Scope t(timers, "output");
     state.close_output();
+  }
+  if (!run.timeline_file.empty()) {
+    const auto io = poll.unwatched();
+    write_timeline(run.timeline_file, setup.comm, timers);
   }
 }
 

@@ -8,15 +8,39 @@
 
 namespace mpsfw {
 
-void PhaseTimers::add(const std::string& phase, double seconds) {
+size_t PhaseTimers::index_of(const std::string& phase) {
   for (size_t i = 0; i < names_.size(); ++i) {
-    if (names_[i] == phase) {
-      seconds_[i] += seconds;
-      return;
-    }
+    if (names_[i] == phase) return i;
   }
   names_.push_back(phase);
-  seconds_.push_back(seconds);
+  seconds_.push_back(0.0);
+  return names_.size() - 1;
+}
+
+void PhaseTimers::add(const std::string& phase, double seconds) {
+  seconds_[index_of(phase)] += seconds;
+}
+
+void PhaseTimers::add(const char* phase, std::chrono::steady_clock::time_point start,
+                      std::chrono::steady_clock::time_point end) {
+  const size_t i = index_of(phase);
+  seconds_[i] += std::chrono::duration<double>(end - start).count();
+  if (!recording_) return;
+  if (spans_.size() >= limit_) {
+    ++dropped_;
+    return;
+  }
+  spans_.push_back({static_cast<int>(i), std::chrono::duration<double>(start - origin_).count(),
+                    std::chrono::duration<double>(end - origin_).count()});
+}
+
+void PhaseTimers::start_timeline(std::chrono::steady_clock::time_point origin, std::size_t limit) {
+  recording_ = true;
+  origin_ = origin;
+  limit_ = limit;
+  spans_.clear();
+  spans_.reserve(limit < 4096 ? limit : 4096);
+  dropped_ = 0;
 }
 
 double PhaseTimers::seconds(const std::string& phase) const {

@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,17 @@ class PhaseTimers {
   // mean and most seconds over the ranks (0 s where a rank never timed it).
   std::vector<PhaseStats> reduce(MPI_Comm comm) const;
 
+  // A timeline from now on: each Scope's phase, start and end (seconds since
+  // `origin`), the first `limit` of them kept, the rest only counted.
+  struct Span {
+    int phase;  // into names()
+    double start, end;
+  };
+  void start_timeline(std::chrono::steady_clock::time_point origin, std::size_t limit);
+  const std::vector<Span>& timeline() const { return spans_; }
+  long spans_dropped() const { return dropped_; }
+  const std::vector<std::string>& names() const { return names_; }
+
   // Adds the time from construction to destruction to one phase, and marks
   // it as an NVTX range of the same name (CUDA builds), so an Nsight Systems
   // timeline reads like the summary table.
@@ -33,8 +45,7 @@ class PhaseTimers {
       range_push(phase);
     }
     ~Scope() {
-      timers_.add(phase_,
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
+      timers_.add(phase_, start_, std::chrono::steady_clock::now());
       range_pop();
     }
     Scope(const Scope&) = delete;
@@ -49,9 +60,17 @@ class PhaseTimers {
  private:
   static void range_push(const char* name);
   static void range_pop();
+  size_t index_of(const std::string& phase);  // a new phase is added
+  void add(const char* phase, std::chrono::steady_clock::time_point start,
+           std::chrono::steady_clock::time_point end);
 
   std::vector<std::string> names_;
   std::vector<double> seconds_;
+  bool recording_ = false;
+  std::chrono::steady_clock::time_point origin_;
+  std::size_t limit_ = 0;
+  std::vector<Span> spans_;
+  long dropped_ = 0;
 };
 
 }  // namespace mpsfw

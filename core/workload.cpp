@@ -33,6 +33,7 @@ std::vector<std::pair<std::string, std::string>> Workload::output_files() const 
     files.push_back({xdmf_path_of(h5), "run.output_file"});
   }
   files.push_back({run.checkpoint_file, "run.checkpoint_file"});
+  files.push_back({run.timeline_file, "run.timeline_file"});
   return files;
 }
 

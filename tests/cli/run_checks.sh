@@ -5,8 +5,10 @@
 # Options: --mpiexec PATH, --np-flag FLAG, --preflags "...", --timeout SECONDS,
 #          --python PATH (a python3 for parsing the report; empty: parse skipped)
 # CHECKs:
-#   smoke             mpirun -np 4 solver FILE --report R.json --output O.h5: exit 0,
-#                     R.json (valid JSON with the run's facts), O.h5 and O.xmf exist
+#   smoke             mpirun -np 4 solver FILE --report R.json --output O.h5 --timeline
+#                     T.json: exit 0, R.json (valid JSON with the run's facts, its
+#                     steady half), O.h5 and O.xmf exist, T.json a trace with every
+#                     rank's steps of the second half
 #   error_before_run  an input error (--set heat.dt=1) with --output/--report: exit
 #                     non-zero and no O.h5, O.h5.partial, O.xmf or R.json behind
 #   bad_output_dir    --output in a folder that does not exist: a clear error naming
@@ -108,13 +110,13 @@ expect_text() {
 }
 
 check_smoke() {
-  run_in 4 "$INPUT" --report R.json --output O.h5
+  run_in 4 "$INPUT" --report R.json --output O.h5 --timeline T.json
   [ "$rc" -eq 0 ] || problem "exit code $rc, expected 0"
   local f
-  for f in R.json O.h5 O.xmf; do
+  for f in R.json O.h5 O.xmf T.json; do
     [ -s "$dir/$f" ] || problem "$f was not written (or is empty)"
   done
-  expect_absent "$dir/O.h5.partial" "$dir/R.json.partial"
+  expect_absent "$dir/O.h5.partial" "$dir/R.json.partial" "$dir/T.json.partial"
   expect_text "$out" "heat run summary" "on 4 ranks" "run report written to R.json" \
     "output written to O.h5 (and O.xmf)"
   [ -s "$dir/O.xmf" ] && expect_text "$dir/O.xmf" "O.h5:/u/00000000" "O.h5:/u/00000200"
@@ -162,6 +164,18 @@ for key in ("verified_clients", "expected_clients"):
 for key in ("daemon_pids", "server_pids"):
     if not isinstance(m.get(key), list) or not all(isinstance(p, int) for p in m.get(key, [])):
         problems.append("mps_details[%s] is %r, expected a list of integers" % (key, m.get(key)))
+steady = r.get("steady", {})
+if steady.get("steps") != 100 or not 0 < steady.get("seconds", 0) <= r.get("loop_seconds", 0):
+    problems.append("steady is %r, expected 100 steps within the loop's time" % steady)
+# The timeline: a track a rank, each rank's 100 updates of the second half.
+with open(sys.argv[1][:-len("R.json")] + "T.json") as f:
+    events = json.load(f)["traceEvents"]
+tracks = sorted(e["tid"] for e in events if e["name"] == "thread_name")
+# (the update is "inner update" where halos go through MPI, "update" where not)
+updates = [e["tid"] for e in events if e["ph"] == "X" and e["name"] in ("update", "inner update")]
+if tracks != [0, 1, 2, 3] or sorted(set(updates)) != tracks or len(updates) != 400:
+    problems.append("T.json: tracks %r and %d updates (of ranks %r), expected 4 tracks of 100"
+                    % (tracks, len(updates), sorted(set(updates))))
 if problems:
     print("; ".join(problems))
     sys.exit(1)

@@ -4,13 +4,15 @@
 // steps still checkpoints its initial state, that a second run takes as many
 // steps again, that a failing guard ends every rank alike, and that a
 // checkpoint without the input to repeat is refused before the first step;
-// and the steady half the report times (from the guard at the middle step).
+// and the steady half the report times (from the guard at the middle step),
+// whose phases a timeline file holds for every rank.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,7 @@ class Counter final : public Steppable {
   }
   long step() const override { return step_; }
   void advance() override {
+    PhaseTimers::Scope t(timers_, "work");
     MPI_Barrier(MPI_COMM_WORLD);  // a collective step, as a workload's
     ++step_;
   }
@@ -232,6 +235,37 @@ TEST(TimeLoop, ACheckpointWithoutTheInputToRepeatIsRefusedBeforeTheFirstStep) {
   EXPECT_THROW(run_time_loop(c, nullptr), Error);
   EXPECT_EQ(c.step(), 0);
   EXPECT_TRUE(c.checkpoints.empty());
+}
+
+TEST(TimeLoop, ATimelineFileHoldsEveryRanksPhasesOfTheSteadyHalf) {
+  TempDir dir("time_loop_timeline");
+  RunConfig run;
+  run.steps = 10;
+  run.timeline_file = dir.path() + "/timeline.json";
+  Counter c(run, 0, nullptr);
+  run_time_loop(c, nullptr);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  std::ifstream in(run.timeline_file);
+  ASSERT_TRUE(in.good()) << run.timeline_file;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto count = [&](const std::string& what) {
+    long n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  // Steps 6 to 10 (after the middle step's guard), on every rank; the last
+  // step's diagnostics; a track named for each rank.
+  EXPECT_EQ(count("{\"name\":\"work\",\"ph\":\"X\""), 5L * ranks);
+  EXPECT_EQ(count("{\"name\":\"diagnostics\",\"ph\":\"X\""), 1L * ranks);
+  for (int r = 0; r < ranks; ++r) {
+    EXPECT_EQ(count("\"args\":{\"name\":\"rank " + std::to_string(r) + " ("), 1) << r;
+  }
+  EXPECT_EQ(count("\"spans_dropped\":0}"), 1);
+  EXPECT_EQ(text.substr(0, 16), "{\"traceEvents\":[");
+  EXPECT_EQ(text.substr(text.size() - 3), "}}\n");
+  MPI_Barrier(MPI_COMM_WORLD);  // every rank has read it before the folder goes
 }
 
 }  // namespace
