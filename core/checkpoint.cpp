@@ -139,6 +139,7 @@ void write_checkpoint_file(const std::string& path, const Params& params, long s
           // Where a run writes is not kept: the resumed run is told again.
           saved.apply_override("run.output_file=", "checkpoint");
           saved.apply_override("run.checkpoint_file=", "checkpoint");
+          saved.apply_override("run.timeline_file=", "checkpoint");
           for (const std::string& o : overrides) saved.apply_override(o, "checkpoint");
           h5::Handle file = h5::create_file(partial);
           write_param_attributes(file.get(), saved);
