@@ -244,8 +244,7 @@ TEST(TimeLoop, ATimelineFileHoldsEveryRanksPhasesOfTheSteadyHalf) {
   run.timeline_file = dir.path() + "/timeline.json";
   Counter c(run, 0, nullptr);
   run_time_loop(c, nullptr);
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   std::ifstream in(run.timeline_file);
   ASSERT_TRUE(in.good()) << run.timeline_file;
