@@ -100,7 +100,7 @@ TEST(WorkloadRegistry, ConfiguresFromTheSharedRunKeys) {
   r.add(toy("alpha"));
   Params p(r.schema_of("alpha"));
   for (const char* o : {"solver=alpha", "toy.n=3", "run.steps=7", "run.px=2", "run.backend=host",
-                        "step=4", "run.output_file=o.h5"}) {
+                        "step=4", "run.output_file=o.h5", "run.timeline_file=t.json"}) {
     p.apply_override(o);
   }
   p.finalize();
@@ -110,14 +110,15 @@ TEST(WorkloadRegistry, ConfiguresFromTheSharedRunKeys) {
   EXPECT_EQ(w->run_config().rank_grid_hint.x, 2);
   EXPECT_EQ(w->run_config().backend, Backend::Host);
   // Where the run writes: the output under its resumed name (step 4) and its
-  // XDMF file, and the checkpoint (all from /run keys).
+  // XDMF file, the checkpoint and the timeline (all from /run keys).
   const auto files = w->output_files();
-  ASSERT_EQ(files.size(), 3u);
+  ASSERT_EQ(files.size(), 4u);
   EXPECT_EQ(files[0],
             (std::pair<std::string, std::string>{"o.from00000004.h5", "run.output_file"}));
   EXPECT_EQ(files[1],
             (std::pair<std::string, std::string>{"o.from00000004.xmf", "run.output_file"}));
   EXPECT_EQ(files[2].second, "run.checkpoint_file");
+  EXPECT_EQ(files[3], (std::pair<std::string, std::string>{"t.json", "run.timeline_file"}));
   EXPECT_EQ(
       w->closing_lines(),
       (std::vector<std::string>{"output written to o.from00000004.h5 (and o.from00000004.xmf)"}));
