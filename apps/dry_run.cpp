@@ -1,5 +1,6 @@
 #include "dry_run.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "core/collective.hpp"
@@ -63,12 +64,15 @@ std::vector<std::string> memory_lines(const Session& session, const Workload& wo
   std::vector<std::string> lines;
   if (needs.empty()) lines.push_back("memory     not estimated by this workload");
   const mps::GpuInfo gpu = rank_gpu(session);
+  // NVML is started once, and only where a need is on the GPU.
+  const bool on_gpu = std::any_of(needs.begin(), needs.end(),
+                                  [](const MemoryNeed& n) { return n.space == Backend::Cuda; });
+  const long long gpu_free = on_gpu ? mps::free_bytes_of(gpu) : -1;
   std::string refusal;
   for (const MemoryNeed& need : needs) {
     HostMemory free;
     if (need.space == Backend::Cuda) {
-      const long long bytes = mps::free_bytes_of(gpu);
-      free = {bytes, bytes >= 0 ? "NVML" : ""};
+      free = {gpu_free, gpu_free >= 0 ? "NVML" : ""};
     } else {
       free = available_host_memory();
     }

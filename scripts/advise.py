@@ -164,7 +164,8 @@ class Probe:
             point.cap = cap_of(report)
         steady = report.get("steady", {})
         if not steady.get("steps") or not steady.get("seconds"):
-            return Measured(point, False, 0, "no steady half in its report (a solver older than advise?)")
+            return Measured(point, False, 0, "no steady half in its report (a solver older than advise?)",
+                            0, took)
         if point.arm == ONE_PER_GPU:
             self.one_ranks = report["ranks"]
             mem = report.get("memory_bytes_per_rank", {})

@@ -605,7 +605,7 @@ class ParticleArrays : public Base {
     const double* x = x_.data();
     const double* b = built_x_.data();
     return std::sqrt(exec_.max_of(
-        owned_, MPSFW_LAMBDA(long i) { return squared_move(x, b, i); }));
+        owned_, MPSFW_LAMBDA(long i) { return squared_distance(point_of(x, i), point_of(b, i)); }));
   }
   // Waits for the device sleep (ranks that outnumber their node's cores).
   void sleep_while_waiting(bool sleep) override { exec_.sleep_while_waiting(sleep); }
@@ -687,11 +687,8 @@ class ParticleArrays : public Base {
     put_point(x, i, p);
     return p;
   }
-  // Particle i's squared distance from b (4 doubles a particle); NaN, a
-  // rebuild's to report, as HUGE_VAL.
-  static MPSFW_HD double squared_move(const double* x, const double* b, long i) {
-    return squared_distance(point_of(x, i), point_of(b, i));
-  }
+  // The squared distance between two points; NaN, a rebuild's to report, as
+  // HUGE_VAL.
   static MPSFW_HD double squared_distance(const ParticlePoint& now, const ParticlePoint& then) {
     double r2 = 0;
     for (int d = 0; d < 3; ++d) {
