@@ -18,6 +18,17 @@ GpuPlan block_plan(const std::vector<GpuInfo>& visible, int local_rank, int loca
 }
 
 GpuPlan launcher_plan(const std::vector<std::vector<GpuInfo>>& seen, int local_rank) {
+  // The same GPUs everywhere: CUDA_VISIBLE_DEVICES was given alike to every
+  // rank, not rank by rank. Each taking the first would put all on one GPU.
+  const auto same_as_first = [&](const std::vector<GpuInfo>& view) {
+    return view.size() == seen.front().size() &&
+           std::equal(view.begin(), view.end(), seen.front().begin(),
+                      [](const GpuInfo& a, const GpuInfo& b) { return a.uuid == b.uuid; });
+  };
+  if (!seen.empty() && !seen.front().empty() &&
+      std::all_of(seen.begin(), seen.end(), same_as_first)) {
+    return block_plan(seen.front(), local_rank, static_cast<int>(seen.size()));
+  }
   GpuPlan plan;
   plan.from_launcher = true;
   for (size_t r = 0; r < seen.size(); ++r) {

@@ -23,7 +23,8 @@ struct GpuPlan {
 GpuPlan block_plan(const std::vector<GpuInfo>& visible, int local_rank, int local_size);
 // The launcher's binding: `seen[r]` is what local rank r sees; each rank
 // takes the first; the GPUs in order of first use. Ranks that see none are an
-// error (Error).
+// error (Error). Where every rank sees the same GPUs (CUDA_VISIBLE_DEVICES
+// given alike to all: a part of the node, not a binding), block_plan over them.
 GpuPlan launcher_plan(const std::vector<std::vector<GpuInfo>>& seen, int local_rank);
 
 // Whether something gave this task a part of the node's GPUs, so that ranks

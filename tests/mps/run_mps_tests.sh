@@ -886,6 +886,15 @@ case_visible_devices() {
   USED_UUIDS=("${UUIDS[1]}" "${UUIDS[0]}")
   run_probe 4 "CUDA_VISIBLE_DEVICES=${UUIDS[1]:0:12},${UUIDS[0]:0:12}" -- --enable auto
   check_started 4 2 double auto
+  # Two of the node's four GPUs, the same two for every rank (sweep.py --gpus
+  # 2): mpsfw's blocks over those two, not every rank on the first.
+  new_record
+  make_gpus 4
+  USED_UUIDS=("${UUIDS[2]}" "${UUIDS[3]}")
+  EXP_BRING_UP="after MPI_Init (CUDA_VISIBLE_DEVICES holds a part of the GPUs, so ranks may see different ones: every rank's are gathered first)"
+  run_probe 4 CUDA_VISIBLE_DEVICES=2,3 -- --enable auto
+  check_started 4 2 double auto
+  EXP_BRING_UP=$before
 }
 
 # A GPU split into two MIG instances: one daemon per instance, started and

@@ -515,6 +515,22 @@ TEST(MpsGpus, LauncherPlanTakesEachRanksFirstGpu) {
   EXPECT_THROW(launcher_plan({{g[0]}, {}}, 0), Error);
 }
 
+TEST(MpsGpus, LauncherPlanOfTheSameGpusEverywhereIsMpsfwsBlocks) {
+  // CUDA_VISIBLE_DEVICES=1,3 for every rank of four: two a GPU, not all on the first.
+  const std::vector<GpuInfo> g = four_gpus();
+  const std::vector<std::vector<GpuInfo>> seen(4, {g[1], g[3]});
+  const GpuPlan p = launcher_plan(seen, 2);
+  EXPECT_FALSE(p.from_launcher);
+  EXPECT_EQ(uuids(p.gpus), (Names{"bbbb", "dddd"}));
+  EXPECT_EQ(p.ranks, (std::vector<int>{2, 2}));
+  EXPECT_EQ(p.mine, 1);
+  EXPECT_EQ(launcher_plan(seen, 1).mine, 0);
+  // The same GPUs in another order on one rank: the launcher's binding.
+  const std::vector<std::vector<GpuInfo>> reordered = {{g[1], g[3]}, {g[3], g[1]}};
+  EXPECT_EQ(uuids(launcher_plan(reordered, 1).gpus), (Names{"bbbb", "dddd"}));
+  EXPECT_EQ(launcher_plan(reordered, 1).mine, 1);
+}
+
 TEST(MpsGpus, LauncherBindsGpusWhenATaskSeesPartOfTheGpus) {
   // Slurm's step has more GPUs than this task sees (--gpu-bind).
   EXPECT_TRUE(launcher_binds_gpus(
