@@ -3,13 +3,13 @@
 # a base tree (a tarball made here with `git archive BASE > ab-base.tar`, an
 # untracked file the device tool carries) and of this tree, then runs
 # bench/md_lj.sh (this tree's) on both: in.lj 32k, 256k and 1M atoms on one rank,
-# MPS_CELLS (default 64: 1M atoms) on 8 and 16 ranks under MPS, the trees
+# MPS_CELLS (default 64: 1M atoms) on MPS_RANKS (default "8 16") ranks under MPS, the trees
 # taking turns within each repeat.
 # Both builds and all runs share one machine and one call, so the ratios hold
 # even where single figures drift.
 #   bench/md_ab.sh [BASE_TAR=ab-base.tar] [OUT=$OUT]
 # Environment: STEPS (default 500), REPEATS (default 3), PARTS (default "one
-# mps": the one-rank points, the MPS points), MPS_CELLS, BACKEND
+# mps": the one-rank points, the MPS points), MPS_CELLS, MPS_RANKS, BACKEND
 # (md_lj.sh's; kokkos needs KOKKOS_PREFIX, bench_lib.sh), AB_WORK (where the
 # trees are unpacked and built, default a new temporary folder; an existing
 # one is built again incrementally, so a second call reuses the builds).
@@ -30,8 +30,8 @@ done
 export STEPS=${STEPS:-500}
 for r in $(seq "${REPEATS:-3}"); do
   for side in base new; do
-    mps_cells=${MPS_CELLS:-64}
-    for part in "one 20_40_64 1" "mps ${mps_cells// /_} 8_16"; do
+    mps_cells=${MPS_CELLS:-64} mps_ranks=${MPS_RANKS:-8 16}
+    for part in "one 20_40_64 1" "mps ${mps_cells// /_} ${mps_ranks// /_}"; do
       read -r name cells ranks <<<"$part"
       [[ " ${PARTS:-one mps} " == *" $name "* ]] || continue
       FIRST_REPEAT=$r REPEATS=1 bash "$root/bench/md_lj.sh" "$work/build-$side" "$out/$side-$name" \

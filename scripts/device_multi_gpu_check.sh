@@ -16,12 +16,14 @@
 #           between GPUs (auto) == same-gpu == mpi bit for bit (checkpoints
 #           after 300 steps); then 1M atoms per GPU (weak), 8 ranks per GPU,
 #           auto / same-gpu / mpi against G x one GPU, medians of REPEATS
-#   strong  scripts/sweep.py --gpus 1 and --gpus G (MPS, 1/8/16 ranks per GPU,
-#           strong): heat 256³ and 512³, md in.lj at ~1M atoms
+#   strong  scripts/sweep.py --gpus N for N in GPU_COUNTS (default: 1 and G;
+#           MPS, 1/8/16 ranks per GPU, strong): heat 256³ and 512³, md in.lj
+#           at ~1M atoms
 # Logs and sweep folders go to $OUT/multi-gpu-<parts>.tgz.
 #   scripts/device_multi_gpu_check.sh PART...     e.g. check weak
 # Environment: SIZE (weak: 256), REPEATS (3), STEPS (weak: 2000), GPUS (default:
-# all of nvidia-smi -L), WORKLOADS (strong: "heat256 heat512 md1M").
+# all of nvidia-smi -L), WORKLOADS (strong: "heat256 heat512 md1M"), GPU_COUNTS
+# (strong: "1 G").
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 parts=("$@")
@@ -205,11 +207,11 @@ md() {
   grep -h "halo messages\|rank grid\|GPU" "$out/md-g$gpus-auto-r1.log" | head -4 | sed 's/^/    /'
 }
 
-# One strong-scaling sweep on 1 GPU and on all: NAME INPUT --set...
+# One strong-scaling sweep on each of GPU_COUNTS GPUs (1 and all): NAME INPUT --set...
 sweep_pair() {
   local name=$1 in=$2 g
   shift 2
-  for g in 1 "$gpus"; do
+  for g in ${GPU_COUNTS:-1 $gpus}; do
     timeout 200 python3 "$MPSFW_ROOT/scripts/sweep.py" "$in" --solver "$solver" --scaling strong \
       --modes mps --ranks-per-gpu 1,8,16 --repeats "$repeats" --gpus "$g" \
       --out "$out/$name-g$g" "$@" > "$out/$name-g$g.log" 2>&1
