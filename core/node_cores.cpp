@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include <string>
 #include <thread>
 
 #include "mpi_check.hpp"
@@ -20,6 +21,29 @@ int node_cores(MPI_Comm node) {
   MPSFW_MPI_CHECK(
       MPI_Allreduce(&mine, &all, static_cast<int>(sizeof mine), MPI_BYTE, MPI_BOR, node));
   return CPU_COUNT(&all);
+}
+
+// Heat keeps CUDA's spinning waits on a crowded node: sleeping ones (blocking
+// sync, the host two steps ahead at most) kept half its throughput; MD, which
+// waits for its GPU and the other ranks every step, sleeps (docs/performance.md,
+// issue 18).
+std::string crowding_note(int ranks, int cores, Backend memory) {
+  const std::string counts = "this node's " + std::to_string(ranks) + " ranks ";
+  if (ranks > cores) {
+    const std::string text =
+        counts + "outnumber the " + std::to_string(cores) + " cores they may run on: ";
+    if (memory == Backend::Host) return text + "each rank runs one OpenMP thread";
+    return text +
+           "the ranks take turns on the cores while they wait for their GPU (MD's waits sleep, "
+           "heat's spin); expect less than one rank per core gives (docs/performance.md, issue 18)";
+  }
+  if (ranks == cores && memory != Backend::Host) {
+    return counts + "take all " + std::to_string(cores) +
+           " cores they may run on, and the MPS servers and the launcher need cores too: a rank "
+           "that loses its core stops the others at the next exchange (64 ranks on 64 cores ran "
+           "at a tenth of 48 ranks' speed, docs/multi-gpu.md); use fewer ranks than cores";
+  }
+  return "";
 }
 
 }  // namespace mpsfw

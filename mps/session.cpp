@@ -65,20 +65,6 @@ std::string joined(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) text += (i ? " " : "") + std::string(argv[i]);
   return text;
 }
-
-// The report's warning when a node's ranks outnumber its cores. Heat keeps
-// CUDA's spinning waits: sleeping ones (blocking sync, the host two steps
-// ahead at most) kept half its throughput; MD, which waits for its GPU and
-// the other ranks every step, sleeps (docs/performance.md, issue 18).
-std::string crowding_note(int ranks, int cores, const DeviceBinding& device) {
-  const std::string text = "this node's " + std::to_string(ranks) + " ranks outnumber the " +
-                           std::to_string(cores) + " cores they may run on: ";
-  if (device.memory == Backend::Host) return text + "each rank runs one OpenMP thread";
-  return text +
-         "the ranks take turns on the cores while they wait for their GPU (MD's waits sleep, "
-         "heat's spin); expect less than one rank per core gives (docs/performance.md, issue 18)";
-}
-
 }  // namespace
 
 Session::Session(int& argc, char**& argv, Start start)
@@ -140,7 +126,7 @@ const DeviceBinding& Session::bind(Backend requested) {
     device_ = bind_device(requested, env_.node_rank(), env_.node_size(), node_session_.cuda_gate(),
                           command_line_.kokkos_options);
     device_.crowded = crowded;
-    if (crowded) device_.crowding = crowding_note(env_.node_size(), cores, device_);
+    device_.crowding = crowding_note(env_.node_size(), cores, device_.memory);
     // A client of mpsfw's per-GPU daemon sees only its GPU: the session's
     // probe knows which of the node's others it reaches.
     if (device_.memory == Backend::Cuda && device_.peer_gpus.empty())
