@@ -41,7 +41,8 @@ std::string crowding_note(int ranks, int cores, Backend memory) {
     return counts + "take all " + std::to_string(cores) +
            " cores they may run on, and the MPS servers and the launcher need cores too: a rank "
            "that loses its core stops the others at the next exchange (64 ranks on 64 cores ran "
-           "at a tenth of 48 ranks' speed, docs/multi-gpu.md); use fewer ranks than cores";
+           "at a quarter or less of 48 ranks' speed, docs/multi-gpu.md); use fewer ranks than "
+           "cores";
   }
   return "";
 }
