@@ -113,6 +113,48 @@ class WordPair {
   int slot_ = 0;
 };
 
+// A device word copied into pinned host memory behind the work queued so
+// far (start), read when asked (bits), waiting for that copy alone: work
+// queued after start() does not delay the read. The wait spins, or sleeps
+// once sleep_while_waiting(true) (a blocking-sync event).
+class WordLanding {
+ public:
+  WordLanding() {
+    landed_ = static_cast<unsigned long long*>(
+        memory::allocate_pinned(Backend::Cuda, sizeof(unsigned long long)));
+    MPSFW_CUDA_CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+  }
+  ~WordLanding() {
+    cudaEventDestroy(ready_);
+    memory::release_pinned(Backend::Cuda, landed_);
+  }
+  WordLanding(const WordLanding&) = delete;
+  WordLanding& operator=(const WordLanding&) = delete;
+
+  void sleep_while_waiting(bool sleep) {
+    if (sleep == sleeping_) return;
+    MPSFW_CUDA_CHECK(cudaEventDestroy(ready_));
+    ready_ = nullptr;
+    MPSFW_CUDA_CHECK(cudaEventCreateWithFlags(
+        &ready_, cudaEventDisableTiming | (sleep ? cudaEventBlockingSync : 0u)));
+    sleeping_ = sleep;
+  }
+  void start(const unsigned long long* word) {
+    MPSFW_CUDA_CHECK(
+        cudaMemcpyAsync(landed_, word, sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    MPSFW_CUDA_CHECK(cudaEventRecord(ready_));
+  }
+  unsigned long long bits() const {
+    MPSFW_CUDA_CHECK(cudaEventSynchronize(ready_));
+    return *landed_;
+  }
+
+ private:
+  unsigned long long* landed_ = nullptr;
+  cudaEvent_t ready_ = nullptr;
+  bool sleeping_ = false;
+};
+
 // NeighbourBuild's lists, a warp per link cell (kListWarps cells a block), a
 // lane per particle of it: the warp loads each (z, y) row of cells (its three
 // cells along x one range of `sorted`, the points in cell order) into a
@@ -224,10 +266,6 @@ class CudaExec {
   }
 
   CudaExec() = default;
-  ~CudaExec() {
-    if (ready_ != nullptr) cudaEventDestroy(ready_);
-    if (landed_ != nullptr) memory::release_pinned(Backend::Cuda, landed_);
-  }
   CudaExec(const CudaExec&) = delete;
   CudaExec& operator=(const CudaExec&) = delete;
 
@@ -252,8 +290,11 @@ class CudaExec {
         static_cast<unsigned>((launched + cuda_exec::kThreads - 1) / cuda_exec::kThreads);
     cuda_exec::max_kernel<<<blocks, cuda_exec::kThreads>>>(n, f, word, largest_.other());
     MPSFW_CUDA_CHECK_LAUNCH();
+    // On its way to the host at once: later_max waits for this pass, not for
+    // what the caller queues after it (neighbour_schedule.hpp).
+    later_.start(word);
   }
-  double later_max() const { return read_largest(); }
+  double later_max() const { return as_double(later_.bits()); }
   template <class F>
   double max_of(long n, const F& f) const {
     max_later(n, f);
@@ -356,18 +397,13 @@ class CudaExec {
 
   // Waits for the device sleep instead of spinning (the process's every
   // wait: a spinning rank holds a core another rank needs). A driver that
-  // refuses the flag on a live context keeps spinning there; read_largest's
-  // event sleeps either way.
+  // refuses the flag on a live context keeps spinning there; the reads'
+  // events sleep either way.
   void sleep_while_waiting(bool sleep) {
-    if (sleep && ready_ == nullptr) {
-      if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess)
-        (void)cudaGetLastError();
-      MPSFW_CUDA_CHECK(
-          cudaEventCreateWithFlags(&ready_, cudaEventBlockingSync | cudaEventDisableTiming));
-      landed_ = static_cast<unsigned long long*>(
-          memory::allocate_pinned(Backend::Cuda, sizeof(unsigned long long)));
-    }
-    sleep_ = sleep;
+    if (sleep && cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess)
+      (void)cudaGetLastError();
+    later_.sleep_while_waiting(sleep);
+    read_.sleep_while_waiting(sleep);
   }
 
  private:
@@ -390,23 +426,15 @@ class CudaExec {
     MPSFW_CUDA_CHECK(cudaMemcpy(&host, out, sizeof(T), cudaMemcpyDeviceToHost));
     return host;
   }
-  double read_largest() const {
-    const unsigned long long bits = read_word(largest_.current());
+  double read_largest() const { return as_double(read_word(largest_.current())); }
+  static double as_double(unsigned long long bits) {
     double v = 0;
     std::memcpy(&v, &bits, sizeof v);
     return v;
   }
   unsigned long long read_word(const unsigned long long* word) const {
-    unsigned long long bits = 0;
-    if (sleep_) {  // a blocking-sync event: the thread sleeps until the copy lands
-      MPSFW_CUDA_CHECK(cudaMemcpyAsync(landed_, word, sizeof bits, cudaMemcpyDeviceToHost));
-      MPSFW_CUDA_CHECK(cudaEventRecord(ready_));
-      MPSFW_CUDA_CHECK(cudaEventSynchronize(ready_));
-      bits = *landed_;
-    } else {
-      MPSFW_CUDA_CHECK(cudaMemcpy(&bits, word, sizeof bits, cudaMemcpyDeviceToHost));
-    }
-    return bits;
+    read_.start(word);
+    return read_.bits();
   }
   // Grow-only device scratch: CUB's temporaries, per-particle values, keys.
   void* temp(std::size_t bytes) const { return grown(&temp_, bytes); }
@@ -424,11 +452,10 @@ class CudaExec {
 
   mutable Array<char> temp_, values_, keys_, sorted_;
   mutable Array<char> result_{Backend::Cuda, 16};
-  mutable cuda_exec::WordPair largest_;  // max_later's and the list build's longest count
-  mutable cuda_exec::WordPair counted_;  // count's
-  bool sleep_ = false;
-  cudaEvent_t ready_ = nullptr;
-  unsigned long long* landed_ = nullptr;  // pinned: where read_largest's copy lands
+  mutable cuda_exec::WordPair largest_;   // max_later's and the list build's longest count
+  mutable cuda_exec::WordPair counted_;   // count's
+  mutable cuda_exec::WordLanding later_;  // max_later's result, on its way
+  mutable cuda_exec::WordLanding read_;   // read_word's
 };
 
 }  // namespace mpsfw

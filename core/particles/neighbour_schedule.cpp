@@ -1,6 +1,8 @@
 #include "neighbour_schedule.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <thread>
 
 #include "core/mpi_check.hpp"
@@ -42,28 +44,46 @@ void NeighbourSchedule::rebuild(ParticleExchange& exchange, ListedParticleStore&
   store.build_neighbors(grid, settings_.reach);
   ++rebuilds_;
   steps_on_lists_ = 0;
+  farthest_ = 0;
 }
 
 bool NeighbourSchedule::follow_move(ParticleExchange& exchange, ListedParticleStore& store,
-                                    long step, MPI_Comm comm) {
+                                    long step, MPI_Comm comm,
+                                    const std::function<void()>& use_lists) {
   ++steps_on_lists_;
-  bool rebuild_now;
-  {
-    PhaseTimers::Scope t(*timers_, "neighbour check");
-    rebuild_now = stale(store, comm);
+  const bool due = settings_.skin == 0 ||
+                   (settings_.rebuild_every > 0 && steps_on_lists_ >= settings_.rebuild_every);
+  // The likely way first where the last steps' moves say the lists will
+  // hold (every rank decides alike, from the agreed distances): the device
+  // has the step's work while the host waits for the check's answer. Where
+  // the lists turn out stale, that work is thrown away.
+  const bool likely_fresh =
+      !due && farthest_ + 2 * std::max(step_move_, 0.0) <= 0.5 * settings_.skin;
+  const auto follow = [&](GhostReads reads) {
+    {
+      PhaseTimers::Scope t(*timers_, "ghost update");
+      exchange.update_ghosts(store, reads);
+    }
+    use_lists();
+  };
+  if (likely_fresh) follow(GhostReads::MayRun);  // no collective since the forces
+  if (!due) {
+    bool moved_too_far;
+    {
+      PhaseTimers::Scope t(*timers_, "neighbour check");
+      moved_too_far = stale(store, comm);
+    }
+    if (!moved_too_far) {
+      if (!likely_fresh) follow(GhostReads::Over);
+      return false;
+    }
   }
-  if (rebuild_now) {
-    rebuild(exchange, store, step);
-  } else {
-    PhaseTimers::Scope t(*timers_, "ghost update");
-    exchange.update_ghosts(store);
-  }
-  return rebuild_now;
+  rebuild(exchange, store, step);
+  use_lists();
+  return true;
 }
 
-bool NeighbourSchedule::stale(const ListedParticleStore& store, MPI_Comm comm) const {
-  if (settings_.skin == 0) return true;
-  if (settings_.rebuild_every > 0 && steps_on_lists_ >= settings_.rebuild_every) return true;
+bool NeighbourSchedule::stale(const ListedParticleStore& store, MPI_Comm comm) {
   const double moved = store.max_displacement();
   double farthest = 0;
   if (!sleep_waits_) {
@@ -73,6 +93,8 @@ bool NeighbourSchedule::stale(const ListedParticleStore& store, MPI_Comm comm) c
     MPSFW_MPI_CHECK(MPI_Iallreduce(&moved, &farthest, 1, MPI_DOUBLE, MPI_MAX, comm, &request));
     wait_yielding(request);
   }
+  step_move_ = farthest - farthest_;
+  farthest_ = farthest;
   return !(farthest <= 0.5 * settings_.skin);  // NaN too: the rebuild reports it
 }
 

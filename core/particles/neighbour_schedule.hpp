@@ -8,6 +8,8 @@
 // builds the lists; otherwise the ghosts' positions follow their owners.
 #include <mpi.h>
 
+#include <functional>
+
 #include "core/timers.hpp"
 #include "particle_exchange.hpp"
 #include "particle_store.hpp"
@@ -31,10 +33,15 @@ class NeighbourSchedule {
   // name it).
   void rebuild(ParticleExchange& exchange, ListedParticleStore& store, long step);
   // Collective, after the particles moved one step (`step`: the step being
-  // made): the rebuild if the lists are stale, else the ghosts' update.
+  // made): the ghosts' update and `use_lists()` (the step's work on the
+  // lists: the forces), or the rebuild and use_lists(). Where the last steps'
+  // moves say the lists will hold, the update and use_lists are queued before
+  // the check's answer is in, so that the device works while the host waits
+  // for it; should the lists turn out stale, the rebuild and use_lists()
+  // follow. use_lists must write only what a second call writes again.
   // Returns whether it rebuilt.
-  bool follow_move(ParticleExchange& exchange, ListedParticleStore& store, long step,
-                   MPI_Comm comm);
+  bool follow_move(ParticleExchange& exchange, ListedParticleStore& store, long step, MPI_Comm comm,
+                   const std::function<void()>& use_lists);
 
   long rebuilds() const { return rebuilds_; }
   void reset_rebuilds() { rebuilds_ = 0; }
@@ -46,12 +53,16 @@ class NeighbourSchedule {
   void sleep_while_waiting(bool sleep) { sleep_waits_ = sleep; }
 
  private:
-  bool stale(const ListedParticleStore& store, MPI_Comm comm) const;
+  // The check (collective): whether some particle moved more than half the
+  // skin since the build; keeps the agreed distance and its last growth.
+  bool stale(const ListedParticleStore& store, MPI_Comm comm);
 
   ListSettings settings_;
   PhaseTimers* timers_;
   long rebuilds_ = 0, steps_on_lists_ = 0;
   bool sleep_waits_ = false;
+  double farthest_ = 0;   // the last check's agreed distance (0 after a build)
+  double step_move_ = 0;  // its growth over the step before it
 };
 
 }  // namespace mpsfw

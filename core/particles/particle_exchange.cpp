@@ -173,7 +173,7 @@ void ParticleExchange::exchange_ghosts(ParticleStore& store) {
   // the rest go through MPI as between rebuilds.
   same_gpu_->connect(store, plan_);
   plan_positions(store);
-  move_positions(store);
+  move_positions(store, GhostReads::Over);  // migrate waited for every rank's device work
 }
 
 bool ParticleExchange::alone() const { return decomposition_.size() == 1; }
@@ -187,12 +187,12 @@ std::uint32_t ParticleExchange::own_lists() const {
   return own;
 }
 
-void ParticleExchange::update_ghosts(ParticleStore& store) const {
+void ParticleExchange::update_ghosts(ParticleStore& store, GhostReads reads) const {
   if (alone()) {  // all ghosts are own images
     store.refresh_own_images();
     return;
   }
-  move_positions(store);
+  move_positions(store, reads);
 }
 
 void ParticleExchange::exchange_counts(std::uint32_t lists, const long out[kGhostLists],
@@ -281,9 +281,10 @@ void ParticleExchange::plan_positions(const ParticleStore& store) {
   positions_->plan(std::move(receives), std::move(sends));
 }
 
-void ParticleExchange::move_positions(ParticleStore& store) const {
+void ParticleExchange::move_positions(ParticleStore& store, GhostReads reads) const {
   // Pushes and the rendezvous with the ranks that push to us first: one launch.
-  same_gpu_->push_all(store);
+  // (MPI messages land in a buffer of their own, unpacked in stream order.)
+  same_gpu_->push_all(store, reads);
   if (!positions_->empty()) send_and_receive(store);
   const std::uint32_t own = own_lists();
   if (own != 0) copy_own(store, own);

@@ -55,8 +55,10 @@ class ParticleExchange {
   // Replaces the ghosts: every particle (or periodic image) within the ghost
   // width of the subdomain, from the neighbours; remembers the plan.
   void exchange_ghosts(ParticleStore& store);
-  // The plan's ghosts again, at the particles' current positions.
-  void update_ghosts(ParticleStore& store) const;
+  // The plan's ghosts again, at the particles' current positions. `reads`:
+  // whether every rank's reads of its ghosts queued before are known to be
+  // over (SameGpuGhosts::push_all).
+  void update_ghosts(ParticleStore& store, GhostReads reads = GhostReads::Over) const;
   // Link cells of this rank's subdomain widened by the ghost width on every side.
   CellGrid cell_grid() const;
   // How ghost positions travel between rebuilds, for the run report.
@@ -78,7 +80,7 @@ class ParticleExchange {
   void plan_positions(const ParticleStore& store);
   // The plan's positions into the ghost slots: pushed where connected,
   // through MPI otherwise, copied for a rank's own images.
-  void move_positions(ParticleStore& store) const;
+  void move_positions(ParticleStore& store, GhostReads reads) const;
   // The planned position messages: pack, send, receive, unpack.
   void send_and_receive(ParticleStore& store) const;
   // Receives of `lists` from the receive buffer into their ghost slots.

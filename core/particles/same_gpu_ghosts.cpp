@@ -143,8 +143,10 @@ void* SameGpuGhosts::mapping_for(int rank, long generation, const PeerMemoryHand
   return used->back().mapped;
 }
 
-void SameGpuGhosts::push_all(ParticleStore& store) {
+void SameGpuGhosts::push_all(ParticleStore& store, GhostReads reads) {
   if (!active_) return;
+  // Every rank of the GPU passes the same `reads`, so the step counters match.
+  if (reads == GhostReads::MayRun) links_.rendezvous(++steps_);
   void* targets[kGhostLists];
   long slots[kGhostLists];
   for (int list = 0; list < kGhostLists; ++list) {

@@ -14,8 +14,10 @@
 // orders them. Linking, ordering and the rendezvous are the peer-link
 // protocol's (core/comm/peer_links.hpp); what is the particles' own is where
 // each list lands, announced anew at every rebuild.
-// The caller orders the previous step's reads of the ghosts before any push
-// (MD: every rank passed the neighbour check's all-reduce after its forces).
+// The previous step's reads of the ghosts come before any push: the caller
+// orders them (MD: every rank passed the neighbour check's all-reduce after
+// its forces), or push_all waits for them (GhostReads::MayRun: one more
+// rendezvous, before the pushes).
 #include <mpi.h>
 
 #include <array>
@@ -32,6 +34,11 @@
 #include "particle_store.hpp"
 
 namespace mpsfw {
+
+// Whether the receivers' reads of their ghosts (the step before's forces) are
+// known to be over when positions are pushed: Over where every rank passed
+// a collective after them, MayRun where a step's work was queued early.
+enum class GhostReads { Over, MayRun };
 
 class SameGpuGhosts {
  public:
@@ -54,8 +61,9 @@ class SameGpuGhosts {
   bool pushed_to_us(int list) const { return pushed_[list]; }
   // Pushes every list that has a receiver here and waits until the ranks
   // that push to this one have (GPU-side or at a host barrier): nothing
-  // where no rank on this GPU pushes.
-  void push_all(ParticleStore& store);
+  // where no rank on this GPU pushes. With `reads` MayRun, first waits until
+  // the ranks it pushes to have finished their work queued before this call.
+  void push_all(ParticleStore& store, GhostReads reads = GhostReads::Over);
   // How long a GPU-side wait may take, and the step every rank has finished
   // now (StreamSignals::set_peer_wait); nothing under the host barrier.
   void set_peer_wait(const PeerWait& wait);

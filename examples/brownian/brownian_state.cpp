@@ -71,11 +71,10 @@ void BrownianSolver::advance() {
     mpsfw::PhaseTimers::Scope t(timers_, "move");
     store_->move(config_.physics, step_ + 1);  // the step being made
   }
-  lists_.follow_move(exchange_, *store_, step_ + 1, decomposition_.comm());
-  {
+  lists_.follow_move(exchange_, *store_, step_ + 1, decomposition_.comm(), [&] {
     mpsfw::PhaseTimers::Scope t(timers_, "force");
     store_->compute_forces(config_.physics);
-  }
+  });
   ++step_;
 }
 

@@ -173,11 +173,10 @@ void MdSolver::advance() {
     PhaseTimers::Scope t(timers_, "integrate");
     store_->kick_drift(0.5 * dt, dt, config_.lj);
   }
-  lists_.follow_move(comm_, *store_, step_ + 1, decomposition_.comm());  // the step being made
-  {
+  lists_.follow_move(comm_, *store_, step_ + 1, decomposition_.comm(), [&] {  // the step being made
     PhaseTimers::Scope t(timers_, "force");
     store_->compute_forces(config_.lj);
-  }
+  });
   {
     PhaseTimers::Scope t(timers_, "integrate");
     store_->kick(0.5 * dt, config_.lj);

@@ -10,14 +10,17 @@
 // fail turns the direct path off for all (run.halo = auto) or stops the run
 // (ipc). On one rank nothing is pushed. Through ParticleExchange, with an MD host store
 // whose ghosts live in the window (support/windowed_md_store.hpp), pushed
-// ghosts give the forces of MPI ghosts bit for bit.
+// ghosts give the forces of MPI ghosts bit for bit. A push queued before any
+// collective waits for its receiver's reads.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/decomposition.hpp"
@@ -180,6 +183,40 @@ TEST(MdSameGpu, NeighboursPushIntoTheAnnouncedSlotsAcrossRebuilds) {
   ghosts.connect(store, plan);
   push_all(ghosts, store);
   expect_ghosts(ring, shared.base(), store.owned_count);
+  MPI_Comm_free(&node);
+}
+
+// A push queued before any collective (GhostReads::MayRun: the particle step
+// that queues its work before the neighbour check's answer) waits until its
+// receiver has finished what it queued before: rank 1, still "reading" its
+// ghosts for a while, finds them untouched, then everyone's pushes arrive.
+TEST(MdSameGpu, APushBeforeAnyCollectiveWaitsForItsReceiversReads) {
+  const Ring ring;
+  if (ring.size == 1) GTEST_SKIP() << "needs two ranks";
+  MPI_Comm node = node_of_every_rank();
+  SharedWindowMemory shared(node, 3 * kCapacity);
+  WindowStore store(shared.base(), ring.me);
+  GhostTransfer plan[kGhostLists];
+  ring.plan(plan, store);
+  for (const HaloSync sync : {HaloSync::Auto, HaloSync::Barrier}) {
+    SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, sync, one_gpu(),
+                         &shared);
+    ghosts.connect(store, plan);
+    ASSERT_TRUE(ghosts.pushed_to_us(0) && ghosts.pushed_to_us(1));
+    double* ghost_slots = shared.base() + 3 * store.owned_count;
+    const long ghost_doubles = 3 * (Ring::count(0, ring.right) + Ring::count(1, ring.left));
+    if (ring.me == 1) {
+      std::fill(ghost_slots, ghost_slots + ghost_doubles, -1.0);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      const long touched =
+          ghost_doubles - std::count(ghost_slots, ghost_slots + ghost_doubles, -1.0);
+      EXPECT_EQ(touched, 0) << "a neighbour pushed while rank 1 still read its ghosts (sync "
+                            << to_string(sync) << ")";
+    }
+    ghosts.push_all(store, GhostReads::MayRun);
+    expect_ghosts(ring, shared.base(), store.owned_count);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
   MPI_Comm_free(&node);
 }
 
