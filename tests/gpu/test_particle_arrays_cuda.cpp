@@ -5,8 +5,9 @@
 // builds every 5 steps) for 42 steps of velocity Verlet: positions,
 // velocities, ids and forces bit for bit, the same displacement, sums within
 // round-off (CUB's reduction order is not the host's); leaving particles and
-// their records, and the ghost positions packed for sending, bit for bit.
-// Skips without a GPU.
+// their records, and the ghost positions packed for sending, bit for bit;
+// pairs a hair inside the reach listed as the host lists them (the CUDA build
+// tests in single precision first). Skips without a GPU.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -143,6 +144,68 @@ TEST(ParticleArraysCuda, LeavingRecordsAndPackedSendsEqualTheHosts) {
   ASSERT_EQ(packed[0].size(), packed[1].size());
   EXPECT_EQ(differing_bits(packed[0].data(), packed[1].data(), packed[0].size() * sizeof(double)),
             0);
+}
+
+// The CUDA list build decides in single precision away from the reach and in
+// double near it: pairs whose distance is the reach less 1e-3 ... 1e-16 of it,
+// along an axis or a diagonal, at spots all over their cells, are listed as
+// the host lists them. Lists built with the cutoff as their reach, so a pair
+// left out shows as a missing force.
+TEST(ParticleArraysCuda, PairsAHairInsideTheReachAreListedAsOnTheHost) {
+  MPSFW_REQUIRE_GPU();
+  const md::MdConfig cfg =
+      testing_support::md_config({"md.cells_x=10", "md.cells_y=10", "md.cells_z=10"});
+  const CartDecomposition dec{MPI_COMM_SELF, md::link_cells(cfg), {0, 0, 0}, {true, true, true}};
+  const Subdomain dom = subdomain_of(dec, cfg.box);
+  const double rc = cfg.lj.cutoff;
+  const double hairs[] = {1e-3, 1e-5, 1e-7, 1e-8, 1e-9, 1e-10, 1e-12, 1e-14, 1e-16, 0.0};
+  const double spacing = cfg.box[0] / 3;  // 3 x 3 x 3 pairs, each > 2 reach from the others
+  std::vector<md::AtomRecord> atoms;
+  int k = 0;
+  for (int a = 0; a < 3; ++a) {
+    for (int b = 0; b < 3; ++b) {
+      for (int c = 0; c < 3; ++c, ++k) {
+        const double r = rc * (1 - hairs[k % 10]);
+        const double base[3] = {a * spacing + 0.37 * k / 27, b * spacing + 0.11 * (k % 5),
+                                c * spacing + 0.05 * (k % 7)};
+        double dir[3] = {1, 0, 0};
+        if (k % 3 == 1) dir[0] = dir[1] = dir[2] = 1 / std::sqrt(3.0);
+        if (k % 3 == 2) dir[0] = 0, dir[1] = dir[2] = 1 / std::sqrt(2.0);
+        md::AtomRecord p{}, q{};
+        for (int d = 0; d < 3; ++d) {
+          p.x[d] = base[d];
+          q.x[d] = base[d] + r * dir[d];
+        }
+        p.id = 2 * k;
+        q.id = 2 * k + 1;
+        atoms.push_back(p);
+        atoms.push_back(q);
+      }
+    }
+  }
+  std::vector<double> forces[2];
+  auto host = md::detail::make_host_md_store();
+  auto cuda = md::detail::make_cuda_md_store();
+  md::MdStore* stores[2] = {host.get(), cuda.get()};
+  for (int s = 0; s < 2; ++s) {
+    ParticleExchange ex(dec, dom, md::ghost_width(cfg));
+    stores[s]->assign(atoms);
+    ex.migrate(*stores[s], 0);
+    stores[s]->sort_by_cell(ex.cell_grid());
+    ex.exchange_ghosts(*stores[s]);
+    stores[s]->build_neighbors(ex.cell_grid(), rc);
+    stores[s]->compute_forces(cfg.lj);
+    forces[s] = stores[s]->download_forces();
+  }
+  ASSERT_EQ(forces[0].size(), 3 * atoms.size());
+  ASSERT_EQ(forces[1].size(), forces[0].size());
+  long felt = 0;  // atoms the host gives a force (pairs 1e-12 or more inside: 21)
+  for (size_t i = 0; i < atoms.size(); ++i)
+    felt += forces[0][3 * i] != 0 || forces[0][3 * i + 1] != 0;
+  EXPECT_GE(felt, 2 * 21) << "the host left out pairs inside the cutoff";
+  EXPECT_EQ(differing_bits(forces[0].data(), forces[1].data(), forces[0].size() * sizeof(double)),
+            0)
+      << "the CUDA lists differ from the host's near the reach";
 }
 
 }  // namespace
