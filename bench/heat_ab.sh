@@ -8,13 +8,16 @@
 #   bench/heat_ab.sh OUT "BASE.tar [OTHER.tar ...]" [SIZE=256] [RANKS="1 16 32"]
 # Environment: STEPS (1000), REPEATS (3), BUILD_ROOT (where the builds go: a
 # temporary folder), SET (extra "--set key=value" arguments for every run,
-# e.g. "--set run.halo=mpi" for the MPI halo path).
+# e.g. "--set run.halo=mpi" for the MPI halo path), BACKENDS ("cuda"; with
+# KOKKOS_PREFIX, bench_lib.sh, e.g. "cuda kokkos": every tree runs each, a
+# column per tree and backend).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?output folder}
 tars=${2:?base tarballs}
 size=${3:-256}
 ranks=${4:-1 16 32}
+backends=${BACKENDS:-cuda}
 steps=${STEPS:-1000}
 repeats=${REPEATS:-3}
 read -r -a extra <<<"${SET:-}"
@@ -35,18 +38,28 @@ for side in "${sides[@]}"; do
   build_gpu_solver "$src" "$work/build-$side" "$out/build-$side.log"
 done
 bench_setup "$work/build-new" "$out" "$size" "$steps"  # $input: every tree reads the same file
-echo "cores: $(nproc); heat ${size}³ strong, $steps steps, MPS on, medians of $repeats"
+echo "cores: $(nproc); heat ${size}³ strong, $steps steps, MPS on, backends: $backends, medians of $repeats"
 for r in $(seq "$repeats"); do
   for np in $ranks; do
     for side in "${sides[@]}"; do
-      name=$side-np$np-r$r
-      timeout 180 "$mpirun" -np "$np" --bind-to none "$work/build-$side/apps/solver" "$input" \
-        --backend cuda --mps on "${extra[@]}" --report "$out/$name.json" > "$out/$name.log" 2>&1 ||
-        echo "$name: exit $? (see $name.log)"
+      for backend in $backends; do
+        column=$side
+        [ "$backends" = cuda ] || column=$side-$backend
+        name=$column-np$np-r$r
+        timeout 180 "$mpirun" -np "$np" --bind-to none "$work/build-$side/apps/solver" "$input" \
+          --backend "$backend" --mps on "${extra[@]}" --report "$out/$name.json" > "$out/$name.log" 2>&1 ||
+          echo "$name: exit $? (see $name.log)"
+      done
     done
   done
 done
-python3 - "$out" "${sides[*]}" "$ranks" "$repeats" <<'PY'
+columns=()
+for side in "${sides[@]}"; do
+  for backend in $backends; do
+    if [ "$backends" = cuda ]; then columns+=("$side"); else columns+=("$side-$backend"); fi
+  done
+done
+python3 - "$out" "${columns[*]}" "$ranks" "$repeats" <<'PY'
 import json, os, statistics, sys
 out, sides, ranks, reps = sys.argv[1], sys.argv[2].split(), [int(v) for v in sys.argv[3].split()], int(sys.argv[4])
 def rates(side, n):

@@ -21,8 +21,8 @@
 // (heat_update.cuh, 64x4 z8) over the whole interior and over a box with
 // partial blocks at its edges. --backend kokkos times the Kokkos backend's
 // update (each launch followed by a fence) and its solver step instead: copy,
-// kernel and step lines only (pushes and boundary-first are the native CUDA
-// backend's).
+// kernel and step lines only (pushes and boundary first are timed for the
+// native CUDA backend only).
 //   heat_bandwidth [--n 512] [--repeats 20] [--sweep] [--variants] [--block NXxNYxNZ]
 //                  [--backend cuda|kokkos]
 #include <cuda_runtime.h>

@@ -57,11 +57,8 @@ __global__ void for_each_then_kernel(long n, F f, __grid_constant__ const StepHa
   if (i < n) f(i);
   __shared__ bool last;
   __syncthreads();  // the block's writes, before its arrival
-  if (threadIdx.x == 0) {
-    __threadfence_system();  // seen by a peer GPU too before the mark
-    last = atomicAdd(h.arrivals, 1u) == gridDim.x - 1;
-    if (last) *h.arrivals = 0;  // the next launch starts after this one ends
-  }
+  // The writes may go to a peer GPU: a system-wide fence.
+  if (threadIdx.x == 0) last = arrived_last(h, gridDim.x, true);
   __syncthreads();
   if (last) mark_and_wait(h, static_cast<int>(threadIdx.x));
 }

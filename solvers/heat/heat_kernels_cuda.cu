@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "boundary_tiles.hpp"
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
 #include "heat_kernels.hpp"
@@ -32,85 +33,26 @@ __device__ __forceinline__ void push_cells(const double* __restrict__ u, const F
   }
 }
 
-// The pushed planes cut into tiles of BX x BY cells for the boundary blocks
-// of a boundary-first step: BX along the plane's first dimension (x, or y for
-// an x face: neighbouring threads read neighbouring cells), BY along the
-// other. Face n of the list owns tiles [first_tile[n], first_tile[n + 1]).
-struct BoundaryTiles {
-  int face[6];
-  int tiles_along[6];
-  int first_tile[7];
-  int faces;
-  __host__ __device__ int total() const { return first_tile[faces]; }
-};
-
-__host__ __device__ inline int plane_along(int face) { return face / 2 == 0 ? 1 : 0; }
-__host__ __device__ inline int plane_across(int face) { return face / 2 == 2 ? 1 : 2; }
-
-BoundaryTiles boundary_tiles(const HaloPushes& pushes, int bx, int by) {
-  BoundaryTiles t{};
-  for (int f = 0; f < 6; ++f) {
-    if (!((pushes.faces >> f) & 1u)) continue;
-    const Int3 s = pushes.face[f].cells.size();
-    const int n = t.faces++;
-    t.face[n] = f;
-    t.tiles_along[n] = (s[plane_along(f)] + bx - 1) / bx;
-    const int tiles_across = (s[plane_across(f)] + by - 1) / by;
-    t.first_tile[n + 1] = t.first_tile[n] + t.tiles_along[n] * tiles_across;
-  }
-  return t;
-}
-
-// Rows of a boundary tile each thread computes: fewer, longer-lived blocks
-// were faster at 8 and 16 ranks under MPS (docs/performance.md).
-constexpr int kBoundaryRows = 4;
-
-// One tile of a boundary-first step: each cell's new value (from u, like the
-// update: the same value) into next and the neighbour's halo. With a
-// handshake, the block that finishes the planes last marks them done and
-// waits for the neighbours' planes; the launch, and with it the next step's
-// reads of the halos, ends only then.
+// One tile of a boundary-first step (boundary_tiles.hpp). With a handshake,
+// the block that finishes the planes last marks them done and waits for the
+// neighbours' planes; the launch, and with it the next step's reads of the
+// halos, ends only then.
 template <int BX, int BY>
 __device__ __forceinline__ void boundary_tile(const double* __restrict__ u,
                                               double* __restrict__ next, const FieldLayout& layout,
                                               Coefficients k, const HaloPushes& pushes,
                                               const BoundaryTiles& tiles,
                                               const StepHandshake& handshake, int tile) {
-  int n = 0;
-  while (tile >= tiles.first_tile[n + 1]) ++n;
-  const int f = tiles.face[n];
-  const int local = tile - tiles.first_tile[n];
-  const Box& plane = pushes.face[f].cells;
-  Int3 c = plane.lo;
-  c[plane_along(f)] += (local % tiles.tiles_along[n]) * BX + static_cast<int>(threadIdx.x);
-  c[plane_across(f)] +=
-      (local / tiles.tiles_along[n]) * BY * kBoundaryRows + static_cast<int>(threadIdx.y);
-#pragma unroll
-  for (int r = 0; r < kBoundaryRows; ++r, c[plane_across(f)] += BY) {
-    if (c[plane_along(f)] < plane.hi[plane_along(f)] &&
-        c[plane_across(f)] < plane.hi[plane_across(f)]) {
-      const std::int64_t at = layout.index(c.x, c.y, c.z);
-      const double v = updated_cell(u, at, layout.stride_y(), layout.stride_z(), k);
-      pushes.store(f, c.x, c.y, c.z, v);
-      // Planes share their edges: each cell of next is stored once.
-      if (pushes.first_face_holding(c.x, c.y, c.z) == f) next[at] = v;
-    }
-  }
+  update_tile_cells<BX, BY>(u, next, layout, k, pushes, tiles, tile, static_cast<int>(threadIdx.x),
+                            static_cast<int>(threadIdx.y));
   if (handshake.empty()) return;
   __shared__ bool last;
-  const int lane = static_cast<int>(threadIdx.y * BX + threadIdx.x);
   __syncthreads();  // the block's stores, before its arrival
-  if (lane == 0) {
-    if (pushes.other_gpu) {
-      __threadfence_system();  // stores into a peer GPU, seen there before the mark
-    } else {
-      __threadfence();
-    }
-    last = atomicAdd(handshake.arrivals, 1u) == static_cast<unsigned>(tiles.total() - 1);
-    if (last) *handshake.arrivals = 0;  // the next launch starts after this one ends
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    last = arrived_last(handshake, static_cast<unsigned>(tiles.total()), pushes.other_gpu);
   }
   __syncthreads();
-  if (last) mark_and_wait(handshake, lane);
+  if (last) mark_and_wait(handshake, static_cast<int>(threadIdx.y * BX + threadIdx.x));
 }
 
 // A boundary-first step in one launch: slices of boundary tiles in front
@@ -181,7 +123,7 @@ void launch_update(const double* u, double* next, const FieldLayout& layout, con
     wanted = (pushes.cells() + per_slice * BX * BY - 1) / (per_slice * BX * BY);
     wanted = wanted < 1024 ? wanted : 1024;
   } else {
-    tiles = boundary_tiles(pushes, BX, BY * kBoundaryRows);
+    tiles = boundary_tiles(pushes, BX, BY);
     wanted = (tiles.total() + per_slice - 1) / per_slice;
   }
   const unsigned extra_slices = static_cast<unsigned>(wanted);

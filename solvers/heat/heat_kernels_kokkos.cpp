@@ -3,7 +3,9 @@
 // GPU, as bind_device chose from that space), seen through unmanaged Views;
 // the layout's strides index them as in every other backend.
 #include <Kokkos_Core.hpp>
+#include <type_traits>
 
+#include "boundary_tiles.hpp"
 #include "core/error.hpp"
 #include "core/kokkos_launch.hpp"
 #include "heat_columns_kokkos.hpp"
@@ -28,6 +30,15 @@ using Rows = Kokkos::MDRangePolicy<Space, Kokkos::Rank<2, Right::Right, Right::R
 // (bench/heat_kokkos_variants; the figures are in docs/performance.md).
 constexpr bool kHostSpace = Kokkos::SpaceAccessibility<Space, Kokkos::HostSpace>::accessible;
 constexpr int kColumnDepth = 8;
+#if defined(KOKKOS_ENABLE_CUDA)
+constexpr bool kCudaSpace = std::is_same_v<Space, Kokkos::Cuda>;
+#else
+constexpr bool kCudaSpace = false;
+#endif
+// A boundary-first launch's teams (update_boundary_first): a GPU team's
+// lanes are its threads, laid over a tile as the native kernel's block is
+// (kTileX along the plane); a host team is one thread walking the lanes.
+constexpr int kTileX = 64, kTileY = 4, kTeamLanes = kTileX * kTileY;
 
 // Cells of `box` as (z, y, x) ranges: x, the contiguous one, varies fastest.
 Cells cells_of(const Box& box) {
@@ -43,6 +54,13 @@ KOKKOS_INLINE_FUNCTION double larger_change(const ConstField& now, const ConstFi
   return change > most ? change : most;
 }
 
+// What a boundary-first launch's tile teams read (update_boundary_first).
+struct BoundaryStep {
+  BoundaryTiles tiles;
+  HaloPushes pushes;
+  StepHandshake handshake;
+};
+
 class KokkosHeatKernels final : public HeatKernels {
  public:
   void update(const double* u, double* next, const FieldLayout& layout, const Box& box,
@@ -55,13 +73,79 @@ class KokkosHeatKernels final : public HeatKernels {
     }
   }
 
-  // The boundary-first launch runs the step's handshake inside it: a native
-  // CUDA kernel's feature (the heat solver pushes last on this backend).
-  void update_boundary_first(const double*, double*, const FieldLayout&, const Box&, Coefficients,
-                             const HaloPushes&, const StepHandshake&) override {
-    throw Error("heat: the Kokkos backend has no boundary-first update (a native CUDA path)");
+  // One launch of teams: the pushed planes' tiles first (dispatched first,
+  // so the neighbours get their halos early), then the columns of `inner`.
+  // The team that finishes its tile last runs the step's handshake (on a
+  // CUDA GPU; on the host, where fields shared between processes stand in
+  // for one in tests, the host runs it after the launch).
+  void update_boundary_first(const double* u, double* next, const FieldLayout& layout,
+                             const Box& inner, Coefficients k, const HaloPushes& pushes,
+                             const StepHandshake& handshake) override {
+    if (!has_boundary_first()) {
+      throw Error("heat: this Kokkos execution space has no boundary-first update");
+    }
+    if (pushes.empty() && !handshake.empty()) {
+      throw Error("Kokkos boundary-first update: a handshake needs pushed faces");
+    }
+    const BoundaryTiles tiles = boundary_tiles(pushes, kTileX, kTileY);
+    const int tile_teams = tiles.total();
+    const ColumnMarch<kColumnDepth> march(layout, inner, k);
+    const int columns = march.columns();
+    const int column_teams = (columns + kTeamLanes - 1) / kTeamLanes;
+    if (tile_teams + column_teams == 0) return;
+    const FieldLayout l = layout;
+    const BoundaryStep step{tiles, pushes, kHostSpace ? StepHandshake{} : handshake};
+    // Six teams an SM: 40 registers, as the columns alone take; more
+    // registers or fewer were slower under MPS (docs/performance.md).
+    using Teams = Kokkos::TeamPolicy<Space, Kokkos::LaunchBounds<kTeamLanes, 6>>;
+    using Team = typename Teams::member_type;
+    const Teams teams =
+        Teams(tile_teams + column_teams, kHostSpace ? 1 : kTeamLanes)
+            .set_scratch_size(0, Kokkos::PerTeam(static_cast<int>(sizeof(BoundaryStep))));
+    Kokkos::parallel_for(
+        "mpsfw::heat::update_boundary_first", as_kernel_argument(teams),
+        KOKKOS_LAMBDA(const Team& team) {
+          const int t = team.league_rank();
+          if (t >= tile_teams) {
+            const int first = (t - tile_teams) * kTeamLanes;
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kTeamLanes), [&](int lane) {
+              if (first + lane < columns) march.column(u, next, first + lane);
+            });
+            return;
+          }
+          // The tiles, pushes and handshake are indexed by face and lane:
+          // read where the launch passed them, that would copy the whole
+          // closure onto every thread's stack (1 KB a thread), so a tile
+          // team reads a copy in its shared memory.
+          auto* shared =
+              static_cast<BoundaryStep*>(team.team_shmem().get_shmem(sizeof(BoundaryStep)));
+          Kokkos::single(Kokkos::PerTeam(team), [&]() { *shared = step; });
+          team.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kTeamLanes), [&](int lane) {
+            update_tile_cells<kTileX, kTileY>(u, next, l, k, shared->pushes, shared->tiles, t,
+                                              lane % kTileX, lane / kTileX);
+          });
+          if (shared->handshake.empty()) return;
+#if defined(__CUDA_ARCH__)
+          team.team_barrier();  // the team's stores, before its arrival
+          int last = 0;
+          if (team.team_rank() == 0) {
+            last = arrived_last(shared->handshake, static_cast<unsigned>(tile_teams),
+                                shared->pushes.other_gpu)
+                       ? 1
+                       : 0;
+          }
+          team.team_broadcast(last, 0);
+          if (last != 0) mark_and_wait(shared->handshake, team.team_rank());
+#endif
+        });
+    if (kHostSpace && !handshake.empty()) {
+      Kokkos::fence();
+      host_mark_and_wait(handshake);
+    }
   }
-  bool has_boundary_first() const override { return false; }
+  // The handshake inside a launch is CUDA's (step_handshake.hpp).
+  bool has_boundary_first() const override { return kHostSpace || kCudaSpace; }
 
   // Each pushed plane cell's new value into the neighbour's halo (host
   // memory shared between processes in tests).

@@ -55,8 +55,10 @@ RunReport make_report(const HeatSolver& solver, const Params& params, const Devi
                            std::to_string(n.z) + (design.empty() ? "" : ", update " + design),
                        warnings);
   r.halo_path = halo_path(solver.halo(), device, comm);
-  if (device.backend == Backend::Kokkos && solver.halo().plan().pushed != 0) {
-    r.halo_path += " (pushed by a Kokkos kernel after the update)";
+  const HaloPlan& plan = solver.halo().plan();
+  if (device.backend == Backend::Kokkos && plan.pushed != 0) {
+    r.halo_path += plan.boundary_first ? " (pushed by a Kokkos kernel, boundary first)"
+                                       : " (pushed by a Kokkos kernel after the update)";
   }
   report_loop(solver, comm, solver.timers(), static_cast<double>(d.global_cells().product()), &r);
   r.diagnostic_columns = {"step", "time", "total_heat", "max_change"};

@@ -16,12 +16,17 @@
 #include "solvers/heat/face_geometry.hpp"
 #include "solvers/heat/heat_kernels.hpp"
 #include "support/heat_runs.hpp"
+#include "support/pushed_updates.hpp"
 
 namespace mpsfw {
 namespace {
 
+using testing_support::expect_pushes_copy_the_planes;
+using testing_support::expect_same_interior;
 using testing_support::heat_config;
+using testing_support::PushOrder;
 using testing_support::run_and_gather;
+using testing_support::update_with_pushes;
 using testing_support::world_rank;
 
 // Kokkos is started by the first bind and may be finalised only once.
@@ -116,6 +121,29 @@ TEST(HeatKokkos, PushedPlanesEqualHostBitForBit) {
   EXPECT_EQ(first_difference(results[1][0], results[0][0]), size) << "next";
   EXPECT_EQ(first_difference(results[1][1], results[0][1]), size) << "pushed planes";
   EXPECT_NE(first_difference(results[0][1], pattern), size) << "the host pushed nothing";
+}
+
+// The boundary-first launch (tiles of the pushed planes, then the columns
+// of the rest, in one launch): the host backend's plain update of the whole
+// block, bit for bit, every pushed plane in the sink's halo and nothing else
+// written, for several sets of faces. The block is wider than a tile (64
+// cells) and deeper than a column (8) on its odd sides.
+TEST(HeatKokkos, BoundaryFirstEqualsThePlainUpdate) {
+  int node_size = 1;
+  const int node_rank = testing_support::node_rank_and_size(MPI_COMM_WORLD, &node_size);
+  const DeviceBinding device =
+      bind_device(Backend::Kokkos, node_rank, node_size, CudaGate::without_mps());
+  const FieldLayout layout(Int3{70, 9, 19});
+  const auto plain = update_with_pushes(Backend::Host, layout, 0, PushOrder::Last);
+  const FaceMask face_sets[] = {kAllFaces, 0x3c /* y and z */, 1u << ZHi, 0x3 /* x */,
+                                (1u << XLo) | (1u << YHi) | (1u << ZLo)};
+  for (FaceMask faces : face_sets) {
+    SCOPED_TRACE("faces " + std::to_string(faces));
+    const auto first =
+        update_with_pushes(device.backend, layout, faces, PushOrder::BoundaryFirst, device.memory);
+    expect_same_interior(first.next, plain.next, layout);
+    expect_pushes_copy_the_planes(first, layout, faces);
+  }
 }
 
 TEST(HeatKokkos, DiagnosticsAgreeWithHost) {

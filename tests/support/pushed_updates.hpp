@@ -26,14 +26,17 @@ enum class PushOrder { Last, BoundaryFirst };
 inline const heat::Coefficients kPushTestCoefficients =
     heat::coefficients(1e-4, 0.1, 0.01, 0.01, 0.01);
 
-// `faces` pushed; without any, a plain update of the whole interior.
+// `faces` pushed; without any, a plain update of the whole interior. The
+// fields live in `memory` (the backend's own space unless given: Kokkos
+// kernels run on host or CUDA memory).
 inline PushedUpdate update_with_pushes(Backend backend, const FieldLayout& layout, FaceMask faces,
-                                       PushOrder order) {
+                                       PushOrder order, Backend memory = Backend::Auto) {
+  if (memory == Backend::Auto) memory = backend;
   const auto size = static_cast<size_t>(layout.size());
   std::vector<double> u(size);
   for (size_t c = 0; c < size; ++c) u[c] = std::sin(0.37 * static_cast<double>(c));
   const std::vector<double> unset(size, std::numeric_limits<double>::quiet_NaN());
-  Array<double> u_at(backend, size), next_at(backend, size), sink_at(backend, size);
+  Array<double> u_at(memory, size), next_at(memory, size), sink_at(memory, size);
   u_at.copy_from_host(u.data());
   next_at.copy_from_host(unset.data());
   sink_at.copy_from_host(unset.data());
