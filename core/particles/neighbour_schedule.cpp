@@ -1,30 +1,9 @@
 #include "neighbour_schedule.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <functional>
-#include <thread>
-
-#include "core/mpi_check.hpp"
 
 namespace mpsfw {
-namespace {
-
-// Completes `request`, giving the core away between polls.
-void wait_yielding(MPI_Request& request) {
-  for (int polls = 0;; ++polls) {
-    int done = 0;
-    MPSFW_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
-    if (done) return;
-    if (polls < 100) {
-      std::this_thread::yield();
-    } else {
-      std::this_thread::sleep_for(std::chrono::microseconds(20));
-    }
-  }
-}
-
-}  // namespace
 
 NeighbourSchedule::NeighbourSchedule(const ListSettings& settings, PhaseTimers& timers)
     : settings_(settings), timers_(&timers) {}
@@ -85,14 +64,13 @@ bool NeighbourSchedule::follow_move(ParticleExchange& exchange, ListedParticleSt
 
 bool NeighbourSchedule::stale(const ListedParticleStore& store, MPI_Comm comm) {
   const double moved = store.max_displacement();
-  double farthest = 0;
-  if (!sleep_waits_) {
-    MPSFW_MPI_CHECK(MPI_Allreduce(&moved, &farthest, 1, MPI_DOUBLE, MPI_MAX, comm));
-  } else {
-    MPI_Request request;
-    MPSFW_MPI_CHECK(MPI_Iallreduce(&moved, &farthest, 1, MPI_DOUBLE, MPI_MAX, comm, &request));
-    wait_yielding(request);
+  // Made at the first check, which every rank of `comm` reaches together.
+  if (!farthest_of_all_ || max_comm_ != comm) {
+    farthest_of_all_ = std::make_unique<NodeMax>(comm);
+    max_comm_ = comm;
   }
+  farthest_of_all_->sleep_while_waiting(sleep_waits_);
+  const double farthest = farthest_of_all_->max(moved);
   step_move_ = farthest - farthest_;
   farthest_ = farthest;
   return !(farthest <= 0.5 * settings_.skin);  // NaN too: the rebuild reports it

@@ -1,0 +1,136 @@
+#include "node_max.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <thread>
+
+#include "core/mpi_check.hpp"
+
+namespace mpsfw {
+namespace {
+
+// A node rank's value sits on a cache line of its own: no rank's write
+// invalidates the line another is writing.
+constexpr int kSlotDoubles = 8;
+
+// Polls before a sleeping wait sleeps between polls.
+constexpr int kYields = 100;
+
+// The largest of a and b; NaN if either is.
+double larger(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return NAN;
+  return a > b ? a : b;
+}
+
+// Completes `request`; with `sleep`, giving the core away between polls.
+void wait_for_request(MPI_Request& request, bool sleep) {
+  if (!sleep) {
+    MPSFW_MPI_CHECK(MPI_Wait(&request, MPI_STATUS_IGNORE));
+    return;
+  }
+  for (int polls = 0;; ++polls) {
+    int done = 0;
+    MPSFW_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+    if (done) return;
+    if (polls < kYields) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+  }
+}
+
+}  // namespace
+
+// The node's words, in rank 0's share of the window; the value slots follow.
+struct NodeMax::Shared {
+  alignas(64) std::uint64_t published;  // calls whose result is out
+  alignas(64) std::uint64_t arrived;    // node ranks in the current call
+  alignas(64) double result;
+};
+
+NodeMax::NodeMax(MPI_Comm comm, MPI_Comm node) {
+  if (node == MPI_COMM_NULL) {
+    MPSFW_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_));
+  } else {
+    MPSFW_MPI_CHECK(MPI_Comm_dup(node, &node_));
+  }
+  MPSFW_MPI_CHECK(MPI_Comm_rank(node_, &node_rank_));
+  MPSFW_MPI_CHECK(MPI_Comm_size(node_, &node_size_));
+  int me = 0;
+  MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &me));
+  MPSFW_MPI_CHECK(MPI_Comm_split(comm, node_rank_ == 0 ? 0 : MPI_UNDEFINED, me, &leaders_));
+  if (leaders_ != MPI_COMM_NULL) MPSFW_MPI_CHECK(MPI_Comm_size(leaders_, &leaders_size_));
+  const MPI_Aint bytes =
+      node_rank_ == 0
+          ? static_cast<MPI_Aint>(sizeof(Shared) + sizeof(double) * kSlotDoubles * node_size_)
+          : 0;
+  void* mine = nullptr;
+  MPSFW_MPI_CHECK(MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, node_, &mine, &window_));
+  MPI_Aint size = 0;
+  int unit = 0;
+  void* base = nullptr;
+  MPSFW_MPI_CHECK(MPI_Win_shared_query(window_, 0, &size, &unit, &base));
+  shared_ = static_cast<Shared*>(base);
+  values_ = reinterpret_cast<double*>(static_cast<char*>(base) + sizeof(Shared));
+  if (node_rank_ == 0) std::memset(base, 0, static_cast<std::size_t>(bytes));
+  MPSFW_MPI_CHECK(MPI_Barrier(node_));  // zero before anyone arrives
+}
+
+NodeMax::~NodeMax() {
+  // Freeing the window waits for the node's other ranks: not while an error
+  // unwinds this one (the job is ending; the others may never come).
+  if (std::uncaught_exceptions() > 0) return;
+  if (window_ != MPI_WIN_NULL) MPI_Win_free(&window_);
+  if (leaders_ != MPI_COMM_NULL) MPI_Comm_free(&leaders_);
+  if (node_ != MPI_COMM_NULL) MPI_Comm_free(&node_);
+}
+
+void NodeMax::wait_for(const std::uint64_t* word, std::uint64_t at_least) const {
+  for (int polls = 0; __atomic_load_n(word, __ATOMIC_ACQUIRE) < at_least; ++polls) {
+    if (!sleep_) {
+      // Now and then even so: should the node have fewer cores than it
+      // seemed, the rank waited for gets one.
+      if (polls % 1024 == 1023) std::this_thread::yield();
+      continue;
+    }
+    if (polls < kYields) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+  }
+}
+
+double NodeMax::max(double value) {
+  const std::uint64_t call = ++calls_;
+  values_[node_rank_ * kSlotDoubles] = value;
+  // The value before the arrival, for the rank that counts the arrivals.
+  __atomic_add_fetch(&shared_->arrived, 1, __ATOMIC_ACQ_REL);
+  if (node_rank_ != 0) {
+    wait_for(&shared_->published, call);
+    return shared_->result;
+  }
+  wait_for(&shared_->arrived, static_cast<std::uint64_t>(node_size_));
+  double largest = values_[0];
+  for (int r = 1; r < node_size_; ++r) largest = larger(largest, values_[r * kSlotDoubles]);
+  if (leaders_size_ > 1) {
+    // MPI_MAX need not keep a NaN: a flag for it travels beside the value.
+    const double mine[2] = {std::isnan(largest) ? 1.0 : 0.0, std::isnan(largest) ? 0.0 : largest};
+    double all[2] = {0, 0};
+    MPI_Request request;
+    MPSFW_MPI_CHECK(MPI_Iallreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, leaders_, &request));
+    wait_for_request(request, sleep_);
+    largest = all[0] > 0 ? NAN : all[1];
+  }
+  shared_->result = largest;
+  // Every rank has arrived, and none arrives at the next call before it sees
+  // this one published: the count starts again from zero.
+  __atomic_store_n(&shared_->arrived, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&shared_->published, call, __ATOMIC_RELEASE);
+  return largest;
+}
+
+}  // namespace mpsfw

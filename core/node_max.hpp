@@ -1,0 +1,47 @@
+#pragma once
+// The largest of one double over every rank of a communicator, through memory
+// the ranks of each node share: each rank writes its value and arrives; the
+// node's first rank waits for them all, takes the largest, agrees it with the
+// other nodes' first ranks through MPI, and publishes it. On a node that is
+// one round; MPI's all-reduce takes log2(ranks) rounds, each needing both
+// ranks of a pair on a core, so where ranks outnumber cores a round stalls
+// until the scheduler runs both (docs/performance.md).
+#include <mpi.h>
+
+#include <cstdint>
+
+namespace mpsfw {
+
+class NodeMax {
+ public:
+  // Collective over `comm`. `node`: the ranks of `comm` that share memory
+  // with this one (MPI_COMM_NULL: split `comm` by shared memory; tests pass
+  // other groupings to stand for several nodes).
+  explicit NodeMax(MPI_Comm comm, MPI_Comm node = MPI_COMM_NULL);
+  ~NodeMax();
+  NodeMax(const NodeMax&) = delete;
+  NodeMax& operator=(const NodeMax&) = delete;
+
+  // Collective over `comm`: the largest `value` of all ranks; NaN if any
+  // rank's is NaN (a check must see it).
+  double max(double value);
+
+  // Ranks outnumber their node's cores: a wait gives the core away (one that
+  // spins holds a core a rank it waits for needs).
+  void sleep_while_waiting(bool sleep) { sleep_ = sleep; }
+
+ private:
+  struct Shared;
+  void wait_for(const std::uint64_t* word, std::uint64_t at_least) const;
+
+  MPI_Comm node_ = MPI_COMM_NULL;
+  MPI_Comm leaders_ = MPI_COMM_NULL;  // the nodes' first ranks; null elsewhere
+  MPI_Win window_ = MPI_WIN_NULL;
+  Shared* shared_ = nullptr;
+  double* values_ = nullptr;  // a padded slot per node rank
+  int node_rank_ = 0, node_size_ = 1, leaders_size_ = 1;
+  std::uint64_t calls_ = 0;
+  bool sleep_ = false;
+};
+
+}  // namespace mpsfw

@@ -1,0 +1,80 @@
+// NodeMax, the largest value over all ranks through each node's shared
+// memory: every call of a long run equals MPI_Allreduce's MPI_MAX (so no rank
+// reads a call's result before it is out, or a slot before it is written),
+// spinning and sleeping alike, on one node and on ranks grouped as several
+// "nodes" (their first ranks agree through MPI); a NaN on one rank reaches
+// every rank.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+
+#include "core/node_max.hpp"
+
+namespace mpsfw {
+namespace {
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+// Values that change from call to call and rank to rank, the largest on a
+// different rank each time.
+double value(int rank, int call) { return std::sin(0.7 * rank + 1.3 * call) * (1 + call % 5); }
+
+void expect_max_of_every_call(NodeMax& max, int calls) {
+  const int me = world_rank();
+  for (int call = 0; call < calls; ++call) {
+    const double mine = value(me, call);
+    double want = 0;
+    MPI_Allreduce(&mine, &want, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    ASSERT_EQ(max.max(mine), want) << "call " << call;
+  }
+}
+
+TEST(NodeMax, EqualsTheAllReduceAtEveryCall) {
+  NodeMax max(MPI_COMM_WORLD);
+  expect_max_of_every_call(max, 500);
+}
+
+TEST(NodeMax, SleepingWaitsGiveTheSame) {
+  NodeMax max(MPI_COMM_WORLD);
+  max.sleep_while_waiting(true);
+  expect_max_of_every_call(max, 200);
+}
+
+// Ranks 0, 2, ... as one node and 1, 3, ... as another: two first ranks agree
+// through MPI.
+TEST(NodeMax, RanksGroupedAsSeveralNodes) {
+  MPI_Comm halves = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, world_rank() % 2, world_rank(), &halves);
+  {
+    NodeMax max(MPI_COMM_WORLD, halves);
+    expect_max_of_every_call(max, 300);
+    max.sleep_while_waiting(true);
+    expect_max_of_every_call(max, 50);
+  }
+  MPI_Comm_free(&halves);
+}
+
+TEST(NodeMax, ANaNOnOneRankReachesEveryRank) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm halves = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, world_rank() % 2, world_rank(), &halves);
+  {
+    NodeMax one_node(MPI_COMM_WORLD), two_nodes(MPI_COMM_WORLD, halves);
+    for (int nan_on = 0; nan_on < size; ++nan_on) {
+      const double mine = world_rank() == nan_on ? NAN : 1.0;
+      EXPECT_TRUE(std::isnan(one_node.max(mine))) << "NaN on rank " << nan_on;
+      EXPECT_TRUE(std::isnan(two_nodes.max(mine))) << "NaN on rank " << nan_on << ", two nodes";
+      EXPECT_EQ(one_node.max(2.0), 2.0);  // and the next call is clean again
+    }
+  }
+  MPI_Comm_free(&halves);
+}
+
+}  // namespace
+}  // namespace mpsfw
