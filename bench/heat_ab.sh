@@ -18,6 +18,8 @@ tars=${2:?base tarballs}
 size=${3:-256}
 ranks=${4:-1 16 32}
 backends=${BACKENDS:-cuda}
+# A run's column in the table: the tree, and the backend unless only cuda runs.
+column_of() { if [ "$backends" = cuda ]; then echo "$1"; else echo "$1-$2"; fi; }
 steps=${STEPS:-1000}
 repeats=${REPEATS:-3}
 read -r -a extra <<<"${SET:-}"
@@ -43,9 +45,7 @@ for r in $(seq "$repeats"); do
   for np in $ranks; do
     for side in "${sides[@]}"; do
       for backend in $backends; do
-        column=$side
-        [ "$backends" = cuda ] || column=$side-$backend
-        name=$column-np$np-r$r
+        name=$(column_of "$side" "$backend")-np$np-r$r
         timeout 180 "$mpirun" -np "$np" --bind-to none "$work/build-$side/apps/solver" "$input" \
           --backend "$backend" --mps on "${extra[@]}" --report "$out/$name.json" > "$out/$name.log" 2>&1 ||
           echo "$name: exit $? (see $name.log)"
@@ -56,7 +56,7 @@ done
 columns=()
 for side in "${sides[@]}"; do
   for backend in $backends; do
-    if [ "$backends" = cuda ]; then columns+=("$side"); else columns+=("$side-$backend"); fi
+    columns+=("$(column_of "$side" "$backend")")
   done
 done
 python3 - "$out" "${columns[*]}" "$ranks" "$repeats" <<'PY'

@@ -1,12 +1,12 @@
 #include "node_max.hpp"
 
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <exception>
 #include <thread>
 
 #include "core/mpi_check.hpp"
+#include "core/poll_backoff.hpp"
 
 namespace mpsfw {
 namespace {
@@ -24,20 +24,16 @@ double larger(double a, double b) {
   return a > b ? a : b;
 }
 
-// Completes `request`; with `sleep`, giving the core away between polls.
-void wait_for_request(MPI_Request& request, bool sleep) {
-  if (!sleep) {
-    MPSFW_MPI_CHECK(MPI_Wait(&request, MPI_STATUS_IGNORE));
-    return;
-  }
-  for (int polls = 0;; ++polls) {
-    int done = 0;
-    MPSFW_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
-    if (done) return;
-    if (polls < kYields) {
+// Polls done() until true: spinning (a yield now and then, should the node
+// have fewer cores than it seemed), or with `sleep` backing off.
+template <class Done>
+void wait_until(const Done& done, bool sleep) {
+  PollBackoff backoff(kYields);
+  for (int polls = 0; !done(); ++polls) {
+    if (sleep) {
+      backoff.pause();
+    } else if (polls % 1024 == 1023) {
       std::this_thread::yield();
-    } else {
-      std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
   }
 }
@@ -88,32 +84,19 @@ NodeMax::~NodeMax() {
   if (node_ != MPI_COMM_NULL) MPI_Comm_free(&node_);
 }
 
-void NodeMax::wait_for(const std::uint64_t* word, std::uint64_t at_least) const {
-  for (int polls = 0; __atomic_load_n(word, __ATOMIC_ACQUIRE) < at_least; ++polls) {
-    if (!sleep_) {
-      // Now and then even so: should the node have fewer cores than it
-      // seemed, the rank waited for gets one.
-      if (polls % 1024 == 1023) std::this_thread::yield();
-      continue;
-    }
-    if (polls < kYields) {
-      std::this_thread::yield();
-    } else {
-      std::this_thread::sleep_for(std::chrono::microseconds(20));
-    }
-  }
-}
-
 double NodeMax::max(double value) {
   const std::uint64_t call = ++calls_;
   values_[node_rank_ * kSlotDoubles] = value;
   // The value before the arrival, for the rank that counts the arrivals.
   __atomic_add_fetch(&shared_->arrived, 1, __ATOMIC_ACQ_REL);
   if (node_rank_ != 0) {
-    wait_for(&shared_->published, call);
+    wait_until([&] { return __atomic_load_n(&shared_->published, __ATOMIC_ACQUIRE) >= call; },
+               sleep_);
     return shared_->result;
   }
-  wait_for(&shared_->arrived, static_cast<std::uint64_t>(node_size_));
+  const auto everyone = static_cast<std::uint64_t>(node_size_);
+  wait_until([&] { return __atomic_load_n(&shared_->arrived, __ATOMIC_ACQUIRE) >= everyone; },
+             sleep_);
   double largest = values_[0];
   for (int r = 1; r < node_size_; ++r) largest = larger(largest, values_[r * kSlotDoubles]);
   if (leaders_size_ > 1) {
@@ -122,7 +105,13 @@ double NodeMax::max(double value) {
     double all[2] = {0, 0};
     MPI_Request request;
     MPSFW_MPI_CHECK(MPI_Iallreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, leaders_, &request));
-    wait_for_request(request, sleep_);
+    wait_until(
+        [&] {
+          int done = 0;
+          MPSFW_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+          return done != 0;
+        },
+        sleep_);
     largest = all[0] > 0 ? NAN : all[1];
   }
   shared_->result = largest;

@@ -32,7 +32,6 @@ class NodeMax {
 
  private:
   struct Shared;
-  void wait_for(const std::uint64_t* word, std::uint64_t at_least) const;
 
   MPI_Comm node_ = MPI_COMM_NULL;
   MPI_Comm leaders_ = MPI_COMM_NULL;  // the nodes' first ranks; null elsewhere

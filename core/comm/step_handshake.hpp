@@ -17,10 +17,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
-#include <thread>
 
 #include "core/error.hpp"
 #include "core/hd.hpp"
+#include "core/poll_backoff.hpp"
 
 namespace mpsfw {
 
@@ -105,8 +105,9 @@ inline void host_mark_and_wait(const StepHandshake& h) {
   const auto start = std::chrono::steady_clock::now();
   for (int n = 0; n < h.count; ++n) {
     const std::uint64_t* theirs = h.theirs[n];
-    for (int spins = 0; __atomic_load_n(theirs + kStepsDone, __ATOMIC_ACQUIRE) < h.finished;
-         ++spins) {
+    // Ranks may outnumber cores (CI): give the neighbour the core.
+    PollBackoff backoff(1000);
+    while (__atomic_load_n(theirs + kStepsDone, __ATOMIC_ACQUIRE) < h.finished) {
       if (h.wait_ns != 0) {
         const std::uint64_t relayed = __atomic_load_n(theirs + kMissingStep, __ATOMIC_ACQUIRE);
         if (relayed != 0) {
@@ -118,12 +119,7 @@ inline void host_mark_and_wait(const StepHandshake& h) {
           host_give_up(h, h.rank[n], h.finished);
         }
       }
-      // Ranks may outnumber cores (CI): give the neighbour the core.
-      if (spins < 1000) {
-        std::this_thread::yield();
-      } else {
-        std::this_thread::sleep_for(std::chrono::microseconds(20));
-      }
+      backoff.pause();
     }
   }
 }
