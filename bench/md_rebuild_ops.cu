@@ -11,7 +11,7 @@
 // Prints each operation's median over the rounds. Then the particle layer's
 // CUDA primitives alone at the same sizes, each call waited for: what a call
 // costs beside its bytes.
-//   md_rebuild_ops [--cells N (40)] [--rounds R (20)] [--stores "cuda host"]
+//   md_rebuild_ops [--cells N (40)] [--rounds R (20)] [--stores "cuda kokkos host"]
 #include <mpi.h>
 
 #include <algorithm>
@@ -44,11 +44,7 @@ using namespace mpsfw;
 using namespace mpsfw::md;
 
 std::unique_ptr<MdStore> store_named(const std::string& name) {
-  const Backend backend = parse_backend(name);
-  if (backend == Backend::Kokkos) {
-    throw Error("md_rebuild_ops: --stores takes cuda and host (Kokkos is timed by bench/md_lj.sh)");
-  }
-  return make_md_store(backend);
+  return make_md_store(parse_backend(name));
 }
 
 // One store and its exchange, and what each operation took, per round.
@@ -87,7 +83,7 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-void time_primitives(long n, long entries, int keys, int rounds);
+void time_primitives(long n, int keys, int rounds);
 void time_launches(const CudaExec& exec, double* x, int rounds);
 
 void time_stores(const std::string& stores, const MdConfig& config,
@@ -109,7 +105,10 @@ int run(int argc, char** argv) {
       throw Error("md_rebuild_ops: unknown option " + key);
     }
   }
-  const DeviceBinding device = bind_device(Backend::Cuda, 0, 1, CudaGate::without_mps());
+  // A Kokkos store needs Kokkos started, on the same GPU as the CUDA ones.
+  const bool kokkos = (" " + stores + " ").find(" kokkos ") != std::string::npos;
+  const DeviceBinding device =
+      bind_device(kokkos ? Backend::Kokkos : Backend::Cuda, 0, 1, CudaGate::without_mps());
   const MdConfig config = md_config_from(md_params_from_overrides(
       {"md.cells_x=" + std::to_string(cells), "md.cells_y=" + std::to_string(cells),
        "md.cells_z=" + std::to_string(cells)}));
@@ -119,10 +118,9 @@ int run(int argc, char** argv) {
   const std::vector<AtomRecord> atoms = fcc_atoms(config, domain, MPI_COMM_WORLD);
   const double reach = ghost_width(config), half_dt = 0.5 * config.dt;
   time_stores(stores, config, decomposition, domain, atoms, reach, half_dt, rounds);
-  // Selecting the send lists looks at 26 entries a particle.
   const long n = static_cast<long>(atoms.size());
   const CellGrid grid = ParticleExchange(decomposition, domain, reach).cell_grid();
-  time_primitives(n, kGhostLists * n, grid.count[0] * grid.count[1] * grid.count[2], rounds);
+  time_primitives(n, grid.count[0] * grid.count[1] * grid.count[2], rounds);
   release_device(device);  // after the stores freed their memory
   return 0;
 }
@@ -205,14 +203,13 @@ void print_medians(const std::string& title, std::map<std::string, std::vector<d
 }
 
 // CudaExec's calls alone, each waited for.
-void time_primitives(long n, long entries, int keys, int rounds) {
+void time_primitives(long n, int keys, int rounds) {
   CudaExec exec;
   Array<double> x(Backend::Cuda, static_cast<size_t>(4 * n));
   bench::fill_test_pattern(x);
   Array<int> key(Backend::Cuda, static_cast<size_t>(n));
   Array<long> order(Backend::Cuda, static_cast<size_t>(n)),
-      out(Backend::Cuda, static_cast<size_t>(n)), count(Backend::Cuda, 1);
-  Array<int> picked(Backend::Cuda, static_cast<size_t>(entries));
+      out(Backend::Cuda, static_cast<size_t>(n));
   Array<long> start(Backend::Cuda, static_cast<size_t>(keys) + 1);
   double* xp = x.data();
   int* kp = key.data();
@@ -241,8 +238,6 @@ void time_primitives(long n, long entries, int keys, int rounds) {
     timed_call("sum" + at_n, [&] { (void)exec.sum(n, value); });
     timed_call("max_of" + at_n, [&] { (void)exec.max_of(n, value); });
     timed_call("scan" + at_n, [&] { exec.scan(n, odd, store); });
-    timed_call("select (" + std::to_string(entries) + ")",
-               [&] { exec.select(entries, odd, picked.data(), count.data()); });
     timed_call("sort_by_key" + at_n + ", " + std::to_string(keys) + " keys",
                [&] { exec.sort_by_key(kp, n, keys, order.data(), start.data()); });
     timed_call("copy 8 bytes to the host", [&] {

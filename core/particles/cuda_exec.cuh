@@ -1,7 +1,7 @@
 #pragma once
 // The CUDA backend of the particle layer's primitives (particle_arrays.hpp
 // says what each must do): one kernel launch per for_each on the default
-// stream, CUB for scans, selections, sums and the stable radix sort, largest values by
+// stream, CUB for scans, sums and the stable radix sort, largest values by
 // one atomic a warp into a device word (read when asked), counts likewise, and the neighbour
 // lists built a warp per link cell. Included by CUDA sources only (nvcc with
 // --extended-lambda).
@@ -17,7 +17,6 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
-#include <cub/device/device_select.cuh>
 #include <string>
 
 #include "core/backend.hpp"
@@ -231,8 +230,6 @@ class CudaExec {
   static constexpr Backend kSpace = Backend::Cuda;
   static constexpr bool kRowsTransposed = true;  // a warp's k-th entries coalesce
   static constexpr bool kFusedMax = true;        // max_later (particle_arrays.hpp)
-  // CUB selects 26 entries a particle faster than a second selection and its wait.
-  static constexpr bool kShellFirst = false;
 
   template <class F>
   void for_each(long n, const F& f) const {
@@ -323,24 +320,6 @@ class CudaExec {
     } else {
       scan_over<long>(n, f, use);
     }
-  }
-
-  // CUB's selection, in 32 bits.
-  template <class Pick>
-  void select(long n, const Pick& pick, int* out, long* count) const {
-    if (n > INT_MAX) {
-      throw Error("particles: a selection among " + std::to_string(n) +
-                  " is more than 32-bit indices reach");
-    }
-    if (n <= 0) {
-      MPSFW_CUDA_CHECK(cudaMemsetAsync(count, 0, sizeof(long)));
-      return;
-    }
-    const thrust::counting_iterator<int> first(0);
-    const int m = static_cast<int>(n);
-    std::size_t bytes = 0;
-    MPSFW_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, first, out, count, m, pick));
-    MPSFW_CUDA_CHECK(cub::DeviceSelect::If(temp(bytes), bytes, first, out, count, m, pick));
   }
 
   // CUB's radix sort is stable; each key's start where the sorted keys step. In 32

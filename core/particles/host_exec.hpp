@@ -17,7 +17,6 @@ class HostExec {
   static constexpr Backend kSpace = Backend::Host;
   static constexpr bool kRowsTransposed = false;  // a thread walks its own rows
   static constexpr bool kFusedMax = true;         // max_later (particle_arrays.hpp)
-  static constexpr bool kShellFirst = false;      // one pass over 26 entries a particle
 
   template <class F>
   void for_each(long n, const F& f) const {
@@ -79,15 +78,6 @@ class HostExec {
       use(i, before);
       before += v;
     }
-  }
-
-  template <class Pick>
-  void select(long n, const Pick& pick, int* out, long* count) const {
-    long k = 0;
-    for (long i = 0; i < n; ++i) {
-      if (pick(i)) out[k++] = static_cast<int>(i);
-    }
-    *count = k;
   }
 
   // A stable counting sort: keys in [0, keys).

@@ -34,10 +34,6 @@ class KokkosExec {
   // No max_later: a reduction into device memory inside the drift cost more
   // than the check's own pass (docs/performance.md, 2026-11-27).
   static constexpr bool kFusedMax = false;
-  // Kokkos's scan over 26 entries a particle cost 3.5 times CUB's select: the
-  // ghost lists' selection takes the particles in some list first
-  // (docs/performance.md, 2026-11-27).
-  static constexpr bool kShellFirst = true;
 
   template <class F>
   void for_each(long n, const F& f) const {
@@ -105,29 +101,17 @@ class KokkosExec {
         });
   }
 
-  template <class Pick>
-  void select(long n, const Pick& pick, int* out, long* count) const {
-    if (n <= 0) {
-      for_each(
-          1L, MPSFW_LAMBDA(long) { *count = 0; });
-      return;
-    }
-    scan(
-        n, MPSFW_LAMBDA(long i) { return pick(i) ? 1L : 0L; },
-        MPSFW_LAMBDA(long i, long before) {
-          const bool taken = pick(i);
-          if (taken) out[before] = static_cast<int>(i);
-          if (i == n - 1) *count = before + (taken ? 1 : 0);
-        });
-  }
-
   // A counting sort: each key's count by atomics, their starts by a scan,
-  // places by atomics, and each key's run back into index order (insertion
-  // sort: a key, a link cell, holds a few tens of particles), so stable.
+  // places by atomics (in no set order), then every particle's place within
+  // its key's run by its rank there (the run's particles of lower index: a
+  // key, a link cell, holds a few tens), so stable.
   void sort_by_key(const int* key, long n, int keys, long* order, long* start) const {
     if (static_cast<long>(fill_.size()) < keys + 1L)
       fill_ = Array<long>(kSpace, static_cast<std::size_t>(keys + keys / 4 + 16));
+    if (static_cast<long>(placed_.size()) < n)
+      placed_ = Array<long>(kSpace, static_cast<std::size_t>(n + n / 4 + 16));
     long* fill = fill_.data();
+    long* placed = placed_.data();
     for_each(
         keys + 1L, MPSFW_LAMBDA(long k) { fill[k] = 0; });
     for_each(
@@ -138,39 +122,52 @@ class KokkosExec {
     for_each(
         keys + 1L, MPSFW_LAMBDA(long k) { fill[k] = start[k]; });
     for_each(
-        n, MPSFW_LAMBDA(long i) { order[Kokkos::atomic_fetch_add(&fill[key[i]], 1L)] = i; });
+        n, MPSFW_LAMBDA(long i) { placed[Kokkos::atomic_fetch_add(&fill[key[i]], 1L)] = i; });
     for_each(
-        keys, MPSFW_LAMBDA(long k) {
-          for (long a = start[k] + 1; a < start[k + 1]; ++a) {
-            const long particle = order[a];
-            long b = a;
-            for (; b > start[k] && order[b - 1] > particle; --b) order[b] = order[b - 1];
-            order[b] = particle;
-          }
+        n, MPSFW_LAMBDA(long p) {
+          const long particle = placed[p];
+          const int k = key[particle];
+          long rank = start[k];
+          for (long a = start[k]; a < start[k + 1]; ++a) rank += placed[a] < particle ? 1 : 0;
+          order[rank] = particle;
         });
   }
 
   // A team per link cell, a thread per particle of it: the team loads each
-  // (z, y) row's particles into its scratch tile a team's width at a time,
-  // and each thread tests its particle against the tile (on a GPU a team is
-  // a warp; on the host one thread). The same lists as list_one.
+  // (z, y) row's particles (their points first gathered into cell order, so
+  // that a tile's loads are contiguous) into its scratch tile a team's width
+  // at a time, and each thread tests its particle against the tile (on a GPU
+  // a team is a warp; on the host one thread). A cell's particles ascend
+  // (sort_by_key is stable), owned before ghosts: a team stops at its first
+  // ghost. The same lists as list_one.
   long list_neighbours(const NeighbourBuild& b) const {
+    if (static_cast<long>(sorted_.size()) < 4 * b.binned)
+      sorted_ = Array<double>(kSpace, static_cast<std::size_t>(4 * (b.binned + b.binned / 4 + 16)));
+    double* sorted = sorted_.data();
+    {
+      const double* x = b.x;
+      const long* order = b.order;
+      for_each(
+          b.binned, MPSFW_LAMBDA(long s) { put_point(sorted, s, point_of(x, order[s])); });
+    }
     using Team = Kokkos::TeamPolicy<Space>::member_type;
-    using Tile = Kokkos::View<double* [4], Kokkos::LayoutRight, Space::scratch_memory_space,
-                              Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-    using TileIndex =
-        Kokkos::View<long*, Space::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     const int team_size = kSpace == Backend::Cuda ? 32 : 1;
     const int cells = b.grid.count[0] * b.grid.count[1] * b.grid.count[2];
-    const std::size_t scratch = Tile::shmem_size(team_size) + TileIndex::shmem_size(team_size);
+    // The tile's points and their indices, in scratch aligned for whole-point
+    // loads (the slack covers the alignment).
+    const std::size_t tile_bytes = team_size * sizeof(ParticlePoint);
+    const std::size_t scratch = tile_bytes + team_size * sizeof(int) + 2 * alignof(ParticlePoint);
     const auto policy = as_kernel_argument(Kokkos::TeamPolicy<Space>(cells, team_size))
                             .set_scratch_size(0, Kokkos::PerTeam(scratch));
     long longest = 0;
     Kokkos::parallel_reduce(
         "mpsfw::particles::list_neighbours", policy,
         MPSFW_LAMBDA(const Team& team, long& most) {
-          const Tile tile(team.team_scratch(0), team_size);
-          const TileIndex tile_index(team.team_scratch(0), team_size);
+          auto* tile = static_cast<ParticlePoint*>(
+              team.team_shmem().get_shmem_aligned(tile_bytes, alignof(ParticlePoint)));
+          auto* tile_index = static_cast<int*>(
+              team.team_shmem().get_shmem_aligned(team_size * sizeof(int), alignof(int)));
+          const auto* points = reinterpret_cast<const ParticlePoint*>(sorted);
           const int me = team.team_rank();
           const int cell = team.league_rank();
           const int nx = b.grid.count[0], ny = b.grid.count[1], nz = b.grid.count[2];
@@ -178,10 +175,11 @@ class KokkosExec {
           const int x_lo = cx > 0 ? cx - 1 : 0, x_hi = cx < nx - 1 ? cx + 1 : nx - 1;
           const long end = b.start[cell + 1];
           for (long first = b.start[cell]; first < end; first += team_size) {
+            if (b.order[first] >= b.owned) break;  // ghosts from here on need no list
             const long s = first + me;
             const long i = s < end ? b.order[s] : b.owned;
-            const bool mine = i < b.owned;  // ghosts need no list
-            const ParticlePoint pi = mine ? point_of(b.x, i) : ParticlePoint{{0, 0, 0, 0}};
+            const bool mine = i < b.owned;
+            const ParticlePoint pi = mine ? points[s] : ParticlePoint{{0, 0, 0, 0}};
             long k = 0;
             for (int z = cz > 0 ? cz - 1 : 0; z <= (cz < nz - 1 ? cz + 1 : nz - 1); ++z) {
               for (int y = cy > 0 ? cy - 1 : 0; y <= (cy < ny - 1 ? cy + 1 : ny - 1); ++y) {
@@ -190,20 +188,19 @@ class KokkosExec {
                 for (long t0 = b.start[row + x_lo]; t0 < row_end; t0 += team_size) {
                   team.team_barrier();  // the previous tile is no longer read
                   if (t0 + me < row_end) {
-                    const long j = b.order[t0 + me];
-                    for (int d = 0; d < 3; ++d) tile(me, d) = b.x[4 * j + d];
-                    tile_index(me) = j;
+                    tile[me] = points[t0 + me];
+                    tile_index[me] = static_cast<int>(b.order[t0 + me]);
                   }
                   team.team_barrier();
                   if (!mine) continue;
-                  const long n = row_end - t0 < team_size ? row_end - t0 : team_size;
-                  for (long u = 0; u < n; ++u) {
-                    const long j = tile_index(u);
-                    const double dx = pi.c[0] - tile(u, 0), dy = pi.c[1] - tile(u, 1),
-                                 dz = pi.c[2] - tile(u, 2);
+                  const int n =
+                      row_end - t0 < team_size ? static_cast<int>(row_end - t0) : team_size;
+                  for (int u = 0; u < n; ++u) {
+                    const int j = tile_index[u];
+                    const double dx = pi.c[0] - tile[u].c[0], dy = pi.c[1] - tile[u].c[1],
+                                 dz = pi.c[2] - tile[u].c[2];
                     if (j == i || dx * dx + dy * dy + dz * dz >= b.reach2) continue;
-                    if (k < b.width)
-                      b.index[i * b.row_step + k * b.entry_step] = static_cast<int>(j);
+                    if (k < b.width) b.index[i * b.row_step + k * b.entry_step] = j;
                     ++k;
                   }
                 }
@@ -223,7 +220,9 @@ class KokkosExec {
   void sleep_while_waiting(bool /*sleep*/) const {}  // Kokkos's waits are its own
 
  private:
-  mutable Array<long> fill_;  // sort_by_key's counts, then places
+  mutable Array<long> fill_;      // sort_by_key's counts, then places
+  mutable Array<long> placed_;    // sort_by_key's particles by key, in no set order
+  mutable Array<double> sorted_;  // list_neighbours's points in cell order
 };
 
 }  // namespace mpsfw

@@ -13,9 +13,6 @@
 //                                  for n (the same bits run after run)
 //   scan(n, f, use)                use(i, before) for every i < n, before
 //                                  the sum of integer f(j), j < i
-//   select(n, pick, out, count)    the i < n with pick(i), ascending, into
-//                                  int out[], their number into *count (in
-//                                  kSpace: nothing waits for it)
 //   max_later(n, f), later_max()   max_of in two halves: the pass, and
 //                                  (later, waiting for it) its result; only
 //                                  where kFusedMax (else a pass of its own)
@@ -26,11 +23,8 @@
 //   list_neighbours(build)         neighbour lists (neighbour_rows.hpp says
 //                                  which: the order is the same everywhere)
 //   synchronize(), sleep_while_waiting(sleep)
-// and says where its memory is (kSpace), whether neighbour lists are
-// stored transposed (kRowsTransposed: on a GPU) and whether the ghost lists'
-// selection first selects the particles in some list (kShellFirst: where a
-// selection over 26 entries a particle costs more than a second selection and
-// a wait for its count).
+// and says where its memory is (kSpace) and whether neighbour lists are
+// stored transposed (kRowsTransposed: on a GPU).
 // f is an MPSFW_LAMBDA over raw pointers, so one body serves every backend.
 // Storage: positions 4 doubles a particle (x, y, z, unused: one 32-byte
 // sector per neighbour gathered on a GPU, and the slots same-GPU neighbours
@@ -316,18 +310,24 @@ class ParticleArrays : public Base {
     send_particles_ = n > 0 ? static_cast<int>(n) : 1;
     std::vector<long> starts(kGhostLists + 1, 0L);
     if (n > 0) {
-      // Each particle's lists, in a pass of its own (a selection's thread
-      // takes many entries in turn: what its test computes is paid serially);
-      // where kShellFirst, the particles in some list first (the shell: most
-      // particles are in none); then the entries (list, particle), list * n +
-      // particle, that are in their list, in order: every list's particles,
-      // list after list; then where each list starts, and (tally[kGhostLists])
-      // all lists' entries.
+      // Each particle's lists, in a pass of its own; then, a thread a chunk
+      // of particles (send_chunk; most particles are in no list, so a
+      // thread walks the few lists of its few), each chunk's count in every list;
+      // where each (list, chunk) starts, by a scan over them list after list;
+      // and each chunk's entries (list, particle), list * n + particle,
+      // written from there: every list's particles ascending, list after
+      // list. The scan also gives where each list starts and (tally[
+      // kGhostLists]) all lists' entries.
+      const long chunk = send_chunk(n), chunks = (n + chunk - 1) / chunk;
       scratch(&mask_, n);
       scratch(&sends_, most_lists(bands) * n);
+      scratch(&chunk_count_, kGhostLists * chunks);
+      scratch(&chunk_start_, kGhostLists * chunks);
       scratch(&tally_, kGhostLists + 1);
       std::uint32_t* mask = mask_.data();
       int* send = sends_.data();
+      int* count = chunk_count_.data();
+      int* start = chunk_start_.data();
       long* tally = tally_.data();
       const double* x = x_.data();
       const GhostBands b = bands;
@@ -336,38 +336,43 @@ class ParticleArrays : public Base {
             const double* c = x + 4 * i;
             mask[i] = ghost_list_mask(c[0], c[1], c[2], b);
           });
-      constexpr bool shell_first = Exec::kShellFirst;
-      long candidates = n;  // the particles the entries range over
-      int* shell = nullptr;
-      if constexpr (shell_first) {
-        scratch(&shell_, n);
-        shell = shell_.data();
-        exec_.select(
-            n, MPSFW_LAMBDA(long i) { return mask[i] != 0u; }, shell, tally + kGhostLists);
-        memory::copy(&candidates, Backend::Host, tally + kGhostLists, kSpace, sizeof(long));
-      }
-      // In 32 bits: a GPU divides 64-bit integers slowly.
-      const int stride = candidates > 0 ? static_cast<int>(candidates) : 1;
-      exec_.select(
-          kGhostLists * candidates,
-          MPSFW_LAMBDA(long e) {
-            const int entry = static_cast<int>(e);
-            const int particle = shell_first ? shell[entry % stride] : entry % stride;
-            return (mask[particle] >> (entry / stride)) & 1u;
-          },
-          send, tally + kGhostLists);
-      const int m = send_particles_;
-      if constexpr (shell_first) {  // (list, shell particle) entries to (list, particle)
-        exec_.for_each(
-            kGhostLists * candidates, MPSFW_LAMBDA(long k) {
-              if (k >= tally[kGhostLists]) return;
-              const int entry = send[k];
-              send[k] = entry / stride * m + shell[entry % stride];
-            });
-      }
+      // In 32 bits: the entries are fewer than 2^31 (checked above).
+      const int particles = static_cast<int>(n), stride = static_cast<int>(chunks);
       exec_.for_each(
-          kGhostLists, MPSFW_LAMBDA(long list) {
-            tally[list] = first_at_least(send, tally[kGhostLists], static_cast<int>(list) * m);
+          chunks, MPSFW_LAMBDA(long c) {
+            int in[kGhostLists] = {};  // unrolled: registers, not memory
+            const int end = static_cast<int>((c + 1) * chunk < n ? (c + 1) * chunk : n);
+            for (int i = static_cast<int>(c * chunk); i < end; ++i) {
+              const std::uint32_t bits = mask[i];
+              if (bits == 0u) continue;
+              MPSFW_UNROLL
+              for (int list = 0; list < kGhostLists; ++list) in[list] += (bits >> list) & 1u;
+            }
+            MPSFW_UNROLL
+            for (int list = 0; list < kGhostLists; ++list) count[list * stride + c] = in[list];
+          });
+      exec_.scan(
+          kGhostLists * chunks, MPSFW_LAMBDA(long e) { return static_cast<long>(count[e]); },
+          MPSFW_LAMBDA(long e, long before) {
+            const int entry = static_cast<int>(e);
+            start[entry] = static_cast<int>(before);
+            if (entry % stride == 0) tally[entry / stride] = before;
+            if (entry == kGhostLists * stride - 1) tally[kGhostLists] = before + count[entry];
+          });
+      exec_.for_each(
+          chunks, MPSFW_LAMBDA(long c) {
+            int at[kGhostLists];
+            MPSFW_UNROLL
+            for (int list = 0; list < kGhostLists; ++list) at[list] = start[list * stride + c];
+            const int end = static_cast<int>((c + 1) * chunk < n ? (c + 1) * chunk : n);
+            for (int i = static_cast<int>(c * chunk); i < end; ++i) {
+              const std::uint32_t bits = mask[i];
+              if (bits == 0u) continue;
+              MPSFW_UNROLL
+              for (int list = 0; list < kGhostLists; ++list) {
+                if ((bits >> list) & 1u) send[at[list]++] = list * particles + i;
+              }
+            }
           });
       memory::copy(starts.data(), Backend::Host, tally, kSpace, starts.size() * sizeof(long));
     }
@@ -854,12 +859,20 @@ class ParticleArrays : public Base {
   Array<double> x_;  // 4 per particle, owned then ghosts
   long generation_ = 0;
   Scratch<double> x_spare_;
+  // select_sends's particles a thread, 4 to 64: at least 16384 threads where
+  // there are particles for them (a thread's walk is serial), and few
+  // (list, chunk) counts to scan.
+  static long send_chunk(long n) {
+    long chunk = 4;
+    while (chunk < 64 && n / (2 * chunk) >= 16384) chunk *= 2;
+    return chunk;
+  }
   // Scans, sorts and their results.
   Scratch<long> flag_, order_, start_, tally_;
   Scratch<int> key_;
-  Scratch<std::uint32_t> mask_;     // each owned particle's ghost lists
-  Scratch<int> shell_;              // kShellFirst: the owned particles in some list, ascending
-  Scratch<unsigned char> records_;  // migrating particles' records
+  Scratch<std::uint32_t> mask_;             // each owned particle's ghost lists
+  Scratch<int> chunk_count_, chunk_start_;  // select_sends's (list, chunk) counts and starts
+  Scratch<unsigned char> records_;          // migrating particles' records
   // The ghost plan: the 26 send lists' entries back to back (Runs::particle
   // reads them), where each list begins, and what is added to the positions
   // it sends.

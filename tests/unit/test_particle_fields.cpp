@@ -48,6 +48,21 @@ ParticleRecords lattice(const Arrays& a) {
   return r;
 }
 
+// 1000 particles on a unit lattice in [0, 10)^3, in scrambled order: many
+// times the particles a thread of select_sends takes.
+ParticleRecords cube(const Arrays& a) {
+  ParticleRecords r(a.record_layout());
+  for (std::int64_t id = 0; id < 1000; ++id) {
+    const std::int64_t k = (id * 37) % 1000;
+    Record rec{{0.5 + static_cast<double>(k % 10), 0.5 + static_cast<double>(k / 10 % 10),
+                0.5 + static_cast<double>(k / 100)},
+               {q_of(id, 0), q_of(id, 1)},
+               id};
+    r.append(&rec);
+  }
+  return r;
+}
+
 // Every owned particle's q matches its id.
 void expect_fields_follow(const Arrays& a) {
   const long cap = a.capacity();
@@ -130,6 +145,10 @@ TEST(ParticleFields, SendListsAreEachListsParticlesInOrder) {
   a.assign_records(lattice(a));
   expect_send_lists(a, 2.0, 8.0);  // a corner particle in 7 lists
   expect_send_lists(a, 6.0, 4.0);  // bands overlapping: in up to 26
+  Arrays b = make_arrays();
+  b.assign_records(cube(b));
+  expect_send_lists(b, 2.0, 8.0);
+  expect_send_lists(b, 6.0, 4.0);
 }
 
 }  // namespace
