@@ -1,5 +1,5 @@
 """advise's decisions (scripts/advise_choice.py) on recorded probe tables: the
-medians of the committed H200 sweeps (docs/sweep-h200/*/sweep.csv; "mps" there
+medians of the 2026-11-24 H200 sweeps (docs/sweep-h200/*/sweep.csv at 73f2085; "mps" there
 is MPS at 100 %, "mps-caps" MPS at the auto cap) and small tables that hold a
 tie, a failed point and a node with fewer cores than the table.
   python3 tests/sweep/test_advise_choice.py SCRIPTS_DIR"""
@@ -16,7 +16,7 @@ def ran(arm, k, cap, throughput):
 
 
 def heat_strong_h200():
-    """heat 256^3 strong, one H200 (docs/sweep-h200/heat-strong)."""
+    """heat 256^3 strong, one H200 (docs/sweep-h200/heat-strong at 73f2085)."""
     return [ran(ONE_PER_GPU, 1, 0, 2.16e11), ran(TIME_SLICED, 2, 0, 5.23e10),
             ran(TIME_SLICED, 4, 0, 2.58e10), ran(MPS, 2, 100, 2.22e11),
             ran(MPS, 4, 50, 2.09e11), ran(MPS, 8, 25, 2.02e11),
@@ -24,7 +24,7 @@ def heat_strong_h200():
 
 
 def md_weak_h200():
-    """MD 16k atoms per rank, weak, MPS at the auto cap (docs/sweep-h200/md-weak)."""
+    """MD 16k atoms per rank, weak, MPS at the auto cap (docs/sweep-h200/md-weak at 73f2085)."""
     return [ran(ONE_PER_GPU, 1, 0, 1.28e8), ran(MPS, 2, 100, 1.46e8), ran(MPS, 4, 50, 2.17e8),
             ran(MPS, 8, 25, 2.85e8), ran(MPS, 16, 13, 3.43e8), ran(MPS, 32, 7, 4.76e7)]
 
