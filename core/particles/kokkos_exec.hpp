@@ -133,13 +133,16 @@ class KokkosExec {
         });
   }
 
-  // A team per link cell, a thread per particle of it: the team loads each
-  // (z, y) row's particles (their points first gathered into cell order, so
-  // that a tile's loads are contiguous) into its scratch tile a team's width
-  // at a time, and each thread tests its particle against the tile (on a GPU
-  // a team is a warp; on the host one thread). A cell's particles ascend
-  // (sort_by_key is stable), owned before ghosts: a team stops at its first
-  // ghost. The same lists as list_one.
+  // A team per kCellsPerTeam link cells along x, a thread per particle of
+  // them: on a GPU two cells, a warp each (a 32-thread team would cap an SM
+  // at 32 warps, its limit of 32 blocks); on the host one cell, one thread.
+  // The team loads each (z, y) row's particles under its cells (their points
+  // first gathered into cell order, so that a tile's loads are contiguous)
+  // into its scratch tile a team's width at a time, and each thread tests its
+  // particle against the part of the tile next to its own cell. A cell's
+  // particles ascend (sort_by_key is stable), owned before ghosts: a cell is
+  // done at its first ghost. Every thread of a team takes the same loop
+  // trips (the barriers need it). The same lists as list_one.
   long list_neighbours(const NeighbourBuild& b) const {
     if (static_cast<long>(sorted_.size()) < 4 * b.binned)
       sorted_ = Array<double>(kSpace, static_cast<std::size_t>(4 * (b.binned + b.binned / 4 + 16)));
@@ -151,14 +154,20 @@ class KokkosExec {
           b.binned, MPSFW_LAMBDA(long s) { put_point(sorted, s, point_of(x, order[s])); });
     }
     using Team = Kokkos::TeamPolicy<Space>::member_type;
-    const int team_size = kSpace == Backend::Cuda ? 32 : 1;
-    const int cells = b.grid.count[0] * b.grid.count[1] * b.grid.count[2];
+    constexpr int kLanes = kSpace == Backend::Cuda ? 32 : 1;  // threads a cell
+    constexpr int kCellsPerTeam = kSpace == Backend::Cuda ? 2 : 1;
+    constexpr int kTeam = kLanes * kCellsPerTeam;
+    const int nx = b.grid.count[0], ny = b.grid.count[1], nz = b.grid.count[2];
+    const int teams_x = (nx + kCellsPerTeam - 1) / kCellsPerTeam, teams = teams_x * ny * nz;
     // The tile's points and their indices, in scratch aligned for whole-point
     // loads (the slack covers the alignment).
-    const std::size_t tile_bytes = team_size * sizeof(ParticlePoint);
-    const std::size_t scratch = tile_bytes + team_size * sizeof(int) + 2 * alignof(ParticlePoint);
-    const auto policy = as_kernel_argument(Kokkos::TeamPolicy<Space>(cells, team_size))
-                            .set_scratch_size(0, Kokkos::PerTeam(scratch));
+    const std::size_t tile_bytes = kTeam * sizeof(ParticlePoint);
+    const std::size_t scratch = tile_bytes + kTeam * sizeof(int) + 2 * alignof(ParticlePoint);
+    // 20 teams an SM: 44 registers, no spills (ptxas); the 32 that fit (32
+    // registers) were slower (docs/performance.md, 2026-11-27).
+    const auto policy =
+        as_kernel_argument(Kokkos::TeamPolicy<Space, Kokkos::LaunchBounds<kTeam, 20>>(teams, kTeam))
+            .set_scratch_size(0, Kokkos::PerTeam(scratch));
     long longest = 0;
     Kokkos::parallel_reduce(
         "mpsfw::particles::list_neighbours", policy,
@@ -166,36 +175,55 @@ class KokkosExec {
           auto* tile = static_cast<ParticlePoint*>(
               team.team_shmem().get_shmem_aligned(tile_bytes, alignof(ParticlePoint)));
           auto* tile_index = static_cast<int*>(
-              team.team_shmem().get_shmem_aligned(team_size * sizeof(int), alignof(int)));
+              team.team_shmem().get_shmem_aligned(kTeam * sizeof(int), alignof(int)));
           const auto* points = reinterpret_cast<const ParticlePoint*>(sorted);
-          const int me = team.team_rank();
-          const int cell = team.league_rank();
-          const int nx = b.grid.count[0], ny = b.grid.count[1], nz = b.grid.count[2];
-          const int cx = cell % nx, cy = (cell / nx) % ny, cz = cell / (nx * ny);
+          const int rank = team.team_rank(), me = rank % kLanes;
+          const int tx = team.league_rank() % teams_x, cy = (team.league_rank() / teams_x) % ny,
+                    cz = team.league_rank() / (teams_x * ny);
+          const int first_x = tx * kCellsPerTeam;
+          const int last_x =
+              first_x + kCellsPerTeam - 1 < nx - 1 ? first_x + kCellsPerTeam - 1 : nx - 1;
+          // The cells' rows, and this thread's cell and the columns next to it.
+          const int row_lo = first_x > 0 ? first_x - 1 : 0,
+                    row_hi = last_x < nx - 1 ? last_x + 1 : nx - 1;
+          const int cx = first_x + rank / kLanes;  // past last_x: a thread with no cell
           const int x_lo = cx > 0 ? cx - 1 : 0, x_hi = cx < nx - 1 ? cx + 1 : nx - 1;
-          const long end = b.start[cell + 1];
-          for (long first = b.start[cell]; first < end; first += team_size) {
-            if (b.order[first] >= b.owned) break;  // ghosts from here on need no list
-            const long s = first + me;
-            const long i = s < end ? b.order[s] : b.owned;
-            const bool mine = i < b.owned;
+          // Positions and indices in 32 bits (build_neighbors refuses 2^31
+          // particles): fewer registers.
+          const int base = (cz * ny + cy) * nx;
+          const auto start = [&](int c) { return static_cast<int>(b.start[c]); };
+          const int owned = static_cast<int>(b.owned);
+          // Whether cell x of this team still has owned particles from `first` on.
+          const auto owned_from = [&](int x, int first) {
+            return x <= last_x && first < start(base + x + 1) && b.order[first] < owned;
+          };
+          for (int q = 0;; q += kLanes) {
+            bool any = false;  // the same answer on every thread of the team
+            for (int h = 0; h < kCellsPerTeam; ++h)
+              any = any || owned_from(first_x + h, start(base + first_x + h) + q);
+            if (!any) break;
+            const int s = cx <= last_x ? start(base + cx) + q + me : 0;
+            const bool mine = cx <= last_x && s < start(base + cx + 1) && b.order[s] < owned;
+            const int i = mine ? static_cast<int>(b.order[s]) : owned;
             const ParticlePoint pi = mine ? points[s] : ParticlePoint{{0, 0, 0, 0}};
-            long k = 0;
+            int k = 0;
             for (int z = cz > 0 ? cz - 1 : 0; z <= (cz < nz - 1 ? cz + 1 : nz - 1); ++z) {
               for (int y = cy > 0 ? cy - 1 : 0; y <= (cy < ny - 1 ? cy + 1 : ny - 1); ++y) {
-                const long row = (static_cast<long>(z) * ny + y) * nx;
-                const long row_end = b.start[row + x_hi + 1];
-                for (long t0 = b.start[row + x_lo]; t0 < row_end; t0 += team_size) {
+                const int row = (z * ny + y) * nx;
+                const int row_end = start(row + row_hi + 1);
+                // This thread's candidates: the columns next to its cell.
+                const int mine_lo = start(row + x_lo), mine_hi = start(row + x_hi + 1);
+                for (int t0 = start(row + row_lo); t0 < row_end; t0 += kTeam) {
                   team.team_barrier();  // the previous tile is no longer read
-                  if (t0 + me < row_end) {
-                    tile[me] = points[t0 + me];
-                    tile_index[me] = static_cast<int>(b.order[t0 + me]);
+                  if (t0 + rank < row_end) {
+                    tile[rank] = points[t0 + rank];
+                    tile_index[rank] = static_cast<int>(b.order[t0 + rank]);
                   }
                   team.team_barrier();
                   if (!mine) continue;
-                  const int n =
-                      row_end - t0 < team_size ? static_cast<int>(row_end - t0) : team_size;
-                  for (int u = 0; u < n; ++u) {
+                  const int u_lo = mine_lo > t0 ? mine_lo - t0 : 0;
+                  const int u_hi = mine_hi - t0 < kTeam ? mine_hi - t0 : kTeam;
+                  for (int u = u_lo; u < u_hi; ++u) {
                     const int j = tile_index[u];
                     const double dx = pi.c[0] - tile[u].c[0], dy = pi.c[1] - tile[u].c[1],
                                  dz = pi.c[2] - tile[u].c[2];
@@ -207,7 +235,7 @@ class KokkosExec {
               }
             }
             if (mine) {
-              b.count[i] = static_cast<int>(k);
+              b.count[i] = k;
               if (k > most) most = k;
             }
           }
