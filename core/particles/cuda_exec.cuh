@@ -13,7 +13,6 @@
 #include <climits>
 #include <cmath>
 #include <cstddef>
-#include <cstring>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
@@ -25,6 +24,7 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "neighbour_rows.hpp"
+#include "word_landing.hpp"
 
 namespace mpsfw {
 namespace cuda_exec {
@@ -107,48 +107,6 @@ class WordPair {
  private:
   Array<unsigned long long> words_{Backend::Cuda, 2};
   int slot_ = 0;
-};
-
-// A device word copied into pinned host memory behind the work queued so
-// far (start), read when asked (bits), waiting for that copy alone: work
-// queued after start() does not delay the read. The wait spins, or sleeps
-// once sleep_while_waiting(true) (a blocking-sync event).
-class WordLanding {
- public:
-  WordLanding() {
-    landed_ = static_cast<unsigned long long*>(
-        memory::allocate_pinned(Backend::Cuda, sizeof(unsigned long long)));
-    MPSFW_CUDA_CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
-  }
-  ~WordLanding() {
-    cudaEventDestroy(ready_);
-    memory::release_pinned(Backend::Cuda, landed_);
-  }
-  WordLanding(const WordLanding&) = delete;
-  WordLanding& operator=(const WordLanding&) = delete;
-
-  void sleep_while_waiting(bool sleep) {
-    if (sleep == sleeping_) return;
-    MPSFW_CUDA_CHECK(cudaEventDestroy(ready_));
-    ready_ = nullptr;
-    MPSFW_CUDA_CHECK(cudaEventCreateWithFlags(
-        &ready_, cudaEventDisableTiming | (sleep ? cudaEventBlockingSync : 0u)));
-    sleeping_ = sleep;
-  }
-  void start(const unsigned long long* word) {
-    MPSFW_CUDA_CHECK(
-        cudaMemcpyAsync(landed_, word, sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-    MPSFW_CUDA_CHECK(cudaEventRecord(ready_));
-  }
-  unsigned long long bits() const {
-    MPSFW_CUDA_CHECK(cudaEventSynchronize(ready_));
-    return *landed_;
-  }
-
- private:
-  unsigned long long* landed_ = nullptr;
-  cudaEvent_t ready_ = nullptr;
-  bool sleeping_ = false;
 };
 
 // NeighbourBuild's lists, a warp per link cell (kListWarps cells a block), a
@@ -288,7 +246,7 @@ class CudaExec {
     // what the caller queues after it (neighbour_schedule.hpp).
     later_.start(word);
   }
-  double later_max() const { return as_double(later_.bits()); }
+  double later_max() const { return double_of_bits(later_.bits()); }
   template <class F>
   double max_of(long n, const F& f) const {
     max_later(n, f);
@@ -402,12 +360,7 @@ class CudaExec {
     MPSFW_CUDA_CHECK(cudaMemcpy(&host, out, sizeof(T), cudaMemcpyDeviceToHost));
     return host;
   }
-  double read_largest() const { return as_double(read_word(largest_.current())); }
-  static double as_double(unsigned long long bits) {
-    double v = 0;
-    std::memcpy(&v, &bits, sizeof v);
-    return v;
-  }
+  double read_largest() const { return double_of_bits(read_word(largest_.current())); }
   unsigned long long read_word(const unsigned long long* word) const {
     read_.start(word);
     return read_.bits();
@@ -428,10 +381,10 @@ class CudaExec {
 
   mutable Array<char> temp_, values_, keys_, sorted_;
   mutable Array<char> result_{Backend::Cuda, 16};
-  mutable cuda_exec::WordPair largest_;   // max_later's and the list build's longest count
-  mutable cuda_exec::WordPair counted_;   // count's
-  mutable cuda_exec::WordLanding later_;  // max_later's result, on its way
-  mutable cuda_exec::WordLanding read_;   // read_word's
+  mutable cuda_exec::WordPair largest_;  // max_later's and the list build's longest count
+  mutable cuda_exec::WordPair counted_;  // count's
+  mutable WordLanding later_;            // max_later's result, on its way
+  mutable WordLanding read_;             // read_word's
 };
 
 }  // namespace mpsfw

@@ -5,7 +5,10 @@
 // same-GPU neighbours can map it). Included by sources built with
 // mpsfw_kokkos_sources only.
 #include <Kokkos_Core.hpp>
+#include <cmath>
 #include <cstddef>
+#include <memory>
+#include <type_traits>
 
 #include "core/backend.hpp"
 #include "core/comm/step_handshake.hpp"
@@ -13,6 +16,9 @@
 #include "core/kokkos_launch.hpp"
 #include "core/memory.hpp"
 #include "neighbour_rows.hpp"
+#if defined(KOKKOS_ENABLE_CUDA)
+#include "word_landing.hpp"
+#endif
 
 namespace mpsfw {
 
@@ -31,9 +37,7 @@ class KokkosExec {
           ? Backend::Host
           : Backend::Cuda;
   static constexpr bool kRowsTransposed = kSpace == Backend::Cuda;
-  // No max_later: a reduction into device memory inside the drift cost more
-  // than the check's own pass (docs/performance.md, 2026-11-27).
-  static constexpr bool kFusedMax = false;
+  static constexpr bool kFusedMax = true;  // max_later
 
   template <class F>
   void for_each(long n, const F& f) const {
@@ -53,6 +57,48 @@ class KokkosExec {
     if (!h.empty()) return false;
     for_each(n, f);
     return true;
+  }
+
+  // max_of in two halves (NaN counting as HUGE_VAL): on a CUDA Kokkos the
+  // largest goes into a device word and on to the host behind this pass
+  // alone (WordLanding on Kokkos's stream), so that what the caller queues
+  // next runs while later_max waits; on the host it is known at once.
+  template <class F>
+  void max_later(long n, const F& f) const {
+    const auto largest_of = MPSFW_LAMBDA(long i, double& m) {
+      const double v = f(i);
+      const double w = v >= 0 ? v : HUGE_VAL;
+      if (w > m) m = w;
+    };
+#if defined(KOKKOS_ENABLE_CUDA)
+    if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
+      if (!landing_) {
+        word_ = Array<double>(kSpace, 1);
+        landing_ = std::make_unique<WordLanding>();
+        landing_->sleep_while_waiting(sleep_);
+      }
+      const Kokkos::View<double, Space::memory_space, Kokkos::MemoryUnmanaged> word(word_.data());
+      Kokkos::parallel_reduce("mpsfw::particles::max_later", range(n), largest_of,
+                              Kokkos::Max<double, Space::memory_space>(word));
+      landing_->start(reinterpret_cast<const unsigned long long*>(word_.data()),
+                      Kokkos::Cuda().cuda_stream());
+      return;
+    }
+#endif
+    later_ = 0;
+    if (n > 0) {
+      Kokkos::parallel_reduce("mpsfw::particles::max_later", range(n), largest_of,
+                              Kokkos::Max<double>(later_));
+    }
+  }
+  double later_max() const {
+#if defined(KOKKOS_ENABLE_CUDA)
+    if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
+      const double v = double_of_bits(landing_->bits());
+      return v > 0 ? v : 0;  // none: the reduction's lowest double
+    }
+#endif
+    return later_;
   }
 
   template <class F>
@@ -245,12 +291,24 @@ class KokkosExec {
   }
 
   void synchronize() const { Kokkos::fence(); }
-  void sleep_while_waiting(bool /*sleep*/) const {}  // Kokkos's waits are its own
+  // later_max's wait sleeps instead of spinning (Kokkos's own waits are its own).
+  void sleep_while_waiting(bool sleep) {
+    sleep_ = sleep;
+#if defined(KOKKOS_ENABLE_CUDA)
+    if (landing_) landing_->sleep_while_waiting(sleep);
+#endif
+  }
 
  private:
   mutable Array<long> fill_;      // sort_by_key's counts, then places
   mutable Array<long> placed_;    // sort_by_key's particles by key, in no set order
   mutable Array<double> sorted_;  // list_neighbours's points in cell order
+  mutable double later_ = 0;      // max_later's result on the host
+  bool sleep_ = false;
+#if defined(KOKKOS_ENABLE_CUDA)
+  mutable Array<double> word_;                    // max_later's result on the GPU
+  mutable std::unique_ptr<WordLanding> landing_;  // and on its way to the host
+#endif
 };
 
 }  // namespace mpsfw
