@@ -10,15 +10,14 @@
 // list build, forces, and a step's kick-drift with the displacement check.
 // Prints each operation's median over the rounds. Then the particle layer's
 // CUDA primitives alone at the same sizes, each call waited for: what a call
-// costs beside its bytes.
+// costs beside its bytes (bench/primitive_timing.hpp); Kokkos's too where a
+// Kokkos store was timed.
 //   md_rebuild_ops [--cells N (40)] [--rounds R (20)] [--stores "cuda kokkos host"]
 #include <mpi.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -26,6 +25,8 @@
 #include <vector>
 
 #include "bench/bench_support.hpp"
+#include "bench/md_rebuild_ops_kokkos.hpp"
+#include "bench/primitive_timing.hpp"
 #include "core/decomposition.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
@@ -78,13 +79,7 @@ GhostBands one_rank_bands(const Subdomain& domain, double reach) {
   return b;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-void time_primitives(long n, int keys, int rounds);
-void time_launches(const CudaExec& exec, double* x, int rounds);
+void time_launches(const CudaExec& exec, int rounds);
 
 void time_stores(const std::string& stores, const MdConfig& config,
                  const CartDecomposition& decomposition, const Subdomain& domain,
@@ -120,7 +115,13 @@ int run(int argc, char** argv) {
   time_stores(stores, config, decomposition, domain, atoms, reach, half_dt, rounds);
   const long n = static_cast<long>(atoms.size());
   const CellGrid grid = ParticleExchange(decomposition, domain, reach).cell_grid();
-  time_primitives(n, grid.count[0] * grid.count[1] * grid.count[2], rounds);
+  const int keys = grid.count[0] * grid.count[1] * grid.count[2];
+  {
+    const CudaExec exec;
+    bench::time_primitives(exec, "CudaExec", n, keys, rounds);
+    time_launches(exec, rounds);
+  }
+  if (kokkos) bench::time_kokkos_primitives(n, keys, rounds);
   release_device(device);  // after the stores freed their memory
   return 0;
 }
@@ -189,107 +190,38 @@ void time_stores(const std::string& stores, const MdConfig& config,
     std::printf("\n");
     for (const auto& [op, unused] : subjects.front().seconds) {
       std::printf("%-20s", op.c_str());
-      for (Subject& s : subjects) std::printf(" %10.1f", 1e6 * median(s.seconds[op]));
+      for (Subject& s : subjects) std::printf(" %10.1f", 1e6 * bench::median_of(s.seconds[op]));
       std::printf("\n");
     }
     std::fflush(stdout);  // an abort later would lose it
   }
 }
 
-void print_medians(const std::string& title, std::map<std::string, std::vector<double>>& seconds) {
-  std::printf("%s, medians in microseconds\n", title.c_str());
-  for (auto& [op, s] : seconds) std::printf("  %-28s %10.1f\n", op.c_str(), 1e6 * median(s));
-  std::fflush(stdout);
-}
-
-// CudaExec's calls alone, each waited for.
-void time_primitives(long n, int keys, int rounds) {
-  CudaExec exec;
-  Array<double> x(Backend::Cuda, static_cast<size_t>(4 * n));
-  bench::fill_test_pattern(x);
-  Array<int> key(Backend::Cuda, static_cast<size_t>(n));
-  Array<long> order(Backend::Cuda, static_cast<size_t>(n)),
-      out(Backend::Cuda, static_cast<size_t>(n));
-  Array<long> start(Backend::Cuda, static_cast<size_t>(keys) + 1);
-  double* xp = x.data();
-  int* kp = key.data();
-  long* op = out.data();
-  const int k = keys;
-  const auto touch = MPSFW_LAMBDA(long i) { xp[4 * i + 3] = 0; };
-  const auto make_keys = MPSFW_LAMBDA(long i) { kp[i] = static_cast<int>((i * 7919) % k); };
-  const auto below = MPSFW_LAMBDA(long i) { return xp[4 * i] < 0.5 ? 1L : 0L; };
-  const auto value = MPSFW_LAMBDA(long i) { return xp[4 * i + 1]; };
-  const auto odd = MPSFW_LAMBDA(long i) { return i & 1; };
-  const auto store = MPSFW_LAMBDA(long i, long before) { op[i] = before; };
-  exec.for_each(n, make_keys);
-  std::map<std::string, std::vector<double>> seconds;
-  const auto timed_call = [&](const std::string& name, const std::function<void()>& work) {
-    exec.synchronize();
-    const auto t0 = std::chrono::steady_clock::now();
-    work();
-    exec.synchronize();
-    seconds[name].push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  };
-  const std::string at_n = " (" + std::to_string(n) + ")";
-  for (int r = 0; r < rounds + 2; ++r) {
-    timed_call("for_each" + at_n, [&] { exec.for_each(n, touch); });
-    timed_call("count" + at_n, [&] { (void)exec.count(n, below); });
-    timed_call("sum" + at_n, [&] { (void)exec.sum(n, value); });
-    timed_call("max_of" + at_n, [&] { (void)exec.max_of(n, value); });
-    timed_call("scan" + at_n, [&] { exec.scan(n, odd, store); });
-    timed_call("sort_by_key" + at_n + ", " + std::to_string(keys) + " keys",
-               [&] { exec.sort_by_key(kp, n, keys, order.data(), start.data()); });
-    timed_call("copy 8 bytes to the host", [&] {
-      long v = 0;
-      memory::copy(&v, Backend::Host, op, Backend::Cuda, sizeof v);
-    });
-  }
-  for (auto& [name, s] : seconds) s.erase(s.begin(), s.begin() + 2);  // warm-up
-  print_medians("CudaExec's primitives alone", seconds);
-  time_launches(exec, xp, rounds);
-}
-
-// What a launch costs the host: kLaunches for_each calls of one particle
-// back to back, then one wait, per call; the body as MPSFW_LAMBDA (a
-// __host__ __device__ lambda, which nvcc wraps in a heap-allocated holder
-// copied with each copy of it), as a __device__ lambda, and as a plain
-// functor, each capturing the same seven values.
+// What a launch costs the host beside primitive_timing.hpp's MPSFW_LAMBDA
+// (a __host__ __device__ lambda, which nvcc wraps in a heap-allocated holder
+// copied with each copy of it): the same body as a __device__ lambda and as a
+// plain functor, each capturing the same seven values.
 struct Scale {
   double* x;
   double a, b, c, d, e, f;
   __device__ void operator()(long i) const { x[4 * i] = x[4 * i] * a + b + c + d + e + f; }
 };
-void time_launches(const CudaExec& exec, double* x, int rounds) {
-  constexpr int kLaunches = 200;
+void time_launches(const CudaExec& exec, int rounds) {
+  Array<double> values(Backend::Cuda, 4);
+  bench::fill_test_pattern(values);
+  double* x = values.data();
   const double a = 1, b = 0, c = 0, d = 0, e = 0, f = 0;
-  std::map<std::string, std::vector<double>> seconds;
-  const auto per_launch = [&](const std::string& name, const std::function<void()>& launch) {
-    exec.synchronize();
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int k = 0; k < kLaunches; ++k) launch();
-    const auto t1 = std::chrono::steady_clock::now();
-    exec.synchronize();
-    const auto t2 = std::chrono::steady_clock::now();
-    seconds[name + ", launching"].push_back(std::chrono::duration<double>(t1 - t0).count() /
-                                            kLaunches);
-    seconds[name + ", until done"].push_back(std::chrono::duration<double>(t2 - t0).count() /
-                                             kLaunches);
-  };
+  bench::OperationSeconds seconds;
   for (int r = 0; r < rounds + 2; ++r) {
-    per_launch("MPSFW_LAMBDA", [&] {
-      exec.for_each(
-          1, MPSFW_LAMBDA(long i) { x[4 * i] = x[4 * i] * a + b + c + d + e + f; });
-    });
-    per_launch("__device__ lambda", [&] {
-      exec.for_each(1, [=] __device__(long i) { x[4 * i] = x[4 * i] * a + b + c + d + e + f; });
-    });
-    per_launch("functor", [&] { exec.for_each(1, Scale{x, a, b, c, d, e, f}); });
+    bench::time_back_to_back(
+        exec, "__device__ lambda",
+        [=] __device__(long i) { x[4 * i] = x[4 * i] * a + b + c + d + e + f; }, seconds);
+    bench::time_back_to_back(exec, "functor", Scale{x, a, b, c, d, e, f}, seconds);
   }
-  for (auto& [name, s] : seconds) s.erase(s.begin(), s.begin() + 2);  // warm-up
-  print_medians(
-      "for_each of one particle, " + std::to_string(kLaunches) + " back to back, per call",
-      seconds);
+  bench::drop_warm_up(seconds, 2);
+  bench::print_medians("CudaExec: for_each of one particle, " + std::to_string(bench::kBackToBack) +
+                           " back to back, per call",
+                       seconds);
 }
 
 }  // namespace
