@@ -228,6 +228,11 @@ setup_case() {
   REC=$W/record
   : >"$REC"
   problems=()
+  # Open MPI's session folders in one of the case's own (short: they hold
+  # sockets): cases run side by side (ctest -j) raced to create the shared
+  # /tmp/ompi.HOST.UID, and the loser's orte_init failed (open-mpi/ompi#8510).
+  OMPI_SESSIONS=$(mktemp -d /tmp/mpsfw-ompi.XXXXXX)
+  export OMPI_MCA_orte_tmpdir_base=$OMPI_SESSIONS
   SKIPPED=""
   runs=0
   RC=0
@@ -1432,7 +1437,11 @@ case_stale_failed_file_race() {
   local -a common=(MPI_LOCALNRANKS=2 PMI_KVSNAME=racejob)
   # The follower first, then the leader: both are singletons sharing the job name.
   runs=$((runs + 1))
-  env "${common[@]}" MPI_LOCALRANKID=1 timeout -k 5 "$RUN_TIMEOUT" "$PROBE" --dir "$ROOT" --enable on \
+  # The follower's Open MPI session folder apart from the leader's: two
+  # singletons starting at once race to create it (see setup_case).
+  mkdir -p "$OMPI_SESSIONS/follower"
+  env "${common[@]}" MPI_LOCALRANKID=1 OMPI_MCA_orte_tmpdir_base="$OMPI_SESSIONS/follower" \
+    timeout -k 5 "$RUN_TIMEOUT" "$PROBE" --dir "$ROOT" --enable on \
     --timeout 10 >"$W/follower.out" 2>"$W/follower.err" </dev/null &
   local follower=$!
   sleep 0.3
@@ -1741,6 +1750,7 @@ cleanup_case() {
   for p in $(spawned_pids) $(probe_pids); do
     alive "$p" && kill -KILL "$p" 2>/dev/null
   done
+  rm -rf "$OMPI_SESSIONS"  # made by setup_case
   return 0
 }
 
