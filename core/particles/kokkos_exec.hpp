@@ -239,17 +239,18 @@ class KokkosExec {
           const int base = (cz * ny + cy) * nx;
           const auto start = [&](int c) { return static_cast<int>(b.start[c]); };
           const int owned = static_cast<int>(b.owned);
-          // Whether cell x of this team still has owned particles from `first` on.
-          const auto owned_from = [&](int x, int first) {
+          // Whether cell x of this team has an owned particle at `first`
+          // (then at every place before it in the cell too).
+          const auto owned_at = [&](int x, int first) {
             return x <= last_x && first < start(base + x + 1) && b.order[first] < owned;
           };
           for (int q = 0;; q += kLanes) {
             bool any = false;  // the same answer on every thread of the team
             for (int h = 0; h < kCellsPerTeam; ++h)
-              any = any || owned_from(first_x + h, start(base + first_x + h) + q);
+              any = any || owned_at(first_x + h, start(base + first_x + h) + q);
             if (!any) break;
             const int s = cx <= last_x ? start(base + cx) + q + me : 0;
-            const bool mine = cx <= last_x && s < start(base + cx + 1) && b.order[s] < owned;
+            const bool mine = owned_at(cx, s);
             const int i = mine ? static_cast<int>(b.order[s]) : owned;
             const ParticlePoint pi = mine ? points[s] : ParticlePoint{{0, 0, 0, 0}};
             int k = 0;
