@@ -1,5 +1,8 @@
 #include "timeline.hpp"
 
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
 #include <vector>
 
@@ -13,14 +16,21 @@ namespace mpsfw {
 namespace {
 
 // This rank's events, each a JSON object followed by ",\n": its track's
-// name and place, then a complete event ("X") a span.
+// name and place, then a complete event ("X") a span. The track also names
+// the process and its origin on the steady clock (CLOCK_MONOTONIC, in
+// nanoseconds), so that other traces of the run (bench/gpu_trace.cpp) line up.
 std::string rank_events(int rank, const PhaseTimers& timers) {
   char host[MPI_MAX_PROCESSOR_NAME] = {};
   int length = 0;
   MPSFW_MPI_CHECK(MPI_Get_processor_name(host, &length));
   const std::string track = ",\"ph\":\"M\",\"pid\":0,\"tid\":" + std::to_string(rank);
+  const long long origin_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  timers.origin().time_since_epoch())
+                                  .count();
   std::string text = "{\"name\":\"thread_name\"" + track + ",\"args\":{\"name\":" +
-                     json_escape("rank " + std::to_string(rank) + " (" + host + ")") + "}},\n" +
+                     json_escape("rank " + std::to_string(rank) + " (" + host + ")") +
+                     ",\"process\":" + std::to_string(getpid()) +
+                     ",\"origin_ns\":" + std::to_string(origin_ns) + "}},\n" +
                      "{\"name\":\"thread_sort_index\"" + track +
                      ",\"args\":{\"sort_index\":" + std::to_string(rank) + "}},\n";
   std::vector<std::string> names;

@@ -34,6 +34,7 @@ class PhaseTimers {
   const std::vector<Span>& timeline() const { return spans_; }
   long spans_dropped() const { return dropped_; }
   const std::vector<std::string>& names() const { return names_; }
+  std::chrono::steady_clock::time_point origin() const { return origin_; }
 
   // Adds the time from construction to destruction to one phase, and marks
   // it as an NVTX range of the same name (CUDA builds), so an Nsight Systems
