@@ -26,9 +26,13 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
                 {"id", 1, FieldType::Integer, true}}) {}
 
   void assign(const std::vector<AtomRecord>& atoms) override {
+    pending_.due = false;  // the atoms it was for are gone
     this->assign_records(records_of(atoms));
   }
-  std::vector<AtomRecord> download() const override { return atoms_of(this->download_records()); }
+  std::vector<AtomRecord> download() const override {
+    settle();
+    return atoms_of(this->download_records());
+  }
   std::vector<double> download_forces() const override {
     const long n = this->owned(), cap = this->capacity();
     std::vector<double> f(static_cast<size_t>(3 * cap > 0 ? 3 * cap : 0)), out;
@@ -42,28 +46,32 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
     return out;
   }
 
+  // The kick that ends a step waits for the next kick_drift, which applies
+  // it in its own pass, first and with the same arithmetic (the same bits):
+  // one launch a step less. Whatever reads, moves or changes the velocities
+  // before then applies it first (settle).
   void kick(double half_dt, const LjParams& p) override {
-    double* v = this->real(kV);
-    const double* f = this->real(kF);
-    const long cap = this->capacity();
-    this->exec().for_each(
-        this->owned(), MPSFW_LAMBDA(long i) {
-          for (int d = 0; d < 3; ++d)
-            v[d * cap + i] = kicked(v[d * cap + i], f[d * cap + i], half_dt, p);
-        });
+    settle();
+    pending_ = {true, half_dt, p};
   }
   void kick_drift(double half_dt, double dt, const LjParams& p) override {
     double* v = this->real(kV);
     const double* f = this->real(kF);
     const long cap = this->capacity();
+    const PendingKick before = pending_;
+    pending_.due = false;
     this->move_each(MPSFW_LAMBDA(long i, double* x) {
       for (int d = 0; d < 3; ++d) {
-        v[d * cap + i] = kicked(v[d * cap + i], f[d * cap + i], half_dt, p);
-        x[d] = drifted(x[d], v[d * cap + i], dt);
+        double vi = v[d * cap + i];
+        if (before.due) vi = kicked(vi, f[d * cap + i], before.half_dt, before.p);
+        vi = kicked(vi, f[d * cap + i], half_dt, p);
+        v[d * cap + i] = vi;
+        x[d] = drifted(x[d], vi, dt);
       }
     });
   }
   void scale_velocities(double factor) override {
+    settle();
     double* v = this->real(kV);
     const long cap = this->capacity();
     this->exec().for_each(
@@ -74,13 +82,19 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
 
   void take_leaving_atoms(const double lo[3], const double hi[3],
                           std::vector<AtomRecord>* leaving) override {
+    settle();  // atoms move, their forces do not (they do not travel)
     ParticleRecords records(this->record_layout());
     Arrays::take_leaving(lo, hi, &records);
     const auto* first = static_cast<const AtomRecord*>(records.data());
     leaving->insert(leaving->end(), first, first + records.size());
   }
   void add_owned_atoms(const std::vector<AtomRecord>& atoms) override {
+    settle();
     Arrays::add_owned(records_of(atoms));
+  }
+  void sort_by_cell(const CellGrid& grid) override {
+    settle();
+    Arrays::sort_by_cell(grid);
   }
 
   // The layer keeps no displacement of its own across a restart: it measures
@@ -120,6 +134,7 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
   }
 
   MotionSums motion(const LjParams& p) const override {
+    settle();
     const double* v = this->real(kV);
     const long cap = this->capacity();
     MotionSums m;
@@ -133,7 +148,31 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
     return m;
   }
 
+  struct PendingKick {
+    bool due = false;
+    double half_dt = 0;
+    LjParams p;
+  };
+  // The deferred kick, applied now (logically const: the velocities are
+  // already what it makes them). Public only because nvcc's device lambdas
+  // may not be in a private member function.
+  void settle() const {
+    if (!pending_.due) return;
+    const PendingKick k = pending_;
+    pending_.due = false;
+    double* v = const_cast<double*>(this->real(kV));
+    const double* f = this->real(kF);
+    const long cap = this->capacity();
+    this->exec().for_each(
+        this->owned(), MPSFW_LAMBDA(long i) {
+          for (int d = 0; d < 3; ++d)
+            v[d * cap + i] = kicked(v[d * cap + i], f[d * cap + i], k.half_dt, k.p);
+        });
+  }
+
  private:
+  mutable PendingKick pending_;
+
   ParticleRecords records_of(const std::vector<AtomRecord>& atoms) const {
     ParticleRecords r(this->record_layout());
     r.append(atoms.data(), atoms.size());

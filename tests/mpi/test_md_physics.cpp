@@ -5,16 +5,23 @@
 // in.lj's liquid, and N ranks against one rank within the round-off growth
 // of docs/md.md. ctest runs the host (and, where built, Kokkos) cases as
 // test_md_physics.npN and the CUDA ones as test_md_physics_cuda.npN, a GPU
-// test (skipped without a GPU).
+// test (skipped without a GPU). Also: a kick that waits for the next pass is
+// seen by every read of the velocities.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "core/decomposition.hpp"
+#include "core/particles/particle_exchange.hpp"
 #include "core/time_loop.hpp"
 #include "solvers/md/md_config.hpp"
+#include "solvers/md/md_initial.hpp"
+#include "solvers/md/md_physics.hpp"
 #include "solvers/md/md_solver.hpp"
+#include "solvers/md/md_store.hpp"
 #include "support/gpu_skip.hpp"
 #include "support/kokkos_stop.hpp"
 #include "support/md_runs.hpp"
@@ -91,6 +98,65 @@ TEST_P(MdPhysics, AtomsMovingMoreThanHalfTheSkinPerStepForceARebuildEveryStep) {
       expect_brute_force({"run.steps=10", "md.dt=0.02", "md.skin=0.05", "md.rebuild_every=1000"},
                          "dt 0.02, skin 0.05"),
       10);
+}
+
+// The kick that ends a step may wait for the next kick_drift (one pass for
+// both): every read of the velocities sees it all the same, bit for bit the
+// arithmetic of md_physics.hpp, and the pass after applies it first. One
+// store per rank (MPI_COMM_SELF), the small box.
+TEST_P(MdPhysics, AKickIsInTheVelocitiesThatAnyReadOrLaterPassSees) {
+  const md::MdConfig c = md_config(kSmall);
+  const CartDecomposition dec(MPI_COMM_SELF, md::link_cells(c), {0, 0, 0}, {true, true, true});
+  const Subdomain dom = subdomain_of(dec, c.box);
+  ParticleExchange ex(dec, dom, md::ghost_width(c));
+  auto store = md::make_md_store(GetParam());
+  store->assign(md::fcc_atoms(c, dom, MPI_COMM_SELF));
+  ex.migrate(*store, 0);
+  store->sort_by_cell(ex.cell_grid());
+  ex.exchange_ghosts(*store);
+  store->build_neighbors(ex.cell_grid(), md::ghost_width(c));
+  store->compute_forces(c.lj);
+  const std::vector<md::AtomRecord> before = store->download();
+  const std::vector<double> f = store->download_forces();
+  const double h = 0.5 * c.dt;
+  std::vector<md::AtomRecord> want = before;
+  const auto kick_want = [&] {
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      for (int d = 0; d < 3; ++d) want[i].v[d] = md::kicked(want[i].v[d], f[3 * i + d], h, c.lj);
+    }
+  };
+  const auto expect_want = [&](const std::vector<md::AtomRecord>& got, const char* what) {
+    ASSERT_EQ(got.size(), want.size()) << what;
+    long differ = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      for (int d = 0; d < 3; ++d) {
+        differ += got[i].x[d] != want[i].x[d] || got[i].v[d] != want[i].v[d];
+      }
+    }
+    EXPECT_EQ(differ, 0) << what;
+  };
+  // Read back at once.
+  store->kick(h, c.lj);
+  kick_want();
+  expect_want(store->download(), "a download right after the kick");
+  // Applied by the next kick_drift before its own half kick.
+  store->kick(h, c.lj);
+  store->kick_drift(h, c.dt, c.lj);
+  kick_want();
+  kick_want();
+  for (auto& a : want) {
+    for (int d = 0; d < 3; ++d) a.x[d] = md::drifted(a.x[d], a.v[d], c.dt);
+  }
+  expect_want(store->download(), "the kick_drift after a kick");
+  // Carried by atoms that leave (everything leaves an empty band).
+  store->kick(h, c.lj);
+  kick_want();
+  const double lo[3] = {-1, -1, -1}, hi[3] = {-0.5, -0.5, -0.5};
+  std::vector<md::AtomRecord> left;
+  store->take_leaving_atoms(lo, hi, &left);
+  std::sort(left.begin(), left.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  std::sort(want.begin(), want.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  expect_want(left, "atoms leaving right after the kick");
 }
 
 // dt = 0.005, 1000 steps: total energy within 1e-4, momentum zero.
