@@ -154,21 +154,28 @@ __device__ inline void device_give_up(const StepHandshake& h, std::uint64_t rank
 
 }  // namespace detail
 
-// For a launch whose blocks share the handshake: run by one thread of each
-// block once the whole block's writes are done (after a block barrier).
-// True for the block that arrives last, which then runs mark_and_wait; it
-// zeroes the count for the next launch (which starts after this one ends).
-// `system`: some writes went to a peer GPU, to be seen there before the mark.
-static __device__ __forceinline__ bool arrived_last(const StepHandshake& h, unsigned blocks,
-                                                    bool system) {
+// Run by one thread of each block once the whole block's writes are done
+// (after a block barrier): true for the block that arrives last at
+// `*arrivals`, which zeroes it for the next launch (which starts after this
+// one ends). `system`: some writes went to a peer GPU or to the host, to be
+// seen there before what the last block does.
+static __device__ __forceinline__ bool last_to_arrive(unsigned* arrivals, unsigned blocks,
+                                                      bool system) {
   if (system) {
     __threadfence_system();
   } else {
     __threadfence();
   }
-  const bool last = atomicAdd(h.arrivals, 1u) == blocks - 1;
-  if (last) *h.arrivals = 0;
+  const bool last = atomicAdd(arrivals, 1u) == blocks - 1;
+  if (last) *arrivals = 0;
   return last;
+}
+
+// For a launch whose blocks share the handshake: the block that arrives last
+// (last_to_arrive) then runs mark_and_wait.
+static __device__ __forceinline__ bool arrived_last(const StepHandshake& h, unsigned blocks,
+                                                    bool system) {
+  return last_to_arrive(h.arrivals, blocks, system);
 }
 
 // Run by one block, once every write it vouches for is complete (earlier

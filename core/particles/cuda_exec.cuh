@@ -64,9 +64,12 @@ __global__ void for_each_then_kernel(long n, F f, __grid_constant__ const StepHa
 
 // The largest of f(i) >= 0 (NaN counts as HUGE_VAL) into *largest (zero
 // before), as the bits of a non-negative double, which order like the
-// values: one atomic a warp. *clear, the next call's word, is zeroed.
+// values: one atomic a warp. The block that arrives last (at *arrivals)
+// hands the result to *landing, a host word the device can write, so that
+// no copy follows on the stream. *clear, the next call's word, is zeroed.
 template <class F>
-__global__ void max_kernel(long n, F f, unsigned long long* largest, unsigned long long* clear) {
+__global__ void max_kernel(long n, F f, unsigned long long* largest, unsigned long long* clear,
+                           unsigned* arrivals, unsigned long long* landing) {
   const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i == 0) *clear = 0;
   double v = 0;
@@ -75,8 +78,15 @@ __global__ void max_kernel(long n, F f, unsigned long long* largest, unsigned lo
     if (!(v >= 0)) v = HUGE_VAL;
   }
   for (int o = 16; o > 0; o /= 2) v = fmax(v, __shfl_down_sync(0xffffffffu, v, o));
-  if ((threadIdx.x & 31) == 0 && v > 0)
+  if ((threadIdx.x & 31) == 0 && v > 0) {
     atomicMax(largest, static_cast<unsigned long long>(__double_as_longlong(v)));
+    __threadfence();  // before the block counts itself in
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && last_to_arrive(arrivals, gridDim.x, false)) {
+    *static_cast<volatile unsigned long long*>(landing) = atomicAdd(largest, 0ull);
+    __threadfence_system();
+  }
 }
 
 // The sum of f(i) into *total (zero before): one atomic a warp, exact in
@@ -96,16 +106,22 @@ __global__ void count_kernel(long n, F f, unsigned long long* total, unsigned lo
 // between calls.
 class WordPair {
  public:
-  WordPair() { MPSFW_CUDA_CHECK(cudaMemset(words_.data(), 0, 2 * sizeof(unsigned long long))); }
+  WordPair() {
+    MPSFW_CUDA_CHECK(cudaMemset(words_.data(), 0, 2 * sizeof(unsigned long long)));
+    MPSFW_CUDA_CHECK(cudaMemset(arrivals_.data(), 0, sizeof(unsigned)));
+  }
   unsigned long long* next() {
     slot_ ^= 1;
     return words_.data() + slot_;
   }
   unsigned long long* other() { return words_.data() + (slot_ ^ 1); }
   const unsigned long long* current() const { return words_.data() + slot_; }
+  // The blocks of a launch counting themselves in (zero between launches).
+  unsigned* arrivals() { return arrivals_.data(); }
 
  private:
   Array<unsigned long long> words_{Backend::Cuda, 2};
+  Array<unsigned> arrivals_{Backend::Cuda, 1};
   int slot_ = 0;
 };
 
@@ -240,11 +256,12 @@ class CudaExec {
     const long launched = n > 0 ? n : 1;  // clears the next word even for none
     const auto blocks =
         static_cast<unsigned>((launched + cuda_exec::kThreads - 1) / cuda_exec::kThreads);
-    cuda_exec::max_kernel<<<blocks, cuda_exec::kThreads>>>(n, f, word, largest_.other());
+    cuda_exec::max_kernel<<<blocks, cuda_exec::kThreads>>>(n, f, word, largest_.other(),
+                                                           largest_.arrivals(), later_.landing());
     MPSFW_CUDA_CHECK_LAUNCH();
-    // On its way to the host at once: later_max waits for this pass, not for
-    // what the caller queues after it (neighbour_schedule.hpp).
-    later_.start(word);
+    // Landed when this pass ends: later_max waits for it, not for what the
+    // caller queues after it (neighbour_schedule.hpp).
+    later_.arm();
   }
   double later_max() const { return double_of_bits(later_.bits()); }
   template <class F>

@@ -60,9 +60,9 @@ class KokkosExec {
   }
 
   // max_of in two halves (NaN counting as HUGE_VAL): on a CUDA Kokkos the
-  // largest goes into a device word and on to the host behind this pass
-  // alone (WordLanding on Kokkos's stream), so that what the caller queues
-  // next runs while later_max waits; on the host it is known at once.
+  // largest lands in pinned host memory when this pass ends (WordLanding on
+  // Kokkos's stream), so that what the caller queues next runs while
+  // later_max waits; on the host it is known at once.
   template <class F>
   void max_later(long n, const F& f) const {
     const auto largest_of = MPSFW_LAMBDA(long i, double& m) {
@@ -73,15 +73,16 @@ class KokkosExec {
 #if defined(KOKKOS_ENABLE_CUDA)
     if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
       if (!landing_) {
-        word_ = Array<double>(kSpace, 1);
         landing_ = std::make_unique<WordLanding>();
         landing_->sleep_while_waiting(sleep_);
       }
-      const Kokkos::View<double, Space::memory_space, Kokkos::MemoryUnmanaged> word(word_.data());
+      // Kokkos's last block writes a result the device can reach in place:
+      // into the pinned word, no copy after.
+      const Kokkos::View<double, Kokkos::CudaHostPinnedSpace, Kokkos::MemoryUnmanaged> word(
+          reinterpret_cast<double*>(landing_->landing()));
       Kokkos::parallel_reduce("mpsfw::particles::max_later", range(n), largest_of,
-                              Kokkos::Max<double, Space::memory_space>(word));
-      landing_->start(reinterpret_cast<const unsigned long long*>(word_.data()),
-                      Kokkos::Cuda().cuda_stream());
+                              Kokkos::Max<double, Kokkos::CudaHostPinnedSpace>(word));
+      landing_->arm(Kokkos::Cuda().cuda_stream());
       return;
     }
 #endif
@@ -307,8 +308,7 @@ class KokkosExec {
   mutable double later_ = 0;      // max_later's result on the host
   bool sleep_ = false;
 #if defined(KOKKOS_ENABLE_CUDA)
-  mutable Array<double> word_;                    // max_later's result on the GPU
-  mutable std::unique_ptr<WordLanding> landing_;  // and on its way to the host
+  mutable std::unique_ptr<WordLanding> landing_;  // max_later's result, on its way
 #endif
 };
 

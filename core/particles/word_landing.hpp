@@ -12,10 +12,13 @@
 
 namespace mpsfw {
 
-// A device word copied into pinned host memory behind the work queued so
-// far on `stream` (start), read when asked (bits), waiting for that copy
-// alone: work queued after start() does not delay the read. The wait spins,
-// or sleeps once sleep_while_waiting(true) (a blocking-sync event).
+// A device word on its way into pinned host memory, read when asked (bits)
+// after waiting for the work queued on `stream` up to then, and no later
+// work: either a kernel writes the word straight into landing() (pinned
+// memory the device can write) and arm() follows its launch, or start()
+// copies it there from device memory behind the work queued so far. The
+// wait spins, or sleeps once sleep_while_waiting(true) (a blocking-sync
+// event).
 class WordLanding {
  public:
   WordLanding() {
@@ -38,14 +41,16 @@ class WordLanding {
         &ready_, cudaEventDisableTiming | (sleep ? cudaEventBlockingSync : 0u)));
     sleeping_ = sleep;
   }
+  unsigned long long* landing() { return landed_; }
+  void arm(cudaStream_t stream = nullptr) { MPSFW_CUDA_CHECK(cudaEventRecord(ready_, stream)); }
   void start(const unsigned long long* word, cudaStream_t stream = nullptr) {
     MPSFW_CUDA_CHECK(
         cudaMemcpyAsync(landed_, word, sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
-    MPSFW_CUDA_CHECK(cudaEventRecord(ready_, stream));
+    arm(stream);
   }
   unsigned long long bits() const {
     MPSFW_CUDA_CHECK(cudaEventSynchronize(ready_));
-    return *landed_;
+    return *static_cast<volatile unsigned long long*>(landed_);
   }
 
  private:
