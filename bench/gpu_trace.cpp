@@ -49,7 +49,8 @@ void fail(const char* what, CUptiResult r) {
 std::uint64_t monotonic_ns() {
   timespec t{};
   clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
+  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull +
+         static_cast<std::uint64_t>(t.tv_nsec);
 }
 
 std::string demangled(const char* name) {

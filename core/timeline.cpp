@@ -24,15 +24,15 @@ std::string rank_events(int rank, const PhaseTimers& timers) {
   int length = 0;
   MPSFW_MPI_CHECK(MPI_Get_processor_name(host, &length));
   const std::string track = ",\"ph\":\"M\",\"pid\":0,\"tid\":" + std::to_string(rank);
-  const long long origin_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                  timers.origin().time_since_epoch())
-                                  .count();
-  std::string text = "{\"name\":\"thread_name\"" + track + ",\"args\":{\"name\":" +
-                     json_escape("rank " + std::to_string(rank) + " (" + host + ")") +
-                     ",\"process\":" + std::to_string(getpid()) +
-                     ",\"origin_ns\":" + std::to_string(origin_ns) + "}},\n" +
-                     "{\"name\":\"thread_sort_index\"" + track +
-                     ",\"args\":{\"sort_index\":" + std::to_string(rank) + "}},\n";
+  const long long origin_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(timers.origin().time_since_epoch())
+          .count();
+  std::string text =
+      "{\"name\":\"thread_name\"" + track +
+      ",\"args\":{\"name\":" + json_escape("rank " + std::to_string(rank) + " (" + host + ")") +
+      ",\"process\":" + std::to_string(getpid()) + ",\"origin_ns\":" + std::to_string(origin_ns) +
+      "}},\n" + "{\"name\":\"thread_sort_index\"" + track +
+      ",\"args\":{\"sort_index\":" + std::to_string(rank) + "}},\n";
   std::vector<std::string> names;
   for (const std::string& n : timers.names()) names.push_back(json_escape(n));
   const std::string span = ",\"ph\":\"X\",\"pid\":0,\"tid\":" + std::to_string(rank);
