@@ -1,10 +1,10 @@
 #pragma once
 // The CUDA backend of the particle layer's primitives (particle_arrays.hpp
 // says what each must do): one kernel launch per for_each on the default
-// stream, CUB for scans, sums and the stable radix sort, largest values by
-// one atomic a warp into a device word (read when asked), counts likewise, and the neighbour
-// lists built a warp per link cell. Included by CUDA sources only (nvcc with
-// --extended-lambda).
+// stream, CUB for scans and sums, the counting sort of counting_sort.hpp,
+// largest values by one atomic a warp into a device word (read when asked),
+// counts likewise, and the neighbour lists built a warp per link cell.
+// Included by CUDA sources only (nvcc with --extended-lambda).
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/tabulate_output_iterator.h>
@@ -13,7 +13,6 @@
 #include <climits>
 #include <cmath>
 #include <cstddef>
-#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <string>
@@ -23,6 +22,7 @@
 #include "core/cuda_check.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "counting_sort.hpp"
 #include "neighbour_rows.hpp"
 #include "word_landing.hpp"
 
@@ -297,34 +297,10 @@ class CudaExec {
     }
   }
 
-  // CUB's radix sort is stable; each key's start where the sorted keys step. In 32
-  // bits (indices and offsets): half the bytes, and CUB's faster path.
+  // The parallel backends' counting sort (counting_sort.hpp).
   void sort_by_key(const int* key, long n, int keys, long* order, long* start) const {
-    if (n > INT_MAX) {
-      throw Error("particles: " + std::to_string(n) +
-                  " particles are more than one sort can order");
-    }
-    int bits = 1;
-    while (bits < 31 && (1L << bits) < keys) ++bits;
-    int* sorted = sorted_keys(n);
-    int* iota = values<int>(2 * n);
-    int* by_key = iota + n;
-    for_each(n, [=] __device__(long i) { iota[i] = static_cast<int>(i); });
-    if (n > 0) {
-      const int m = static_cast<int>(n);
-      std::size_t bytes = 0;
-      MPSFW_CUDA_CHECK(
-          cub::DeviceRadixSort::SortPairs(nullptr, bytes, key, sorted, iota, by_key, m, 0, bits));
-      MPSFW_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp(bytes), bytes, key, sorted, iota,
-                                                       by_key, m, 0, bits));
-    }
-    // Position i starts the keys after sorted[i - 1] up to sorted[i] (keys
-    // past the last): every key's start written once, no search.
-    for_each(n + 1, [=] __device__(long i) {
-      if (i < n) order[i] = by_key[i];
-      const int first = i > 0 ? sorted[i - 1] + 1 : 0, last = i < n ? sorted[i] : keys;
-      for (int k = first; k <= last; ++k) start[k] = i;
-    });
+    long* fill = values<long>(keys + 1L + n);
+    counting_sort_by_key(*this, key, n, keys, order, start, fill, fill + keys + 1);
   }
 
   // A warp a link cell (cuda_exec::list_kernel), over the particles' points
@@ -382,21 +358,18 @@ class CudaExec {
     read_.start(word);
     return read_.bits();
   }
-  // Grow-only device scratch: CUB's temporaries, per-particle values, keys.
+  // Grow-only device scratch: CUB's temporaries, per-particle values.
   void* temp(std::size_t bytes) const { return grown(&temp_, bytes); }
   template <class T>
   T* values(long n) const {
     return static_cast<T*>(grown(&values_, static_cast<std::size_t>(n) * sizeof(T)));
-  }
-  int* sorted_keys(long n) const {
-    return static_cast<int*>(grown(&keys_, static_cast<std::size_t>(n) * sizeof(int)));
   }
   static void* grown(Array<char>* a, std::size_t bytes) {
     if (a->size() < bytes + 1) *a = Array<char>(Backend::Cuda, bytes + bytes / 4 + 256);
     return a->data();
   }
 
-  mutable Array<char> temp_, values_, keys_, sorted_;
+  mutable Array<char> temp_, values_, sorted_;
   mutable Array<char> result_{Backend::Cuda, 16};
   mutable cuda_exec::WordPair largest_;  // max_later's and the list build's longest count
   mutable cuda_exec::WordPair counted_;  // count's

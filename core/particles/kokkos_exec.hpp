@@ -15,6 +15,7 @@
 #include "core/hd.hpp"
 #include "core/kokkos_launch.hpp"
 #include "core/memory.hpp"
+#include "counting_sort.hpp"
 #include "neighbour_rows.hpp"
 #if defined(KOKKOS_ENABLE_CUDA)
 #include "word_landing.hpp"
@@ -148,36 +149,13 @@ class KokkosExec {
         });
   }
 
-  // A counting sort: each key's count by atomics, their starts by a scan,
-  // places by atomics (in no set order), then every particle's place within
-  // its key's run by its rank there (the run's particles of lower index: a
-  // key, a link cell, holds a few tens), so stable.
+  // The parallel backends' counting sort (counting_sort.hpp).
   void sort_by_key(const int* key, long n, int keys, long* order, long* start) const {
     if (static_cast<long>(fill_.size()) < keys + 1L)
       fill_ = Array<long>(kSpace, static_cast<std::size_t>(keys + keys / 4 + 16));
     if (static_cast<long>(placed_.size()) < n)
       placed_ = Array<long>(kSpace, static_cast<std::size_t>(n + n / 4 + 16));
-    long* fill = fill_.data();
-    long* placed = placed_.data();
-    for_each(
-        keys + 1L, MPSFW_LAMBDA(long k) { fill[k] = 0; });
-    for_each(
-        n, MPSFW_LAMBDA(long i) { Kokkos::atomic_fetch_add(&fill[key[i]], 1L); });
-    scan(
-        keys + 1L, MPSFW_LAMBDA(long k) { return fill[k]; },
-        MPSFW_LAMBDA(long k, long before) { start[k] = before; });
-    for_each(
-        keys + 1L, MPSFW_LAMBDA(long k) { fill[k] = start[k]; });
-    for_each(
-        n, MPSFW_LAMBDA(long i) { placed[Kokkos::atomic_fetch_add(&fill[key[i]], 1L)] = i; });
-    for_each(
-        n, MPSFW_LAMBDA(long p) {
-          const long particle = placed[p];
-          const int k = key[particle];
-          long rank = start[k];
-          for (long a = start[k]; a < start[k + 1]; ++a) rank += placed[a] < particle ? 1 : 0;
-          order[rank] = particle;
-        });
+    counting_sort_by_key(*this, key, n, keys, order, start, fill_.data(), placed_.data());
   }
 
   // A team per kCellsPerTeam link cells along x, a thread per particle of
