@@ -15,10 +15,8 @@
 //   md_rebuild_ops [--cells N (40)] [--rounds R (20)] [--stores "cuda kokkos host"]
 #include <mpi.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -53,17 +51,12 @@ struct Subject {
   std::string name;
   std::unique_ptr<MdStore> store;
   std::unique_ptr<ParticleExchange> exchange;
-  std::map<std::string, std::vector<double>> seconds;
+  bench::OperationSeconds seconds;
 };
 
 template <class Work>
 void timed(Subject& s, const char* op, const Work& work) {
-  s.store->synchronize();
-  const auto start = std::chrono::steady_clock::now();
-  work();
-  s.store->synchronize();
-  s.seconds[op].push_back(
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  bench::time_waited([&] { s.store->synchronize(); }, op, work, s.seconds);
 }
 
 // The bands of the only rank: every list wraps.

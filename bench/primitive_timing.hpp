@@ -37,6 +37,19 @@ inline void drop_warm_up(OperationSeconds& seconds, int warm_up) {
   for (auto& [op, s] : seconds) s.erase(s.begin(), s.begin() + std::min<long>(warm_up, s.size()));
 }
 
+// Adds the seconds `work` takes to seconds[op], from an idle device to an
+// idle device (`wait` waits for the device's work).
+template <class Wait, class Work>
+void time_waited(const Wait& wait, const std::string& op, const Work& work,
+                 OperationSeconds& seconds) {
+  wait();
+  const auto t0 = std::chrono::steady_clock::now();
+  work();
+  wait();
+  seconds[op].push_back(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+}
+
 // kBackToBack for_each calls of one particle with `body`, then one wait:
 // per call, the host's time launching and the time until done.
 constexpr int kBackToBack = 200;
@@ -82,12 +95,7 @@ void time_primitives(const Exec& exec, const std::string& name, long n, int keys
   exec.for_each(n, make_keys);
   OperationSeconds seconds, launches;
   const auto timed_call = [&](const std::string& op_name, const std::function<void()>& work) {
-    exec.synchronize();
-    const auto t0 = std::chrono::steady_clock::now();
-    work();
-    exec.synchronize();
-    seconds[op_name].push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    time_waited([&] { exec.synchronize(); }, op_name, work, seconds);
   };
   const std::string at_n = " (" + std::to_string(n) + ")";
   for (int r = 0; r < rounds + 2; ++r) {
