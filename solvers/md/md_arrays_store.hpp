@@ -154,8 +154,9 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
     LjParams p;
   };
   // The deferred kick, applied now (logically const: the velocities are
-  // already what it makes them). Public only because nvcc's device lambdas
-  // may not be in a private member function.
+  // already what it makes them). Public, with PendingKick, only because nvcc's
+  // device lambdas may neither be in a private member function nor capture a
+  // private type.
   void settle() const {
     if (!pending_.due) return;
     const PendingKick k = pending_;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/decomposition.hpp"
+#include "core/particles/neighbour_schedule.hpp"
 #include "core/particles/particle_exchange.hpp"
 #include "core/time_loop.hpp"
 #include "solvers/md/md_config.hpp"
@@ -111,10 +112,8 @@ TEST_P(MdPhysics, AKickIsInTheVelocitiesThatAnyReadOrLaterPassSees) {
   ParticleExchange ex(dec, dom, md::ghost_width(c));
   auto store = md::make_md_store(GetParam());
   store->assign(md::fcc_atoms(c, dom, MPI_COMM_SELF));
-  ex.migrate(*store, 0);
-  store->sort_by_cell(ex.cell_grid());
-  ex.exchange_ghosts(*store);
-  store->build_neighbors(ex.cell_grid(), md::ghost_width(c));
+  PhaseTimers timers;
+  NeighbourSchedule({md::ghost_width(c), c.skin, 0}, timers).rebuild(ex, *store, 0);
   store->compute_forces(c.lj);
   const std::vector<md::AtomRecord> before = store->download();
   const std::vector<double> f = store->download_forces();
