@@ -459,20 +459,26 @@ class ParticleArrays : public Base {
     long slots[kGhostLists] = {};
     targets[list] = target;
     slots[list] = slot;
-    push_all(targets, slots, StepHandshake{});
+    push_all(targets, slots, 0, StepHandshake{});
   }
-  // Every list with a target in one launch; targets are in this store's
-  // space (another rank's mapped array on a GPU). With a handshake asked for,
-  // it rides the same launch where the backend can (for_each_then), else
-  // this declines and the caller pushes, then waits, apart.
-  bool push_all(void* const targets[kGhostLists], const long slots[kGhostLists],
+  // Every list with a target, and this store's own images, in one launch;
+  // targets are in this store's space (another rank's mapped array on a
+  // GPU). With a handshake asked for, it rides the same launch where the
+  // backend can (for_each_then), else this declines and the caller pushes,
+  // then waits, apart.
+  bool push_all(void* const targets[kGhostLists], const long slots[kGhostLists], std::uint32_t own,
                 const StepHandshake& handshake) override {
     particle_ops::PushTargets to{};
     std::uint32_t lists = 0;
     for (int list = 0; list < kGhostLists; ++list) {
-      if (targets[list] == nullptr) continue;
+      if (own >> list & 1u) {
+        to.at[list] = x_.data() + 4 * (owned_ + slots[list]);
+      } else if (targets[list] != nullptr) {
+        to.at[list] = static_cast<double*>(targets[list]) + 4 * slots[list];
+      } else {
+        continue;
+      }
       lists |= std::uint32_t{1} << list;
-      to.at[list] = static_cast<double*>(targets[list]) + 4 * slots[list];
     }
     const particle_ops::Runs r = runs(lists, nullptr);
     const long total = r.at[r.count];

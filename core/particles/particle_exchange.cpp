@@ -282,12 +282,15 @@ void ParticleExchange::plan_positions(const ParticleStore& store) {
 }
 
 void ParticleExchange::move_positions(ParticleStore& store, GhostReads reads) const {
-  // Pushes and the rendezvous with the ranks that push to us first: one launch.
-  // (MPI messages land in a buffer of their own, unpacked in stream order.)
-  same_gpu_->push_all(store, reads);
-  if (!positions_->empty()) send_and_receive(store);
+  // Pushes, this rank's own images and the rendezvous with the ranks that
+  // push to us first: one launch where the store can. (MPI messages land in
+  // a buffer of their own, unpacked in stream order.)
   const std::uint32_t own = own_lists();
-  if (own != 0) copy_own(store, own);
+  long first[kGhostLists];
+  for (int list = 0; list < kGhostLists; ++list) first[list] = plan_[list].receive_first;
+  const bool own_copied = same_gpu_->push_all(store, reads, own, first);
+  if (!positions_->empty()) send_and_receive(store);
+  if (own != 0 && !own_copied) store.copy_sends_to_ghosts(own, first);
 }
 
 void ParticleExchange::send_and_receive(ParticleStore& store) const {
@@ -316,12 +319,6 @@ void ParticleExchange::unpack(ParticleStore& store, std::uint32_t lists) const {
     if (count > 0)
       store.unpack_ghosts(static_cast<const double*>(positions_->receive_buffer()), first, count);
   }
-}
-
-void ParticleExchange::copy_own(ParticleStore& store, std::uint32_t own) const {
-  long first[kGhostLists];
-  for (int list = 0; list < kGhostLists; ++list) first[list] = plan_[list].receive_first;
-  store.copy_sends_to_ghosts(own, first);
 }
 
 std::string ParticleExchange::ghost_path() const {

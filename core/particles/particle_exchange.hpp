@@ -85,8 +85,6 @@ class ParticleExchange {
   void send_and_receive(ParticleStore& store) const;
   // Receives of `lists` from the receive buffer into their ghost slots.
   void unpack(ParticleStore& store, std::uint32_t lists) const;
-  // The lists `own` (sent to this rank itself) into their ghost slots.
-  void copy_own(ParticleStore& store, std::uint32_t own) const;
   // The lists whose neighbour is this rank itself (its periodic images).
   std::uint32_t own_lists() const;
   // One rank in all: every ghost is one of its own periodic images.

@@ -132,11 +132,15 @@ class ParticleStore {
   virtual long positions_generation() const = 0;
   virtual void push_sends(int list, void* target, long slot) = 0;
   // Every list with a target (targets[list], from slot slots[list]) pushed
-  // in one launch; with a handshake, the step's GPU-side handshake runs in
-  // the same launch after the pushes. False where the store cannot (then
-  // the caller pushes list by list and waits as a separate step).
+  // in one launch, and every list in `own` (a rank's own periodic images)
+  // copied into this store's ghost slots from ghost slots[list] on (their
+  // positions, as copy_sends_to_ghosts writes them; refresh_own_images
+  // knows only copy_sends_to_ghosts' images); with a handshake, the step's GPU-side
+  // handshake (and its rendezvous ahead, StepHandshake::first) runs in the
+  // same launch. False, nothing done, where the store cannot (then the
+  // caller pushes list by list, copies and waits as separate steps).
   virtual bool push_all(void* const /*targets*/[kGhostLists], const long /*slots*/[kGhostLists],
-                        const StepHandshake& /*handshake*/) {
+                        std::uint32_t /*own*/, const StepHandshake& /*handshake*/) {
     return false;
   }
   // Waits until the store's device work is done (nothing to wait for on the host).

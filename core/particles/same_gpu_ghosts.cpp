@@ -143,24 +143,33 @@ void* SameGpuGhosts::mapping_for(int rank, long generation, const PeerMemoryHand
   return used->back().mapped;
 }
 
-void SameGpuGhosts::push_all(ParticleStore& store, GhostReads reads) {
-  if (!active_) return;
-  // Every rank of the GPU passes the same `reads`, so the step counters match.
-  if (reads == GhostReads::MayRun) links_.rendezvous(++steps_);
+bool SameGpuGhosts::push_all(ParticleStore& store, GhostReads reads, std::uint32_t own,
+                             const long own_first[kGhostLists]) {
+  if (!active_) return false;
   void* targets[kGhostLists];
   long slots[kGhostLists];
   for (int list = 0; list < kGhostLists; ++list) {
     targets[list] = target_[list];
-    slots[list] = target_slot_[list];
+    slots[list] = own >> list & 1u ? own_first[list] : target_slot_[list];
   }
-  // Pushes and the rendezvous in one launch where the store can; else the
-  // pushes (in one launch if it can), then the rendezvous.
-  if (links_.gpu_waits() && store.push_all(targets, slots, links_.handshake(steps_ + 1))) {
-    ++steps_;
-    return;
+  // Every rank of the GPU passes the same `reads`, so the step counters match.
+  const bool ahead = reads == GhostReads::MayRun;
+  // The rendezvous ahead (if asked), the pushes, the own images and the
+  // rendezvous after them in one launch where the store can.
+  if (links_.gpu_waits()) {
+    StepHandshake h = links_.handshake(steps_ + (ahead ? 2 : 1));
+    if (ahead) h.first = steps_ + 1;
+    if (store.push_all(targets, slots, own, h)) {
+      steps_ = h.finished;
+      return true;
+    }
   }
-  if (!store.push_all(targets, slots, StepHandshake{})) push_one_by_one(store);
+  // Else each apart: the pushes (in one launch with the own images if it can).
+  if (ahead) links_.rendezvous(++steps_);
+  const bool together = store.push_all(targets, slots, own, StepHandshake{});
+  if (!together) push_one_by_one(store);
   links_.rendezvous(++steps_);
+  return together;
 }
 
 void SameGpuGhosts::set_peer_wait(const PeerWait& wait) { links_.set_peer_wait(wait, steps_); }

@@ -17,7 +17,7 @@
 // The previous step's reads of the ghosts come before any push: the caller
 // orders them (MD: every rank passed the neighbour check's all-reduce after
 // its forces), or push_all waits for them (GhostReads::MayRun: one more
-// rendezvous, before the pushes).
+// rendezvous, before the pushes, in the same launch where it can).
 #include <mpi.h>
 
 #include <array>
@@ -63,7 +63,11 @@ class SameGpuGhosts {
   // that push to this one have (GPU-side or at a host barrier): nothing
   // where no rank on this GPU pushes. With `reads` MayRun, first waits until
   // the ranks it pushes to have finished their work queued before this call.
-  void push_all(ParticleStore& store, GhostReads reads = GhostReads::Over);
+  // The lists in `own` (this rank's own images, from ghost slot
+  // own_first[list] on) ride the pushes' launch where the store can: true
+  // if they did, else the caller copies them.
+  bool push_all(ParticleStore& store, GhostReads reads = GhostReads::Over, std::uint32_t own = 0,
+                const long own_first[kGhostLists] = nullptr);
   // How long a GPU-side wait may take, and the step every rank has finished
   // now (StreamSignals::set_peer_wait); nothing under the host barrier.
   void set_peer_wait(const PeerWait& wait);

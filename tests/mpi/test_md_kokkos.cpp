@@ -241,12 +241,12 @@ TEST(MdKokkos, PushedSendsEqualPackedSends) {
   std::uint64_t counter = 0;
   StepHandshake handshake;
   handshake.mine = &counter;
-  EXPECT_FALSE(store->push_all(targets, slots, handshake));
+  EXPECT_FALSE(store->push_all(targets, slots, 0, handshake));
   store->synchronize();
   all_target.copy_to_host(all_got.data());
   EXPECT_EQ(std::count(all_got.begin(), all_got.end(), -1.0), static_cast<long>(all_got.size()))
       << "push_all with a handshake wrote";
-  ASSERT_TRUE(store->push_all(targets, slots, StepHandshake{}));
+  ASSERT_TRUE(store->push_all(targets, slots, 0, StepHandshake{}));
   store->synchronize();
   all_target.copy_to_host(all_got.data());
   for (int list = 0; list < kGhostLists; ++list) {

@@ -6,6 +6,7 @@
 // narrower than two ghost widths, where a particle is in up to 26 lists.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -149,6 +150,58 @@ TEST(ParticleFields, SendListsAreEachListsParticlesInOrder) {
   b.assign_records(cube(b));
   expect_send_lists(b, 2.0, 8.0);
   expect_send_lists(b, 6.0, 4.0);
+}
+
+// push_all's own images (lists sent to the rank itself, in the pushes'
+// launch) land where copy_sends_to_ghosts puts them, bit for bit, while a
+// pushed list lands in its target: one launch does both.
+TEST(ParticleFields, PushAllCopiesOwnImagesAsCopySendsToGhostsDoes) {
+  Arrays a = make_arrays(), b = make_arrays();
+  a.assign_records(cube(a));
+  b.assign_records(cube(b));
+  GhostBands bands{};
+  for (int d = 0; d < 3; ++d) {
+    bands.low[d] = 2.0;
+    bands.high[d] = 8.0;
+  }
+  for (int list = 0; list < kGhostLists; ++list) {
+    for (int d = 0; d < 3; ++d) bands.shift[list][d] = 100.0 * list_offset(list, d);
+  }
+  long counts[kGhostLists];
+  a.select_sends(bands, counts);
+  b.select_sends(bands, counts);
+  // The even lists are this rank's own images, in reverse order of slots;
+  // list 1 goes to another rank's array from its slot 3 on.
+  std::uint32_t own = 0;
+  long first[kGhostLists] = {}, ghosts = 0;
+  for (int list = kGhostLists - 1; list >= 0; --list) {
+    if (list % 2 != 0) continue;
+    own |= std::uint32_t{1} << list;
+    first[list] = ghosts;
+    ghosts += counts[list];
+  }
+  ASSERT_GT(counts[1], 0);
+  std::vector<double> target(static_cast<size_t>(4 * (3 + counts[1])), -1.0);
+  void* targets[kGhostLists] = {};
+  long slots[kGhostLists];
+  std::copy(first, first + kGhostLists, slots);
+  targets[1] = target.data();
+  slots[1] = 3;
+  a.reserve_ghosts(ghosts);
+  b.reserve_ghosts(ghosts);
+  a.copy_sends_to_ghosts(own, first);
+  ASSERT_TRUE(b.push_all(targets, slots, own, StepHandshake{}));
+  const long n = a.owned() + ghosts;
+  EXPECT_EQ(std::vector<double>(b.positions(), b.positions() + 4 * n),
+            std::vector<double>(a.positions(), a.positions() + 4 * n));
+  std::vector<double> packed(static_cast<size_t>(3 * counts[1]));
+  a.pack_sends(std::uint32_t{1} << 1, packed.data());
+  for (long t = 0; t < counts[1]; ++t) {
+    for (int d = 0; d < 3; ++d)
+      EXPECT_EQ(target[static_cast<size_t>(4 * (3 + t) + d)], packed[static_cast<size_t>(3 * t + d)])
+          << "list 1, entry " << t;
+  }
+  EXPECT_EQ(std::count(target.begin(), target.begin() + 12, -1.0), 12) << "before slot 3";
 }
 
 }  // namespace
