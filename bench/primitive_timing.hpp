@@ -86,13 +86,12 @@ void time_primitives(const Exec& exec, const std::string& name, long n, int keys
   const int k = keys;
   const double a = 1, b = 0, c = 0, d = 0, e = 0, f = 0;
   const auto touch = MPSFW_LAMBDA(long i) { xp[4 * i + 3] = 0; };
-  const auto make_keys = MPSFW_LAMBDA(long i) { kp[i] = static_cast<int>((i * 7919) % k); };
+  const auto key_of = MPSFW_LAMBDA(long i) { return static_cast<int>((i * 7919) % k); };
   const auto below = MPSFW_LAMBDA(long i) { return xp[4 * i] < 0.5 ? 1L : 0L; };
   const auto value = MPSFW_LAMBDA(long i) { return xp[4 * i + 1]; };
   const auto odd = MPSFW_LAMBDA(long i) { return i & 1; };
   const auto store = MPSFW_LAMBDA(long i, long before) { op[i] = before; };
   const auto scale = MPSFW_LAMBDA(long i) { xp[4 * i] = xp[4 * i] * a + b + c + d + e + f; };
-  exec.for_each(n, make_keys);
   OperationSeconds seconds, launches;
   const auto timed_call = [&](const std::string& op_name, const std::function<void()>& work) {
     time_waited([&] { exec.synchronize(); }, op_name, work, seconds);
@@ -105,7 +104,7 @@ void time_primitives(const Exec& exec, const std::string& name, long n, int keys
     timed_call("max_of" + at_n, [&] { (void)exec.max_of(n, value); });
     timed_call("scan" + at_n, [&] { exec.scan(n, odd, store); });
     timed_call("sort_by_key" + at_n + ", " + std::to_string(keys) + " keys",
-               [&] { exec.sort_by_key(kp, n, keys, order.data(), start.data()); });
+               [&] { exec.sort_by_key(n, keys, key_of, kp, order.data(), start.data()); });
     timed_call("copy 8 bytes to the host", [&] {
       long v = 0;
       memory::copy(&v, Backend::Host, op, space, sizeof v);

@@ -20,18 +20,27 @@ MPSFW_HD long fetch_add(long* p, long v) {
 }
 
 // `fill` holds keys + 1 longs and `placed` n, both the caller's scratch.
-template <class Exec>
-void counting_sort_by_key(const Exec& exec, const int* key, long n, int keys, long* order,
-                          long* start, long* fill, long* placed) {
+// key[i] = key_of(i) first, in the pass that zeroes the counts, and each
+// key's start written over its count by the scan: five passes (the scan
+// one call) where a sort of given keys needs seven.
+template <class Exec, class KeyOf>
+void counting_sort_by_key(const Exec& exec, long n, int keys, const KeyOf& key_of, int* key,
+                          long* order, long* start, long* fill, long* placed) {
+  const long counts = keys + 1L;
   exec.for_each(
-      keys + 1L, MPSFW_LAMBDA(long k) { fill[k] = 0; });
+      n > counts ? n : counts, MPSFW_LAMBDA(long i) {
+        if (i < n) key[i] = key_of(i);
+        if (i < counts) fill[i] = 0;
+      });
   exec.for_each(
       n, MPSFW_LAMBDA(long i) { fetch_add(&fill[key[i]], 1L); });
+  // Each position reads its count before it writes its start there.
   exec.scan(
-      keys + 1L, MPSFW_LAMBDA(long k) { return fill[k]; },
-      MPSFW_LAMBDA(long k, long before) { start[k] = before; });
-  exec.for_each(
-      keys + 1L, MPSFW_LAMBDA(long k) { fill[k] = start[k]; });
+      counts, MPSFW_LAMBDA(long k) { return fill[k]; },
+      MPSFW_LAMBDA(long k, long before) {
+        start[k] = before;
+        fill[k] = before;
+      });
   exec.for_each(
       n, MPSFW_LAMBDA(long i) { placed[fetch_add(&fill[key[i]], 1L)] = i; });
   exec.for_each(

@@ -303,9 +303,11 @@ class CudaExec {
   }
 
   // The parallel backends' counting sort (counting_sort.hpp).
-  void sort_by_key(const int* key, long n, int keys, long* order, long* start) const {
+  template <class KeyOf>
+  void sort_by_key(long n, int keys, const KeyOf& key_of, int* key, long* order,
+                   long* start) const {
     long* fill = values<long>(keys + 1L + n);
-    counting_sort_by_key(*this, key, n, keys, order, start, fill, fill + keys + 1);
+    counting_sort_by_key(*this, n, keys, key_of, key, order, start, fill, fill + keys + 1);
   }
 
   // A warp a link cell (cuda_exec::list_kernel), over the particles' points

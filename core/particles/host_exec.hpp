@@ -81,7 +81,10 @@ class HostExec {
   }
 
   // A stable counting sort: keys in [0, keys).
-  void sort_by_key(const int* key, long n, int keys, long* order, long* start) const {
+  template <class KeyOf>
+  void sort_by_key(long n, int keys, const KeyOf& key_of, int* key, long* order,
+                   long* start) const {
+    for (long i = 0; i < n; ++i) key[i] = key_of(i);
     std::fill(start, start + keys + 1, 0L);
     for (long i = 0; i < n; ++i) ++start[key[i] + 1];
     for (int k = 0; k < keys; ++k) start[k + 1] += start[k];

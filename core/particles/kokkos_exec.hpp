@@ -150,12 +150,14 @@ class KokkosExec {
   }
 
   // The parallel backends' counting sort (counting_sort.hpp).
-  void sort_by_key(const int* key, long n, int keys, long* order, long* start) const {
+  template <class KeyOf>
+  void sort_by_key(long n, int keys, const KeyOf& key_of, int* key, long* order,
+                   long* start) const {
     if (static_cast<long>(fill_.size()) < keys + 1L)
       fill_ = Array<long>(kSpace, static_cast<std::size_t>(keys + keys / 4 + 16));
     if (static_cast<long>(placed_.size()) < n)
       placed_ = Array<long>(kSpace, static_cast<std::size_t>(n + n / 4 + 16));
-    counting_sort_by_key(*this, key, n, keys, order, start, fill_.data(), placed_.data());
+    counting_sort_by_key(*this, n, keys, key_of, key, order, start, fill_.data(), placed_.data());
   }
 
   // A team per kCellsPerTeam link cells along x, a thread per particle of

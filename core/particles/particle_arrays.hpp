@@ -19,7 +19,8 @@
 //   for_each_then(n, f, handshake) for_each, then the step's handshake in the
 //                                  same launch (false, nothing done, where
 //                                  the backend cannot: the caller runs it)
-//   sort_by_key(key, n, keys, order, start)  stable, keys in [0, keys)
+//   sort_by_key(n, keys, key_of, key, order, start)  key[i] = key_of(i) in
+//                                  [0, keys), then order sorted by key, stable
 //   list_neighbours(build)         neighbour lists (neighbour_rows.hpp says
 //                                  which: the order is the same everywhere)
 //   synchronize(), sleep_while_waiting(sleep)
@@ -748,12 +749,11 @@ class ParticleArrays : public Base {
     scratch(&key_, n);
     scratch(&order_, n);
     scratch(&start_, cells + 1);
-    int* key = key_.data();
     const double* x = x_.data();
     const CellGrid g = grid;
-    exec_.for_each(
-        n, MPSFW_LAMBDA(long i) { key[i] = particle_ops::cell_of(x + 4 * i, g); });
-    exec_.sort_by_key(key, n, cells, order_.data(), start_.data());
+    exec_.sort_by_key(
+        n, cells, MPSFW_LAMBDA(long i) { return particle_ops::cell_of(x + 4 * i, g); }, key_.data(),
+        order_.data(), start_.data());
   }
 
   // Keeps `kept` owned particles, particle t the one that was from[t], its

@@ -198,7 +198,8 @@ TEST(ParticleFields, PushAllCopiesOwnImagesAsCopySendsToGhostsDoes) {
   a.pack_sends(std::uint32_t{1} << 1, packed.data());
   for (long t = 0; t < counts[1]; ++t) {
     for (int d = 0; d < 3; ++d)
-      EXPECT_EQ(target[static_cast<size_t>(4 * (3 + t) + d)], packed[static_cast<size_t>(3 * t + d)])
+      EXPECT_EQ(target[static_cast<size_t>(4 * (3 + t) + d)],
+                packed[static_cast<size_t>(3 * t + d)])
           << "list 1, entry " << t;
   }
   EXPECT_EQ(std::count(target.begin(), target.begin() + 12, -1.0), 12) << "before slot 3";
