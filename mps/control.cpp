@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -122,8 +123,19 @@ ProcessResult ControlClient::send(const std::string& command) const {
   return run_process({control_program()}, daemon_env(dirs_), command + "\n", timeout_);
 }
 
+ProcessResult ControlClient::ask(const std::string& question) const {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_);
+  auto pause = std::chrono::milliseconds(10);
+  for (;;) {
+    ProcessResult r = send(question);
+    if (r.exit_code == 0 || std::chrono::steady_clock::now() + pause >= deadline) return r;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(2 * pause, std::chrono::milliseconds(200));
+  }
+}
+
 bool ControlClient::answers() const {
-  return daemon_pid() > 0 && send("get_server_list").exit_code == 0;
+  return daemon_pid() > 0 && ask("get_server_list").exit_code == 0;
 }
 
 long ControlClient::daemon_pid() const {
@@ -136,17 +148,17 @@ long ControlClient::daemon_pid() const {
 }
 
 std::vector<long> ControlClient::server_pids() const {
-  const ProcessResult r = send("get_server_list");
+  const ProcessResult r = ask("get_server_list");
   return r.exit_code == 0 ? numbers_in(r.output) : std::vector<long>{};
 }
 
 std::vector<long> ControlClient::client_pids(long server_pid) const {
-  const ProcessResult r = send("get_client_list " + std::to_string(server_pid));
+  const ProcessResult r = ask("get_client_list " + std::to_string(server_pid));
   return r.exit_code == 0 ? numbers_in(r.output) : std::vector<long>{};
 }
 
 int ControlClient::default_thread_percentage() const {
-  const ProcessResult r = send("get_default_active_thread_percentage");
+  const ProcessResult r = ask("get_default_active_thread_percentage");
   if (r.exit_code != 0) return -1;
   // The real daemon answers e.g. "100.0"; a client gets whole SM shares.
   char* end = nullptr;

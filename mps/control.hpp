@@ -20,6 +20,10 @@ class ControlClient {
       : dirs_(std::move(dirs)), timeout_(timeout_seconds) {}
 
   ProcessResult send(const std::string& command) const;
+  // A question (a command without effects) sent again while the program
+  // fails, until it succeeds or the time limit has passed: a daemon that
+  // many clients ask at once may turn one away.
+  ProcessResult ask(const std::string& question) const;
   // The daemon answers get_server_list within the time limit.
   bool answers() const;
   // PID from the daemon's pid file if that process is alive, else -1. The

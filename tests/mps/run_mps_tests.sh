@@ -111,6 +111,7 @@ add_case two_nodes_killed 4
 add_case control_program 2
 add_case reuse 4
 add_case reuse_mpsctl_session 4
+add_case reuse_a_busy_daemon 4
 add_case timeout_on 2
 add_case timeout_auto 2
 add_case fail_start 2
@@ -1191,6 +1192,26 @@ case_reuse_mpsctl_session() {
   expect_rc_nonzero
   expect_one_error "MPSFW_MPS_SESSION=$W/no-such-session holds no ready session"
   for g in 0 1; do quit_by_hand "$ctl/gpu$g/pipe" "$ctl/gpu$g/log"; done
+}
+
+# A session's daemon that turns its first askers away (as one of 32 ranks
+# asking at once was, on an H200) is still reused by every rank: questions
+# are asked again within mps.timeout_seconds.
+case_reuse_a_busy_daemon() {
+  make_gpus 1
+  local ctl=$W/ctl pid r
+  pid=$(start_daemon_by_hand "$ctl/gpu0/pipe" "$ctl/gpu0/log" CUDA_VISIBLE_DEVICES="${UUIDS[0]}" \
+    FAKE_MPS_TURN_AWAY=6) || problem "could not start the session's daemon"
+  KEEP_ALIVE=("$pid")
+  printf 'leader 0\ngpu 0 %s %s 100 0 %s %s\n' "${UUIDS[0]}" "$pid" "$ctl/gpu0/pipe" \
+    "$ctl/gpu0/log" >"$ctl/ready"
+  run_probe 4 MPSFW_MPS_SESSION="$ctl" -- --enable on
+  expect_rc_zero
+  for ((r = 0; r < 4; r++)); do
+    expect_eq "rank $r state" "$(field "$(probe_line "$r")" state)" reused
+  done
+  expect_eq "askers turned away" "$(rec_count turned-away)" 6
+  quit_by_hand "$ctl/gpu0/pipe" "$ctl/gpu0/log"
 }
 
 # A daemon that does not answer within mps.timeout_seconds: stopped although
