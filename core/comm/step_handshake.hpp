@@ -62,11 +62,6 @@ struct StepHandshake {
   // What to mark (work enqueued before the handshake is done up to this
   // step) and what the neighbours' counters must reach before later work.
   std::uint64_t finished = 0;
-  // Nonzero (finished - 1): a rendezvous ahead of the launch's own writes
-  // as well, without a launch of its own. Every block first marks this
-  // count (the work queued before the launch is done) and waits for the
-  // neighbours to reach it; then its work; then the handshake as above.
-  std::uint64_t first = 0;
   // For a kernel whose blocks share the marking: how many have arrived (in
   // device memory, zero between launches; the last to arrive runs the
   // handshake).
@@ -184,21 +179,19 @@ static __device__ __forceinline__ bool arrived_last(const StepHandshake& h, unsi
 }
 
 // Run by one block, once every write it vouches for is complete (earlier
-// launches of the stream): marks `count` and waits for the neighbours to
-// reach it. `lane` is the thread's number in the block: lane 0 marks, lane n
-// watches neighbour n (volatile: other processes write them).
-static __device__ __noinline__ void mark_and_wait_for(const StepHandshake& h, int lane,
-                                                      std::uint64_t count) {
+// launches of the stream). `lane` is the thread's number in the block: lane 0
+// marks, lane n watches neighbour n (volatile: other processes write them).
+static __device__ __noinline__ void mark_and_wait(const StepHandshake& h, int lane) {
   if (lane == 0) {
     // Orders the earlier writes before the new count for readers elsewhere.
     __threadfence_system();
-    *static_cast<volatile std::uint64_t*>(h.mine) = count;
+    *static_cast<volatile std::uint64_t*>(h.mine) = h.finished;
   }
   if (lane >= h.count) return;
   const volatile std::uint64_t* theirs = h.theirs[lane];
   const volatile std::uint64_t* mine = h.mine;
   const std::uint64_t start = h.wait_ns != 0 ? detail::globaltimer_ns() : 0;
-  while (theirs[kStepsDone] < count) {
+  while (theirs[kStepsDone] < h.finished) {
     if (h.wait_ns != 0) {
       if (mine[kGaveUp] != 0) return;
       const std::uint64_t relayed = theirs[kMissingStep];
@@ -208,17 +201,12 @@ static __device__ __noinline__ void mark_and_wait_for(const StepHandshake& h, in
         return;
       }
       if (detail::globaltimer_ns() - start > h.wait_ns) {
-        detail::device_give_up(h, static_cast<std::uint64_t>(h.rank[lane]), count);
+        detail::device_give_up(h, static_cast<std::uint64_t>(h.rank[lane]), h.finished);
         return;
       }
     }
     __nanosleep(100);
   }
-}
-
-// The handshake proper: marks h.finished and waits for it.
-static __device__ __forceinline__ void mark_and_wait(const StepHandshake& h, int lane) {
-  mark_and_wait_for(h, lane, h.finished);
 }
 #endif
 

@@ -49,14 +49,9 @@ __global__ void __launch_bounds__(kWalkThreads) for_each_walk_kernel(int n, F f)
 
 // f(i) for every i < n, then the step's handshake (step_handshake.hpp): the
 // block that arrives last marks this rank done and waits for its neighbours,
-// so that what follows on the stream sees their writes. With h.first, every
-// block waits for the rendezvous ahead of its f(i) (its first warp watches).
+// so that what follows on the stream sees their writes.
 template <class F>
 __global__ void for_each_then_kernel(long n, F f, __grid_constant__ const StepHandshake h) {
-  if (h.first != 0) {
-    if (threadIdx.x < 32) mark_and_wait_for(h, static_cast<int>(threadIdx.x), h.first);
-    __syncthreads();
-  }
   const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) f(i);
   __shared__ bool last;

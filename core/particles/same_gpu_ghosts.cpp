@@ -153,19 +153,17 @@ bool SameGpuGhosts::push_all(ParticleStore& store, GhostReads reads, std::uint32
     slots[list] = own >> list & 1u ? own_first[list] : target_slot_[list];
   }
   // Every rank of the GPU passes the same `reads`, so the step counters match.
-  const bool ahead = reads == GhostReads::MayRun;
-  // The rendezvous ahead (if asked), the pushes, the own images and the
-  // rendezvous after them in one launch where the store can.
-  if (links_.gpu_waits()) {
-    StepHandshake h = links_.handshake(steps_ + (ahead ? 2 : 1));
-    if (ahead) h.first = steps_ + 1;
-    if (store.push_all(targets, slots, own, h)) {
-      steps_ = h.finished;
-      return true;
-    }
+  // The rendezvous ahead is a launch of its own (one block): a wait in every
+  // block of the pushes' launch can fill the GPU with waiting blocks while
+  // the work they wait for finds no room.
+  if (reads == GhostReads::MayRun) links_.rendezvous(++steps_);
+  // The pushes, the own images and the rendezvous after them in one launch
+  // where the store can; else the pushes (in one launch with the own images
+  // if it can), then the rendezvous.
+  if (links_.gpu_waits() && store.push_all(targets, slots, own, links_.handshake(steps_ + 1))) {
+    ++steps_;
+    return true;
   }
-  // Else each apart: the pushes (in one launch with the own images if it can).
-  if (ahead) links_.rendezvous(++steps_);
   const bool together = store.push_all(targets, slots, own, StepHandshake{});
   if (!together) push_one_by_one(store);
   links_.rendezvous(++steps_);

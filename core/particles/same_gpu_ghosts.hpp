@@ -17,7 +17,7 @@
 // The previous step's reads of the ghosts come before any push: the caller
 // orders them (MD: every rank passed the neighbour check's all-reduce after
 // its forces), or push_all waits for them (GhostReads::MayRun: one more
-// rendezvous, before the pushes, in the same launch where it can).
+// rendezvous, before the pushes).
 #include <mpi.h>
 
 #include <array>
