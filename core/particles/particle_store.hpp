@@ -135,9 +135,10 @@ class ParticleStore {
   // in one launch, and every list in `own` (a rank's own periodic images)
   // copied into this store's ghost slots from ghost slots[list] on (their
   // positions, as copy_sends_to_ghosts writes them; refresh_own_images
-  // knows only copy_sends_to_ghosts' images); with a handshake, the step's GPU-side
-  // handshake runs in the same launch after them. False, nothing done, where the store cannot (then
-  // the caller pushes list by list, copies and waits as separate steps).
+  // knows only copy_sends_to_ghosts' images); with a handshake, the step's
+  // GPU-side handshake runs in the same launch after them. False, nothing
+  // done, where the store cannot (then the caller pushes list by list,
+  // copies and waits as separate steps).
   virtual bool push_all(void* const /*targets*/[kGhostLists], const long /*slots*/[kGhostLists],
                         std::uint32_t /*own*/, const StepHandshake& /*handshake*/) {
     return false;
