@@ -2,17 +2,19 @@
 # The MD checks of one GPU session, in one command (the GPU machine is lent
 # briefly and starts bare): build the solver and the MD tests for sm_90, run
 # host vs CUDA, the shipped md_lj.h5 on CUDA at 1, 2, 3, 4, 8 ranks, same-GPU
-# ghosts vs MPI ghosts under MPS at 8 ranks (ipc), the in.lj
+# ghosts vs MPI ghosts under MPS at 8 ranks (ipc), 1M atoms on 8 and 16 ranks
+# under MPS with a 30 s peer wait: each must finish (big: a launch whose every
+# block waited for its neighbours filled the GPU and stalled there), the in.lj
 # benchmark (bench/md_lj.sh) at 1 rank (bench) and with MPS at 8 and 16 ranks
 # (mps), the same at 256k and 1M atoms with caps of 50 % and 100 % against auto
 # (caps; on an H100 50 % beat auto by 3-7 %, docs/performance.md), and the
 # per-kernel times of a short run (ncu; NCU_CELLS FCC cells a side, default 64:
 # 1M atoms). Logs and a tarball in $OUT.
-#   scripts/device_md_check.sh [PARTS="tests shipped ipc bench mps caps kernels"]
+#   scripts/device_md_check.sh [PARTS="tests shipped ipc big bench mps caps kernels"]
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 device_logs md
-parts=${1:-tests shipped ipc bench mps caps kernels}
+parts=${1:-tests shipped ipc big bench mps caps kernels}
 build="$MPSFW_ROOT/build/device"
 
 record_device_machine "$out/machine.txt"
@@ -53,6 +55,17 @@ if has ipc; then
     grep -E "halo messages|MPS  " "$out/ipc_$halo.log"
   done
   python3 "$MPSFW_ROOT/scripts/compare_md_checkpoints.py" "$out/ck_mpi.h5" "$out/ck_auto.h5"
+fi
+
+if has big; then
+  for np in 8 16; do
+    timeout 150 mpirun -np "$np" --bind-to none "$build/apps/solver" "$MPSFW_ROOT/inputs/md_lj.h5" \
+      --backend cuda --mps on --set md.cells_x=64 --set md.cells_y=64 --set md.cells_z=64 \
+      --set run.steps=200 --set run.thermo_every=100 --set run.peer_wait_seconds=30 \
+      > "$out/big_np$np.log" 2>&1
+    echo "1M atoms, $np ranks under MPS: exit $?"
+    grep -E "throughput|error" "$out/big_np$np.log" | head -3
+  done
 fi
 
 if has bench; then
