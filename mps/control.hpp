@@ -21,8 +21,8 @@ class ControlClient {
 
   ProcessResult send(const std::string& command) const;
   // A question (a command without effects) sent again while the program
-  // fails, until it succeeds or the time limit has passed: a daemon that
-  // many clients ask at once may turn one away.
+  // fails, until it succeeds or the time limit has passed: one of 32 ranks
+  // asking a daemon at once saw a failure that asking again rides out.
   ProcessResult ask(const std::string& question) const;
   // The daemon answers get_server_list within the time limit.
   bool answers() const;

@@ -5,6 +5,8 @@
 // its key's run by its rank there (the run's particles of lower index: a key, a link cell, holds a
 // few tens), so stable: the order a stable radix sort gives. No memset and no copy on the stream
 // (each costs a wait of its own where MPS clients share the GPU: docs/performance.md, 2026-11-28).
+#include <algorithm>
+
 #include "core/hd.hpp"
 
 namespace mpsfw {
@@ -28,7 +30,7 @@ void counting_sort_by_key(const Exec& exec, long n, int keys, const KeyOf& key_o
                           long* order, long* start, long* fill, long* placed) {
   const long counts = keys + 1L;
   exec.for_each(
-      n > counts ? n : counts, MPSFW_LAMBDA(long i) {
+      std::max(n, counts), MPSFW_LAMBDA(long i) {
         if (i < n) key[i] = key_of(i);
         if (i < counts) fill[i] = 0;
       });
