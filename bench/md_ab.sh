@@ -12,7 +12,9 @@
 # mps": the one-rank points, the MPS points), MPS_CELLS, MPS_RANKS, BACKEND
 # (md_lj.sh's; kokkos needs KOKKOS_PREFIX, bench_lib.sh), AB_WORK (where the
 # trees are unpacked and built, default a new temporary folder; an existing
-# one is built again incrementally, so a second call reuses the builds).
+# one is built again incrementally, so a second call reuses the builds),
+# MORE_TARS (more trees, each a tarball like the base's, named by its file name
+# without .tar, taking turns with base and new: one call A/Bs several branches).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 base_tar=${1:-ab-base.tar}
@@ -20,16 +22,21 @@ out=${2:-${OUT:?set OUT or pass an output folder}}
 source "$root/bench/bench_lib.sh"
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=${AB_WORK:-$(mktemp -d)}
-mkdir -p "$work/base" "$out" && tar xf "$base_tar" -C "$work/base" || exit 1
-for side in base new; do
+sides=(base new)
+for tarball in $base_tar ${MORE_TARS:-}; do
+  side=base
+  [ "$tarball" = "$base_tar" ] || { side=$(basename "$tarball" .tar); sides+=("$side"); }
+  mkdir -p "$work/$side" "$out" && tar xf "$tarball" -C "$work/$side" || exit 1
+done
+for side in "${sides[@]}"; do
   src=$root
-  [ "$side" = base ] && src=$work/base
+  [ "$side" = new ] || src=$work/$side
   build_gpu_solver "$src" "$work/build-$side" "$out/build-$side.log"
 done
 # The trees take turns within each repeat, so that drift hits them alike.
 export STEPS=${STEPS:-500}
 for r in $(seq "${REPEATS:-3}"); do
-  for side in base new; do
+  for side in "${sides[@]}"; do
     mps_cells=${MPS_CELLS:-64} mps_ranks=${MPS_RANKS:-8 16}
     for part in "one 20_40_64 1" "mps ${mps_cells// /_} ${mps_ranks// /_}"; do
       read -r name cells ranks <<<"$part"
@@ -40,7 +47,7 @@ for r in $(seq "${REPEATS:-3}"); do
   done
 done
 grep -A5 " failed:" "$out/rounds.log"  # a failed run and its log's tail
-for side in base new; do
+for side in "${sides[@]}"; do
   echo "== $side"
   for name in ${PARTS:-one mps}; do
     REPEATS=0 bash "$root/bench/md_lj.sh" "$work/build-$side" "$out/$side-$name"
