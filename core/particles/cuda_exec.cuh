@@ -66,10 +66,13 @@ __global__ void for_each_then_kernel(long n, F f, __grid_constant__ const StepHa
 // before), as the bits of a non-negative double, which order like the
 // values: one atomic a warp. The block that arrives last (at *arrivals)
 // hands the result to *landing, a host word the device can write, so that
-// no copy follows on the stream. *clear, the next call's word, is zeroed.
+// no copy follows on the stream, then runs the handshake `then` if any (one
+// block waits, never the whole launch). *clear, the next call's word, is
+// zeroed.
 template <class F>
 __global__ void max_kernel(long n, F f, unsigned long long* largest, unsigned long long* clear,
-                           unsigned* arrivals, unsigned long long* landing) {
+                           unsigned* arrivals, unsigned long long* landing,
+                           __grid_constant__ const StepHandshake then) {
   const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i == 0) *clear = 0;
   double v = 0;
@@ -83,10 +86,17 @@ __global__ void max_kernel(long n, F f, unsigned long long* largest, unsigned lo
     __threadfence();  // before the block counts itself in
   }
   __syncthreads();
-  if (threadIdx.x == 0 && last_to_arrive(arrivals, gridDim.x, false)) {
-    *static_cast<volatile unsigned long long*>(landing) = atomicAdd(largest, 0ull);
-    __threadfence_system();
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    last = last_to_arrive(arrivals, gridDim.x, false);
+    if (last) {
+      *static_cast<volatile unsigned long long*>(landing) = atomicAdd(largest, 0ull);
+      __threadfence_system();
+    }
   }
+  if (then.empty()) return;
+  __syncthreads();
+  if (last) mark_and_wait(then, static_cast<int>(threadIdx.x));
 }
 
 // The sum of f(i) into *total (zero before): one atomic a warp, exact in
@@ -204,6 +214,7 @@ class CudaExec {
   static constexpr Backend kSpace = Backend::Cuda;
   static constexpr bool kRowsTransposed = true;  // a warp's k-th entries coalesce
   static constexpr bool kFusedMax = true;        // max_later (particle_arrays.hpp)
+  static constexpr bool kMaxLaterWaits = true;   // max_later runs a handshake too
 
   template <class F>
   void for_each(long n, const F& f) const {
@@ -251,13 +262,13 @@ class CudaExec {
   }
 
   template <class F>
-  void max_later(long n, const F& f) const {
+  void max_later(long n, const F& f, const StepHandshake& then = {}) const {
     unsigned long long* word = largest_.next();
     const long launched = n > 0 ? n : 1;  // clears the next word even for none
     const auto blocks =
         static_cast<unsigned>((launched + cuda_exec::kThreads - 1) / cuda_exec::kThreads);
-    cuda_exec::max_kernel<<<blocks, cuda_exec::kThreads>>>(n, f, word, largest_.other(),
-                                                           largest_.arrivals(), later_.landing());
+    cuda_exec::max_kernel<<<blocks, cuda_exec::kThreads>>>(
+        n, f, word, largest_.other(), largest_.arrivals(), later_.landing(), then);
     MPSFW_CUDA_CHECK_LAUNCH();
     // Landed when this pass ends: later_max waits for it, not for what the
     // caller queues after it (neighbour_schedule.hpp).

@@ -17,6 +17,7 @@ class HostExec {
   static constexpr Backend kSpace = Backend::Host;
   static constexpr bool kRowsTransposed = false;  // a thread walks its own rows
   static constexpr bool kFusedMax = true;         // max_later (particle_arrays.hpp)
+  static constexpr bool kMaxLaterWaits = false;   // no handshake in max_later
 
   template <class F>
   void for_each(long n, const F& f) const {

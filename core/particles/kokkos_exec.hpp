@@ -38,7 +38,8 @@ class KokkosExec {
           ? Backend::Host
           : Backend::Cuda;
   static constexpr bool kRowsTransposed = kSpace == Backend::Cuda;
-  static constexpr bool kFusedMax = true;  // max_later
+  static constexpr bool kFusedMax = true;        // max_later
+  static constexpr bool kMaxLaterWaits = false;  // no handshake in max_later
 
   template <class F>
   void for_each(long n, const F& f) const {

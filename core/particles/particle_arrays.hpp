@@ -454,6 +454,12 @@ class ParticleArrays : public Base {
     return kSpace == Backend::Cuda ? static_cast<const void*>(x_.data()) : nullptr;
   }
   long positions_generation() const override { return generation_; }
+  bool carry_rendezvous(const StepHandshake& h) override {
+    if (!Exec::kMaxLaterWaits) return false;
+    run_carried();  // one at a time: an earlier one runs now
+    carried_ = h;
+    return true;
+  }
   // One list: push_all with that target alone.
   void push_sends(int list, void* target, long slot) override {
     void* targets[kGhostLists] = {};
@@ -469,6 +475,7 @@ class ParticleArrays : public Base {
   // then waits, apart.
   bool push_all(void* const targets[kGhostLists], const long slots[kGhostLists], std::uint32_t own,
                 const StepHandshake& handshake) override {
+    run_carried();  // a store that carries none runs none
     particle_ops::PushTargets to{};
     std::uint32_t lists = 0;
     for (int list = 0; list < kGhostLists; ++list) {
@@ -591,21 +598,15 @@ class ParticleArrays : public Base {
   // value instead of making a pass.
   template <class Move>
   void move_each(const Move& move) {
-    double* x = x_.data();
-    measured_ = false;
-    if (!Exec::kFusedMax || built_owned_ != owned_ || built_ < 0) {
-      exec_.for_each(
-          owned_, MPSFW_LAMBDA(long i) { (void)move_point(x, i, move); });
-      return;
-    }
-    if constexpr (Exec::kFusedMax) {
-      const double* b = built_x_.data();
-      exec_.max_later(
-          owned_, MPSFW_LAMBDA(long i) {
-            return squared_distance(move_point(x, i, move), point_of(b, i));
-          });
-      measured_ = true;
-    }
+    move_each(move, StepHandshake{});
+  }
+  // move_each, vouching that this rank's reads of its ghosts are over: the
+  // rendezvous carried (carry_rendezvous) runs in the pass's last block.
+  template <class Move>
+  void move_each_ending_ghost_reads(const Move& move) {
+    const StepHandshake h = carried_;
+    carried_ = StepHandshake{};
+    move_each(move, h);
   }
   // The largest distance an owned particle moved since build_neighbors
   // (HUGE_VAL without one since the last change).
@@ -727,6 +728,38 @@ class ParticleArrays : public Base {
     for (int d = 0; d < 3; ++d) choices *= b.high[d] <= b.low[d] ? 3 : 2;
     return choices - 1;
   }
+  // The pass of move_each, with `then` in its last block (or in a launch of
+  // its own after it where the pass measures nothing).
+  template <class Move>
+  void move_each(const Move& move, const StepHandshake& then) {
+    double* x = x_.data();
+    measured_ = false;
+    if (!Exec::kFusedMax || built_owned_ != owned_ || built_ < 0) {
+      exec_.for_each(
+          owned_, MPSFW_LAMBDA(long i) { (void)move_point(x, i, move); });
+      if (!then.empty()) exec_.for_each_then(0, MPSFW_LAMBDA(long){}, then);
+      return;
+    }
+    if constexpr (Exec::kFusedMax) {
+      const double* b = built_x_.data();
+      const auto moved = MPSFW_LAMBDA(long i) {
+        return squared_distance(move_point(x, i, move), point_of(b, i));
+      };
+      if constexpr (Exec::kMaxLaterWaits) {
+        exec_.max_later(owned_, moved, then);
+      } else {
+        exec_.max_later(owned_, moved);  // carries none (carry_rendezvous)
+      }
+      measured_ = true;
+    }
+  }
+  // A carried rendezvous not run by a pass yet, in a launch of its own.
+  void run_carried() {
+    if (carried_.empty()) return;
+    exec_.for_each_then(0, MPSFW_LAMBDA(long){}, carried_);
+    carried_ = StepHandshake{};
+  }
+
   particle_ops::Runs runs(std::uint32_t lists, const long* first) const {
     particle_ops::Runs r;
     r.particles = send_particles_;
@@ -894,6 +927,7 @@ class ParticleArrays : public Base {
   long built_ = -1, built_owned_ = -1;  // particles listed by the last build; -1: none since
   Scratch<double> built_x_;             // owned positions at the last build, 4 a particle
   bool measured_ = false;               // the last move_each measured the current positions
+  StepHandshake carried_;               // carry_rendezvous's, not run yet
 };
 
 }  // namespace mpsfw

@@ -143,6 +143,12 @@ class ParticleStore {
                         std::uint32_t /*own*/, const StepHandshake& /*handshake*/) {
     return false;
   }
+  // Holds `h`, a rendezvous with the ranks this one pushes to (same_gpu_ghosts.hpp),
+  // for the store's next pass that vouches this rank's reads of its ghosts are
+  // over (MD's kick-drift) to run in its last block; else push_all or
+  // push_sends runs it first, in a launch of its own. False where the store
+  // cannot (the caller runs it apart).
+  virtual bool carry_rendezvous(const StepHandshake& /*h*/) { return false; }
   // Waits until the store's device work is done (nothing to wait for on the host).
   virtual void synchronize() = 0;
 };

@@ -153,20 +153,31 @@ bool SameGpuGhosts::push_all(ParticleStore& store, GhostReads reads, std::uint32
     slots[list] = own >> list & 1u ? own_first[list] : target_slot_[list];
   }
   // Every rank of the GPU passes the same `reads`, so the step counters match.
-  // The rendezvous ahead is a launch of its own (one block): a wait in every
-  // block of the pushes' launch can fill the GPU with waiting blocks while
-  // the work they wait for finds no room.
-  if (reads == GhostReads::MayRun) links_.rendezvous(++steps_);
+  // The rendezvous ahead waits in one block, never in every block of the
+  // pushes' launch (waiting blocks could fill the GPU while the work they
+  // wait for finds no room): in the last block of the store's pass that
+  // ended this rank's ghost reads (carried since the last pushes; the store
+  // runs it before these pushes at the latest), else in a launch of its own.
+  if (reads == GhostReads::MayRun && !carried_) links_.rendezvous(++steps_);
+  carried_ = false;
   // The pushes, the own images and the rendezvous after them in one launch
   // where the store can; else the pushes (in one launch with the own images
   // if it can), then the rendezvous.
+  bool together;
   if (links_.gpu_waits() && store.push_all(targets, slots, own, links_.handshake(steps_ + 1))) {
     ++steps_;
-    return true;
+    together = true;
+  } else {
+    together = store.push_all(targets, slots, own, StepHandshake{});
+    if (!together) push_one_by_one(store);
+    links_.rendezvous(++steps_);
   }
-  const bool together = store.push_all(targets, slots, own, StepHandshake{});
-  if (!together) push_one_by_one(store);
-  links_.rendezvous(++steps_);
+  // The next rendezvous ahead rides the store's pass that ends this rank's
+  // reads of its ghosts (MD's kick-drift: its last block), where it can.
+  if (links_.gpu_waits() && store.carry_rendezvous(links_.handshake(steps_ + 1))) {
+    ++steps_;
+    carried_ = true;
+  }
   return together;
 }
 

@@ -108,6 +108,7 @@ class SameGpuGhosts {
   long target_slot_[kGhostLists] = {};
   bool pushed_[kGhostLists] = {};
   std::uint64_t steps_ = 0;  // steps marked done
+  bool carried_ = false;     // the store holds the next rendezvous ahead
 };
 
 }  // namespace mpsfw

@@ -60,7 +60,8 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
     const long cap = this->capacity();
     const PendingKick before = pending_;
     pending_.due = false;
-    this->move_each(MPSFW_LAMBDA(long i, double* x) {
+    // Nothing reads the ghosts from here to the step's pushes.
+    this->move_each_ending_ghost_reads(MPSFW_LAMBDA(long i, double* x) {
       for (int d = 0; d < 3; ++d) {
         double vi = v[d * cap + i];
         if (before.due) vi = kicked(vi, f[d * cap + i], before.half_dt, before.p);

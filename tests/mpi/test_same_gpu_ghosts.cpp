@@ -59,12 +59,30 @@ class WindowStore final : public ParticleStore {
   const void* positions_base() const override { return positions_; }
   long positions_generation() const override { return generation; }
   void push_sends(int list, void* target, long slot) override {
+    end_ghost_reads();  // a rendezvous carried and not run yet, first
     double* out = static_cast<double*>(target) + 3 * slot;
     for (long t = 0; t < sends[list]; ++t) {
       for (int d = 0; d < 3; ++d) out[3 * t + d] = code(rank_, list, t, d);
     }
   }
   void synchronize() override {}
+  // With `carries`, holds the rendezvous ahead as the CUDA store does, run by
+  // end_ghost_reads (the pass that ends this rank's reads: MD's kick-drift)
+  // or before the next pushes.
+  bool carries = false;
+  int carried_runs = 0;
+  bool carry_rendezvous(const StepHandshake& h) override {
+    if (!carries) return false;
+    end_ghost_reads();
+    carried_ = h;
+    return true;
+  }
+  void end_ghost_reads() {
+    if (carried_.empty()) return;
+    host_mark_and_wait(carried_);
+    carried_ = StepHandshake{};
+    ++carried_runs;
+  }
 
   // Not used by SameGpuGhosts.
   RecordLayout record_layout() const override { unused(); }
@@ -81,6 +99,7 @@ class WindowStore final : public ParticleStore {
 
  private:
   [[noreturn]] static void unused() { throw Error("WindowStore: not used by this test"); }
+  StepHandshake carried_;
   double* positions_;
   int rank_;
 };
@@ -215,6 +234,49 @@ TEST(MdSameGpu, APushBeforeAnyCollectiveWaitsForItsReceiversReads) {
     }
     ghosts.push_all(store, GhostReads::MayRun);
     expect_ghosts(ring, shared.base(), store.owned_count);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  MPI_Comm_free(&node);
+}
+
+// The same where the store carries the rendezvous ahead into the pass that
+// ends its reads (the CUDA store: MD's kick-drift), instead of a launch of
+// its own: the pushes still wait for rank 1's reads.
+TEST(MdSameGpu, ARendezvousCarriedIntoTheReadsEndingPassWaitsForTheReceiversReads) {
+  const Ring ring;
+  if (ring.size == 1) GTEST_SKIP() << "needs two ranks";
+  MPI_Comm node = node_of_every_rank();
+  SharedWindowMemory shared(node, 3 * kCapacity);
+  WindowStore store(shared.base(), ring.me);
+  store.carries = true;
+  GhostTransfer plan[kGhostLists];
+  ring.plan(plan, store);
+  for (const HaloSync sync : {HaloSync::Auto, HaloSync::Barrier}) {
+    SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, sync, one_gpu(),
+                         &shared);
+    ghosts.connect(store, plan);
+    ghosts.push_all(store);  // carries the next rendezvous ahead where it can
+    MPI_Barrier(MPI_COMM_WORLD);
+    double* ghost_slots = shared.base() + 3 * store.owned_count;
+    const long ghost_doubles = 3 * (Ring::count(0, ring.right) + Ring::count(1, ring.left));
+    const int runs_before = store.carried_runs;
+    for (int step = 0; step < 3; ++step) {
+      if (ring.me == 1) {
+        std::fill(ghost_slots, ghost_slots + ghost_doubles, -1.0);
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        const long touched =
+            ghost_doubles - std::count(ghost_slots, ghost_slots + ghost_doubles, -1.0);
+        EXPECT_EQ(touched, 0) << "a neighbour pushed while rank 1 still read its ghosts (sync "
+                              << to_string(sync) << ", step " << step << ")";
+      }
+      store.end_ghost_reads();
+      ghosts.push_all(store, GhostReads::MayRun);
+      expect_ghosts(ring, shared.base(), store.owned_count);
+    }
+    if (sync == HaloSync::Auto) {
+      EXPECT_EQ(store.carried_runs - runs_before, 3) << "the store carried no rendezvous";
+    }
+    store.end_ghost_reads();
     MPI_Barrier(MPI_COMM_WORLD);
   }
   MPI_Comm_free(&node);
