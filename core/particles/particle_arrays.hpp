@@ -203,13 +203,18 @@ class ParticleArrays : public Base {
                                                                                            : 0L;
     };
     // The leaving ones' indices in order, the staying ones' in order, and how
-    // many leave.
+    // many leave: that count in the word ahead of their records, which are
+    // packed at once, as many as twice the last call's (the pass packs those
+    // that leave), so that one copy brings both where no more leave.
+    const long guess = std::min(n, std::max(64L, 2 * last_gone_));
+    const long record_bytes = static_cast<long>(layout_.bytes);
     scratch(&order_, n);
     scratch(&flag_, n);
-    scratch(&tally_, 1);
+    scratch(&records_, kCountBytes + guess * record_bytes);
     long* leaving_index = order_.data();
     long* staying_index = flag_.data();
-    long* tally = tally_.data();
+    unsigned char* counted = records_.data();
+    auto* tally = reinterpret_cast<long*>(counted);
     exec_.scan(
         n, leaves, MPSFW_LAMBDA(long i, long before) {
           const long goes = leaves(i);
@@ -220,15 +225,24 @@ class ParticleArrays : public Base {
           }
           if (i == n - 1) tally[0] = before + goes;
         });
+    pack_records(leaving_index, guess, counted + kCountBytes, tally);
+    std::vector<unsigned char> landed(static_cast<size_t>(kCountBytes + guess * record_bytes));
+    memory::copy(landed.data(), Backend::Host, counted, kSpace, landed.size());
     long gone = 0;
-    memory::copy(&gone, Backend::Host, tally, kSpace, sizeof(long));
+    std::memcpy(&gone, landed.data(), sizeof gone);
+    last_gone_ = gone;
     if (gone == 0) return;
-    const std::size_t bytes = static_cast<size_t>(gone) * layout_.bytes;
-    scratch(&records_, static_cast<long>(bytes));
-    pack_records(leaving_index, gone, records_.data());
     const std::size_t before = leaving->size();
     leaving->resize(before + static_cast<std::size_t>(gone));
-    memory::copy(leaving->record(before), Backend::Host, records_.data(), kSpace, bytes);
+    const long first = std::min(gone, guess);
+    std::memcpy(leaving->record(before), landed.data() + kCountBytes,
+                static_cast<size_t>(first * record_bytes));
+    if (gone > first) {  // more than guessed: the rest in a pass and a copy of their own
+      scratch(&records_, (gone - first) * record_bytes);
+      pack_records(leaving_index + first, gone - first, records_.data());
+      memory::copy(leaving->record(before + static_cast<std::size_t>(first)), Backend::Host,
+                   records_.data(), kSpace, static_cast<size_t>((gone - first) * record_bytes));
+    }
     fill_holes(leaving_index, staying_index, gone);
   }
 
@@ -828,15 +842,17 @@ class ParticleArrays : public Base {
     owned_ = kept;
   }
 
-  // Records of the owned particles index[t] (t when index is null), t < m,
-  // into `out` (in kSpace).
-  void pack_records(const long* index, long m, unsigned char* out) const {
+  // Records of the owned particles index[t] (t when index is null), t < m
+  // (and t < *limit, read on the device, where given), into `out` (in kSpace).
+  void pack_records(const long* index, long m, unsigned char* out,
+                    const long* limit = nullptr) const {
     const double* x = x_.data();
     const std::uint64_t* w = words_data_.data();
     const Words words = words_;
     const long bytes = static_cast<long>(layout_.bytes), cap = capacity_;
     exec_.for_each(
         m, MPSFW_LAMBDA(long t) {
+          if (limit != nullptr && t >= *limit) return;
           const long i = index != nullptr ? index[t] : t;
           unsigned char* r = out + t * bytes;
           memcpy(r, x + 4 * i, 3 * sizeof(double));
@@ -912,6 +928,10 @@ class ParticleArrays : public Base {
   Scratch<std::uint32_t> mask_;             // each owned particle's ghost lists
   Scratch<int> chunk_count_, chunk_start_;  // select_sends's (list, chunk) counts and starts
   Scratch<unsigned char> records_;          // migrating particles' records
+  // take_leaving: the count ahead of the records (a word of 8 bytes keeps
+  // them aligned), and how many left last time.
+  static constexpr long kCountBytes = 8;
+  long last_gone_ = 0;
   // The ghost plan: the 26 send lists' entries back to back (Runs::particle
   // reads them), where each list begins, and what is added to the positions
   // it sends.

@@ -122,10 +122,11 @@ void ParticleExchange::migrate(ParticleStore& store, long step) {
     store.add_owned(arrived);
   }
   long counts[2] = {lost, far}, total[2];
-  std::int64_t first = 0;
   MPSFW_MPI_CHECK(MPI_Allreduce(counts, total, 2, MPI_LONG, MPI_SUM, comm));
-  MPSFW_MPI_CHECK(MPI_Allreduce(&first_far, &first, 1, MPI_INT64_T, MPI_MIN, comm));
   if (total[0] + total[1] > 0) {
+    // Every rank is here (the totals are agreed): which atom to name.
+    std::int64_t first = 0;
+    MPSFW_MPI_CHECK(MPI_Allreduce(&first_far, &first, 1, MPI_INT64_T, MPI_MIN, comm));
     const auto count = [&](long n) {
       return std::to_string(n) + " " + (n == 1 ? names_.one : names_.many);
     };

@@ -112,6 +112,41 @@ TEST(ParticleFields, TravelThroughMigrationAndSort) {
     EXPECT_EQ(a.real(kScratch)[i], 0.0) << "an arriving particle's scratch field";
 }
 
+// take_leaving brings every leaving particle's record, however many leave
+// against the last call (it packs as many as twice the last count before it
+// knows: more leave, fewer, none), and keeps the others.
+TEST(ParticleFields, EveryLeavingRecordArrivesWhateverTheCount) {
+  Arrays a = make_arrays();
+  a.assign_records(cube(a));
+  // x >= 5: 500 leave (the first call packs 64 first); then y >= 9: 50 of
+  // the 500 left; then none (the next guess: 64); then z >= 8: 90 of the 450.
+  const double lo[3] = {0, 0, 0};
+  const double his[4][3] = {{5, 10, 10}, {5, 9, 10}, {5, 9, 10}, {5, 9, 8}};
+  const long leave[4] = {500, 50, 0, 90};
+  long owned = 1000;
+  for (int call = 0; call < 4; ++call) {
+    ParticleRecords leaving(a.record_layout());
+    a.take_leaving(lo, his[call], &leaving);
+    EXPECT_EQ(static_cast<long>(leaving.size()), leave[call]) << "call " << call;
+    owned -= leave[call];
+    EXPECT_EQ(a.owned(), owned) << "call " << call;
+    std::vector<int> seen(1000, 0);
+    for (std::size_t k = 0; k < leaving.size(); ++k) {
+      const auto* rec = static_cast<const Record*>(leaving.record(k));
+      bool outside = false;
+      for (int d = 0; d < 3; ++d) outside = outside || rec->x[d] >= his[call][d];
+      EXPECT_TRUE(outside) << "call " << call << ": id " << rec->id << " inside left";
+      EXPECT_EQ(rec->q[0], q_of(rec->id, 0)) << "call " << call << ", id " << rec->id;
+      ASSERT_TRUE(rec->id >= 0 && rec->id < 1000);
+      EXPECT_EQ(seen[static_cast<size_t>(rec->id)]++, 0) << "id " << rec->id << " twice";
+    }
+    for (long i = 0; i < a.owned(); ++i) {
+      for (int d = 0; d < 3; ++d) EXPECT_LT(a.positions()[4 * i + d], his[call][d]);
+    }
+    expect_fields_follow(a);
+  }
+}
+
 // select_sends then pack_sends against ghost_list_mask, particle by particle.
 void expect_send_lists(Arrays& a, double low, double high) {
   GhostBands bands{};
