@@ -40,12 +40,13 @@ record_device_machine() {
   } > "$1" 2>&1
   cat "$1"
 }
-# For the device scripts: the test programs of BUILD's GPU tests (ctest -L
-# gpu), one a line; and `run_gpu_tests BUILD` runs them (a missing GPU a
-# failure), logs in $out/ctest.log, prints the summary, returns ctest's exit.
+# For the device scripts: the programs of BUILD's GPU tests (ctest -L gpu:
+# test programs, and the apps that script tests run), one a line; and
+# `run_gpu_tests BUILD` runs them (a missing GPU a failure), logs in
+# $out/ctest.log, prints the summary, returns ctest's exit.
 gpu_test_targets() {
-  (cd "$1" && ctest -N -V -L gpu | grep "Test command" | grep -o "tests/test_[a-z_]*" |
-    sed 's|tests/||' | sort -u)
+  (cd "$1" && ctest -N -V -L gpu | grep "Test command" | grep -o "tests/test_[a-z_]*\|apps/[a-z_]*" |
+    sed 's|^tests/||; s|^apps/||' | sort -u)
 }
 run_gpu_tests() {
   (cd "$1" && MPSFW_REQUIRE_GPU=1 timeout 240 ctest -L gpu --output-on-failure -j 4 \
