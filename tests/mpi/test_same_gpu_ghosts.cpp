@@ -205,81 +205,76 @@ TEST(MdSameGpu, NeighboursPushIntoTheAnnouncedSlotsAcrossRebuilds) {
   MPI_Comm_free(&node);
 }
 
+// A ring of ranks whose "GPU memory" is one shared window: the node's
+// communicator, the window, a store in it and the ring's transfer plan.
+struct SharedRing {
+  const Ring ring;
+  MPI_Comm node = node_of_every_rank();
+  SharedWindowMemory shared{node, 3 * kCapacity};
+  WindowStore store{shared.base(), ring.me};
+  GhostTransfer plan[kGhostLists];
+  SharedRing() { ring.plan(plan, store); }
+  ~SharedRing() { MPI_Comm_free(&node); }
+};
+
+// Rank 1 "reads" its ghosts for `ms` (marks them, then waits) and must find
+// them untouched: no neighbour pushed while it read.
+void expect_rank_one_reads_undisturbed(SharedRing& r, int ms, const std::string& when) {
+  if (r.ring.me != 1) return;
+  double* slots = r.shared.base() + 3 * r.store.owned_count;
+  const long doubles = 3 * (Ring::count(0, r.ring.right) + Ring::count(1, r.ring.left));
+  std::fill(slots, slots + doubles, -1.0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  const long touched = doubles - std::count(slots, slots + doubles, -1.0);
+  EXPECT_EQ(touched, 0) << "a neighbour pushed while rank 1 still read its ghosts (" << when << ")";
+}
+
 // A push queued before any collective (GhostReads::MayRun: the particle step
 // that queues its work before the neighbour check's answer) waits until its
 // receiver has finished what it queued before: rank 1, still "reading" its
 // ghosts for a while, finds them untouched, then everyone's pushes arrive.
 TEST(MdSameGpu, APushBeforeAnyCollectiveWaitsForItsReceiversReads) {
-  const Ring ring;
-  if (ring.size == 1) GTEST_SKIP() << "needs two ranks";
-  MPI_Comm node = node_of_every_rank();
-  SharedWindowMemory shared(node, 3 * kCapacity);
-  WindowStore store(shared.base(), ring.me);
-  GhostTransfer plan[kGhostLists];
-  ring.plan(plan, store);
+  SharedRing r;
+  if (r.ring.size == 1) GTEST_SKIP() << "needs two ranks";
   for (const HaloSync sync : {HaloSync::Auto, HaloSync::Barrier}) {
-    SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, sync, one_gpu(),
-                         &shared);
-    ghosts.connect(store, plan);
+    SameGpuGhosts ghosts(MPI_COMM_WORLD, r.ring.neighbors(), HaloTransport::Auto, sync, one_gpu(),
+                         &r.shared);
+    ghosts.connect(r.store, r.plan);
     ASSERT_TRUE(ghosts.pushed_to_us(0) && ghosts.pushed_to_us(1));
-    double* ghost_slots = shared.base() + 3 * store.owned_count;
-    const long ghost_doubles = 3 * (Ring::count(0, ring.right) + Ring::count(1, ring.left));
-    if (ring.me == 1) {
-      std::fill(ghost_slots, ghost_slots + ghost_doubles, -1.0);
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      const long touched =
-          ghost_doubles - std::count(ghost_slots, ghost_slots + ghost_doubles, -1.0);
-      EXPECT_EQ(touched, 0) << "a neighbour pushed while rank 1 still read its ghosts (sync "
-                            << to_string(sync) << ")";
-    }
-    ghosts.push_all(store, GhostReads::MayRun);
-    expect_ghosts(ring, shared.base(), store.owned_count);
+    expect_rank_one_reads_undisturbed(r, 200, std::string("sync ") + to_string(sync));
+    ghosts.push_all(r.store, GhostReads::MayRun);
+    expect_ghosts(r.ring, r.shared.base(), r.store.owned_count);
     MPI_Barrier(MPI_COMM_WORLD);
   }
-  MPI_Comm_free(&node);
 }
 
 // The same where the store carries the rendezvous ahead into the pass that
 // ends its reads (the CUDA store: MD's kick-drift), instead of a launch of
 // its own: the pushes still wait for rank 1's reads.
 TEST(MdSameGpu, ARendezvousCarriedIntoTheReadsEndingPassWaitsForTheReceiversReads) {
-  const Ring ring;
-  if (ring.size == 1) GTEST_SKIP() << "needs two ranks";
-  MPI_Comm node = node_of_every_rank();
-  SharedWindowMemory shared(node, 3 * kCapacity);
-  WindowStore store(shared.base(), ring.me);
-  store.carries = true;
-  GhostTransfer plan[kGhostLists];
-  ring.plan(plan, store);
+  SharedRing r;
+  if (r.ring.size == 1) GTEST_SKIP() << "needs two ranks";
+  r.store.carries = true;
   for (const HaloSync sync : {HaloSync::Auto, HaloSync::Barrier}) {
-    SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, sync, one_gpu(),
-                         &shared);
-    ghosts.connect(store, plan);
-    ghosts.push_all(store);  // carries the next rendezvous ahead where it can
+    SameGpuGhosts ghosts(MPI_COMM_WORLD, r.ring.neighbors(), HaloTransport::Auto, sync, one_gpu(),
+                         &r.shared);
+    ghosts.connect(r.store, r.plan);
+    ghosts.push_all(r.store);  // carries the next rendezvous ahead where it can
     MPI_Barrier(MPI_COMM_WORLD);
-    double* ghost_slots = shared.base() + 3 * store.owned_count;
-    const long ghost_doubles = 3 * (Ring::count(0, ring.right) + Ring::count(1, ring.left));
-    const int runs_before = store.carried_runs;
+    const int runs_before = r.store.carried_runs;
     for (int step = 0; step < 3; ++step) {
-      if (ring.me == 1) {
-        std::fill(ghost_slots, ghost_slots + ghost_doubles, -1.0);
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        const long touched =
-            ghost_doubles - std::count(ghost_slots, ghost_slots + ghost_doubles, -1.0);
-        EXPECT_EQ(touched, 0) << "a neighbour pushed while rank 1 still read its ghosts (sync "
-                              << to_string(sync) << ", step " << step << ")";
-      }
-      store.end_ghost_reads();
-      ghosts.push_all(store, GhostReads::MayRun);
-      expect_ghosts(ring, shared.base(), store.owned_count);
+      expect_rank_one_reads_undisturbed(
+          r, 100, std::string("sync ") + to_string(sync) + ", step " + std::to_string(step));
+      r.store.end_ghost_reads();
+      ghosts.push_all(r.store, GhostReads::MayRun);
+      expect_ghosts(r.ring, r.shared.base(), r.store.owned_count);
     }
     if (sync == HaloSync::Auto) {
-      EXPECT_EQ(store.carried_runs - runs_before, 3) << "the store carried no rendezvous";
+      EXPECT_EQ(r.store.carried_runs - runs_before, 3) << "the store carried no rendezvous";
     }
-    store.end_ghost_reads();
+    r.store.end_ghost_reads();
     MPI_Barrier(MPI_COMM_WORLD);
   }
-  MPI_Comm_free(&node);
 }
 
 TEST(MdSameGpu, ARankThatCannotMapTurnsTheDirectPathOffForAll) {
