@@ -65,6 +65,9 @@ cli_case_args() {
   done
   cli_require_tools
   [ -d "$INPUTS" ] || cli_die "--input-dir '$INPUTS' is not a folder"
+  # The case runs in WORKDIR: paths given relative to here must still hold.
+  SOLVER="$(cd "$(dirname "$SOLVER")" && pwd)/$(basename "$SOLVER")"
+  INPUTS="$(cd "$INPUTS" && pwd)"
   [ -n "$WORKDIR" ] && [ -n "$case_name" ] || cli_die "--workdir DIR and a CASE are required"
   if [ ${#CASES[@]} -gt 0 ]; then
     case " ${CASES[*]} " in *" $case_name "*) ;; *) cli_die "no case named '$case_name'" ;; esac
