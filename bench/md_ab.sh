@@ -23,9 +23,13 @@ source "$root/bench/bench_lib.sh"
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=${AB_WORK:-$(mktemp -d)}
 sides=(base new)
-for tarball in $base_tar ${MORE_TARS:-}; do
+for tarball in "$base_tar" ${MORE_TARS:-}; do
   side=base
-  [ "$tarball" = "$base_tar" ] || { side=$(basename "$tarball" .tar); sides+=("$side"); }
+  if [ "$tarball" != "$base_tar" ]; then
+    side=$(basename "$tarball" .tar)
+    case " ${sides[*]} " in *" $side "*) echo "MORE_TARS: a second tree named '$side'" >&2; exit 2 ;; esac
+    sides+=("$side")
+  fi
   mkdir -p "$work/$side" "$out" && tar xf "$tarball" -C "$work/$side" || exit 1
 done
 for side in "${sides[@]}"; do

@@ -206,7 +206,7 @@ class ParticleArrays : public Base {
     // many leave: that count in the word ahead of their records, which are
     // packed at once, as many as twice the last call's (the pass packs those
     // that leave), so that one copy brings both where no more leave.
-    const long guess = std::min(n, std::max(64L, 2 * last_gone_));
+    const long guess = std::min(n, records_room(last_gone_));
     const long record_bytes = static_cast<long>(layout_.bytes);
     scratch(&order_, n);
     scratch(&flag_, n);

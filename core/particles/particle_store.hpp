@@ -5,6 +5,7 @@
 // the ghost width). The exchange moves what these functions hand out and
 // takes in; the store keeps the per-particle fields and does the per-particle
 // work. A particle solver's store (MD's md_store.hpp) implements this.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -24,6 +25,10 @@ struct RecordLayout {
   std::size_t bytes = 24;         // a record's size, a multiple of 8
   std::ptrdiff_t id_offset = -1;  // where an int64 id lies in it (-1: none)
 };
+
+// How many records a transfer whose count is not known yet makes room for in
+// its first go: twice the last count, at least 64 (more go in a second one).
+inline long records_room(long last_count) { return std::max(64L, 2 * last_count); }
 
 class ParticleRecords {
  public:
