@@ -24,6 +24,7 @@ namespace {
 int migrate_tag(int list) { return 100 + list; }
 int ghost_tag(int list) { return 200 + list; }
 int count_tag(int list) { return 400 + list; }
+int overflow_tag(int list) { return 500 + list; }
 
 using Message = NeighbourMessages::Message;
 
@@ -105,14 +106,10 @@ void ParticleExchange::migrate(ParticleStore& store, long step) {
       if (migrates(list)) out[static_cast<size_t>(list)].append(leaving.record(i));
     }
     std::uint32_t lists = 0;
-    long out_count[kGhostLists] = {}, in_count[kGhostLists] = {};
     for (int list = 0; list < kGhostLists; ++list) {
-      if (!migrates(list)) continue;
-      lists |= std::uint32_t{1} << list;
-      out_count[list] = static_cast<long>(out[static_cast<size_t>(list)].size());
+      if (migrates(list)) lists |= std::uint32_t{1} << list;
     }
-    exchange_counts(lists, out_count, in_count);
-    const ParticleRecords arrived = exchange_records(lists, out, in_count);
+    const ParticleRecords arrived = exchange_leaving(lists, out);
     for (std::size_t i = 0; i < arrived.size(); ++i) {
       if (!domain_.contains(arrived.position(i))) {
         ++far;
@@ -220,38 +217,104 @@ void ParticleExchange::exchange_counts(std::uint32_t lists, const long out[kGhos
   }
 }
 
-ParticleRecords ParticleExchange::exchange_records(std::uint32_t lists,
-                                                   const std::vector<ParticleRecords>& out,
-                                                   const long in_count[kGhostLists]) {
+ParticleRecords ParticleExchange::exchange_leaving(std::uint32_t lists,
+                                                   const std::vector<ParticleRecords>& out) {
   const RecordLayout layout = out.front().layout();
   const auto record_bytes = static_cast<std::int64_t>(layout.bytes);
+  constexpr std::int64_t kCountBytes = sizeof(std::int64_t);  // a message's first word
+  const auto sent_count = [&](int list) {
+    return static_cast<long>(out[static_cast<size_t>(list)].size());
+  };
+  // First round: the count and as many records as both ends make room for.
+  long room_in[kGhostLists] = {}, room_out[kGhostLists] = {}, in_count[kGhostLists] = {};
+  std::int64_t in_at[kGhostLists] = {}, out_at[kGhostLists] = {};
   std::vector<Message> receives, sends;
-  std::int64_t in_at = 0, out_at = 0;
+  std::int64_t in_end = 0, out_end = 0;
   for (int list = 0; list < kGhostLists; ++list) {
     if (!has(lists, list)) continue;
-    const std::int64_t in_bytes = in_count[list] * record_bytes;
+    room_in[list] = records_room(received_last_[list]);
+    room_out[list] = records_room(sent_last_[list]);
+    const std::int64_t in_bytes = kCountBytes + room_in[list] * record_bytes;
     const std::int64_t out_bytes =
-        static_cast<std::int64_t>(out[static_cast<size_t>(list)].size()) * record_bytes;
-    receives.push_back({plan_[list].from, migrate_tag(list), in_at, in_bytes});
-    sends.push_back({plan_[list].to, migrate_tag(list), out_at, out_bytes});
-    in_at += in_bytes;
-    out_at += out_bytes;
+        kCountBytes + std::min(sent_count(list), room_out[list]) * record_bytes;
+    receives.push_back({plan_[list].from, migrate_tag(list), in_end, in_bytes});
+    sends.push_back({plan_[list].to, migrate_tag(list), out_end, out_bytes});
+    in_at[list] = in_end;
+    out_at[list] = out_end;
+    in_end += in_bytes;
+    out_end += out_bytes;
   }
   NeighbourMessages& m = counts_and_records_;
   m.plan(std::move(receives), std::move(sends));
   m.post_receives();
   char* sent = static_cast<char*>(m.send_buffer());
   for (int list = 0; list < kGhostLists; ++list) {
-    const ParticleRecords& o = out[static_cast<size_t>(list)];
-    if (!has(lists, list) || o.empty()) continue;
-    std::memcpy(sent, o.data(), o.size() * layout.bytes);
-    sent += o.size() * layout.bytes;
+    if (!has(lists, list)) continue;
+    const std::int64_t n = sent_count(list);
+    std::memcpy(sent + out_at[list], &n, kCountBytes);
+    const std::int64_t first = std::min<std::int64_t>(n, room_out[list]);
+    if (first > 0)
+      std::memcpy(sent + out_at[list] + kCountBytes, out[static_cast<size_t>(list)].data(),
+                  static_cast<size_t>(first * record_bytes));
   }
   m.send();
   m.wait();
-  // In list order, as they were sent.
+  const char* got = static_cast<const char*>(m.receive_buffer());
+  for (int list = 0; list < kGhostLists; ++list) {
+    if (!has(lists, list)) continue;
+    std::int64_t n = 0;
+    std::memcpy(&n, got + in_at[list], kCountBytes);
+    in_count[list] = static_cast<long>(n);
+  }
+  // Second round, only between the pairs whose records did not fit (both
+  // ends know which): the rest.
+  std::vector<Message> more_in, more_out;
+  std::int64_t more_in_at[kGhostLists] = {};
+  std::int64_t more_in_end = 0, more_out_end = 0;
+  for (int list = 0; list < kGhostLists; ++list) {
+    if (!has(lists, list)) continue;
+    if (in_count[list] > room_in[list]) {
+      const std::int64_t bytes = (in_count[list] - room_in[list]) * record_bytes;
+      more_in.push_back({plan_[list].from, overflow_tag(list), more_in_end, bytes});
+      more_in_at[list] = more_in_end;
+      more_in_end += bytes;
+    }
+    if (sent_count(list) > room_out[list]) {
+      const std::int64_t bytes = (sent_count(list) - room_out[list]) * record_bytes;
+      more_out.push_back({plan_[list].to, overflow_tag(list), more_out_end, bytes});
+      more_out_end += bytes;
+    }
+  }
+  std::vector<char> first_round;  // the second round reuses the buffers
+  const char* more = nullptr;
+  if (!more_in.empty() || !more_out.empty()) {
+    first_round.assign(got, got + in_end);
+    got = first_round.data();
+    m.plan(std::move(more_in), std::move(more_out));
+    m.post_receives();
+    sent = static_cast<char*>(m.send_buffer());
+    for (int list = 0; list < kGhostLists; ++list) {
+      if (!has(lists, list) || sent_count(list) <= room_out[list]) continue;
+      const size_t rest = static_cast<size_t>((sent_count(list) - room_out[list]) * record_bytes);
+      std::memcpy(sent, out[static_cast<size_t>(list)].record(static_cast<size_t>(room_out[list])),
+                  rest);
+      sent += rest;
+    }
+    m.send();
+    m.wait();
+    more = static_cast<const char*>(m.receive_buffer());
+  }
+  // In list order, each list as it was sent.
   ParticleRecords arrived(layout);
-  arrived.append(m.receive_buffer(), static_cast<std::size_t>(in_at / record_bytes));
+  for (int list = 0; list < kGhostLists; ++list) {
+    if (!has(lists, list)) continue;
+    const long first = std::min(in_count[list], room_in[list]);
+    arrived.append(got + in_at[list] + kCountBytes, static_cast<size_t>(first));
+    if (in_count[list] > first)
+      arrived.append(more + more_in_at[list], static_cast<size_t>(in_count[list] - first));
+    received_last_[list] = in_count[list];
+    sent_last_[list] = sent_count(list);
+  }
   return arrived;
 }
 

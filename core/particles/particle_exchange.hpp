@@ -9,9 +9,9 @@
 // `update_ghosts` moves the same ghosts' positions forward between rebuilds
 // (one message per neighbour list, no counts, no selection; device to device
 // between ranks on one GPU, same_gpu_ghosts.hpp). Messages go through the one
-// neighbour-message engine (core/comm/neighbour_messages.hpp): counts first,
-// then records or positions. The particles are a ParticleStore's
-// (particle_store.hpp), wherever it keeps them.
+// neighbour-message engine (core/comm/neighbour_messages.hpp): ghost counts
+// first, then positions; a migration's counts ride with its records. The particles are a
+// ParticleStore's (particle_store.hpp), wherever it keeps them.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -71,10 +71,12 @@ class ParticleExchange {
   // One number per list in `lists` (bit `list`) to its neighbour, out[list],
   // and from the neighbour the other way, into in[list].
   void exchange_counts(std::uint32_t lists, const long out[kGhostLists], long in[kGhostLists]);
-  // The records out[list] of `lists` to their neighbours, in_count[list]
-  // from the other way; what arrives, in list order.
-  ParticleRecords exchange_records(std::uint32_t lists, const std::vector<ParticleRecords>& out,
-                                   const long in_count[kGhostLists]);
+  // The records out[list] of `lists` to their neighbours, and theirs from
+  // the other way; what arrives, in list order. One round carries each
+  // list's count and as many records as both ends expect (records_room of
+  // the channel's last count); a second round only between pairs whose
+  // records did not fit.
+  ParticleRecords exchange_leaving(std::uint32_t lists, const std::vector<ParticleRecords>& out);
   // The position messages of the plan: every list not pushed device to
   // device and not sent to this rank itself.
   void plan_positions(const ParticleStore& store);
@@ -100,6 +102,9 @@ class ParticleExchange {
   std::unique_ptr<NeighbourMessages> positions_;  // in the store's space
   Backend positions_space_ = Backend::Host;
   std::uint32_t position_sends_ = 0, position_receives_ = 0;  // lists through MPI
+  // Each list's count at the last migration, sent and received: both ends
+  // of a channel know it, so they agree on the next first round's room.
+  long sent_last_[kGhostLists] = {}, received_last_[kGhostLists] = {};
   std::unique_ptr<SameGpuGhosts> same_gpu_;
 };
 

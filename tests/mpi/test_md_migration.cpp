@@ -31,6 +31,9 @@ using testing_support::md_config;
 // 14^3 FCC cells: 8 link cells of cutoff + skin a side, room for 8 ranks along any axis.
 const std::vector<std::string> kBox = {"md.cells_x=14", "md.cells_y=14", "md.cells_z=14"};
 
+// An atom's id tells the rank that first held it.
+constexpr std::int64_t kIdsPerRank = 100000;
+
 md::AtomRecord atom_at(const double x[3], const double v[3], std::int64_t id) {
   md::AtomRecord a{};
   for (int d = 0; d < 3; ++d) {
@@ -51,7 +54,7 @@ md::AtomRecord atom_at(const double x[3], const double v[3], std::int64_t id) {
 //    the rank at the top.
 std::vector<md::AtomRecord> test_atoms(const Subdomain& dom, int rank, const Int3& coords) {
   std::vector<md::AtomRecord> mine;
-  const auto id = [&] { return rank * 100 + static_cast<std::int64_t>(mine.size()); };
+  const auto id = [&] { return rank * kIdsPerRank + static_cast<std::int64_t>(mine.size()); };
   double mid[3];
   for (int d = 0; d < 3; ++d) mid[d] = 0.5 * (dom.lo[d] + dom.hi[d]);
   for (int dz = -1; dz <= 1; ++dz) {
@@ -99,21 +102,17 @@ double expected_position(double x, double v, double length) {
   return y;
 }
 
-void migrate_and_check(const Int3& hint) {
-  const md::MdConfig c = md_config(kBox);
-  CartDecomposition dec(MPI_COMM_WORLD, md::link_cells(c), hint, {true, true, true});
-  const Subdomain dom = subdomain_of(dec, c.box);
-  const std::string where =
-      "rank grid " + std::to_string(dec.rank_grid()[0]) + "x" + std::to_string(dec.rank_grid()[1]) +
-      "x" + std::to_string(dec.rank_grid()[2]) + ", rank " + std::to_string(dec.rank());
-  const std::vector<md::AtomRecord> mine = test_atoms(dom, dec.rank(), dec.coords());
-  // Where every atom must end up, known on every rank.
+// Every rank's atoms, as every rank will hold them after a drift by v: at
+// x + v, folded into the box.
+std::map<std::int64_t, md::AtomRecord> drifted_everywhere(const std::vector<md::AtomRecord>& mine,
+                                                          const double box[3]) {
   int count = static_cast<int>(mine.size());
-  std::vector<int> counts(static_cast<size_t>(dec.size())),
-      offsets(static_cast<size_t>(dec.size()));
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  std::vector<int> counts(static_cast<size_t>(ranks)), offsets(static_cast<size_t>(ranks));
   MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
   int total_count = 0;
-  for (int r = 0; r < dec.size(); ++r) {
+  for (int r = 0; r < ranks; ++r) {
     counts[static_cast<size_t>(r)] *= static_cast<int>(sizeof(md::AtomRecord));
     offsets[static_cast<size_t>(r)] = total_count;
     total_count += counts[static_cast<size_t>(r)];
@@ -123,9 +122,53 @@ void migrate_and_check(const Int3& hint) {
                  all.data(), counts.data(), offsets.data(), MPI_BYTE, MPI_COMM_WORLD);
   std::map<std::int64_t, md::AtomRecord> expected;
   for (md::AtomRecord a : all) {
-    for (int d = 0; d < 3; ++d) a.x[d] = expected_position(a.x[d], a.v[d], c.box[d]);
+    for (int d = 0; d < 3; ++d) a.x[d] = expected_position(a.x[d], a.v[d], box[d]);
     expected[a.id] = a;
   }
+  return expected;
+}
+
+// After the migration: every atom of `expected` is held by exactly one rank,
+// the one whose subdomain holds it, where it drifted to; with several ranks,
+// some changed hands.
+void expect_each_atom_once_on_its_owner(const std::vector<md::AtomRecord>& held,
+                                        const std::map<std::int64_t, md::AtomRecord>& expected,
+                                        const CartDecomposition& dec, const Subdomain& dom,
+                                        const std::string& where) {
+  for (const md::AtomRecord& a : held) {
+    EXPECT_TRUE(dom.contains(a.x)) << where << " holds atom " << a.id << " outside its subdomain";
+    const md::AtomRecord& e = expected.at(a.id);
+    for (int d = 0; d < 3; ++d) EXPECT_EQ(a.x[d], e.x[d]) << where << ", atom " << a.id;
+  }
+  std::map<std::int64_t, size_t> slot;
+  for (const auto& [id, a] : expected) slot.emplace(id, slot.size());
+  std::vector<int> seen(expected.size(), 0), total(expected.size(), 0);
+  for (const md::AtomRecord& a : held) ++seen[slot.at(a.id)];
+  MPI_Allreduce(seen.data(), total.data(), static_cast<int>(total.size()), MPI_INT, MPI_SUM,
+                MPI_COMM_WORLD);
+  for (const auto& [id, i] : slot) EXPECT_EQ(total[i], 1) << where << ", atom " << id;
+  if (dec.size() > 1 && !expected.empty()) {
+    int moved = 0;
+    for (const md::AtomRecord& a : held) moved += a.id / kIdsPerRank != dec.rank();
+    int moved_total = 0;
+    MPI_Allreduce(&moved, &moved_total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_GT(moved_total, 0) << where;
+  }
+}
+
+std::string where_of(const CartDecomposition& dec) {
+  return "rank grid " + std::to_string(dec.rank_grid()[0]) + "x" +
+         std::to_string(dec.rank_grid()[1]) + "x" + std::to_string(dec.rank_grid()[2]) + ", rank " +
+         std::to_string(dec.rank());
+}
+
+void migrate_and_check(const Int3& hint) {
+  const md::MdConfig c = md_config(kBox);
+  CartDecomposition dec(MPI_COMM_WORLD, md::link_cells(c), hint, {true, true, true});
+  const Subdomain dom = subdomain_of(dec, c.box);
+  const std::string where = where_of(dec);
+  const std::vector<md::AtomRecord> mine = test_atoms(dom, dec.rank(), dec.coords());
+  const std::map<std::int64_t, md::AtomRecord> expected = drifted_everywhere(mine, c.box);
 
   auto store = md::make_md_store(Backend::Host);
   store->assign(mine);
@@ -133,29 +176,7 @@ void migrate_and_check(const Int3& hint) {
   const double width = md::ghost_width(c);
   ParticleExchange comm(dec, dom, width);
   comm.migrate(*store);
-
-  const std::vector<md::AtomRecord> held = store->download();
-  for (const md::AtomRecord& a : held) {
-    EXPECT_TRUE(dom.contains(a.x)) << where << " holds atom " << a.id << " outside its subdomain";
-    const md::AtomRecord& e = expected.at(a.id);
-    for (int d = 0; d < 3; ++d) EXPECT_EQ(a.x[d], e.x[d]) << where << ", atom " << a.id;
-  }
-  // Every atom exactly once over all ranks.
-  std::vector<int> seen(all.size(), 0), total(all.size(), 0);
-  std::map<std::int64_t, size_t> slot;
-  for (size_t i = 0; i < all.size(); ++i) slot[all[i].id] = i;
-  for (const md::AtomRecord& a : held) ++seen[slot.at(a.id)];
-  MPI_Allreduce(seen.data(), total.data(), static_cast<int>(total.size()), MPI_INT, MPI_SUM,
-                MPI_COMM_WORLD);
-  for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(total[i], 1) << where << ", atom " << all[i].id;
-  // With more than one rank, atoms really changed hands.
-  if (dec.size() > 1) {
-    int moved = 0;
-    for (const md::AtomRecord& a : held) moved += a.id / 100 != dec.rank();
-    int moved_total = 0;
-    MPI_Allreduce(&moved, &moved_total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    EXPECT_GT(moved_total, 0) << where;
-  }
+  expect_each_atom_once_on_its_owner(store->download(), expected, dec, dom, where);
 
   // Ghosts: every atom or periodic image within the ghost width of the subdomain
   // (and not owned here), by brute force over all atoms and 27 images.
@@ -181,6 +202,26 @@ void migrate_and_check(const Int3& hint) {
   EXPECT_EQ(store->ghosts(), want) << where;
 }
 
+// `per_face` atoms 0.01 inside each of this rank's 6 faces, spread over the
+// face, each moving 0.02 out across it.
+std::vector<md::AtomRecord> crowd_at_faces(const Subdomain& dom, int rank, int per_face) {
+  std::vector<md::AtomRecord> mine;
+  for (int d = 0; d < 3; ++d) {
+    for (int side = -1; side <= 1; side += 2) {
+      for (int i = 0; i < per_face; ++i) {
+        double x[3], v[3] = {0, 0, 0};
+        const int across = (d + 1) % 3, up = (d + 2) % 3;  // the face's two directions
+        x[across] = dom.lo[across] + (i + 0.5) / per_face * (dom.hi[across] - dom.lo[across]);
+        x[up] = dom.lo[up] + (0.3 + 0.4 * (i % 2)) * (dom.hi[up] - dom.lo[up]);
+        x[d] = side < 0 ? dom.lo[d] + 0.01 : dom.hi[d] - 0.01;
+        v[d] = 0.02 * side;
+        mine.push_back(atom_at(x, v, rank * kIdsPerRank + static_cast<std::int64_t>(mine.size())));
+      }
+    }
+  }
+  return mine;
+}
+
 int world_size() {
   int n = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &n);
@@ -189,6 +230,30 @@ int world_size() {
 
 TEST(MdMigration, AtomsCrossingEveryFaceEdgeAndCornerReachTheirOwner) {
   migrate_and_check({0, 0, 0});
+}
+
+// A migration's first round carries as many records as the last count on
+// each channel promises (at least 64); crowds larger than that, then within
+// it, then over it again, in migrations in a row on one exchange.
+TEST(MdMigration, CrowdsCrossingEveryFaceArriveWhateverTheirCount) {
+  const md::MdConfig c = md_config(kBox);
+  CartDecomposition dec(MPI_COMM_WORLD, md::link_cells(c), {0, 0, 0}, {true, true, true});
+  const Subdomain dom = subdomain_of(dec, c.box);
+  ParticleExchange comm(dec, dom, md::ghost_width(c));
+  for (const int per_face : {0, 300, 20, 130, 700}) {
+    const std::string where = where_of(dec) + ", " + std::to_string(per_face) + " atoms a face";
+    const std::vector<md::AtomRecord> mine = crowd_at_faces(dom, dec.rank(), per_face);
+    const std::map<std::int64_t, md::AtomRecord> expected = drifted_everywhere(mine, c.box);
+    auto store = md::make_md_store(Backend::Host);
+    store->assign(mine);
+    store->kick_drift(0.5, 1.0, c.lj);  // no forces: x += v
+    comm.migrate(*store);
+    const std::vector<md::AtomRecord> held = store->download();
+    long count = static_cast<long>(held.size()), total = 0;
+    MPI_Allreduce(&count, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    ASSERT_EQ(total, static_cast<long>(expected.size())) << where;
+    expect_each_atom_once_on_its_owner(held, expected, dec, dom, where);
+  }
 }
 
 TEST(MdMigration, AllRanksAlongX) { migrate_and_check({world_size(), 1, 1}); }
