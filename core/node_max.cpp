@@ -59,9 +59,14 @@ NodeMax::NodeMax(MPI_Comm comm, MPI_Comm node) {
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &me));
   MPSFW_MPI_CHECK(MPI_Comm_split(comm, node_rank_ == 0 ? 0 : MPI_UNDEFINED, me, &leaders_));
   if (leaders_ != MPI_COMM_NULL) MPSFW_MPI_CHECK(MPI_Comm_size(leaders_, &leaders_size_));
+  // Whether the node's ranks are all of `comm`: then every rank takes the
+  // largest itself.
+  MPSFW_MPI_CHECK(MPI_Bcast(&leaders_size_, 1, MPI_INT, 0, node_));
+  // Two sets of slots: a rank's next call writes the other set while the
+  // slowest rank may still read this one.
   const MPI_Aint bytes =
       node_rank_ == 0
-          ? static_cast<MPI_Aint>(sizeof(Shared) + sizeof(double) * kSlotDoubles * node_size_)
+          ? static_cast<MPI_Aint>(sizeof(Shared) + sizeof(double) * kSlotDoubles * 2 * node_size_)
           : 0;
   void* mine = nullptr;
   MPSFW_MPI_CHECK(MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, node_, &mine, &window_));
@@ -84,21 +89,40 @@ NodeMax::~NodeMax() {
   if (node_ != MPI_COMM_NULL) MPI_Comm_free(&node_);
 }
 
+double* NodeMax::slot(std::uint64_t call, int node_rank) const {
+  return values_ + ((call % 2) * static_cast<std::uint64_t>(node_size_) +
+                    static_cast<std::uint64_t>(node_rank)) *
+                       kSlotDoubles;
+}
+
 double NodeMax::max(double value) {
   const std::uint64_t call = ++calls_;
-  values_[node_rank_ * kSlotDoubles] = value;
-  // The value before the arrival, for the rank that counts the arrivals.
+  *slot(call, node_rank_) = value;
+  // The value before the arrival, for the ranks that read it.
   __atomic_add_fetch(&shared_->arrived, 1, __ATOMIC_ACQ_REL);
+  const auto everyone = static_cast<std::uint64_t>(node_size_);
+  if (leaders_size_ == 1) {
+    // One node: each rank waits for every arrival of this call (the count
+    // grows by the node's size a call) and takes the largest itself, so no
+    // rank waits for another to wake and publish it. A rank cannot write
+    // this call's set again before every rank has arrived at the next call,
+    // after its reading here.
+    wait_until(
+        [&] { return __atomic_load_n(&shared_->arrived, __ATOMIC_ACQUIRE) >= call * everyone; },
+        sleep_);
+    double largest = *slot(call, 0);
+    for (int r = 1; r < node_size_; ++r) largest = larger(largest, *slot(call, r));
+    return largest;
+  }
   if (node_rank_ != 0) {
     wait_until([&] { return __atomic_load_n(&shared_->published, __ATOMIC_ACQUIRE) >= call; },
                sleep_);
     return shared_->result;
   }
-  const auto everyone = static_cast<std::uint64_t>(node_size_);
   wait_until([&] { return __atomic_load_n(&shared_->arrived, __ATOMIC_ACQUIRE) >= everyone; },
              sleep_);
-  double largest = values_[0];
-  for (int r = 1; r < node_size_; ++r) largest = larger(largest, values_[r * kSlotDoubles]);
+  double largest = *slot(call, 0);
+  for (int r = 1; r < node_size_; ++r) largest = larger(largest, *slot(call, r));
   if (leaders_size_ > 1) {
     // MPI_MAX need not keep a NaN: a flag for it travels beside the value.
     const double mine[2] = {std::isnan(largest) ? 1.0 : 0.0, std::isnan(largest) ? 0.0 : largest};

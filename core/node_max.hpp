@@ -1,11 +1,11 @@
 #pragma once
 // The largest of one double over every rank of a communicator, through memory
-// the ranks of each node share: each rank writes its value and arrives; the
-// node's first rank waits for them all, takes the largest, agrees it with the
-// other nodes' first ranks through MPI, and publishes it. On a node that is
-// one round; MPI's all-reduce takes log2(ranks) rounds, each needing both
-// ranks of a pair on a core, so where ranks outnumber cores a round stalls
-// until the scheduler runs both (docs/performance.md).
+// the ranks of each node share: each rank writes its value and arrives. On one
+// node every rank waits for them all and takes the largest itself; over
+// several, the node's first rank does, agrees it with the other nodes' first
+// ranks through MPI, and publishes it. On a node that is one round; MPI's all-reduce takes
+// log2(ranks) rounds, each needing both ranks of a pair on a core, so where ranks outnumber cores a
+// round stalls until the scheduler runs both (docs/performance.md).
 #include <mpi.h>
 
 #include <cstdint>
@@ -32,13 +32,16 @@ class NodeMax {
 
  private:
   struct Shared;
+  // Rank `node_rank`'s value at call `call` (two sets, used in turn).
+  double* slot(std::uint64_t call, int node_rank) const;
 
   MPI_Comm node_ = MPI_COMM_NULL;
   MPI_Comm leaders_ = MPI_COMM_NULL;  // the nodes' first ranks; null elsewhere
+  int leaders_size_ = 1;              // nodes (known on every rank)
   MPI_Win window_ = MPI_WIN_NULL;
   Shared* shared_ = nullptr;
-  double* values_ = nullptr;  // a padded slot per node rank
-  int node_rank_ = 0, node_size_ = 1, leaders_size_ = 1;
+  double* values_ = nullptr;  // two padded slots per node rank
+  int node_rank_ = 0, node_size_ = 1;
   std::uint64_t calls_ = 0;
   bool sleep_ = false;
 };

@@ -3,11 +3,14 @@
 // reads a call's result before it is out, or a slot before it is written),
 // spinning and sleeping alike, on one node and on ranks grouped as several
 // "nodes" (their first ranks agree through MPI); a NaN on one rank reaches
-// every rank.
+// every rank; calls back to back with nothing else between them, where some
+// ranks run ahead of others, still read each call's values.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "core/node_max.hpp"
 
@@ -37,6 +40,36 @@ void expect_max_of_every_call(NodeMax& max, int calls) {
 TEST(NodeMax, EqualsTheAllReduceAtEveryCall) {
   NodeMax max(MPI_COMM_WORLD);
   expect_max_of_every_call(max, 500);
+}
+
+// No all-reduce between the calls: a rank that returns early starts the next
+// call while others still read this one's values. Every rank knows every
+// rank's values, so each checks its results after the run.
+void expect_back_to_back_calls_right(NodeMax& max, int calls) {
+  const int me = world_rank();
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<double> got(static_cast<size_t>(calls));
+  volatile double busy = 0;
+  for (int call = 0; call < calls; ++call) {
+    // A different rank lags at each call.
+    if (call % size == me) {
+      for (int i = 0; i < 2000; ++i) busy = busy + std::sqrt(static_cast<double>(i));
+    }
+    got[static_cast<size_t>(call)] = max.max(value(me, call));
+  }
+  for (int call = 0; call < calls; ++call) {
+    double want = value(0, call);
+    for (int r = 1; r < size; ++r) want = std::max(want, value(r, call));
+    ASSERT_EQ(got[static_cast<size_t>(call)], want) << "call " << call;
+  }
+}
+
+TEST(NodeMax, CallsBackToBackReadEachCallsValues) {
+  NodeMax max(MPI_COMM_WORLD);
+  expect_back_to_back_calls_right(max, 5000);
+  max.sleep_while_waiting(true);
+  expect_back_to_back_calls_right(max, 300);
 }
 
 TEST(NodeMax, SleepingWaitsGiveTheSame) {
