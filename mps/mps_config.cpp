@@ -37,6 +37,9 @@ std::vector<ParamSpec> mps_schema() {
       text("directory", "", {}, "root of the job's MPS folders; empty: $TMPDIR or /tmp"),
       real_param("mps", "timeout_seconds", false, "30", 0, true,
                  "longest wait for a daemon or for the node leader", 3600),
+      text("cpu_placement", "near_gpu", {"near_gpu", "launcher"},
+           "near_gpu: a rank the launcher left free to run on every CPU is pinned to the CPUs "
+           "of its GPU's NUMA node; launcher: every rank stays where the launcher put it"),
   };
 }
 
@@ -59,6 +62,7 @@ MpsConfig mps_config_from(const Params& p) {
   }
   c.directory = p.text("mps.directory");
   c.timeout_seconds = p.real("mps.timeout_seconds");
+  c.place_near_gpu = p.text("mps.cpu_placement") == "near_gpu";
   return c;
 }
 

@@ -28,6 +28,8 @@ struct MpsConfig {
   std::int64_t pinned_bytes = 0;
   std::string directory;  // root of the session folders; "" = $TMPDIR or /tmp
   double timeout_seconds = 30;
+  // A rank the launcher left free is pinned near its GPU (numa_placement.hpp).
+  bool place_near_gpu = true;
   // A dry run (--dry-run): bring-up decides everything (GPUs, caps, reuse)
   // and starts nothing.
   bool plan_only = false;

@@ -240,7 +240,9 @@ void NodeSession::bring_up(const GpuPlan& plan, int local_rank) {
   const std::vector<GpuInfo>& gpus = plan.gpus;
   my_gpu_ = plan.mine;
   const int k = plan.ranks.at(static_cast<size_t>(my_gpu_));
-  status_.placement = place_near(cpus_near(gpus.at(static_cast<size_t>(my_gpu_)).pci_bus), k);
+  status_.placement = config_.place_near_gpu
+                          ? place_near(cpus_near(gpus.at(static_cast<size_t>(my_gpu_)).pci_bus), k)
+                          : "left to the launcher (mps.cpu_placement = launcher)";
   const int busiest = *std::max_element(plan.ranks.begin(), plan.ranks.end());
   if (config_.enable == Enable::Auto && busiest <= 1) {
     status_.state = MpsState::NotNeeded;

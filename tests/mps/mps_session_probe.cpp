@@ -6,7 +6,8 @@
 // record.
 //
 //   mps_session_probe [--enable auto|on|off] [--atp N|auto|balanced] [--policy double|even]
-//                     [--pinned SIZE] [--dir ROOT] [--timeout S] [--hold S] [--work W0,W1,...]
+//                     [--pinned SIZE] [--dir ROOT] [--timeout S] [--placement near_gpu|launcher]
+//                     [--hold S] [--work W0,W1,...]
 //                     [--fail-rank R --fail-mode MODE [--fail-phase PHASE]]
 //   mps_session_probe [--dir ROOT] --session-dir-of JOB   (no MPI: prints the folder)
 //
@@ -92,6 +93,8 @@ Options parse(const std::vector<std::string>& args) {
       mps("directory");
     } else if (a == "--timeout") {
       mps("timeout_seconds");
+    } else if (a == "--placement") {
+      mps("cpu_placement");
     } else if (a == "--hold") {
       o.hold_seconds = std::stod(value());
     } else if (a == "--fail-rank") {

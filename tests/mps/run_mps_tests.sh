@@ -1039,7 +1039,8 @@ case_two_nodes_killed() {
 }
 
 # Ranks mpirun leaves free are pinned to their GPU's CPUs (a fake sysfs: GPU 0
-# near CPU 0, GPU 1 near CPU 1); two ranks for one CPU are left alone.
+# near CPU 0, GPU 1 near CPU 1); two ranks for one CPU are left alone, and so
+# is every rank under mps.cpu_placement = launcher.
 case_near_gpu_cpus() {
   # The CPUs this process may use (not nproc: it follows OMP_NUM_THREADS).
   local all
@@ -1060,6 +1061,12 @@ case_near_gpu_cpus() {
   run_probe 4 MPSFW_SYSFS_ROOT="$W/sys" OMPI_MCA_hwloc_base_binding_policy=none -- --enable on
   expect_rc_zero
   expect_eq "rank 0 CPUs (2 ranks, 1 CPU near GPU 0: left free)" "$(field "$(probe_line 0)" cpus)" "$all"
+  new_record
+  run_probe 2 MPSFW_SYSFS_ROOT="$W/sys" OMPI_MCA_hwloc_base_binding_policy=none -- --enable on \
+    --placement launcher
+  expect_rc_zero
+  expect_eq "rank 0 CPUs (mps.cpu_placement = launcher)" "$(field "$(probe_line 0)" cpus)" "$all"
+  expect_eq "rank 1 CPUs (mps.cpu_placement = launcher)" "$(field "$(probe_line 1)" cpus)" "$all"
 }
 
 # MPSFW_MPS_CONTROL names the program; a missing program with auto runs without MPS.
