@@ -16,6 +16,11 @@
 #           between GPUs (auto) == same-gpu == mpi bit for bit (checkpoints
 #           after 300 steps); then 1M atoms per GPU (weak), 8 ranks per GPU,
 #           auto / same-gpu / mpi against G x one GPU, medians of REPEATS
+#   numa    heat SIZE³ per GPU, 8 ranks per GPU, MPI halos staged through host
+#           memory, ranks pinned near their GPU (mps.cpu_placement = near_gpu)
+#           against left free (launcher); where each rank ran against its
+#           GPU's NUMA CPUs; medians of REPEATS (issue 42; not run yet on a
+#           machine with several NUMA nodes)
 #   strong  scripts/sweep.py --gpus N for N in GPU_COUNTS (default: 1 and G;
 #           MPS, 1/8/16 ranks per GPU, strong): heat 256³ and 512³, md in.lj
 #           at ~1M atoms
@@ -27,7 +32,7 @@
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || { echo "parts: check, weak, md, strong" >&2; exit 64; }
+[ ${#parts[@]} -gt 0 ] || { echo "parts: check, weak, md, numa, strong" >&2; exit 64; }
 size=${SIZE:-256}
 final="${OUT:-$MPSFW_ROOT/device-logs}"
 tag="multi-gpu-$(IFS=-; echo "${parts[*]}")"
@@ -205,6 +210,85 @@ md() {
   done
   weak_summary "8 ranks per GPU" atom-steps/s
   grep -h "halo messages\|rank grid\|GPU" "$out/md-g$gpus-auto-r1.log" | head -4 | sed 's/^/    /'
+}
+
+# Each rank's allowed CPUs (from /proc, read by a sampler while the run went)
+# against its GPU's NUMA CPUs (sysfs local_cpulist): REPORT CPUS_FILE.
+placement_check() {
+  nvidia-smi --query-gpu=uuid,pci.bus_id --format=csv,noheader > "$out/gpu-buses.txt"
+  python3 - "$1" "$2" "$out/gpu-buses.txt" <<'PY'
+import json, re, sys
+report, cpus_file, buses = sys.argv[1:4]
+def cpu_set(text):
+    out = set()
+    for part in text.strip().split(","):
+        if "-" in part:
+            a, b = part.split("-")
+            out.update(range(int(a), int(b) + 1))
+        elif part:
+            out.add(int(part))
+    return out
+near = {}
+for line in open(buses):
+    uuid, bus = (f.strip() for f in line.split(","))
+    path = "/sys/bus/pci/devices/%s/local_cpulist" % bus[-12:].lower()
+    try:
+        near[uuid] = cpu_set(open(path).read())
+    except OSError:
+        near[uuid] = set()
+allowed = {}
+for line in open(cpus_file):
+    pid, _, cpus = line.partition(" ")
+    allowed[int(pid)] = cpu_set(cpus)
+r = json.load(open(report))
+details = r.get("mps_details", {})
+print("  cpu_placement (rank 0): %s" % details.get("cpu_placement"))
+on_node = 0
+rows = details.get("per_rank", [])
+for row in rows:
+    m = re.match(r"local rank (\d+) \(pid (\d+)\): GPU (\S+?),", row)
+    if not m:
+        continue
+    rank, pid, gpu = int(m.group(1)), int(m.group(2)), m.group(3)
+    mine, local = allowed.get(pid, set()), near.get(gpu, set())
+    inside = bool(mine) and bool(local) and mine <= local
+    on_node += inside
+    print("    rank %d: GPU %s, %d CPUs allowed, %s its GPU's %d NUMA CPUs"
+          % (rank, gpu[:12], len(mine), "within" if inside else "NOT within", len(local)))
+print("  %d of %d ranks on their GPU's NUMA CPUs" % (on_node, len(rows)))
+PY
+}
+
+# NUMA placement: heat SIZE³ per GPU, 8 ranks per GPU over the GPUs under MPS,
+# halos through MPI staged through host memory (where host memory's locality
+# matters), every rank left free by mpirun: pinned near its GPU
+# (mps.cpu_placement = near_gpu) against left where it is (launcher), taking
+# turns, medians of REPEATS; the first run of each arm shows where every rank
+# ran. A machine whose GPUs share one NUMA node pins nothing (near_gpu = all).
+numa() {
+  echo "== NUMA placement: heat ${size}³ per GPU, 8 ranks per GPU over $gpus GPUs, MPI halos, MPS, median of $repeats"
+  lscpu | grep -i numa | sed 's/^/  /'
+  local placed=() free=() r arm v
+  export OMPI_MCA_hwloc_base_binding_policy=none
+  for r in $(seq "$repeats"); do
+    for arm in near_gpu launcher; do
+      [ "$r" = 1 ] && (sleep 3; for p in $(pgrep -f "$solver"); do
+        echo "$p $(awk '/Cpus_allowed_list/ {print $2}' "/proc/$p/status" 2>/dev/null)"; done) \
+        > "$out/numa-$arm-cpus.txt" &
+      v=$(rate $((8 * gpus)) "$size" $((size * gpus)) "$size" mpi "numa-$arm-r$r" \
+        --set mps.cpu_placement="$arm")
+      wait
+      case $arm in near_gpu) placed+=("$v") ;; launcher) free+=("$v") ;; esac
+    done
+  done
+  unset OMPI_MCA_hwloc_base_binding_policy
+  for arm in near_gpu launcher; do
+    echo "  mps.cpu_placement = $arm:"
+    placement_check "$out/numa-$arm-r1.json" "$out/numa-$arm-cpus.txt"
+  done
+  python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print("  near_gpu %.3e, launcher %.3e cell-updates/s: near / launcher %.3f" % (a, b, a / b))' \
+    "$(median "${placed[@]}")" "$(median "${free[@]}")"
+  echo "    repeats: near_gpu [${placed[*]}]; launcher [${free[*]}]"
 }
 
 # One strong-scaling sweep on each of GPU_COUNTS GPUs (1 and all): NAME INPUT --set...
