@@ -43,11 +43,11 @@ void wait_until(const Done& done, bool sleep) {
 // The node's words, in rank 0's share of the window; the value slots follow.
 struct NodeMax::Shared {
   alignas(64) std::uint64_t published;  // calls whose result is out
-  alignas(64) std::uint64_t arrived;    // arrivals over all calls: the node's size a call
+  alignas(64) std::uint64_t arrived;    // node ranks in the current call
   alignas(64) double result;
 };
 
-NodeMax::NodeMax(MPI_Comm comm, MPI_Comm node, bool sleep) {
+NodeMax::NodeMax(MPI_Comm comm, MPI_Comm node) {
   if (node == MPI_COMM_NULL) {
     MPSFW_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_));
   } else {
@@ -59,13 +59,9 @@ NodeMax::NodeMax(MPI_Comm comm, MPI_Comm node, bool sleep) {
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &me));
   MPSFW_MPI_CHECK(MPI_Comm_split(comm, node_rank_ == 0 ? 0 : MPI_UNDEFINED, me, &leaders_));
   if (leaders_ != MPI_COMM_NULL) MPSFW_MPI_CHECK(MPI_Comm_size(leaders_, &leaders_size_));
-  // The node's ranks take the largest each (below) only if all of them sleep
-  // and they are all of `comm`.
+  // Whether the node's ranks are all of `comm`: then every rank takes the
+  // largest itself.
   MPSFW_MPI_CHECK(MPI_Bcast(&leaders_size_, 1, MPI_INT, 0, node_));
-  int sleeps = sleep ? 1 : 0, all_sleep = 0;
-  MPSFW_MPI_CHECK(MPI_Allreduce(&sleeps, &all_sleep, 1, MPI_INT, MPI_MIN, node_));
-  sleep_ = all_sleep == 1;
-  each_takes_largest_ = sleep_ && leaders_size_ == 1;
   // Two sets of slots: a rank's next call writes the other set while the
   // slowest rank may still read this one.
   const MPI_Aint bytes =
@@ -104,30 +100,29 @@ double NodeMax::max(double value) {
   *slot(call, node_rank_) = value;
   // The value before the arrival, for the ranks that read it.
   __atomic_add_fetch(&shared_->arrived, 1, __ATOMIC_ACQ_REL);
-  const std::uint64_t everyone = call * static_cast<std::uint64_t>(node_size_);
-  const auto all_arrived = [&] {
-    return __atomic_load_n(&shared_->arrived, __ATOMIC_ACQUIRE) >= everyone;
-  };
-  // A rank cannot write this call's set of slots again before every rank has
-  // arrived at the next call, after reading this one's.
-  const auto largest_here = [&] {
+  const auto everyone = static_cast<std::uint64_t>(node_size_);
+  if (leaders_size_ == 1) {
+    // One node: each rank waits for every arrival of this call (the count
+    // grows by the node's size a call) and takes the largest itself, so no
+    // rank waits for another to wake and publish it. A rank cannot write
+    // this call's set again before every rank has arrived at the next call,
+    // after its reading here.
+    wait_until(
+        [&] { return __atomic_load_n(&shared_->arrived, __ATOMIC_ACQUIRE) >= call * everyone; },
+        sleep_);
     double largest = *slot(call, 0);
     for (int r = 1; r < node_size_; ++r) largest = larger(largest, *slot(call, r));
     return largest;
-  };
-  if (each_takes_largest_) {
-    // Sleeping ranks: no rank waits for another to wake and publish.
-    wait_until(all_arrived, sleep_);
-    return largest_here();
   }
   if (node_rank_ != 0) {
-    // Spinning ranks poll a word written once a call, not the arrivals.
     wait_until([&] { return __atomic_load_n(&shared_->published, __ATOMIC_ACQUIRE) >= call; },
                sleep_);
     return shared_->result;
   }
-  wait_until(all_arrived, sleep_);
-  double largest = largest_here();
+  wait_until([&] { return __atomic_load_n(&shared_->arrived, __ATOMIC_ACQUIRE) >= everyone; },
+             sleep_);
+  double largest = *slot(call, 0);
+  for (int r = 1; r < node_size_; ++r) largest = larger(largest, *slot(call, r));
   if (leaders_size_ > 1) {
     // MPI_MAX need not keep a NaN: a flag for it travels beside the value.
     const double mine[2] = {std::isnan(largest) ? 1.0 : 0.0, std::isnan(largest) ? 0.0 : largest};
@@ -144,6 +139,9 @@ double NodeMax::max(double value) {
     largest = all[0] > 0 ? NAN : all[1];
   }
   shared_->result = largest;
+  // Every rank has arrived, and none arrives at the next call before it sees
+  // this one published: the count starts again from zero.
+  __atomic_store_n(&shared_->arrived, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&shared_->published, call, __ATOMIC_RELEASE);
   return largest;
 }

@@ -1,16 +1,11 @@
 #pragma once
 // The largest of one double over every rank of a communicator, through memory
-// the ranks of each node share: each rank writes its value and arrives; the
-// node's first rank waits for them all, takes the largest, agrees it with the
-// other nodes' first ranks through MPI, and publishes it. On a node that is
-// one round; MPI's all-reduce takes log2(ranks) rounds, each needing both
-// ranks of a pair on a core, so where ranks outnumber cores a round stalls
-// until the scheduler runs both (docs/performance.md). Where they do and the
-// ranks sleep while they wait, every rank of a one-node job waits for the
-// arrivals and takes the largest itself instead: no rank waits for the first
-// to wake and publish. Spinning ranks keep the publication, one word written
-// once a call: with 32 ranks all polling the arrivals, MD's check over four
-// GPUs ran slower (docs/performance.md).
+// the ranks of each node share: each rank writes its value and arrives. On one
+// node every rank waits for them all and takes the largest itself; over
+// several, the node's first rank does, agrees it with the other nodes' first
+// ranks through MPI, and publishes it. On a node that is one round; MPI's all-reduce takes
+// log2(ranks) rounds, each needing both ranks of a pair on a core, so where ranks outnumber cores a
+// round stalls until the scheduler runs both (docs/performance.md).
 #include <mpi.h>
 
 #include <cstdint>
@@ -21,10 +16,8 @@ class NodeMax {
  public:
   // Collective over `comm`. `node`: the ranks of `comm` that share memory
   // with this one (MPI_COMM_NULL: split `comm` by shared memory; tests pass
-  // other groupings to stand for several nodes). `sleep`: ranks outnumber
-  // their node's cores, so a wait gives the core away (one that spins holds a
-  // core a rank it waits for needs); a node sleeps only if all its ranks ask.
-  explicit NodeMax(MPI_Comm comm, MPI_Comm node = MPI_COMM_NULL, bool sleep = false);
+  // other groupings to stand for several nodes).
+  explicit NodeMax(MPI_Comm comm, MPI_Comm node = MPI_COMM_NULL);
   ~NodeMax();
   NodeMax(const NodeMax&) = delete;
   NodeMax& operator=(const NodeMax&) = delete;
@@ -32,6 +25,10 @@ class NodeMax {
   // Collective over `comm`: the largest `value` of all ranks; NaN if any
   // rank's is NaN (a check must see it).
   double max(double value);
+
+  // Ranks outnumber their node's cores: a wait gives the core away (one that
+  // spins holds a core a rank it waits for needs).
+  void sleep_while_waiting(bool sleep) { sleep_ = sleep; }
 
  private:
   struct Shared;
@@ -47,7 +44,6 @@ class NodeMax {
   int node_rank_ = 0, node_size_ = 1;
   std::uint64_t calls_ = 0;
   bool sleep_ = false;
-  bool each_takes_largest_ = false;  // sleeping ranks of a one-node job
 };
 
 }  // namespace mpsfw

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <functional>
 
-#include "core/error.hpp"
-
 namespace mpsfw {
 
 NeighbourSchedule::NeighbourSchedule(const ListSettings& settings, PhaseTimers& timers)
@@ -26,12 +24,6 @@ void NeighbourSchedule::rebuild(ParticleExchange& exchange, ListedParticleStore&
   ++rebuilds_;
   steps_on_lists_ = 0;
   farthest_ = 0;
-}
-
-void NeighbourSchedule::sleep_while_waiting(bool sleep) {
-  if (farthest_of_all_ && sleep != sleep_waits_)
-    throw Error("NeighbourSchedule::sleep_while_waiting after the first check");
-  sleep_waits_ = sleep;
 }
 
 bool NeighbourSchedule::follow_move(ParticleExchange& exchange, ListedParticleStore& store,
@@ -74,9 +66,10 @@ bool NeighbourSchedule::stale(const ListedParticleStore& store, MPI_Comm comm) {
   const double moved = store.max_displacement();
   // Made at the first check, which every rank of `comm` reaches together.
   if (!farthest_of_all_ || max_comm_ != comm) {
-    farthest_of_all_ = std::make_unique<NodeMax>(comm, MPI_COMM_NULL, sleep_waits_);
+    farthest_of_all_ = std::make_unique<NodeMax>(comm);
     max_comm_ = comm;
   }
+  farthest_of_all_->sleep_while_waiting(sleep_waits_);
   const double farthest = farthest_of_all_->max(moved);
   step_move_ = farthest - farthest_;
   farthest_ = farthest;

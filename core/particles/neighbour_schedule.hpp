@@ -51,8 +51,8 @@ class NeighbourSchedule {
   long steps_on_lists() const { return steps_on_lists_; }
   void set_steps_on_lists(long steps) { steps_on_lists_ = steps; }
   // Ranks outnumber their node's cores: the check's reduction (NodeMax)
-  // gives the core away while it waits. Before the first check.
-  void sleep_while_waiting(bool sleep);
+  // gives the core away while it waits.
+  void sleep_while_waiting(bool sleep) { sleep_waits_ = sleep; }
 
  private:
   // The check (collective): whether some particle moved more than half the
