@@ -3,9 +3,10 @@
 // the ranks of each node share: each rank writes its value and arrives. On one
 // node every rank waits for them all and takes the largest itself; over
 // several, the node's first rank does, agrees it with the other nodes' first
-// ranks through MPI, and publishes it. On a node that is one round; MPI's all-reduce takes
-// log2(ranks) rounds, each needing both ranks of a pair on a core, so where ranks outnumber cores a
-// round stalls until the scheduler runs both (docs/performance.md).
+// ranks through MPI, and publishes it. On a node that is one round; MPI's
+// all-reduce takes log2(ranks) rounds, each needing both ranks of a pair on a
+// core, so where ranks outnumber cores a round stalls until the scheduler
+// runs both (docs/performance.md).
 #include <mpi.h>
 
 #include <cstdint>
