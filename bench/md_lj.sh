@@ -6,7 +6,8 @@
 # 2 x STEPS steps, REPEATS times; the figure after warm-up is the difference,
 # atoms x STEPS / (t(2 STEPS) - t(STEPS)), so start-up, first allocations and
 # the first neighbour build drop out; the median over the repeats is printed,
-# with the whole-loop figure and the phase split of one longer run.
+# with the median whole-loop figure of the longer runs (the two can disagree:
+# a difference of two runs is the noisier) and the last one's phase split.
 #   bench/md_lj.sh BUILD_DIR OUT_DIR [CELLS="20 40 64"] [RANKS="1 8 16"]
 # Environment: STEPS (default 1000), REPEATS (default 3), BACKEND (default
 # cuda), SET (extra "--set key=value" arguments for every run), FIRST_REPEAT
@@ -52,14 +53,15 @@ for path in glob.glob(os.path.join(out, "md_c*_r*_s*_k*.json")):
     c, r, s, k = map(int, re.search(r"md_c(\d+)_r(\d+)_s(\d+)_k(\d+)\.json$", path).groups())
     runs[(c, r, s, k)] = json.load(open(path))
 print("%9s %5s %16s %14s %10s  %s" % ("atoms", "ranks", "after warm-up", "whole loop", "loop [s]",
-                                      "phases of a longer run (avg s, % of loop); repeats"))
+                                      "phases of the last longer run (avg s, % of loop); repeats"))
 for c, r in sorted({(c, r) for c, r, _, _ in runs}):
-    warm_figures, long_ = [], None
+    warm_figures, loop_figures, long_ = [], [], None
     for k in sorted({k for c2, r2, _, k in runs if (c2, r2) == (c, r)}):
         short, long_k = runs.get((c, r, steps, k)), runs.get((c, r, 2 * steps, k))
         if not short or not long_k:
             continue
         long_ = long_k
+        loop_figures.append(long_k["updates_per_second"])
         atoms = round(long_["updates_per_second"] * long_["loop_seconds"] / long_["steps"])
         dt = long_["loop_seconds"] - short["loop_seconds"]
         warm_figures.append(atoms * steps / dt if dt > 0 else float("nan"))
@@ -69,7 +71,7 @@ for c, r in sorted({(c, r) for c, r, _, _ in runs}):
     warm = statistics.median(warm_figures)
     phases = ", ".join("%s %.3f (%.0f%%)" % (name, p["avg"], 100 * p["avg"] / long_["loop_seconds"])
                        for name, p in long_["phases"].items())
-    print("%9d %5d %16.4g %14.4g %10.3f  %s  [MPS: %s]  [%s]" % (
-        atoms, r, warm, long_["updates_per_second"], long_["loop_seconds"], phases, long_["mps"],
-        " ".join("%.4g" % w for w in warm_figures)))
+    print("%9d %5d %16.4g %14.4g %10.3f  %s  [MPS: %s]  [%s; loops %s]" % (
+        atoms, r, warm, statistics.median(loop_figures), long_["loop_seconds"], phases, long_["mps"],
+        " ".join("%.4g" % w for w in warm_figures), " ".join("%.4g" % w for w in loop_figures)))
 PY
