@@ -95,6 +95,12 @@ double* NodeMax::slot(std::uint64_t call, int node_rank) const {
                        kSlotDoubles;
 }
 
+double NodeMax::largest_of(std::uint64_t call) const {
+  double largest = *slot(call, 0);
+  for (int r = 1; r < node_size_; ++r) largest = larger(largest, *slot(call, r));
+  return largest;
+}
+
 double NodeMax::max(double value) {
   const std::uint64_t call = ++calls_;
   *slot(call, node_rank_) = value;
@@ -110,9 +116,7 @@ double NodeMax::max(double value) {
     wait_until(
         [&] { return __atomic_load_n(&shared_->arrived, __ATOMIC_ACQUIRE) >= call * everyone; },
         sleep_);
-    double largest = *slot(call, 0);
-    for (int r = 1; r < node_size_; ++r) largest = larger(largest, *slot(call, r));
-    return largest;
+    return largest_of(call);
   }
   if (node_rank_ != 0) {
     wait_until([&] { return __atomic_load_n(&shared_->published, __ATOMIC_ACQUIRE) >= call; },
@@ -121,8 +125,7 @@ double NodeMax::max(double value) {
   }
   wait_until([&] { return __atomic_load_n(&shared_->arrived, __ATOMIC_ACQUIRE) >= everyone; },
              sleep_);
-  double largest = *slot(call, 0);
-  for (int r = 1; r < node_size_; ++r) largest = larger(largest, *slot(call, r));
+  double largest = largest_of(call);
   if (leaders_size_ > 1) {
     // MPI_MAX need not keep a NaN: a flag for it travels beside the value.
     const double mine[2] = {std::isnan(largest) ? 1.0 : 0.0, std::isnan(largest) ? 0.0 : largest};

@@ -35,6 +35,8 @@ class NodeMax {
   struct Shared;
   // Rank `node_rank`'s value at call `call` (two sets, used in turn).
   double* slot(std::uint64_t call, int node_rank) const;
+  // The largest of the node's values at call `call` (NaN if any is).
+  double largest_of(std::uint64_t call) const;
 
   MPI_Comm node_ = MPI_COMM_NULL;
   MPI_Comm leaders_ = MPI_COMM_NULL;  // the nodes' first ranks; null elsewhere
