@@ -5,8 +5,9 @@
 #   check   = tests ranks teardown:
 #   tests   the halo tests at 2-8 ranks over the GPUs (device to device
 #           between GPUs vs MPI, bit for bit)
-#   ranks   heat at 16 ranks over the GPUs == 1 rank bit for bit (auto,
-#           same-gpu, mpi; MPS on and off); one daemon per GPU, nothing left
+#   ranks   heat at RANKS (16) ranks over the GPUs == 1 rank bit for bit
+#           (auto, same-gpu, mpi; MPS on and off); one daemon per GPU, nothing
+#           left
 #   teardown  nothing left after a killed rank and after a GPU fault on one GPU
 #   weak    heat SIZE³ per GPU, 8 (and 1) ranks per GPU with MPS: G GPUs
 #           against G x one GPU, halos between GPUs device to device
@@ -22,13 +23,13 @@
 #           GPU's NUMA CPUs; medians of REPEATS (issue 42; not run yet on a
 #           machine with several NUMA nodes)
 #   strong  scripts/sweep.py --gpus N for N in GPU_COUNTS (default: 1 and G;
-#           MPS, 1/8/16 ranks per GPU, strong): heat 256³ and 512³, md in.lj
-#           at ~1M atoms
+#           MPS, RANKS_PER_GPU ranks per GPU, strong): heat 256³ and 512³, md
+#           in.lj at ~1M atoms (md4M: ~4M, in WORKLOADS only)
 # Logs and sweep folders go to $OUT/multi-gpu-<parts>.tgz.
 #   scripts/device_multi_gpu_check.sh PART...     e.g. check weak
 # Environment: SIZE (weak: 256), REPEATS (3), STEPS (weak: 2000), GPUS (default:
 # all of nvidia-smi -L), WORKLOADS (strong: "heat256 heat512 md1M"), GPU_COUNTS
-# (strong: "1 G").
+# (strong: "1 G"), RANKS_PER_GPU (strong: 1,8,16), RANKS (ranks: 16).
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 parts=("$@")
@@ -79,22 +80,23 @@ tests() {
 }
 
 ranks() {
-  echo "== heat 192³, 300 steps: 1 rank on one GPU vs 16 ranks over $gpus GPUs"
+  local np=${RANKS:-16}
+  echo "== heat 192³, 300 steps: 1 rank on one GPU vs $np ranks over $gpus GPUs"
   local grid=(--set heat.nx=192 --set heat.ny=192 --set heat.nz=192 --set run.steps=300 --backend cuda)
   CUDA_VISIBLE_DEVICES=0 mpirun -np 1 "$solver" "$input" "${grid[@]}" --mps off \
     --set run.checkpoint_file=one.h5 > "$out/one.log" 2>&1
   echo "  1 rank: exit $?"
   for how in "auto on" "same-gpu on" "mpi on" "auto off"; do
     set -- $how
-    mpirun -np 16 "$solver" "$input" "${grid[@]}" --halo "$1" --mps "$2" \
-      --set run.checkpoint_file="n16-$1-$2.h5" --report "n16-$1-$2.json" > "$out/n16-$1-$2.log" 2>&1
-    echo "  16 ranks, --halo $1 --mps $2: exit $?; /heat/u0 $([ "$(u0 one.h5)" = "$(u0 "n16-$1-$2.h5")" ] &&
+    mpirun -np "$np" "$solver" "$input" "${grid[@]}" --halo "$1" --mps "$2" \
+      --set run.checkpoint_file="n$np-$1-$2.h5" --report "n$np-$1-$2.json" > "$out/n$np-$1-$2.log" 2>&1
+    echo "  $np ranks, --halo $1 --mps $2: exit $?; /heat/u0 $([ "$(u0 one.h5)" = "$(u0 "n$np-$1-$2.h5")" ] &&
       echo identical || echo DIFFERS) to 1 rank"
-    echo "    halos: $(field "n16-$1-$2.json" "['halo_path']")"
-    echo "    MPS: $(field "n16-$1-$2.json" "['mps']"); daemons $(field "n16-$1-$2.json" "['mps_details']['daemon_pids']")"
+    echo "    halos: $(field "n$np-$1-$2.json" "['halo_path']")"
+    echo "    MPS: $(field "n$np-$1-$2.json" "['mps']"); daemons $(field "n$np-$1-$2.json" "['mps_details']['daemon_pids']")"
     echo "    left after the run: $(left)"
   done
-  grep -E "cuda:|GPU" "$out/n16-auto-on.log" | head -3
+  grep -E "cuda:|GPU" "$out/n$np-auto-on.log" | head -3
 }
 
 teardown() {
@@ -259,6 +261,22 @@ print("  %d of %d ranks on their GPU's NUMA CPUs" % (on_node, len(rows)))
 PY
 }
 
+# Every solver process's allowed CPUs into FILE, read each second while it
+# runs; the last reading stays. A single reading 3 s in caught 1 to 4 of 32
+# ranks allowed one CPU on a one-NUMA-node machine: most likely still in
+# MPI_Init, where hwloc binds a process to each CPU in turn to read it.
+watch_cpus() {
+  local p cpus round
+  while sleep 1; do
+    round=""
+    for p in $(pgrep -f "$solver"); do
+      cpus=$(awk '/Cpus_allowed_list/ {print $2}' "/proc/$p/status" 2>/dev/null)
+      [ -n "$cpus" ] && round+="$p $cpus"$'\n'
+    done
+    [ -n "$round" ] && printf '%s' "$round" > "$1"
+  done
+}
+
 # NUMA placement: heat SIZE³ per GPU, 8 ranks per GPU over the GPUs under MPS,
 # halos through MPI staged through host memory (where host memory's locality
 # matters), every rank left free by mpirun: pinned near its GPU
@@ -268,16 +286,14 @@ PY
 numa() {
   echo "== NUMA placement: heat ${size}³ per GPU, 8 ranks per GPU over $gpus GPUs, MPI halos, MPS, median of $repeats"
   lscpu | grep -i numa | sed 's/^/  /'
-  local placed=() free=() r arm v
+  local placed=() free=() r arm v sampler
   export OMPI_MCA_hwloc_base_binding_policy=none
   for r in $(seq "$repeats"); do
     for arm in near_gpu launcher; do
-      [ "$r" = 1 ] && (sleep 3; for p in $(pgrep -f "$solver"); do
-        echo "$p $(awk '/Cpus_allowed_list/ {print $2}' "/proc/$p/status" 2>/dev/null)"; done) \
-        > "$out/numa-$arm-cpus.txt" &
+      [ "$r" = 1 ] && { watch_cpus "$out/numa-$arm-cpus.txt" & sampler=$!; }
       v=$(rate $((8 * gpus)) "$size" $((size * gpus)) "$size" mpi "numa-$arm-r$r" \
         --set mps.cpu_placement="$arm")
-      wait
+      [ "$r" = 1 ] && kill "$sampler"
       case $arm in near_gpu) placed+=("$v") ;; launcher) free+=("$v") ;; esac
     done
   done
@@ -297,7 +313,7 @@ sweep_pair() {
   shift 2
   for g in ${GPU_COUNTS:-1 $gpus}; do
     timeout 200 python3 "$MPSFW_ROOT/scripts/sweep.py" "$in" --solver "$solver" --scaling strong \
-      --modes mps --ranks-per-gpu 1,8,16 --repeats "$repeats" --gpus "$g" \
+      --modes mps --ranks-per-gpu "${RANKS_PER_GPU:-1,8,16}" --repeats "$repeats" --gpus "$g" \
       --out "$out/$name-g$g" "$@" > "$out/$name-g$g.log" 2>&1
     echo "== $name on $g GPU(s): exit $?"
     sed -n '/^|/p' "$out/$name-g$g/summary.md" 2>/dev/null | head -8
@@ -314,6 +330,9 @@ strong() {
         --set run.steps=100 --set run.diag_every=0 ;;
       md1M) sweep_pair md1M "$MPSFW_ROOT/inputs/md_lj.h5" --set md.cells_x=64 --set md.cells_y=64 \
         --set md.cells_z=64 --set run.steps=1000 --set run.thermo_every=0 ;;
+      md4M) sweep_pair md4M "$MPSFW_ROOT/inputs/md_lj.h5" --set md.cells_x=100 --set md.cells_y=100 \
+        --set md.cells_z=100 --set run.steps=500 --set run.thermo_every=0 ;;
+      *) echo "WORKLOADS: no workload '$w' (heat256, heat512, md1M, md4M)" >&2 ;;
     esac
   done
 }
