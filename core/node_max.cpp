@@ -43,7 +43,7 @@ void wait_until(const Done& done, bool sleep) {
 // The node's words, in rank 0's share of the window; the value slots follow.
 struct NodeMax::Shared {
   alignas(64) std::uint64_t published;  // calls whose result is out
-  alignas(64) std::uint64_t arrived;    // node ranks in the current call
+  alignas(64) std::uint64_t arrived;    // arrivals over all calls
   alignas(64) double result;
 };
 
@@ -106,13 +106,13 @@ double NodeMax::max(double value) {
   *slot(call, node_rank_) = value;
   // The value before the arrival, for the ranks that read it.
   __atomic_add_fetch(&shared_->arrived, 1, __ATOMIC_ACQ_REL);
+  // The count grows by the node's size a call and never starts again.
   const auto everyone = static_cast<std::uint64_t>(node_size_);
   if (leaders_size_ == 1) {
-    // One node: each rank waits for every arrival of this call (the count
-    // grows by the node's size a call) and takes the largest itself, so no
-    // rank waits for another to wake and publish it. A rank cannot write
-    // this call's set again before every rank has arrived at the next call,
-    // after its reading here.
+    // One node: each rank waits for every arrival of this call and takes the
+    // largest itself, so no rank waits for another to wake and publish it. A
+    // rank cannot write this call's set again before every rank has arrived
+    // at the next call, after its reading here.
     wait_until(
         [&] { return __atomic_load_n(&shared_->arrived, __ATOMIC_ACQUIRE) >= call * everyone; },
         sleep_);
@@ -123,8 +123,9 @@ double NodeMax::max(double value) {
                sleep_);
     return shared_->result;
   }
-  wait_until([&] { return __atomic_load_n(&shared_->arrived, __ATOMIC_ACQUIRE) >= everyone; },
-             sleep_);
+  wait_until(
+      [&] { return __atomic_load_n(&shared_->arrived, __ATOMIC_ACQUIRE) >= call * everyone; },
+      sleep_);
   double largest = largest_of(call);
   if (leaders_size_ > 1) {
     // MPI_MAX need not keep a NaN: a flag for it travels beside the value.
@@ -142,9 +143,6 @@ double NodeMax::max(double value) {
     largest = all[0] > 0 ? NAN : all[1];
   }
   shared_->result = largest;
-  // Every rank has arrived, and none arrives at the next call before it sees
-  // this one published: the count starts again from zero.
-  __atomic_store_n(&shared_->arrived, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&shared_->published, call, __ATOMIC_RELEASE);
   return largest;
 }

@@ -262,9 +262,8 @@ PY
 }
 
 # Every solver process's allowed CPUs into FILE, read each second while it
-# runs; the last reading stays. A single reading 3 s in caught 1 to 4 of 32
-# ranks allowed one CPU on a one-NUMA-node machine: most likely still in
-# MPI_Init, where hwloc binds a process to each CPU in turn to read it.
+# runs; the last reading stays: an early one can catch a rank still starting,
+# bound to one CPU at a time while hwloc reads each (docs/multi-gpu.md).
 watch_cpus() {
   local p cpus round
   while sleep 1; do
