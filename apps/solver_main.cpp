@@ -19,6 +19,7 @@
 #include "core/paths.hpp"
 #include "core/stop_request.hpp"
 #include "core/time_loop.hpp"
+#include "core/wall_limit.hpp"
 #include "dry_run.hpp"
 #include "input_writer.hpp"
 #include "mps/session.hpp"
@@ -202,11 +203,16 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
   if (root) {
     std::printf("mpsfw: %s, backend %s, MPS %s\n", p.workload->banner().c_str(),
                 to_string(context.device.backend), mps::to_string(session.mps().status().state));
+    if (run.wall_limit.set()) {
+      std::printf("mpsfw: wall limit %s: the run stops in time to write its checkpoint (exit %d)\n",
+                  wall_limit_text(run.wall_limit).c_str(), kWallLimitExitCode);
+    }
     std::fflush(stdout);
   }
   Steppable& state = p.workload->stepper();
   run_time_loop(state, root ? stdout : nullptr);
   const int stopped_by = state.loop().stop_signal;
+  const bool wall_stop = state.loop().wall_limit;
   const long end_step = state.loop().end_step;
   const std::string checkpoint = state.loop().checkpoint;
   RunReport report = p.workload->report(*p.params, context, p.warnings);
@@ -214,8 +220,9 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
   const WeakScaling weak = p.workload->weak_scaling();
   report.weak_scaling_keys = weak.keys;
   report.weak_scaling_refusal = weak.refusal;
-  report.ended = stopped_by != 0 ? "stopped" : "completed";
+  report.ended = stopped_by != 0 || wall_stop ? "stopped" : "completed";
   report.stop_signal = stopped_by != 0 ? stop_signal_name(stopped_by) : "";
+  report.wall_limit = wall_stop ? run.wall_limit.source : "";
   report.end_step = end_step;
   report.checkpoint = checkpoint;
   p.workload->stop();
@@ -231,14 +238,16 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
   if (root) {
     if (!c.report_file.empty()) std::printf("run report written to %s\n", c.report_file.c_str());
     for (const std::string& line : p.workload->closing_lines()) std::printf("%s\n", line.c_str());
-    if (stopped_by != 0) {
+    if (stopped_by != 0 || wall_stop) {
       const std::string saved = checkpoint.empty()
                                     ? "no checkpoint (run.checkpoint_file is not set)"
                                     : "checkpoint " + checkpoint + " resumes it";
-      std::printf("mpsfw: stopped by %s at step %ld; %s\n", stop_signal_name(stopped_by), end_step,
-                  saved.c_str());
+      const std::string by = wall_stop ? "the wall limit (" + run.wall_limit.source + ")"
+                                       : stop_signal_name(stopped_by);
+      std::printf("mpsfw: stopped by %s at step %ld; %s\n", by.c_str(), end_step, saved.c_str());
     }
   }
+  if (wall_stop) return kWallLimitExitCode;
   return stopped_by != 0 ? stop_exit_code(stopped_by) : 0;
 }
 

@@ -140,6 +140,8 @@ void write_checkpoint_file(const std::string& path, const Params& params, long s
           saved.apply_override("run.output_file=", "checkpoint");
           saved.apply_override("run.checkpoint_file=", "checkpoint");
           saved.apply_override("run.timeline_file=", "checkpoint");
+          // Nor when its job ends: the resumed run has an allocation of its own.
+          saved.apply_override("run.wall_limit=auto", "checkpoint");
           for (const std::string& o : overrides) saved.apply_override(o, "checkpoint");
           h5::Handle file = h5::create_file(partial);
           write_param_attributes(file.get(), saved);

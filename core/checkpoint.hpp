@@ -5,7 +5,8 @@
 // workload's state as datasets (heat: /heat/u0 and /heat/u_previous; MD:
 // /md/positions, velocities, ids). Running it resumes the run up to
 // run.steps; where it writes (run.output_file, run.checkpoint_file) is not
-// kept: a resumed run is told again, as slurm/run.sbatch does.
+// kept: a resumed run is told again, as slurm/run.sbatch does; nor is
+// run.wall_limit (the resumed run's job has its own end).
 //
 // When (CheckpointPlan): every run.checkpoint_every steps, every
 // run.checkpoint_minutes of loop time (agreed through StopPoll, so every rank

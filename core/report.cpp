@@ -28,7 +28,9 @@ std::string grid_text(Int3 v) {
 
 std::string ended_text(const RunReport& r) {
   if (r.ended != "stopped") return r.ended + " at step " + std::to_string(r.end_step);
-  return "stopped by " + r.stop_signal + " at step " + std::to_string(r.end_step) +
+  const std::string by =
+      r.stop_signal.empty() ? "the wall limit (" + r.wall_limit + ")" : r.stop_signal;
+  return "stopped by " + by + " at step " + std::to_string(r.end_step) +
          (r.checkpoint.empty() ? ", no checkpoint" : ", checkpoint " + r.checkpoint);
 }
 
@@ -215,6 +217,7 @@ std::string report_json(const RunReport& r) {
   j.end_array();
   j.value("steps", static_cast<std::int64_t>(r.steps)).value("loop_seconds", r.loop_seconds);
   j.begin_object("ended").value("how", r.ended).value("signal", r.stop_signal);
+  j.value("wall_limit", r.wall_limit);
   j.value("step", static_cast<std::int64_t>(r.end_step)).value("checkpoint", r.checkpoint);
   j.end_object();
   j.value("updates_per_second", r.updates_per_second);

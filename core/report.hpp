@@ -48,10 +48,12 @@ struct RunReport {
   std::vector<std::string> device_per_rank;  // "rank 0 on node1: cuda:0 NVIDIA H200"
   long steps = 0;
   // How the run ended: "completed" (reached run.steps) or "stopped" (by
-  // `stop_signal`, e.g. "SIGTERM", at `end_step`); the checkpoint that
-  // resumes it ("" if none was written).
+  // `stop_signal`, e.g. "SIGTERM", or at the wall limit `wall_limit`, e.g.
+  // "run.wall_limit = 3600", at `end_step`); the checkpoint that resumes it
+  // ("" if none was written).
   std::string ended = "completed";
   std::string stop_signal;
+  std::string wall_limit;
   long end_step = 0;
   std::string checkpoint;
   double loop_seconds = 0;        // slowest rank's time loop

@@ -51,6 +51,14 @@ std::vector<ParamSpec> run_schema() {
       integer_param("run", "checkpoint_keep", false, "1", 1, 1000,
                     "checkpoints kept: 1 rewrites checkpoint_file; K > 1 keeps the last K as "
                     "<name>.<step>.h5"),
+      text_param("run", "wall_limit", false, "auto", {},
+                 "when the run must be done: seconds or [D-]HH:MM:SS from its start, off, or auto "
+                 "(the job's end where the scheduler publishes it, SLURM_JOB_END_TIME; else "
+                 "none); every rank stops at one step early enough to write its checkpoint and "
+                 "exits 75"),
+      real_param("run", "wall_margin", false, "10", 0, false,
+                 "seconds kept free before run.wall_limit beyond the measured step, output and "
+                 "checkpoint times (teardown, a first checkpoint not yet measured)"),
       integer_param("run", "px", false, "0", 0, kMaxRanks1D, "ranks along x; 0: chosen by MPI"),
       integer_param("run", "py", false, "0", 0, kMaxRanks1D, "ranks along y; 0: chosen by MPI"),
       integer_param("run", "pz", false, "0", 0, kMaxRanks1D, "ranks along z; 0: chosen by MPI"),
@@ -88,6 +96,8 @@ RunConfig run_config_from(const Params& p) {
                       static_cast<int>(p.integer("run.pz"))};
   c.cuda_aware_mpi = p.text("run.cuda_aware_mpi");
   c.progress_seconds = p.real("run.progress_seconds");
+  c.wall_limit = wall_limit_of(p.text("run.wall_limit"), p.value("run.wall_limit").origin);
+  c.wall_margin_seconds = p.real("run.wall_margin");
   c.input_file = p.file();
   return c;
 }

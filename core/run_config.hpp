@@ -12,6 +12,7 @@
 #include "comm/step_handshake.hpp"
 #include "comm/step_ordering.hpp"
 #include "params.hpp"
+#include "wall_limit.hpp"
 
 namespace mpsfw {
 
@@ -39,6 +40,10 @@ struct RunConfig {
   Int3 rank_grid_hint;                       // zeros: chosen by choose_rank_grid
   std::string cuda_aware_mpi = "auto";       // auto | yes | no (mpi_is_cuda_aware)
   double progress_seconds = 5;
+  // When the run must be done (run.wall_limit, or the job's end), and the
+  // seconds it keeps free beyond its measured output and checkpoint times.
+  WallLimit wall_limit;
+  double wall_margin_seconds = 10;
   // How long a rank waits for a neighbour on its GPU before the job stops
   // naming it (PeerWait).
   double peer_wait_seconds = PeerWait::kDefaultSeconds;
@@ -47,7 +52,7 @@ struct RunConfig {
 
 // The root keys step and time, and the keys of /run: steps, output_every,
 // output_file, timeline_file, check_every, backend, halo, halo_sync, peer_wait_seconds,
-// checkpoint_*, px, py, pz, progress_seconds.
+// checkpoint_*, wall_limit, wall_margin, px, py, pz, progress_seconds.
 std::vector<ParamSpec> run_schema();
 // From finalized params whose schema includes run_schema().
 RunConfig run_config_from(const Params& params);

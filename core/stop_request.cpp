@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
+#include <exception>
 #include <string>
 
 #include "mpi_check.hpp"
@@ -41,6 +43,7 @@ extern "C" void on_stop_signal(int signal) {
 }  // namespace
 
 void install_stop_handlers() {
+  run_clock_seconds();  // the wall limit counts from here
   for (int s : {SIGTERM, SIGINT, SIGUSR1}) {
     struct sigaction action = {};
     action.sa_handler = on_stop_signal;
@@ -69,6 +72,17 @@ const char* stop_signal_name(int signal) {
 StopPoll::StopPoll(MPI_Comm comm, double interval_seconds)
     : comm_(comm), interval_(interval_seconds), start_(MPI_Wtime()) {}
 
+StopPoll::~StopPoll() {
+  if (request_ != MPI_REQUEST_NULL && std::uncaught_exceptions() == 0) {
+    MPI_Wait(&request_, MPI_STATUS_IGNORE);
+  }
+}
+
+void StopPoll::limit_wall(const WallLimit& limit, double reserve_seconds) {
+  wall_ = limit;
+  reserve_ = reserve_seconds;
+}
+
 namespace {
 // How often the stall watch looks; a gap between its looks this long means
 // the process itself was not running.
@@ -82,25 +96,61 @@ double steady_seconds() {
 
 bool StopPoll::check(long step) {
   seen(step);
-  if (next_ < 0) {  // the first step: check at once, to learn a step's time
-    next_ = step;
-    last_step_ = step - 1;
+  if (next_ < 0) {  // the first step: agree at once, and learn a step's time
+    previous_step_ = step - 1;
+    post(step);
+    MPSFW_MPI_CHECK(MPI_Wait(&request_, MPI_STATUS_IGNORE));
+    take(step);
+    post(step);
+    return true;
   }
-  if (step < next_) return false;
-  double mine[2] = {static_cast<double>(received_stop_signal()), MPI_Wtime() - start_};
-  double agreed[2] = {0, 0};
-  MPSFW_MPI_CHECK(MPI_Allreduce(mine, agreed, 2, MPI_DOUBLE, MPI_MAX, comm_));
-  signal_ = static_cast<int>(agreed[0]);
-  seconds_ = agreed[1];
-  // The next check after about interval_ seconds at the steps' pace so far;
-  // every rank computes the same from the same reduced values.
-  const long steps = std::max(1L, step - last_step_);
-  const double per_step = std::max(1e-9, (seconds_ - last_seconds_) / static_cast<double>(steps));
-  const double ahead = std::clamp(interval_ / per_step, 1.0, 100000.0);
-  last_step_ = step;
-  last_seconds_ = seconds_;
-  next_ = step + static_cast<long>(ahead);
+  if (step < next_) {
+    // Between checks, a few local tests move the reduction on, so that it
+    // is complete when the next check takes it.
+    const double now = MPI_Wtime();
+    if (now - tested_at_ >= interval_ / kTestsPerInterval) {
+      tested_at_ = now;
+      int done = 0;
+      MPSFW_MPI_CHECK(MPI_Test(&request_, &done, MPI_STATUS_IGNORE));
+    }
+    return false;
+  }
+  MPSFW_MPI_CHECK(MPI_Wait(&request_, MPI_STATUS_IGNORE));
+  take(step);
+  post(step);
   return true;
+}
+
+void StopPoll::post(long step) {
+  tested_at_ = MPI_Wtime();
+  // How far past the point where ending still fits this rank's clock is;
+  // a very negative number without a wall limit.
+  const double left = wall_seconds_left(wall_);
+  mine_[kSignal] = static_cast<double>(received_stop_signal());
+  mine_[kClock] = MPI_Wtime() - start_;
+  mine_[kOverrun] = std::isfinite(left) ? reserve_ - left : -1e300;
+  posted_step_ = step;
+  MPSFW_MPI_CHECK(MPI_Iallreduce(mine_, agreed_, kSlots, MPI_DOUBLE, MPI_MAX, comm_, &request_));
+}
+
+void StopPoll::take(long step) {
+  signal_ = static_cast<int>(agreed_[kSignal]);
+  seconds_ = agreed_[kClock];
+  if (previous_step_ >= 0 && posted_step_ > previous_step_) {
+    per_step_ = std::max(
+        1e-9, (seconds_ - previous_seconds_) / static_cast<double>(posted_step_ - previous_step_));
+  }
+  previous_step_ = posted_step_;
+  previous_seconds_ = seconds_;
+  // The next check after about interval_ seconds at the pace so far; every
+  // rank computes the same from the same agreed values.
+  const long ahead =
+      per_step_ > 0 ? static_cast<long>(std::clamp(interval_ / per_step_, 1.0, 1e6)) : 1;
+  next_ = step + ahead;
+  // Ending must still fit after the steps since the result was posted and
+  // those until the next result is taken (twice: the pace may drop).
+  const double to_next_result = static_cast<double>(step - posted_step_ + ahead) * per_step_;
+  wall_reached_ = agreed_[kOverrun] + 2 * to_next_result >= 0;
 }
 
 void StopPoll::watch_stalls(double peer_wait_seconds) {

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "abort_watch.hpp"
+#include "wall_limit.hpp"
 
 namespace mpsfw {
 
@@ -30,20 +31,47 @@ const char* stop_signal_name(int signal);
 inline int stop_exit_code(int signal) { return 128 + signal; }
 
 // Agreement between the ranks at step boundaries, cheap enough for every
-// step: a check (one small MPI_Allreduce) happens about every
-// `interval_seconds` of loop time, at a step every rank computes alike from
-// what the previous check reduced, so all ranks take part in the same checks.
+// step. About every `interval_seconds` of loop time (in steps, at the pace of
+// the last interval) every rank contributes what it knows — a stop signal,
+// its clock, how close its wall limit is — to a nonblocking MPI_Iallreduce,
+// and goes on stepping; the next check, one interval later, takes the agreed
+// result and posts the next (a few MPI_Test calls between, by each rank's
+// own clock, move it on). So no check makes the ranks wait for each other,
+// checks can come often, and a stop asked for is agreed within about
+// two intervals at the pace the run has then: a pace that drops F-fold after
+// a check delays it by F intervals, not F times the long interval a
+// blocking check would need to cost nothing. Every rank computes the same
+// schedule from the same agreed values, so all take part in the same checks.
+// The first check waits for its result at once (a signal that came before
+// the loop stops it after its first step).
 class StopPoll {
  public:
-  explicit StopPoll(MPI_Comm comm, double interval_seconds = 0.5);
+  static constexpr double kIntervalSeconds = 0.05;
+
+  explicit StopPoll(MPI_Comm comm, double interval_seconds = kIntervalSeconds);
+  // Completes the check in flight, unless an exception unwinds (the ranks
+  // may not all have posted it then; the job is ending anyway).
+  ~StopPoll();
+  StopPoll(const StopPoll&) = delete;
+  StopPoll& operator=(const StopPoll&) = delete;
+
+  // The run must end before `limit` (WallLimit): wall_limit_reached()
+  // turns true at the check after which the time left may no longer hold
+  // `reserve_seconds` (what ending takes: the last diagnostics, output and
+  // checkpoint, teardown) plus twice the steps until the next check.
+  void limit_wall(const WallLimit& limit, double reserve_seconds);
+  // A new reserve, e.g. after a checkpoint took longer than thought.
+  void reserve(double seconds) { reserve_ = seconds; }
 
   // Collective when a check is due (every rank calls it after every step
-  // with the same `step`): true when a check happened at this step; then
-  // signal() and seconds() are the values agreed.
+  // with the same `step`): true when an agreed result was taken at this
+  // step; then signal(), wall_limit_reached() and seconds() are its values.
   bool check(long step);
   // The signal some rank received (the largest number), or 0.
   int signal() const { return signal_; }
-  // Seconds since construction, the slowest rank's.
+  // Whether some rank's wall limit leaves no more time than the reserve.
+  bool wall_limit_reached() const { return wall_reached_; }
+  // Seconds since construction, the slowest rank's, at the check agreed.
   double seconds() const { return seconds_; }
 
   // From the first check() on, a rank that does not come back to check()
@@ -68,17 +96,33 @@ class StopPoll {
   Unwatched unwatched() { return Unwatched(*this); }
 
  private:
+  // What each rank contributes to a check, reduced with MPI_MAX.
+  enum Slot { kSignal, kClock, kOverrun, kSlots };
+  static constexpr double kTestsPerInterval = 8;
   // For the watcher: the message once the loop is overdue, else "".
   std::string overdue();
   void seen(long step);
+  void post(long step);
+  // Takes the result of the check posted at posted_step_, at `step`.
+  void take(long step);
 
   MPI_Comm comm_;
   double interval_;
-  double start_;        // MPI_Wtime at construction
-  long next_ = -1;      // the step of the next check; -1: the first step seen
-  long last_step_ = 0;  // the step of the last check
-  double last_seconds_ = 0;
+  double start_;    // MPI_Wtime at construction
+  long next_ = -1;  // the step of the next check; -1: the first step seen
+  MPI_Request request_ = MPI_REQUEST_NULL;
+  double mine_[kSlots] = {};
+  double agreed_[kSlots] = {};
+  long posted_step_ = 0;  // the step the check in flight was posted at
+  double tested_at_ = 0;  // MPI_Wtime of the last post or test
+  // The step and clock of the result taken before: the pace.
+  long previous_step_ = -1;
+  double previous_seconds_ = 0;
+  double per_step_ = 0;  // agreed seconds a step; 0: not known yet
+  WallLimit wall_;
+  double reserve_ = 0;
   int signal_ = 0;
+  bool wall_reached_ = false;
   double seconds_ = 0;
   // The stall watch: when the loop last came by (steady seconds, 0: not yet)
   // and at which step; how many unwatched() guards live.

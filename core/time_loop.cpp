@@ -1,5 +1,6 @@
 #include "time_loop.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "checkpoint.hpp"
@@ -39,6 +40,17 @@ void run_time_loop(Steppable& state, std::FILE* progress) {
   ProgressLine progress_line(out, last - first, run.progress_seconds);
   StopPoll poll(setup.comm);
   poll.watch_stalls(run.peer_wait_seconds);
+  // What ending takes, by the longest output and checkpoint so far.
+  double longest_output = 0, longest_checkpoint = 0;
+  poll.limit_wall(run.wall_limit, run.wall_margin_seconds);
+  const auto timed = [&](double* longest, const auto& write) {
+    const auto io = poll.unwatched();
+    const auto start = std::chrono::steady_clock::now();
+    write();
+    *longest = std::max(
+        *longest, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    poll.reserve(run.wall_margin_seconds + longest_output + longest_checkpoint);
+  };
   CheckpointPlan checkpoints(run);
   if (checkpoints.enabled() && setup.params == nullptr) {
     throw Error(
@@ -46,13 +58,15 @@ void run_time_loop(Steppable& state, std::FILE* progress) {
         "repeat in its checkpoints (LoopSetup::params)");
   }
   const auto checkpoint = [&] {
-    const auto io = poll.unwatched();
-    PhaseTimers::Scope t(timers, "checkpoint");
-    const std::string path = checkpoints.path_for(state.step());
-    state.write_checkpoint(path);
-    checkpoints.written(path, setup.comm);
+    timed(&longest_checkpoint, [&] {
+      PhaseTimers::Scope t(timers, "checkpoint");
+      const std::string path = checkpoints.path_for(state.step());
+      state.write_checkpoint(path);
+      checkpoints.written(path, setup.comm);
+    });
   };
   int stopped_by = 0;
+  bool wall_limit = false;
   // A run of no steps still leaves its checkpoint: the initial state.
   if (first == last && checkpoints.enabled()) checkpoint();
   // The steady half's clock starts at the middle step, after a guard there
@@ -63,7 +77,7 @@ void run_time_loop(Steppable& state, std::FILE* progress) {
     state.advance();
     const long step = state.step();
     const bool polled = poll.check(step);
-    const bool stopping = polled && poll.signal() != 0;
+    const bool stopping = polled && (poll.signal() != 0 || poll.wall_limit_reached());
     const bool ending = step == last || stopping;
     if (ending || every(step, setup.diag_every)) {
       PhaseTimers::Scope t(timers, setup.diag_phase);
@@ -77,13 +91,15 @@ void run_time_loop(Steppable& state, std::FILE* progress) {
       if (!run.timeline_file.empty()) timers.start_timeline(steady_start, kTimelineSpans);
     }
     if (output && (ending || every(step, run.output_every))) {
-      const auto io = poll.unwatched();
-      PhaseTimers::Scope t(timers, "output");
-      state.write_output();
+      timed(&longest_output, [&] {
+        PhaseTimers::Scope t(timers, "output");
+        state.write_output();
+      });
     }
     if ((ending || checkpoints.due(step, poll, polled)) && checkpoints.enabled()) checkpoint();
     if (stopping) {
       stopped_by = poll.signal();
+      wall_limit = stopped_by == 0;
       break;
     }
     if (!ending) progress_line.update(step - first);
@@ -98,6 +114,7 @@ void run_time_loop(Steppable& state, std::FILE* progress) {
   record.steady_seconds = steady ? std::chrono::duration<double>(t1 - steady_start).count() : 0;
   record.steps = record.end_step - first;
   record.stop_signal = stopped_by;
+  record.wall_limit = wall_limit;
   record.checkpoint = checkpoints.last();
   if (output) {
     const auto io = poll.unwatched();

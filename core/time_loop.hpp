@@ -6,9 +6,11 @@
 //   every diag_every steps, or the cheaper guard every run.check_every and
 //   at the middle step (the report's steady half starts there) ->
 //   output every run.output_every -> checkpoint every run.checkpoint_every
-//   steps or run.checkpoint_minutes -> progress line] until run.steps or a
-//   stop signal every rank agreed on -> settle the device -> close the output.
-// The last step, and the step a signal stops at, always get diagnostics, an
+//   steps or run.checkpoint_minutes -> progress line] until run.steps, a
+//   stop signal every rank agreed on, or the step after which the wall limit
+//   (run.wall_limit) leaves just the time to end -> settle the device ->
+//   close the output.
+// The last step, and the step a stop ends at, always get diagnostics, an
 // output frame and a checkpoint (where those are set). A run of no steps
 // still writes its checkpoint: the initial state. A rank that stops coming
 // back to the loop while others wait for it ends the job (StopPoll's stall
@@ -30,6 +32,7 @@ struct LoopRecord {
   long steps = 0;          // the steps it took
   long end_step = 0;       // the step the loop stopped at
   int stop_signal = 0;     // the signal that ended it early, or 0
+  bool wall_limit = false;  // whether run.wall_limit (or the job's end) ended it early
   std::string checkpoint;  // the last checkpoint written, "" if none
   double seconds = 0;      // this rank's wall time of the loop (not the output's open/close)
   // The steady half: from the middle step (after its guard) to the end;

@@ -4,8 +4,14 @@
 #                    step N; checkpoint C resumes it" line, run.json marked stopped
 #                    (signal, step, checkpoint), C is a valid input that resumes
 #                    the run (N+5 steps), snapshots committed, no .partial
-#   heat_usr1_mpirun SIGUSR1 to mpirun (Slurm's --signal=B:USR1): forwarded, exit 138
-#   md_term_rank     the MD solver likewise, on 3 ranks
+#   heat_usr1_mpirun SIGUSR1 to mpirun (Slurm's --signal=B:USR1): forwarded here,
+#                    exit 138, the checkpoint resumes the run on 3 ranks
+#   md_term_rank     the MD solver likewise, on 3 ranks, resumed on 2
+#   heat_wall_limit  run.wall_limit = 4 s, no signal: every rank stops at one
+#                    step in time for its checkpoint, exit 75, the stop line and
+#                    run.json name the limit, the checkpoint resumes on 3 ranks
+#   md_wall_limit    MD likewise from the job's end (SLURM_JOB_END_TIME, the
+#                    default run.wall_limit = auto), resumed on 2 ranks
 #   no_checkpoint    without run.checkpoint_file: exit 143 and "no checkpoint"
 #   heat_diverges    heat.amplitude = 1e308 runs to inf: exit 1, a message naming
 #                    the step and the rank, no report of success
@@ -26,7 +32,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/cli_lib.sh"
 
 CASES=()
-cli_case_args 16 "$@"
+cli_case_args 28 "$@"
 
 # The job's start, end and signals (to its own ranks only) are cli_lib.sh's,
 # shared with signals_more.sh.
@@ -35,6 +41,46 @@ finish() {
   rc=$CLI_RC
 }
 expect_rc() { [ "$rc" -eq "$1" ] || problem "exit code $rc, expected $1"; }
+step_of() { sed -n 's/.* at step \([0-9]*\);.*/\1/p' <<<"$1"; }
+
+# resumes_to CHECKPOINT NP STEP: the checkpoint of a stop at STEP, run on NP
+# ranks (another count), goes on to STEP + 5 and completes.
+resumes_to() {
+  [ -n "$3" ] || { problem "no stop step to resume from"; return; }
+  cli_resume "$1" "$2" $(($3 + 5))
+  grep -q "ended          completed at step $(($3 + 5))" resumed.out ||
+    problem "resumed from $1 on $2 ranks, the run did not complete step $(($3 + 5))"
+  cli_expect_ended resumed.json completed - $(($3 + 5)) -
+}
+
+# wall_limit NP INPUT SOURCE RESUME_NP ARGS...: a run that only its wall limit
+# (named SOURCE, a pattern) ends: exit 75 before the limit, every rank at one
+# step with its checkpoint, snapshot and report, resumed on RESUME_NP ranks.
+wall_limit() {
+  local np=$1 input=$2 source=$3 resume_np=$4 start=$SECONDS line step
+  shift 4
+  cli_start_job "$np" "$input" "$@" --report R.json || return
+  finish
+  expect_rc 75
+  # The limit counts from the solver's start; mpirun takes a second or two
+  # before it, and the run must have ended in time for its checkpoint.
+  [ $((SECONDS - start)) -le 9 ] || problem "the run ended $((SECONDS - start)) s after its start"
+  grep -q "^mpsfw: wall limit [0-9].* left ($source): the run stops in time" out ||
+    problem "no start line naming the wall limit ($source)"
+  line=$(cli_stopped_line "the wall limit \\($source\\)") ||
+    { problem "no 'mpsfw: stopped by the wall limit ($source) at step N' line: $(tail -2 out)"; return; }
+  step=$(step_of "$line")
+  grep -q "checkpoint ck.h5 resumes it" <<<"$line" || problem "the line names no checkpoint: $line"
+  [ -s ck.h5 ] && [ -s O.h5 ] || problem "ck.h5 or O.h5 missing"
+  cli_no_partials
+  cli_expect_ended R.json stopped - "$step" ck.h5
+  python3 -c 'import json, re, sys
+w = json.load(open(sys.argv[1]))["ended"]["wall_limit"]
+assert re.fullmatch(sys.argv[2], w), w' R.json "$source" 2>/dev/null ||
+    problem "R.json's ended.wall_limit does not match '$source'"
+  # The resumed part is another job: the first one's end is not its own.
+  SLURM_JOB_END_TIME='' resumes_to ck.h5 "$resume_np" "$step"
+}
 
 heat=(--backend host --set run.steps=100000000 --set run.diag_every=0)
 case "$case_name" in
@@ -55,13 +101,17 @@ case "$case_name" in
     cli_expect_ended resumed.json completed - $((step + 5)) -
     ;;
   heat_usr1_mpirun)
-    cli_start_job 2 "$INPUTS/heat_default.h5" "${heat[@]}" --set run.checkpoint_file=ck.h5
+    cli_start_job 2 "$INPUTS/heat_default.h5" "${heat[@]}" --set run.checkpoint_file=ck.h5 \
+      --report R.json
     kill -USR1 "$CLI_JOB"
     finish
     expect_rc 138
-    cli_stopped_line SIGUSR1 >/dev/null || problem "no 'mpsfw: stopped by SIGUSR1' line"
+    line=$(cli_stopped_line SIGUSR1) || problem "no 'mpsfw: stopped by SIGUSR1' line"
+    step=$(step_of "$line")
     [ -s ck.h5 ] || problem "no checkpoint ck.h5"
     cli_no_partials
+    cli_expect_ended R.json stopped SIGUSR1 "$step" ck.h5
+    resumes_to ck.h5 3 "$step"
     ;;
   md_term_rank)
     cli_start_job 3 "$INPUTS/md_lj.h5" --backend host --set run.steps=100000000 \
@@ -73,7 +123,16 @@ case "$case_name" in
     step=$(sed -n 's/.* at step \([0-9]*\);.*/\1/p' <<<"$line")
     [ -s md.h5 ] && [ -s T.h5 ] || problem "md.h5 or T.h5 missing"
     cli_no_partials
-    [ -n "$step" ] && cli_resume md.h5 2 $((step + 5))
+    resumes_to md.h5 2 "$step"
+    ;;
+  heat_wall_limit)
+    wall_limit 2 "$INPUTS/heat_default.h5" "run.wall_limit = 4" 3 "${heat[@]}" \
+      --set run.checkpoint_file=ck.h5 --output O.h5 --set run.wall_limit=4 --set run.wall_margin=1
+    ;;
+  md_wall_limit)
+    SLURM_JOB_END_TIME=$(($(date +%s) + 6)) wall_limit 3 "$INPUTS/md_lj.h5" \
+      "SLURM_JOB_END_TIME = [0-9]*" 2 --backend host --set run.steps=100000000 \
+      --set run.checkpoint_file=ck.h5 --output O.h5 --set run.wall_margin=1
     ;;
   no_checkpoint)
     cli_start_job 2 "$INPUTS/heat_default.h5" "${heat[@]}"

@@ -5,22 +5,32 @@
 // steps again, that a failing guard ends every rank alike, and that a
 // checkpoint without the input to repeat is refused before the first step;
 // and the steady half the report times (from the guard at the middle step),
-// whose phases a timeline file holds for every rank.
+// whose phases a timeline file holds for every rank. TimeLoopStop: a stop
+// signal and the wall limit end every rank at one step with its diagnostics,
+// frame and checkpoint, and a rank slowed after a check delays the stop by a
+// few checks' worth of steps only (each case in a process of its own: a
+// signal stays noted).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/checkpoint.hpp"
 #include "core/error.hpp"
 #include "core/params.hpp"
 #include "core/run_config.hpp"
+#include "core/stop_request.hpp"
 #include "core/time_loop.hpp"
+#include "core/wall_limit.hpp"
 #include "support/mpi_temp_dir.hpp"
 
 namespace mpsfw {
@@ -52,6 +62,7 @@ class Counter final : public Steppable {
   long step() const override { return step_; }
   void advance() override {
     PhaseTimers::Scope t(timers_, "work");
+    if (on_step) on_step(step_ + 1);
     MPI_Barrier(MPI_COMM_WORLD);  // a collective step, as a workload's
     ++step_;
   }
@@ -75,11 +86,15 @@ class Counter final : public Steppable {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0) std::ofstream(path) << step_;
+    if (checkpoint_seconds > 0)
+      std::this_thread::sleep_for(std::chrono::duration<double>(checkpoint_seconds));
     MPI_Barrier(MPI_COMM_WORLD);
   }
   void settle() override { ++settles; }
 
-  long fail_at = -1;  // the guard throws on every rank at this step
+  long fail_at = -1;                  // the guard throws on every rank at this step
+  std::function<void(long)> on_step;  // called at the start of each step with its number
+  double checkpoint_seconds = 0;      // how long writing a checkpoint takes
   int begins = 0, closes = 0, settles = 0;
   std::vector<long> diagnosed, checked, frames, checkpoints;
   std::string output_path;
@@ -265,6 +280,118 @@ TEST(TimeLoop, ATimelineFileHoldsEveryRanksPhasesOfTheSteadyHalf) {
   EXPECT_EQ(text.substr(0, 16), "{\"traceEvents\":[");
   EXPECT_EQ(text.substr(text.size() - 3), "}}\n");
   MPI_Barrier(MPI_COMM_WORLD);  // every rank has read it before the folder goes
+}
+
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+// Whether every rank has the same `value`.
+bool same_on_every_rank(long value) {
+  long low = 0, high = 0;
+  MPI_Allreduce(&value, &low, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&value, &high, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+  return low == high;
+}
+
+void sleep_seconds(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
+
+// The stop ends the loop at the step every rank agreed on, with that step's
+// diagnostics, output frame and checkpoint.
+void expect_ended_with_everything(const Counter& c, const RunConfig& run) {
+  const long end = c.loop().end_step;
+  EXPECT_TRUE(same_on_every_rank(end)) << "rank " << world_rank() << " stopped at " << end;
+  EXPECT_LT(end, run.steps);
+  ASSERT_FALSE(c.diagnosed.empty());
+  EXPECT_EQ(c.diagnosed.back(), end);
+  ASSERT_FALSE(c.frames.empty());
+  EXPECT_EQ(c.frames.back(), end);
+  EXPECT_EQ(c.closes, 1);
+  ASSERT_FALSE(c.checkpoints.empty());
+  EXPECT_EQ(c.checkpoints.back(), end);
+  EXPECT_EQ(c.loop().checkpoint, run.checkpoint_file);
+  EXPECT_EQ(c.settles, 1);
+}
+
+TEST(TimeLoopStop, ASignalEndsEveryRankAtOneStepWithItsCheckpoint) {
+  install_stop_handlers();
+  TempDir dir("time_loop_signal");
+  const Params params(run_schema());
+  RunConfig run;
+  run.steps = 1000000000;
+  run.output_file = dir.path() + "/out.h5";
+  run.checkpoint_file = dir.path() + "/ck.h5";
+  Counter c(run, 0, &params);
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  // The last rank alone is signalled, as by a launcher that reaches one rank.
+  c.on_step = [&](long step) {
+    if (step == 30 && world_rank() == ranks - 1) std::raise(SIGUSR1);
+  };
+  run_time_loop(c, nullptr);
+  EXPECT_EQ(c.loop().stop_signal, SIGUSR1);
+  EXPECT_FALSE(c.loop().wall_limit);
+  EXPECT_GE(c.loop().end_step, 30);
+  expect_ended_with_everything(c, run);
+}
+
+TEST(TimeLoopStop, TheWallLimitEndsTheRunInTimeForItsCheckpoint) {
+  TempDir dir("time_loop_wall");
+  const Params params(run_schema());
+  RunConfig run;
+  run.steps = 1000000000;
+  run.output_file = dir.path() + "/out.h5";
+  run.checkpoint_file = dir.path() + "/ck.h5";
+  run.checkpoint_every = 300;  // one is written (and timed) before the end
+  run.wall_margin_seconds = 0.5;
+  const double limit_seconds = 3;
+  run.wall_limit = parse_wall_limit(std::to_string(limit_seconds), "test", nullptr, 0, 0);
+  run.wall_limit.end_seconds += run_clock_seconds();
+  Counter c(run, 0, &params);
+  c.checkpoint_seconds = 0.3;
+  c.on_step = [](long) { sleep_seconds(0.001); };
+  run_time_loop(c, nullptr);
+  const double ended = run_clock_seconds();
+  EXPECT_TRUE(c.loop().wall_limit);
+  EXPECT_EQ(c.loop().stop_signal, 0);
+  expect_ended_with_everything(c, run);
+  // Done before the limit, the last checkpoint included, yet not long before:
+  // the margin, the checkpoint's time and a few checks.
+  EXPECT_LT(ended, run.wall_limit.end_seconds);
+  EXPECT_GT(ended, run.wall_limit.end_seconds - 2.0);
+}
+
+TEST(TimeLoopStop, ARankSlowedAfterACheckDelaysTheStopByAFewChecksOnly) {
+  install_stop_handlers();
+  RunConfig run;
+  run.steps = 1000000000;
+  Counter c(run, 0, nullptr);
+  // Steps of about 0.3 ms; from step 100 rank 0 takes 6 ms a step (as when
+  // another job starts on its cores), and at step 120 it gets the signal. A
+  // check scheduled in steps at the earlier pace is then twenty times further
+  // away in time than planned.
+  std::chrono::steady_clock::time_point signalled;
+  c.on_step = [&](long step) {
+    const bool slowed = step >= 100 && world_rank() == 0;
+    sleep_seconds(slowed ? 0.006 : 0.0003);
+    if (step == 120 && world_rank() == 0) {
+      signalled = std::chrono::steady_clock::now();
+      std::raise(SIGUSR1);
+    }
+  };
+  run_time_loop(c, nullptr);
+  EXPECT_EQ(c.loop().stop_signal, SIGUSR1);
+  EXPECT_TRUE(same_on_every_rank(c.loop().end_step));
+  if (world_rank() == 0) {
+    const double delay =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
+    // Two intervals of StopPoll at twenty times the pace is 2 s; a check a
+    // half second of the old pace ahead would take 10 s.
+    EXPECT_LT(delay, 4.0) << "the stop came " << delay << " s after the signal, at step "
+                          << c.loop().end_step;
+  }
 }
 
 }  // namespace

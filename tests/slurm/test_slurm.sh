@@ -216,6 +216,27 @@ else
 fi
 scancel "$job" 2>/dev/null
 
+# 6b. The job's end without any signal reaching the ranks (as under a launcher
+#    that forwards none): MPSFW_SIGNAL_GRACE outlasts the job, so the script
+#    never passes SIGUSR1 on; the run stops itself at the job's end
+#    (SLURM_JOB_END_TIME, which run.sbatch exports from squeue on a Slurm that
+#    does not set it) less run.wall_margin = 40 s, writes its checkpoint, exits
+#    75, and the job is requeued.
+mkdir -p "$work/wall" && cd "$work/wall" || exit 1
+job=$(MPSFW_CHECKPOINT_MINUTES=0 MPSFW_SIGNAL_GRACE=100000 sbatch --parsable --chdir="$work/wall" \
+  --ntasks-per-node=2 --time=1 --output="$work/wall/job.out" "$repo/slurm/run.sbatch" \
+  "${heat[@]}" --set run.steps=100000000 --set run.wall_margin=40)
+if wait_requeued "$job" 90 &&
+   grep -q "^mpsfw: wall limit .* left (SLURM_JOB_END_TIME = [0-9]*)" job.out &&
+   grep -q "^mpsfw: stopped by the wall limit (SLURM_JOB_END_TIME = [0-9]*) at step [0-9]*; checkpoint ck-$job.h5 resumes it" job.out &&
+   grep -q "^mpsfw-run: stopped by its wall limit; requeueing job $job (it resumes from ck-$job.h5)" job.out &&
+   ! grep -q "stopped by SIGUSR1" job.out && [ -s "ck-$job.h5" ]; then
+  pass "wall limit: no signal passed on, the run stopped at the job's end with ck-$job.h5, job requeued"
+else
+  fail "wall limit: job $job $(job_field "$job" JobState): $(grep -E '^(mpsfw|srun|slurmstepd)' job.out | tail -5)"
+fi
+scancel "$job" 2>/dev/null
+
 # 7. No loop: a part stopped again after MPSFW_MAX_REQUEUES (0 here) parts, and
 #    a run that fails (exit 1: a bad input key), end the job FAILED, not requeued.
 mkdir -p "$work/bound" && cd "$work/bound" || exit 1
