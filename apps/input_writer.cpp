@@ -14,6 +14,7 @@
 #include "core/input_file.hpp"
 #include "core/number_text.hpp"
 #include "core/param_attributes.hpp"
+#include "mps/mps_config.hpp"
 
 namespace mpsfw {
 
@@ -127,6 +128,11 @@ std::string describe_input_as_deck(const std::string& path) {
         continue;
       }
       const std::string value = scalar_text(s, false);
+      // A checkpoint's step and time are its state's, which no deck sets.
+      if (key == "step" || key == "time") {
+        lines.push_back("# " + key + "=" + value + ": the saved state's, not a setting");
+        continue;
+      }
       // The solver first: it decides the schema of every other line.
       if (key == "solver") {
         out += key + "=" + value + "\n";
@@ -151,22 +157,42 @@ std::string solver_of(const std::vector<std::string>& sets, const std::string& f
   return solver;
 }
 
-Params workload_params(const WorkloadRegistry& workloads, const std::vector<std::string>& sets,
+std::vector<ParamSpec> input_keys(const WorkloadRegistry& workloads, const std::string& solver) {
+  std::vector<ParamSpec> keys = workloads.schema_of(solver);
+  for (const ParamSpec& s : mps::mps_schema()) keys.push_back(s);
+  return keys;
+}
+
+Params workload_params(const WorkloadRegistry& workloads, const Settings& settings,
                        const std::string& fallback_solver) {
+  const std::vector<std::string>& sets = settings.sets;
   const std::string solver = solver_of(sets, fallback_solver);
   const WorkloadSpec& spec = workloads.find(solver, "--set solver=" + solver);
-  Params params(workloads.schema_of(solver));
+  std::vector<ParamSpec> keys = workloads.schema_of(solver);
+  for (const ParamSpec& s : mps::mps_schema()) {
+    const bool set = std::any_of(sets.begin(), sets.end(), [&](const std::string& o) {
+      return o.rfind(s.name() + "=", 0) == 0;
+    });
+    if (set) keys.push_back(s);
+  }
+  Params params(keys);
   params.apply_override("solver=" + solver);
   if (spec.input_template) {
     for (const std::string& o : spec.input_template()) params.apply_override(o);
   }
-  for (const std::string& o : sets) params.apply_override(o);
+  // Each set first against every key, so an unknown key's error lists them all.
+  Params every_key(input_keys(workloads, solver));
+  for (size_t i = 0; i < sets.size(); ++i) {
+    const std::string origin = i < settings.origins.size() ? settings.origins[i] : "";
+    every_key.apply_override(sets[i], origin);
+    params.apply_override(sets[i], origin);
+  }
   params.finalize();
   return params;
 }
 
 void write_workload_input(const WorkloadRegistry& workloads, const std::string& path,
-                          const std::vector<std::string>& sets, const std::string& fallback_solver,
+                          const Settings& settings, const std::string& fallback_solver,
                           bool replace, const std::vector<double>& u0,
                           std::array<std::uint64_t, 3> u0_dims) {
   std::error_code ec;
@@ -174,13 +200,13 @@ void write_workload_input(const WorkloadRegistry& workloads, const std::string& 
       std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found) {
     throw InputError("'" + path + "' exists; it is replaced only with --force");
   }
-  const std::string solver = solver_of(sets, fallback_solver);
+  const std::string solver = solver_of(settings.sets, fallback_solver);
   // Checked before it replaces anything: a refused input leaves the file
   // that was at `path` as it was.
   const std::string partial = partial_path(path);
-  write_partial_input(path, workload_params(workloads, sets, fallback_solver), u0, u0_dims);
+  write_partial_input(path, workload_params(workloads, settings, fallback_solver), u0, u0_dims);
   try {
-    Params check(workloads.schema_of(solver));
+    Params check(input_keys(workloads, solver));
     std::vector<std::string> warnings;
     check.read_file(partial, &warnings);
     check.finalize();

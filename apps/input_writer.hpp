@@ -19,8 +19,19 @@ void write_input_file(const std::string& path, const Params& params, const std::
 
 // The solver named by the last "solver=NAME" of `sets`, else `fallback`.
 std::string solver_of(const std::vector<std::string>& sets, const std::string& fallback);
-// Finalized parameters of that solver: its input template, then `sets`.
-Params workload_params(const WorkloadRegistry& workloads, const std::vector<std::string>& sets,
+// Every key an input of `solver` may hold, as the solver reads it: the
+// workload's schema (root, /run, its own) and /mps.
+std::vector<ParamSpec> input_keys(const WorkloadRegistry& workloads, const std::string& solver);
+// `sets` ("group.key=value") and where each came from (`origins`, parallel;
+// a missing or empty one reads "--set group.key=value"), as errors name them.
+struct Settings {
+  std::vector<std::string> sets;
+  std::vector<std::string> origins;
+};
+// Finalized parameters of that solver: its input template, then `sets`. The
+// /mps keys are there only where `sets` sets them (an input without /mps
+// leaves MPS to its defaults).
+Params workload_params(const WorkloadRegistry& workloads, const Settings& settings,
                        const std::string& fallback_solver);
 // A valid input for that solver at `path` (with /heat/u0 when `u0` is not
 // empty): written, read back and configured as the solver reads it before
@@ -28,7 +39,7 @@ Params workload_params(const WorkloadRegistry& workloads, const std::vector<std:
 // why) and the file at `path` stays as it was. Something already at `path` is
 // replaced only with `replace` (--force); else InputError naming it.
 void write_workload_input(const WorkloadRegistry& workloads, const std::string& path,
-                          const std::vector<std::string>& sets, const std::string& fallback_solver,
+                          const Settings& settings, const std::string& fallback_solver,
                           bool replace, const std::vector<double>& u0 = {},
                           std::array<std::uint64_t, 3> u0_dims = {0, 0, 0});
 
@@ -37,8 +48,9 @@ void write_workload_input(const WorkloadRegistry& workloads, const std::string& 
 std::string describe_input_file(const std::string& path);
 // The same input as a deck for --set-file: one group.key=value line per
 // attribute (the root's solver first), values as --set takes them (numbers
-// exact), datasets as comments (a deck holds scalars only). Written out with
-// --write-input --set-file, it gives an input whose attributes are the same.
+// exact), the saved state's step and time and datasets as comments (a deck
+// holds settings only). Written out with --write-input --set-file, it gives an
+// input whose attributes are the same (step and time of a fresh input: 0).
 std::string describe_input_as_deck(const std::string& path);
 
 }  // namespace mpsfw

@@ -67,15 +67,17 @@ int run(const std::vector<std::string>& args) {
     return 0;
   }
   std::string out, u0_kind;
-  std::vector<std::string> sets, deck;  // --set-file lines: the command line's --set wins
+  Settings settings, deck;  // --set-file lines: the command line's --set wins
   bool force = false;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--set-file" && i + 1 < args.size()) {
-      std::vector<std::string> origins;
-      read_deck(args[++i], &deck, &origins);
-    } else if ((args[i] == "--set" || args[i] == "--u0") && i + 1 < args.size()) {
-      (args[i] == "--set" ? sets.push_back(args[i + 1]) : void(u0_kind = args[i + 1]));
-      ++i;
+      read_deck(args[++i], &deck.sets, &deck.origins);
+    } else if (args[i] == "--set" && i + 1 < args.size()) {
+      settings.sets.push_back(args[++i]);
+      settings.origins.push_back("--set " + settings.sets.back());
+      refuse_state_key(settings.sets.back(), settings.origins.back());
+    } else if (args[i] == "--u0" && i + 1 < args.size()) {
+      u0_kind = args[++i];
     } else if (args[i] == "--force") {
       force = true;
     } else if (args[i] == "--help" || args[i] == "-h") {
@@ -91,21 +93,23 @@ int run(const std::vector<std::string>& args) {
     }
   }
   if (out.empty()) throw InputError(std::string("no output file given\n") + kUsage);
-  sets.insert(sets.begin(), deck.begin(), deck.end());
+  settings.sets.insert(settings.sets.begin(), deck.sets.begin(), deck.sets.end());
+  settings.origins.insert(settings.origins.begin(), deck.origins.begin(), deck.origins.end());
 
   const WorkloadRegistry workloads = builtin_workloads();
-  const std::string solver = solver_of(sets, "heat");
+  const std::string solver = solver_of(settings.sets, "heat");
   if (u0_kind.empty()) {
-    write_workload_input(workloads, out, sets, "heat", force);
+    write_workload_input(workloads, out, settings, "heat", force);
   } else {
     if (solver != "heat") throw InputError("--u0 is for heat inputs, not solver=" + solver);
-    sets.insert(sets.begin(), "heat.initial=dataset");
+    settings.sets.insert(settings.sets.begin(), "heat.initial=dataset");
+    settings.origins.insert(settings.origins.begin(), "--u0 " + u0_kind);
     // The grid size decides u0's shape: the parameters first, then the file.
-    const Params params = workload_params(workloads, sets, "heat");
+    const Params params = workload_params(workloads, settings, "heat");
     const Int3 n{static_cast<int>(params.integer("heat.nx")),
                  static_cast<int>(params.integer("heat.ny")),
                  static_cast<int>(params.integer("heat.nz"))};
-    write_workload_input(workloads, out, sets, "heat", force, make_u0(u0_kind, n),
+    write_workload_input(workloads, out, settings, "heat", force, make_u0(u0_kind, n),
                          {static_cast<std::uint64_t>(n.z), static_cast<std::uint64_t>(n.y),
                           static_cast<std::uint64_t>(n.x)});
   }

@@ -16,6 +16,7 @@
 #include "core/h5_io.hpp"
 #include "core/kokkos_options.hpp"
 #include "core/kokkos_runtime.hpp"
+#include "core/output_lock.hpp"
 #include "core/paths.hpp"
 #include "core/stop_request.hpp"
 #include "core/time_loop.hpp"
@@ -42,18 +43,24 @@ std::string workload_name(const Session& session, const WorkloadRegistry& worklo
   return solver.text("solver");
 }
 
-// Output files must be creatable, must not overwrite the input and must be
-// different files: checked before the run, so a typo costs no compute and no
-// output replaces another. The checkpoint may be the input (resuming from the
-// one rotating checkpoint): the input is read before the first checkpoint
-// replaces it by a rename.
-void check_outputs(const Session& session, const Params& params, const Workload& workload) {
+// Output files must be creatable, must not overwrite the input or a deck
+// (--set-file) and must be different files: checked before the run, so a
+// typo costs no compute and no output replaces another. The checkpoint may be
+// the input (resuming from the one rotating checkpoint): the input is read
+// before the first checkpoint replaces it by a rename. Returns the outputs.
+std::vector<NamedPath> check_outputs(const Session& session, const Params& params,
+                                     const Workload& workload) {
   const std::string& input = session.command_line().input;
   std::vector<NamedPath> outputs;
   const auto check = [&](const std::string& path, const std::string& origin, bool may_be_input) {
     check_can_create(path, origin);
     if (!may_be_input && same_file(path, input)) {
       throw InputError(origin + ": '" + path + "' is the input file; choose another name");
+    }
+    for (const std::string& deck : session.command_line().decks) {
+      if (!same_file(path, deck)) continue;
+      throw InputError(origin + ": '" + path + "' is the deck --set-file " + deck +
+                       "; choose another name");
     }
     outputs.push_back({origin, path});
   };
@@ -81,6 +88,7 @@ void check_outputs(const Session& session, const Params& params, const Workload&
                        " for step 0, and so on); choose " + "another name");
     }
   }
+  return outputs;
 }
 
 // Every key of the inputs of `only` (all registered solvers when empty): the
@@ -109,6 +117,7 @@ struct Prepared {
   std::unique_ptr<Params> params;
   std::vector<std::string> warnings;
   Int3 rank_grid;
+  std::vector<NamedPath> outputs;
 };
 
 // Collective: the input checked on every rank, or one message and exit 1.
@@ -117,9 +126,7 @@ Prepared prepare(const Session& session, const WorkloadRegistry& workloads) {
   run_collectively(session.world(), [&] {
     const WorkloadSpec& spec = workloads.find(workload_name(session, workloads), "solver");
     p.spec = &spec;
-    std::vector<ParamSpec> schema = workloads.schema_of(spec.name);
-    for (const ParamSpec& s : mps::mps_schema()) schema.push_back(s);
-    p.params = std::make_unique<Params>(schema);
+    p.params = std::make_unique<Params>(input_keys(workloads, spec.name));
     p.params->read(*session.input(), &p.warnings);
     const CommandLine& c = session.command_line();
     for (size_t i = 0; i < c.overrides.size(); ++i)
@@ -127,7 +134,7 @@ Prepared prepare(const Session& session, const WorkloadRegistry& workloads) {
     p.params->finalize();
     p.workload = spec.create();
     p.workload->configure(*p.params);
-    check_outputs(session, *p.params, *p.workload);
+    p.outputs = check_outputs(session, *p.params, *p.workload);
     const RunConfig& run = p.workload->run_config();
     // Before check_backend: a build without Kokkos names the option given.
     check_kokkos_options(c.kokkos_options, run.backend, p.params->value("run.backend").origin);
@@ -142,6 +149,16 @@ Prepared prepare(const Session& session, const WorkloadRegistry& workloads) {
     }
   });
   return p;
+}
+
+// Collective: rank 0 writes --report's file, if asked for (a full disk is
+// one message, not an abort of rank 0).
+void write_report_file(const Session& session, const RunReport& report) {
+  const std::string& file = session.command_line().report_file;
+  if (file.empty()) return;
+  run_collectively(session.world(), [&] {
+    if (session.rank() == 0) write_text_file_atomically(file, report_json(report));
+  });
 }
 
 int run_workload(Session& session, const WorkloadRegistry& workloads, const std::string& program) {
@@ -164,15 +181,25 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
   }
   // A checkpoint of the run's last step (a job chain's next link after the run
   // ended) is not an error: say how to go on and start nothing (no device, no
-  // outputs, no report). A fresh input with run.steps = 0 still runs: its
-  // report is how scripts/sweep.py reads the problem's size.
+  // outputs but the report, which says "nothing to run"). A fresh input with
+  // run.steps = 0 still runs: its report is how scripts/sweep.py reads the
+  // problem's size.
   const RunConfig& run = p.workload->run_config();
   if (run.start_step > 0 && run.start_step >= run.steps) {
+    RunReport report = start_report(p.spec->name, *p.params, run.backend, p.warnings);
+    report.ranks = session.size();
+    report.rank_grid = p.rank_grid;
+    add_job_facts(session.world(), session.host(), session.command_text(), &report);
+    report.ended = "nothing to run";
+    report.end_step = run.start_step;
+    report.checkpoint = c.input;
+    write_report_file(session, report);
     if (root) {
       std::printf(
           "mpsfw: the checkpoint %s is at step %ld and run.steps = %ld: nothing to run; set "
           "run.steps above %ld to continue (--set run.steps=%ld)\n",
           c.input.c_str(), run.start_step, run.steps, run.start_step, 2 * run.start_step);
+      if (!c.report_file.empty()) std::printf("run report written to %s\n", c.report_file.c_str());
     }
     return 0;
   }
@@ -189,6 +216,17 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
                          root ? stdout : nullptr)
                ? 0
                : 1;
+  }
+  // One writer per output: a second job given the same files is refused
+  // here, before the device starts (output_lock.hpp). Released on return.
+  OutputLocks locks(session.host());
+  run_collectively(session.world(), [&] {
+    if (!root) return;
+    for (const NamedPath& o : p.outputs) locks.take(o.path, o.origin);
+  });
+  for (const std::string& w : locks.warnings()) {
+    p.warnings.push_back(w);
+    std::fprintf(stderr, "mpsfw: warning: %s\n", w.c_str());
   }
   RunContext context;
   context.world = session.world();
@@ -229,12 +267,7 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
   session.finish();
   session.add_mps_to_report(&report);
   if (root) print_report(stdout, report);
-  if (!c.report_file.empty()) {
-    // Collective, so that a full disk is one message, not an abort of rank 0.
-    run_collectively(session.world(), [&] {
-      if (root) write_text_file_atomically(c.report_file, report_json(report));
-    });
-  }
+  write_report_file(session, report);
   if (root) {
     if (!c.report_file.empty()) std::printf("run report written to %s\n", c.report_file.c_str());
     for (const std::string& line : p.workload->closing_lines()) std::printf("%s\n", line.c_str());
@@ -309,8 +342,8 @@ int solver_main(int argc, char** argv, const WorkloadRegistry& workloads,
   if (parsed && !c.write_input.empty()) {
     try {
       const std::vector<std::string> names = workloads.names();
-      write_workload_input(workloads, c.write_input, c.overrides, names.empty() ? "" : names[0],
-                           c.force);
+      write_workload_input(workloads, c.write_input, {c.overrides, c.origins},
+                           names.empty() ? "" : names[0], c.force);
       std::printf("wrote %s\n", c.write_input.c_str());
       return 0;
     } catch (const std::exception& e) {

@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "atomic_file.hpp"
@@ -66,9 +68,43 @@ bool higher_step(std::string a, std::string b) {
   return a.size() != b.size() ? a.size() > b.size() : a > b;
 }
 
+// The root attributes `solver` and `step` of `path` when it is an HDF5 file
+// with both, else {"", -1}.
+std::pair<std::string, long> checkpoint_solver_and_step(const std::string& path) {
+  try {
+    h5::QuietErrors quiet;
+    if (H5Fis_hdf5(path.c_str()) <= 0) return {"", -1};
+    h5::Handle file = h5::open_file_readonly(path);
+    h5::Handle root = h5::open_group(file.get(), "/");
+    if (!h5::has_attribute(root.get(), "step") || !h5::has_attribute(root.get(), "solver")) {
+      return {"", -1};
+    }
+    const h5::Scalar solver = h5::read_scalar(root.get(), "solver");
+    const h5::Scalar step = h5::read_scalar(root.get(), "step");
+    if (solver.kind != h5::Scalar::Kind::Text || step.kind != h5::Scalar::Kind::Integer) {
+      return {"", -1};
+    }
+    return {solver.text, static_cast<long>(step.integer)};
+  } catch (const std::exception&) {
+    return {"", -1};
+  }
+}
+
+// Whether `path`, named with step `digits`, is a checkpoint that `solver`
+// wrote of that step: an input of the same solver (step 0) is not.
+bool own_checkpoint(const std::string& path, const std::string& digits, const std::string& solver) {
+  const auto [its_solver, step] = checkpoint_solver_and_step(path);
+  return !solver.empty() && its_solver == solver && step >= 0 && step_digits(step) == digits;
+}
+
 // Rank 0, after writing `newest`: removes the numbered checkpoints of `file`
 // in its folder but `newest` and the `keep` - 1 others of the highest steps.
-void prune_numbered(const std::string& file, const std::string& newest, int keep) {
+// Only files provably this run's: a name of the numbered form and an HDF5
+// checkpoint of the solver that wrote `newest` whose step is the name's; any
+// other file of such a name
+// is the user's, kept with a warning (once: `warned` holds those named).
+void prune_numbered(const std::string& file, const std::string& newest, int keep,
+                    std::set<std::string>* warned) {
   namespace fs = std::filesystem;
   fs::path folder = fs::path(file).parent_path();
   if (folder.empty()) folder = ".";
@@ -76,6 +112,7 @@ void prune_numbered(const std::string& file, const std::string& newest, int keep
     std::string digits;
     fs::path path;
   };
+  const std::string solver = checkpoint_solver_and_step(newest).first;
   std::vector<Numbered> others;
   std::error_code error;
   for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
@@ -83,6 +120,15 @@ void prune_numbered(const std::string& file, const std::string& newest, int keep
     if (!fs::is_regular_file(it->symlink_status(ignored))) continue;
     const std::string digits = numbered_digits(file, it->path().string());
     if (digits.empty() || fs::equivalent(it->path(), newest, ignored)) continue;
+    if (!own_checkpoint(it->path().string(), digits, solver)) {
+      if (warned->insert(it->path().string()).second) {
+        std::fprintf(stderr,
+                     "mpsfw: warning: run.checkpoint_keep: '%s' has the name of a numbered "
+                     "checkpoint but is not a %s checkpoint; kept, not counted\n",
+                     it->path().c_str(), solver.empty() ? "mpsfw" : solver.c_str());
+      }
+      continue;
+    }
     others.push_back({digits, it->path()});
   }
   std::sort(others.begin(), others.end(),
@@ -120,7 +166,7 @@ void CheckpointPlan::written(const std::string& path, MPI_Comm comm) {
   if (keep_ <= 1) return;
   int rank = 0;
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  if (rank == 0) prune_numbered(file_, path, keep_);
+  if (rank == 0) prune_numbered(file_, path, keep_, &warned_);
 }
 
 void write_checkpoint_file(const std::string& path, const Params& params, long step, double time,

@@ -18,6 +18,7 @@
 #include <mpi.h>
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,10 @@ class CheckpointPlan {
   // 1, rank 0 prunes by what is on disk, so a requeued run's earlier parts
   // count too: of the numbered checkpoints of checkpoint_file
   // (is_numbered_checkpoint_of; regular files only, never a link or folder)
-  // it keeps `path` and the K - 1 others of the highest steps.
+  // it keeps `path` and the K - 1 others of the highest steps. It removes
+  // only HDF5 files with the root attributes `solver` (that of `path`) and
+  // `step` (the one in the name): another file of such a name is kept and not counted, with a
+  // warning on stderr (once per file).
   void written(const std::string& path, MPI_Comm comm);
   // The last checkpoint written, "" before the first.
   const std::string& last() const { return last_; }
@@ -54,6 +58,7 @@ class CheckpointPlan {
   int keep_;
   double last_seconds_ = 0;  // agreed loop time of the last checkpoint by time
   std::string last_;
+  std::set<std::string> warned_;  // files of a numbered name kept as not ours
 };
 
 // Collective over `comm`: rank 0 creates `path`.partial holding `params`

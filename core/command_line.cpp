@@ -6,6 +6,7 @@
 #include "build_info.hpp"
 #include "error.hpp"
 #include "kokkos_options.hpp"
+#include "paths.hpp"
 
 namespace mpsfw {
 
@@ -89,12 +90,14 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
       const std::string v = value_of(i, flag);
       o.overrides.push_back(*key ? std::string(key) + "=" + v : v);
       o.origins.push_back(flag + " " + v);
+      refuse_state_key(o.overrides.back(), o.origins.back());
     } else if (is(a, "--report")) {
       o.report_file = value_of(i, "--report");
     } else if (is(a, "--write-input")) {
       o.write_input = value_of(i, "--write-input");
     } else if (is(a, "--set-file")) {
-      read_deck(value_of(i, "--set-file"), &deck, &deck_origins);
+      o.decks.push_back(value_of(i, "--set-file"));
+      read_deck(o.decks.back(), &deck, &deck_origins);
     } else if (a == "--list-keys" || a.rfind("--list-keys=", 0) == 0) {
       o.list_keys = true;
       if (a != "--list-keys") o.list_keys_of = a.substr(std::string("--list-keys=").size());
@@ -154,8 +157,22 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
   return o;
 }
 
+void refuse_state_key(const std::string& assignment, const std::string& origin) {
+  const std::string key = assignment.substr(0, assignment.find('='));
+  if (key != "step" && key != "time") return;
+  throw InputError(origin + ": '" + key + "' is the " + key +
+                   " of a checkpoint's saved state, not a setting; a resumed run goes on from "
+                   "it up to run.steps (set run.steps to run further)");
+}
+
 void read_deck(const std::string& path, std::vector<std::string>* overrides,
                std::vector<std::string>* origins) {
+  // Checked before opening: opening a FIFO nobody writes blocks forever.
+  const std::string kind = not_regular_kind(path);
+  if (!kind.empty()) {
+    throw InputError("--set-file " + path + ": is " + kind + ", not a regular file; a deck is " +
+                     "a text file of key=value lines");
+  }
   std::ifstream in(path);
   if (!in) throw InputError("--set-file " + path + ": cannot be read");
   const auto trimmed = [](const std::string& s) {
@@ -173,6 +190,7 @@ void read_deck(const std::string& path, std::vector<std::string>* overrides,
     }
     overrides->push_back(trimmed(text.substr(0, eq)) + "=" + trimmed(text.substr(eq + 1)));
     origins->push_back(where);
+    refuse_state_key(overrides->back(), where);
   }
   if (in.bad()) throw InputError("--set-file " + path + ": reading failed");
 }

@@ -32,14 +32,6 @@ std::string kind_of(fs::file_type type) {
   }
 }
 
-// "" when `path` is absent or a regular file (links followed), else what it is.
-std::string not_regular(const std::string& path) {
-  std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  if (ec || !fs::exists(status) || fs::is_regular_file(status)) return "";
-  return kind_of(status.type());
-}
-
 // The absolute path with every existing link and "." / ".." resolved.
 fs::path resolved(const std::string& path) {
   std::error_code ec;
@@ -49,8 +41,15 @@ fs::path resolved(const std::string& path) {
 
 }  // namespace
 
+std::string not_regular_kind(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec || !fs::exists(status) || fs::is_regular_file(status)) return "";
+  return kind_of(status.type());
+}
+
 void check_regular_or_absent(const std::string& path, const std::string& origin) {
-  const std::string kind = not_regular(path);
+  const std::string kind = not_regular_kind(path);
   if (kind.empty()) return;
   throw Error(origin + ": '" + path + "' exists and is " + kind +
               ", not a regular file; mpsfw replaces only regular files (choose another name)");
@@ -60,7 +59,7 @@ void check_can_create(const std::string& path, const std::string& origin) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw InputError(origin + ": '" + path + "' is a folder");
   for (const std::string& p : {path, partial_path(path)}) {
-    const std::string kind = not_regular(p);
+    const std::string kind = not_regular_kind(p);
     if (!kind.empty()) {
       throw InputError(origin + ": '" + p + "' exists and is " + kind +
                        ", not a regular file; mpsfw writes a new file and renames it into "

@@ -19,6 +19,10 @@ void check_can_create(const std::string& path, const std::string& origin);
 // regular file: the last guard before a rename onto it.
 void check_regular_or_absent(const std::string& path, const std::string& origin);
 
+// "" when `path` is absent or a regular file (links followed), else what it
+// is: "a folder", "a FIFO (named pipe)", "a character device", ...
+std::string not_regular_kind(const std::string& path);
+
 // True when both paths name one file: both exist and are the same file (also
 // through links), or they are the same path once made absolute and resolved
 // ("./a.h5" and "a.h5").

@@ -124,15 +124,16 @@ void add_job_facts(MPI_Comm comm, const std::string& host, const std::string& co
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
   r->timestamp = stamp;
-  r->job_id.clear();
+  r->job_id = batch_job_id();
+  r->command_line = command_line;
+}
+
+std::string batch_job_id() {
   for (const char* name : {"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID"}) {
     const char* v = std::getenv(name);
-    if (v != nullptr && *v != '\0') {
-      r->job_id = v;
-      break;
-    }
+    if (v != nullptr && *v != '\0') return v;
   }
-  r->command_line = command_line;
+  return "";
 }
 
 void print_report(std::FILE* out, const RunReport& r) {

@@ -105,6 +105,9 @@ void add_memory_usage(MPI_Comm comm, RunReport* report);
 void add_job_facts(MPI_Comm comm, const std::string& host, const std::string& command_line,
                    RunReport* report);
 
+// The batch system's job id (Slurm, PBS, LSF or Flux variables), "" outside one.
+std::string batch_job_id();
+
 // Collective helpers for building a report.
 MinAvgMax reduce_over_ranks(MPI_Comm comm, double value);
 // (Every rank's string on rank 0: gather_strings, string_gather.hpp.)

@@ -19,6 +19,14 @@
 #   md_atoms_too_close   an MD dataset input (a checkpoint of a 20x too dense FCC
 #                        lattice) with atoms closer than 0.5 sigma: refused,
 #                        naming both ids
+#   deck_as_output       --report, --timeline, --output or run.checkpoint_file
+#                        naming the --set-file deck (also as ./deck): refused,
+#                        naming the option and the deck, which stays as it was
+#   second_writer        a run while another writes the same --output (or
+#                        checkpoint): refused at once, naming the other's host
+#                        and PID from the lock file; the first run goes on,
+#                        stops cleanly and removes its locks; a lock left by a
+#                        dead run is taken over with a warning
 #   outputs.sh --solver PATH --mpiexec M --np-flag F [--preflags S] [--timeout T]
 #              --input-dir DIR --workdir DIR CASE
 #   outputs.sh --list
@@ -28,8 +36,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/cli_lib.sh"
 
 CASES=(dev_null_output dev_null_report fifo_checkpoint disk_full_md disk_full_heat file_limit_md
-  file_limit_heat file_limit_report md_atoms_too_close)
-cli_case_args 26 "$@"
+  file_limit_heat file_limit_report md_atoms_too_close deck_as_output second_writer)
+cli_case_args 34 "$@"
 HEAT=$INPUTS/heat_default.h5
 MD=$INPUTS/md_lj.h5
 
@@ -177,6 +185,51 @@ case "$case_name" in
       expect_clean_failure \
         "^mpsfw: error: dense.h5: dataset /md/positions: atoms 0 and [0-9]+ \(rows 0 and [0-9]+\) are 0\.41[0-9]* apart, closer than 0\.5 sigma"
     fi
+    ;;
+  deck_as_output)
+    printf 'run.steps=2\n' >deck.txt
+    cp deck.txt deck.txt.expected
+    for option in --report --timeline --output "--set run.checkpoint_file=./deck.txt"; do
+      read -r -a given <<<"$option"
+      [ ${#given[@]} -eq 1 ] && given+=(deck.txt)
+      solve 0 "$HEAT" --set-file deck.txt "${given[@]}"
+      expect_clean_failure "^mpsfw: error: ${given[0]} .*'(\./)?deck\.txt' is the deck --set-file deck\.txt"
+      expect_previous deck.txt
+    done
+    ;;
+  second_writer)
+    cli_start_job 2 "$HEAT" --backend host --set run.steps=100000000 --set run.diag_every=0 \
+      --output same.h5 --set run.checkpoint_file=ck.h5
+    holder=$(cat same.h5.lock 2>/dev/null)
+    grep -qE "^host .+, PID [0-9]+" <<<"$holder" || problem "same.h5.lock names no host and PID: '$holder'"
+    pid=$(sed -n 's/.*PID \([0-9]*\).*/\1/p' <<<"$holder")
+    cli_job_ranks "$CLI_JOB" | grep -qx "$pid" || problem "PID $pid of the lock is no rank of the first run"
+    for other in "--output same.h5" "--set run.checkpoint_file=ck.h5"; do
+      read -r -a given <<<"$other"
+      start=$SECONDS
+      cli_run 2 out2 err2 "$HEAT" --backend host --set run.steps=5 "${given[@]}"
+      [ "$CLI_RC" -eq 1 ] || problem "the second writer ($other): exit $CLI_RC, expected 1"
+      [ $((SECONDS - start)) -lt 20 ] || problem "the second writer was refused only after $((SECONDS - start)) s"
+      grep -qF "is being written by another run ($holder; lock file" err2 ||
+        problem "the second writer ($other) is not refused naming the first: $(head -2 err2)"
+    done
+    kill -0 "$CLI_JOB" 2>/dev/null || problem "the first run ended while the second was refused"
+    cli_signal_rank TERM
+    cli_wait_job
+    rc=$CLI_RC
+    [ "$rc" -eq 143 ] || problem "the first run: exit $rc, expected 143 (stopped by SIGTERM)"
+    ! grep -q 'error' err || problem "the first run reported an error: $(grep error err | head -2)"
+    for f in same.h5 same.xmf ck.h5; do [ -s "$f" ] || problem "the first run's $f is missing"; done
+    for f in same.h5.lock same.xmf.lock ck.h5.lock; do
+      [ ! -e "$f" ] || problem "$f was left after the first run ended"
+    done
+    # A lock nobody holds (its run was killed) is taken over, with a warning.
+    printf 'host elsewhere, PID 1\n' >o.h5.lock
+    solve 0 "$HEAT" --set run.steps=2 --output o.h5
+    [ "$rc" -eq 0 ] || problem "a stale lock stopped the run (exit $rc)"
+    grep -qF "warning: took over the lock 'o.h5.lock' of a run that ended without removing it (host elsewhere, PID 1)" err ||
+      problem "no warning naming the stale lock's run"
+    [ ! -e o.h5.lock ] || problem "o.h5.lock left after the run"
     ;;
 esac
 

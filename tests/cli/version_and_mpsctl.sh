@@ -90,8 +90,63 @@ done
 "$mkinput" --describe "$work/md.h5" --as-set > "$work/md.deck" || fail "mkinput --describe --as-set"
 "$solver" --write-input "$work/again.h5" --set-file "$work/md.deck" >/dev/null ||
   fail "--write-input --set-file of a described deck failed"
-cmp -s <("$mkinput" --describe "$work/md.h5") <("$mkinput" --describe "$work/again.h5") ||
+# Each describe must succeed and list the input: two failing ones print the same nothing.
+"$mkinput" --describe "$work/md.h5" >"$work/md.described" 2>&1 || fail "mkinput --describe md.h5"
+"$mkinput" --describe "$work/again.h5" >"$work/again.described" 2>&1 ||
+  fail "mkinput --describe again.h5"
+grep -q '^attribute /md/cells_x (64-bit integer) = 5$' "$work/md.described" ||
+  fail "mkinput --describe md.h5 does not list md.cells_x = 5: $(head -3 "$work/md.described")"
+cmp -s "$work/md.described" "$work/again.described" ||
   fail "describe -> deck -> write did not give the same input"
+# /mps keys (a checkpoint holds them all) are taken back, and a deck sets no
+# state key: a checkpoint's step and time come out as comments.
+"$mkinput" "$work/mps.h5" --set mps.enable=off --set mps.active_thread_percentage=50 \
+  --set step=0 >"$work/mps.out" 2>&1 && fail "mkinput accepted --set step=0"
+grep -qF -- "--set step=0: 'step' is the step of a checkpoint's saved state, not a setting" \
+  "$work/mps.out" || fail "mkinput --set step=0: $(cat "$work/mps.out")"
+"$mkinput" "$work/mps.h5" --set mps.enable=off --set mps.active_thread_percentage=50 \
+  >"$work/mps.out" 2>&1 || fail "mkinput --set mps.enable=off refused: $(cat "$work/mps.out")"
+"$solver" --write-input "$work/mps2.h5" --set mps.enable=off >"$work/mps.out" 2>&1 ||
+  fail "--write-input --set mps.enable=off refused: $(cat "$work/mps.out")"
+"$mkinput" --describe "$work/mps.h5" --as-set >"$work/mps.deck" || fail "--describe --as-set mps.h5"
+grep -qx 'mps.active_thread_percentage=50' "$work/mps.deck" || fail "no mps key in the deck"
+grep -qx '# step=0: the saved state.s, not a setting' "$work/mps.deck" ||
+  fail "the deck does not show step as a comment: $(grep step "$work/mps.deck")"
+"$solver" --write-input "$work/mps3.h5" --set-file "$work/mps.deck" >"$work/mps.out" 2>&1 ||
+  fail "a deck of /mps keys was refused: $(cat "$work/mps.out")"
+"$mkinput" --describe "$work/mps.h5" >"$work/mps.described" &&
+  "$mkinput" --describe "$work/mps3.h5" >"$work/mps3.described" &&
+  cmp -s "$work/mps.described" "$work/mps3.described" ||
+  fail "describe -> deck -> write of an input with /mps keys did not give the same input"
+# A deck's errors name its line, in every command; state keys are refused there too.
+printf 'heat.nx=12\nmps.enable=sometimes\n' >"$work/mpsbad.deck"
+printf 'heat.nx=twelve\n' >"$work/nx.deck"
+printf '# resume from\nstep=5\n' >"$work/step.deck"
+for command in "$mkinput $work/x.h5" "$solver --write-input $work/x.h5" "$solver $work/in.h5"; do
+  read -r -a cmd <<<"$command"
+  out=$(timeout 60 "${cmd[@]}" --set-file "$work/mpsbad.deck" 2>&1) && fail "$command: mps.enable=sometimes accepted"
+  grep -qF "$work/mpsbad.deck:2: expected one of auto|on|off" <<<"$out" ||
+    fail "$command: a bad /mps deck line is not named: $out"
+  out=$(timeout 60 "${cmd[@]}" --set-file "$work/nx.deck" 2>&1) && fail "$command: heat.nx=twelve accepted"
+  grep -qF "$work/nx.deck:1: expected an integer" <<<"$out" ||
+    fail "$command: a bad deck line is not named: $out"
+  out=$(timeout 60 "${cmd[@]}" --set-file "$work/step.deck" 2>&1) && fail "$command: a deck's step=5 accepted"
+  grep -qF "$work/step.deck:2: 'step' is the step of a checkpoint's saved state" <<<"$out" ||
+    fail "$command: a deck's step=5: $out"
+  out=$(timeout 60 "${cmd[@]}" --set time=1 2>&1) && fail "$command: --set time=1 accepted"
+  grep -qF -- "--set time=1: 'time' is the time of a checkpoint's saved state" <<<"$out" ||
+    fail "$command: --set time=1: $out"
+done
+# A deck that is a FIFO nobody writes is refused at once, not read forever.
+mkfifo "$work/fifo.deck" || fail "mkfifo"
+for command in "$mkinput $work/x.h5" "$solver --write-input $work/x.h5" "$solver $work/in.h5"; do
+  read -r -a cmd <<<"$command"
+  out=$(timeout 20 "${cmd[@]}" --set-file "$work/fifo.deck" 2>&1)
+  rc=$?
+  [ "$rc" -eq 1 ] || fail "$command --set-file FIFO: exit $rc, expected 1 (124: it hung)"
+  grep -qF -- "--set-file $work/fifo.deck: is a FIFO (named pipe), not a regular file" <<<"$out" ||
+    fail "$command --set-file FIFO: $out"
+done
 printf '# a deck\n\nrun.steps = 7\nheat.nx=12\n' > "$work/small.deck"
 "$mkinput" "$work/small.h5" --set-file "$work/small.deck" --set run.steps=9 >/dev/null ||
   fail "mkinput --set-file"
