@@ -2,9 +2,9 @@
 // in-process (mps/session_dir.hpp).
 //   mpsctl start   [--gpus all|0,1] [--ranks-per-gpu K] [--atp auto|N] [--policy double|even]
 //                  [--pinned-mem 8G] [--dir ROOT] [--job NAME] [--timeout S]
-//   mpsctl stop    [--dir ROOT] [--job NAME | --session DIR]
+//   mpsctl stop    [--dir ROOT] [--job NAME | --session DIR] [--force]
 //   mpsctl status  [--dir ROOT]
-//   mpsctl cleanup [--dir ROOT] [--all]
+//   mpsctl cleanup [--dir ROOT] [--all] [--force]
 //   mpsctl gpus
 // `gpus` lists the GPUs a rank started here would use, as the solver finds
 // them (CUDA_VISIBLE_DEVICES applied, MIG instances as GPUs of their own),
@@ -44,9 +44,9 @@ const char* kUsage =
     "usage: mpsctl start   [--gpus all|I,J..] [--ranks-per-gpu K] [--atp auto|N]\n"
     "                      [--policy double|even] [--pinned-mem 8G] [--dir ROOT] [--job NAME]\n"
     "                      [--timeout S]\n"
-    "       mpsctl stop    [--dir ROOT] [--job NAME | --session DIR]\n"
+    "       mpsctl stop    [--dir ROOT] [--job NAME | --session DIR] [--force]\n"
     "       mpsctl status  [--dir ROOT]\n"
-    "       mpsctl cleanup [--dir ROOT] [--all]\n"
+    "       mpsctl cleanup [--dir ROOT] [--all] [--force]\n"
     "       mpsctl gpus\n"
     "       mpsctl --help | --version\n"
     "ROOT defaults to $TMPDIR or /tmp; NAME to $SLURM_JOB_ID or 'mpsctl'.\n"
@@ -54,13 +54,17 @@ const char* kUsage =
     "start reads it back from each daemon and prints it (status too).\n"
     "stop and cleanup stop daemons and remove a folder only if it is a session of\n"
     "this host written by mpsfw: named mpsfw-mps-<job>-<host>, with a ready, failed\n"
-    "or starting file that begins 'mpsfw-session 1 <host>', holding nothing but\n"
-    "gpu<N>/{pipe,log} and those files. Any other folder is refused, untouched\n"
+    "or starting file that begins 'mpsfw-session 1 <host>' (or an older mpsfw's\n"
+    "ready file of a rank that is dead here, its gpu<N> folders inside), holding\n"
+    "nothing but gpu<N>/{pipe,log} and those files. Any other folder is refused, untouched\n"
     "(exit 1); a session holding anything else has its daemons stopped but stays.\n"
     "status and cleanup look at this host's sessions only (a shared --dir holds\n"
     "other hosts' too: they are counted, never judged). cleanup removes sessions\n"
     "whose owning rank is gone (and stops their daemons), but not one still\n"
     "starting; --all also removes sessions started by mpsctl.\n"
+    "stop and cleanup refuse a session whose servers have clients running (naming\n"
+    "them); --force stops it anyway: its daemons give the clients 5 s, then shut\n"
+    "their MPS servers down, and the clients' CUDA calls fail from then on.\n"
     "gpus lists the GPUs ranks started here would use, one line each:\n"
     "'gpu INDEX UUID bus PCI', a MIG instance's then 'MIG PROFILE of GPU-UUID'\n"
     "(CUDA_VISIBLE_DEVICES applied; no CUDA call).\n"
@@ -69,7 +73,7 @@ const char* kUsage =
 struct Options {
   std::string command, gpus = "all", dir, job, session;
   int ranks_per_gpu = 2;
-  bool all = false;
+  bool all = false, force = false;
   MpsConfig config;
 };
 
@@ -103,8 +107,8 @@ Options parse(const std::vector<std::string>& args) {
   Params params(mpsctl_schema());
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--all") {
-      o.all = true;
+    if (a == "--all" || a == "--force") {
+      (a == "--all" ? o.all : o.force) = true;
       continue;
     }
     const auto key = std::find_if(std::begin(kKeys), std::end(kKeys),
@@ -209,6 +213,49 @@ int start(const Options& o) {
   return 0;
 }
 
+// The clients of the session's MPS servers, as their daemons list them:
+// "PID (GPU N)" each, comma-separated; "" without any.
+std::string clients_of(const SessionRecord& record, double timeout_seconds) {
+  std::string clients;
+  for (const SessionGpu& g : record.gpus) {
+    const ControlClient control({g.pipe_dir, g.log_dir}, timeout_seconds);
+    if (control.daemon_pid() <= 0) continue;
+    for (long server : control.server_pids()) {
+      for (long c : control.client_pids(server)) {
+        clients += (clients.empty() ? "" : ", ") + std::to_string(c) + " (GPU " +
+                   std::to_string(g.index) + ")";
+      }
+    }
+  }
+  return clients;
+}
+
+// What stopping a session with running clients does to them, for --force.
+constexpr const char* kForcedStop =
+    "its daemons give them 5 s, then shut their MPS servers down: their CUDA calls fail from "
+    "then on";
+
+// Throws Error naming the clients of `dir`'s servers unless `force`; returns
+// them ("" without any).
+std::string refuse_live_clients(const std::string& command, const std::string& dir,
+                                const SessionRecord& record, const Options& o) {
+  const std::string clients = clients_of(record, o.config.timeout_seconds);
+  if (!clients.empty() && !o.force) {
+    throw Error("mpsctl " + command + ": the MPS servers of " + dir +
+                " have clients running, PIDs " + clients +
+                "; not stopping it (let them end first; with --force " + kForcedStop + ")");
+  }
+  return clients;
+}
+
+// The seconds stop_daemon waited for the session's MPS processes to exit.
+std::string exit_wait_text(const ExitWait& waited) {
+  char text[160];
+  std::snprintf(text, sizeof text, " (its MPS processes gone %.3f s after quit%s)", waited.seconds,
+                waited.killed > 0 ? ", some killed at mps.timeout_seconds" : "");
+  return text;
+}
+
 int stop(const Options& o) {
   const std::string dir = o.session.empty() ? NodeSession::session_dir(o.dir, o.job) : o.session;
   SessionRecord record;
@@ -216,8 +263,14 @@ int stop(const Options& o) {
     std::fprintf(stderr, "mpsctl stop: no session in %s\n", dir.c_str());
     return 1;
   }
-  remove_session(dir, o.config.timeout_seconds);
-  std::printf("stopped and removed %s\n", dir.c_str());
+  const std::string clients = refuse_live_clients("stop", dir, record, o);
+  ExitWait waited;
+  remove_session(dir, o.config.timeout_seconds, /*clients_released=*/false, &waited);
+  std::printf("stopped and removed %s%s\n", dir.c_str(), exit_wait_text(waited).c_str());
+  if (!clients.empty()) {
+    std::printf("--force: its clients %s lost their MPS server (%s)\n", clients.c_str(),
+                kForcedStop);
+  }
   return 0;
 }
 
@@ -272,8 +325,13 @@ bool clean_up(const std::string& dir, const Options& o) {
   }
   const bool orphan = !ready || (r.leader > 0 && !process_alive(r.leader));
   if (!orphan && !(o.all && r.leader == 0)) return false;
+  const std::string clients = refuse_live_clients("cleanup", dir, r, o);
   remove_session(dir, o.config.timeout_seconds);
   std::printf("removed %s\n", dir.c_str());
+  if (!clients.empty()) {
+    std::printf("--force: its clients %s lost their MPS server (%s)\n", clients.c_str(),
+                kForcedStop);
+  }
   return true;
 }
 

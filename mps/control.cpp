@@ -60,8 +60,9 @@ ProcRead read_proc(long pid, const char* name, std::string* out) {
 }
 
 // The process's command line names the control program (or our test double,
-// whose name contains it). Without /proc we cannot tell, and trust the file.
-bool runs_control_program(long pid) {
+// whose name contains it), or with `or_server` also the MPS server. Without
+// /proc we cannot tell, and trust the file.
+bool runs_mps_program(long pid, bool or_server) {
   std::string cmdline;
   const ProcRead r = read_proc(pid, "cmdline", &cmdline);
   if (r == ProcRead::Gone) return false;
@@ -70,8 +71,11 @@ bool runs_control_program(long pid) {
   const std::string program = control_program();
   const std::string base = program.substr(program.find_last_of('/') + 1);
   return cmdline.find(base) != std::string::npos ||
-         cmdline.find("nvidia-cuda-mps-control") != std::string::npos;
+         cmdline.find("nvidia-cuda-mps-control") != std::string::npos ||
+         (or_server && cmdline.find("nvidia-cuda-mps-server") != std::string::npos);
 }
+
+bool runs_control_program(long pid) { return runs_mps_program(pid, /*or_server=*/false); }
 
 // Whether /proc/<pid>/environ holds `entry` (NAME=value) exactly.
 bool environment_holds(long pid, const std::string& entry) {
@@ -98,9 +102,9 @@ void terminate_all(const std::vector<long>& pids, double grace_seconds) {
   }
 }
 
-}  // namespace
-
-std::vector<long> daemons_of(const std::string& pipe_dir) {
+// The live processes of MPS programs (servers too with `or_server`) whose
+// environment names `pipe_dir`.
+std::vector<long> processes_of(const std::string& pipe_dir, bool or_server) {
   std::vector<long> found;
   std::error_code ec;
   const std::string entry = "CUDA_MPS_PIPE_DIRECTORY=" + pipe_dir;
@@ -109,9 +113,47 @@ std::vector<long> daemons_of(const std::string& pipe_dir) {
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
     const long pid = std::stol(name);
     if (pid == static_cast<long>(getpid()) || !process_alive(pid)) continue;
-    if (runs_control_program(pid) && environment_holds(pid, entry)) found.push_back(pid);
+    if (runs_mps_program(pid, or_server) && environment_holds(pid, entry)) found.push_back(pid);
   }
   return found;
+}
+
+// Waits until none of `pids` and no MPS process of `pipe_dir` is left, at
+// most `limit_seconds`; then kills what is.
+ExitWait wait_until_gone(const std::string& pipe_dir, std::vector<long> pids,
+                         double limit_seconds) {
+  ExitWait waited;
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::duration<double>(limit_seconds);
+  const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  std::vector<long> left;
+  for (;;) {
+    left = processes_of(pipe_dir, /*or_server=*/true);
+    for (long pid : pids) {
+      if (process_alive(pid) && std::find(left.begin(), left.end(), pid) == left.end()) {
+        left.push_back(pid);
+      }
+    }
+    if (left.empty() || std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (long pid : left) kill(static_cast<pid_t>(pid), SIGKILL);
+  waited.killed = static_cast<int>(left.size());
+  for (long pid : left) {
+    while (process_alive(pid) && seconds_since(start) < limit_seconds + 1.0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  waited.seconds = seconds_since(start);
+  return waited;
+}
+
+}  // namespace
+
+std::vector<long> daemons_of(const std::string& pipe_dir) {
+  return processes_of(pipe_dir, /*or_server=*/false);
 }
 
 std::string control_program() {
@@ -196,7 +238,8 @@ long start_daemon(const DaemonDirs& dirs, const std::string& gpu_uuid, double ti
               " s; see " + dirs.log + "/control.log");
 }
 
-bool stop_daemon(const DaemonDirs& dirs, double timeout_seconds, bool clients_released) {
+bool stop_daemon(const DaemonDirs& dirs, double timeout_seconds, bool clients_released,
+                 ExitWait* waited) {
   const ControlClient client(dirs, timeout_seconds);
   const long pid = client.daemon_pid();
   if (pid <= 0) {
@@ -206,22 +249,27 @@ bool stop_daemon(const DaemonDirs& dirs, double timeout_seconds, bool clients_re
     terminate_all(starting, 2.0);
     return daemons_of(dirs.pipe).empty();
   }
+  // Waited for below: a server may outlive its daemon's pid file.
+  std::vector<long> mps_pids = client.server_pids();
   if (clients_released) {
-    for (long server : client.server_pids()) {
+    for (long server : mps_pids) {
       client.send("shutdown_server " + std::to_string(server) + " -f");
     }
   }
+  mps_pids.push_back(pid);
   // Servers still up (clients that may still run, or are dead): 5 s of grace.
   client.send("quit -t 5");
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds + 2.0);
-  while (std::chrono::steady_clock::now() < deadline) {
-    // The daemon removes its pid file when it has quit.
-    if (!process_alive(pid) || client.daemon_pid() <= 0) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  bool quit = false;
+  while (!quit && std::chrono::steady_clock::now() < deadline) {
+    // The daemon removes its pid file when it has quit, before it exits.
+    quit = !process_alive(pid) || client.daemon_pid() <= 0;
+    if (!quit) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  kill(static_cast<pid_t>(pid), SIGKILL);
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // A daemon that did not quit is killed at once (with what it started).
+  const ExitWait gone = wait_until_gone(dirs.pipe, mps_pids, quit ? timeout_seconds : 0.0);
+  if (waited != nullptr) waited->add(gone);
   return !process_alive(pid);
 }
 

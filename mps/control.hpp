@@ -48,6 +48,17 @@ std::string control_program();
 // exists. `-d` forks, calls setsid and forks again, so the PID we spawn is not
 // the daemon's; the pipe folder we gave it is unique to its session and GPU.
 std::vector<long> daemons_of(const std::string& pipe_dir);
+// What stop_daemon waited for after the daemon said it had quit: its
+// processes (daemon, servers) still exiting, `seconds` until all were gone,
+// and how many it killed because they were still there after the time limit.
+struct ExitWait {
+  double seconds = 0;
+  int killed = 0;
+  void add(const ExitWait& other) {
+    seconds += other.seconds;
+    killed += other.killed;
+  }
+};
 
 // Starts `nvidia-cuda-mps-control -d` for one GPU (CUDA_VISIBLE_DEVICES=uuid)
 // and waits until it answers. Throws Error naming the log folder on failure
@@ -63,6 +74,14 @@ long start_daemon(const DaemonDirs& dirs, const std::string& gpu_uuid, double ti
 // has exited, or 5 s, and a client stays connected after cudaDeviceReset.
 // Otherwise (a leader that died, a stale session, mpsctl stop) clients may
 // still be running and get the 5 s.
-bool stop_daemon(const DaemonDirs& dirs, double timeout_seconds, bool clients_released = false);
+// The daemon removes its pid file before it has exited, and its servers end
+// after it: stop_daemon returns only once every MPS process of the pipe
+// folder is gone (the daemon, the servers it listed, any control daemon or
+// nvidia-cuda-mps-server whose environment names the folder), so that the
+// next job on the node meets none of them; after `timeout_seconds` more it
+// kills what is left. `waited` (if given) gets how long that took and how
+// many it killed.
+bool stop_daemon(const DaemonDirs& dirs, double timeout_seconds, bool clients_released = false,
+                 ExitWait* waited = nullptr);
 
 }  // namespace mpsfw::mps

@@ -162,6 +162,7 @@ std::vector<MigInstance> parse_mig_instances(const std::string& text) {
 std::vector<GpuInfo> apply_visible_devices(const std::vector<GpuInfo>& all,
                                            const std::string& visible) {
   std::vector<GpuInfo> out;
+  std::vector<std::string> entries;  // out[i] was named by entries[i]
   std::istringstream items(visible);
   std::string item;
   while (std::getline(items, item, ',')) {
@@ -181,7 +182,14 @@ std::vector<GpuInfo> apply_visible_devices(const std::vector<GpuInfo>& all,
       }
     }
     if (pick == nullptr) break;
+    // A GPU listed twice would count as two: two daemons, twice the ranks, one GPU.
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (out[i].uuid != pick->uuid) continue;
+      throw Error("entries '" + entries[i] + "' and '" + item + "' both name GPU " + pick->uuid +
+                  ": list each GPU once");
+    }
     out.push_back(*pick);
+    entries.push_back(item);
   }
   return out;
 }

@@ -46,7 +46,8 @@ long long free_bytes_of(const GpuInfo& gpu, const EnvLookup& env = nullptr);
 
 // CUDA_VISIBLE_DEVICES applied to `all` (indices or UUID prefixes; an unknown
 // entry ends the list, as CUDA does). Throws Error for a prefix that starts
-// the UUIDs of several GPUs, naming two of them.
+// the UUIDs of several GPUs, naming two of them, and for a GPU named twice
+// (0,0; an index and its UUID), naming both entries.
 std::vector<GpuInfo> apply_visible_devices(const std::vector<GpuInfo>& all,
                                            const std::string& visible);
 

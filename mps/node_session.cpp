@@ -82,6 +82,8 @@ const char* to_string(MpsStep step) {
       return "teardown_barrier";
     case MpsStep::TeardownStop:
       return "teardown_stop";
+    case MpsStep::TeardownExit:
+      return "teardown_exit";
     case MpsStep::Count:
       break;
   }
@@ -408,11 +410,17 @@ void NodeSession::teardown(MPI_Comm node) {
   add_seconds(MpsStep::TeardownBarrier, seconds_since(start));
   if (!watchdog_.running()) return;
   const auto stop_start = std::chrono::steady_clock::now();
-  const bool confirmed = watchdog_.stop();
+  ExitWait waited;
+  const bool confirmed = watchdog_.stop(&waited);
   add_seconds(MpsStep::TeardownStop, seconds_since(stop_start));
-  status_.reason += (status_.reason.empty() ? "" : "; ") +
-                    std::string(confirmed ? "daemons stopped, folders removed"
-                                          : "watchdog did not confirm teardown");
+  add_seconds(MpsStep::TeardownExit, waited.seconds);
+  std::string said =
+      confirmed ? "daemons stopped, folders removed" : "watchdog did not confirm teardown";
+  if (waited.killed > 0) {
+    said += "; " + std::to_string(waited.killed) +
+            " MPS process(es) still there mps.timeout_seconds after quit were killed";
+  }
+  status_.reason += (status_.reason.empty() ? "" : "; ") + said;
 }
 
 }  // namespace mpsfw::mps

@@ -75,6 +75,8 @@ enum class MpsStep {
   Release,          // release_device (cudaDeviceReset)
   TeardownBarrier,  // waiting until every local rank has released its GPU
   TeardownStop,     // leader: the watchdog stops the daemons and removes the folders
+  TeardownExit,     // leader, part of TeardownStop: after the daemons quit, until their
+                    // processes (daemons, servers) have exited
   Count
 };
 constexpr size_t kMpsSteps = static_cast<size_t>(MpsStep::Count);

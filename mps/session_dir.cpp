@@ -379,6 +379,64 @@ std::string record_host(const fs::path& dir) {
   return "";
 }
 
+// Whether `text` is one whole number and nothing else (an older mpsfw's
+// starting file: the PID that brought the session up).
+bool just_a_number(const std::string& text) {
+  std::istringstream in(text);
+  long value = 0;
+  std::string rest;
+  return static_cast<bool>(in >> value) && !(in >> rest);
+}
+
+// "" when `dir` is a session an older mpsfw wrote (records without a head)
+// whose rank is dead: its ready file has one "leader PID" line naming a
+// process that no longer runs here (not 0: mpsctl's sessions have no owning
+// rank to outlive) and "gpu" lines whose pipe and log folders are this
+// folder's gpu<N>/pipe and gpu<N>/log, nothing else; a starting file, if
+// any, holds a PID only; no failed file. Its daemons are then ours by their
+// pipe folder, found and stopped as a session's of today. Otherwise why not.
+std::string why_not_older_session(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::symlink_status(dir / kReady, ec))) return "it has no ready file";
+  if (fs::exists(fs::symlink_status(dir / kFailed, ec))) return "it has a failed file";
+  const fs::file_status starting = fs::symlink_status(dir / kStarting, ec);
+  if (fs::exists(starting) &&
+      (!fs::is_regular_file(starting) || (head_of(read_text(dir / kStarting)).version == 0 &&
+                                          !just_a_number(read_text(dir / kStarting))))) {
+    return "its starting file holds more than a PID";
+  }
+  const fs::path here = fs::weakly_canonical(dir, ec);
+  std::istringstream lines(read_text(dir / kReady));
+  std::string line;
+  long leader = -1;
+  int leaders = 0, gpus = 0;
+  while (std::getline(lines, line)) {
+    std::istringstream f(line);
+    std::string kind, uuid, pipe, log;
+    long index = -1, daemon = 0, cap = 0, sms = 0;
+    if (!(f >> kind)) continue;
+    if (kind == "leader" && f >> leader) {
+      ++leaders;
+    } else if (kind == "gpu" && f >> index >> uuid >> daemon >> cap >> sms >> pipe >> log &&
+               index >= 0) {
+      const fs::path gpu = here / ("gpu" + std::to_string(index));
+      if (fs::weakly_canonical(pipe, ec) != gpu / "pipe" ||
+          fs::weakly_canonical(log, ec) != gpu / "log") {
+        return "its ready file names daemon folders outside it (" + pipe + ")";
+      }
+      ++gpus;
+    } else {
+      return "its ready file holds a line that is no session record's: '" + line + "'";
+    }
+  }
+  if (leaders != 1 || gpus == 0) return "its ready file is not a session record";
+  if (leader == 0) return "it was started by an older mpsctl (no owning rank to have ended)";
+  if (leader < 0 || process_alive(leader)) {
+    return "its leader, PID " + std::to_string(leader) + ", still runs";
+  }
+  return "";
+}
+
 // "" when `dir` is named as a session of this host and its records (or its
 // emptiness: the leader's folder before the starting file) say it is ours;
 // otherwise why not.
@@ -404,12 +462,18 @@ std::string why_not_ours(const fs::path& dir) {
     recorded = true;
     if (!fs::is_regular_file(file)) return std::string("its ") + record + " is not a plain file";
     const RecordHead head = head_of(first_line(dir / record));
-    if (head.version != kVersion) {
+    // An older mpsfw's session of a dead rank is ours to clean up.
+    const std::string older = head.version == 0 ? why_not_older_session(dir) : "";
+    if (head.version != kVersion && (head.version != 0 || !older.empty())) {
       return std::string("its ") + record + " file does not begin with '" + kMark + " " +
-             std::to_string(kVersion) +
-             " <host>', so this mpsfw did not write it (an older or newer mpsfw's session: "
-             "quit its daemons with that version, or by hand, and remove it yourself)";
+             std::to_string(kVersion) + " <host>', so this mpsfw did not write it" +
+             (head.version == 0
+                  ? ", nor is it an older mpsfw's session of a dead rank (" + older + ")"
+                  : std::string()) +
+             " (an older or newer mpsfw's session: quit its daemons with that version, or by "
+             "hand, and remove it yourself)";
     }
+    if (head.version == 0) continue;  // an older session: no host in its records
     if (head.host != session_host()) {
       return std::string("its ") + record + " file names host " + head.host + ", not this one (" +
              session_host() + ")";
@@ -496,7 +560,8 @@ void remove_entries(const fs::path& dir) {
 
 }  // namespace
 
-void remove_session(const std::string& dir, double timeout_seconds, bool clients_released) {
+void remove_session(const std::string& dir, double timeout_seconds, bool clients_released,
+                    ExitWait* waited) {
   std::error_code ec;
   const fs::path path = folder_path(dir);
   if (!fs::exists(fs::symlink_status(path, ec))) return;
@@ -511,7 +576,7 @@ void remove_session(const std::string& dir, double timeout_seconds, bool clients
     }
     try {
       stop_daemon({(gpu.path() / "pipe").string(), (gpu.path() / "log").string()}, timeout_seconds,
-                  clients_released);
+                  clients_released, waited);
     } catch (const std::exception& e) {
       if (failed.empty()) failed = e.what();
     }

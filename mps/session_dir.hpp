@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "control.hpp"
 #include "gpu_inventory.hpp"
 #include "mps_config.hpp"
 #include "process.hpp"
@@ -77,11 +78,13 @@ std::string read_failed(const std::string& dir, bool live_only = false);
 // Quits every daemon under `dir` and removes it, entry by entry, but only a
 // folder that is provably a session of this mpsfw on this host: named
 // mpsfw-mps-<job>-<this host>, holding one of our records (or nothing at
-// all). Otherwise throws Error naming the folder and why, having touched
-// nothing. A session that holds something mpsfw never writes has its daemons
-// stopped but is not removed (Error naming what is in the way). Nothing there:
-// nothing to do. `clients_released`: see stop_daemon (control.hpp).
-void remove_session(const std::string& dir, double timeout_seconds, bool clients_released = false);
+// all), or an older mpsfw's record (no head) of a rank that is dead here whose
+// GPU lines name this folder's gpu<N>/{pipe,log}. Otherwise throws Error naming the folder and why,
+// having touched nothing. A session that holds something mpsfw never writes has its daemons stopped
+// but is not removed (Error naming what is in the way). Nothing there: nothing to do.
+// `clients_released`, `waited` (summed over the daemons): see stop_daemon (control.hpp).
+void remove_session(const std::string& dir, double timeout_seconds, bool clients_released = false,
+                    ExitWait* waited = nullptr);
 
 // The PID in the starting file, -1 without one.
 long read_starting(const std::string& dir);

@@ -5,6 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+
 #include "session_dir.hpp"
 
 namespace mpsfw::mps {
@@ -49,14 +52,18 @@ bool Watchdog::start(const std::string& dir, double timeout_seconds) {
     const ssize_t n = read(cmd[0], &c, 1);
     // 'q': the leader's normal end, every local rank has released its GPU.
     // End of file: the leader died, other ranks may still be running.
+    ExitWait waited;
     try {
-      remove_session(dir, timeout_seconds, /*clients_released=*/n == 1);
+      remove_session(dir, timeout_seconds, /*clients_released=*/n == 1, &waited);
     } catch (...) {
       // A folder that is not provably our session, or holds something we did
       // not write, stays: never removed blindly (mpsctl stop says why).
     }
     if (n == 1) {
-      const ssize_t w = write(ack[1], "d", 1);
+      char ack_text[64];
+      const int length =
+          std::snprintf(ack_text, sizeof ack_text, "d %.6f %d", waited.seconds, waited.killed);
+      const ssize_t w = write(ack[1], ack_text, static_cast<size_t>(length));
       (void)w;
     }
     _exit(0);
@@ -70,16 +77,28 @@ bool Watchdog::start(const std::string& dir, double timeout_seconds) {
   return true;
 }
 
-bool Watchdog::stop() {
+bool Watchdog::stop(ExitWait* waited) {
   if (command_fd_ < 0) return false;
   const ssize_t w = write(command_fd_, "q", 1);
   (void)w;
-  char c = 0;
-  const ssize_t r = read(ack_fd_, &c, 1);
+  // "d SECONDS KILLED", then end of file when the watchdog exits.
+  char text[64] = {};
+  size_t got = 0;
+  while (got < sizeof text - 1) {
+    const ssize_t r = read(ack_fd_, text + got, sizeof text - 1 - got);
+    if (r > 0) {
+      got += static_cast<size_t>(r);
+    } else if (r == 0 || errno != EINTR) {
+      break;
+    }
+  }
   close(command_fd_);
   close(ack_fd_);
   command_fd_ = ack_fd_ = -1;
-  return r == 1;
+  ExitWait seen;
+  const bool confirmed = std::sscanf(text, "d %lf %d", &seen.seconds, &seen.killed) == 2;
+  if (confirmed && waited != nullptr) *waited = seen;
+  return confirmed;
 }
 
 }  // namespace mpsfw::mps

@@ -6,6 +6,8 @@
 // job.
 #include <string>
 
+#include "control.hpp"
+
 namespace mpsfw::mps {
 
 class Watchdog {
@@ -22,7 +24,9 @@ class Watchdog {
   bool start(const std::string& dir, double timeout_seconds);
   bool running() const { return command_fd_ >= 0; }
   // Asks it to clean up now and waits until it has: true when it confirmed.
-  bool stop();
+  // `waited` (if given): how long it waited for the MPS processes to exit
+  // (stop_daemon, control.hpp).
+  bool stop(ExitWait* waited = nullptr);
 
  private:
   int command_fd_ = -1;  // write end: 'q' = stop now; EOF = leader gone

@@ -1,7 +1,8 @@
 // The GPU inventory through NVML (mps/nvml_inventory.hpp) names the same GPUs
 // as /proc/driver/nvidia and nvidia-smi do (the fallback): UUIDs, PCI bus ids
 // and MIG instances, in the same order; and says how long NVML took to start.
-// Skips without a GPU, and visibly where NVML does not load.
+// Skips without a GPU, and visibly where NVML does not load; under
+// MPSFW_REQUIRE_GPU=1 either is a failure (support/gpu_skip.hpp).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -22,7 +23,7 @@ TEST(NvmlInventory, NamesTheGpusProcAndNvidiaSmiName) {
   const auto nvml = mps::nvml_gpus();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!nvml) GTEST_SKIP() << "libnvidia-ml.so.1 does not load or NVML does not start";
+  if (!nvml) MPSFW_GPU_MISSING("libnvidia-ml.so.1 does not load or NVML does not start");
   std::printf("NVML inventory: %zu GPU(s) in %.3f s\n", nvml->size(), seconds);
   // The fallback: /proc and nvidia-smi named explicitly turn NVML off.
   const auto proc = mps::node_gpus([](const char* name) -> const char* {
@@ -45,7 +46,9 @@ TEST(NvmlInventory, NamesTheGpusProcAndNvidiaSmiName) {
 // asked for it; the test doubles turn that off.
 TEST(NvmlInventory, FreeMemoryOfAGpuFoundInProc) {
   MPSFW_REQUIRE_GPU();
-  if (!mps::nvml_gpus()) GTEST_SKIP() << "libnvidia-ml.so.1 does not load or NVML does not start";
+  if (!mps::nvml_gpus()) {
+    MPSFW_GPU_MISSING("libnvidia-ml.so.1 does not load or NVML does not start");
+  }
   const auto gpus = mps::visible_gpus();
   ASSERT_FALSE(gpus.empty());
   const long long free = mps::free_bytes_of(gpus[0]);

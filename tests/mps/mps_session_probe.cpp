@@ -29,7 +29,8 @@
 //         gpu=UUID cap=C daemons=PIDS cpus=LIST bring_up=TEXT
 // (pinned: CUDA_MPS_PINNED_DEVICE_MEM_LIMIT; pinned_read: the daemon's limit, read back)
 //   REASON rank=R TEXT
-//   FINAL rank=R state=ST owner=0|1 reason=TEXT          (after teardown)
+//   FINAL rank=R state=ST owner=0|1 teardown_exit=S reason=TEXT   (after teardown; S:
+//         mps_details.seconds' teardown_exit of this rank, 0 unless it stopped daemons)
 // Unset variables print as "-"; spaces in states print as "_" ("NOT_active").
 #include <mpi.h>
 #include <sched.h>
@@ -209,9 +210,11 @@ int run(Session& env, const mps::LauncherInfo& launcher, const Options& o) {
 
   // No device to release: the probe never created a CUDA context.
   env.finish();
-  std::printf("FINAL rank=%d state=%s owner=%d reason=%s\n", env.rank(),
+  const double exit_wait =
+      session.status().seconds[static_cast<size_t>(mps::MpsStep::TeardownExit)];
+  std::printf("FINAL rank=%d state=%s owner=%d teardown_exit=%.3f reason=%s\n", env.rank(),
               underscores(mps::to_string(session.status().state)).c_str(),
-              session.status().owner ? 1 : 0, session.status().reason.c_str());
+              session.status().owner ? 1 : 0, exit_wait, session.status().reason.c_str());
   std::fflush(stdout);
   return 0;
 }

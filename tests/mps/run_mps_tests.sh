@@ -124,6 +124,7 @@ add_case teardown_abort 4
 add_case teardown_sigterm_leader 4
 add_case teardown_sigkill_leader 4
 add_case teardown_stuck_daemon 2
+add_case teardown_exit_wait 4
 add_case preflight_open_files 4
 add_case preflight_clients 1
 add_case after_mpi_singleton 1
@@ -139,6 +140,8 @@ add_case mpsctl_gpus_list 1
 add_case mpsctl_stop_foreign_folder 1
 add_case mpsctl_stop_session 1
 add_case mpsctl_cleanup_other_host 1
+add_case mpsctl_stop_live_clients 1
+add_case mpsctl_cleanup_older_session 1
 add_case mpsctl_pinned_limit 2
 add_case mpsctl_lock_symlink 1
 
@@ -892,6 +895,12 @@ case_visible_devices() {
   USED_UUIDS=("${UUIDS[1]}" "${UUIDS[0]}")
   run_probe 4 "CUDA_VISIBLE_DEVICES=${UUIDS[1]:0:12},${UUIDS[0]:0:12}" -- --enable auto
   check_started 4 2 double auto
+  # One GPU listed twice: refused before anything starts, naming the entries.
+  new_record
+  run_probe 2 CUDA_VISIBLE_DEVICES=0,0 -- --enable auto
+  expect_rc_nonzero
+  expect_text "$ERR" "CUDA_VISIBLE_DEVICES=0,0: entries '0' and '0' both name GPU ${UUIDS[0]}"
+  expect_eq "daemon launches" "$(rec_count launch)" 0
   # Two of the node's four GPUs, the same two for every rank (sweep.py --gpus
   # 2): mpsfw's blocks over those two, not every rank on the first.
   new_record
@@ -1325,6 +1334,35 @@ case_stale() {
   expect_quit_by_session
 }
 
+# Daemons still exiting after `quit` (pid file gone, process not yet:
+# FAKE_MPS_EXIT_DELAY): the teardown returns only once they are gone (a job
+# script starting the next job at once must not meet them), and rank 0's
+# teardown_exit says how long that took (1 s for each of the 2 daemons);
+# `mpsctl stop` waits as well and says so.
+case_teardown_exit_wait() {
+  make_gpus 2
+  USED_UUIDS=("${UUIDS[@]}")
+  run_probe 4 FAKE_MPS_EXIT_DELAY=1 -- --enable auto
+  check_started 4 2 double auto
+  local waited p
+  waited=$(field "$(final_line 0)" teardown_exit)
+  awk -v w="$waited" 'BEGIN { exit !(w >= 1.5 && w < 10) }' ||
+    problem "rank 0 teardown_exit '$waited', expected about 2 s (2 daemons exiting 1 s after quit)"
+  expect_quit_by_session
+  new_record
+  run_mpsctl FAKE_MPS_EXIT_DELAY=1 -- start --job J
+  expect_rc_zero
+  run_mpsctl -- stop --job J
+  expect_rc_zero
+  for p in $(up_pids); do
+    alive "$p" && problem "daemon $p still running when mpsctl stop returned"
+  done
+  waited=$(sed -n 's/.*its MPS processes gone \([0-9.]*\) s after quit.*/\1/p' "$OUT")
+  awk -v w="$waited" 'BEGIN { exit !(w >= 1.5 && w < 10) }' ||
+    problem "mpsctl stop does not say its 2 daemons took about 2 s to exit: $(cat "$OUT")"
+  expect_quit_by_session
+}
+
 # Normal end at 4 ranks on 2 GPUs: both daemons quit, pid files and folder gone.
 case_teardown_normal() {
   make_gpus 2
@@ -1593,6 +1631,9 @@ case_mpsctl_gpus() {
   run_mpsctl -- start --job J --gpus 5
   expect_rc_nonzero
   expect_text "$ERR" "--gpus 5: no such GPU here (indices 0..1 or UUIDs)"
+  run_mpsctl -- start --job J --gpus 0,0
+  expect_rc_nonzero
+  expect_text "$ERR" "--gpus 0,0: entries '0' and '0' both name GPU ${UUIDS[0]}"
   rm -rf "$W/proc" && mkdir -p "$W/proc"
   run_mpsctl -- start --job J --gpus 5
   expect_rc_nonzero
@@ -1613,6 +1654,13 @@ case_mpsctl_gpus_list() {
   run_mpsctl CUDA_VISIBLE_DEVICES="${UUIDS[1]}" -- gpus
   expect_eq "mpsctl gpus, CUDA_VISIBLE_DEVICES by UUID" "$(cut -d' ' -f1-3 "$OUT" | tr '\n' ';')" \
     "gpu 0 ${UUIDS[1]};"
+  # One GPU listed twice: refused, naming both entries.
+  run_mpsctl CUDA_VISIBLE_DEVICES=1,1,0 -- gpus
+  expect_rc_nonzero
+  expect_text "$ERR" "CUDA_VISIBLE_DEVICES=1,1,0: entries '1' and '1' both name GPU ${UUIDS[1]}"
+  run_mpsctl CUDA_VISIBLE_DEVICES="${UUIDS[0]},0" -- gpus
+  expect_rc_nonzero
+  expect_text "$ERR" "entries '${UUIDS[0]}' and '0' both name GPU ${UUIDS[0]}"
   make_mig 2
   run_mpsctl -- gpus
   expect_rc_zero
@@ -1680,6 +1728,109 @@ case_mpsctl_stop_session() {
   rm -r "$dir/data"
   run_mpsctl -- stop --job J
   expect_rc_zero
+  expect_clean_after 5
+}
+
+# `mpsctl stop` of a session whose server has two clients running: refused
+# naming them, the daemon and folder left as they were (also by `cleanup
+# --all`); with --force it stops, saying what that does to the clients.
+case_mpsctl_stop_live_clients() {
+  make_gpus 1
+  local dir pipe daemon c1 c2
+  run_mpsctl -- start --job J
+  expect_rc_zero
+  dir=$(sed -n 's/^export MPSFW_MPS_SESSION=//p' "$OUT")
+  [ -d "$dir" ] || { problem "start printed no session folder: $(cat "$OUT" "$ERR")"; return; }
+  pipe=$dir/gpu0/pipe
+  daemon=$(cat "$pipe/nvidia-cuda-mps-control.pid")
+  sleep 60 &
+  c1=$!
+  sleep 60 &
+  c2=$!
+  echo "$daemon" >"$pipe/fake_server"
+  printf '%s\n%s\n' "$c1" "$c2" >"$pipe/fake_clients"
+  run_mpsctl -- stop --job J
+  expect_rc_nonzero
+  expect_text "$ERR" "mpsctl stop: the MPS servers of $dir have clients running, PIDs $c1 (GPU 0), $c2 (GPU 0); not stopping it" \
+    "with --force its daemons give them 5 s, then shut their MPS servers down: their CUDA calls fail"
+  alive "$daemon" || problem "stop without --force ended the daemon of a session with clients"
+  [ -f "$dir/ready" ] || problem "stop without --force removed $dir/ready"
+  run_mpsctl -- cleanup --all
+  expect_rc_nonzero
+  expect_text "$OUT" "left $dir: mpsctl cleanup: the MPS servers of $dir have clients running, PIDs $c1 (GPU 0), $c2 (GPU 0)"
+  alive "$daemon" || problem "cleanup --all ended the daemon of a session with clients"
+  run_mpsctl -- stop --job J --force
+  expect_rc_zero
+  expect_text "$OUT" "stopped and removed $dir" \
+    "--force: its clients $c1 (GPU 0), $c2 (GPU 0) lost their MPS server (its daemons give them 5 s, then shut their MPS servers down: their CUDA calls fail from then on)"
+  expect_quit_by_session
+  expect_clean_after 5
+  kill "$c1" "$c2" 2>/dev/null
+  wait "$c1" "$c2" 2>/dev/null
+}
+
+# older_session DIR LEADER: a session folder as mpsfw wrote it before its
+# records began 'mpsfw-session 1 <host>' (a starting file of a bare PID, a
+# ready file without the pinned field), with two daemons running in its
+# gpu<N>/pipe folders; sets OLDER_DAEMONS.
+older_session() {
+  local dir=$1 leader=$2 d0 d1
+  d0=$(start_daemon_by_hand "$dir/gpu0/pipe" "$dir/gpu0/log") || problem "could not start an old daemon"
+  d1=$(start_daemon_by_hand "$dir/gpu1/pipe" "$dir/gpu1/log") || problem "could not start an old daemon"
+  echo "$leader" >"$dir/starting"
+  printf 'leader %s\ngpu 0 %s %s 50 0 %s %s - -\ngpu 1 %s %s 50 0 %s %s - -\n' "$leader" \
+    "${UUIDS[0]}" "$d0" "$dir/gpu0/pipe" "$dir/gpu0/log" \
+    "${UUIDS[1]}" "$d1" "$dir/gpu1/pipe" "$dir/gpu1/log" >"$dir/ready"
+  OLDER_DAEMONS=("$d0" "$d1")
+}
+
+# An older mpsfw's session whose leader is dead, its two daemons running: ours
+# by its name and the daemons' pipe folders inside it, so `cleanup` quits both
+# and removes it. One holding a file mpsfw never writes has its daemons quit
+# but stays, named; one whose leader runs is left, and `stop` says why.
+case_mpsctl_cleanup_older_session() {
+  make_gpus 2
+  local dir dead p
+  sleep 0 &
+  dead=$!
+  wait "$dead"
+  dir=$(session_dir_of old) || { problem "--session-dir-of failed"; return; }
+  older_session "$dir" "$dead"
+  run_mpsctl -- cleanup
+  expect_rc_zero
+  expect_text "$OUT" "removed $dir" "1 session(s) removed"
+  [ -e "$dir" ] && problem "cleanup left the older session $dir: $(find "$dir" | tr '\n' ' ')"
+  for p in "${OLDER_DAEMONS[@]}"; do
+    alive "$p" && problem "daemon $p of the older session still running"
+  done
+  expect_quit_by_session
+  new_record
+  older_session "$dir" "$dead"
+  echo "mine" >"$dir/notes.txt"
+  run_mpsctl -- cleanup
+  expect_rc_nonzero
+  expect_text "$OUT" "left $dir: MPS: stopped the daemons of $dir but did not remove it: it holds 'notes.txt'"
+  expect_quit_by_session
+  [ -f "$dir/notes.txt" ] && [ -f "$dir/ready" ] || problem "cleanup removed what the older session holds"
+  rm "$dir/notes.txt"
+  run_mpsctl -- cleanup
+  expect_rc_zero
+  expect_text "$OUT" "removed $dir"
+  new_record
+  older_session "$dir" "$$"
+  run_mpsctl -- cleanup
+  expect_rc_zero
+  expect_text "$OUT" "0 session(s) removed"
+  run_mpsctl -- stop --job old
+  expect_rc_nonzero
+  expect_text "$ERR" "nor is it an older mpsfw's session of a dead rank (its leader, PID $$, still runs)"
+  for p in "${OLDER_DAEMONS[@]}"; do
+    alive "$p" || problem "daemon $p of an older session whose leader runs was stopped"
+  done
+  sed -i "s/^leader .*/leader $dead/" "$dir/ready"  # its leader ends
+  run_mpsctl -- stop --job old
+  expect_rc_zero
+  expect_quit_by_session
   expect_clean_after 5
 }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -204,6 +205,7 @@ TEST(MpsPolicy, StepsHaveDistinctOneWordNames) {
     names.push_back(name);
   }
   EXPECT_STREQ(to_string(MpsStep::TeardownStop), "teardown_stop");
+  EXPECT_STREQ(to_string(MpsStep::TeardownExit), "teardown_exit");
 }
 
 TEST(MpsPolicy, ExpectedSmsRoundDownToPairs) {
@@ -483,6 +485,29 @@ TEST(MpsGpus, UuidPrefixOfSeveralGpusIsRefusedNamingThem) {
     }
   }
   EXPECT_EQ(uuids(apply_visible_devices(gpus, "GPU-aaaa1")), (Names{"aaaa"}));
+}
+
+// A GPU listed twice (by index, UUID or both) is refused naming both entries.
+TEST(MpsGpus, GpuListedTwiceIsRefusedNamingTheEntries) {
+  const std::vector<GpuInfo> gpus = four_gpus();
+  const std::string b = gpus[1].uuid, a = gpus[0].uuid;
+  const std::vector<std::array<std::string, 4>> cases = {
+      {"0,0", "'0'", "'0'", a},
+      {"1,1,0", "'1'", "'1'", b},
+      {b + "," + b, "'" + b + "'", "'" + b + "'", b},
+      {"2,GPU-aaaa,0", "'GPU-aaaa'", "'0'", a}};
+  for (const auto& [visible, first, second, uuid] : cases) {
+    try {
+      apply_visible_devices(gpus, visible);
+      ADD_FAILURE() << "'" << visible << "' was accepted";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("entries " + first + " and " + second), std::string::npos) << what;
+      EXPECT_NE(what.find(uuid), std::string::npos) << what;
+    }
+  }
+  // After an unknown entry nothing counts, as for CUDA.
+  EXPECT_EQ(uuids(apply_visible_devices(gpus, "0,7,0")), (Names{"aaaa"}));
 }
 
 TEST(MpsGpus, UnknownEntryEndsTheList) {
