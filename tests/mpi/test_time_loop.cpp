@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -26,6 +27,7 @@
 
 #include "core/checkpoint.hpp"
 #include "core/error.hpp"
+#include "core/h5_io.hpp"
 #include "core/params.hpp"
 #include "core/run_config.hpp"
 #include "core/stop_request.hpp"
@@ -85,7 +87,16 @@ class Counter final : public Steppable {
     checkpoints.push_back(step_);
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) std::ofstream(path) << step_;
+    // As a workload's: an HDF5 file naming its solver and step (what
+    // checkpoint_keep prunes).
+    if (rank == 0) {
+      h5::Handle file = h5::create_file(path);
+      h5::Handle root = h5::open_group(file.get(), "/");
+      h5::write_attribute(root.get(), "solver", std::string("counter"));
+      h5::write_attribute(root.get(), "step", static_cast<std::int64_t>(step_));
+      root = h5::Handle();
+      h5::close_file(file, path);
+    }
     if (checkpoint_seconds > 0)
       std::this_thread::sleep_for(std::chrono::duration<double>(checkpoint_seconds));
     MPI_Barrier(MPI_COMM_WORLD);
