@@ -18,7 +18,9 @@ half, the last STEPS (start-up, MPS bring-up and the first steps drop out).
 Strong scaling (the default) keeps the input's problem; --weak gives every
 rank the input's problem (the keys its workload names, as scripts/sweep.py).
 The probe's runs write nothing of the input's outputs: they run in a
-temporary folder with snapshots and checkpoints off.
+temporary folder with snapshots and checkpoints off. A checkpoint is probed
+from its step. SIGINT or SIGTERM ends the running run (all its processes),
+removes the folder, prints one line and exits 130 / 143.
 """
 import argparse
 import json

@@ -24,9 +24,11 @@ the MPS modes are skipped (they could only repeat time-slicing's runs), and
 the sweep says so. A point that asked for MPS and did not get it
 (verification failed) is marked in the CSV and drawn hollow, never as MPS. A run that fails is a row marked
 FAILED (exit code, log) in the CSV, a line in the summary, and a non-zero exit
-of the sweep once every point was tried. Resumable: runs whose report exists
-are not repeated; a DIR holding results of another input, build or --set list
-is refused.
+of the sweep once every point was tried; a run past --timeout is ended with
+every process it started and is such a row. SIGINT or SIGTERM ends the running
+run the same way, prints one line and exits 130 / 143. Resumable: runs whose
+report exists are not repeated; a DIR holding results of another input, build
+or --set list is refused. A checkpoint input runs from its saved step.
 """
 import argparse
 import csv
