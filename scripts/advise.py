@@ -278,9 +278,9 @@ def main():
 
     started = time.time()
     probe = Probe(args, node)
-    os.chdir(probe.work)  # whatever a run writes by a relative path lands here
     finished = False
     try:
+        os.chdir(probe.work)  # whatever a run writes by a relative path lands here
         table = probe.table()
         finished = True
     finally:

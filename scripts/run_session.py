@@ -82,7 +82,11 @@ def run(cmd, timeout=None, capture_output=False, **popen_args):
         try:
             out, err = proc.communicate(timeout=timeout)
         except BaseException:
-            end_session(proc)
+            try:
+                end_session(proc)
+            except Interrupted:  # while a timed-out run was ended: end all of it still
+                end_session(proc)
+                raise
             raise
         return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
