@@ -18,7 +18,9 @@ half, the last STEPS (start-up, MPS bring-up and the first steps drop out).
 Strong scaling (the default) keeps the input's problem; --weak gives every
 rank the input's problem (the keys its workload names, as scripts/sweep.py).
 The probe's runs write nothing of the input's outputs: they run in a
-temporary folder with snapshots and checkpoints off.
+temporary folder with snapshots and checkpoints off. A checkpoint is probed
+from its step. SIGINT or SIGTERM ends the running run (all its processes),
+removes the folder, prints one line and exits 130 / 143.
 """
 import argparse
 import json
@@ -31,6 +33,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run_session  # noqa: E402
 import sweep  # noqa: E402
 from advise_choice import (MPS, ONE_PER_GPU, TIME_SLICED, Measured, Node, Point,  # noqa: E402
                            RankNeed, choose, describe, forecast, keep_climbing, skip_reason)
@@ -60,9 +63,12 @@ def node_facts(gpus_arg, solver):
         host = min(host, int(slurm_mb) * 1024.0 ** 2) if host > 0 else int(slurm_mb) * 1024.0 ** 2
     gpu = 0.0
     if gpus > 0 and shutil.which("nvidia-smi"):
-        out = subprocess.run(["nvidia-smi", "--query-gpu=memory.total",
-                                    "--format=csv,noheader,nounits"],
-                                   capture_output=True, text=True, timeout=20).stdout.split()
+        try:
+            out = run_session.run(["nvidia-smi", "--query-gpu=memory.total",
+                                   "--format=csv,noheader,nounits"],
+                                  capture_output=True, text=True, timeout=20).stdout.split()
+        except subprocess.TimeoutExpired:
+            out = []  # unknown: no point is skipped for GPU memory
         if out and out[0].isdigit():
             gpu = float(out[0]) * 1024.0 ** 2
     return Node(max(gpus, 0), cores, host, gpu), device if gpus > 0 else ""
@@ -72,9 +78,12 @@ def steps_left(args):
     """The steps the input's run will take (the solver's --dry-run: run.steps,
     less the step a checkpoint resumes from)."""
     sets = [w for v in args.set for w in ("--set", v)]
-    done = subprocess.run(sweep.launcher(args)(1) + [args.solver, args.input, "--dry-run",
-                                                           "--backend", "host"] + sets,
-                                capture_output=True, text=True, timeout=300)
+    try:
+        done = run_session.run(sweep.launcher(args)(1) + [args.solver, args.input, "--dry-run",
+                                                          "--backend", "host"] + sets,
+                               capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        sys.exit("advise: the --dry-run of %s did not finish in 300 s" % args.input)
     m = re.search(r"^  steps +(?:(\d+) steps|steps (\d+)\.\.(\d+))", done.stdout, re.M)
     if done.returncode != 0 or not m:
         sys.exit("advise: cannot read %s with %s:\n%s" % (args.input, args.solver,
@@ -125,7 +134,8 @@ class Probe:
         spec = point_spec(self.args, self.node, point)
         report = os.path.join(self.work, "%s-%d-%d.json" % (spec["mode"], spec["ranks"], steps))
         saved = self.args.set
-        self.args.set = saved + QUIET + ["run.steps=%d" % steps]
+        # A checkpoint's run.steps counts from step 0: its probe goes on from its step.
+        self.args.set = saved + QUIET + ["run.steps=%d" % (self.args.saved_step + steps)]
         try:
             rc = sweep.run_point(self.args, self.launch, spec, report)
         finally:
@@ -135,7 +145,8 @@ class Probe:
             self.failed = True  # its log stays
             log = report[:-5] + ".log"
             errors = [l for l in open(log).read().splitlines() if "error" in l] if os.path.exists(log) else []
-            return None, "failed (exit %d)%s, log %s" % (rc, ": " + errors[0][:100] if errors else "", log)
+            return None, "failed (%s)%s, log %s" % (run_session.exit_text(rc, self.args.timeout),
+                                                    ": " + errors[0][:100] if errors else "", log)
         with open(report) as f:
             return json.load(f), ""
 
@@ -244,7 +255,8 @@ def main():
     args.nodes = int(os.environ.get("SLURM_NNODES", "1")) if args.launcher == "srun" else 1
     node, device = node_facts(args.gpus, args.solver)
     args.mps_enable = "on" if node.gpus > 0 else "auto"
-    base = sweep.zero_step_report(args, sweep.launcher(args), who="advise")
+    args.saved_step = sweep.saved_step(args, who="advise")
+    base = sweep.input_report(args, sweep.launcher(args), who="advise")
     weak = base.get("weak_scaling", {})
     args.weak_keys = weak.get("keys", [])
     if args.weak and not args.weak_keys:
@@ -266,11 +278,14 @@ def main():
 
     started = time.time()
     probe = Probe(args, node)
-    os.chdir(probe.work)  # whatever a run writes by a relative path lands here
+    finished = False
     try:
+        os.chdir(probe.work)  # whatever a run writes by a relative path lands here
         table = probe.table()
+        finished = True
     finally:
-        if not probe.failed:  # a failed run's log is kept for the user
+        # A failed run's log is kept for the user, unless no table will name it.
+        if not (finished and probe.failed):
             shutil.rmtree(probe.work, ignore_errors=True)
     took = time.time() - started
     choice = choose(table, args.tie)
@@ -331,4 +346,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_session.main_interruptible(main, "advise"))

@@ -24,9 +24,11 @@ the MPS modes are skipped (they could only repeat time-slicing's runs), and
 the sweep says so. A point that asked for MPS and did not get it
 (verification failed) is marked in the CSV and drawn hollow, never as MPS. A run that fails is a row marked
 FAILED (exit code, log) in the CSV, a line in the summary, and a non-zero exit
-of the sweep once every point was tried. Resumable: runs whose report exists
-are not repeated; a DIR holding results of another input, build or --set list
-is refused.
+of the sweep once every point was tried; a run past --timeout is ended with
+every process it started and is such a row. SIGINT or SIGTERM ends the running
+run the same way, prints one line and exits 130 / 143. Resumable: runs whose
+report exists are not repeated; a DIR holding results of another input, build
+or --set list is refused. A checkpoint input runs from its saved step.
 """
 import argparse
 import csv
@@ -38,6 +40,8 @@ import statistics
 import subprocess
 import sys
 import zlib
+
+import run_session
 
 MODES = {
     "timeslice": ["--mps", "off"],
@@ -81,14 +85,17 @@ def gpus_here(solver=None):
     mpsctl every GPU nvidia-smi -L lists; (0, "") without either. The name is
     nvidia-smi's."""
     try:
-        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20).stdout
+        out = run_session.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20).stdout
     except (OSError, subprocess.SubprocessError):
         out = ""
     names = [l.split(":", 1)[1].split("(UUID")[0].strip() for l in out.splitlines()
              if l.startswith("GPU ") and ":" in l]
     mpsctl = mpsctl_of(solver)
     if mpsctl:
-        listed = subprocess.run([mpsctl, "gpus"], capture_output=True, text=True, timeout=60)
+        try:
+            listed = run_session.run([mpsctl, "gpus"], capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            sys.exit("cannot list the GPUs: %s gpus did not answer in 60 s" % mpsctl)
         if listed.returncode != 0:
             sys.exit("cannot list the GPUs (%s gpus): %s" % (mpsctl, listed.stderr.strip()))
         gpus = [l.split()[2] for l in listed.stdout.splitlines() if l.startswith("gpu ")]
@@ -144,29 +151,55 @@ def solver_errors(done):
     return "\n".join(lines) if lines else (done.stderr or done.stdout)[-2000:]
 
 
-def zero_step_report(args, launcher_cmd, who="sweep"):
-    """The report of a zero-step host run of the input with the --set values:
-    what the input asks for, checked as a run checks it."""
-    report = os.path.join(os.environ.get("TMPDIR", "/tmp"), "mpsfw-%s-probe-%d.json" % (who, os.getpid()))
-    sets = [w for s in args.set for w in ("--set", s)]
-    cmd = launcher_cmd(1) + [args.solver, args.input] + sets + [
-        "--set", "run.steps=0", "--mps", "off", "--backend", "host", "--report", report]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+def saved_step(args, who="sweep"):
+    """The step the input's state was saved at: a checkpoint's root attribute
+    `step` (its run.steps counts from step 0, so a run of N steps from it
+    sets run.steps = step + N); 0 for an input that starts at step 0."""
+    try:
+        done = run_session.run([args.solver, "--describe", args.input, "--as-set"],
+                               capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        sys.exit("%s: %s --describe %s did not finish in 60 s" % (who, args.solver, args.input))
     if done.returncode != 0:
         sys.exit("%s: cannot read %s with %s:\n%s" % (who, args.input, args.solver, solver_errors(done)))
-    with open(report) as f:
-        r = json.load(f)
-    os.remove(report)
-    return r
+    for line in done.stdout.splitlines():
+        if line.startswith("step="):
+            return int(line[len("step="):])
+    return 0
+
+
+def input_report(args, launcher_cmd, who="sweep"):
+    """The report of the shortest host run of the input with the --set values
+    (none of its outputs written): what the input asks for, checked as a run
+    checks it. A fresh input runs zero steps; a checkpoint one step from its
+    saved step (the solver runs nothing, and reports nothing, at the step it
+    was saved at)."""
+    report = os.path.join(os.environ.get("TMPDIR", "/tmp"), "mpsfw-%s-probe-%d.json" % (who, os.getpid()))
+    sets = [w for s in args.set for w in ("--set", s)]
+    start = saved_step(args, who)
+    cmd = launcher_cmd(1) + [args.solver, args.input] + sets + [
+        "--set", "run.steps=%d" % (start + 1 if start > 0 else 0), "--set", "run.output_file=",
+        "--set", "run.checkpoint_file=", "--mps", "off", "--backend", "host", "--report", report]
+    try:
+        done = run_session.run(cmd, capture_output=True, text=True, timeout=300)
+        if done.returncode != 0 or not os.path.exists(report):
+            sys.exit("%s: cannot read %s with %s:\n%s" % (who, args.input, args.solver, solver_errors(done)))
+        with open(report) as f:
+            return json.load(f)
+    except subprocess.TimeoutExpired:
+        sys.exit("%s: a host run of %s to read its size did not finish in 300 s" % (who, args.input))
+    finally:
+        if os.path.exists(report):  # its own, named by its pid
+            os.remove(report)
 
 
 def input_size(args, launcher_cmd):
-    """What the input (with the sweep's --set values) asks for, from a zero-step
-    run's report: the solver, the keys weak scaling multiplies (the workload
+    """What the input (with the sweep's --set values) asks for, from a short host
+    run's report (input_report): the solver, the keys weak scaling multiplies (the workload
     names them in the report's weak_scaling: heat.nx/ny/nz, md.cells_x/y/z, a
     solver of one's own its own) and their values (else the global grid), the
     build's revision and the input's hash."""
-    r = zero_step_report(args, launcher_cmd)
+    r = input_report(args, launcher_cmd)
     weak = r.get("weak_scaling", {})
     keys = weak.get("keys", [])
     if keys:
@@ -200,10 +233,20 @@ def run_point(args, launcher_cmd, point, report):
         mps = ["--mps", args.mps_enable] + mps
     cmd = launcher_cmd(ranks) + [args.solver, args.input] + sets + mps + ["--report", report + ".tmp"]
     log = report[:-5] + ".log"
-    with open(log, "w") as out:
-        rc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=args.timeout).returncode
+    rc = None
+    try:
+        with open(log, "w") as out:
+            try:
+                rc = run_session.run(cmd, stdout=out, stderr=subprocess.STDOUT,
+                                     timeout=args.timeout).returncode
+            except subprocess.TimeoutExpired:
+                rc = run_session.TIMED_OUT
+                out.write("\nended after --timeout %g s, with every process it started\n" % args.timeout)
+    finally:
+        if rc != 0 and os.path.exists(report + ".tmp"):  # an ended run's: never trusted
+            os.remove(report + ".tmp")
     if rc != 0:
-        print("  run FAILED (exit %d), see %s" % (rc, log))
+        print("  run FAILED (%s), see %s" % (run_session.exit_text(rc, args.timeout), log))
         return rc
     os.replace(report + ".tmp", report)  # complete or absent: resuming trusts it
     return 0
@@ -231,12 +274,13 @@ def point_row(point, report):
     }
 
 
-def failed_row(point, rc, log, like):
-    """A point that did not complete, as a marked row: no figures, the exit code and log."""
+def failed_row(point, rc, log, like, timeout):
+    """A point that did not complete, as a marked row: no figures, the exit code
+    (or the timeout that ended it) and log."""
     row = {key: "" for key in like}
     row.update({"scaling": point["scaling"], "ranks_per_gpu": point["rpg"], "ranks": point["ranks"],
                 "mode": point["mode"], "repeat": point["repeat"],
-                "status": "FAILED (exit %d, %s)" % (rc, os.path.relpath(log))})
+                "status": "FAILED (%s, %s)" % (run_session.exit_text(rc, timeout), os.path.relpath(log))})
     return row
 
 
@@ -544,11 +588,11 @@ def main():
         rows.append(point_row(pt, report))
     if not rows:
         sys.exit("sweep: no run completed (%d failed; see %s/runs/*.log)" % (len(failures), args.out))
-    rows += [failed_row(pt, rc, log, rows[0]) for pt, rc, log in failures]
+    rows += [failed_row(pt, rc, log, rows[0], args.timeout) for pt, rc, log in failures]
     write_results(rows, args.out, title_note(gpus, device, rows[0]["backend"]), gpus, args.baseline)
     if failures:
         sys.exit("sweep: %d of %d points FAILED (marked in sweep.csv and summary.md)" % (len(failures), len(points)))
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_session.main_interruptible(main, "sweep"))

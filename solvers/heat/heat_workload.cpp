@@ -21,7 +21,14 @@ class HeatWorkload final : public Workload {
   const RunConfig& run_config() const override { return config_; }
   Int3 cells_to_split() const override { return config_.cells; }
   double x_face_cost() const override { return kStridedFaceCost; }
-  WeakScaling weak_scaling() const override { return {{"heat.nx", "heat.ny", "heat.nz"}, ""}; }
+  WeakScaling weak_scaling() const override {
+    if (config_.initial == Initial::Dataset) {
+      return {{},
+              "weak scaling multiplies heat.nx/ny/nz, which heat.initial = dataset cannot grow "
+              "(the grid is the dataset's /heat/u0)"};
+    }
+    return {{"heat.nx", "heat.ny", "heat.nz"}, ""};
+  }
   std::vector<MemoryNeed> memory_needs(const CartDecomposition& block,
                                        Backend memory) const override {
     return {heat_memory_need(FieldLayout(block.local_cells()), memory)};

@@ -97,11 +97,29 @@ else
   echo "note: the MPS double's arm needs 2 cores (this job has $cores): not run"
 fi
 
+# A checkpoint (heat at step 10) is probed from its step, and run.steps = 40
+# leaves 30 steps to forecast; --weak is refused with the workload's reason (a
+# checkpoint's grid is its dataset's: heat.initial = dataset cannot grow).
+"$solver" in.h5 --backend host --mps off --set run.steps=10 --set run.checkpoint_file=ck.h5 \
+  > ck_run.log 2>&1 || fail "the run that writes a checkpoint failed ($(tail -2 ck_run.log))"
+advise ck.h5 --set run.steps=40 --max-ranks-per-gpu 1 --json ck.json > ck.log 2>&1 ||
+  fail "advise on a checkpoint exited $? ($(tail -3 ck.log))"
+[ "$(json ck.json 'r["run_steps"]')" = 30 ] || fail "checkpoint: run_steps is not 40 - 10"
+[ "$(json ck.json 'r["choice"]["point"]')" = "1/GPU" ] || fail "checkpoint: its one point did not run"
+advise ck.h5 --weak > ck_weak.log 2>&1 && fail "advise --weak accepted a heat checkpoint"
+grep -q "ck.h5 cannot be weak-scaled: weak scaling multiplies heat.nx/ny/nz, which heat.initial = dataset cannot grow" \
+  ck_weak.log || fail "advise --weak on a checkpoint gives no reason: $(tail -2 ck_weak.log)"
+
 # Bad input: the solver's own error, a non-zero exit, nothing probed.
 advise in.h5 --set heat.nx=0 > bad.log 2>&1 && fail "advise accepted heat.nx=0"
 grep -q "heat.nx" bad.log || fail "the error does not name heat.nx: $(tail -2 bad.log)"
 advise missing.h5 > missing.log 2>&1 && fail "advise accepted a missing input"
 grep -q "missing.h5: no such input file" missing.log || fail "no clear error for a missing input"
 
-[ "$failures" -eq 0 ] && echo "advise: all checks passed"
-exit $((failures > 0))
+[ "$failures" -gt 0 ] && exit 1
+if [ "$cores" -lt 2 ]; then
+  echo "SKIP: the failing point's and the MPS double's checks need 2 cores (this job has $cores);" \
+    "the others passed"
+  exit 77
+fi
+echo "advise: all checks passed"

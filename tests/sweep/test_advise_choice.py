@@ -106,6 +106,22 @@ class AdviseChoice(unittest.TestCase):
         # Without a one-per-GPU point there is no efficiency to give.
         self.assertEqual(choose([ran(MPS, 8, 25, 3e8)]).efficiency, 0)
 
+    def test_points_that_did_not_run_are_no_candidates_however_fast(self):
+        # A failed and a skipped point that keep a throughput (a run cut short,
+        # a recorded table) at or above the fastest point that ran, and simpler
+        # than it: neither is level with it, neither is chosen, nor is its
+        # throughput the efficiency's base.
+        table = [Measured(Point(ONE_PER_GPU, 1, 0), False, 5e9, "failed (exit 1)"),
+                 Measured(Point(TIME_SLICED, 2, 0), False, 5e9, "skipped: 2 ranks on 1 cores"),
+                 ran(MPS, 4, 50, 2e9), ran(MPS, 8, 25, 1.5e9)]
+        c = choose(table)
+        self.assertEqual(c.index, 2)
+        self.assertEqual(c.why, "the fastest point")
+        self.assertEqual(c.efficiency, 0)
+        # Level with the fastest that ran: still not chosen.
+        table[1] = Measured(Point(TIME_SLICED, 2, 0), False, 2e9, "failed (exit 137)")
+        self.assertEqual(choose(table).index, 2)
+
     def test_points_a_node_cannot_run_are_skipped_with_the_reason(self):
         node = Node(4, 64, 100 * GIB, 80 * GIB, 48)
         self.assertEqual(skip_reason(Point(MPS, 16, 13), node, RankNeed()), "")

@@ -137,6 +137,21 @@ fi
 grep -q "cannot be weak-scaled: weak scaling multiplies md.cells_x/y/z, which only md.initial = fcc reads" md_ck.log ||
   fail "no reason for refusing a weak sweep of an MD dataset input: $(tail -2 md_ck.log)"
 
+# A heat checkpoint of step 10 sweeps from its step (run.steps = 15: 5 steps
+# a run), and weak scaling of it is refused with the workload's reason (its
+# grid is its dataset's: heat.initial = dataset cannot grow).
+"$solver" in.h5 --backend host --mps off --set run.steps=10 --set run.checkpoint_file=ck.h5 >/dev/null 2>&1 ||
+  fail "heat run for a checkpoint failed"
+run ck.h5 --out out_ck --scaling strong --modes timeslice --set run.steps=15 > ck.log 2>&1 ||
+  fail "a sweep of a checkpoint exited $? ($(tail -2 ck.log))"
+[ "$(grep -c '^strong,[12],[12],timeslice,1,host,12x10x8,' out_ck/sweep.csv)" = 2 ] ||
+  fail "a sweep of a checkpoint lacks its 2 points: $(cat out_ck/sweep.csv)"
+if run ck.h5 --out out_ck_weak --scaling weak --modes timeslice --set run.steps=15 > ck_weak.log 2>&1; then
+  fail "a weak sweep of a heat checkpoint ran"
+fi
+grep -q "cannot be weak-scaled: weak scaling multiplies heat.nx/ny/nz, which heat.initial = dataset cannot grow" \
+  ck_weak.log || fail "no reason for refusing a weak sweep of a heat checkpoint: $(tail -2 ck_weak.log)"
+
 # Figures, not only rows: every completed row's throughput is the cells times
 # the steps over its loop time (within rounding), and positive.
 "$python" - out/sweep.csv <<'PY' || fail "implausible figures in out/sweep.csv"
