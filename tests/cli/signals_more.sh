@@ -65,7 +65,6 @@ expect_no_ranks_left() {
 }
 # A checkpoint under its final name must be whole: an HDF5 file with the state.
 whole_checkpoint() {
-  command -v h5dump >/dev/null || { echo "note: no h5dump: $1 not read"; return 0; }
   h5dump -H -d /heat/u0 "$1" >/dev/null 2>&1 || problem "$1 is not a whole checkpoint"
 }
 
@@ -146,6 +145,8 @@ case "$case_name" in
     stop_and_resume SIGINT
     ;;
   heat_term_mpirun)
+    # A checkpoint found after the kill must be read to be called whole.
+    command -v h5dump >/dev/null || { echo "SKIP $case_name: no h5dump (hdf5-tools)"; exit 77; }
     # As shipped: 1 s between Open MPI's SIGTERM and its SIGKILL.
     cli_start_job 2 "$HEAT" "${heat[@]}" || cli_case_end "$case_name"
     kill -TERM "$CLI_JOB"
