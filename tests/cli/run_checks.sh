@@ -32,9 +32,11 @@
 #                     rank grid it prints is the one the run then takes (heat weighs x
 #                     faces more: 1x2x4, not 2x2x2); a grid too large for the node: exit 1
 #   killed_run        a long run with --output, SIGTERM to mpirun's process group: the
-#                     ranks stop at a step boundary and commit O.h5 and O.xmf, or (when
-#                     mpirun kills them before they get there) leave neither: never one
-#                     without the other (cli.signals.* test the clean stop itself)
+#                     job exits 1 (mpirun) or 143 within 20 s, no rank left running; the
+#                     ranks stop at a step boundary and commit O.h5 and O.xmf (both whole,
+#                     no .partial, the stop line's step their last frame), or (when mpirun
+#                     kills them first) leave neither and print no stop line (cli.signals.*
+#                     test the clean stop itself)
 # The last line is "N passed, M failed" (", K skipped" where checks were skipped).
 # Exit 0: all passed; 1: one failed; 77 (ctest's skip code): all were skipped.
 set -uo pipefail
@@ -324,29 +326,53 @@ check_killed_run() {
   out=$dir/stdout
   err=$dir/stderr
   last_command="$MPIEXEC $NP_FLAG 2 $SOLVER $INPUT --output O.h5 --set run.steps=100000000 (SIGTERM after 4 s)"
-  (cd "$dir" && timeout -s TERM -k 20 4 "$MPIEXEC" "$NP_FLAG" 2 "${pre[@]}" "$SOLVER" "$INPUT" \
-    --output O.h5 --set run.steps=100000000 --set run.progress_seconds=1 >"$out" 2>"$err" </dev/null)
+  # --preserve-status: the job's own exit code, not timeout's 124; a job still
+  # running 20 s after the SIGTERM is killed (137).
+  (cd "$dir" && timeout --preserve-status -s TERM -k 20 4 "$MPIEXEC" "$NP_FLAG" 2 "${pre[@]}" \
+    "$SOLVER" "$INPUT" --output O.h5 --set run.steps=100000000 --set run.progress_seconds=1 \
+    >"$out" 2>"$err" </dev/null)
   rc=$?
-  [ "$rc" -eq 124 ] || problem "exit code $rc, expected 124 (killed by timeout after 4 s)"
+  case "$rc" in
+    1 | 143) ;; # mpirun's own code after a SIGTERM, or the ranks' 128 + SIGTERM (srun)
+    0) problem "exit code 0 after a SIGTERM: a stopped run must not report success" ;;
+    137) problem "still running 20 s after the SIGTERM and killed (exit 137)" ;;
+    *) problem "exit code $rc, expected 1 (mpirun after a SIGTERM) or 143 (128 + SIGTERM)" ;;
+  esac
   grep -q '^mpsfw: heat ' "$out" || problem "the run did not start before it was killed"
   sleep 1
+  if command -v pgrep >/dev/null 2>&1 && pgrep -f -- "$SOLVER $INPUT --output O.h5 --set run.steps=100000000" >/dev/null; then
+    problem "solver processes still running after the job ended"
+  fi
+  local stopped
+  stopped=$(grep '^mpsfw: stopped by' "$out")
   if [ -e "$dir/O.h5" ] || [ -e "$dir/O.xmf" ]; then
+    # Committed at the stop: both files whole, nothing partial beside them,
+    # the .xmf's last frame in the .h5, and the stop line (when mpirun
+    # forwarded it before it exited) naming that frame's step.
     [ -s "$dir/O.h5" ] && [ -s "$dir/O.xmf" ] || problem "only one of O.h5 and O.xmf after the stop"
-    # mpirun, terminated too, may exit before it forwards the ranks' last
-    # lines (seen under load): then the file itself must be whole.
-    if ! grep -q '^mpsfw: stopped by SIGTERM at step' "$out"; then
-      if h5dump -H "$dir/O.h5" >/dev/null 2>&1; then
-        echo "note: O.h5 is whole; mpirun exited before forwarding the 'stopped by SIGTERM' line"
-      else
-        problem "O.h5 is not a readable HDF5 file and no 'mpsfw: stopped by SIGTERM' line"
-      fi
+    expect_absent "$dir/O.h5.partial" "$dir/O.xmf.partial"
+    h5dump -H "$dir/O.h5" >/dev/null 2>&1 || problem "O.h5 is not a whole HDF5 file"
+    [ "$(tail -n 1 "$dir/O.xmf")" = "</Xdmf>" ] || problem "O.xmf does not end with </Xdmf>: cut short"
+    local frame
+    frame=$(grep -o 'O\.h5:/u/[0-9]*' "$dir/O.xmf" | tail -n 1)
+    frame=${frame#O.h5:}
+    if [ -z "$frame" ]; then
+      problem "O.xmf names no frame of O.h5"
+    elif ! h5dump -H -d "$frame" "$dir/O.h5" >/dev/null 2>&1; then
+      problem "O.xmf's last frame $frame is not in O.h5"
+    fi
+    if [ -z "$stopped" ]; then
+      echo "note: no 'stopped by SIGTERM' line (mpirun exited before forwarding it); the files are whole"
+    elif ! [[ "$stopped" =~ ^"mpsfw: stopped by SIGTERM at step "([0-9]+)"; no checkpoint (run.checkpoint_file is not set)"$ ]]; then
+      problem "unexpected stop line: $stopped"
+    elif [ "$((10#${frame##*/}))" -ne "${BASH_REMATCH[1]}" ]; then
+      problem "stopped at step ${BASH_REMATCH[1]} but the last frame is $frame"
     fi
   else
+    # Killed before their step boundary: nothing under a final name, and no
+    # claim of a clean stop.
+    [ -z "$stopped" ] || problem "'$stopped' printed, but neither O.h5 nor O.xmf exists"
     echo "note: mpirun killed the ranks before their step boundary (no output, as it must be)"
-  fi
-  [ -e "$dir/O.h5.partial" ] && echo "note: O.h5.partial left behind (the ranks were killed mid-write)"
-  if command -v pgrep >/dev/null 2>&1 && pgrep -f -- "$SOLVER $INPUT --output O.h5 --set run.steps=100000000" >/dev/null; then
-    problem "solver processes still running after the kill"
   fi
 }
 
