@@ -29,12 +29,12 @@ namespace mpsfw {
 
 // What a run of the loop ended with (Steppable::loop()).
 struct LoopRecord {
-  long steps = 0;          // the steps it took
-  long end_step = 0;       // the step the loop stopped at
-  int stop_signal = 0;     // the signal that ended it early, or 0
+  long steps = 0;           // the steps it took
+  long end_step = 0;        // the step the loop stopped at
+  int stop_signal = 0;      // the signal that ended it early, or 0
   bool wall_limit = false;  // whether run.wall_limit (or the job's end) ended it early
-  std::string checkpoint;  // the last checkpoint written, "" if none
-  double seconds = 0;      // this rank's wall time of the loop (not the output's open/close)
+  std::string checkpoint;   // the last checkpoint written, "" if none
+  double seconds = 0;       // this rank's wall time of the loop (not the output's open/close)
   // The steady half: from the middle step (after its guard) to the end;
   // steady_from -1 where the loop took fewer than 2 steps or stopped before it.
   long steady_from = -1;
