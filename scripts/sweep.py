@@ -36,6 +36,7 @@ import json
 import math
 import os
 import shutil
+import re
 import statistics
 import subprocess
 import sys
@@ -162,9 +163,12 @@ def saved_step(args, who="sweep"):
         sys.exit("%s: %s --describe %s did not finish in 60 s" % (who, args.solver, args.input))
     if done.returncode != 0:
         sys.exit("%s: cannot read %s with %s:\n%s" % (who, args.input, args.solver, solver_errors(done)))
+    # The deck prints the state's step as a comment: "# step=10: the saved
+    # state's, not a setting".
     for line in done.stdout.splitlines():
-        if line.startswith("step="):
-            return int(line[len("step="):])
+        found = re.match(r"#?\s*step=(\d+)", line)
+        if found:
+            return int(found.group(1))
     return 0
 
 
