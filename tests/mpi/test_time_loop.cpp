@@ -326,14 +326,20 @@ void expect_ended_with_everything(const Counter& c, const RunConfig& run) {
   EXPECT_EQ(c.settles, 1);
 }
 
+// A run that only a stop ends, with an output and a checkpoint in `dir`.
+RunConfig endless_run_writing_in(const std::string& dir) {
+  RunConfig run;
+  run.steps = 1000000000;
+  run.output_file = dir + "/out.h5";
+  run.checkpoint_file = dir + "/ck.h5";
+  return run;
+}
+
 TEST(TimeLoopStop, ASignalEndsEveryRankAtOneStepWithItsCheckpoint) {
   install_stop_handlers();
   TempDir dir("time_loop_signal");
   const Params params(run_schema());
-  RunConfig run;
-  run.steps = 1000000000;
-  run.output_file = dir.path() + "/out.h5";
-  run.checkpoint_file = dir.path() + "/ck.h5";
+  const RunConfig run = endless_run_writing_in(dir.path());
   Counter c(run, 0, &params);
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
@@ -351,10 +357,7 @@ TEST(TimeLoopStop, ASignalEndsEveryRankAtOneStepWithItsCheckpoint) {
 TEST(TimeLoopStop, TheWallLimitEndsTheRunInTimeForItsCheckpoint) {
   TempDir dir("time_loop_wall");
   const Params params(run_schema());
-  RunConfig run;
-  run.steps = 1000000000;
-  run.output_file = dir.path() + "/out.h5";
-  run.checkpoint_file = dir.path() + "/ck.h5";
+  RunConfig run = endless_run_writing_in(dir.path());
   run.checkpoint_every = 300;  // one is written (and timed) before the end
   run.wall_margin_seconds = 0.5;
   const double limit_seconds = 3;
