@@ -73,8 +73,17 @@ StopPoll::StopPoll(MPI_Comm comm, double interval_seconds)
     : comm_(comm), interval_(interval_seconds), start_(MPI_Wtime()) {}
 
 StopPoll::~StopPoll() {
-  if (request_ != MPI_REQUEST_NULL && std::uncaught_exceptions() == 0) {
+  if (request_ == MPI_REQUEST_NULL) return;
+  if (std::uncaught_exceptions() == 0) {
     MPI_Wait(&request_, MPI_STATUS_IGNORE);
+    return;
+  }
+  // Unwinding: an error every rank agreed on left the same check in flight
+  // everywhere, and it completes at once; one rank's own error may not have,
+  // and the job is ending: a bounded try, never a wait.
+  const double until = MPI_Wtime() + kUnwindSeconds;
+  for (int done = 0; !done && MPI_Wtime() < until;) {
+    if (MPI_Test(&request_, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) break;
   }
 }
 

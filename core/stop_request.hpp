@@ -49,8 +49,8 @@ class StopPoll {
   static constexpr double kIntervalSeconds = 0.05;
 
   explicit StopPoll(MPI_Comm comm, double interval_seconds = kIntervalSeconds);
-  // Completes the check in flight, unless an exception unwinds (the ranks
-  // may not all have posted it then; the job is ending anyway).
+  // Completes the check in flight; while an exception unwinds, only if it
+  // completes within kUnwindSeconds (the ranks may not all have posted it).
   ~StopPoll();
   StopPoll(const StopPoll&) = delete;
   StopPoll& operator=(const StopPoll&) = delete;
@@ -99,6 +99,7 @@ class StopPoll {
   // What each rank contributes to a check, reduced with MPI_MAX.
   enum Slot { kSignal, kClock, kOverrun, kSlots };
   static constexpr double kTestsPerInterval = 8;
+  static constexpr double kUnwindSeconds = 1;
   // For the watcher: the message once the loop is overdue, else "".
   std::string overdue();
   void seen(long step);
