@@ -8,6 +8,7 @@
 #include "core/device.hpp"
 #include "core/memory_preflight.hpp"
 #include "core/string_gather.hpp"
+#include "core/wall_limit.hpp"
 #include "mps/gpu_inventory.hpp"
 
 namespace mpsfw {
@@ -113,6 +114,7 @@ bool print_dry_run(const Session& session, const std::string& solver, const RunC
   std::fprintf(out, "  rank grid  %d x %d x %d (of the %d x %d x %d cells the solver splits)\n",
                grid.x, grid.y, grid.z, cells.x, cells.y, cells.z);
   std::fprintf(out, "  steps      %s (run.steps)\n", steps_text(run).c_str());
+  std::fprintf(out, "  wall limit %s\n", wall_limit_text(run.wall_limit).c_str());
   const std::string why = m.reason.empty() ? "" : " (" + m.reason + ")";
   std::fprintf(out, "  MPS        %s%s, as rank 0's node sees it\n", mps::to_string(m.state),
                why.c_str());

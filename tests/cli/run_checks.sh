@@ -297,7 +297,7 @@ check_dry_run() {
   expect_absent "$dir/R.json" "$dir/O.h5" "$dir/O.xmf"
   expect_text "$out" "mpsfw: dry run of $INPUT (solver heat" "nothing was started"
   [ "$(grep -c "^  rank [0-9]*: host " "$out")" -eq 8 ] || problem "not one line for each of 8 ranks"
-  expect_text "$out" "  steps      " \
+  expect_text "$out" "  steps      " "  wall limit none" \
     "  memory     heat's fields and halo buffers need " " of host memory per rank, "
   local planned ran
   planned=$(sed -n 's/^  rank grid  \([0-9]*\) x \([0-9]*\) x \([0-9]*\) .*/\1x\2x\3/p' "$out")
@@ -306,6 +306,10 @@ check_dry_run() {
   ran=$(grep -o "on 8 ranks ([0-9x]*)" "$out" | grep -o "[0-9]*x[0-9]*x[0-9]*")
   [ -n "$planned" ] && [ "$planned" = "$ran" ] ||
     problem "the dry run's rank grid is '$planned', the run's '$ran'"
+  # The job's end as the run would take it.
+  SLURM_JOB_END_TIME=$(($(date +%s) + 3600)) run_in 2 "$INPUT" --dry-run
+  grep -Eq "^  wall limit (59|60) min [0-9]+ s left \(SLURM_JOB_END_TIME = [0-9]+\)$" "$out" ||
+    problem "the dry run does not show the job's end as its wall limit: $(grep 'wall limit' "$out")"
   # A grid the node cannot hold: refused as the run's preflight would, exit 1.
   run_in 2 "$INPUT" --dry-run --set heat.nx=100000 --set heat.ny=100000
   [ "$rc" -eq 1 ] || problem "a grid too large for the node: exit code $rc, expected 1"
