@@ -39,7 +39,32 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/mpsfwConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/mpsfwConfig.cmake ${PROJECT_BINARY_DIR}/mpsfwConfigVersion.cmake
               ${PROJECT_SOURCE_DIR}/cmake/MpsfwEnableCuda.cmake
         DESTINATION ${MPSFW_INSTALL_CMAKEDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/README.md
-        DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/mpsfw)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/mpsfw
-        FILES_MATCHING PATTERN "*.md")
+# The documentation: README.md and docs/ share one folder, share/doc/mpsfw
+# (--help finds input-format.md there), with the job scripts and examples
+# the guides link to in slurm/ and examples/ beside them. So the pages'
+# links are rewritten from the source tree's layout to that one: the guides'
+# ../x becomes x, and every other page's docs/x (after any ../) becomes x.
+# docs/archive (the performance journal) stays in the source tree.
+set(_mpsfw_docdir ${CMAKE_INSTALL_DATADIR}/doc/mpsfw)
+file(GLOB _mpsfw_guides CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/*.md)
+file(GLOB_RECURSE _mpsfw_pages CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/slurm/*.md
+     ${PROJECT_SOURCE_DIR}/examples/*.md)
+foreach(_page ${PROJECT_SOURCE_DIR}/README.md ${_mpsfw_pages} ${_mpsfw_guides})
+  file(READ ${_page} _text)
+  file(RELATIVE_PATH _installed ${PROJECT_SOURCE_DIR} ${_page})
+  if(_page IN_LIST _mpsfw_guides)
+    string(REPLACE "](../" "](" _text "${_text}")
+    get_filename_component(_installed ${_page} NAME)
+  else()
+    string(REGEX REPLACE "\\]\\(((\\.\\./)*)docs/" "](\\1" _text "${_text}")
+  endif()
+  file(WRITE ${PROJECT_BINARY_DIR}/doc/${_installed} "${_text}")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_page})
+  get_filename_component(_subdir ${_installed} DIRECTORY)
+  install(FILES ${PROJECT_BINARY_DIR}/doc/${_installed} DESTINATION ${_mpsfw_docdir}/${_subdir})
+endforeach()
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/CITATION.cff DESTINATION ${_mpsfw_docdir})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${_mpsfw_docdir}
+        PATTERN archive EXCLUDE REGEX "/docs/[^/]+\\.md$" EXCLUDE)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/slurm ${PROJECT_SOURCE_DIR}/examples DESTINATION ${_mpsfw_docdir}
+        USE_SOURCE_PERMISSIONS PATTERN "*.md" EXCLUDE)

@@ -9,7 +9,7 @@
 #   md_ghosts    MD in.lj 32k atoms, 300 steps: same-GPU ghost pushes ==
 #                every ghost through MPI, every thermo row
 # (The same rank count on both sides: a sum over 8 ranks may differ from one
-# rank's in its last digit, docs/performance.md.)
+# rank's in its last digit, docs/archive/performance-journal.md.)
 # Each case also checks that MPS was on (every rank a verified client) and that
 # the pushes took the GPU-side path. Without a GPU, or without
 # nvidia-cuda-mps-control, a case says SKIP and exits 77; with

@@ -2,7 +2,7 @@
 """packaging/spack/packages/mpsfw/package.py parses as Python, is a CMakePackage
 and a CudaPackage with the variants kokkos and tests, and depends on every
 package the CMake build looks for. Spack itself is not run here (see
-docs/performance.md for what `spack spec` said where it was tried)."""
+docs/archive/performance-journal.md for what `spack spec` said where it was tried)."""
 import ast
 import sys
 
