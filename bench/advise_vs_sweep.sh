@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# advise against the full ranks-per-GPU sweep (docs/advise.md; issue 39's
-# targets), each CASE in one call: scripts/advise.py on the case's input, then
-# scripts/sweep.py over every ranks-per-GPU of RANKS_PER_GPU and every mode,
-# both timed. Prints advise's choice, the sweep's median throughput at that
-# point and at the sweep's best point, their ratio (target >= 0.95) and
-# advise's time over the sweep's (target <= 0.10).
+# advise against the full ranks-per-GPU sweep (docs/advise.md), each CASE in one
+# call: scripts/advise.py on the case's input, then scripts/sweep.py over every
+# ranks-per-GPU of RANKS_PER_GPU and every mode, both timed. Prints advise's
+# choice, the sweep's median throughput at that point and at the sweep's best
+# point, their ratio (target >= 0.95) and advise's time over the sweep's
+# (target <= 0.10).
 #   heat-strong  heat 256^3, strong scaling
 #   heat-weak    heat 128^3 a rank, weak scaling
 #   md-strong    in.lj 256k atoms (40^3 fcc cells), strong scaling

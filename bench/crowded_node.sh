@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ranks beyond one per core (issue 18, part 1): heat SIZE³ strong on one GPU
+# Ranks beyond one per core (docs/performance.md): heat SIZE³ strong on one GPU
 # with MPS at 1, 16, 32 and 48 ranks (compare with the node's cores: nproc),
 # medians of REPEATS, efficiency against 1 rank in the same run.
 #   bench/crowded_node.sh BUILD_DIR OUT_DIR [SIZE=256] [RANKS="1 16 32 48"]

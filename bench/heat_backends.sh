@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The heat backends side by side (issue 15): the same SIZE^3 heat job on
-# RANKS ranks for each backend in BACKENDS, REPEATS times round-robin (after
+# The heat backends side by side (docs/performance.md): the same SIZE^3 heat job
+# on RANKS ranks for each backend in BACKENDS, REPEATS times round-robin (after
 # one unmeasured run of each), throughput from each run's report. Prints the
 # median cell-updates/s of each backend and its ratio to the first.
 #   bench/heat_backends.sh BUILD_DIR [OUT_DIR]

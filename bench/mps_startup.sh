@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# What MPS costs a short job (issue 17): a RANKS-rank, STEPS-step heat job on
-# one node, REPEATS times with --mps on and with --mps off (alternating, after
-# one unmeasured run of each), end to end from mpirun's start to its exit.
-# Prints the median seconds of each, their difference (the MPS overhead per
-# job), and the median seconds of each step the run report records
-# (run.json mps_details.seconds: each step's slowest rank) for both modes.
+# What MPS costs a short job (docs/performance.md): a RANKS-rank, STEPS-step
+# heat job on one node, REPEATS times with --mps on and with --mps off
+# (alternating, after one unmeasured run of each), end to end from mpirun's
+# start to its exit. Prints the median seconds of each, their difference (the
+# MPS overhead per job), and the median seconds of each step the run report
+# records (run.json mps_details.seconds: each step's slowest rank) for both
+# modes.
 #   bench/mps_startup.sh BUILD_DIR [OUT_DIR]
 # BUILD_DIR holds apps/solver (nothing is built here). Environment: RANKS (16),
 # REPEATS (5), STEPS (1), SIZE (64: SIZE^3 cells in all), MPIRUN (mpirun),

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One run of the solver with its timeline (--timeline, docs/input-format.md),
 # read as text by scripts/timeline_summary.py: each phase per rank, the ranks'
-# skew at each step and who comes last (issue 41: who waits for whom at 16 and
-# 32 ranks). The run's report and log stay beside the timeline.
+# skew at each step and who comes last (who waits for whom). The run's report
+# and log stay beside the timeline.
 #   bench/timeline.sh BUILD_DIR OUT_DIR NAME RANKS SOLVER_ARGS...
 # e.g. bench/timeline.sh build/default /tmp/t md16 16 inputs/md_lj.h5 --mps on \
 #        --set md.cells_x=40 --set md.cells_y=40 --set md.cells_z=40 --set run.steps=1000

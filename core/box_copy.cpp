@@ -17,7 +17,7 @@ void BoxList::add(const Box& b) {
   ++count;
 }
 
-// Every copy here is one of the pack layer's region copies (halo/region_copy.hpp).
+// Every copy here is one of the pack layer's region copies (comm/region_copy.hpp).
 static void copy_boxes(Backend space, double* field, const FieldLayout& layout,
                        const BoxList& boxes, double* buffer, bool to_buffer) {
   std::vector<RegionCopy> copies;

@@ -2,7 +2,7 @@
 // Copies between boxes of a field and one contiguous buffer (each box x
 // fastest, boxes one after another): the pack/unpack step of halo exchange and
 // of output, in terms of boxes of one layout. Each call is one call of the
-// pack layer (halo/region_copy.hpp): it runs where the field lives, all boxes
+// pack layer (comm/region_copy.hpp): it runs where the field lives, all boxes
 // of a call in one launch.
 #include <cstdint>
 

@@ -24,9 +24,9 @@ int node_cores(MPI_Comm node) {
 }
 
 // Heat keeps CUDA's spinning waits on a crowded node: sleeping ones (blocking
-// sync, the host two steps ahead at most) kept half its throughput; MD, which
-// waits for its GPU and the other ranks every step, sleeps (docs/performance.md,
-// issue 18).
+// sync, the host two steps ahead at most) lost much of its throughput; MD,
+// which waits for its GPU and the other ranks every step, sleeps
+// (docs/performance.md).
 std::string crowding_note(int ranks, int cores, Backend memory) {
   const std::string counts = "this node's " + std::to_string(ranks) + " ranks ";
   if (ranks > cores) {

@@ -36,9 +36,6 @@ struct RunContext {
   bool cuda_aware_mpi = false;  // MPI takes device pointers
 };
 
-// How a weak-scaling study grows an input: the three integer keys (x, y, z)
-// it multiplies by the rank grid, so that every rank keeps the input's size
-// (heat: heat.nx/ny/nz; md: md.cells_x/y/z); or, with no keys, why not.
 // Memory a rank will allocate in one space, and what for (the memory
 // preflight's estimate: --dry-run sets it against what is free).
 struct MemoryNeed {
@@ -47,6 +44,9 @@ struct MemoryNeed {
   std::string what;  // "heat's fields and halo buffers"
 };
 
+// How a weak-scaling study grows an input: the three integer keys (x, y, z)
+// it multiplies by the rank grid, so that every rank keeps the input's size
+// (heat: heat.nx/ny/nz; md: md.cells_x/y/z); or, with no keys, why not.
 struct WeakScaling {
   std::vector<std::string> keys;
   std::string refusal;

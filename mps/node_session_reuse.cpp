@@ -31,8 +31,8 @@ bool NodeSession::reuse_mpsctl_session(int cap) {
   status_.state = MpsState::Reused;
   status_.reason = std::string("daemons of the mpsctl session ") + dir;
   // The session's default cap was set for mpsctl's guess of the rank count.
-  // A client's CUDA_MPS_ACTIVE_THREAD_PERCENTAGE can only lower it (seen on an
-  // H200: a client asking 100% under a 50% daemon got 50%).
+  // A client's CUDA_MPS_ACTIVE_THREAD_PERCENTAGE can only lower it, never
+  // raise it (docs/mps.md).
   export_environment(mine, obey_daemon_cap(mine.cap, cap));
   return true;
 }

@@ -16,7 +16,7 @@ work=$root/.deps/kokkos-build
 rm -rf "$work" && mkdir -p "$work"
 cp -r "$src" "$work/src"
 
-# A develop snapshot older than 4.7 (e.g. 4.6.99 of 2025-06) calls two CUDA
+# A develop snapshot older than 4.7 (e.g. 4.6.99) calls two CUDA
 # functions whose signatures CUDA 13 changed (PLATFORM.md); patch the copy.
 instance=$work/src/core/src/Cuda/Kokkos_Cuda_Instance.hpp
 if grep -q 'return cudaGraphAddDependencies(graph, from, to, numDependencies);' "$instance"; then

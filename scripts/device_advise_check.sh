@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 39's checks on the GPU machine, in one command (one Release build with
-# CUDA, sm_90, no Kokkos; the parts asked, in order):
+# advise's checks on the GPU machine (docs/advise.md), in one command (one
+# Release build with CUDA, sm_90, no Kokkos; the parts asked, in order):
 #   tests     the GPU tests (ctest -L gpu, a missing GPU a failure)
 #   dryrun    solver --dry-run on the GPU: the preflight's free memory from NVML,
 #             auto and balanced caps, and no daemon left behind

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The framework checks of one GPU session (issue "a framework, not two apps"),
+# The framework checks of one GPU session (docs/framework.md),
 # split into parts so each fits one device command (10 minutes):
 #   build   this tree for sm_90 (solver, tests, benchmarks), installed into a
 #           prefix, and examples/wave built against that prefix; a baseline

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A dead neighbour never hangs the others (issue 36), on the GPU machine in one
-# command: build the solver and the handshake tests for sm_90, then
+# A dead neighbour never hangs the others (docs/mps.md), on the GPU machine in
+# one command: build the solver and the handshake tests for sm_90, then
 #   tests  test_step_handshake with its CUDA cases (a device wait that runs
 #          out gives up naming the rank and step and raises the host's record;
 #          one that waits for a rank that gave up follows at once; later

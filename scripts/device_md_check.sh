@@ -7,7 +7,7 @@
 # block waited for its neighbours filled the GPU and stalled there), the in.lj
 # benchmark (bench/md_lj.sh) at 1 rank (bench) and with MPS at 8 and 16 ranks
 # (mps), the same at 256k and 1M atoms with caps of 50 % and 100 % against auto
-# (caps; on an H100 50 % beat auto by 3-7 %, docs/archive/performance-journal.md), and the
+# (caps; docs/archive/performance-journal.md), and the
 # per-kernel times of a short run (ncu; NCU_CELLS FCC cells a side, default 64:
 # 1M atoms). Logs and a tarball in $OUT.
 #   scripts/device_md_check.sh [PARTS="tests shipped ipc big bench mps caps kernels"]

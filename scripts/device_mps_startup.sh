@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What MPS costs a short job, on the GPU machine in one device command
-# (issue 17): builds the solver of each tree in TREES (side by side, -j16) and
-# runs bench/mps_startup.sh with each build, then checks that no control
-# daemon, MPS server or session folder outlived the runs.
+# (docs/performance.md): builds the solver of each tree in TREES (side by side,
+# -j16) and runs bench/mps_startup.sh with each build, then checks that no
+# control daemon, MPS server or session folder outlived the runs.
 #   scripts/device_mps_startup.sh
 # TREES: "NAME=SOURCE_DIR ..." (default "baseline=build/baseline-src this=.";
 # a tree without CMakeLists.txt is skipped), e.g. a baseline made with

@@ -20,8 +20,7 @@
 #   numa    heat SIZE³ per GPU, 8 ranks per GPU, MPI halos staged through host
 #           memory, ranks pinned near their GPU (mps.cpu_placement = near_gpu)
 #           against left free (launcher); where each rank ran against its
-#           GPU's NUMA CPUs; medians of REPEATS (issue 42; not run yet on a
-#           machine with several NUMA nodes)
+#           GPU's NUMA CPUs; medians of REPEATS (docs/multi-gpu.md)
 #   strong  scripts/sweep.py --gpus N for N in GPU_COUNTS (default: 1 and G;
 #           MPS, RANKS_PER_GPU ranks per GPU, strong): heat 256³ and 512³, md
 #           in.lj at ~1M atoms (md4M: ~4M, in WORKLOADS only)

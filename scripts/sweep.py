@@ -488,9 +488,9 @@ def launcher(args):
         # A rank that exits with an error ends the step's other ranks (slurm/README.md).
         return lambda n: ["srun", "--mpi=" + args.srun_mpi, "--kill-on-bad-exit=1",
                           "-N", str(min(args.nodes, n)), "-n", str(n)]
-    # No binding by mpirun: Open MPI binds to a core below 3 ranks, which
-    # gave a 1-rank host baseline one core of the node's while 2 ranks got
-    # two (host "efficiency" 1.25); mpsfw places its ranks and threads itself.
+    # No binding by mpirun: Open MPI binds to a core below 3 ranks, which gave a
+    # 1-rank host baseline one core of the node's while 2 ranks got two (a host
+    # "efficiency" above 1); mpsfw places its ranks and threads itself.
     return lambda n: ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(n)]
 
 

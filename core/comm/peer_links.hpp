@@ -1,8 +1,9 @@
 #pragma once
 // The peer-link protocol, written once for every device-to-device exchange:
 // heat's pushes (DirectPeers), FieldHalos' pulls and MD's ghost pushes
-// (solvers/md/md_same_gpu). Ranks whose device memory reaches each other (one
-// GPU, or peer GPUs of a node: halo_transport.hpp's device_link) are linked.
+// (core/particles/same_gpu_ghosts.hpp). Ranks whose device memory reaches each
+// other (one GPU, or peer GPUs of a node: halo_transport.hpp's device_link) are
+// linked.
 //   construction   where every rank is (as run.halo allows) and the
 //                  communicator of the ranks linked to this rank's GPU;
 //   connect        collective: when any rank of the GPU has a linked

@@ -13,10 +13,10 @@
 // Needs MPS: the waiting warp spins, which is harmless while other clients'
 // kernels run beside it, but under time-slicing it would hold the GPU for the
 // rest of its time slice. Only one warp per rank spins, so spinning never
-// fills the GPU. Measured on the way here (docs/performance.md): stream memory
-// operations (cuStreamWaitValue64) cost the CPU tens of microseconds per call
-// under MPS; folding the pull into the waiting kernel forced a small grid on
-// the copy, which made large faces slow (512³ slower than MPI).
+// fills the GPU. Tried and dropped (docs/performance.md): stream memory
+// operations (cuStreamWaitValue64) cost the CPU time on every call under
+// MPS; folding the pull into the waiting kernel forced a small grid on the
+// copy, which made large faces slower than MPI.
 //
 // Each wait is bounded (PeerWait, step_handshake.hpp). On the device a wait
 // that gives up raises a record in mapped host memory, and a thread of this

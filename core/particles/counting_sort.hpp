@@ -4,7 +4,7 @@
 // their starts by a scan, places by atomics (in no set order), then every particle's place within
 // its key's run by its rank there (the run's particles of lower index: a key, a link cell, holds a
 // few tens), so stable: the order a stable radix sort gives. No memset and no copy on the stream
-// (each costs a wait of its own where MPS clients share the GPU: docs/performance.md, 2026-11-28).
+// (each costs a wait of its own where MPS clients share the GPU: docs/performance.md).
 #include <algorithm>
 
 #include "core/hd.hpp"

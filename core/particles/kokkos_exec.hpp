@@ -192,7 +192,7 @@ class KokkosExec {
     const std::size_t tile_bytes = kTeam * sizeof(ParticlePoint);
     const std::size_t scratch = tile_bytes + kTeam * sizeof(int) + 2 * alignof(ParticlePoint);
     // 20 teams an SM: 44 registers, no spills (ptxas); the 32 that fit (32
-    // registers) were slower (docs/performance.md, 2026-11-27).
+    // registers) were slower (docs/performance.md).
     const auto policy =
         as_kernel_argument(Kokkos::TeamPolicy<Space, Kokkos::LaunchBounds<kTeam, 20>>(teams, kTeam))
             .set_scratch_size(0, Kokkos::PerTeam(scratch));

@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(BX* BY)
 // The same, with the pushed planes computed by extra slices of blocks along
 // z (from u, like the update: the same values) and written straight into the
 // neighbours' halos. The update's blocks run the one-rank code untouched:
-// threading pushes through them cost the kernel 18-30% of its bandwidth
+// threading pushes through them cost the kernel much of its bandwidth
 // (docs/performance.md).
 template <int BX, int BY, int ZC>
 __global__ void __launch_bounds__(BX* BY)

@@ -168,9 +168,8 @@ class KokkosHeatKernels final : public HeatKernels {
   }
 
   // One (z, y) row per iteration, x in an inner loop the compiler vectorises,
-  // as the host backend does: a cell per iteration ran at 0.42 of the host
-  // backend's throughput, rows at 1.03 (64^3 on one core, Kokkos 3.4 Serial,
-  // bench/heat_backends.sh).
+  // as the host backend does: a cell per iteration ran well behind the host
+  // backend, rows keep up with it (docs/kokkos.md, bench/heat_backends.sh).
   void update_rows(const double* u, double* next, const FieldLayout& layout, const Box& box,
                    Coefficients k) {
     if (box.empty()) return;

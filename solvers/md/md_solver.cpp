@@ -29,8 +29,8 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
       step_(config.start_step) {
   // The node's ranks outnumber its cores and the atoms are on a GPU: the
   // waits for the GPU and the per-step all-reduce sleep. Only there: host
-  // ranks on a crowded node ran 6 % slower with sleeping waits
-  // (docs/performance.md, issue 18).
+  // ranks on a crowded node ran slower with sleeping waits
+  // (docs/performance.md).
   const bool sleep_waits = device.crowded && device.memory == Backend::Cuda;
   lists_.sleep_while_waiting(sleep_waits);
   // Errors on one rank (a bad dataset, out of device memory) stop every rank

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Outputs are never lost or misplaced (issue 19), process level, host backend.
+# Outputs are never lost or misplaced, process level, host backend.
 # Every failing run must end with exit 1 (not 139: no crash at exit), exactly
 # one "mpsfw: error:" line naming the file and the cause, no HDF5 error stack,
 # no abort, no .partial file left and the previous file at the path unchanged.

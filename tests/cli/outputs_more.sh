@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# More full disks (issue 36; outputs.sh has the MD checkpoint and the heat
+# More full disks (outputs.sh has the MD checkpoint and the heat
 # snapshots), process level, host backend, 2 ranks, on a 256 KiB tmpfs (root
 # and mount needed, else exit 77: skipped). A small run first leaves a good
 # file there; the full-size run then fails with exit 1 and one error naming the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Resuming a checkpoint of the run's last step, and runs of no steps (issue 36),
-# process level, host backend, 2 ranks.
+# Resuming a checkpoint of the run's last step, and runs of no steps, process
+# level, host backend, 2 ranks.
 #   heat_nothing_to_run  a heat checkpoint at step 20 with run.steps = 20: exit 0,
 #                        one line saying there is nothing to run and how to go on
 #                        (--set run.steps=40), no banner, no summary, no output

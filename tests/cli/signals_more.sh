@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# More of docs/restart.md's stops and guards (issue 36), process level, host
+# More of docs/restart.md's stops and guards, process level, host
 # backend; signals.sh has the first ones.
 #   heat_int_rank         SIGINT to one rank of 2: every rank stops at one step,
 #                         exit 130, the stop line names the checkpoint, which

@@ -6,8 +6,7 @@
 # ranks for 40 steps with a trajectory and a final checkpoint. The noise is a
 # hash of (seed, id, step, component), so the ranks draw the same numbers;
 # only the order of a particle's force sum may differ between rank counts, so
-# the final positions must agree by id within 1e-9 of the box (measured: equal
-# bit for bit).
+# the final positions must agree by id within 1e-9 of the box.
 #
 #   tests/install/test_brownian_example.sh --build DIR --mpiexec PATH [--work DIR]
 here=$(cd "$(dirname "$0")" && pwd)

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# A dead neighbour never hangs the others (issue 36), host stand-in for a GPU:
-# runs peer_wait_probe on NP ranks (a line on one made-up GPU); rank 1 stops
-# itself (SIGSTOP) before step 5 and the deadline is 2 s. Passes when the job
-# ends non-zero within BOUND seconds (the old, unbounded wait hangs until
-# `timeout` ends it), every "did not reach" line names rank 1 and step 5,
-# and there is at least one. Every probe process still there at the end
-# (a stopped one) is killed.
+# A dead neighbour never hangs the others (docs/mps.md), host stand-in for a
+# GPU: runs peer_wait_probe on NP ranks (a line on one made-up GPU); rank 1
+# stops itself (SIGSTOP) before step 5 and the deadline is 2 s. Passes when the
+# job ends non-zero within BOUND seconds (an unbounded wait hangs until
+# `timeout` ends it), every "did not reach" line names rank 1 and step 5, and
+# there is at least one. Every probe process still there at the end (a stopped
+# one) is killed.
 #   peer_wait.sh WORKDIR PROBE MPIEXEC NP_FLAG NP [PREFLAGS...]
 set -uo pipefail
 work=$1 probe=$2 mpiexec=$3 np_flag=$4 np=$5

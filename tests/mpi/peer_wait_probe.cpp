@@ -1,5 +1,5 @@
 // A rank that stops arriving must not hang its neighbours on the same GPU
-// (issue 36), with the host standing in for the GPU: every rank on one
+// (docs/mps.md), with the host standing in for the GPU: every rank on one
 // made-up GPU, fields and signal blocks in host shared memory, a line of
 // ranks along x taking steps as the heat solver's loop does (the step's
 // handshake run by the caller, then the stop poll's all-reduce). Rank

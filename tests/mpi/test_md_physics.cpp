@@ -169,11 +169,9 @@ TEST_P(MdPhysics, TotalEnergyDriftsLessThan1e4AndMomentumStaysZero) {
 
 // N ranks sum forces in another order than one rank (different ghosts, cells
 // and atom order), so trajectories differ by round-off that chaos amplifies as
-// d(t) = d0 exp(lambda t). Measured (8 ranks vs 1, 256 atoms): largest
-// position difference 8e-15 at t = 0.5, 6e-13 at t = 2, 7e-9 at t = 5, i.e.
-// lambda ~ 3 per time unit from d0 ~ 2e-15. After 100 steps (t = 0.5) the
-// bound is 1e-12 for positions (about 100x the measured value) and 1e-13
-// relative for the total energy.
+// d(t) = d0 exp(lambda t) (the growth seen is in docs/md.md). After 100 steps
+// (t = 0.5) the bound is 1e-12 for positions, well above that growth, and
+// 1e-13 relative for the total energy.
 TEST_P(MdPhysics, TrajectoryMatchesOneRankWithinRoundOffGrowth) {
   expect_ranks_match_one_rank(md_config(with(kLiquid, {"run.steps=100", "run.thermo_every=100"})),
                               GetParam());

@@ -1,4 +1,4 @@
-// The bounded step handshake (issue 36), one body for the host's handshake
+// The bounded step handshake (docs/mps.md), one body for the host's handshake
 // (host_mark_and_wait, the tests' stand-in for a GPU) and the device's
 // (mark_and_wait): a wait that runs out gives up naming the neighbour and the
 // step and records it in this rank's block; a rank that waits for one that

@@ -1210,8 +1210,8 @@ case_reuse_mpsctl_session() {
   for g in 0 1; do quit_by_hand "$ctl/gpu$g/pipe" "$ctl/gpu$g/log"; done
 }
 
-# A session's daemon that turns its first askers away (as one of 32 ranks
-# asking at once was, on an H200) is still reused by every rank: questions
+# A session's daemon that turns its first askers away (as it may when many
+# ranks ask at once) is still reused by every rank: questions
 # are asked again within mps.timeout_seconds.
 case_reuse_a_busy_daemon() {
   make_gpus 1
@@ -1670,11 +1670,11 @@ case_mpsctl_gpus_list() {
   expect_eq "daemon launches" "$(rec_count launch)" 0
 }
 
-# `mpsctl stop` on a folder that is not an mpsfw session (issue 36: a
-# project folder with a `ready` file and data/results.csv was removed, exit 0):
-# refused, exit 1, the folder as it was; also under a session's name with a
-# ready file mpsfw did not write (an older mpsfw's, or the user's), and
-# `cleanup` leaves that too and says why.
+# `mpsctl stop` on a folder that is not an mpsfw session (a project folder with
+# a `ready` file and data/results.csv must never be removed): refused, exit 1,
+# the folder as it was; also under a session's name with a ready file mpsfw did
+# not write (an older mpsfw's, or the user's), and `cleanup` leaves that too and
+# says why.
 case_mpsctl_stop_foreign_folder() {
   make_gpus 1
   local project=$W/project dir

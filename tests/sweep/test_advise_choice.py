@@ -1,5 +1,5 @@
 """advise's decisions (scripts/advise_choice.py) on recorded probe tables: the
-medians of the 2026-11-24 H200 sweeps (docs/sweep-h200/*/sweep.csv at 73f2085; "mps" there
+medians of the H200 sweeps (docs/sweep-h200/*/sweep.csv at 73f2085; "mps" there
 is MPS at 100 %, "mps-caps" MPS at the auto cap) and small tables that hold a
 tie, a failed point and a node with fewer cores than the table.
   python3 tests/sweep/test_advise_choice.py SCRIPTS_DIR"""

@@ -1,4 +1,4 @@
-// --dry-run on the command line (issue 39): kept for a run, refused with the
+// --dry-run on the command line: kept for a run, refused with the
 // options that run nothing (--write-input, --describe, --list-keys), where it
 // would otherwise be silently unused.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The host memory preflight's limit (issue 36): the smaller of MemAvailable and
+// The host memory preflight's limit: the smaller of MemAvailable and
 // what this process's memory cgroup still allows, v2 and v1, read from fake
 // /proc and /sys trees built in a temporary folder.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Options for Kokkos on the command line (issue 40): every --kokkos-* kept in
+// Options for Kokkos on the command line: every --kokkos-* kept in
 // order for Kokkos::initialize, a misspelt prefix still unknown, the options
 // that choose the device or host threads refused by name (mpsfw's binding
 // sets them), and options for Kokkos never silently unused: on another

@@ -1,4 +1,4 @@
-// The MD dataset guard (issue 19): atoms closer than kMinSeparationSigma *
+// The MD dataset guard: atoms closer than kMinSeparationSigma *
 // md.sigma, periodic images included, are refused with both ids and rows; a
 // dense but legal input and a sparse box pass; a large input is checked in
 // linear time (a cell list), not pair by pair.
@@ -119,10 +119,10 @@ TEST(MdDatasetSeparation, SparseBoxAndLegalNeighboursPass) {
 
 // Not a speed test (bench/ measures speed): the bound only tells a cell list
 // from pair by pair, with a wide margin on both sides so that a loaded or
-// slow CI machine cannot fail it. The cell list checks these 10^6 atoms in
-// about 1 s here; pair by pair is 5e11 distances, minutes even at 3e9 per
-// second. (At 216 000 atoms and 20 s, as before, the two were too close:
-// pair by pair could pass on a fast machine, a busy one could fail.)
+// slow CI machine cannot fail it: the cell list checks these 10^6 atoms in a
+// few seconds at most, pair by pair is 5e11 distances, minutes even on a fast
+// machine. A smaller input would bring the two too close: pair by pair could
+// pass on a fast machine, a busy one could fail.
 TEST(MdDatasetSeparation, LargeInputIsNotCheckedPairByPair) {
   const int side = 100;
   const double box[3] = {side * 1.0, side * 1.0, side * 1.0};

@@ -694,7 +694,7 @@ TEST_F(FakeProc, RemoveSessionRemovesOnlyAProvenSession) {
   EXPECT_EQ(refusal(root_ / "no-such-folder"), "");
 }
 
-// Issue 36: a project folder with a `ready` file was removed whole.
+// A project folder with a `ready` file must never be removed whole.
 TEST_F(FakeProc, RemoveSessionRefusesAFolderThatIsNotOneTouchingNothing) {
   const fs::path project = root_ / "project";
   fs::create_directories(project / "data");
@@ -863,7 +863,7 @@ TEST_F(FakeProc, MigInstancesReplaceTheirGpu) {
 // The server log names PIDs; the session maps them to ranks. These lines are
 // what the CUDA 13 MPS server wrote on an H200 (driver 580) when rank 1
 // (pid 1349) wrote through a null pointer and rank 3 (pid 1351) shared its GPU
-// (scripts/device_mps_check.sh, 2026-11-21).
+// (scripts/device_mps_check.sh).
 const char* const kRealFaultLog =
     "[2026-11-21 13:57:53.694 Server  1386] Client {PID: 1349, Context ID: 0} connected\n"
     "[2026-11-21 13:57:53.695 Server  1386] Client {PID: 1351, Context ID: 0} connected\n"

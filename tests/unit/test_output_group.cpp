@@ -1,4 +1,4 @@
-// Files committed together (move_group_into_place, issue 36): all new or all
+// Files committed together (move_group_into_place): all new or all
 // previous, also when the second rename fails after the first succeeded.
 #include <gtest/gtest.h>
 #include <stdlib.h>  // mkdtemp

@@ -1,4 +1,4 @@
-// Output safety (issue 19): paths that are not regular files are refused and
+// Output safety: paths that are not regular files are refused and
 // never renamed over, two outputs naming one file are refused with both
 // origins, and a file-size limit (EFBIG with SIGXFSZ ignored) is an error
 // that keeps the previous file, for text files and HDF5 files alike, without
