@@ -2,6 +2,7 @@
 #   source "$(dirname "$0")/bench_lib.sh"
 #   bench_setup BUILD_DIR OUT_DIR SIZE STEPS
 #   build_gpu_solver SOURCE_DIR BUILD_DIR LOG (the A/B scripts' trees)
+#   build_trees "BASE.tar ..." WORK OUT (every tarball's tree and this one)
 # checks BUILD_DIR/apps/solver, makes OUT_DIR, sets the Open MPI defaults the
 # benches run with (oversubscription allowed, ob1) and writes OUT_DIR/input.h5:
 # heat SIZE^3 cells, STEPS steps, diagnostics at the ends only. Sets solver,
@@ -31,4 +32,25 @@ build_gpu_solver() {
   { cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
       -DMPSFW_ENABLE_CUDA=ON "${kokkos[@]}" &&
     cmake --build "$2" -j "$(nproc)" --target solver; } > "$3" 2>&1 || { tail -30 "$3"; exit 1; }
+}
+
+# Unpacks each tarball of TARS (made with `git archive REV > name.tar`) into
+# WORK/src-<name> and builds its solver, then that of this tree ($root, the
+# caller's), into
+# WORK/build-<name> (logs OUT/build-<name>.log); sets sides to the names,
+# "new" (this tree) last.
+build_trees() {
+  local tar side src
+  sides=()
+  for tar in $1; do
+    side=$(basename "$tar" .tar)
+    mkdir -p "$2/src-$side" && tar xf "$tar" -C "$2/src-$side" || exit 1
+    sides+=("$side")
+  done
+  sides+=(new)
+  for side in "${sides[@]}"; do
+    src=$2/src-$side
+    [ "$side" = new ] && src=$root
+    build_gpu_solver "$src" "$2/build-$side" "$3/build-$side.log"
+  done
 }

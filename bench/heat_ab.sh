@@ -27,18 +27,7 @@ source "$root/bench/bench_lib.sh"
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=${BUILD_ROOT:-$(mktemp -d)}
 mkdir -p "$out"
-sides=()
-for tar in $tars; do
-  side=$(basename "$tar" .tar)
-  mkdir -p "$work/src-$side" && tar xf "$tar" -C "$work/src-$side" || exit 1
-  sides+=("$side")
-done
-sides+=(new)
-for side in "${sides[@]}"; do
-  src=$work/src-$side
-  [ "$side" = new ] && src=$root
-  build_gpu_solver "$src" "$work/build-$side" "$out/build-$side.log"
-done
+build_trees "$tars" "$work" "$out"
 bench_setup "$work/build-new" "$out" "$size" "$steps"  # $input: every tree reads the same file
 echo "cores: $(nproc); heat ${size}³ strong, $steps steps, MPS on, backends: $backends, medians of $repeats"
 for r in $(seq "$repeats"); do

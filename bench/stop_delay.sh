@@ -22,18 +22,7 @@ export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1}
 mpirun=${MPIRUN:-mpirun}
 work=${BUILD_ROOT:-$(mktemp -d)}
 mkdir -p "$out"
-sides=()
-for tar in $tars; do
-  side=$(basename "$tar" .tar)
-  mkdir -p "$work/src-$side" && tar xf "$tar" -C "$work/src-$side" || exit 1
-  sides+=("$side")
-done
-sides+=(new)
-for side in "${sides[@]}"; do
-  src=$work/src-$side
-  [ "$side" = new ] && src=$root
-  build_gpu_solver "$src" "$work/build-$side" "$out/build-$side.log"
-done
+build_trees "$tars" "$work" "$out"
 input=$root/inputs/heat_default.h5
 busy=()
 stop_load() {
