@@ -275,9 +275,8 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
       const std::string saved = checkpoint.empty()
                                     ? "no checkpoint (run.checkpoint_file is not set)"
                                     : "checkpoint " + checkpoint + " resumes it";
-      const std::string by = wall_stop ? "the wall limit (" + run.wall_limit.source + ")"
-                                       : stop_signal_name(stopped_by);
-      std::printf("mpsfw: stopped by %s at step %ld; %s\n", by.c_str(), end_step, saved.c_str());
+      std::printf("mpsfw: stopped by %s at step %ld; %s\n", stop_cause(report).c_str(), end_step,
+                  saved.c_str());
     }
   }
   if (wall_stop) return kWallLimitExitCode;

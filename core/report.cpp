@@ -28,9 +28,7 @@ std::string grid_text(Int3 v) {
 
 std::string ended_text(const RunReport& r) {
   if (r.ended != "stopped") return r.ended + " at step " + std::to_string(r.end_step);
-  const std::string by =
-      r.stop_signal.empty() ? "the wall limit (" + r.wall_limit + ")" : r.stop_signal;
-  return "stopped by " + by + " at step " + std::to_string(r.end_step) +
+  return "stopped by " + stop_cause(r) + " at step " + std::to_string(r.end_step) +
          (r.checkpoint.empty() ? ", no checkpoint" : ", checkpoint " + r.checkpoint);
 }
 
@@ -39,6 +37,10 @@ void min_avg_max_json(JsonWriter& j, const std::string& key, const MinAvgMax& m)
 }
 
 }  // namespace
+
+std::string stop_cause(const RunReport& r) {
+  return r.stop_signal.empty() ? "the wall limit (" + r.wall_limit + ")" : r.stop_signal;
+}
 
 MinAvgMax reduce_over_ranks(MPI_Comm comm, double value) {
   MinAvgMax m;

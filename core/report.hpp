@@ -119,6 +119,9 @@ std::string file_hash(const std::string& path);
 double peak_rss_bytes();
 
 void print_report(std::FILE* out, const RunReport& report);
+// What stopped a run that ended "stopped": "SIGTERM", or "the wall limit
+// (run.wall_limit = 3600)".
+std::string stop_cause(const RunReport& report);
 std::string report_json(const RunReport& report);
 
 }  // namespace mpsfw

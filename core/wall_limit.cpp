@@ -1,13 +1,12 @@
 #include "wall_limit.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <ctime>
 #include <regex>
 
 #include "error.hpp"
-#include "number_text.hpp"
 
 namespace mpsfw {
 namespace {
