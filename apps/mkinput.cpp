@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "core/build_info.hpp"
-#include "core/command_line.hpp"
-#include "core/error.hpp"
-#include "core/params.hpp"
-#include "input_writer.hpp"
+#include "core/base/error.hpp"
+#include "core/device/build_info.hpp"
+#include "core/input/command_line.hpp"
+#include "core/input/params.hpp"
+#include "runtime/input_writer.hpp"
 #include "solvers/builtin_workloads.hpp"
 
 namespace {

@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "core/build_info.hpp"
-#include "core/error.hpp"
-#include "core/params.hpp"
+#include "core/base/error.hpp"
+#include "core/device/build_info.hpp"
+#include "core/input/params.hpp"
 #include "mps/cap_policy.hpp"
 #include "mps/control.hpp"
 #include "mps/gpu_inventory.hpp"

@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "bench/bench_support.hpp"
-#include "core/decomposition.hpp"
-#include "core/device.hpp"
-#include "core/time_loop.hpp"
+#include "core/device/device.hpp"
+#include "core/driver/time_loop.hpp"
+#include "core/mesh/decomposition.hpp"
 #include "solvers/heat/heat_config.hpp"
 #include "solvers/heat/heat_solver.hpp"
 

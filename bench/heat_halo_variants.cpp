@@ -29,12 +29,12 @@
 #include <vector>
 
 #include "bench/bench_support.hpp"
-#include "core/box_copy.hpp"
+#include "core/base/error.hpp"
+#include "core/comm/box_copy.hpp"
 #include "core/comm/field_halos.hpp"
-#include "core/device.hpp"
-#include "core/error.hpp"
-#include "core/peer_memory.hpp"
-#include "core/time_loop.hpp"
+#include "core/device/device.hpp"
+#include "core/device/peer_memory.hpp"
+#include "core/driver/time_loop.hpp"
 #include "solvers/heat/halo_exchange.hpp"
 #include "solvers/heat/heat_config.hpp"
 #include "solvers/heat/heat_initial.hpp"

@@ -32,8 +32,8 @@
 #include <string>
 #include <vector>
 
-#include "core/device.hpp"
-#include "core/field_layout.hpp"
+#include "core/device/device.hpp"
+#include "core/mesh/field_layout.hpp"
 #include "solvers/heat/heat_columns_kokkos.hpp"
 #include "solvers/heat/heat_kernels.hpp"
 #include "solvers/heat/heat_physics.hpp"

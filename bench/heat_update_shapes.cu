@@ -2,7 +2,7 @@
 #include <string>
 
 #include "bench/heat_update_shapes.hpp"
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 #include "solvers/heat/heat_update.cuh"
 
 namespace mpsfw::bench {

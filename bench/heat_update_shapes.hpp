@@ -4,8 +4,8 @@
 // kernel (solvers/heat/heat_update.cuh) at more shapes.
 #include <vector>
 
-#include "core/box.hpp"
-#include "core/field_layout.hpp"
+#include "core/mesh/box.hpp"
+#include "core/mesh/field_layout.hpp"
 #include "solvers/heat/heat_physics.hpp"
 
 namespace mpsfw::bench {

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "bench/heat_update_variants.hpp"
-#include "core/cuda_check.hpp"
-#include "core/error.hpp"
+#include "core/base/error.hpp"
+#include "core/device/cuda_check.hpp"
 #include "solvers/heat/heat_update.cuh"
 #include "solvers/heat/heat_update_pairs.cuh"
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/box.hpp"
-#include "core/field_layout.hpp"
+#include "core/mesh/box.hpp"
+#include "core/mesh/field_layout.hpp"
 #include "solvers/heat/heat_physics.hpp"
 
 namespace mpsfw::bench {

@@ -1,5 +1,5 @@
 #include "bench/md_rebuild_ops_kokkos.hpp"
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 
 namespace mpsfw::bench {
 

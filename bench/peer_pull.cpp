@@ -13,10 +13,10 @@
 #include <string>
 
 #include "bench/bench_support.hpp"
-#include "core/box_copy.hpp"
-#include "core/cuda_check.hpp"
-#include "core/device.hpp"
-#include "core/peer_memory.hpp"
+#include "core/comm/box_copy.hpp"
+#include "core/device/cuda_check.hpp"
+#include "core/device/device.hpp"
+#include "core/device/peer_memory.hpp"
 #include "solvers/heat/halo_exchange.hpp"
 
 namespace {

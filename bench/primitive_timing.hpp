@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "bench/bench_support.hpp"
-#include "core/hd.hpp"
-#include "core/memory.hpp"
+#include "core/base/hd.hpp"
+#include "core/device/memory.hpp"
 
 namespace mpsfw::bench {
 

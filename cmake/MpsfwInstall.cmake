@@ -1,7 +1,7 @@
 # `cmake --install`: headers under include/mpsfw/, the libraries, the three
 # programs, and a package (mpsfwConfig.cmake + version) exporting the
 # libraries as mpsfw::core, mpsfw::mps, mpsfw::heat, mpsfw::md,
-# mpsfw::workloads and mpsfw::driver, so that a solver of one's own finds it
+# mpsfw::workloads and mpsfw::runtime, so that a solver of one's own finds it
 # with find_package(mpsfw).
 include(CMakePackageConfigHelpers)
 
@@ -20,7 +20,7 @@ foreach(_program solver mkinput mpsctl)
           RENAME mpsfw-${_program})
 endforeach()
 
-foreach(_dir core mps solvers apps)
+foreach(_dir core mps runtime solvers)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mpsfw/${_dir}
           FILES_MATCHING PATTERN "*.hpp" PATTERN "*.cuh")
 endforeach()

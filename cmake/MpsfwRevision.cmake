@@ -11,7 +11,7 @@ if(NOT rc EQUAL 0 OR revision STREQUAL "")
 endif()
 file(WRITE ${OUT}.new
      "// Generated at build time by cmake/MpsfwRevision.cmake: do not edit.\n"
-     "#include \"core/build_info.hpp\"\n"
+     "#include \"core/device/build_info.hpp\"\n"
      "const char* mpsfw::build_revision() { return \"${revision}\"; }\n")
 file(COPY_FILE ${OUT}.new ${OUT} ONLY_IF_DIFFERENT)
 file(REMOVE ${OUT}.new)

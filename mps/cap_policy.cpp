@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <limits>
 
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 
 namespace mpsfw::mps {
 

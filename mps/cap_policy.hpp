@@ -1,6 +1,6 @@
 #pragma once
 // How much of its GPU each rank may use. (Which GPU a local rank uses:
-// core/device.hpp's gpu_of_local_rank.)
+// core/device/device.hpp's gpu_of_local_rank.)
 #include <cstdint>
 #include <string>
 

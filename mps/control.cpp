@@ -14,7 +14,7 @@
 #include <sstream>
 #include <thread>
 
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 
 namespace mpsfw::mps {
 namespace {

@@ -1,5 +1,5 @@
 // A build without CUDA: the functions of mps whose CUDA version lives in a
-// CUDA-only source (core/backend.hpp says how builds without CUDA work).
+// CUDA-only source (core/base/backend.hpp says how builds without CUDA work).
 #include "gpu_probe.hpp"
 
 namespace mpsfw::mps {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <sstream>
 
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 #include "nvml_inventory.hpp"
 #include "process.hpp"
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "core/device.hpp"
-#include "core/error.hpp"
+#include "core/base/error.hpp"
+#include "core/device/device.hpp"
 
 namespace mpsfw::mps {
 

@@ -3,7 +3,7 @@
 #include <cctype>
 #include <cstdlib>
 
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 
 namespace mpsfw::mps {
 

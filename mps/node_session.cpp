@@ -16,10 +16,10 @@
 #include <thread>
 
 #include "cap_policy.hpp"
-#include "core/error.hpp"
-#include "core/mpi_check.hpp"
-#include "core/string_gather.hpp"
-#include "core/text_fields.hpp"
+#include "core/base/error.hpp"
+#include "core/base/text_fields.hpp"
+#include "core/parallel/mpi_check.hpp"
+#include "core/parallel/string_gather.hpp"
 #include "numa_placement.hpp"
 
 #if MPSFW_HAVE_CUDA

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "core/device.hpp"
+#include "core/device/device.hpp"
 #include "gpu_inventory.hpp"
 #include "gpu_plan.hpp"
 #include "launcher.hpp"

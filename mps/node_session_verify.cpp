@@ -14,8 +14,8 @@
 
 #include "cap_policy.hpp"
 #include "control.hpp"
-#include "core/collective.hpp"
-#include "core/mpi_check.hpp"
+#include "core/parallel/collective.hpp"
+#include "core/parallel/mpi_check.hpp"
 #include "fault_report.hpp"
 #include "node_session.hpp"
 

@@ -12,8 +12,8 @@
 
 #include "cap_policy.hpp"
 #include "control.hpp"
-#include "core/error.hpp"
-#include "core/text_fields.hpp"
+#include "core/base/error.hpp"
+#include "core/base/text_fields.hpp"
 #include "gpu_probe.hpp"
 #include "process.hpp"
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <array>
 
-#include "core/error.hpp"
-#include "core/memory.hpp"
-#include "core/mpi_check.hpp"
+#include "core/base/error.hpp"
+#include "core/device/memory.hpp"
+#include "core/parallel/mpi_check.hpp"
 #include "halo_regions.hpp"
 #include "neighbour_messages.hpp"
 #include "peer_links.hpp"

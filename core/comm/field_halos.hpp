@@ -36,13 +36,13 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.hpp"
+#include "core/base/backend.hpp"
 #include "core/comm/halo_transport.hpp"
 #include "core/comm/step_ordering.hpp"
-#include "core/decomposition.hpp"
-#include "core/field_layout.hpp"
-#include "core/peer_memory.hpp"
-#include "core/timers.hpp"
+#include "core/device/peer_memory.hpp"
+#include "core/device/timers.hpp"
+#include "core/mesh/decomposition.hpp"
+#include "core/mesh/field_layout.hpp"
 
 namespace mpsfw {
 

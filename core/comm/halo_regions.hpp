@@ -5,8 +5,8 @@
 // component -1, 0 or +1: the 6 faces, 12 edges and 8 corners.
 #include <vector>
 
-#include "core/box.hpp"
-#include "core/field_layout.hpp"
+#include "core/mesh/box.hpp"
+#include "core/mesh/field_layout.hpp"
 
 namespace mpsfw {
 

@@ -5,32 +5,10 @@
 #include <map>
 #include <utility>
 
-#include "core/error.hpp"
-#include "core/mpi_check.hpp"
+#include "core/base/error.hpp"
+#include "core/parallel/mpi_check.hpp"
 
 namespace mpsfw {
-
-HaloTransport parse_halo_transport(const std::string& text) {
-  if (text == "auto") return HaloTransport::Auto;
-  if (text == "mpi") return HaloTransport::Mpi;
-  if (text == "ipc") return HaloTransport::Ipc;
-  if (text == "same-gpu") return HaloTransport::SameGpu;
-  throw InputError("halo transport '" + text + "': expected auto, mpi, ipc or same-gpu");
-}
-
-const char* to_string(HaloTransport t) {
-  switch (t) {
-    case HaloTransport::Auto:
-      return "auto";
-    case HaloTransport::Mpi:
-      return "mpi";
-    case HaloTransport::Ipc:
-      return "ipc";
-    case HaloTransport::SameGpu:
-      return "same-gpu";
-  }
-  return "?";
-}
 
 DeviceLink device_link(const DeviceLocation& a, const DeviceLocation& b) {
   if (a.gpu.empty() || b.gpu.empty() || a.host != b.host) return DeviceLink::None;

@@ -10,21 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "core/decomposition.hpp"
-#include "core/field_layout.hpp"
-#include "core/peer_memory.hpp"
+#include "core/device/peer_memory.hpp"
+#include "core/input/halo_choices.hpp"
+#include "core/mesh/decomposition.hpp"
+#include "core/mesh/field_layout.hpp"
 
 namespace mpsfw {
-
-// Auto: direct where possible, MPI elsewhere (and everywhere when any rank
-// cannot map a peer's memory). Mpi: MPI for every face. Ipc: like Auto, but a
-// rank that cannot map a peer's memory is an error instead of a fallback.
-// SameGpu: like Auto between ranks of one GPU, MPI between GPUs.
-enum class HaloTransport { Auto, Mpi, Ipc, SameGpu };
-
-// "auto" | "mpi" | "ipc" | "same-gpu"; throws InputError otherwise.
-HaloTransport parse_halo_transport(const std::string& text);
-const char* to_string(HaloTransport t);
 
 enum class DeviceLink {
   None,     // MPI: host ranks, other nodes, GPUs that do not reach each other

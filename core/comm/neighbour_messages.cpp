@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "core/error.hpp"
-#include "core/mpi_check.hpp"
+#include "core/base/error.hpp"
+#include "core/parallel/mpi_check.hpp"
 
 namespace mpsfw {
 namespace {

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.hpp"
-#include "core/memory.hpp"
-#include "core/timers.hpp"
+#include "core/base/backend.hpp"
+#include "core/device/memory.hpp"
+#include "core/device/timers.hpp"
 
 namespace mpsfw {
 

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/collective.hpp"
-#include "core/error.hpp"
-#include "core/memory.hpp"
-#include "core/mpi_check.hpp"
+#include "core/base/error.hpp"
+#include "core/device/memory.hpp"
+#include "core/parallel/collective.hpp"
+#include "core/parallel/mpi_check.hpp"
 
 namespace mpsfw {
 namespace {

@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.hpp"
-#include "core/box.hpp"
-#include "core/peer_memory.hpp"
+#include "core/base/backend.hpp"
+#include "core/device/peer_memory.hpp"
+#include "core/mesh/box.hpp"
 #include "halo_transport.hpp"
 #include "step_handshake.hpp"
 #include "step_ordering.hpp"

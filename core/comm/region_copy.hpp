@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/backend.hpp"
-#include "core/box.hpp"
-#include "core/field_layout.hpp"
-#include "core/hd.hpp"
+#include "core/base/backend.hpp"
+#include "core/base/hd.hpp"
+#include "core/mesh/box.hpp"
+#include "core/mesh/field_layout.hpp"
 
 namespace mpsfw {
 

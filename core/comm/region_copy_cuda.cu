@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "core/cuda_check.hpp"
+#include "core/device/cuda_check.hpp"
 #include "field_halos.hpp"
 #include "region_copy.hpp"
 

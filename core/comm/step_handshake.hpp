@@ -18,9 +18,10 @@
 #include <cstdio>
 #include <string>
 
-#include "core/error.hpp"
-#include "core/hd.hpp"
-#include "core/poll_backoff.hpp"
+#include "core/base/error.hpp"
+#include "core/base/hd.hpp"
+#include "core/base/poll_backoff.hpp"
+#include "core/input/halo_choices.hpp"
 
 namespace mpsfw {
 
@@ -39,7 +40,7 @@ enum SignalWord : int {
 // (run.peer_wait_seconds: far above any step's time), and the step every rank
 // of the GPU has finished when it is set (numbers the steps in the message).
 struct PeerWait {
-  static constexpr double kDefaultSeconds = 120;
+  static constexpr double kDefaultSeconds = kDefaultPeerWaitSeconds;
   double seconds = kDefaultSeconds;
   long step = 0;
 };

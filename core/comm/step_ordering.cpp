@@ -1,18 +1,10 @@
 #include "step_ordering.hpp"
 
-#include "core/error.hpp"
-#include "core/mpi_check.hpp"
+#include "core/base/error.hpp"
+#include "core/parallel/mpi_check.hpp"
 #include "stream_signals.hpp"
 
 namespace mpsfw {
-
-HaloSync parse_halo_sync(const std::string& text) {
-  if (text == "auto") return HaloSync::Auto;
-  if (text == "barrier") return HaloSync::Barrier;
-  throw InputError("halo sync '" + text + "': expected auto or barrier");
-}
-
-const char* to_string(HaloSync sync) { return sync == HaloSync::Barrier ? "barrier" : "auto"; }
 
 const char* describe(HaloOrdering ordering) {
   switch (ordering) {

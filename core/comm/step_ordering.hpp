@@ -19,16 +19,11 @@
 
 #include <string>
 
-#include "core/backend.hpp"
-#include "core/field_layout.hpp"
+#include "core/base/backend.hpp"
+#include "core/input/halo_choices.hpp"
+#include "core/mesh/field_layout.hpp"
 
 namespace mpsfw {
-
-// The user's choice (input key run.halo_sync).
-enum class HaloSync { Auto, Barrier };
-// "auto" | "barrier"; throws InputError otherwise.
-HaloSync parse_halo_sync(const std::string& text);
-const char* to_string(HaloSync sync);
 
 enum class HaloOrdering { None, GpuWaits, HostBarrier };
 // "GPU-side waits", "a host barrier", "" for None.

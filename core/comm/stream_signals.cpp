@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 
 namespace mpsfw {
 

@@ -30,8 +30,8 @@
 #include <string>
 #include <vector>
 
-#include "core/abort_watch.hpp"
-#include "core/peer_memory.hpp"
+#include "core/device/peer_memory.hpp"
+#include "core/parallel/abort_watch.hpp"
 #include "step_handshake.hpp"
 
 namespace mpsfw {

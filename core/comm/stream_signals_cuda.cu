@@ -3,7 +3,7 @@
 // only with CUDA).
 #include <new>
 
-#include "core/cuda_check.hpp"
+#include "core/device/cuda_check.hpp"
 #include "step_handshake.hpp"
 #include "stream_signals.hpp"
 

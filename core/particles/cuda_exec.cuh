@@ -17,11 +17,11 @@
 #include <cub/device/device_scan.cuh>
 #include <string>
 
-#include "core/backend.hpp"
+#include "core/base/backend.hpp"
+#include "core/base/error.hpp"
 #include "core/comm/step_handshake.hpp"
-#include "core/cuda_check.hpp"
-#include "core/error.hpp"
-#include "core/memory.hpp"
+#include "core/device/cuda_check.hpp"
+#include "core/device/memory.hpp"
 #include "counting_sort.hpp"
 #include "neighbour_rows.hpp"
 #include "word_landing.hpp"

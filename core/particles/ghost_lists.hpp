@@ -7,7 +7,7 @@
 // ghost_list_mask, so the lists and the ghosts' order agree bit for bit.
 #include <cstdint>
 
-#include "core/hd.hpp"
+#include "core/base/hd.hpp"
 
 namespace mpsfw {
 

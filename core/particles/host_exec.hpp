@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/backend.hpp"
+#include "core/base/backend.hpp"
 #include "core/comm/step_handshake.hpp"
 #include "neighbour_rows.hpp"
 

@@ -10,11 +10,11 @@
 #include <memory>
 #include <type_traits>
 
-#include "core/backend.hpp"
+#include "core/base/backend.hpp"
+#include "core/base/hd.hpp"
 #include "core/comm/step_handshake.hpp"
-#include "core/hd.hpp"
-#include "core/kokkos_launch.hpp"
-#include "core/memory.hpp"
+#include "core/device/kokkos_launch.hpp"
+#include "core/device/memory.hpp"
 #include "counting_sort.hpp"
 #include "neighbour_rows.hpp"
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -26,7 +26,7 @@ namespace mpsfw {
 class KokkosExec {
   using Space = Kokkos::DefaultExecutionSpace;
   using Range = Kokkos::RangePolicy<Space, Kokkos::IndexType<long>>;
-  // Closures as kernel arguments (core/kokkos_launch.hpp): some carry the 26
+  // Closures as kernel arguments (core/device/kokkos_launch.hpp): some carry the 26
   // ghost lists' runs.
   static decltype(as_kernel_argument(Range())) range(long n) {
     return as_kernel_argument(Range(0, n));

@@ -11,8 +11,8 @@
 #include <functional>
 #include <memory>
 
-#include "core/node_max.hpp"
-#include "core/timers.hpp"
+#include "core/device/timers.hpp"
+#include "core/parallel/node_max.hpp"
 #include "particle_exchange.hpp"
 #include "particle_store.hpp"
 

@@ -46,9 +46,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/hd.hpp"
-#include "core/memory.hpp"
+#include "core/base/error.hpp"
+#include "core/base/hd.hpp"
+#include "core/device/memory.hpp"
 #include "link_cells.hpp"
 #include "neighbour_rows.hpp"
 #include "particle_store.hpp"

@@ -3,10 +3,10 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/checkpoint.hpp"
-#include "core/error.hpp"
-#include "core/h5_io.hpp"
-#include "core/mpi_check.hpp"
+#include "core/base/error.hpp"
+#include "core/input/checkpoint.hpp"
+#include "core/io/h5_io.hpp"
+#include "core/parallel/mpi_check.hpp"
 #include "particle_input.hpp"
 
 namespace mpsfw {

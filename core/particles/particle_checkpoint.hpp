@@ -1,6 +1,6 @@
 #pragma once
 // Particles in a checkpoint, and read back from one. A checkpoint is itself
-// an input (core/checkpoint.hpp: every key of the run's input, the root
+// an input (core/input/checkpoint.hpp: every key of the run's input, the root
 // attributes step and time); the particles are datasets of `group`, every
 // rank's records gathered to rank 0 and sorted by id where they have one:
 //   /<group>/positions   float64 [N][3], inside the box (the caller folds)
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/params.hpp"
+#include "core/input/params.hpp"
 #include "particle_trajectory.hpp"
 #include "subdomain.hpp"
 

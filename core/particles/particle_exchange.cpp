@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/mpi_check.hpp"
+#include "core/base/error.hpp"
+#include "core/parallel/mpi_check.hpp"
 
 namespace mpsfw {
 namespace {

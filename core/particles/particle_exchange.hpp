@@ -19,8 +19,8 @@
 
 #include "core/comm/halo_transport.hpp"
 #include "core/comm/neighbour_messages.hpp"
-#include "core/decomposition.hpp"
-#include "core/peer_memory.hpp"
+#include "core/device/peer_memory.hpp"
+#include "core/mesh/decomposition.hpp"
 #include "link_cells.hpp"
 #include "particle_store.hpp"
 #include "same_gpu_ghosts.hpp"

@@ -6,9 +6,9 @@
 #include <cstring>
 #include <utility>
 
-#include "core/error.hpp"
-#include "core/h5_io.hpp"
-#include "core/number_text.hpp"
+#include "core/base/error.hpp"
+#include "core/base/number_text.hpp"
+#include "core/io/h5_io.hpp"
 
 namespace mpsfw {
 namespace {

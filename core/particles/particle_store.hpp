@@ -11,7 +11,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/backend.hpp"
+#include "core/base/backend.hpp"
 #include "core/comm/step_handshake.hpp"
 #include "ghost_lists.hpp"
 #include "link_cells.hpp"

@@ -11,12 +11,12 @@
 #include <sstream>
 #include <utility>
 
-#include "core/atomic_file.hpp"
-#include "core/collective.hpp"
-#include "core/error.hpp"
-#include "core/mpi_check.hpp"
-#include "core/number_text.hpp"
-#include "core/xdmf_writer.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/base/error.hpp"
+#include "core/base/number_text.hpp"
+#include "core/io/xdmf_writer.hpp"
+#include "core/parallel/collective.hpp"
+#include "core/parallel/mpi_check.hpp"
 
 namespace mpsfw {
 namespace {

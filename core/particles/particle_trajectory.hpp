@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "core/h5_io.hpp"
+#include "core/io/h5_io.hpp"
 #include "particle_store.hpp"
 
 namespace mpsfw {

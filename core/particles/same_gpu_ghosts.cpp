@@ -5,9 +5,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/collective.hpp"
-#include "core/error.hpp"
-#include "core/mpi_check.hpp"
+#include "core/base/error.hpp"
+#include "core/parallel/collective.hpp"
+#include "core/parallel/mpi_check.hpp"
 
 namespace mpsfw {
 namespace {

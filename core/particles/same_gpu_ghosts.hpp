@@ -30,7 +30,7 @@
 #include "core/comm/neighbour_messages.hpp"
 #include "core/comm/peer_links.hpp"
 #include "core/comm/step_ordering.hpp"
-#include "core/peer_memory.hpp"
+#include "core/device/peer_memory.hpp"
 #include "particle_store.hpp"
 
 namespace mpsfw {

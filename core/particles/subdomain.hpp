@@ -2,7 +2,7 @@
 // A rank's part of the periodic box: whole link cells of the Cartesian
 // decomposition, so neighbours compute shared faces from the same integers and
 // agree bit for bit on who owns a particle.
-#include "core/decomposition.hpp"
+#include "core/mesh/decomposition.hpp"
 #include "periodic_edge.hpp"
 
 namespace mpsfw {

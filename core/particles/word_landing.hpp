@@ -6,9 +6,9 @@
 
 #include <cstring>
 
-#include "core/backend.hpp"
-#include "core/cuda_check.hpp"
-#include "core/memory.hpp"
+#include "core/base/backend.hpp"
+#include "core/device/cuda_check.hpp"
+#include "core/device/memory.hpp"
 
 namespace mpsfw {
 

@@ -15,9 +15,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <mpsfw/core/h5_io.hpp>
-#include <mpsfw/core/params.hpp>
-#include <mpsfw/core/run_config.hpp>
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/input/run_config.hpp>
+#include <mpsfw/core/io/h5_io.hpp>
 #include <string>
 #include <vector>
 

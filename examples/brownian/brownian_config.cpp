@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <mpsfw/core/error.hpp>
+#include <mpsfw/core/base/error.hpp>
 
 namespace brownian {
 namespace {

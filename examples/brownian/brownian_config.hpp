@@ -1,9 +1,9 @@
 #pragma once
 // The Brownian example's configuration: its keys (group /brownian and
 // run.diag_every) and the validated values a run uses.
-#include <mpsfw/core/box.hpp>
-#include <mpsfw/core/params.hpp>
-#include <mpsfw/core/run_config.hpp>
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/input/run_config.hpp>
+#include <mpsfw/core/mesh/box.hpp>
 #include <string>
 #include <vector>
 

@@ -9,7 +9,7 @@
 // epsilon's, time in gamma sigma^2 / epsilon's.
 #include <cmath>
 #include <cstdint>
-#include <mpsfw/core/hd.hpp>
+#include <mpsfw/core/base/hd.hpp>
 
 namespace brownian {
 

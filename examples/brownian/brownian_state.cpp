@@ -1,12 +1,12 @@
 #include "brownian_state.hpp"
 
 #include <cmath>
-#include <mpsfw/core/collective.hpp>
-#include <mpsfw/core/error.hpp>
-#include <mpsfw/core/mpi_check.hpp>
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/peer_memory.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 #include <mpsfw/core/particles/particle_checkpoint.hpp>
 #include <mpsfw/core/particles/periodic_edge.hpp>
-#include <mpsfw/core/peer_memory.hpp>
 
 namespace brownian {
 BrownianSolver::BrownianSolver(const BrownianConfig& config, const mpsfw::Params* params,

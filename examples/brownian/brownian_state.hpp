@@ -14,15 +14,15 @@
 
 #include <cstdio>
 #include <memory>
-#include <mpsfw/core/decomposition.hpp>
-#include <mpsfw/core/device.hpp>
-#include <mpsfw/core/params.hpp>
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/device/timers.hpp>
+#include <mpsfw/core/driver/time_loop.hpp>
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
 #include <mpsfw/core/particles/neighbour_schedule.hpp>
 #include <mpsfw/core/particles/particle_exchange.hpp>
 #include <mpsfw/core/particles/particle_trajectory.hpp>
 #include <mpsfw/core/particles/subdomain.hpp>
-#include <mpsfw/core/time_loop.hpp>
-#include <mpsfw/core/timers.hpp>
 #include <string>
 #include <vector>
 

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mpsfw/core/backend.hpp>
+#include <mpsfw/core/base/backend.hpp>
 #include <mpsfw/core/particles/link_cells.hpp>
 #include <mpsfw/core/particles/particle_store.hpp>
 #include <mpsfw/core/particles/particle_trajectory.hpp>

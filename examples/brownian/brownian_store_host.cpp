@@ -1,6 +1,6 @@
 // The host store (OpenMP over particles), and the one place that picks a
 // backend's store.
-#include <mpsfw/core/error.hpp>
+#include <mpsfw/core/base/error.hpp>
 #include <mpsfw/core/particles/host_exec.hpp>
 #include <string>
 

@@ -2,8 +2,8 @@
 
 #include <cstdio>
 #include <memory>
-#include <mpsfw/core/report.hpp>
-#include <mpsfw/core/string_gather.hpp>
+#include <mpsfw/core/driver/report.hpp>
+#include <mpsfw/core/parallel/string_gather.hpp>
 
 #include "brownian_config.hpp"
 #include "brownian_state.hpp"

@@ -27,13 +27,13 @@
 #include <string>
 #include <vector>
 
-#include <mpsfw/core/device.hpp>
-#include <mpsfw/core/error.hpp>
-#include <mpsfw/core/memory.hpp>
-#include <mpsfw/core/mpi_check.hpp>
-#include <mpsfw/core/mpi_env.hpp>
-#include <mpsfw/core/params.hpp>
-#include <mpsfw/core/run_config.hpp>
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/input/run_config.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
+#include <mpsfw/core/parallel/mpi_env.hpp>
 
 #include "wave_config.hpp"
 #include "wave_initial.hpp"

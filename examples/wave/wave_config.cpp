@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-#include <mpsfw/core/error.hpp>
+#include <mpsfw/core/base/error.hpp>
 
 #include "wave_physics.hpp"
 

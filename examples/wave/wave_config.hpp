@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include <mpsfw/core/box.hpp>
-#include <mpsfw/core/params.hpp>
-#include <mpsfw/core/run_config.hpp>
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/input/run_config.hpp>
+#include <mpsfw/core/mesh/box.hpp>
 
 namespace wave {
 

@@ -4,8 +4,8 @@
 // Dirichlet walls' value; periodic halos are filled by the first exchange.
 #include <vector>
 
-#include <mpsfw/core/box.hpp>
-#include <mpsfw/core/field_layout.hpp>
+#include <mpsfw/core/mesh/box.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 #include "wave_config.hpp"
 

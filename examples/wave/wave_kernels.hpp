@@ -2,8 +2,8 @@
 // What a backend does for the wave example: the leapfrog update of a block's
 // interior and the block's diagnostics. Each launcher only loops (OpenMP) or
 // launches (CUDA) the per-cell physics of wave_physics.hpp.
-#include <mpsfw/core/backend.hpp>
-#include <mpsfw/core/field_layout.hpp>
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 #include "wave_physics.hpp"
 

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include <mpsfw/core/cuda_check.hpp>
+#include <mpsfw/core/device/cuda_check.hpp>
 
 #include "wave_kernels.hpp"
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include <mpsfw/core/error.hpp>
+#include <mpsfw/core/base/error.hpp>
 
 #include "wave_kernels.hpp"
 

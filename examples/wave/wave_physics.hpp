@@ -23,7 +23,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include <mpsfw/core/hd.hpp>
+#include <mpsfw/core/base/hd.hpp>
 
 namespace wave {
 

@@ -1,7 +1,7 @@
 // wave_solver: the wave example behind mpsfw's solver command line
 // (wave_solver IN.h5 [--set key=value ...] [--backend host|cuda] [--report run.json]).
-#include <mpsfw/apps/solver_main.hpp>
-#include <mpsfw/core/workload.hpp>
+#include <mpsfw/core/driver/workload.hpp>
+#include <mpsfw/runtime/solver_main.hpp>
 
 #include "wave_workload.hpp"
 

@@ -4,11 +4,11 @@
 #include <cmath>
 #include <cstddef>
 
-#include <mpsfw/core/collective.hpp>
-#include <mpsfw/core/error.hpp>
-#include <mpsfw/core/grid_state.hpp>
-#include <mpsfw/core/mpi_check.hpp>
-#include <mpsfw/core/peer_memory.hpp>
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/peer_memory.hpp>
+#include <mpsfw/core/grid/grid_state.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 #include "wave_initial.hpp"
 

@@ -17,15 +17,15 @@
 #include <vector>
 
 #include <mpsfw/core/comm/field_halos.hpp>
-#include <mpsfw/core/decomposition.hpp>
-#include <mpsfw/core/device.hpp>
-#include <mpsfw/core/field_layout.hpp>
-#include <mpsfw/core/field_output.hpp>
-#include <mpsfw/core/grid_fields.hpp>
-#include <mpsfw/core/memory.hpp>
-#include <mpsfw/core/params.hpp>
-#include <mpsfw/core/time_loop.hpp>
-#include <mpsfw/core/timers.hpp>
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/core/device/timers.hpp>
+#include <mpsfw/core/driver/time_loop.hpp>
+#include <mpsfw/core/grid/grid_fields.hpp>
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/io/field_output.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 #include "wave_config.hpp"
 #include "wave_kernels.hpp"

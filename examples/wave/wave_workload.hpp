@@ -1,7 +1,7 @@
 #pragma once
-// The wave example as a workload of mpsfw's runtime (core/workload.hpp):
+// The wave example as a workload of mpsfw's runtime (core/driver/workload.hpp):
 // register wave_spec() and solver_main() gives it the whole command line.
-#include <mpsfw/core/workload.hpp>
+#include <mpsfw/core/driver/workload.hpp>
 
 namespace wave {
 

@@ -6,8 +6,8 @@
 // backend whose step runs the planes first walks them this way.
 #include <cstdint>
 
-#include "core/field_layout.hpp"
-#include "core/hd.hpp"
+#include "core/base/hd.hpp"
+#include "core/mesh/field_layout.hpp"
 #include "halo_push.hpp"
 #include "heat_physics.hpp"
 

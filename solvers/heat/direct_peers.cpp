@@ -1,9 +1,9 @@
 #include "direct_peers.hpp"
 
-#include "core/error.hpp"
-#include "core/memory.hpp"
-#include "core/mpi_check.hpp"
-#include "core/peer_memory.hpp"
+#include "core/base/error.hpp"
+#include "core/device/memory.hpp"
+#include "core/device/peer_memory.hpp"
+#include "core/parallel/mpi_check.hpp"
 #include "face_geometry.hpp"
 
 namespace mpsfw {

@@ -14,15 +14,15 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.hpp"
-#include "core/box_copy.hpp"
+#include "core/base/backend.hpp"
+#include "core/comm/box_copy.hpp"
 #include "core/comm/halo_transport.hpp"
 #include "core/comm/peer_links.hpp"
 #include "core/comm/step_handshake.hpp"
 #include "core/comm/step_ordering.hpp"
-#include "core/decomposition.hpp"
-#include "core/field_layout.hpp"
-#include "core/peer_memory.hpp"
+#include "core/device/peer_memory.hpp"
+#include "core/mesh/decomposition.hpp"
+#include "core/mesh/field_layout.hpp"
 #include "halo_push.hpp"
 
 namespace mpsfw {

@@ -1,6 +1,6 @@
 #include "face_geometry.hpp"
 
-#include "core/decomposition.hpp"
+#include "core/mesh/decomposition.hpp"
 
 namespace mpsfw {
 

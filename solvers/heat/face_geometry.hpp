@@ -3,9 +3,9 @@
 // exchange: which plane a face sends and receives (MPI, halo_exchange), and
 // where a same-GPU neighbour's plane is pulled from or pushed to
 // (direct_peers).
-#include "core/box.hpp"
-#include "core/box_copy.hpp"
-#include "core/field_layout.hpp"
+#include "core/comm/box_copy.hpp"
+#include "core/mesh/box.hpp"
+#include "core/mesh/field_layout.hpp"
 #include "halo_push.hpp"
 
 namespace mpsfw {

@@ -1,8 +1,8 @@
 #include "halo_exchange.hpp"
 
-#include "core/box_copy.hpp"
-#include "core/error.hpp"
-#include "core/mpi_check.hpp"
+#include "core/base/error.hpp"
+#include "core/comm/box_copy.hpp"
+#include "core/parallel/mpi_check.hpp"
 
 namespace mpsfw {
 

@@ -18,16 +18,16 @@
 #include <cstdint>
 #include <string>
 
-#include "core/backend.hpp"
-#include "core/box_copy.hpp"
+#include "core/base/backend.hpp"
+#include "core/comm/box_copy.hpp"
 #include "core/comm/halo_transport.hpp"
 #include "core/comm/neighbour_messages.hpp"
 #include "core/comm/step_ordering.hpp"
-#include "core/decomposition.hpp"
-#include "core/field_layout.hpp"
-#include "core/memory.hpp"
-#include "core/peer_memory.hpp"
-#include "core/timers.hpp"
+#include "core/device/memory.hpp"
+#include "core/device/peer_memory.hpp"
+#include "core/device/timers.hpp"
+#include "core/mesh/decomposition.hpp"
+#include "core/mesh/field_layout.hpp"
 #include "direct_peers.hpp"
 #include "face_geometry.hpp"
 #include "halo_push.hpp"

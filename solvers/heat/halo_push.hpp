@@ -7,9 +7,9 @@
 // per rank per step costs GPU time that does not overlap under MPS).
 #include <cstdint>
 
-#include "core/box.hpp"
-#include "core/field_layout.hpp"
-#include "core/hd.hpp"
+#include "core/base/hd.hpp"
+#include "core/mesh/box.hpp"
+#include "core/mesh/field_layout.hpp"
 
 namespace mpsfw {
 

@@ -13,9 +13,9 @@
 #include <cstdint>
 #include <string>
 
-#include "core/box.hpp"
-#include "core/error.hpp"
-#include "core/field_layout.hpp"
+#include "core/base/error.hpp"
+#include "core/mesh/box.hpp"
+#include "core/mesh/field_layout.hpp"
 #include "heat_physics.hpp"
 
 namespace mpsfw::heat {

@@ -2,10 +2,10 @@
 
 #include <cstdio>
 
-#include "core/error.hpp"
-#include "core/grid_state.hpp"
-#include "core/h5_io.hpp"
-#include "core/number_text.hpp"
+#include "core/base/error.hpp"
+#include "core/base/number_text.hpp"
+#include "core/grid/grid_state.hpp"
+#include "core/io/h5_io.hpp"
 
 namespace mpsfw::heat {
 namespace {

@@ -3,8 +3,8 @@
 // holds the Dirichlet wall value, or is filled by the first exchange).
 #include <vector>
 
-#include "core/decomposition.hpp"
-#include "core/field_layout.hpp"
+#include "core/mesh/decomposition.hpp"
+#include "core/mesh/field_layout.hpp"
 #include "heat_config.hpp"
 
 namespace mpsfw::heat {

@@ -4,10 +4,10 @@
 #include <memory>
 #include <string>
 
-#include "core/backend.hpp"
-#include "core/box.hpp"
+#include "core/base/backend.hpp"
 #include "core/comm/step_handshake.hpp"
-#include "core/field_layout.hpp"
+#include "core/mesh/box.hpp"
+#include "core/mesh/field_layout.hpp"
 #include "halo_push.hpp"
 #include "heat_physics.hpp"
 #include "heat_update_choice.hpp"

@@ -10,8 +10,8 @@
 #include <cstdint>
 
 #include "boundary_tiles.hpp"
-#include "core/cuda_check.hpp"
-#include "core/error.hpp"
+#include "core/base/error.hpp"
+#include "core/device/cuda_check.hpp"
 #include "heat_kernels.hpp"
 #include "heat_update.cuh"
 #include "heat_update_choice.hpp"

@@ -1,5 +1,5 @@
 // A build without CUDA: the CUDA heat kernels' factory, in place of
-// heat_kernels_cuda.cu (core/backend.hpp says how builds without CUDA work).
+// heat_kernels_cuda.cu (core/base/backend.hpp says how builds without CUDA work).
 #include "heat_kernels.hpp"
 
 namespace mpsfw::heat::detail {

@@ -1,4 +1,4 @@
-#include "core/backend_factory.hpp"
+#include "core/device/backend_factory.hpp"
 #include "heat_kernels.hpp"
 
 namespace mpsfw::heat {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 #include "heat_kernels.hpp"
 
 namespace mpsfw::heat {

@@ -6,8 +6,8 @@
 #include <type_traits>
 
 #include "boundary_tiles.hpp"
-#include "core/error.hpp"
-#include "core/kokkos_launch.hpp"
+#include "core/base/error.hpp"
+#include "core/device/kokkos_launch.hpp"
 #include "heat_columns_kokkos.hpp"
 #include "heat_kernels.hpp"
 

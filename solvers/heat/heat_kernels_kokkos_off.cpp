@@ -1,5 +1,5 @@
 // A build without Kokkos: the Kokkos heat kernels' factory, in place of
-// heat_kernels_kokkos.cpp (core/backend.hpp says how builds without a backend work).
+// heat_kernels_kokkos.cpp (core/base/backend.hpp says how builds without a backend work).
 #include "heat_kernels.hpp"
 
 namespace mpsfw::heat::detail {

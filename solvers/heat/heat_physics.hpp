@@ -16,7 +16,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/hd.hpp"
+#include "core/base/hd.hpp"
 
 namespace mpsfw::heat {
 

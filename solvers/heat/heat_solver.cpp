@@ -6,15 +6,15 @@
 #include <string>
 #include <utility>
 
-#include "core/box_copy.hpp"
-#include "core/checkpoint.hpp"
-#include "core/collective.hpp"
-#include "core/field_output.hpp"
-#include "core/grid_state.hpp"
-#include "core/h5_io.hpp"
-#include "core/memory_preflight.hpp"
-#include "core/mpi_check.hpp"
-#include "core/peer_memory.hpp"
+#include "core/comm/box_copy.hpp"
+#include "core/device/memory_preflight.hpp"
+#include "core/device/peer_memory.hpp"
+#include "core/grid/grid_state.hpp"
+#include "core/input/checkpoint.hpp"
+#include "core/io/field_output.hpp"
+#include "core/io/h5_io.hpp"
+#include "core/parallel/collective.hpp"
+#include "core/parallel/mpi_check.hpp"
 #include "face_geometry.hpp"
 #include "heat_initial.hpp"
 

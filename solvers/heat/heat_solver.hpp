@@ -1,6 +1,6 @@
 #pragma once
 // The heat solver: its state and its step, on core's time loop
-// (core/time_loop.hpp). A step is, in production:
+// (core/driver/time_loop.hpp). A step is, in production:
 //   every halo face pushed (same-GPU neighbours, CUDA IPC): one "boundary
 //   first" launch computes the planes its neighbours need, writes them into
 //   their halos too, then the rest of the block (HeatKernels::
@@ -24,15 +24,15 @@
 #include <string>
 #include <vector>
 
-#include "core/decomposition.hpp"
-#include "core/device.hpp"
-#include "core/field_layout.hpp"
-#include "core/field_output.hpp"
-#include "core/memory.hpp"
-#include "core/params.hpp"
-#include "core/time_loop.hpp"
-#include "core/timers.hpp"
-#include "core/workload.hpp"
+#include "core/device/device.hpp"
+#include "core/device/memory.hpp"
+#include "core/device/timers.hpp"
+#include "core/driver/time_loop.hpp"
+#include "core/driver/workload.hpp"
+#include "core/input/params.hpp"
+#include "core/io/field_output.hpp"
+#include "core/mesh/decomposition.hpp"
+#include "core/mesh/field_layout.hpp"
 #include "halo_exchange.hpp"
 #include "heat_config.hpp"
 #include "heat_kernels.hpp"

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string>
 
-#include "core/box.hpp"
-#include "core/cuda_check.hpp"
-#include "core/field_layout.hpp"
+#include "core/device/cuda_check.hpp"
+#include "core/mesh/box.hpp"
+#include "core/mesh/field_layout.hpp"
 #include "heat_physics.hpp"
 
 namespace mpsfw::heat::gpu {

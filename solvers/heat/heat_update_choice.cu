@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/cuda_check.hpp"
+#include "core/device/cuda_check.hpp"
 #include "heat_update.cuh"
 #include "heat_update_choice.hpp"
 #include "heat_update_pairs.cuh"

@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <string>
 
-#include "core/box.hpp"
-#include "core/cuda_check.hpp"
-#include "core/error.hpp"
-#include "core/field_layout.hpp"
+#include "core/base/error.hpp"
+#include "core/device/cuda_check.hpp"
+#include "core/mesh/box.hpp"
+#include "core/mesh/field_layout.hpp"
 #include "heat_physics.hpp"
 #include "heat_update.cuh"
 

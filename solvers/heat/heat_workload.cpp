@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "core/field_layout.hpp"
+#include "core/mesh/field_layout.hpp"
 #include "heat_config.hpp"
 #include "heat_report.hpp"
 #include "heat_solver.hpp"

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <limits>
 
-#include "core/error.hpp"
-#include "core/number_text.hpp"
+#include "core/base/error.hpp"
+#include "core/base/number_text.hpp"
 
 namespace mpsfw::md {
 

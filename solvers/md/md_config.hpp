@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "core/box.hpp"
-#include "core/params.hpp"
-#include "core/run_config.hpp"
+#include "core/input/params.hpp"
+#include "core/input/run_config.hpp"
+#include "core/mesh/box.hpp"
 #include "md_physics.hpp"
 
 namespace mpsfw::md {

@@ -1,7 +1,7 @@
 #include "md_dataset_input.hpp"
 
-#include "core/error.hpp"
-#include "core/number_text.hpp"
+#include "core/base/error.hpp"
+#include "core/base/number_text.hpp"
 #include "core/particles/particle_input.hpp"
 
 namespace mpsfw::md {

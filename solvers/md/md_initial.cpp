@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/mpi_check.hpp"
+#include "core/parallel/mpi_check.hpp"
 
 namespace mpsfw::md {
 namespace {

@@ -12,16 +12,16 @@
 #include <functional>
 #include <sstream>
 
-#include "core/atomic_file.hpp"
-#include "core/checkpoint.hpp"
-#include "core/collective.hpp"
-#include "core/error.hpp"
-#include "core/h5_io.hpp"
-#include "core/mpi_check.hpp"
-#include "core/number_text.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/base/error.hpp"
+#include "core/base/number_text.hpp"
+#include "core/input/checkpoint.hpp"
+#include "core/io/h5_io.hpp"
+#include "core/io/xdmf_writer.hpp"
+#include "core/parallel/collective.hpp"
+#include "core/parallel/mpi_check.hpp"
 #include "core/particles/particle_trajectory.hpp"
 #include "core/particles/periodic_edge.hpp"
-#include "core/xdmf_writer.hpp"
 
 namespace mpsfw::md {
 namespace {

@@ -16,7 +16,7 @@
 //     ids           int64 [N], ascending
 //
 // Checkpoint (write_checkpoint): the state at one step, itself an input file
-// for md.initial = dataset (core/checkpoint.hpp: every key of the run's
+// for md.initial = dataset (core/input/checkpoint.hpp: every key of the run's
 // input, root step and time, with md.initial = dataset, md.box_x/y/z and no
 // run.output_file or run.checkpoint_file), plus
 //   /md/positions, velocities, ids   as in a trajectory frame (positions
@@ -40,8 +40,8 @@
 #include <vector>
 
 #include "atom_record.hpp"
-#include "core/box.hpp"
-#include "core/params.hpp"
+#include "core/input/params.hpp"
+#include "core/mesh/box.hpp"
 #include "core/particles/particle_trajectory.hpp"
 #include "md_config.hpp"
 

@@ -4,7 +4,7 @@
 // the velocity-Verlet updates and the per-atom sums. No loops, no launches.
 #include <cmath>
 
-#include "core/hd.hpp"
+#include "core/base/hd.hpp"
 
 namespace mpsfw::md {
 

@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "core/device.hpp"
-#include "core/params.hpp"
-#include "core/report.hpp"
+#include "core/device/device.hpp"
+#include "core/driver/report.hpp"
+#include "core/input/params.hpp"
 #include "md_solver.hpp"
 
 namespace mpsfw::md {

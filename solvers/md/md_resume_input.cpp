@@ -2,8 +2,8 @@
 
 #include <cstdint>
 
-#include "core/error.hpp"
-#include "core/h5_io.hpp"
+#include "core/base/error.hpp"
+#include "core/io/h5_io.hpp"
 #include "md_dataset_input.hpp"
 
 namespace mpsfw::md {

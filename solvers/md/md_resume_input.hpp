@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "atom_record.hpp"
-#include "core/box.hpp"
+#include "core/mesh/box.hpp"
 #include "md_config.hpp"
 
 namespace mpsfw::md {

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/checkpoint.hpp"
-#include "core/collective.hpp"
-#include "core/error.hpp"
-#include "core/memory_preflight.hpp"
-#include "core/mpi_check.hpp"
-#include "core/peer_memory.hpp"
+#include "core/base/error.hpp"
+#include "core/device/memory_preflight.hpp"
+#include "core/device/peer_memory.hpp"
+#include "core/input/checkpoint.hpp"
+#include "core/parallel/collective.hpp"
+#include "core/parallel/mpi_check.hpp"
 #include "md_dataset_input.hpp"
 #include "md_initial.hpp"
 #include "md_output.hpp"

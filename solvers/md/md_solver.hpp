@@ -1,6 +1,6 @@
 #pragma once
 // The MD solver: its atoms and its step (velocity Verlet, NVE; optional
-// velocity rescaling), on core's time loop (core/time_loop.hpp). Each step:
+// velocity rescaling), on core's time loop (core/driver/time_loop.hpp). Each step:
 //   integrate (kick half, drift) -> neighbour check -> ghost update or, at a
 //   rebuild, migrate (and sort) -> ghost exchange -> neighbour build ->
 //   force -> integrate (kick half) -> thermostat; its diagnostics are the
@@ -18,14 +18,14 @@
 #include <string>
 #include <vector>
 
-#include "core/decomposition.hpp"
-#include "core/device.hpp"
-#include "core/params.hpp"
+#include "core/device/device.hpp"
+#include "core/device/timers.hpp"
+#include "core/driver/time_loop.hpp"
+#include "core/driver/workload.hpp"
+#include "core/input/params.hpp"
+#include "core/mesh/decomposition.hpp"
 #include "core/particles/neighbour_schedule.hpp"
 #include "core/particles/particle_exchange.hpp"
-#include "core/time_loop.hpp"
-#include "core/timers.hpp"
-#include "core/workload.hpp"
 #include "md_config.hpp"
 #include "md_resume_input.hpp"
 #include "md_store.hpp"

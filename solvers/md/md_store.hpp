@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "atom_record.hpp"
-#include "core/backend.hpp"
+#include "core/base/backend.hpp"
 #include "core/comm/step_handshake.hpp"
 #include "core/particles/link_cells.hpp"
 #include "core/particles/particle_store.hpp"

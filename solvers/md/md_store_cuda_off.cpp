@@ -1,5 +1,5 @@
 // A build without CUDA: the CUDA atom store's factory, in place of
-// md_store_cuda.cu (core/backend.hpp says how builds without CUDA work).
+// md_store_cuda.cu (core/base/backend.hpp says how builds without CUDA work).
 #include "md_store.hpp"
 
 namespace mpsfw::md::detail {

@@ -1,4 +1,4 @@
-#include "core/backend_factory.hpp"
+#include "core/device/backend_factory.hpp"
 #include "md_store.hpp"
 
 namespace mpsfw::md {

@@ -1,6 +1,6 @@
 // A build without Kokkos: the Kokkos MD store's factory, in place of
-// md_store_kokkos.cpp (core/backend.hpp says how builds without a backend work).
-#include "core/backend.hpp"
+// md_store_kokkos.cpp (core/base/backend.hpp says how builds without a backend work).
+#include "core/base/backend.hpp"
 #include "md_store.hpp"
 
 namespace mpsfw::md::detail {

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/h5_io.hpp"
+#include "core/base/error.hpp"
+#include "core/io/h5_io.hpp"
 
 namespace {
 

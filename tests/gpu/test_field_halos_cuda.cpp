@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "core/comm/field_halos.hpp"
-#include "core/decomposition.hpp"
-#include "core/device.hpp"
-#include "core/memory.hpp"
-#include "core/peer_memory.hpp"
+#include "core/device/device.hpp"
+#include "core/device/memory.hpp"
+#include "core/device/peer_memory.hpp"
+#include "core/mesh/decomposition.hpp"
 #include "support/field_halo_checks.hpp"
 #include "support/gpu_skip.hpp"
 #include "support/heat_runs.hpp"

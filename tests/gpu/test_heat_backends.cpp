@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/memory.hpp"
+#include "core/device/memory.hpp"
 #include "solvers/heat/heat_kernels.hpp"
 #include "support/gpu_skip.hpp"
 #include "support/heat_runs.hpp"

@@ -14,8 +14,8 @@
 #include <cstring>
 
 #include "core/comm/halo_transport.hpp"
-#include "core/peer_memory.hpp"
-#include "core/time_loop.hpp"
+#include "core/device/peer_memory.hpp"
+#include "core/driver/time_loop.hpp"
 #include "support/gpu_skip.hpp"
 #include "support/heat_runs.hpp"
 

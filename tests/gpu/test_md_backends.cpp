@@ -15,7 +15,7 @@
 #include <map>
 #include <string>
 
-#include "core/time_loop.hpp"
+#include "core/driver/time_loop.hpp"
 #include "support/gpu_skip.hpp"
 #include "support/md_runs.hpp"
 

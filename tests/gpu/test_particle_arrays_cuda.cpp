@@ -16,8 +16,8 @@
 #include <memory>
 #include <vector>
 
-#include "core/decomposition.hpp"
-#include "core/memory.hpp"
+#include "core/device/memory.hpp"
+#include "core/mesh/decomposition.hpp"
 #include "core/particles/particle_exchange.hpp"
 #include "solvers/md/md_config.hpp"
 #include "solvers/md/md_initial.hpp"

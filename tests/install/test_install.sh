@@ -12,9 +12,9 @@ source "$here/install_lib.sh" "$@"
 prefix=$WORK/prefix
 
 install_into "$prefix"
-for f in bin/mpsfw-solver bin/mpsfw-mkinput bin/mpsfw-mpsctl include/mpsfw/core/workload.hpp include/mpsfw/mps/session.hpp \
+for f in bin/mpsfw-solver bin/mpsfw-mkinput bin/mpsfw-mpsctl include/mpsfw/core/driver/workload.hpp include/mpsfw/runtime/session.hpp \
          share/doc/mpsfw/README.md share/doc/mpsfw/input-format.md share/doc/mpsfw/framework.md \
-         include/mpsfw/apps/solver_main.hpp lib/cmake/mpsfw/mpsfwConfig.cmake \
+         include/mpsfw/runtime/solver_main.hpp lib/cmake/mpsfw/mpsfwConfig.cmake \
          lib/cmake/mpsfw/mpsfwConfigVersion.cmake share/doc/mpsfw/LICENSE; do
   [ -e "$prefix/$f" ] || fail "cmake --install did not install $f"
 done

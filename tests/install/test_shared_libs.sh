@@ -19,7 +19,7 @@ cmake -S "$repo" -B "$WORK/build" -DBUILD_SHARED_LIBS=ON -DMPSFW_ENABLE_CUDA="${
       -DCMAKE_BUILD_TYPE=Release > "$WORK/configure.log" 2>&1 || { tail -30 "$WORK/configure.log"; fail "configure with BUILD_SHARED_LIBS=ON"; }
 cmake --build "$WORK/build" -j 2 > "$WORK/build.log" 2>&1 || { tail -40 "$WORK/build.log"; fail "build with BUILD_SHARED_LIBS=ON"; }
 cmake --install "$WORK/build" --prefix "$prefix" > "$WORK/install.log" 2>&1 || fail "install of the shared build"
-for lib in core mps heat md driver workloads; do
+for lib in core mps runtime heat md workloads; do
   ls "$prefix"/lib*/libmpsfw_$lib.so >/dev/null 2>&1 || fail "no shared libmpsfw_$lib.so installed"
 done
 ls "$prefix"/lib*/libmpsfw_*.a >/dev/null 2>&1 && fail "static libraries installed by a shared build"

@@ -17,10 +17,10 @@
 #include <exception>
 #include <string>
 
-#include "core/decomposition.hpp"
-#include "core/error.hpp"
-#include "core/mpi_env.hpp"
-#include "core/stop_request.hpp"
+#include "core/base/error.hpp"
+#include "core/mesh/decomposition.hpp"
+#include "core/parallel/mpi_env.hpp"
+#include "core/parallel/stop_request.hpp"
 #include "solvers/heat/halo_exchange.hpp"
 #include "support/shared_window_memory.hpp"
 

@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "core/base/error.hpp"
 #include "core/comm/field_halos.hpp"
 #include "core/comm/halo_regions.hpp"
-#include "core/decomposition.hpp"
-#include "core/error.hpp"
-#include "core/field_layout.hpp"
+#include "core/mesh/decomposition.hpp"
+#include "core/mesh/field_layout.hpp"
 #include "support/field_halo_checks.hpp"
 #include "support/shared_window_memory.hpp"
 

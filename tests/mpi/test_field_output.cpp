@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "core/decomposition.hpp"
-#include "core/error.hpp"
-#include "core/field_output.hpp"
-#include "core/xdmf_writer.hpp"
+#include "core/base/error.hpp"
+#include "core/io/field_output.hpp"
+#include "core/io/xdmf_writer.hpp"
+#include "core/mesh/decomposition.hpp"
 #include "support/mpi_temp_dir.hpp"
 
 namespace mpsfw {

@@ -1,4 +1,4 @@
-// GridFields (core/grid_fields.hpp): fields declared once give the checkpoint
+// GridFields (core/grid/grid_fields.hpp): fields declared once give the checkpoint
 // and the restart. A checkpoint written on all ranks restores on one rank and
 // on all, every cell in place and the halo at its fill value; an input with
 // none of the datasets is a fresh start; one with some is an InputError
@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "core/decomposition.hpp"
-#include "core/error.hpp"
-#include "core/field_output.hpp"
-#include "core/grid_fields.hpp"
-#include "core/h5_io.hpp"
-#include "core/memory.hpp"
-#include "core/run_config.hpp"
+#include "core/base/error.hpp"
+#include "core/device/memory.hpp"
+#include "core/grid/grid_fields.hpp"
+#include "core/input/run_config.hpp"
+#include "core/io/field_output.hpp"
+#include "core/io/h5_io.hpp"
+#include "core/mesh/decomposition.hpp"
 #include "support/mpi_temp_dir.hpp"
 
 namespace mpsfw {

@@ -26,12 +26,12 @@
 #include <tuple>
 #include <vector>
 
+#include "core/base/error.hpp"
 #include "core/comm/step_ordering.hpp"
-#include "core/decomposition.hpp"
-#include "core/device.hpp"
-#include "core/error.hpp"
-#include "core/memory.hpp"
-#include "core/peer_memory.hpp"
+#include "core/device/device.hpp"
+#include "core/device/memory.hpp"
+#include "core/device/peer_memory.hpp"
+#include "core/mesh/decomposition.hpp"
 #include "solvers/heat/halo_exchange.hpp"
 #include "support/gpu_skip.hpp"
 #include "support/shared_window_memory.hpp"

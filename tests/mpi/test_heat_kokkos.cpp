@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/kokkos_runtime.hpp"
-#include "core/memory.hpp"
-#include "core/time_loop.hpp"
+#include "core/device/kokkos_runtime.hpp"
+#include "core/device/memory.hpp"
+#include "core/driver/time_loop.hpp"
 #include "solvers/heat/face_geometry.hpp"
 #include "solvers/heat/heat_kernels.hpp"
 #include "support/heat_runs.hpp"

@@ -20,12 +20,12 @@
 #include <string>
 #include <vector>
 
-#include "core/decomposition.hpp"
-#include "core/error.hpp"
-#include "core/h5_io.hpp"
-#include "core/params.hpp"
+#include "core/base/error.hpp"
+#include "core/input/params.hpp"
+#include "core/io/h5_io.hpp"
+#include "core/io/xdmf_writer.hpp"
+#include "core/mesh/decomposition.hpp"
 #include "core/particles/subdomain.hpp"
-#include "core/xdmf_writer.hpp"
 #include "solvers/md/md_config.hpp"
 #include "solvers/md/md_dataset_input.hpp"
 #include "solvers/md/md_initial.hpp"

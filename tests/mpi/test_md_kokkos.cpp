@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "core/kokkos_runtime.hpp"
-#include "core/memory.hpp"
-#include "core/time_loop.hpp"
+#include "core/device/kokkos_runtime.hpp"
+#include "core/device/memory.hpp"
+#include "core/driver/time_loop.hpp"
 #include "solvers/md/md_store.hpp"
 #include "support/kokkos_stop.hpp"
 #include "support/md_runs.hpp"

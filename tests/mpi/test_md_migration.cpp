@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "core/decomposition.hpp"
+#include "core/mesh/decomposition.hpp"
 #include "core/particles/particle_exchange.hpp"
 #include "core/particles/subdomain.hpp"
 #include "solvers/md/md_store.hpp"

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "core/decomposition.hpp"
+#include "core/driver/time_loop.hpp"
+#include "core/mesh/decomposition.hpp"
 #include "core/particles/neighbour_schedule.hpp"
 #include "core/particles/particle_exchange.hpp"
-#include "core/time_loop.hpp"
 #include "solvers/md/md_config.hpp"
 #include "solvers/md/md_initial.hpp"
 #include "solvers/md/md_physics.hpp"

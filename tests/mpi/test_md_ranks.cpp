@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/time_loop.hpp"
+#include "core/driver/time_loop.hpp"
 #include "solvers/md/md_config.hpp"
 #include "solvers/md/md_solver.hpp"
 #include "support/md_runs.hpp"

@@ -12,7 +12,7 @@
 #include <cmath>
 #include <vector>
 
-#include "core/node_max.hpp"
+#include "core/parallel/node_max.hpp"
 
 namespace mpsfw {
 namespace {

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "core/decomposition.hpp"
-#include "core/error.hpp"
-#include "core/h5_io.hpp"
+#include "core/base/error.hpp"
+#include "core/input/run_config.hpp"
+#include "core/io/h5_io.hpp"
+#include "core/mesh/decomposition.hpp"
 #include "core/particles/particle_checkpoint.hpp"
-#include "core/run_config.hpp"
 #include "support/mpi_temp_dir.hpp"
 
 namespace mpsfw {

@@ -1,4 +1,4 @@
-// Checkpoint and restart (core/checkpoint.hpp), host backend: a run stopped
+// Checkpoint and restart (core/input/checkpoint.hpp), host backend: a run stopped
 // halfway with a checkpoint and resumed from it equals the uninterrupted run.
 // Heat: the field bit for bit, step, time and max_change exactly, resumed on
 // 1, 2, 3 and all ranks whatever the rank count of the first half (total
@@ -26,13 +26,13 @@
 #include <string>
 #include <vector>
 
-#include "core/checkpoint.hpp"
-#include "core/decomposition.hpp"
-#include "core/error.hpp"
-#include "core/field_output.hpp"
-#include "core/h5_io.hpp"
-#include "core/input_file.hpp"
-#include "core/time_loop.hpp"
+#include "core/base/error.hpp"
+#include "core/driver/time_loop.hpp"
+#include "core/input/checkpoint.hpp"
+#include "core/io/field_output.hpp"
+#include "core/io/h5_io.hpp"
+#include "core/io/input_file.hpp"
+#include "core/mesh/decomposition.hpp"
 #include "solvers/md/md_config.hpp"
 #include "solvers/md/md_solver.hpp"
 #include "support/heat_runs.hpp"

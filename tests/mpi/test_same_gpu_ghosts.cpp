@@ -23,8 +23,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/decomposition.hpp"
-#include "core/error.hpp"
+#include "core/base/error.hpp"
+#include "core/mesh/decomposition.hpp"
 #include "core/particles/particle_exchange.hpp"
 #include "core/particles/same_gpu_ghosts.hpp"
 #include "solvers/md/md_initial.hpp"

@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.hpp"
+#include "core/base/backend.hpp"
+#include "core/base/error.hpp"
 #include "core/comm/step_handshake.hpp"
 #include "core/comm/stream_signals.hpp"
-#include "core/error.hpp"
-#include "core/memory.hpp"
+#include "core/device/memory.hpp"
 #include "support/gpu_skip.hpp"
 
 namespace mpsfw {

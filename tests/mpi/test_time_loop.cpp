@@ -1,4 +1,4 @@
-// The one time loop (core/time_loop.hpp) with a workload of its own that only
+// The one time loop (core/driver/time_loop.hpp) with a workload of its own that only
 // counts: which steps get diagnostics, guards, output frames and checkpoints,
 // where checkpoints go (keep K: the last K numbered files), that a run of no
 // steps still checkpoints its initial state, that a second run takes as many
@@ -25,14 +25,14 @@
 #include <thread>
 #include <vector>
 
-#include "core/checkpoint.hpp"
-#include "core/error.hpp"
-#include "core/h5_io.hpp"
-#include "core/params.hpp"
-#include "core/run_config.hpp"
-#include "core/stop_request.hpp"
-#include "core/time_loop.hpp"
-#include "core/wall_limit.hpp"
+#include "core/base/error.hpp"
+#include "core/base/wall_limit.hpp"
+#include "core/driver/time_loop.hpp"
+#include "core/input/checkpoint.hpp"
+#include "core/input/params.hpp"
+#include "core/input/run_config.hpp"
+#include "core/io/h5_io.hpp"
+#include "core/parallel/stop_request.hpp"
 #include "support/mpi_temp_dir.hpp"
 
 namespace mpsfw {

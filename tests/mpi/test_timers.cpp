@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/timers.hpp"
+#include "core/device/timers.hpp"
 
 namespace mpsfw {
 namespace {

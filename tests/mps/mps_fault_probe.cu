@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "core/collective.hpp"
-#include "core/cuda_check.hpp"
-#include "core/device.hpp"
-#include "core/error.hpp"
-#include "mps/session.hpp"
+#include "core/base/error.hpp"
+#include "core/device/cuda_check.hpp"
+#include "core/device/device.hpp"
+#include "core/parallel/collective.hpp"
+#include "runtime/session.hpp"
 
 namespace {
 

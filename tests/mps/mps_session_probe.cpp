@@ -45,15 +45,15 @@
 #include <thread>
 #include <vector>
 
-#include "core/collective.hpp"
-#include "core/error.hpp"
-#include "core/mpi_check.hpp"
-#include "core/text_fields.hpp"
+#include "core/base/error.hpp"
+#include "core/base/text_fields.hpp"
+#include "core/parallel/collective.hpp"
+#include "core/parallel/mpi_check.hpp"
 #include "mps/control.hpp"
 #include "mps/launcher.hpp"
 #include "mps/mps_config.hpp"
 #include "mps/node_session.hpp"
-#include "mps/session.hpp"
+#include "runtime/session.hpp"
 
 namespace {
 

@@ -494,7 +494,7 @@ expect_one_error() {
   done
 }
 
-# Independent of core/device.cpp: local rank R of NP on N GPUs, in blocks (the
+# Independent of core/device/device.cpp: local rank R of NP on N GPUs, in blocks (the
 # first NP % N GPUs take one rank more).
 gpu_of() {
   local r=$1 np=$2 n=$3 q=$(($2 / $3)) m=$(($2 % $3))

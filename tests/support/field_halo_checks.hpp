@@ -6,8 +6,8 @@
 #include <string>
 
 #include "core/comm/field_halos.hpp"
-#include "core/decomposition.hpp"
-#include "core/field_layout.hpp"
+#include "core/mesh/decomposition.hpp"
+#include "core/mesh/field_layout.hpp"
 
 namespace mpsfw::testing_support {
 

@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/device.hpp"
+#include "core/device/device.hpp"
 
 namespace mpsfw::testing_support {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/device.hpp"
-#include "core/time_loop.hpp"
+#include "core/device/device.hpp"
+#include "core/driver/time_loop.hpp"
 #include "solvers/heat/heat_config.hpp"
 #include "solvers/heat/heat_solver.hpp"
 

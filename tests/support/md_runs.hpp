@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "core/device.hpp"
-#include "core/time_loop.hpp"
+#include "core/device/device.hpp"
+#include "core/driver/time_loop.hpp"
 #include "heat_runs.hpp"
 #include "solvers/md/md_config.hpp"
 #include "solvers/md/md_solver.hpp"

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "core/command_line.hpp"
-#include "core/error.hpp"
+#include "core/base/error.hpp"
+#include "core/input/command_line.hpp"
 
 namespace mpsfw::test {
 

@@ -11,7 +11,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/memory.hpp"
+#include "core/device/memory.hpp"
 #include "solvers/heat/halo_exchange.hpp"
 #include "solvers/heat/heat_kernels.hpp"
 

@@ -8,8 +8,8 @@
 #include <cstddef>
 #include <cstring>
 
-#include "core/error.hpp"
-#include "core/peer_memory.hpp"
+#include "core/base/error.hpp"
+#include "core/device/peer_memory.hpp"
 
 namespace mpsfw::testing_support {
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 #include "solvers/md/md_store.hpp"
 
 namespace mpsfw::testing_support {

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "core/decomposition.hpp"
-#include "core/error.hpp"
-#include "core/h5_io.hpp"
-#include "core/mpi_check.hpp"
+#include "core/base/error.hpp"
+#include "core/io/h5_io.hpp"
+#include "core/mesh/decomposition.hpp"
+#include "core/parallel/mpi_check.hpp"
 
 namespace mpsfw {
 namespace {

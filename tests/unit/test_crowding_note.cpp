@@ -1,9 +1,9 @@
-// The run's warning when a node's ranks crowd its cores (core/node_cores.hpp).
+// The run's warning when a node's ranks crowd its cores (core/parallel/node_cores.hpp).
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "core/node_cores.hpp"
+#include "core/parallel/node_cores.hpp"
 
 namespace mpsfw {
 namespace {

@@ -1,8 +1,8 @@
 // Splitting n cells over p blocks: contiguous, complete, sizes within one.
 #include <gtest/gtest.h>
 
-#include "core/decomposition.hpp"
-#include "core/field_layout.hpp"
+#include "core/mesh/decomposition.hpp"
+#include "core/mesh/field_layout.hpp"
 
 namespace mpsfw {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/command_line.hpp"
+#include "core/input/command_line.hpp"
 #include "support/parse_error.hpp"
 
 namespace mpsfw {

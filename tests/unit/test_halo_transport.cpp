@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/base/error.hpp"
 #include "core/comm/halo_transport.hpp"
-#include "core/error.hpp"
 #include "solvers/heat/halo_exchange.hpp"
 #include "solvers/heat/halo_push.hpp"
 

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "core/error.hpp"
+#include "core/base/error.hpp"
 #include "support/pushed_updates.hpp"
 
 namespace mpsfw {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/field_layout.hpp"
+#include "core/base/error.hpp"
+#include "core/mesh/field_layout.hpp"
 #include "solvers/heat/heat_columns_kokkos.hpp"
 #include "solvers/heat/heat_physics.hpp"
 

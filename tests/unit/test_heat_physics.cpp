@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "core/field_layout.hpp"
+#include "core/mesh/field_layout.hpp"
 #include "solvers/heat/heat_physics.hpp"
 
 namespace mpsfw::heat {

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "core/memory_preflight.hpp"
+#include "core/device/memory_preflight.hpp"
 
 namespace mpsfw {
 namespace {

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.hpp"
-#include "core/command_line.hpp"
-#include "core/error.hpp"
-#include "core/kokkos_options.hpp"
+#include "core/base/backend.hpp"
+#include "core/base/error.hpp"
+#include "core/device/kokkos_options.hpp"
+#include "core/input/command_line.hpp"
 #include "support/parse_error.hpp"
 
 namespace mpsfw {

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "core/device.hpp"
-#include "core/error.hpp"
+#include "core/base/error.hpp"
+#include "core/device/device.hpp"
 #include "mps/cap_policy.hpp"
 #include "mps/fault_report.hpp"
 #include "mps/gpu_inventory.hpp"

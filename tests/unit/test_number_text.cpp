@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/json_writer.hpp"
-#include "core/number_text.hpp"
+#include "core/base/json_writer.hpp"
+#include "core/base/number_text.hpp"
 
 namespace mpsfw {
 namespace {

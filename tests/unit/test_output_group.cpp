@@ -9,8 +9,8 @@
 #include <sstream>
 #include <string>
 
-#include "core/atomic_file.hpp"
-#include "core/error.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/base/error.hpp"
 
 namespace mpsfw {
 namespace {

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "core/atomic_file.hpp"
-#include "core/checkpoint.hpp"
-#include "core/error.hpp"
-#include "core/h5_io.hpp"
-#include "core/paths.hpp"
+#include "core/base/atomic_file.hpp"
+#include "core/base/error.hpp"
+#include "core/base/paths.hpp"
+#include "core/input/checkpoint.hpp"
+#include "core/io/h5_io.hpp"
 
 namespace mpsfw {
 namespace {

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <string>
 
-#include "core/error.hpp"
-#include "core/h5_io.hpp"
-#include "core/params.hpp"
+#include "core/base/error.hpp"
+#include "core/input/params.hpp"
+#include "core/io/h5_io.hpp"
 
 namespace mpsfw {
 namespace {

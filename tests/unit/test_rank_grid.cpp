@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "core/decomposition.hpp"
-#include "core/error.hpp"
-#include "core/field_layout.hpp"
+#include "core/base/error.hpp"
+#include "core/mesh/decomposition.hpp"
+#include "core/mesh/field_layout.hpp"
 
 namespace mpsfw {
 namespace {

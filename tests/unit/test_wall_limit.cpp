@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "core/error.hpp"
-#include "core/wall_limit.hpp"
+#include "core/base/error.hpp"
+#include "core/base/wall_limit.hpp"
 
 namespace mpsfw {
 namespace {

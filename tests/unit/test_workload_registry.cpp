@@ -8,9 +8,9 @@
 #include <memory>
 #include <string>
 
-#include "core/error.hpp"
-#include "core/run_config.hpp"
-#include "core/workload.hpp"
+#include "core/base/error.hpp"
+#include "core/driver/workload.hpp"
+#include "core/input/run_config.hpp"
 #include "solvers/builtin_workloads.hpp"
 
 namespace mpsfw {

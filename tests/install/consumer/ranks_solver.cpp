@@ -1,17 +1,17 @@
 // A third workload next to the built-in ones, registered from outside mpsfw:
 // "ranks" splits a grid of /ranks/n^3 cells and sums, over all ranks, the
 // cells each owns (which must be n^3). It proves that installed headers,
-// libraries and the driver are enough to write a solver.
+// libraries and the runtime are enough to write a solver.
 #include <mpi.h>
 
 #include <array>
 #include <cstdio>
 #include <memory>
-#include <mpsfw/apps/solver_main.hpp>
-#include <mpsfw/core/decomposition.hpp>
-#include <mpsfw/core/error.hpp>
-#include <mpsfw/core/time_loop.hpp>
-#include <mpsfw/core/workload.hpp>
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/driver/time_loop.hpp>
+#include <mpsfw/core/driver/workload.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/runtime/solver_main.hpp>
 #include <mpsfw/solvers/builtin_workloads.hpp>
 #include <string>
 

@@ -1,0 +1,103 @@
+#pragma once
+// Memory layout of one rank's block of a 3D field with a halo `halo` cells
+// wide (1 for a 7-point stencil, 2 for a 4th-order one). Interior cells are
+// i in [halo, n.x + halo), likewise j and k; the halo is the `halo` cells
+// beyond each side. x is the fastest index, so x rows are contiguous. Rows are
+// padded so that every row's first interior cell starts on a 64-byte
+// boundary (of doubles; 32 bytes of floats): GPU warps then read and write
+// whole 32-byte sectors. With halo 1, interior cells are [1, n] and the halo
+// is index 0 and n + 1.
+#include <cstdint>
+
+#include "box.hpp"
+#include "core/base/hd.hpp"
+
+namespace mpsfw {
+
+struct FieldLayout {
+  static constexpr std::int64_t kAlignCells = 8;  // 64 bytes of doubles
+
+  Int3 n;                  // interior cells per dimension
+  std::int64_t pitch = 0;  // distance between rows (y neighbours)
+  std::int64_t first = 0;  // index of cell (0, 0, 0)
+  int halo = 1;            // halo cells beyond each side
+
+  FieldLayout() = default;
+  MPSFW_HD explicit FieldLayout(Int3 cells, int halo_cells = 1)
+      : n(cells),
+        pitch((cells.x + 2 * halo_cells + kAlignCells - 1) / kAlignCells * kAlignCells),
+        first((halo_cells + kAlignCells - 1) / kAlignCells * kAlignCells - halo_cells),
+        halo(halo_cells) {}
+
+  MPSFW_HD std::int64_t stride_y() const { return pitch; }
+  MPSFW_HD std::int64_t stride_z() const { return pitch * (n.y + 2 * halo); }
+  MPSFW_HD std::int64_t size() const { return first + stride_z() * (n.z + 2 * halo); }
+  MPSFW_HD std::int64_t index(int i, int j, int k) const {
+    return first + i + j * stride_y() + k * stride_z();
+  }
+  MPSFW_HD Box interior() const {
+    return {{halo, halo, halo}, {n.x + halo, n.y + halo, n.z + halo}};
+  }
+};
+
+// A face across x holds one cell per row, so copying it moves a whole 32-byte
+// memory sector per 8-byte value: four times the traffic of a y or z face,
+// whose cells lie along rows. Rank grids for fields weigh x faces by this
+// (choose_rank_grid); docs/performance.md has what cutting x cost on a GPU.
+inline constexpr double kStridedFaceCost = 4.0;
+
+}  // namespace mpsfw
+
+namespace mpsfw {
+
+// Which faces receive halo data from a neighbour (bit f for face f, in the
+// order XLo, XHi, YLo, YHi, ZLo, ZHi). Cells next to other faces read only
+// fixed wall values and need not wait for the exchange.
+using FaceMask = unsigned;
+constexpr FaceMask kAllFaces = 0x3f;
+
+// How many faces a mask holds.
+MPSFW_HD int face_count(FaceMask m) {
+  int n = 0;
+  for (; m != 0; m &= m - 1) ++n;
+  return n;
+}
+
+// Cells whose 7-point stencil reads no exchanged halo cell: they can be
+// updated while the exchange is in flight. Possibly empty.
+MPSFW_HD Box inner_box(const FieldLayout& layout, FaceMask exchanged = kAllFaces) {
+  Box b;
+  for (int d = 0; d < 3; ++d) {
+    const int lo_cut = (exchanged >> (2 * d)) & 1u;
+    const int hi_cut = (exchanged >> (2 * d + 1)) & 1u;
+    b.lo[d] = 1 + lo_cut;
+    const int hi = layout.n[d] + 1 - hi_cut;
+    b.hi[d] = hi > b.lo[d] ? hi : b.lo[d];
+  }
+  return b;
+}
+
+// The rest of the interior as at most six disjoint slabs: x slabs span all of
+// y and z, y slabs the inner x range, z slabs the inner x and y ranges.
+struct ShellBoxes {
+  Box box[6];
+  int count = 0;
+};
+
+MPSFW_HD ShellBoxes shell_boxes(const FieldLayout& layout, FaceMask exchanged = kAllFaces) {
+  const Box in = inner_box(layout, exchanged);
+  const Int3 n = layout.n;
+  ShellBoxes s;
+  const auto add = [&s](Box b) {
+    if (!b.empty()) s.box[s.count++] = b;
+  };
+  add({{1, 1, 1}, {in.lo.x, n.y + 1, n.z + 1}});
+  add({{in.hi.x, 1, 1}, {n.x + 1, n.y + 1, n.z + 1}});
+  add({{in.lo.x, 1, 1}, {in.hi.x, in.lo.y, n.z + 1}});
+  add({{in.lo.x, in.hi.y, 1}, {in.hi.x, n.y + 1, n.z + 1}});
+  add({{in.lo.x, in.lo.y, 1}, {in.hi.x, in.hi.y, in.lo.z}});
+  add({{in.lo.x, in.lo.y, in.hi.z}, {in.hi.x, in.hi.y, n.z + 1}});
+  return s;
+}
+
+}  // namespace mpsfw
