@@ -127,6 +127,7 @@ const DeviceBinding& Session::bind(Backend requested) {
                           command_line_.kokkos_options);
     device_.crowded = crowded;
     device_.crowding = crowding_note(env_.node_size(), cores, device_.memory);
+    apply_wait_policy(device_);
     // A client of mpsfw's per-GPU daemon sees only its GPU: the session's
     // probe knows which of the node's others it reaches.
     if (device_.memory == Backend::Cuda && device_.peer_gpus.empty())

@@ -38,6 +38,7 @@ std::int64_t memory::detail::cuda_free_bytes() { throw_built_without_cuda("devic
 
 DeviceBinding detail::cuda_binding(int, int) { throw_built_without_cuda("binding a GPU"); }
 void detail::cuda_reset_device() { throw_built_without_cuda("releasing a GPU"); }
+void detail::cuda_block_on_waits() { throw_built_without_cuda("waiting for a GPU"); }
 std::string detail::cuda_uuid(int) { throw_built_without_cuda("naming a GPU"); }
 
 PeerMemoryHandle export_device_memory(const void*) {

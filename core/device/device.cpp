@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/base/error.hpp"
+#include "core/parallel/wait_policy.hpp"
 #include "kokkos_options.hpp"
 #include "kokkos_runtime.hpp"
 
@@ -85,6 +86,12 @@ DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const
     return host_binding(node_size);
   }
   return detail::cuda_binding(gpu_of_local_rank(node_rank, node_size, gpus), gpus);
+}
+
+void apply_wait_policy(const DeviceBinding& binding) {
+  const bool sleep = binding.crowded && binding.memory == Backend::Cuda;
+  set_wait_policy(sleep ? WaitPolicy::Sleep : WaitPolicy::Spin);
+  if (sleep) detail::cuda_block_on_waits();
 }
 
 void release_device(const DeviceBinding& binding) {

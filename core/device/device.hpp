@@ -74,6 +74,14 @@ DeviceBinding bind_device(Backend requested, int node_rank, int node_size, const
 // context (cudaDeviceReset): an MPS client leaves its server, so the daemon can
 // be stopped cleanly. Call after all device memory is freed. No-op on the host
 // backend.
+// Sets the process's wait policy (core/parallel/wait_policy.hpp) for
+// `binding`: sleeping where its node is crowded and its memory is a GPU's,
+// and then the CUDA runtime's own waits block too instead of spinning
+// (cudaDeviceScheduleBlockingSync; a driver that refuses the flag on a live
+// context keeps spinning there, the framework's own waits sleep either way).
+// Spinning otherwise.
+void apply_wait_policy(const DeviceBinding& binding);
+
 void release_device(const DeviceBinding& binding);
 // "cuda:0 NVIDIA H200" or the host's description, for reports.
 std::string device_text(const DeviceBinding& binding);
@@ -88,6 +96,7 @@ namespace detail {
 // `gpu` this process's device and describes it; destroys this process's context.
 DeviceBinding cuda_binding(int gpu, int visible_gpus);
 void cuda_reset_device();
+void cuda_block_on_waits();
 // Device `device`'s UUID as nvidia-smi writes it ("GPU-8f6e...-...").
 std::string cuda_uuid(int device);
 }  // namespace detail

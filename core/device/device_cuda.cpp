@@ -59,5 +59,9 @@ DeviceBinding cuda_binding(int gpu, int visible_gpus) {
 
 void cuda_reset_device() { MPSFW_CUDA_CHECK(cudaDeviceReset()); }
 
+void cuda_block_on_waits() {
+  if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) (void)cudaGetLastError();
+}
+
 }  // namespace detail
 }  // namespace mpsfw

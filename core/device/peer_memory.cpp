@@ -50,6 +50,10 @@ MPI_Comm gpu_communicator(MPI_Comm comm, const std::vector<std::string>& gpus) {
   return out;
 }
 
+PeerMemory* peer_memory_for(const DeviceBinding& device) {
+  return device.memory == Backend::Cuda ? &cuda_ipc_memory() : nullptr;
+}
+
 PeerMemory& cuda_ipc_memory() {
   struct CudaIpc final : PeerMemory {
     Backend space() const override { return Backend::Cuda; }

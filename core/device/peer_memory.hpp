@@ -65,6 +65,10 @@ class PeerMemory {
 
 // The functions below, as a PeerMemory.
 PeerMemory& cuda_ipc_memory();
+// What a rank bound to `device` shares its buffers through: CUDA IPC where its
+// fields are on a GPU, nothing (null) on the host. Decided here once for
+// every exchange a workload builds.
+PeerMemory* peer_memory_for(const DeviceBinding& device);
 
 // A handle for the allocation that starts at `base` (a cudaMalloc result).
 PeerMemoryHandle export_device_memory(const void* base);

@@ -36,8 +36,7 @@ std::vector<ParamSpec> run_schema() {
       text_param("run", "halo_sync", false, "auto", {"auto", "barrier"},
                  "how ranks on one GPU order their device-to-device halos: auto (GPU-side "
                  "waits under MPS, else a host barrier) or barrier (a host barrier every step)"),
-      real_param("run", "peer_wait_seconds", false, exact_number(kDefaultPeerWaitSeconds), 0,
-                 true,
+      real_param("run", "peer_wait_seconds", false, exact_number(kDefaultPeerWaitSeconds), 0, true,
                  "seconds a rank waits on the GPU for a neighbour on the same GPU before the job "
                  "stops, naming the rank that did not arrive (a step not finished within twice "
                  "this, outside output, stops it too); far above any step's time",

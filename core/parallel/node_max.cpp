@@ -7,6 +7,7 @@
 
 #include "core/base/poll_backoff.hpp"
 #include "mpi_check.hpp"
+#include "wait_policy.hpp"
 
 namespace mpsfw {
 namespace {
@@ -103,6 +104,7 @@ double NodeMax::largest_of(std::uint64_t call) const {
 
 double NodeMax::max(double value) {
   const std::uint64_t call = ++calls_;
+  const bool sleep = waits_sleep();
   *slot(call, node_rank_) = value;
   // The value before the arrival, for the ranks that read it.
   __atomic_add_fetch(&shared_->arrived, 1, __ATOMIC_ACQ_REL);
@@ -115,17 +117,17 @@ double NodeMax::max(double value) {
     // at the next call, after its reading here.
     wait_until(
         [&] { return __atomic_load_n(&shared_->arrived, __ATOMIC_ACQUIRE) >= call * everyone; },
-        sleep_);
+        sleep);
     return largest_of(call);
   }
   if (node_rank_ != 0) {
     wait_until([&] { return __atomic_load_n(&shared_->published, __ATOMIC_ACQUIRE) >= call; },
-               sleep_);
+               sleep);
     return shared_->result;
   }
   wait_until(
       [&] { return __atomic_load_n(&shared_->arrived, __ATOMIC_ACQUIRE) >= call * everyone; },
-      sleep_);
+      sleep);
   double largest = largest_of(call);
   if (leaders_size_ > 1) {
     // MPI_MAX need not keep a NaN: a flag for it travels beside the value.
@@ -139,7 +141,7 @@ double NodeMax::max(double value) {
           MPSFW_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
           return done != 0;
         },
-        sleep_);
+        sleep);
     largest = all[0] > 0 ? NAN : all[1];
   }
   shared_->result = largest;

@@ -6,7 +6,8 @@
 // ranks through MPI, and publishes it. On a node that is one round; MPI's
 // all-reduce takes log2(ranks) rounds, each needing both ranks of a pair on a
 // core, so where ranks outnumber cores a round stalls until the scheduler
-// runs both (docs/performance.md).
+// runs both (docs/performance.md). Its waits spin or sleep as the process's
+// wait policy says (wait_policy.hpp).
 #include <mpi.h>
 
 #include <cstdint>
@@ -27,10 +28,6 @@ class NodeMax {
   // rank's is NaN (a check must see it).
   double max(double value);
 
-  // Ranks outnumber their node's cores: a wait gives the core away (one that
-  // spins holds a core a rank it waits for needs).
-  void sleep_while_waiting(bool sleep) { sleep_ = sleep; }
-
  private:
   struct Shared;
   // Rank `node_rank`'s value at call `call` (two sets, used in turn).
@@ -46,7 +43,6 @@ class NodeMax {
   double* values_ = nullptr;  // two padded slots per node rank
   int node_rank_ = 0, node_size_ = 1;
   std::uint64_t calls_ = 0;
-  bool sleep_ = false;
 };
 
 }  // namespace mpsfw

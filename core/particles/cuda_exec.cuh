@@ -335,17 +335,6 @@ class CudaExec {
 
   void synchronize() const { MPSFW_CUDA_CHECK(cudaStreamSynchronize(0)); }
 
-  // Waits for the device sleep instead of spinning (the process's every
-  // wait: a spinning rank holds a core another rank needs). A driver that
-  // refuses the flag on a live context keeps spinning there; the reads'
-  // events sleep either way.
-  void sleep_while_waiting(bool sleep) {
-    if (sleep && cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess)
-      (void)cudaGetLastError();
-    later_.sleep_while_waiting(sleep);
-    read_.sleep_while_waiting(sleep);
-  }
-
  private:
   template <class Offset, class F, class Use>
   void scan_over(Offset n, const F& f, const Use& use) const {

@@ -97,7 +97,6 @@ class HostExec {
   long list_neighbours(const NeighbourBuild& b) const { return list_each_particle(*this, b); }
 
   void synchronize() const {}
-  void sleep_while_waiting(bool /*sleep*/) const {}  // nothing to wait for
 
  private:
   mutable std::vector<long> fill_;

@@ -76,7 +76,6 @@ class KokkosExec {
     if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
       if (!landing_) {
         landing_ = std::make_unique<WordLanding>();
-        landing_->sleep_while_waiting(sleep_);
       }
       // Kokkos's last block writes a result the device can reach in place:
       // into the pinned word, no copy after.
@@ -274,20 +273,12 @@ class KokkosExec {
   }
 
   void synchronize() const { Kokkos::fence(); }
-  // later_max's wait sleeps instead of spinning (Kokkos's own waits are its own).
-  void sleep_while_waiting(bool sleep) {
-    sleep_ = sleep;
-#if defined(KOKKOS_ENABLE_CUDA)
-    if (landing_) landing_->sleep_while_waiting(sleep);
-#endif
-  }
 
  private:
   mutable Array<long> fill_;      // sort_by_key's counts, then places
   mutable Array<long> placed_;    // sort_by_key's particles by key, in no set order
   mutable Array<double> sorted_;  // list_neighbours's points in cell order
   mutable double later_ = 0;      // max_later's result on the host
-  bool sleep_ = false;
 #if defined(KOKKOS_ENABLE_CUDA)
   mutable std::unique_ptr<WordLanding> landing_;  // max_later's result, on its way
 #endif

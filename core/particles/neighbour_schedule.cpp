@@ -69,7 +69,6 @@ bool NeighbourSchedule::stale(const ListedParticleStore& store, MPI_Comm comm) {
     farthest_of_all_ = std::make_unique<NodeMax>(comm);
     max_comm_ = comm;
   }
-  farthest_of_all_->sleep_while_waiting(sleep_waits_);
   const double farthest = farthest_of_all_->max(moved);
   step_move_ = farthest - farthest_;
   farthest_ = farthest;

@@ -50,9 +50,6 @@ class NeighbourSchedule {
   // Steps since the last rebuild (a checkpoint keeps them for an exact resume).
   long steps_on_lists() const { return steps_on_lists_; }
   void set_steps_on_lists(long steps) { steps_on_lists_ = steps; }
-  // Ranks outnumber their node's cores: the check's reduction (NodeMax)
-  // gives the core away while it waits.
-  void sleep_while_waiting(bool sleep) { sleep_waits_ = sleep; }
 
  private:
   // The check (collective): whether some particle moved more than half the
@@ -62,7 +59,6 @@ class NeighbourSchedule {
   ListSettings settings_;
   PhaseTimers* timers_;
   long rebuilds_ = 0, steps_on_lists_ = 0;
-  bool sleep_waits_ = false;
   std::unique_ptr<NodeMax> farthest_of_all_;  // the check's reduction over `comm`
   MPI_Comm max_comm_ = MPI_COMM_NULL;
   double farthest_ = 0;   // the last check's agreed distance (0 after a build)

@@ -23,7 +23,7 @@
 //                                  [0, keys), then order sorted by key, stable
 //   list_neighbours(build)         neighbour lists (neighbour_rows.hpp says
 //                                  which: the order is the same everywhere)
-//   synchronize(), sleep_while_waiting(sleep)
+//   synchronize()
 // and says where its memory is (kSpace) and whether neighbour lists are
 // stored transposed (kRowsTransposed: on a GPU).
 // f is an MPSFW_LAMBDA over raw pointers, so one body serves every backend.
@@ -634,8 +634,6 @@ class ParticleArrays : public Base {
     return std::sqrt(exec_.max_of(
         owned_, MPSFW_LAMBDA(long i) { return squared_distance(point_of(x, i), point_of(b, i)); }));
   }
-  // Waits for the device sleep (ranks that outnumber their node's cores).
-  void sleep_while_waiting(bool sleep) override { exec_.sleep_while_waiting(sleep); }
   // Owned positions at the last build, [3 * i + d].
   std::vector<double> download_build_positions() const { return host_xyz(built_x_.data()); }
   // Owned positions now, [3 * i + d] (the workload's records carry them too).

@@ -15,11 +15,13 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/comm/halo_transport.hpp"
 #include "core/comm/neighbour_messages.hpp"
 #include "core/device/peer_memory.hpp"
+#include "core/input/run_config.hpp"
 #include "core/mesh/decomposition.hpp"
 #include "link_cells.hpp"
 #include "particle_store.hpp"
@@ -45,6 +47,15 @@ class ParticleExchange {
                    HaloSync sync = HaloSync::Auto, const DeviceLocation& where = {},
                    PeerMemory* memory = nullptr, bool cuda_aware_mpi = false,
                    ParticleNames names = {});
+  // The same for a rank bound to `device`, as the /run keys (run.halo,
+  // run.halo_sync) of `run` ask: its location, and what it shares device
+  // memory through (peer_memory_for).
+  ParticleExchange(const CartDecomposition& decomposition, const Subdomain& domain,
+                   double ghost_width, const RunConfig& run, const DeviceBinding& device,
+                   bool cuda_aware_mpi, ParticleNames names = {})
+      : ParticleExchange(decomposition, domain, ghost_width, run.halo, run.halo_sync,
+                         device_location(device), peer_memory_for(device), cuda_aware_mpi,
+                         std::move(names)) {}
 
   // After a drift: every owned particle ends up on the rank whose subdomain
   // holds it; one that left the box through a face arrives as its periodic

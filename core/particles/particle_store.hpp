@@ -175,10 +175,6 @@ class ListedParticleStore : public ParticleStore {
   // (HUGE_VAL without one since particles were added or removed; NaN
   // positions count as HUGE_VAL).
   virtual double max_displacement() const = 0;
-  // Whether the store's waits for the device (max_displacement's and the
-  // rebuild's) sleep instead of spinning, for ranks that outnumber their
-  // node's cores; once on, for the process (nothing to wait for on the host).
-  virtual void sleep_while_waiting(bool /*sleep*/) {}
 };
 
 }  // namespace mpsfw

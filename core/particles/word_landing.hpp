@@ -9,6 +9,7 @@
 #include "core/base/backend.hpp"
 #include "core/device/cuda_check.hpp"
 #include "core/device/memory.hpp"
+#include "core/parallel/wait_policy.hpp"
 
 namespace mpsfw {
 
@@ -17,14 +18,15 @@ namespace mpsfw {
 // work: either a kernel writes the word straight into landing() (pinned
 // memory the device can write) and arm() follows its launch, or start()
 // copies it there from device memory behind the work queued so far. The
-// wait spins, or sleeps once sleep_while_waiting(true) (a blocking-sync
-// event).
+// wait spins, or sleeps where the process's wait policy says so (a
+// blocking-sync event; core/parallel/wait_policy.hpp).
 class WordLanding {
  public:
   WordLanding() {
     landed_ = static_cast<unsigned long long*>(
         memory::allocate_pinned(Backend::Cuda, sizeof(unsigned long long)));
-    MPSFW_CUDA_CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+    MPSFW_CUDA_CHECK(cudaEventCreateWithFlags(
+        &ready_, cudaEventDisableTiming | (waits_sleep() ? cudaEventBlockingSync : 0u)));
   }
   ~WordLanding() {
     cudaEventDestroy(ready_);
@@ -33,14 +35,6 @@ class WordLanding {
   WordLanding(const WordLanding&) = delete;
   WordLanding& operator=(const WordLanding&) = delete;
 
-  void sleep_while_waiting(bool sleep) {
-    if (sleep == sleeping_) return;
-    MPSFW_CUDA_CHECK(cudaEventDestroy(ready_));
-    ready_ = nullptr;
-    MPSFW_CUDA_CHECK(cudaEventCreateWithFlags(
-        &ready_, cudaEventDisableTiming | (sleep ? cudaEventBlockingSync : 0u)));
-    sleeping_ = sleep;
-  }
   unsigned long long* landing() { return landed_; }
   void arm(cudaStream_t stream = nullptr) { MPSFW_CUDA_CHECK(cudaEventRecord(ready_, stream)); }
   void start(const unsigned long long* word, cudaStream_t stream = nullptr) {
@@ -56,7 +50,6 @@ class WordLanding {
  private:
   unsigned long long* landed_ = nullptr;
   cudaEvent_t ready_ = nullptr;
-  bool sleeping_ = false;
 };
 
 // The double whose bits a word holds.

@@ -17,10 +17,8 @@ BrownianSolver::BrownianSolver(const BrownianConfig& config, const mpsfw::Params
       backend_(device.backend),
       decomposition_(comm, link_cells(config), config.rank_grid_hint, {true, true, true}),
       domain_(mpsfw::subdomain_of(decomposition_, config.box)),
-      exchange_(decomposition_, domain_, reach(config), config.halo, config.halo_sync,
-                mpsfw::device_location(device),
-                device.memory == mpsfw::Backend::Cuda ? &mpsfw::cuda_ipc_memory() : nullptr,
-                cuda_aware_mpi, {"brownian", "particle", "particles"}),
+      exchange_(decomposition_, domain_, reach(config), config, device, cuda_aware_mpi,
+                {"brownian", "particle", "particles"}),
       lists_({reach(config), config.skin, 0}, timers_),
       step_(config.start_step) {
   std::string error;

@@ -21,18 +21,11 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
     : config_(config),
       decomposition_(comm, link_cells(config), config.rank_grid_hint, {true, true, true}),
       domain_(subdomain_of(decomposition_, config.box)),
-      comm_(decomposition_, domain_, ghost_width(config), config.halo, config.halo_sync,
-            device_location(device), device.memory == Backend::Cuda ? &cuda_ipc_memory() : nullptr,
-            cuda_aware_mpi, {"MD", "atom", "atoms"}),
+      comm_(decomposition_, domain_, ghost_width(config), config, device, cuda_aware_mpi,
+            {"MD", "atom", "atoms"}),
       backend_(device.backend),
       lists_({ghost_width(config), config.skin, config.rebuild_every}, timers_),
       step_(config.start_step) {
-  // The node's ranks outnumber its cores and the atoms are on a GPU: the
-  // waits for the GPU and the per-step all-reduce sleep. Only there: host
-  // ranks on a crowded node ran slower with sleeping waits
-  // (docs/performance.md).
-  const bool sleep_waits = device.crowded && device.memory == Backend::Cuda;
-  lists_.sleep_while_waiting(sleep_waits);
   // Errors on one rank (a bad dataset, out of device memory) stop every rank
   // together; the caller reports the agreed message once.
   std::string error;
@@ -40,7 +33,6 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   long atoms_in_box = 0;
   try {
     store_ = make_md_store(device.backend);
-    store_->sleep_while_waiting(sleep_waits);
     atoms_in_box = input_atom_count(config_);
   } catch (const std::exception& e) {
     error = e.what();

@@ -69,7 +69,7 @@ class MdStore : public ListedParticleStore {
   virtual void take_leaving_atoms(const double lo[3], const double hi[3],
                                   std::vector<AtomRecord>* leaving) = 0;
   virtual void add_owned_atoms(const std::vector<AtomRecord>& atoms) = 0;
-  // sort_by_cell, build_neighbors, max_displacement and sleep_while_waiting:
+  // sort_by_cell, build_neighbors and max_displacement:
   // ListedParticleStore's (the lists reach cutoff + skin).
 
   // Owned positions at the last build_neighbors, [3 * i + d] (a checkpoint

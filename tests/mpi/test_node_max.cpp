@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/parallel/node_max.hpp"
+#include "core/parallel/wait_policy.hpp"
 
 namespace mpsfw {
 namespace {
@@ -65,16 +66,22 @@ void expect_back_to_back_calls_right(NodeMax& max, int calls) {
   }
 }
 
+// The process's wait policy for a scope (wait_policy.hpp), spinning after.
+struct SleepingWaits {
+  SleepingWaits() { set_wait_policy(WaitPolicy::Sleep); }
+  ~SleepingWaits() { set_wait_policy(WaitPolicy::Spin); }
+};
+
 TEST(NodeMax, CallsBackToBackReadEachCallsValues) {
   NodeMax max(MPI_COMM_WORLD);
   expect_back_to_back_calls_right(max, 5000);
-  max.sleep_while_waiting(true);
+  SleepingWaits sleeping;
   expect_back_to_back_calls_right(max, 300);
 }
 
 TEST(NodeMax, SleepingWaitsGiveTheSame) {
   NodeMax max(MPI_COMM_WORLD);
-  max.sleep_while_waiting(true);
+  SleepingWaits sleeping;
   expect_max_of_every_call(max, 200);
 }
 
@@ -86,7 +93,7 @@ TEST(NodeMax, RanksGroupedAsSeveralNodes) {
   {
     NodeMax max(MPI_COMM_WORLD, halves);
     expect_max_of_every_call(max, 300);
-    max.sleep_while_waiting(true);
+    SleepingWaits sleeping;
     expect_max_of_every_call(max, 50);
   }
   MPI_Comm_free(&halves);
