@@ -66,8 +66,8 @@ GhostBands one_rank_bands(const Subdomain& domain, double reach) {
     b.low[d] = domain.lo[d] + reach;
     b.high[d] = domain.hi[d] - reach;
   }
-  for (int list = 0; list < kGhostLists; ++list) {
-    for (int d = 0; d < 3; ++d) b.shift[list][d] = -list_offset(list, d) * domain.box[d];
+  for (int list = 0; list < kNeighbours; ++list) {
+    for (int d = 0; d < 3; ++d) b.shift[list][d] = -neighbour_step(list, d) * domain.box[d];
   }
   return b;
 }
@@ -139,7 +139,7 @@ void time_stores(const std::string& stores, const MdConfig& config,
   }
   const CellGrid grid = subjects.front().exchange->cell_grid();
   const GhostBands bands = one_rank_bands(domain, reach);
-  long counts[kGhostLists] = {};
+  long counts[kNeighbours] = {};
   for (int r = 0; r < rounds; ++r) {
     for (Subject& s : subjects) {  // the stores take turns: drift hits them alike
       MdStore& store = *s.store;
@@ -160,13 +160,13 @@ void time_stores(const std::string& stores, const MdConfig& config,
         store.select_sends(bands, counts);
       });
       timed(s, "ghost: own images", [&] {
-        long first[kGhostLists], total = 0;
-        for (int list = 0; list < kGhostLists; ++list) {
+        long first[kNeighbours], total = 0;
+        for (int list = 0; list < kNeighbours; ++list) {
           first[list] = total;
           total += counts[list];
         }
         store.reserve_ghosts(total);
-        store.copy_sends_to_ghosts((std::uint32_t{1} << kGhostLists) - 1, first);
+        store.copy_sends_to_ghosts((std::uint32_t{1} << kNeighbours) - 1, first);
       });
       timed(s, "ghost exchange", [&] { s.exchange->exchange_ghosts(store); });
       timed(s, "list build", [&] { store.build_neighbors(grid, reach); });

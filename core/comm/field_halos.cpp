@@ -109,8 +109,8 @@ struct FieldHalos::Impl {
     // stay apart.
     std::vector<NeighbourMessages::Message> receives, sends;
     for (const Neighbor& n : neighbors) {
-      receives.push_back({n.rank, direction_index(n.dir), n.offset, n.bytes});
-      sends.push_back({n.rank, direction_index(opposite(n.dir)), n.offset, n.bytes});
+      receives.push_back({n.rank, neighbour_index(n.dir), n.offset, n.bytes});
+      sends.push_back({n.rank, neighbour_index(opposite(n.dir)), n.offset, n.bytes});
     }
     messages.plan(receives, sends);
   }
@@ -183,10 +183,10 @@ FieldHalos::FieldHalos(const CartDecomposition& decomposition, FieldLayout layou
                 " cells, the exchange " + std::to_string(shape.width));
   }
   const char* axis = "xyz";
-  for (const Int3& dir : halo_directions(shape.corners)) {
+  for (const Int3& dir : neighbour_offsets(shape.corners)) {
     Impl::Neighbor n;
     n.dir = dir;
-    n.rank = decomposition.rank_at(dir);
+    n.rank = decomposition.neighbour(neighbour_index(dir));
     impl_->neighbors.push_back(n);
     for (int d = 0; d < 3; ++d) {
       // A halo wider than the neighbour's block would need cells of the rank beyond it.

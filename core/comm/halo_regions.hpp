@@ -1,20 +1,13 @@
 #pragma once
 // Which cells a block sends to, and receives from, each neighbour when its
 // halo is `width` cells wide: the geometry below both the MPI and the
-// same-GPU halves of FieldHalos. A neighbour is named by its direction, each
-// component -1, 0 or +1: the 6 faces, 12 edges and 8 corners.
-#include <vector>
-
+// same-GPU halves of FieldHalos. A neighbour is named by its offset, each
+// component -1, 0 or +1 (core/mesh/neighbourhood.hpp).
 #include "core/mesh/box.hpp"
 #include "core/mesh/field_layout.hpp"
+#include "core/mesh/neighbourhood.hpp"
 
 namespace mpsfw {
-
-// The faces (corners = false) or all 26 directions, in a fixed order.
-std::vector<Int3> halo_directions(bool corners);
-// 0..26, unique per direction ((0,0,0) is 13).
-inline int direction_index(Int3 d) { return (d.x + 1) + 3 * (d.y + 1) + 9 * (d.z + 1); }
-inline Int3 opposite(Int3 d) { return {-d.x, -d.y, -d.z}; }
 
 // The interior cells the neighbour at `dir` needs: `layout.halo` cells deep
 // along each nonzero component, the whole interior along the others.

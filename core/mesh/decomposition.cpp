@@ -118,23 +118,19 @@ CartDecomposition::CartDecomposition(MPI_Comm base, Int3 global_cells, Int3 hint
     local_[d] = s.count;
     offset_[d] = s.offset;
   }
-  for (int face = 0; face < kFaces; ++face) {
-    Int3 offset;
-    offset[face_dim(face)] = face_is_high(face) ? 1 : -1;
-    neighbors_[static_cast<size_t>(face)] = rank_at(offset);
+  for (int n = 0; n < kNeighbours; ++n) {
+    int mpi_coords[3];  // MPI's order: z, y, x
+    int rank = MPI_PROC_NULL;
+    bool beyond_wall = false;
+    for (int d = 0; d < 3; ++d) {
+      const int at = coords_[d] + neighbour_step(n, d);
+      beyond_wall =
+          beyond_wall || (!periodic_[static_cast<size_t>(d)] && (at < 0 || at >= dims_[d]));
+      mpi_coords[2 - d] = (at % dims_[d] + dims_[d]) % dims_[d];
+    }
+    if (!beyond_wall) MPSFW_MPI_CHECK(MPI_Cart_rank(cart_, mpi_coords, &rank));
+    neighbours_[static_cast<size_t>(n)] = rank;
   }
-}
-
-int CartDecomposition::rank_at(Int3 offset) const {
-  int mpi_coords[3];  // MPI's order: z, y, x
-  for (int d = 0; d < 3; ++d) {
-    const int c = coords_[d] + offset[d];
-    if (!periodic_[static_cast<size_t>(d)] && (c < 0 || c >= dims_[d])) return MPI_PROC_NULL;
-    mpi_coords[2 - d] = (c % dims_[d] + dims_[d]) % dims_[d];
-  }
-  int rank = MPI_PROC_NULL;
-  MPSFW_MPI_CHECK(MPI_Cart_rank(cart_, mpi_coords, &rank));
-  return rank;
 }
 
 CartDecomposition::~CartDecomposition() {

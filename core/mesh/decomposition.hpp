@@ -7,15 +7,9 @@
 #include <array>
 
 #include "box.hpp"
+#include "neighbourhood.hpp"
 
 namespace mpsfw {
-
-// Faces of a block, in the order the halo exchange uses.
-enum Face : int { XLo = 0, XHi, YLo, YHi, ZLo, ZHi };
-constexpr int kFaces = 6;
-inline int face_dim(int face) { return face / 2; }
-inline bool face_is_high(int face) { return face % 2 == 1; }
-inline int opposite_face(int face) { return face ^ 1; }
 
 // Offset and length of block `coord` when n cells are split over p blocks.
 struct Span1D {
@@ -50,19 +44,18 @@ class CartDecomposition {
   // Global index of this block's first interior cell.
   Int3 offset() const { return offset_; }
   bool periodic(int dim) const { return periodic_[static_cast<size_t>(dim)]; }
-  // Rank across `face` in comm(), or MPI_PROC_NULL at a non-periodic edge.
-  int neighbor(int face) const { return neighbors_[static_cast<size_t>(face)]; }
-  // The rank at coords() + `offset` in comm() (one of the 26 directions, or
-  // farther), wrapping where the dimension is periodic; MPI_PROC_NULL beyond
-  // a wall.
-  int rank_at(Int3 offset) const;
+  // The rank of neighbour `n` (neighbourhood.hpp) in comm(), wrapping where
+  // the dimension is periodic; MPI_PROC_NULL beyond a wall.
+  int neighbour(int n) const { return neighbours_[static_cast<size_t>(n)]; }
+  // The rank across `face`.
+  int neighbour_across(int face) const { return neighbour(face_neighbour(face)); }
 
  private:
   MPI_Comm cart_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
   Int3 global_, dims_, coords_, local_, offset_;
   std::array<bool, 3> periodic_{};
-  std::array<int, kFaces> neighbors_{};
+  std::array<int, kNeighbours> neighbours_{};
 };
 
 }  // namespace mpsfw

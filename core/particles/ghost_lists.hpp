@@ -1,35 +1,17 @@
 #pragma once
 // The 26 ghost lists of a rank: one per neighbour in the 3x3x3 block around
 // it (faces, edges, corners), so that every ghost comes straight from the
-// rank that owns it, in one round of messages. List `list` holds the owned
+// rank that owns it, in one round of messages. List `list` (the neighbour of
+// that number, core/mesh/neighbourhood.hpp) holds the owned
 // particles within the ghost width of every face its offset points through, and
 // goes to the neighbour at that offset. Every store selects with
 // ghost_list_mask, so the lists and the ghosts' order agree bit for bit.
 #include <cstdint>
 
 #include "core/base/hd.hpp"
+#include "core/mesh/neighbourhood.hpp"
 
 namespace mpsfw {
-
-constexpr int kGhostLists = 26;
-
-// Offset of list `list` along dimension d: -1, 0 or 1 (x slowest; the
-// all-zero offset, the rank itself, is skipped).
-MPSFW_HD int list_offset(int list, int d) {
-  const int k = list < 13 ? list : list + 1;  // 0..26 without 13
-  const int digit = d == 0 ? k / 9 : d == 1 ? (k / 3) % 3 : k % 3;
-  return digit - 1;
-}
-
-// The list whose offset is (sx, sy, sz) (not all zero).
-MPSFW_HD int list_of_offset(int sx, int sy, int sz) {
-  const int k = (sx + 1) * 9 + (sy + 1) * 3 + (sz + 1);
-  return k < 13 ? k : k - 1;
-}
-
-// The list pointing the other way: what the neighbour at this list's offset
-// sends back toward this rank.
-MPSFW_HD int opposite_list(int list) { return kGhostLists - 1 - list; }
 
 // Where an owned particle is a ghost of a neighbour: below low[d] it lies within
 // the ghost width of the low face along d, at or above high[d] of the high
@@ -39,7 +21,7 @@ MPSFW_HD int opposite_list(int list) { return kGhostLists - 1 - list; }
 struct GhostBands {
   double low[3];
   double high[3];
-  double shift[kGhostLists][3];
+  double shift[kNeighbours][3];
 };
 
 // The lists (bit `list`) that the particle at (x, y, z) belongs to: those whose
@@ -53,10 +35,10 @@ MPSFW_HD std::uint32_t ghost_list_mask(double x, double y, double z, const Ghost
   }
   if (!(low[0] || high[0] || low[1] || high[1] || low[2] || high[2])) return 0;
   std::uint32_t mask = 0;
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     bool in = true;
     for (int d = 0; d < 3; ++d) {
-      const int s = list_offset(list, d);
+      const int s = neighbour_step(list, d);
       in = in && (s == 0 || (s < 0 ? low[d] : high[d]));
     }
     if (in) mask |= std::uint32_t{1} << list;

@@ -79,17 +79,17 @@ struct Runs {
   int count = 0;
   int particles = 1;
   MPSFW_HD long particle(int entry) const { return entry % particles; }
-  int list[kGhostLists];
-  long at[kGhostLists + 1];
-  long from[kGhostLists];
-  long to[kGhostLists];
-  double shift[kGhostLists][3];
+  int list[kNeighbours];
+  long at[kNeighbours + 1];
+  long from[kNeighbours];
+  long to[kNeighbours];
+  double shift[kNeighbours][3];
 };
 
 // Where push_all writes each list: the receiver's position array at the
 // list's first slot, null for a list not pushed.
 struct PushTargets {
-  double* at[kGhostLists];
+  double* at[kNeighbours];
 };
 
 // The run of entry p (at[0] <= p < at[count]): the last with at[k] <= p.
@@ -312,18 +312,18 @@ class ParticleArrays : public Base {
     built_ = -1;  // the lists no longer describe the particles
   }
 
-  void select_sends(const GhostBands& bands, long counts[kGhostLists]) override {
-    for (int list = 0; list < kGhostLists; ++list) {
+  void select_sends(const GhostBands& bands, long counts[kNeighbours]) override {
+    for (int list = 0; list < kNeighbours; ++list) {
       for (int d = 0; d < 3; ++d) send_shift_[list][d] = bands.shift[list][d];
     }
     const long n = owned_;
-    if (n > INT_MAX / kGhostLists) {
+    if (n > INT_MAX / kNeighbours) {
       throw Error("particles: " + std::to_string(n) +
                   " particles are more than one rank's ghost lists can index (" +
-                  std::to_string(kGhostLists) + " entries a particle in 32 bits)");
+                  std::to_string(kNeighbours) + " entries a particle in 32 bits)");
     }
     send_particles_ = n > 0 ? static_cast<int>(n) : 1;
-    std::vector<long> starts(kGhostLists + 1, 0L);
+    std::vector<long> starts(kNeighbours + 1, 0L);
     if (n > 0) {
       // Each particle's lists, in a pass of its own; then, a thread a chunk
       // of particles (send_chunk; most particles are in no list, so a
@@ -332,13 +332,13 @@ class ParticleArrays : public Base {
       // and each chunk's entries (list, particle), list * n + particle,
       // written from there: every list's particles ascending, list after
       // list. The scan also gives where each list starts and (tally[
-      // kGhostLists]) all lists' entries.
+      // kNeighbours]) all lists' entries.
       const long chunk = send_chunk(n), chunks = (n + chunk - 1) / chunk;
       scratch(&mask_, n);
       scratch(&sends_, most_lists(bands) * n);
-      scratch(&chunk_count_, kGhostLists * chunks);
-      scratch(&chunk_start_, kGhostLists * chunks);
-      scratch(&tally_, kGhostLists + 1);
+      scratch(&chunk_count_, kNeighbours * chunks);
+      scratch(&chunk_start_, kNeighbours * chunks);
+      scratch(&tally_, kNeighbours + 1);
       std::uint32_t* mask = mask_.data();
       int* send = sends_.data();
       int* count = chunk_count_.data();
@@ -355,44 +355,44 @@ class ParticleArrays : public Base {
       const int particles = static_cast<int>(n), stride = static_cast<int>(chunks);
       exec_.for_each(
           chunks, MPSFW_LAMBDA(long c) {
-            int in[kGhostLists] = {};  // unrolled: registers, not memory
+            int in[kNeighbours] = {};  // unrolled: registers, not memory
             const int end = static_cast<int>((c + 1) * chunk < n ? (c + 1) * chunk : n);
             for (int i = static_cast<int>(c * chunk); i < end; ++i) {
               const std::uint32_t bits = mask[i];
               if (bits == 0u) continue;
               MPSFW_UNROLL
-              for (int list = 0; list < kGhostLists; ++list) in[list] += (bits >> list) & 1u;
+              for (int list = 0; list < kNeighbours; ++list) in[list] += (bits >> list) & 1u;
             }
             MPSFW_UNROLL
-            for (int list = 0; list < kGhostLists; ++list) count[list * stride + c] = in[list];
+            for (int list = 0; list < kNeighbours; ++list) count[list * stride + c] = in[list];
           });
       exec_.scan(
-          kGhostLists * chunks, MPSFW_LAMBDA(long e) { return static_cast<long>(count[e]); },
+          kNeighbours * chunks, MPSFW_LAMBDA(long e) { return static_cast<long>(count[e]); },
           MPSFW_LAMBDA(long e, long before) {
             const int entry = static_cast<int>(e);
             start[entry] = static_cast<int>(before);
             if (entry % stride == 0) tally[entry / stride] = before;
-            if (entry == kGhostLists * stride - 1) tally[kGhostLists] = before + count[entry];
+            if (entry == kNeighbours * stride - 1) tally[kNeighbours] = before + count[entry];
           });
       exec_.for_each(
           chunks, MPSFW_LAMBDA(long c) {
-            int at[kGhostLists];
+            int at[kNeighbours];
             MPSFW_UNROLL
-            for (int list = 0; list < kGhostLists; ++list) at[list] = start[list * stride + c];
+            for (int list = 0; list < kNeighbours; ++list) at[list] = start[list * stride + c];
             const int end = static_cast<int>((c + 1) * chunk < n ? (c + 1) * chunk : n);
             for (int i = static_cast<int>(c * chunk); i < end; ++i) {
               const std::uint32_t bits = mask[i];
               if (bits == 0u) continue;
               MPSFW_UNROLL
-              for (int list = 0; list < kGhostLists; ++list) {
+              for (int list = 0; list < kNeighbours; ++list) {
                 if ((bits >> list) & 1u) send[at[list]++] = list * particles + i;
               }
             }
           });
       memory::copy(starts.data(), Backend::Host, tally, kSpace, starts.size() * sizeof(long));
     }
-    for (int list = 0; list <= kGhostLists; ++list) send_start_[list] = starts[list];
-    for (int list = 0; list < kGhostLists; ++list)
+    for (int list = 0; list <= kNeighbours; ++list) send_start_[list] = starts[list];
+    for (int list = 0; list < kNeighbours; ++list)
       counts[list] = send_start_[list + 1] - send_start_[list];
   }
 
@@ -425,7 +425,7 @@ class ParticleArrays : public Base {
         });
   }
 
-  void copy_sends_to_ghosts(std::uint32_t lists, const long first[kGhostLists]) override {
+  void copy_sends_to_ghosts(std::uint32_t lists, const long first[kNeighbours]) override {
     const particle_ops::Runs r = runs(lists, first);
     long end = ghosts_;
     for (int k = 0; k < r.count; ++k) end = std::max(end, r.to[k] + r.at[k + 1] - r.at[k]);
@@ -476,8 +476,8 @@ class ParticleArrays : public Base {
   }
   // One list: push_all with that target alone.
   void push_sends(int list, void* target, long slot) override {
-    void* targets[kGhostLists] = {};
-    long slots[kGhostLists] = {};
+    void* targets[kNeighbours] = {};
+    long slots[kNeighbours] = {};
     targets[list] = target;
     slots[list] = slot;
     push_all(targets, slots, 0, StepHandshake{});
@@ -487,12 +487,12 @@ class ParticleArrays : public Base {
   // GPU). With a handshake asked for, it rides the same launch where the
   // backend can (for_each_then), else this declines and the caller pushes,
   // then waits, apart.
-  bool push_all(void* const targets[kGhostLists], const long slots[kGhostLists], std::uint32_t own,
+  bool push_all(void* const targets[kNeighbours], const long slots[kNeighbours], std::uint32_t own,
                 const StepHandshake& handshake) override {
     run_carried();  // a store that carries none runs none
     particle_ops::PushTargets to{};
     std::uint32_t lists = 0;
-    for (int list = 0; list < kGhostLists; ++list) {
+    for (int list = 0; list < kNeighbours; ++list) {
       if (own >> list & 1u) {
         to.at[list] = x_.data() + 4 * (owned_ + slots[list]);
       } else if (targets[list] != nullptr) {
@@ -672,7 +672,7 @@ class ParticleArrays : public Base {
     return words_data_.data() + fields_[static_cast<size_t>(f)].first * capacity_;
   }
   struct Shifts {
-    double shift[kGhostLists][3];
+    double shift[kNeighbours][3];
   };
   // Grows only; the contents are not kept.
   template <class T>
@@ -725,7 +725,7 @@ class ParticleArrays : public Base {
 
   Shifts send_shifts() const {
     Shifts s;
-    for (int list = 0; list < kGhostLists; ++list) {
+    for (int list = 0; list < kNeighbours; ++list) {
       for (int d = 0; d < 3; ++d) s.shift[list][d] = send_shift_[list][d];
     }
     return s;
@@ -776,7 +776,7 @@ class ParticleArrays : public Base {
     particle_ops::Runs r;
     r.particles = send_particles_;
     r.at[0] = 0;
-    for (int list = 0; list < kGhostLists; ++list) {
+    for (int list = 0; list < kNeighbours; ++list) {
       if (!(lists >> list & 1u)) continue;
       const int k = r.count++;
       r.list[k] = list;
@@ -935,8 +935,8 @@ class ParticleArrays : public Base {
   // it sends.
   Scratch<int> sends_;
   int send_particles_ = 1;  // the owned count at select_sends (entries' stride)
-  long send_start_[kGhostLists + 1] = {};
-  double send_shift_[kGhostLists][3] = {};
+  long send_start_[kNeighbours + 1] = {};
+  double send_shift_[kNeighbours][3] = {};
   // Per ghost slot placed by copy_sends_to_ghosts: its owned particle and list.
   Scratch<long> image_root_, image_list_;
   // Neighbour lists in rows of width_, their counts, and the build.

@@ -28,18 +28,17 @@ int overflow_tag(int list) { return 500 + list; }
 
 using Message = NeighbourMessages::Message;
 
-constexpr std::uint32_t kAllLists = (std::uint32_t{1} << kGhostLists) - 1;
+constexpr std::uint32_t kAllLists = (std::uint32_t{1} << kNeighbours) - 1;
 
 constexpr std::int64_t kPositionBytes = 3 * sizeof(double);  // a ghost's x, y, z
 
 // Whether moving by `step` along d from coordinate c crosses the periodic edge.
 bool wraps(int c, int step, int ranks) { return c + step < 0 || c + step >= ranks; }
 
-std::array<int, kGhostLists> list_neighbors(const CartDecomposition& decomposition) {
-  std::array<int, kGhostLists> n;
-  for (int list = 0; list < kGhostLists; ++list) {
-    n[static_cast<size_t>(list)] =
-        decomposition.rank_at({list_offset(list, 0), list_offset(list, 1), list_offset(list, 2)});
+std::array<int, kNeighbours> list_neighbors(const CartDecomposition& decomposition) {
+  std::array<int, kNeighbours> n;
+  for (int list = 0; list < kNeighbours; ++list) {
+    n[static_cast<size_t>(list)] = decomposition.neighbour(list);
   }
   return n;
 }
@@ -60,11 +59,11 @@ ParticleExchange::ParticleExchange(const CartDecomposition& decomposition, const
       counts_and_records_(decomposition.comm(), Backend::Host, false),
       same_gpu_(std::make_unique<SameGpuGhosts>(decomposition.comm(), list_neighbors(decomposition),
                                                 halo, sync, where, memory)) {
-  const std::array<int, kGhostLists> to = list_neighbors(decomposition);
-  for (int list = 0; list < kGhostLists; ++list) {
+  const std::array<int, kNeighbours> to = list_neighbors(decomposition);
+  for (int list = 0; list < kNeighbours; ++list) {
     plan_[list].to = to[static_cast<size_t>(list)];
     // What arrives as list `list` comes from the neighbour the other way.
-    plan_[list].from = to[static_cast<size_t>(opposite_list(list))];
+    plan_[list].from = to[static_cast<size_t>(opposite_neighbour(list))];
   }
 }
 
@@ -83,14 +82,14 @@ void ParticleExchange::migrate(ParticleStore& store, long step) {
   // The lists that cross only dimensions with several ranks carry particles.
   const auto migrates = [&](int list) {
     for (int d = 0; d < 3; ++d) {
-      if (alone_along[d] && list_offset(list, d) != 0) return false;
+      if (alone_along[d] && neighbour_step(list, d) != 0) return false;
     }
     return true;
   };
   if (!alone()) {
     const RecordLayout layout = store.record_layout();
     ParticleRecords leaving(layout);
-    std::vector<ParticleRecords> out(kGhostLists, ParticleRecords(layout));
+    std::vector<ParticleRecords> out(kNeighbours, ParticleRecords(layout));
     store.take_leaving(domain_.lo, domain_.hi, &leaving);
     for (std::size_t i = 0; i < leaving.size(); ++i) {
       double* x = leaving.position(i);
@@ -101,12 +100,12 @@ void ParticleExchange::migrate(ParticleStore& store, long step) {
         if (offset[d] != 0 && wraps(coords[d], offset[d], dims[d]))
           x[d] = across_periodic_edge(x[d], domain_.box[d]);
       }
-      const int list = list_of_offset(offset[0], offset[1], offset[2]);
+      const int list = neighbour_index({offset[0], offset[1], offset[2]});
       // Else outside the box: `lost` counts it.
       if (migrates(list)) out[static_cast<size_t>(list)].append(leaving.record(i));
     }
     std::uint32_t lists = 0;
-    for (int list = 0; list < kGhostLists; ++list) {
+    for (int list = 0; list < kNeighbours; ++list) {
       if (migrates(list)) lists |= std::uint32_t{1} << list;
     }
     const ParticleRecords arrived = exchange_leaving(lists, out);
@@ -145,21 +144,21 @@ void ParticleExchange::exchange_ghosts(ParticleStore& store) {
     bands.high[d] = domain_.hi[d] - ghost_width_;
   }
   // Across the periodic edge an image is shifted by the box length.
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     for (int d = 0; d < 3; ++d) {
-      const int s = list_offset(list, d);
+      const int s = neighbour_step(list, d);
       bands.shift[list][d] = s != 0 && wraps(coords[d], s, dims[d]) ? -s * domain_.box[d] : 0.0;
     }
   }
-  long counts[kGhostLists];
+  long counts[kNeighbours];
   store.select_sends(bands, counts);
   // The counts first, so that every rank knows where each list lands before
   // any position moves.
   const std::uint32_t own = own_lists(), others = kAllLists & ~own;
-  long arriving[kGhostLists] = {};
+  long arriving[kNeighbours] = {};
   exchange_counts(others, counts, arriving);
   long ghosts = 0;  // in list order
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     GhostTransfer& t = plan_[list];
     t.send_count = counts[list];
     t.receive_first = ghosts;
@@ -179,7 +178,7 @@ bool ParticleExchange::alone() const { return decomposition_.size() == 1; }
 std::uint32_t ParticleExchange::own_lists() const {
   const int me = decomposition_.rank();
   std::uint32_t own = 0;
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     if (plan_[list].to == me) own |= std::uint32_t{1} << list;
   }
   return own;
@@ -193,10 +192,10 @@ void ParticleExchange::update_ghosts(ParticleStore& store, GhostReads reads) con
   move_positions(store, reads);
 }
 
-void ParticleExchange::exchange_counts(std::uint32_t lists, const long out[kGhostLists],
-                                       long in[kGhostLists]) {
+void ParticleExchange::exchange_counts(std::uint32_t lists, const long out[kNeighbours],
+                                       long in[kNeighbours]) {
   std::vector<Message> receives, sends;
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     if (!has(lists, list)) continue;
     const std::int64_t at = list * static_cast<std::int64_t>(sizeof(long));
     receives.push_back({plan_[list].from, count_tag(list), at, sizeof(long)});
@@ -206,13 +205,13 @@ void ParticleExchange::exchange_counts(std::uint32_t lists, const long out[kGhos
   m.plan(std::move(receives), std::move(sends));
   m.post_receives();
   long* sent = static_cast<long*>(m.send_buffer());
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     if (has(lists, list)) sent[list] = out[list];
   }
   m.send();
   m.wait();
   const long* received = static_cast<const long*>(m.receive_buffer());
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     if (has(lists, list)) in[list] = received[list];
   }
 }
@@ -226,11 +225,11 @@ ParticleRecords ParticleExchange::exchange_leaving(std::uint32_t lists,
     return static_cast<long>(out[static_cast<size_t>(list)].size());
   };
   // First round: the count and as many records as both ends make room for.
-  long room_in[kGhostLists] = {}, room_out[kGhostLists] = {}, in_count[kGhostLists] = {};
-  std::int64_t in_at[kGhostLists] = {}, out_at[kGhostLists] = {};
+  long room_in[kNeighbours] = {}, room_out[kNeighbours] = {}, in_count[kNeighbours] = {};
+  std::int64_t in_at[kNeighbours] = {}, out_at[kNeighbours] = {};
   std::vector<Message> receives, sends;
   std::int64_t in_end = 0, out_end = 0;
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     if (!has(lists, list)) continue;
     room_in[list] = records_room(received_last_[list]);
     room_out[list] = records_room(sent_last_[list]);
@@ -248,7 +247,7 @@ ParticleRecords ParticleExchange::exchange_leaving(std::uint32_t lists,
   m.plan(std::move(receives), std::move(sends));
   m.post_receives();
   char* sent = static_cast<char*>(m.send_buffer());
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     if (!has(lists, list)) continue;
     const std::int64_t n = sent_count(list);
     std::memcpy(sent + out_at[list], &n, kCountBytes);
@@ -260,7 +259,7 @@ ParticleRecords ParticleExchange::exchange_leaving(std::uint32_t lists,
   m.send();
   m.wait();
   const char* got = static_cast<const char*>(m.receive_buffer());
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     if (!has(lists, list)) continue;
     std::int64_t n = 0;
     std::memcpy(&n, got + in_at[list], kCountBytes);
@@ -269,9 +268,9 @@ ParticleRecords ParticleExchange::exchange_leaving(std::uint32_t lists,
   // Second round, only between the pairs whose records did not fit (both
   // ends know which): the rest.
   std::vector<Message> more_in, more_out;
-  std::int64_t more_in_at[kGhostLists] = {};
+  std::int64_t more_in_at[kNeighbours] = {};
   std::int64_t more_in_end = 0, more_out_end = 0;
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     if (!has(lists, list)) continue;
     if (in_count[list] > room_in[list]) {
       const std::int64_t bytes = (in_count[list] - room_in[list]) * record_bytes;
@@ -293,7 +292,7 @@ ParticleRecords ParticleExchange::exchange_leaving(std::uint32_t lists,
     m.plan(std::move(more_in), std::move(more_out));
     m.post_receives();
     sent = static_cast<char*>(m.send_buffer());
-    for (int list = 0; list < kGhostLists; ++list) {
+    for (int list = 0; list < kNeighbours; ++list) {
       if (!has(lists, list) || sent_count(list) <= room_out[list]) continue;
       const size_t rest = static_cast<size_t>((sent_count(list) - room_out[list]) * record_bytes);
       std::memcpy(sent, out[static_cast<size_t>(list)].record(static_cast<size_t>(room_out[list])),
@@ -306,7 +305,7 @@ ParticleRecords ParticleExchange::exchange_leaving(std::uint32_t lists,
   }
   // In list order, each list as it was sent.
   ParticleRecords arrived(layout);
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     if (!has(lists, list)) continue;
     const long first = std::min(in_count[list], room_in[list]);
     arrived.append(got + in_at[list] + kCountBytes, static_cast<size_t>(first));
@@ -323,7 +322,7 @@ void ParticleExchange::plan_positions(const ParticleStore& store) {
   position_sends_ = position_receives_ = 0;
   std::vector<Message> receives, sends;
   std::int64_t out_at = 0;
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     if (has(own, list)) continue;
     const GhostTransfer& t = plan_[list];
     if (!same_gpu_->pushes(list)) {
@@ -350,8 +349,8 @@ void ParticleExchange::move_positions(ParticleStore& store, GhostReads reads) co
   // push to us first: one launch where the store can. (MPI messages land in
   // a buffer of their own, unpacked in stream order.)
   const std::uint32_t own = own_lists();
-  long first[kGhostLists];
-  for (int list = 0; list < kGhostLists; ++list) first[list] = plan_[list].receive_first;
+  long first[kNeighbours];
+  for (int list = 0; list < kNeighbours; ++list) first[list] = plan_[list].receive_first;
   const bool own_copied = same_gpu_->push_all(store, reads, own, first);
   if (!positions_->empty()) send_and_receive(store);
   if (own != 0 && !own_copied) store.copy_sends_to_ghosts(own, first);
@@ -372,14 +371,14 @@ void ParticleExchange::send_and_receive(ParticleStore& store) const {
 
 void ParticleExchange::unpack(ParticleStore& store, std::uint32_t lists) const {
   // Adjacent lists' slots are adjacent: one copy per run of lists.
-  for (int list = 0; list < kGhostLists;) {
+  for (int list = 0; list < kNeighbours;) {
     if (!has(lists, list)) {
       ++list;
       continue;
     }
     const long first = plan_[list].receive_first;
     long count = 0;
-    for (; list < kGhostLists && has(lists, list); ++list) count += plan_[list].receive_count;
+    for (; list < kNeighbours && has(lists, list); ++list) count += plan_[list].receive_count;
     if (count > 0)
       store.unpack_ghosts(static_cast<const double*>(positions_->receive_buffer()), first, count);
   }

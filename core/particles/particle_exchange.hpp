@@ -81,7 +81,7 @@ class ParticleExchange {
  private:
   // One number per list in `lists` (bit `list`) to its neighbour, out[list],
   // and from the neighbour the other way, into in[list].
-  void exchange_counts(std::uint32_t lists, const long out[kGhostLists], long in[kGhostLists]);
+  void exchange_counts(std::uint32_t lists, const long out[kNeighbours], long in[kNeighbours]);
   // The records out[list] of `lists` to their neighbours, and theirs from
   // the other way; what arrives, in list order. One round carries each
   // list's count and as many records as both ends expect (records_room of
@@ -107,7 +107,7 @@ class ParticleExchange {
   Subdomain domain_;
   double ghost_width_;
   bool cuda_aware_mpi_;
-  GhostTransfer plan_[kGhostLists];
+  GhostTransfer plan_[kNeighbours];
   ParticleNames names_;
   NeighbourMessages counts_and_records_;          // host memory
   std::unique_ptr<NeighbourMessages> positions_;  // in the store's space
@@ -115,7 +115,7 @@ class ParticleExchange {
   std::uint32_t position_sends_ = 0, position_receives_ = 0;  // lists through MPI
   // Each list's count at the last migration, sent and received: both ends
   // of a channel know it, so they agree on the next first round's room.
-  long sent_last_[kGhostLists] = {}, received_last_[kGhostLists] = {};
+  long sent_last_[kNeighbours] = {}, received_last_[kNeighbours] = {};
   std::unique_ptr<SameGpuGhosts> same_gpu_;
 };
 

@@ -105,7 +105,7 @@ class ParticleStore {
   // Remembers, for each list, the owned particles that ghost_list_mask puts
   // in it (in the store's order), each sent shifted by bands.shift[list];
   // one wait for the device where there is one. counts[list]: how many.
-  virtual void select_sends(const GhostBands& bands, long counts[kGhostLists]) = 0;
+  virtual void select_sends(const GhostBands& bands, long counts[kNeighbours]) = 0;
   // The current positions of the lists in `lists` (bit `list`), shift
   // applied, x, y, z per particle, list after list in list order into `out`
   // (in space(), room for them all); one wait for the device.
@@ -120,7 +120,7 @@ class ParticleStore {
   virtual void unpack_ghosts(const double* in, long first, long count) = 0;
   // The lists in `lists` (sent to this rank itself: its periodic images)
   // straight into ghost slots from first[list] on, no buffer.
-  virtual void copy_sends_to_ghosts(std::uint32_t lists, const long first[kGhostLists]) = 0;
+  virtual void copy_sends_to_ghosts(std::uint32_t lists, const long first[kNeighbours]) = 0;
   // A rank alone along every axis: all its ghosts are its own periodic
   // images, placed by copy_sends_to_ghosts since the last clear_ghosts.
   // Rewrites them all from the owned particles they image in one pass, the
@@ -144,7 +144,7 @@ class ParticleStore {
   // GPU-side handshake runs in the same launch after them. False, nothing
   // done, where the store cannot (then the caller pushes list by list,
   // copies and waits as separate steps).
-  virtual bool push_all(void* const /*targets*/[kGhostLists], const long /*slots*/[kGhostLists],
+  virtual bool push_all(void* const /*targets*/[kNeighbours], const long /*slots*/[kNeighbours],
                         std::uint32_t /*own*/, const StepHandshake& /*handshake*/) {
     return false;
   }

@@ -22,7 +22,7 @@ struct TargetRecord {
 
 }  // namespace
 
-SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, const std::array<int, kGhostLists>& neighbors,
+SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, const std::array<int, kNeighbours>& neighbors,
                              HaloTransport mode, HaloSync sync, const DeviceLocation& where,
                              PeerMemory* memory)
     : comm_(comm),
@@ -45,8 +45,8 @@ SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, const std::array<int, kGhostLists>& 
 
 SameGpuGhosts::~SameGpuGhosts() { unmap_all(); }
 
-void SameGpuGhosts::connect(ParticleStore& store, const GhostTransfer plan[kGhostLists]) {
-  for (int list = 0; list < kGhostLists; ++list) {
+void SameGpuGhosts::connect(ParticleStore& store, const GhostTransfer plan[kNeighbours]) {
+  for (int list = 0; list < kNeighbours; ++list) {
     target_[list] = nullptr;
     pushed_[list] = false;
   }
@@ -77,7 +77,7 @@ void SameGpuGhosts::connect(ParticleStore& store, const GhostTransfer plan[kGhos
   const auto direct = [&](int rank) { return active_ && link_to(rank) != DeviceLink::None; };
   // The lists' records in one round.
   std::vector<NeighbourMessages::Message> receives, sends;
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     const GhostTransfer& t = plan[list];
     const std::int64_t at = list * static_cast<std::int64_t>(sizeof(TargetRecord));
     pushed_[list] = direct(t.from);
@@ -87,7 +87,7 @@ void SameGpuGhosts::connect(ParticleStore& store, const GhostTransfer plan[kGhos
   records_.plan(std::move(receives), std::move(sends));
   records_.post_receives();
   TargetRecord* out = static_cast<TargetRecord*>(records_.send_buffer());
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     if (!pushed_[list]) continue;
     out[list] = mine;
     out[list].slot = store.owned() + plan[list].receive_first;
@@ -96,7 +96,7 @@ void SameGpuGhosts::connect(ParticleStore& store, const GhostTransfer plan[kGhos
   records_.wait();
   const TargetRecord* in = static_cast<const TargetRecord*>(records_.receive_buffer());
   std::vector<Mapping> used;
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     if (!direct(plan[list].to) || !error.empty() || !in[list].ok) continue;
     try {
       peer_gpu_[list] = link_to(plan[list].to) == DeviceLink::PeerGpu;
@@ -118,7 +118,7 @@ void SameGpuGhosts::connect(ParticleStore& store, const GhostTransfer plan[kGhos
   mappings_ = used;
   if (failed.empty()) return;
   unmap_all();
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     target_[list] = nullptr;
     pushed_[list] = false;
   }
@@ -144,11 +144,11 @@ void* SameGpuGhosts::mapping_for(int rank, long generation, const PeerMemoryHand
 }
 
 bool SameGpuGhosts::push_all(ParticleStore& store, GhostReads reads, std::uint32_t own,
-                             const long own_first[kGhostLists]) {
+                             const long own_first[kNeighbours]) {
   if (!active_) return false;
-  void* targets[kGhostLists];
-  long slots[kGhostLists];
-  for (int list = 0; list < kGhostLists; ++list) {
+  void* targets[kNeighbours];
+  long slots[kNeighbours];
+  for (int list = 0; list < kNeighbours; ++list) {
     targets[list] = target_[list];
     slots[list] = own >> list & 1u ? own_first[list] : target_slot_[list];
   }
@@ -184,7 +184,7 @@ bool SameGpuGhosts::push_all(ParticleStore& store, GhostReads reads, std::uint32
 void SameGpuGhosts::set_peer_wait(const PeerWait& wait) { links_.set_peer_wait(wait, steps_); }
 
 void SameGpuGhosts::push_one_by_one(ParticleStore& store) const {
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     if (pushes(list)) store.push_sends(list, target_[list], target_slot_[list]);
   }
 }
@@ -196,7 +196,7 @@ DeviceLink SameGpuGhosts::link_to(int rank) const {
 std::string SameGpuGhosts::description() const {
   if (active_) {
     bool peer = false;
-    for (int list = 0; list < kGhostLists; ++list) peer = peer || (pushes(list) && peer_gpu_[list]);
+    for (int list = 0; list < kNeighbours; ++list) peer = peer || (pushes(list) && peer_gpu_[list]);
     return std::string(peer ? "on one GPU and between peer GPUs" : "on one GPU") +
            " device to device (CUDA IPC; " + describe(links_.ordering()) + "), else MPI";
   }

@@ -46,7 +46,7 @@ class SameGpuGhosts {
   // `where`: this rank's node, GPU ("" on the host) and peer GPUs; `memory`: how device
   // buffers are shared (CUDA IPC); `mode` Mpi turns the direct path off, Ipc
   // makes a failure to map an error; `sync` as in step_ordering.hpp.
-  SameGpuGhosts(MPI_Comm comm, const std::array<int, kGhostLists>& neighbors, HaloTransport mode,
+  SameGpuGhosts(MPI_Comm comm, const std::array<int, kNeighbours>& neighbors, HaloTransport mode,
                 HaloSync sync, const DeviceLocation& where, PeerMemory* memory);
   ~SameGpuGhosts();
   SameGpuGhosts(const SameGpuGhosts&) = delete;
@@ -55,7 +55,7 @@ class SameGpuGhosts {
   // Collective, at every rebuild once the plan's counts and slots are final
   // and the ghost slots exist: exchanges where each pushed list goes and maps
   // the receivers' position arrays.
-  void connect(ParticleStore& store, const GhostTransfer plan[kGhostLists]);
+  void connect(ParticleStore& store, const GhostTransfer plan[kNeighbours]);
   // Whether list `list` is pushed to its receiver / pushed to us by its sender.
   bool pushes(int list) const { return target_[list] != nullptr; }
   bool pushed_to_us(int list) const { return pushed_[list]; }
@@ -67,7 +67,7 @@ class SameGpuGhosts {
   // own_first[list] on) ride the pushes' launch where the store can: true
   // if they did, else the caller copies them.
   bool push_all(ParticleStore& store, GhostReads reads = GhostReads::Over, std::uint32_t own = 0,
-                const long own_first[kGhostLists] = nullptr);
+                const long own_first[kNeighbours] = nullptr);
   // How long a GPU-side wait may take, and the step every rank has finished
   // now (StreamSignals::set_peer_wait); nothing under the host barrier.
   void set_peer_wait(const PeerWait& wait);
@@ -103,10 +103,10 @@ class SameGpuGhosts {
   long shared_generation_ = 0;
   const void* shared_base_ = nullptr;
   PeerMemoryHandle shared_handle_;
-  void* target_[kGhostLists] = {};
-  bool peer_gpu_[kGhostLists] = {};  // the list's receiver is on another GPU
-  long target_slot_[kGhostLists] = {};
-  bool pushed_[kGhostLists] = {};
+  void* target_[kNeighbours] = {};
+  bool peer_gpu_[kNeighbours] = {};  // the list's receiver is on another GPU
+  long target_slot_[kNeighbours] = {};
+  bool pushed_[kNeighbours] = {};
   std::uint64_t steps_ = 0;  // steps marked done
   bool carried_ = false;     // the store holds the next rendezvous ahead
 };

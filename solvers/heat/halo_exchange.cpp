@@ -8,7 +8,7 @@ namespace mpsfw {
 
 static std::array<int, kFaces> neighbors_of(const CartDecomposition& d) {
   std::array<int, kFaces> n{};
-  for (int f = 0; f < kFaces; ++f) n[static_cast<size_t>(f)] = d.neighbor(f);
+  for (int f = 0; f < kFaces; ++f) n[static_cast<size_t>(f)] = d.neighbour_across(f);
   return n;
 }
 

@@ -124,16 +124,16 @@ TEST(ParticleArraysCuda, LeavingRecordsAndPackedSendsEqualTheHosts) {
     bands.low[d] = sys.width;
     bands.high[d] = sys.c.box[d] - sys.width;
   }
-  for (int list = 0; list < kGhostLists; ++list) {
-    for (int d = 0; d < 3; ++d) bands.shift[list][d] = 0.5 * list_offset(list, d);
+  for (int list = 0; list < kNeighbours; ++list) {
+    for (int d = 0; d < 3; ++d) bands.shift[list][d] = 0.5 * neighbour_step(list, d);
   }
-  long counts[2][kGhostLists] = {};
+  long counts[2][kNeighbours] = {};
   std::vector<double> packed[2];
-  const std::uint32_t all = (std::uint32_t{1} << kGhostLists) - 1;
+  const std::uint32_t all = (std::uint32_t{1} << kNeighbours) - 1;
   for (int k = 0; k < 2; ++k) {
     stores[k]->select_sends(bands, counts[k]);
     long total = 0;
-    for (int list = 0; list < kGhostLists; ++list) total += counts[k][list];
+    for (int list = 0; list < kNeighbours; ++list) total += counts[k][list];
     Array<double> out(stores[k]->space(), static_cast<size_t>(3 * total));
     stores[k]->pack_sends(all, out.data());
     packed[k].resize(out.size());

@@ -117,15 +117,15 @@ TEST(FieldHalos, RefusesBuffersItWasNotGiven) {
 
 TEST(HaloRegions, SendAndHaloRegionsMatchAcrossNeighbours) {
   const FieldLayout mine({6, 5, 4}, 2), theirs({6, 3, 4}, 2);  // neighbours along y
-  for (const Int3& dir : halo_directions(true)) {
+  for (const Int3& dir : neighbour_offsets(true)) {
     const Box send = send_region(mine, dir), halo = halo_region(mine, dir);
     EXPECT_EQ(send.cells(), halo.cells());
     for (int a = 0; a < 3; ++a) {
       EXPECT_EQ(send.size()[a], dir[a] == 0 ? mine.n[a] : 2);
     }
   }
-  EXPECT_EQ(halo_directions(false).size(), 6u);
-  EXPECT_EQ(halo_directions(true).size(), 26u);
+  EXPECT_EQ(neighbour_offsets(false).size(), 6u);
+  EXPECT_EQ(neighbour_offsets(true).size(), 26u);
   // My low-y halo is filled from the neighbour's high-y interior slab.
   const Int3 down{0, -1, 0};
   EXPECT_EQ(halo_region(mine, down).size().y, send_region(theirs, opposite(down)).size().y);

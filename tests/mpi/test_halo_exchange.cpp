@@ -143,7 +143,7 @@ void check_exchange(Int3 global, Int3 hint, bool periodic, const ExchangeCase& s
 
   FaceMask neighbours = 0;
   for (int f = 0; f < kFaces; ++f) {
-    if (d.neighbor(f) != MPI_PROC_NULL) neighbours |= 1u << f;
+    if (d.neighbour_across(f) != MPI_PROC_NULL) neighbours |= 1u << f;
   }
   EXPECT_EQ(halo.direct_faces() | halo.mpi_faces(), neighbours);
   EXPECT_EQ(halo.direct_faces() & halo.mpi_faces(), 0u);
@@ -343,7 +343,7 @@ void check_exchange_sharing_within(MPI_Comm node, Int3 global, Int3 hint, bool p
     FaceMask same = 0, peer = 0, neighbours = 0;
     bool pushes_to_other_rank = false;
     for (int f = 0; f < kFaces; ++f) {
-      const int n = d.neighbor(f);
+      const int n = d.neighbour_across(f);
       if (n == MPI_PROC_NULL) continue;
       neighbours |= 1u << f;
       const DeviceLocation mine = c.where_of(d.rank()), theirs = c.where_of(n);

@@ -99,8 +99,8 @@ GhostBands lattice_bands(double (*shift)(int offset, int d)) {
     bands.low[d] = 2;
     bands.high[d] = 8;
   }
-  for (int list = 0; list < kGhostLists; ++list) {
-    for (int d = 0; d < 3; ++d) bands.shift[list][d] = shift(list_offset(list, d), d);
+  for (int list = 0; list < kNeighbours; ++list) {
+    for (int d = 0; d < 3; ++d) bands.shift[list][d] = shift(neighbour_step(list, d), d);
   }
   return bands;
 }
@@ -118,23 +118,23 @@ bool same_record(const md::AtomRecord& a, const md::AtomRecord& b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
-constexpr std::uint32_t kAllLists = (std::uint32_t{1} << kGhostLists) - 1;
+constexpr std::uint32_t kAllLists = (std::uint32_t{1} << kNeighbours) - 1;
 
 // Each list's packed positions, packed into a buffer in the store's space
 // and copied out of it.
 std::vector<std::vector<double>> packed_lists(md::MdStore& store, std::uint32_t lists,
-                                              const long counts[kGhostLists]) {
+                                              const long counts[kNeighbours]) {
   long total = 0;
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     if ((lists >> list & 1u) != 0) total += counts[list];
   }
   Array<double> buffer(store.space(), static_cast<size_t>(3 * total));
   store.pack_sends(lists, buffer.data());
   std::vector<double> all(buffer.size());
   buffer.copy_to_host(all.data());
-  std::vector<std::vector<double>> out(kGhostLists);
+  std::vector<std::vector<double>> out(kNeighbours);
   const double* p = all.data();
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     if ((lists >> list & 1u) == 0) continue;
     out[static_cast<size_t>(list)].assign(p, p + 3 * counts[list]);
     p += 3 * counts[list];
@@ -165,19 +165,19 @@ TEST(MdKokkos, PushedSendsEqualPackedSends) {
   store->sort_by_cell(kLatticeGrid);
   EXPECT_EQ(store->positions_generation(), generation) << "a sort moved the position array";
   const GhostBands bands = lattice_bands(mixed_shift);
-  long counts[kGhostLists] = {};
+  long counts[kNeighbours] = {};
   store->select_sends(bands, counts);
   const std::vector<md::AtomRecord> atoms = store->download();
   long total = 0;
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     long want = 1;
-    for (int d = 0; d < 3; ++d) want *= list_offset(list, d) == 0 ? 10 : 2;
+    for (int d = 0; d < 3; ++d) want *= neighbour_step(list, d) == 0 ? 10 : 2;
     EXPECT_EQ(counts[list], want) << "list " << list;
     total += counts[list];
   }
   const auto packed = packed_lists(*store, kAllLists, counts);
   // Each list: the atoms its mask bit marks, in store order, shifted.
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     std::vector<double> want;
     for (const md::AtomRecord& a : atoms) {
       if ((ghost_list_mask(a.x[0], a.x[1], a.x[2], bands) >> list & 1u) == 0) continue;
@@ -186,11 +186,11 @@ TEST(MdKokkos, PushedSendsEqualPackedSends) {
     EXPECT_EQ(bits_differing(packed[static_cast<size_t>(list)], want), 0) << "list " << list;
   }
   // Selected again (the entries now fit their room at once), some lists packed.
-  long again[kGhostLists] = {};
+  long again[kNeighbours] = {};
   store->select_sends(bands, again);
   const std::uint32_t some = 0x2A5A5A5u;
   const auto some_packed = packed_lists(*store, some, again);
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     EXPECT_EQ(again[list], counts[list]) << "list " << list;
     if ((some >> list & 1u) == 0) continue;
     EXPECT_EQ(
@@ -203,14 +203,14 @@ TEST(MdKokkos, PushedSendsEqualPackedSends) {
   std::vector<double> got(target.size(), -1.0);
   target.copy_from_host(got.data());
   long at = slot;
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     store->push_sends(list, target.data(), at);
     at += counts[list];
   }
   store->synchronize();
   target.copy_to_host(got.data());
   at = slot;
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     const std::vector<double>& want = packed[static_cast<size_t>(list)];
     long differing = 0;
     for (long t = 0; t < counts[list]; ++t) {
@@ -230,10 +230,10 @@ TEST(MdKokkos, PushedSendsEqualPackedSends) {
   Array<double> all_target(device.memory, static_cast<size_t>(4 * (slot + total)));
   std::vector<double> all_got(all_target.size(), -1.0);
   all_target.copy_from_host(all_got.data());
-  void* targets[kGhostLists];
-  long slots[kGhostLists];
+  void* targets[kNeighbours];
+  long slots[kNeighbours];
   at = slot;
-  for (int list = kGhostLists - 1; list >= 0; --list) {
+  for (int list = kNeighbours - 1; list >= 0; --list) {
     targets[list] = all_target.data();
     slots[list] = at;
     at += counts[list];
@@ -249,7 +249,7 @@ TEST(MdKokkos, PushedSendsEqualPackedSends) {
   ASSERT_TRUE(store->push_all(targets, slots, 0, StepHandshake{}));
   store->synchronize();
   all_target.copy_to_host(all_got.data());
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     const std::vector<double>& want = packed[static_cast<size_t>(list)];
     long differing = 0;
     for (long t = 0; t < counts[list]; ++t) {
@@ -279,22 +279,22 @@ TEST(MdKokkos, GhostsAndMigrationEqualHostStore) {
   md::LjParams p;
   p.cutoff = 2;
   p = md::with_energy_shift(p);
-  long counts[kGhostLists] = {}, host_counts[kGhostLists] = {};
-  long first[kGhostLists] = {};
+  long counts[kNeighbours] = {}, host_counts[kNeighbours] = {};
+  long first[kNeighbours] = {};
   long total = 0;
   for (md::MdStore* store : {kokkos.get(), host.get()}) {
     store->assign(lattice_atoms());
     store->sort_by_cell(kLatticeGrid);
     store->select_sends(bands, store == host.get() ? host_counts : counts);
   }
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     EXPECT_EQ(counts[list], host_counts[list]) << "list " << list;
     first[list] = total;
     total += counts[list];
   }
   const auto packed = packed_lists(*kokkos, kAllLists, counts);
   const auto host_packed = packed_lists(*host, kAllLists, host_counts);
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     EXPECT_EQ(
         bits_differing(packed[static_cast<size_t>(list)], host_packed[static_cast<size_t>(list)]),
         0)
@@ -325,7 +325,7 @@ TEST(MdKokkos, GhostsAndMigrationEqualHostStore) {
   kokkos->clear_ghosts();
   const auto moved = packed_lists(*kokkos, kAllLists, counts);
   std::vector<double> slots(static_cast<size_t>(3 * total));
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     const std::vector<double>& from = moved[static_cast<size_t>(list)];
     std::copy(from.begin(), from.end(), slots.begin() + 3 * first[list]);
   }

@@ -49,7 +49,7 @@ double code(int rank, int list, long t, int d) {
 class WindowStore final : public ParticleStore {
  public:
   WindowStore(double* positions, int rank) : positions_(positions), rank_(rank) {}
-  long sends[kGhostLists] = {};
+  long sends[kNeighbours] = {};
   long owned_count = 10;
   long generation = 1;
 
@@ -90,11 +90,11 @@ class WindowStore final : public ParticleStore {
   void add_owned(const ParticleRecords&) override { unused(); }
   long fold_periodic(const bool[3], const double[3]) override { unused(); }
   void clear_ghosts() override { unused(); }
-  void select_sends(const GhostBands&, long[kGhostLists]) override { unused(); }
+  void select_sends(const GhostBands&, long[kNeighbours]) override { unused(); }
   void pack_sends(std::uint32_t, double*) override { unused(); }
   void reserve_ghosts(long) override { unused(); }
   void unpack_ghosts(const double*, long, long) override { unused(); }
-  void copy_sends_to_ghosts(std::uint32_t, const long[kGhostLists]) override { unused(); }
+  void copy_sends_to_ghosts(std::uint32_t, const long[kNeighbours]) override { unused(); }
   void refresh_own_images() override { unused(); }
 
  private:
@@ -114,18 +114,18 @@ struct Ring {
   int me = 0, size = 1, left = 0, right = 0;
   // Sends of list 0 (to the left) and list 1 (to the right) of rank r.
   static long count(int list, int r) { return list == 0 ? 3 + r : 5 + r; }
-  std::array<int, kGhostLists> neighbors() const {
-    std::array<int, kGhostLists> n;
+  std::array<int, kNeighbours> neighbors() const {
+    std::array<int, kNeighbours> n;
     n.fill(me);
     n[0] = left;
     n[1] = right;
     return n;
   }
   // Lists 0 and 1 around the ring; the others: a rank that is its own neighbour.
-  void plan(GhostTransfer out[kGhostLists], WindowStore& store) const {
+  void plan(GhostTransfer out[kNeighbours], WindowStore& store) const {
     out[0] = {left, right, count(0, me), 0, count(0, right)};
     out[1] = {right, left, count(1, me), count(0, right), count(1, left)};
-    for (int list = 2; list < kGhostLists; ++list) out[list] = {me, me, 0, 0, 0};
+    for (int list = 2; list < kNeighbours; ++list) out[list] = {me, me, 0, 0, 0};
     store.sends[0] = count(0, me);
     store.sends[1] = count(1, me);
   }
@@ -152,7 +152,7 @@ MPI_Comm node_of_every_rank() {
 // The pushes of one update; returns how many lists went device to device.
 int push_all(SameGpuGhosts& ghosts, WindowStore& store) {
   int pushed = 0;
-  for (int list = 0; list < kGhostLists; ++list) pushed += ghosts.pushes(list) ? 1 : 0;
+  for (int list = 0; list < kNeighbours; ++list) pushed += ghosts.pushes(list) ? 1 : 0;
   ghosts.push_all(store);
   return pushed;
 }
@@ -178,7 +178,7 @@ TEST(MdSameGpu, NeighboursPushIntoTheAnnouncedSlotsAcrossRebuilds) {
   WindowStore store(shared.base(), ring.me);
   SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, HaloSync::Auto,
                        one_gpu(), &shared);
-  GhostTransfer plan[kGhostLists];
+  GhostTransfer plan[kNeighbours];
   ring.plan(plan, store);
   ghosts.connect(store, plan);
   const int pushed = push_all(ghosts, store);
@@ -212,7 +212,7 @@ struct SharedRing {
   MPI_Comm node = node_of_every_rank();
   SharedWindowMemory shared{node, 3 * kCapacity};
   WindowStore store{shared.base(), ring.me};
-  GhostTransfer plan[kGhostLists];
+  GhostTransfer plan[kNeighbours];
   SharedRing() { ring.plan(plan, store); }
   ~SharedRing() { MPI_Comm_free(&node); }
 };
@@ -284,7 +284,7 @@ TEST(MdSameGpu, ARankThatCannotMapTurnsTheDirectPathOffForAll) {
   SharedWindowMemory shared(node, 3 * kCapacity);
   if (ring.me == 1) shared.refuse_maps();
   WindowStore store(shared.base(), ring.me);
-  GhostTransfer plan[kGhostLists];
+  GhostTransfer plan[kNeighbours];
   ring.plan(plan, store);
   {
     SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, HaloSync::Auto,
@@ -333,7 +333,7 @@ TEST(MdSameGpu, PeerGpusPushDeviceToDeviceAndOthersUseMpi) {
   MPI_Comm node = node_of_every_rank();
   SharedWindowMemory shared(node, 3 * kCapacity);
   WindowStore store(shared.base(), ring.me);
-  GhostTransfer plan[kGhostLists];
+  GhostTransfer plan[kNeighbours];
   ring.plan(plan, store);
   const auto same_gpu = [&](int other) { return (other % 2) == (ring.me % 2); };
   const int neighbour[2] = {ring.left, ring.right};

@@ -61,9 +61,9 @@ class WindowedHostStore final : public md::MdStore {
     host_->clear_ghosts();
     ghosts_ = 0;
   }
-  void select_sends(const GhostBands& bands, long counts[kGhostLists]) override {
+  void select_sends(const GhostBands& bands, long counts[kNeighbours]) override {
     host_->select_sends(bands, counts);
-    std::copy(counts, counts + kGhostLists, counts_);
+    std::copy(counts, counts + kNeighbours, counts_);
   }
   void pack_sends(std::uint32_t lists, double* out) override { host_->pack_sends(lists, out); }
   void reserve_ghosts(long count) override { make_slots(count); }
@@ -71,10 +71,10 @@ class WindowedHostStore final : public md::MdStore {
     make_slots(first + count);
     std::copy(in + 3 * first, in + 3 * (first + count), ghost(first));
   }
-  void copy_sends_to_ghosts(std::uint32_t lists, const long first[kGhostLists]) override {
+  void copy_sends_to_ghosts(std::uint32_t lists, const long first[kNeighbours]) override {
     own_lists_ = lists;
-    std::copy(first, first + kGhostLists, own_first_);
-    for (int list = 0; list < kGhostLists; ++list) {
+    std::copy(first, first + kNeighbours, own_first_);
+    for (int list = 0; list < kNeighbours; ++list) {
       if (!(lists >> list & 1u)) continue;
       make_slots(first[list] + counts_[list]);
       pack_list(list, ghost(first[list]));
@@ -122,9 +122,9 @@ class WindowedHostStore final : public md::MdStore {
   double* window_;
   long slots_;
   long ghosts_ = 0;
-  long counts_[kGhostLists] = {};
+  long counts_[kNeighbours] = {};
   std::uint32_t own_lists_ = 0;  // the last copy_sends_to_ghosts, for refresh_own_images
-  long own_first_[kGhostLists] = {};
+  long own_first_[kNeighbours] = {};
 };
 
 }  // namespace mpsfw::testing_support

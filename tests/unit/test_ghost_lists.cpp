@@ -17,14 +17,14 @@ namespace {
 
 TEST(MdGhostLists, EveryNeighbourHasOneListAndItsOppositePointsBack) {
   std::set<int> offsets;
-  for (int list = 0; list < kGhostLists; ++list) {
-    const int s[3] = {list_offset(list, 0), list_offset(list, 1), list_offset(list, 2)};
+  for (int list = 0; list < kNeighbours; ++list) {
+    const int s[3] = {neighbour_step(list, 0), neighbour_step(list, 1), neighbour_step(list, 2)};
     for (int d = 0; d < 3; ++d) ASSERT_TRUE(s[d] >= -1 && s[d] <= 1);
     ASSERT_FALSE(s[0] == 0 && s[1] == 0 && s[2] == 0) << "list " << list << " is the rank itself";
-    EXPECT_EQ(list_of_offset(s[0], s[1], s[2]), list);
+    EXPECT_EQ(neighbour_index({s[0], s[1], s[2]}), list);
     offsets.insert(9 * s[0] + 3 * s[1] + s[2]);
-    const int back = opposite_list(list);
-    for (int d = 0; d < 3; ++d) EXPECT_EQ(list_offset(back, d), -s[d]) << "list " << list;
+    const int back = opposite_neighbour(list);
+    for (int d = 0; d < 3; ++d) EXPECT_EQ(neighbour_step(back, d), -s[d]) << "list " << list;
   }
   EXPECT_EQ(offsets.size(), 26u);
 }
@@ -43,14 +43,14 @@ TEST(GhostLists, AnInteriorParticleIsInNoListAndACornerParticleInSeven) {
   const double w[3] = {10, 10, 10};
   const GhostBands b = bands_of(w, 2.5);
   EXPECT_EQ(ghost_list_mask(5, 5, 5, b), 0u);
-  EXPECT_EQ(ghost_list_mask(1, 5, 5, b), std::uint32_t{1} << list_of_offset(-1, 0, 0));
+  EXPECT_EQ(ghost_list_mask(1, 5, 5, b), std::uint32_t{1} << neighbour_index({-1, 0, 0}));
   // On the band's edge: the low band is x < low, the high one x >= high.
   EXPECT_EQ(ghost_list_mask(2.5, 5, 5, b), 0u);
-  EXPECT_EQ(ghost_list_mask(7.5, 5, 5, b), std::uint32_t{1} << list_of_offset(1, 0, 0));
+  EXPECT_EQ(ghost_list_mask(7.5, 5, 5, b), std::uint32_t{1} << neighbour_index({1, 0, 0}));
   const std::uint32_t edge = ghost_list_mask(1, 9, 5, b);
-  EXPECT_EQ(edge, (std::uint32_t{1} << list_of_offset(-1, 0, 0)) |
-                      (std::uint32_t{1} << list_of_offset(0, 1, 0)) |
-                      (std::uint32_t{1} << list_of_offset(-1, 1, 0)));
+  EXPECT_EQ(edge, (std::uint32_t{1} << neighbour_index({-1, 0, 0})) |
+                      (std::uint32_t{1} << neighbour_index({0, 1, 0})) |
+                      (std::uint32_t{1} << neighbour_index({-1, 1, 0})));
   EXPECT_EQ(__builtin_popcount(ghost_list_mask(1, 9, 9.5, b)), 7);
 }
 
@@ -79,8 +79,9 @@ TEST(GhostLists, AParticleIsSentToEveryNeighbourThatNeedsIt) {
     for (int trial = 0; trial < 4000; ++trial) {
       const double x[3] = {along[0](random), along[1](random), along[2](random)};
       const std::uint32_t mask = ghost_list_mask(x[0], x[1], x[2], b);
-      for (int list = 0; list < kGhostLists; ++list) {
-        const int s[3] = {list_offset(list, 0), list_offset(list, 1), list_offset(list, 2)};
+      for (int list = 0; list < kNeighbours; ++list) {
+        const int s[3] = {neighbour_step(list, 0), neighbour_step(list, 1),
+                          neighbour_step(list, 2)};
         const bool sent = (mask >> list & 1u) != 0;
         // Needed by the neighbour: sent (no ghost missing).
         if (neighbour_needs(x, s, w, g)) {

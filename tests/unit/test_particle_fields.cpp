@@ -154,16 +154,16 @@ void expect_send_lists(Arrays& a, double low, double high) {
     bands.low[d] = low;
     bands.high[d] = high;
   }
-  for (int list = 0; list < kGhostLists; ++list) {
-    for (int d = 0; d < 3; ++d) bands.shift[list][d] = 100.0 * list_offset(list, d);
+  for (int list = 0; list < kNeighbours; ++list) {
+    for (int d = 0; d < 3; ++d) bands.shift[list][d] = 100.0 * neighbour_step(list, d);
   }
-  long counts[kGhostLists] = {}, total = 0;
+  long counts[kNeighbours] = {}, total = 0;
   a.select_sends(bands, counts);
-  for (int list = 0; list < kGhostLists; ++list) total += counts[list];
+  for (int list = 0; list < kNeighbours; ++list) total += counts[list];
   std::vector<double> packed(static_cast<size_t>(3 * total));
-  a.pack_sends((std::uint32_t{1} << kGhostLists) - 1, packed.data());
+  a.pack_sends((std::uint32_t{1} << kNeighbours) - 1, packed.data());
   std::vector<double> expected;
-  for (int list = 0; list < kGhostLists; ++list) {
+  for (int list = 0; list < kNeighbours; ++list) {
     long in_list = 0;
     for (long i = 0; i < a.owned(); ++i) {
       const double* x = a.positions() + 4 * i;
@@ -199,17 +199,17 @@ TEST(ParticleFields, PushAllCopiesOwnImagesAsCopySendsToGhostsDoes) {
     bands.low[d] = 2.0;
     bands.high[d] = 8.0;
   }
-  for (int list = 0; list < kGhostLists; ++list) {
-    for (int d = 0; d < 3; ++d) bands.shift[list][d] = 100.0 * list_offset(list, d);
+  for (int list = 0; list < kNeighbours; ++list) {
+    for (int d = 0; d < 3; ++d) bands.shift[list][d] = 100.0 * neighbour_step(list, d);
   }
-  long counts[kGhostLists];
+  long counts[kNeighbours];
   a.select_sends(bands, counts);
   b.select_sends(bands, counts);
   // The even lists are this rank's own images, in reverse order of slots;
   // list 1 goes to another rank's array from its slot 3 on.
   std::uint32_t own = 0;
-  long first[kGhostLists] = {}, ghosts = 0;
-  for (int list = kGhostLists - 1; list >= 0; --list) {
+  long first[kNeighbours] = {}, ghosts = 0;
+  for (int list = kNeighbours - 1; list >= 0; --list) {
     if (list % 2 != 0) continue;
     own |= std::uint32_t{1} << list;
     first[list] = ghosts;
@@ -217,9 +217,9 @@ TEST(ParticleFields, PushAllCopiesOwnImagesAsCopySendsToGhostsDoes) {
   }
   ASSERT_GT(counts[1], 0);
   std::vector<double> target(static_cast<size_t>(4 * (3 + counts[1])), -1.0);
-  void* targets[kGhostLists] = {};
-  long slots[kGhostLists];
-  std::copy(first, first + kGhostLists, slots);
+  void* targets[kNeighbours] = {};
+  long slots[kNeighbours];
+  std::copy(first, first + kNeighbours, slots);
   targets[1] = target.data();
   slots[1] = 3;
   a.reserve_ghosts(ghosts);
