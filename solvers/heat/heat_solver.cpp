@@ -6,7 +6,6 @@
 #include <string>
 #include <utility>
 
-#include "core/comm/box_copy.hpp"
 #include "core/device/memory_preflight.hpp"
 #include "core/device/peer_memory.hpp"
 #include "core/grid/grid_state.hpp"
