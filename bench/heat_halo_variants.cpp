@@ -35,6 +35,7 @@
 #include "core/device/device.hpp"
 #include "core/device/peer_memory.hpp"
 #include "core/driver/time_loop.hpp"
+#include "core/grid/overlap_boxes.hpp"
 #include "solvers/heat/halo_exchange.hpp"
 #include "solvers/heat/heat_config.hpp"
 #include "solvers/heat/heat_initial.hpp"

@@ -9,6 +9,7 @@
 #include "core/device/memory_preflight.hpp"
 #include "core/device/peer_memory.hpp"
 #include "core/grid/grid_state.hpp"
+#include "core/grid/overlap_boxes.hpp"
 #include "core/input/checkpoint.hpp"
 #include "core/io/field_output.hpp"
 #include "core/io/h5_io.hpp"
