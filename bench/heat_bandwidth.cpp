@@ -42,6 +42,7 @@
 #include "core/device/cuda_check.hpp"
 #include "core/device/device.hpp"
 #include "core/driver/time_loop.hpp"
+#include "core/grid/overlap_boxes.hpp"
 #include "solvers/heat/halo_exchange.hpp"
 #include "solvers/heat/heat_config.hpp"
 #include "solvers/heat/heat_kernels.hpp"

@@ -30,11 +30,12 @@
 
 #include "bench/bench_support.hpp"
 #include "core/base/error.hpp"
-#include "core/comm/box_copy.hpp"
 #include "core/comm/field_halos.hpp"
+#include "core/comm/region_copy.hpp"
 #include "core/device/device.hpp"
 #include "core/device/peer_memory.hpp"
 #include "core/driver/time_loop.hpp"
+#include "core/grid/overlap_boxes.hpp"
 #include "solvers/heat/halo_exchange.hpp"
 #include "solvers/heat/heat_config.hpp"
 #include "solvers/heat/heat_initial.hpp"
@@ -69,9 +70,10 @@ struct Outcome {
 };
 
 std::vector<double> interior_of(const Array<double>& u, const FieldLayout& layout) {
-  const Box in = layout.interior();
-  Array<double> packed(u.space(), static_cast<size_t>(in.cells()));
-  pack_box(u.space(), u.data(), layout, in, packed.data());
+  PackedBoxes in;
+  in.add(layout.interior());
+  Array<double> packed(u.space(), static_cast<size_t>(in.cells));
+  copy_regions(u.space(), ScalarType::Float64, pack_copies(u.data(), layout, in, packed.data()));
   std::vector<double> host(packed.size());
   packed.copy_to_host(host.data());
   return host;

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "bench/bench_support.hpp"
-#include "core/comm/box_copy.hpp"
+#include "core/comm/region_copy.hpp"
 #include "core/device/cuda_check.hpp"
 #include "core/device/device.hpp"
 #include "core/device/peer_memory.hpp"
@@ -69,15 +69,14 @@ int run(int argc, char** argv) {
               "own memcpy us", "peer memcpy us");
   const char* names[kFaces] = {"x-lo", "x-hi", "y-lo", "y-hi", "z-lo", "z-hi"};
   for (int f = 0; f < kFaces; ++f) {
-    PeerBoxList from_own, from_peer;
-    from_own.add(face_pull(layout, layout, own.data(), f));
-    from_peer.add(face_pull(layout, layout, peer, f));
-    const std::int64_t n = from_own.item[0].dst_box.cells();
+    const RegionCopy from_own = face_pull(layout, field.data(), layout, own.data(), f);
+    const RegionCopy from_peer = face_pull(layout, field.data(), layout, peer, f);
+    const std::int64_t n = from_own.size.product();
     const size_t face_bytes = static_cast<size_t>(n) * sizeof(double);
     const double own_s = bench::median_event_seconds(
-        repeats, [&] { copy_from_peers(Backend::Cuda, field.data(), layout, from_own); });
+        repeats, [&] { copy_regions(Backend::Cuda, ScalarType::Float64, &from_own, 1); });
     const double peer_s = bench::median_event_seconds(
-        repeats, [&] { copy_from_peers(Backend::Cuda, field.data(), layout, from_peer); });
+        repeats, [&] { copy_regions(Backend::Cuda, ScalarType::Float64, &from_peer, 1); });
     const double own_copy_s = bench::median_event_seconds(repeats, [&] {
       MPSFW_CUDA_CHECK(
           cudaMemcpy(bytes_out.data(), own.data(), face_bytes, cudaMemcpyDeviceToDevice));

@@ -2,8 +2,6 @@
 // CUDA version lives in a CUDA-only source (*_cuda.cu), as in
 // core/device/cuda_off.cpp: no stream signals, nothing to release, the rest
 // throws the one error of throw_built_without_cuda.
-#include <vector>
-
 #include "region_copy.hpp"
 #include "stream_signals.hpp"
 
@@ -12,7 +10,7 @@ namespace mpsfw {
 bool StreamSignals::available() { return false; }
 void detail::cuda_release_failure(PeerWaitFailure*) noexcept {}
 
-void detail::cuda_copy_regions(ScalarType, const std::vector<RegionCopy>&) {
+void detail::cuda_copy_regions(ScalarType, const RegionCopy*, int) {
   throw_built_without_cuda("copying regions of device memory");
 }
 

@@ -38,6 +38,7 @@
 
 #include "core/base/backend.hpp"
 #include "core/comm/halo_transport.hpp"
+#include "core/comm/region_copy.hpp"
 #include "core/comm/step_ordering.hpp"
 #include "core/device/peer_memory.hpp"
 #include "core/device/timers.hpp"
@@ -46,7 +47,7 @@
 
 namespace mpsfw {
 
-enum class ScalarType { Float32, Float64 };
+// A field's element type is one the pack layer copies (ScalarType, region_copy.hpp).
 int scalar_bytes(ScalarType type);
 const char* to_string(ScalarType type);
 template <class T>

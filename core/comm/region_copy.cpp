@@ -1,6 +1,6 @@
 #include "region_copy.hpp"
 
-#include "field_halos.hpp"
+#include "core/base/error.hpp"
 
 namespace mpsfw {
 
@@ -14,11 +14,18 @@ StridedRegion dense_region(void* buffer, const Box& box) {
   return {buffer, -(box.lo.x + box.lo.y * sy + box.lo.z * sz), sy, sz, box.lo};
 }
 
+void RegionCopyList::add(const RegionCopy& c) {
+  if (c.size.x <= 0 || c.size.y <= 0 || c.size.z <= 0) return;
+  if (count == kMax) throw Error("RegionCopyList holds at most six copies");
+  item[count++] = c;
+}
+
 namespace {
 
 template <class T>
-void host_copy(const std::vector<RegionCopy>& copies) {
-  for (const RegionCopy& c : copies) {
+void host_copy(const RegionCopy* copies, int count) {
+  for (int n = 0; n < count; ++n) {
+    const RegionCopy& c = copies[n];
     const T* src = static_cast<const T*>(c.src.base);
     T* dst = static_cast<T*>(c.dst.base);
 #pragma omp parallel for collapse(2) schedule(static)
@@ -36,15 +43,56 @@ void host_copy(const std::vector<RegionCopy>& copies) {
 
 }  // namespace
 
-void copy_regions(Backend space, ScalarType type, const std::vector<RegionCopy>& copies) {
-  if (copies.empty()) return;
+void copy_regions(Backend space, ScalarType type, const RegionCopy* copies, int count) {
+  if (count == 0) return;
   if (space == Backend::Cuda) {
-    detail::cuda_copy_regions(type, copies);
+    detail::cuda_copy_regions(type, copies, count);
   } else if (type == ScalarType::Float32) {
-    host_copy<float>(copies);
+    host_copy<float>(copies, count);
   } else {
-    host_copy<double>(copies);
+    host_copy<double>(copies, count);
   }
+}
+
+RegionCopy field_copy(const double* src, const FieldLayout& src_layout, const Box& src_box,
+                      double* dst, const FieldLayout& dst_layout, const Box& dst_box) {
+  if (!dst_box.empty() && !(src_box.size() == dst_box.size())) {
+    throw Error("field_copy: the boxes differ in shape");
+  }
+  // The source is only read.
+  return {field_region(const_cast<double*>(src), src_layout, src_box),
+          field_region(dst, dst_layout, dst_box), dst_box.size()};
+}
+
+void PackedBoxes::add(const Box& b) {
+  if (b.empty()) return;
+  if (count == kMax) throw Error("PackedBoxes holds at most six boxes");
+  box[count] = b;
+  offset[count] = cells;
+  cells += b.cells();
+  ++count;
+}
+
+RegionCopyList pack_copies(const double* field, const FieldLayout& layout, const PackedBoxes& boxes,
+                           double* buffer) {
+  RegionCopyList copies;
+  for (int b = 0; b < boxes.count; ++b) {
+    // The field is only read.
+    copies.add({field_region(const_cast<double*>(field), layout, boxes.box[b]),
+                dense_region(buffer + boxes.offset[b], boxes.box[b]), boxes.box[b].size()});
+  }
+  return copies;
+}
+
+RegionCopyList unpack_copies(double* field, const FieldLayout& layout, const PackedBoxes& boxes,
+                             const double* buffer) {
+  RegionCopyList copies;
+  for (int b = 0; b < boxes.count; ++b) {
+    // The buffer is only read.
+    copies.add({dense_region(const_cast<double*>(buffer) + boxes.offset[b], boxes.box[b]),
+                field_region(field, layout, boxes.box[b]), boxes.box[b].size()});
+  }
+  return copies;
 }
 
 }  // namespace mpsfw

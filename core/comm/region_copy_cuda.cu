@@ -1,7 +1,6 @@
 #include <algorithm>
 
 #include "core/device/cuda_check.hpp"
-#include "field_halos.hpp"
 #include "region_copy.hpp"
 
 namespace mpsfw::detail {
@@ -13,6 +12,7 @@ struct CopyBatch {
   RegionCopy item[kMax];
   int count = 0;
 };
+static_assert(RegionCopyList::kMax <= CopyBatch::kMax, "a RegionCopyList runs in one launch");
 
 // blockIdx.y picks the copy; consecutive threads take consecutive x cells, so
 // both sides' accesses coalesce along rows.
@@ -50,7 +50,7 @@ void launch(const CopyBatch& batch) {
 
 }  // namespace
 
-void cuda_copy_regions(ScalarType type, const std::vector<RegionCopy>& copies) {
+void cuda_copy_regions(ScalarType type, const RegionCopy* copies, int count) {
   CopyBatch batch;
   const auto flush = [&] {
     if (batch.count == 0) return;
@@ -61,7 +61,8 @@ void cuda_copy_regions(ScalarType type, const std::vector<RegionCopy>& copies) {
     }
     batch.count = 0;
   };
-  for (const RegionCopy& c : copies) {
+  for (int n = 0; n < count; ++n) {
+    const RegionCopy& c = copies[n];
     if (static_cast<std::int64_t>(c.size.x) * c.size.y * c.size.z == 0) continue;
     batch.item[batch.count++] = c;
     if (batch.count == CopyBatch::kMax) flush();

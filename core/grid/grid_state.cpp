@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "core/base/error.hpp"
-#include "core/comm/box_copy.hpp"
+#include "core/comm/region_copy.hpp"
 #include "core/input/checkpoint.hpp"
 #include "core/io/field_output.hpp"
 #include "core/io/h5_io.hpp"
@@ -102,13 +102,16 @@ std::vector<double> read_grid_block(const std::string& file, const std::string& 
 }
 
 std::vector<double> interior_on_host(const Array<double>& field, const FieldLayout& layout) {
-  const Box interior = layout.interior();
-  std::vector<double> host(static_cast<size_t>(interior.cells()));
+  PackedBoxes interior;
+  interior.add(layout.interior());
+  std::vector<double> host(static_cast<size_t>(interior.cells));
   if (field.space() == Backend::Host) {
-    pack_box(Backend::Host, field.data(), layout, interior, host.data());
+    copy_regions(Backend::Host, ScalarType::Float64,
+                 pack_copies(field.data(), layout, interior, host.data()));
   } else {
     Array<double> packed(field.space(), host.size());
-    pack_box(field.space(), field.data(), layout, interior, packed.data());
+    copy_regions(field.space(), ScalarType::Float64,
+                 pack_copies(field.data(), layout, interior, packed.data()));
     packed.copy_to_host(host.data());
   }
   return host;

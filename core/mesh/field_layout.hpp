@@ -63,41 +63,4 @@ MPSFW_HD int face_count(FaceMask m) {
   return n;
 }
 
-// Cells whose 7-point stencil reads no exchanged halo cell: they can be
-// updated while the exchange is in flight. Possibly empty.
-MPSFW_HD Box inner_box(const FieldLayout& layout, FaceMask exchanged = kAllFaces) {
-  Box b;
-  for (int d = 0; d < 3; ++d) {
-    const int lo_cut = (exchanged >> (2 * d)) & 1u;
-    const int hi_cut = (exchanged >> (2 * d + 1)) & 1u;
-    b.lo[d] = 1 + lo_cut;
-    const int hi = layout.n[d] + 1 - hi_cut;
-    b.hi[d] = hi > b.lo[d] ? hi : b.lo[d];
-  }
-  return b;
-}
-
-// The rest of the interior as at most six disjoint slabs: x slabs span all of
-// y and z, y slabs the inner x range, z slabs the inner x and y ranges.
-struct ShellBoxes {
-  Box box[6];
-  int count = 0;
-};
-
-MPSFW_HD ShellBoxes shell_boxes(const FieldLayout& layout, FaceMask exchanged = kAllFaces) {
-  const Box in = inner_box(layout, exchanged);
-  const Int3 n = layout.n;
-  ShellBoxes s;
-  const auto add = [&s](Box b) {
-    if (!b.empty()) s.box[s.count++] = b;
-  };
-  add({{1, 1, 1}, {in.lo.x, n.y + 1, n.z + 1}});
-  add({{in.hi.x, 1, 1}, {n.x + 1, n.y + 1, n.z + 1}});
-  add({{in.lo.x, 1, 1}, {in.hi.x, in.lo.y, n.z + 1}});
-  add({{in.lo.x, in.hi.y, 1}, {in.hi.x, n.y + 1, n.z + 1}});
-  add({{in.lo.x, in.lo.y, 1}, {in.hi.x, in.hi.y, in.lo.z}});
-  add({{in.lo.x, in.lo.y, in.hi.z}, {in.hi.x, in.hi.y, n.z + 1}});
-  return s;
-}
-
 }  // namespace mpsfw

@@ -35,7 +35,7 @@ void DirectPeers::connect(HaloTransport mode, HaloSync sync, const DeviceLocatio
   // Nobody pushed into the first buffer's halo: fill it once. The
   // neighbours overwrite what this reads no earlier than their second step,
   // which waits for this rank's first.
-  copy_from_peers(space_, fields[0], layout_, first_fill_);
+  copy_regions(space_, ScalarType::Float64, first_fill_);
   memory::synchronize(space_);
 }
 
@@ -51,7 +51,7 @@ void DirectPeers::plan_pushes(FaceMask other_gpu, const std::array<double*, 2>& 
         theirs[static_cast<size_t>(b)] = static_cast<double*>(p->buffers[static_cast<size_t>(b)]);
       }
     }
-    first_fill_.add(face_pull(layout_, peer, theirs[0], f));
+    first_fill_.add(face_pull(layout_, fields[0], peer, theirs[0], f));
     for (int b = 0; b < 2; ++b) {
       HaloPushes& push = pushes_[static_cast<size_t>(b)];
       push.face[f] = push_target(layout_, f, peer, theirs[static_cast<size_t>(b)]);

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "core/base/backend.hpp"
-#include "core/comm/box_copy.hpp"
 #include "core/comm/halo_transport.hpp"
 #include "core/comm/peer_links.hpp"
+#include "core/comm/region_copy.hpp"
 #include "core/comm/step_handshake.hpp"
 #include "core/comm/step_ordering.hpp"
 #include "core/device/peer_memory.hpp"
@@ -87,7 +87,7 @@ class DirectPeers {
   FaceMask faces_ = 0;
   FaceMask peer_gpu_faces_ = 0;
   std::array<const double*, 2> fields_{};
-  PeerBoxList first_fill_;            // the first buffer's direct halos, read once at connect
+  RegionCopyList first_fill_;         // the first buffer's direct halos, read once at connect
   std::array<HaloPushes, 2> pushes_;  // out of each of the two buffers
   HaloPushes no_pushes_;
   std::unique_ptr<PeerLinks> links_;  // after connect

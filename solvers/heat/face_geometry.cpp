@@ -16,10 +16,11 @@ static Box face_plane(const FieldLayout& layout, int face, bool halo) {
 Box face_send_plane(const FieldLayout& layout, int face) { return face_plane(layout, face, false); }
 Box face_halo_plane(const FieldLayout& layout, int face) { return face_plane(layout, face, true); }
 
-PeerBox face_pull(const FieldLayout& mine, const FieldLayout& peer, const double* theirs,
-                  int face) {
+RegionCopy face_pull(const FieldLayout& mine, double* field, const FieldLayout& peer,
+                     const double* theirs, int face) {
   // The neighbour across my face f sends its plane of the opposite face.
-  return {theirs, peer, face_send_plane(peer, opposite_face(face)), face_halo_plane(mine, face)};
+  return field_copy(theirs, peer, face_send_plane(peer, opposite_face(face)), field, mine,
+                    face_halo_plane(mine, face));
 }
 
 HaloPushes::Target push_target(const FieldLayout& mine, int face, const FieldLayout& peer,

@@ -1,7 +1,7 @@
 #include "halo_exchange.hpp"
 
 #include "core/base/error.hpp"
-#include "core/comm/box_copy.hpp"
+#include "core/comm/region_copy.hpp"
 #include "core/parallel/mpi_check.hpp"
 
 namespace mpsfw {
@@ -30,8 +30,8 @@ HaloExchange::HaloExchange(const CartDecomposition& decomposition, FieldLayout l
 HaloExchange::~HaloExchange() = default;
 
 void HaloExchange::use_mpi_for(FaceMask faces) {
-  send_boxes_ = BoxList();
-  recv_boxes_ = BoxList();
+  send_boxes_ = PackedBoxes();
+  recv_boxes_ = PackedBoxes();
   std::vector<NeighbourMessages::Message> receives, sends;
   for (int f = 0; f < kFaces; ++f) {
     if (!(faces & (1u << f))) continue;
@@ -82,7 +82,9 @@ void HaloExchange::start(double* field) {
   messages_.post_receives();
   if (send_boxes_.count > 0) {
     PhaseTimers::Scope t(*timers_, "halo pack");
-    pack_boxes(space_, field, layout_, send_boxes_, static_cast<double*>(messages_.send_buffer()));
+    copy_regions(
+        space_, ScalarType::Float64,
+        pack_copies(field, layout_, send_boxes_, static_cast<double*>(messages_.send_buffer())));
   }
   messages_.send();
   in_flight_ = true;
@@ -94,8 +96,9 @@ void HaloExchange::finish(double* field) {
   messages_.wait();
   if (recv_boxes_.count == 0) return;
   PhaseTimers::Scope t(*timers_, "halo unpack");
-  unpack_boxes(space_, field, layout_, recv_boxes_,
-               static_cast<const double*>(messages_.receive_buffer()));
+  copy_regions(space_, ScalarType::Float64,
+               unpack_copies(field, layout_, recv_boxes_,
+                             static_cast<const double*>(messages_.receive_buffer())));
 }
 
 void HaloExchange::finish_step(Handshake handshake) {

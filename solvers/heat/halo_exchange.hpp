@@ -19,9 +19,9 @@
 #include <string>
 
 #include "core/base/backend.hpp"
-#include "core/comm/box_copy.hpp"
 #include "core/comm/halo_transport.hpp"
 #include "core/comm/neighbour_messages.hpp"
+#include "core/comm/region_copy.hpp"
 #include "core/comm/step_ordering.hpp"
 #include "core/device/memory.hpp"
 #include "core/device/peer_memory.hpp"
@@ -126,8 +126,8 @@ class HaloExchange {
   FieldLayout layout_;
   Backend space_;
   std::array<int, kFaces> neighbors_;
-  FaceMask neighbor_faces_ = 0;      // faces with a neighbour (not a wall)
-  BoxList send_boxes_, recv_boxes_;  // MPI faces only, in face order
+  FaceMask neighbor_faces_ = 0;          // faces with a neighbour (not a wall)
+  PackedBoxes send_boxes_, recv_boxes_;  // MPI faces only, in face order
   // All faces' messages in one buffer per direction: one pack launch, one
   // unpack launch and (staged) one copy each way per exchange.
   NeighbourMessages messages_;

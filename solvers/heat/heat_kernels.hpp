@@ -34,9 +34,9 @@ class HeatKernels {
   // neighbour on this GPU), boundary first, in one launch (CUDA, Kokkos on a
   // CUDA GPU or the host): its first blocks compute the pushed planes and store them into next and
   // the neighbours' halos, the block that finishes them last runs `handshake` (unless empty; then
-  // `pushes` must not be), the others update `inner` (the rest: inner_box of the pushed faces). The
-  // neighbours so get this step's planes early, and the next step waits for their planes, not their
-  // whole step.
+  // `pushes` must not be), the others update `inner` (the rest: inner_box of the pushed faces,
+  // core/grid/overlap_boxes.hpp). The neighbours so get this step's planes early, and the next
+  // step waits for their planes, not their whole step.
   virtual void update_boundary_first(const double* u, double* next, const FieldLayout& layout,
                                      const Box& inner, Coefficients k, const HaloPushes& pushes,
                                      const StepHandshake& handshake) = 0;

@@ -6,10 +6,10 @@
 #include <string>
 #include <utility>
 
-#include "core/comm/box_copy.hpp"
 #include "core/device/memory_preflight.hpp"
 #include "core/device/peer_memory.hpp"
 #include "core/grid/grid_state.hpp"
+#include "core/grid/overlap_boxes.hpp"
 #include "core/input/checkpoint.hpp"
 #include "core/io/field_output.hpp"
 #include "core/io/h5_io.hpp"

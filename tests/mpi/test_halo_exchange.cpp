@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "core/base/error.hpp"
+#include "core/comm/region_copy.hpp"
 #include "core/comm/step_ordering.hpp"
 #include "core/device/device.hpp"
 #include "core/device/memory.hpp"
@@ -89,8 +90,8 @@ void store_push(Backend space, const HaloPushes& pushes, int f, int i, int j, in
 void run_steps(HaloExchange& halo, const CartDecomposition& d, const FieldLayout& layout,
                Int3 global, bool periodic, Backend space, const std::array<double*, 2>& buffers) {
   const size_t cells = static_cast<size_t>(layout.size());
-  const BoxList interior = [&] {
-    BoxList l;
+  const PackedBoxes interior = [&] {
+    PackedBoxes l;
     l.add(layout.interior());
     return l;
   }();
@@ -107,9 +108,10 @@ void run_steps(HaloExchange& halo, const CartDecomposition& d, const FieldLayout
     // into it meanwhile), then the neighbours' halos.
     const std::vector<double> values = coded_block(d, layout, shift_of(step + 1));
     std::vector<double> packed(static_cast<size_t>(interior.cells));
-    pack_boxes(Backend::Host, values.data(), layout, interior, packed.data());
+    copy_regions(Backend::Host, ScalarType::Float64,
+                 pack_copies(values.data(), layout, interior, packed.data()));
     staged.copy_from_host(packed.data());
-    unpack_boxes(space, next, layout, interior, staged.data());
+    copy_regions(space, ScalarType::Float64, unpack_copies(next, layout, interior, staged.data()));
     const HaloPushes& pushes = halo.pushes(next);
     for (std::int64_t t = 0; t < pushes.cells(); ++t) {
       int i = 0, j = 0, k = 0;

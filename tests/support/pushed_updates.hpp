@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/device/memory.hpp"
+#include "core/grid/overlap_boxes.hpp"
 #include "solvers/heat/halo_exchange.hpp"
 #include "solvers/heat/heat_kernels.hpp"
 

@@ -10,6 +10,7 @@
 
 #include "core/base/error.hpp"
 #include "core/comm/halo_transport.hpp"
+#include "core/comm/region_copy.hpp"
 #include "solvers/heat/halo_exchange.hpp"
 #include "solvers/heat/halo_push.hpp"
 
@@ -132,11 +133,11 @@ TEST(HaloTransport, PullCopiesTheNeighboursFacingPlane) {
     Int3 low_at{0, 0, 0}, high_at{0, 0, 0};
     high_at[dim] = low_cells[dim];
     std::vector<double> a = block(low, low_at), b = block(high, high_at);
-    PeerBoxList into_a, into_b;
-    into_a.add(face_pull(low, high, b.data(), 2 * dim + 1));  // a's high face
-    into_b.add(face_pull(high, low, a.data(), 2 * dim));      // b's low face
-    copy_from_peers(Backend::Host, a.data(), low, into_a);
-    copy_from_peers(Backend::Host, b.data(), high, into_b);
+    RegionCopyList into_a, into_b;
+    into_a.add(face_pull(low, a.data(), high, b.data(), 2 * dim + 1));  // a's high face
+    into_b.add(face_pull(high, b.data(), low, a.data(), 2 * dim));      // b's low face
+    copy_regions(Backend::Host, ScalarType::Float64, into_a);
+    copy_regions(Backend::Host, ScalarType::Float64, into_b);
     expect_halo_is_across(a, low, low_at, 2 * dim + 1);
     expect_halo_is_across(b, high, high_at, 2 * dim);
   }
@@ -213,9 +214,8 @@ TEST(HaloTransport, PushesLocateEveryPlaneCellOnce) {
 
 TEST(HaloTransport, PeerBoxesMustMatchInShape) {
   const FieldLayout a({4, 4, 4}), b({4, 5, 4});
-  PeerBoxList list;
-  std::vector<double> f(static_cast<size_t>(b.size()));
-  EXPECT_THROW(list.add(face_pull(a, b, f.data(), 0)), Error);
+  std::vector<double> f(static_cast<size_t>(b.size())), mine(static_cast<size_t>(a.size()));
+  EXPECT_THROW(face_pull(a, mine.data(), b, f.data(), 0), Error);
 }
 
 }  // namespace

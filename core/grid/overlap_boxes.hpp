@@ -1,0 +1,63 @@
+#pragma once
+// The boxes a stencil update splits a block into to overlap its halo
+// exchange: the inner box, whose stencil reads no exchanged halo cell (updated
+// while the exchange is in flight), and the shell, the rest of the interior
+// (updated once the halos are in). The interior of a layout with a halo h
+// cells wide is [h, n + h) along each axis; a stencil that reaches r cells
+// (by default the layout's halo) takes r cells off each exchanged face.
+#include "core/base/hd.hpp"
+#include "core/mesh/box.hpp"
+#include "core/mesh/field_layout.hpp"
+
+namespace mpsfw {
+
+// Cells whose stencil, reaching `reach` cells, reads no halo cell of an
+// exchanged face. Possibly empty.
+MPSFW_HD Box inner_box(const FieldLayout& layout, FaceMask exchanged, int reach) {
+  const int h = layout.halo;
+  Box b;
+  for (int d = 0; d < 3; ++d) {
+    const int lo_cut = (exchanged >> (2 * d)) & 1u;
+    const int hi_cut = (exchanged >> (2 * d + 1)) & 1u;
+    // Clamped into the interior, so that the shell slabs never leave it
+    // when the cuts overlap (a block thinner than the reach).
+    const int end = layout.n[d] + h;
+    const int lo = h + reach * lo_cut;
+    b.lo[d] = lo < end ? lo : end;
+    const int hi = end - reach * hi_cut;
+    b.hi[d] = hi > b.lo[d] ? hi : b.lo[d];
+  }
+  return b;
+}
+MPSFW_HD Box inner_box(const FieldLayout& layout, FaceMask exchanged = kAllFaces) {
+  return inner_box(layout, exchanged, layout.halo);
+}
+
+// The rest of the interior as at most six disjoint slabs: x slabs span all of
+// y and z, y slabs the inner x range, z slabs the inner x and y ranges.
+struct ShellBoxes {
+  Box box[6];
+  int count = 0;
+};
+
+MPSFW_HD ShellBoxes shell_boxes(const FieldLayout& layout, FaceMask exchanged, int reach) {
+  const Box in = inner_box(layout, exchanged, reach);
+  const int h = layout.halo;
+  const Int3 end{layout.n.x + h, layout.n.y + h, layout.n.z + h};  // past the interior
+  ShellBoxes s;
+  const auto add = [&s](Box b) {
+    if (!b.empty()) s.box[s.count++] = b;
+  };
+  add({{h, h, h}, {in.lo.x, end.y, end.z}});
+  add({{in.hi.x, h, h}, {end.x, end.y, end.z}});
+  add({{in.lo.x, h, h}, {in.hi.x, in.lo.y, end.z}});
+  add({{in.lo.x, in.hi.y, h}, {in.hi.x, end.y, end.z}});
+  add({{in.lo.x, in.lo.y, h}, {in.hi.x, in.hi.y, in.lo.z}});
+  add({{in.lo.x, in.lo.y, in.hi.z}, {in.hi.x, in.hi.y, end.z}});
+  return s;
+}
+MPSFW_HD ShellBoxes shell_boxes(const FieldLayout& layout, FaceMask exchanged = kAllFaces) {
+  return shell_boxes(layout, exchanged, layout.halo);
+}
+
+}  // namespace mpsfw
