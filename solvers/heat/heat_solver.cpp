@@ -52,6 +52,7 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
       decomposition_(comm, config.cells, config.rank_grid_hint, periodic_dims(config.boundary),
                      kStridedFaceCost),
       layout_(decomposition_.local_cells()),
+      finite_(decomposition_.comm()),
       coefficients_(coefficients(config.diffusivity, config.dt, config.spacing[0],
                                  config.spacing[1], config.spacing[2])) {
   // Refused before anything is allocated when the ranks sharing the memory
@@ -184,7 +185,11 @@ void HeatSolver::write_checkpoint(const std::string& path) {
 
 void HeatSolver::diagnose(std::FILE*) { diagnostics_.push_back(measure(step_)); }
 
-void HeatSolver::check() { measure(step_); }
+void HeatSolver::check() {
+  const LocalDiagnostics local = kernels_->diagnostics(u_.data(), next_.data(), layout_);
+  const bool finite = std::isfinite(local.total) && std::isfinite(local.max_change);
+  if (!finite_.all_finite(finite)) stop_non_finite(step_, local);
+}
 
 void HeatSolver::open_output(const std::string& path) {
   output_ = std::make_unique<FieldOutput>(path, decomposition_, geometry_of(config_), "heat");

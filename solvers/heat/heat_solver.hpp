@@ -33,6 +33,7 @@
 #include "core/io/field_output.hpp"
 #include "core/mesh/decomposition.hpp"
 #include "core/mesh/field_layout.hpp"
+#include "core/parallel/finite_agreement.hpp"
 #include "halo_exchange.hpp"
 #include "heat_config.hpp"
 #include "heat_kernels.hpp"
@@ -101,6 +102,7 @@ class HeatSolver final : public Steppable {
   DeviceBinding device_;
   CartDecomposition decomposition_;
   FieldLayout layout_;
+  FiniteAgreement finite_;  // check()'s agreement, one round a guard
   Coefficients coefficients_;
   std::unique_ptr<HeatKernels> kernels_;
   Array<double> u_, next_;  // next_ holds the previous step after a swap
