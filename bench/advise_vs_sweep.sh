@@ -40,7 +40,7 @@ for c in $cases; do
       [ "$c" = md-weak ] && cells=16
       input=$root/inputs/md_lj.h5
       sets=(--set md.cells_x=$cells --set md.cells_y=$cells --set md.cells_z=$cells
-        --set run.steps="$steps" --set run.thermo_every=0)
+        --set run.steps="$steps" --set run.diag_every=0)
       ;;
     *) echo "unknown case $c" >&2; exit 2 ;;
   esac

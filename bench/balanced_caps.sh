@@ -24,7 +24,7 @@ bench_setup "$build" "$out" 512 "${HEAT_STEPS:-2000}"
 heat=("$input" --set heat.nz=12 --set run.px=1 --set run.py=1 --set run.pz="$ranks")
 md=("$root/inputs/md_lj.h5" --set md.cells_x=64 --set md.cells_y=64 --set md.cells_z=20
   --set run.px=1 --set run.py=1 --set run.pz="$ranks" --set run.steps="${MD_STEPS:-1000}"
-  --set run.thermo_every=0)
+  --set run.diag_every=0)
 
 for rep in $(seq "${REPEATS:-3}"); do
   for workload in heat md; do

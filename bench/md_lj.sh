@@ -37,7 +37,7 @@ for cells in $cells_list; do
       name=md_c${cells}_r${ranks}_s${n}_k${rep}
       mpirun -np "$ranks" "$build/apps/solver" "$root/inputs/md_lj.h5" \
         --set md.cells_x="$cells" --set md.cells_y="$cells" --set md.cells_z="$cells" \
-        --set run.steps="$n" --set run.thermo_every=0 --backend "${BACKEND:-cuda}" \
+        --set run.steps="$n" --backend "${BACKEND:-cuda}" \
         "${extra[@]}" "${mps[@]}" --report "$out/$name.json" > "$out/$name.log" 2>&1 ||
         { echo "$name failed:"; tail -5 "$out/$name.log"; }
     done

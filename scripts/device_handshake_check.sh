@@ -149,7 +149,7 @@ if has heat; then
     --set heat.ny=128 --set heat.nz=128 --set run.diag_every=0
 fi
 if has md; then
-  stall md "$MPSFW_ROOT/inputs/md_lj.h5" --set run.halo=ipc --set run.thermo_every=0
+  stall md "$MPSFW_ROOT/inputs/md_lj.h5" --set run.halo=ipc --set run.diag_every=0
 fi
 
 echo "handshake check: $failures failure(s)"

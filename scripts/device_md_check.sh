@@ -49,7 +49,7 @@ if has ipc; then
   # Under MPS (GPU-side waits): same-GPU ghosts vs MPI ghosts, 8 ranks, checkpoints equal bit for bit.
   for halo in mpi auto; do
     timeout 120 mpirun -np 8 "$build/apps/solver" "$MPSFW_ROOT/inputs/md_lj.h5" --backend cuda \
-      --mps on --set run.steps=300 --set run.thermo_every=100 --set run.halo=$halo \
+      --mps on --set run.steps=300 --set run.diag_every=100 --set run.halo=$halo \
       --set run.checkpoint_file="$out/ck_$halo.h5" > "$out/ipc_$halo.log" 2>&1
     echo "8 ranks, run.halo=$halo: exit $?"
     grep -E "halo messages|MPS  " "$out/ipc_$halo.log"
@@ -61,7 +61,7 @@ if has big; then
   for np in 8 16; do
     timeout 150 mpirun -np "$np" --bind-to none "$build/apps/solver" "$MPSFW_ROOT/inputs/md_lj.h5" \
       --backend cuda --mps on --set md.cells_x=64 --set md.cells_y=64 --set md.cells_z=64 \
-      --set run.steps=200 --set run.thermo_every=100 --set run.peer_wait_seconds=30 \
+      --set run.steps=200 --set run.diag_every=100 --set run.peer_wait_seconds=30 \
       > "$out/big_np$np.log" 2>&1
     echo "1M atoms, $np ranks under MPS: exit $?"
     grep -E "throughput|error" "$out/big_np$np.log" | head -3
@@ -92,7 +92,7 @@ if has kernels && command -v ncu >/dev/null; then
     --launch-count 120 "$build/apps/solver" "$MPSFW_ROOT/inputs/md_lj.h5" --backend cuda --mps off \
     --set md.cells_x=${NCU_CELLS:-64} --set md.cells_y=${NCU_CELLS:-64} \
     --set md.cells_z=${NCU_CELLS:-64} --set run.steps=60 \
-    --set run.thermo_every=0 > "$out/ncu.csv" 2> "$out/ncu.err"
+    --set run.diag_every=0 > "$out/ncu.csv" 2> "$out/ncu.err"
   echo "ncu: exit $?"
   python3 - "$out/ncu.csv" <<'PY'
 import csv, collections, sys

@@ -180,7 +180,7 @@ md_rate() {
   shift 4
   mpirun -np "$ranks" "$solver" "$MPSFW_ROOT/inputs/md_lj.h5" --backend cuda --mps on --halo "$halo" \
     --set md.cells_x=64 --set md.cells_y="$cy" --set md.cells_z=64 --set run.steps="${MD_STEPS:-500}" \
-    --set run.thermo_every=0 "$@" --report "$out/$name.json" > "$out/$name.log" 2>&1 ||
+    --set run.diag_every=0 "$@" --report "$out/$name.json" > "$out/$name.log" 2>&1 ||
     { echo "  $name FAILED: $(tail -2 "$out/$name.log")" >&2; echo nan; return; }
   field "$out/$name.json" "['updates_per_second']"
 }
@@ -194,7 +194,7 @@ md() {
   done
   for halo in mpi same-gpu auto; do
     timeout 150 mpirun -np 8 "$solver" "$MPSFW_ROOT/inputs/md_lj.h5" --backend cuda --mps on \
-      --set run.steps=300 --set run.thermo_every=100 --halo "$halo" \
+      --set run.steps=300 --set run.diag_every=100 --halo "$halo" \
       --set run.checkpoint_file="md-$halo.h5" > "$out/md-$halo.log" 2>&1
     echo "  --halo $halo: exit $?; $(grep -E 'halo messages' "$out/md-$halo.log" | sed 's/^ *//')"
   done
@@ -327,9 +327,9 @@ strong() {
       heat512) sweep_pair heat512 "$input" --set heat.nx=512 --set heat.ny=512 --set heat.nz=512 \
         --set run.steps=100 --set run.diag_every=0 ;;
       md1M) sweep_pair md1M "$MPSFW_ROOT/inputs/md_lj.h5" --set md.cells_x=64 --set md.cells_y=64 \
-        --set md.cells_z=64 --set run.steps=1000 --set run.thermo_every=0 ;;
+        --set md.cells_z=64 --set run.steps=1000 --set run.diag_every=0 ;;
       md4M) sweep_pair md4M "$MPSFW_ROOT/inputs/md_lj.h5" --set md.cells_x=100 --set md.cells_y=100 \
-        --set md.cells_z=100 --set run.steps=500 --set run.thermo_every=0 ;;
+        --set md.cells_z=100 --set run.steps=500 --set run.diag_every=0 ;;
       *) echo "WORKLOADS: no workload '$w' (heat256, heat512, md1M, md4M)" >&2 ;;
     esac
   done

@@ -66,7 +66,7 @@ echo "  resumed on 4 ranks: exit $?; $(grep -E '^  steps ' "$out/sig_resumed.log
 
 echo "== 3. md on the GPU under MPS: straight vs checkpoint + resume"
 md_input="$MPSFW_ROOT/inputs/md_lj.h5"
-md=(--backend cuda --mps on --set md.rebuild_every=7 --set run.thermo_every=0)
+md=(--backend cuda --mps on --set md.rebuild_every=7 --set run.diag_every=0)
 state() { "$mkinput" --describe "$1" | grep -E '/md/(positions|velocities)'; }
 mpirun -np 4 "$solver" "$md_input" "${md[@]}" --set run.steps=50 --set run.checkpoint_file=md_whole.h5 \
   > "$out/md_whole.log" 2>&1; echo "  straight, 4 ranks: exit $?"

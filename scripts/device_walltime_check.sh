@@ -32,7 +32,7 @@ cd "$TMPDIR" || exit 1
 heat=("$MPSFW_ROOT/inputs/heat_default.h5" --set heat.nx=256 --set heat.ny=256 --set heat.nz=256
   --set run.diag_every=0)
 md=("$MPSFW_ROOT/inputs/md_lj.h5" --set md.cells_x=40 --set md.cells_y=40 --set md.cells_z=40
-  --set run.thermo_every=0)
+  --set run.diag_every=0)
 common=(--backend cuda --mps on --set run.steps=100000000 --set run.wall_margin=3)
 
 # The ranks of the job started by mpirun PID (the solver's processes under it).

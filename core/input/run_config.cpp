@@ -22,10 +22,12 @@ std::vector<ParamSpec> run_schema() {
       text_param("run", "timeline_file", false, "", {},
                  "every rank's timed phases over the run's second half, as a Chrome trace "
                  "(JSON for Perfetto or chrome://tracing: who waits for whom); empty: none"),
+      integer_param("run", "diag_every", false, "0", 0, inf,
+                    "steps between the workload's diagnostics (MD: its thermo lines); 0: at the "
+                    "first and last step only"),
       integer_param("run", "check_every", false, "0", 0, inf,
                     "steps between checks that the state is still finite, beyond the "
-                    "diagnostics (heat) or thermo lines (md), which always check; 0: with those "
-                    "only"),
+                    "diagnostics, which always check; 0: with those only"),
       text_param("run", "backend", false, "auto", {"auto", "host", "cuda", "kokkos"},
                  "where to compute: auto (CUDA where a GPU is visible, else host), host "
                  "(OpenMP), cuda, or kokkos (through Kokkos, on its default execution space)"),
@@ -86,6 +88,7 @@ RunConfig run_config_from(const Params& p) {
   c.output_every = p.integer("run.output_every");
   c.output_file = p.text("run.output_file");
   c.timeline_file = p.text("run.timeline_file");
+  c.diag_every = p.integer("run.diag_every");
   c.check_every = p.integer("run.check_every");
   c.backend = parse_backend(p.text("run.backend"));
   c.halo = parse_halo_transport(p.text("run.halo"));

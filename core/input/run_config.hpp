@@ -1,8 +1,7 @@
 #pragma once
 // The /run group every workload shares: how long, where to compute, how
-// ranks split, what to write. A workload's configuration extends RunConfig
-// with its own group (and may add keys of its own to /run, e.g. heat's
-// diag_every).
+// ranks split, what to write, how often to diagnose. A workload's
+// configuration extends RunConfig with its own group.
 #include <string>
 #include <vector>
 
@@ -25,6 +24,7 @@ struct RunConfig {
   double checkpoint_minutes = 0;
   int checkpoint_keep = 1;
   long output_every = 0;  // 0: first and last step only (when an output file is set)
+  long diag_every = 0;    // steps between the workload's diagnostics; 0: first and last only
   // Steps between the finiteness guards when they should run more often than
   // the workload's diagnostics (which always check); 0: with those only.
   long check_every = 0;
@@ -49,7 +49,7 @@ struct RunConfig {
 };
 
 // The root keys step and time, and the keys of /run: steps, output_every,
-// output_file, timeline_file, check_every, backend, halo, halo_sync, peer_wait_seconds,
+// output_file, timeline_file, diag_every, check_every, backend, halo, halo_sync, peer_wait_seconds,
 // checkpoint_*, wall_limit, wall_margin, px, py, pz, progress_seconds.
 std::vector<ParamSpec> run_schema();
 // From finalized params whose schema includes run_schema().

@@ -21,8 +21,6 @@ std::vector<mpsfw::ParamSpec> brownian_keys() {
   using mpsfw::real_param;
   const double inf = std::numeric_limits<double>::infinity();
   return {
-      integer_param("run", "diag_every", false, "0", 0, inf,
-                    "steps between diagnostics; 0: first and last step only"),
       integer_param("brownian", "n", true, "", 1, 2000,
                     "particles per side of the starting simple cubic lattice (n^3 in all)"),
       real_param("brownian", "density", false, "0.8", 0, true,
@@ -56,7 +54,6 @@ long particle_count(const BrownianConfig& c) { return static_cast<long>(c.n) * c
 BrownianConfig brownian_config_from(const mpsfw::Params& p) {
   BrownianConfig c;
   static_cast<mpsfw::RunConfig&>(c) = mpsfw::run_config_from(p);
-  c.diag_every = p.integer("run.diag_every");
   c.n = static_cast<int>(p.integer("brownian.n"));
   c.spacing = std::cbrt(1 / p.real("brownian.density"));
   for (double& side : c.box) side = c.n * c.spacing;

@@ -1,6 +1,6 @@
 #pragma once
-// The Brownian example's configuration: its keys (group /brownian and
-// run.diag_every) and the validated values a run uses.
+// The Brownian example's configuration: its keys (group /brownian) and the
+// validated values a run uses.
 #include <mpsfw/core/input/params.hpp>
 #include <mpsfw/core/input/run_config.hpp>
 #include <mpsfw/core/mesh/box.hpp>
@@ -13,7 +13,6 @@ namespace brownian {
 
 struct BrownianConfig : mpsfw::RunConfig {
   // /run, the example's own key
-  long diag_every = 0;  // 0: diagnostics at the first and last step only
   // /brownian
   int n = 0;                  // particles per side of the starting lattice: n^3 in all
   double spacing = 1;         // lattice spacing, (1 / density)^(1/3)
@@ -22,7 +21,7 @@ struct BrownianConfig : mpsfw::RunConfig {
   Physics physics;
 };
 
-// The example's own keys: /brownian and run.diag_every.
+// The example's own keys: /brownian.
 std::vector<mpsfw::ParamSpec> brownian_keys();
 
 // Every required key for a small valid input: 16^3 particles at density 0.8,

@@ -28,8 +28,6 @@ std::vector<mpsfw::ParamSpec> wave_keys() {
   using mpsfw::text_param;
   const double inf = std::numeric_limits<double>::infinity();
   return {
-      integer_param("run", "diag_every", false, "0", 0, inf,
-                    "steps between diagnostics; 0: first and last step only"),
       integer_param("wave", "nx", true, "", 1, kMaxCells1D, "cells along x"),
       integer_param("wave", "ny", true, "", 1, kMaxCells1D, "cells along y"),
       integer_param("wave", "nz", true, "", 1, kMaxCells1D, "cells along z"),
@@ -61,7 +59,6 @@ double box_length(const WaveConfig& config, int dim) {
 WaveConfig wave_config_from(const mpsfw::Params& p) {
   WaveConfig c;
   static_cast<mpsfw::RunConfig&>(c) = mpsfw::run_config_from(p);
-  c.diag_every = p.integer("run.diag_every");
   c.cells = {static_cast<int>(p.integer("wave.nx")), static_cast<int>(p.integer("wave.ny")),
              static_cast<int>(p.integer("wave.nz"))};
   c.spacing[0] = p.real("wave.dx");

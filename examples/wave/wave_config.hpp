@@ -1,5 +1,5 @@
 #pragma once
-// The wave example's configuration: its keys (group /wave and run.diag_every)
+// The wave example's configuration: its keys (group /wave)
 // and the validated values a run uses.
 #include <string>
 #include <vector>
@@ -20,7 +20,6 @@ enum class Initial { Mode, Gaussian };
 
 struct WaveConfig : mpsfw::RunConfig {
   // /run, the example's own key
-  long diag_every = 0;  // 0: diagnostics at the first and last step only
   // /wave
   mpsfw::Int3 cells;
   double spacing[3] = {1, 1, 1};  // m
@@ -32,7 +31,7 @@ struct WaveConfig : mpsfw::RunConfig {
   double width = 0;  // gaussian width, m; resolved: never 0 after wave_config_from
 };
 
-// The example's own keys: /wave and run.diag_every.
+// The example's own keys: /wave.
 std::vector<mpsfw::ParamSpec> wave_keys();
 
 // Every required key for a small valid input: the standing wave of a periodic

@@ -17,8 +17,6 @@ constexpr double kMaxCells1D = 1 << 20;
 std::vector<ParamSpec> heat_keys() {
   const double inf = std::numeric_limits<double>::infinity();
   return {
-      integer_param("run", "diag_every", false, "0", 0, inf,
-                    "steps between diagnostics; 0: at the end"),
       integer_param("heat", "nx", true, "", 1, kMaxCells1D, "cells along x"),
       integer_param("heat", "ny", true, "", 1, kMaxCells1D, "cells along y"),
       integer_param("heat", "nz", true, "", 1, kMaxCells1D, "cells along z"),
@@ -65,7 +63,6 @@ Params heat_params_from_overrides(const std::vector<std::string>& overrides) {
 HeatConfig heat_config_from(const Params& p) {
   HeatConfig c;
   static_cast<RunConfig&>(c) = run_config_from(p);
-  c.diag_every = p.integer("run.diag_every");
   c.cells = {static_cast<int>(p.integer("heat.nx")), static_cast<int>(p.integer("heat.ny")),
              static_cast<int>(p.integer("heat.nz"))};
   c.spacing[0] = p.real("heat.dx");

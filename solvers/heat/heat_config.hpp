@@ -15,7 +15,6 @@ enum class Initial { Sine, Gaussian, Dataset };
 
 struct HeatConfig : RunConfig {
   // /run, heat's own key
-  long diag_every = 0;  // 0: diagnostics at the end only
   // /heat
   Int3 cells;
   double spacing[3] = {1, 1, 1};
@@ -28,7 +27,7 @@ struct HeatConfig : RunConfig {
   double gaussian_width = 0;  // resolved: never 0 after from_params
 };
 
-// Heat's own keys: /heat and run.diag_every.
+// Heat's own keys: /heat.
 std::vector<ParamSpec> heat_keys();
 // Schema of a whole heat input file: `solver`, /run and heat_keys().
 std::vector<ParamSpec> heat_schema();

@@ -12,8 +12,6 @@ namespace mpsfw::md {
 std::vector<ParamSpec> md_keys() {
   const double inf = std::numeric_limits<double>::infinity();
   return {
-      integer_param("run", "thermo_every", false, "0", 0, inf,
-                    "steps between thermo lines; 0: first and last"),
       text_param("md", "initial", true, "", {"fcc", "dataset"},
                  "fcc lattice, or datasets /md/positions and /md/velocities"),
       integer_param("md", "cells_x", false, "0", 0, 1 << 12,
@@ -50,7 +48,7 @@ std::vector<ParamSpec> md_keys() {
 std::vector<ParamSpec> md_schema() { return input_schema({"md"}, md_keys()); }
 
 std::vector<std::string> md_template() {
-  return {"solver=md",     "run.steps=100", "run.thermo_every=10", "md.initial=fcc",
+  return {"solver=md",     "run.steps=100", "run.diag_every=10", "md.initial=fcc",
           "md.cells_x=20", "md.cells_y=20", "md.cells_z=20"};
 }
 
@@ -65,7 +63,6 @@ Params md_params_from_overrides(const std::vector<std::string>& overrides) {
 MdConfig md_config_from(const Params& p) {
   MdConfig c;
   static_cast<RunConfig&>(c) = run_config_from(p);
-  c.thermo_every = p.integer("run.thermo_every");
   c.initial = p.text("md.initial") == "fcc" ? Initial::Fcc : Initial::Dataset;
   c.unit_cells = {static_cast<int>(p.integer("md.cells_x")),
                   static_cast<int>(p.integer("md.cells_y")),

@@ -16,7 +16,6 @@ enum class Thermostat { None, Rescale };
 
 struct MdConfig : RunConfig {
   // /run, MD's own keys
-  long thermo_every = 0;  // 0: first and last step only
   // /md
   Initial initial = Initial::Fcc;
   Int3 unit_cells;            // FCC: lattice cells along x, y, z (4 atoms each)
@@ -34,7 +33,7 @@ struct MdConfig : RunConfig {
   double target_temperature = 1.44;
 };
 
-// MD's own keys: /md and run.thermo_every.
+// MD's own keys: /md.
 std::vector<ParamSpec> md_keys();
 // Schema of a whole MD input file: `solver`, /run and md_keys().
 std::vector<ParamSpec> md_schema();

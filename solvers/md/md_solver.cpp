@@ -136,7 +136,7 @@ void MdSolver::resume_lists(const MdResumeState& state) {
 MdSolver::~MdSolver() = default;
 
 LoopSetup MdSolver::loop_setup() {
-  return {&config_, config_.thermo_every, "thermo", params_, decomposition_.comm(), &timers_};
+  return {&config_, config_.diag_every, "thermo", params_, decomposition_.comm(), &timers_};
 }
 
 void MdSolver::write_checkpoint(const std::string& path) {

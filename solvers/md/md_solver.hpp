@@ -4,7 +4,7 @@
 //   integrate (kick half, drift) -> neighbour check -> ghost update or, at a
 //   rebuild, migrate (and sort) -> ghost exchange -> neighbour build ->
 //   force -> integrate (kick half) -> thermostat; its diagnostics are the
-//   thermo lines, every thermo_every steps.
+//   thermo lines, every diag_every steps.
 // Neighbour lists reach cutoff + skin and are rebuilt when an atom has moved
 // more than skin/2 since the last build (agreed over all ranks every step,
 // so no pair inside the cutoff is ever missed) or after rebuild_every steps

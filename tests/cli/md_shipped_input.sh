@@ -52,7 +52,7 @@ err=$WORKDIR/stderr
 problems=()
 problem() { problems+=("$*"); }
 
-args=("$INPUT" --backend "$BACKEND" --set "run.steps=$STEPS" --set run.thermo_every=50
+args=("$INPUT" --backend "$BACKEND" --set "run.steps=$STEPS" --set run.diag_every=50
       --set "run.checkpoint_file=$WORKDIR/ck.h5")
 cli_run "$NP" "$out" "$err" "${args[@]}"
 rc=$CLI_RC

@@ -154,7 +154,7 @@ case "$case_name" in
     steps=""
     for np in 1 2 3 4; do
       cli_run "$np" out err "$INPUTS/md_lj.h5" --backend host --set md.dt=0.03 \
-        --set run.steps=300 --set run.thermo_every=0
+        --set run.steps=300 --set run.diag_every=0
       rc=$CLI_RC
       expect_rc 1
       line=$(grep -E "^mpsfw: error: MD: [0-9]+ atoms? .*moved (farther than one subdomain|more than a box length) in one step \(step [0-9]+\)" err) ||

@@ -136,7 +136,7 @@ stalled_rank() {
 
 case "$case_name" in
   heat_stalled_rank) stalled_rank "$HEAT" --set run.diag_every=0 ;;
-  md_stalled_rank) stalled_rank "$INPUTS/md_lj.h5" --set run.thermo_every=0 ;;
+  md_stalled_rank) stalled_rank "$INPUTS/md_lj.h5" --set run.diag_every=0 ;;
   heat_int_rank)
     cli_start_job 2 "$HEAT" "${heat[@]}" || cli_case_end "$case_name"
     cli_signal_rank INT
@@ -246,13 +246,13 @@ case "$case_name" in
     # (md.dt = 1e-200), so no other guard fires first.
     hot=(--set md.thermostat=rescale --set md.target_temperature=1e305 --set md.thermostat_every=10
       --set md.thermostat_until=10 --set md.dt=1e-200)
-    for np in 1 2 3; do md_guard "$np" 10 "kinetic energy" "${hot[@]}" --set run.thermo_every=5; done
-    md_guard 2 12 "kinetic energy" "${hot[@]}" --set run.thermo_every=0 --set run.check_every=3
-    md_guard 2 20 "kinetic energy" "${hot[@]}" --set run.thermo_every=0 --set run.check_every=0
+    for np in 1 2 3; do md_guard "$np" 10 "kinetic energy" "${hot[@]}" --set run.diag_every=5; done
+    md_guard 2 12 "kinetic energy" "${hot[@]}" --set run.diag_every=0 --set run.check_every=3
+    md_guard 2 20 "kinetic energy" "${hot[@]}" --set run.diag_every=0 --set run.check_every=0
     # Rescaled at step 30, after the middle step: the last step's guard.
     late=(--set md.thermostat=rescale --set md.target_temperature=1e305 --set md.thermostat_every=30
       --set md.thermostat_until=30 --set md.dt=1e-200)
-    md_guard 2 40 "kinetic energy" "${late[@]}" --set run.thermo_every=0 --set run.check_every=0
+    md_guard 2 40 "kinetic energy" "${late[@]}" --set run.diag_every=0 --set run.check_every=0
     ;;
 esac
 

@@ -102,7 +102,7 @@ case "$case_name" in
     same_rows mpi pushed
     ;;
   md_ghosts)
-    md=("$INPUTS/md_lj.h5" --set run.steps=300 --set run.thermo_every=50 --mps on)
+    md=("$INPUTS/md_lj.h5" --set run.steps=300 --set run.diag_every=50 --mps on)
     solve mpi 8 "${md[@]}" --set run.halo=mpi
     solve pushed 8 "${md[@]}" --set run.halo=auto
     gpu_side pushed

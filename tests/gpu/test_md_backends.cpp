@@ -34,7 +34,7 @@ struct Difference {
 
 Difference compare(long steps) {
   const md::MdConfig c = md_config({"md.cells_x=6", "md.cells_y=6", "md.cells_z=6",
-                                    "run.steps=" + std::to_string(steps), "run.thermo_every=0"});
+                                    "run.steps=" + std::to_string(steps), "run.diag_every=0"});
   auto host = make_md_solver(c, MPI_COMM_WORLD, Backend::Host);
   auto cuda = make_md_solver(c, MPI_COMM_WORLD, Backend::Cuda);
   mpsfw::run_time_loop(*host, nullptr);
@@ -104,7 +104,7 @@ TEST(MdBackends, SameGpuGhostsEqualMpiGhostsBitForBit) {
   const char* halo[2] = {"run.halo=mpi", "run.halo=ipc"};
   for (int k = 0; k < 2; ++k) {
     c = md_config({"md.cells_x=8", "md.cells_y=8", "md.cells_z=8", "run.steps=100",
-                   "run.thermo_every=0", halo[k]});
+                   "run.diag_every=0", halo[k]});
     auto solver = make_md_solver(c, MPI_COMM_WORLD, Backend::Cuda);
     mpsfw::run_time_loop(*solver, nullptr);
     if (k == 1 && solver->decomposition().size() > 1) {
@@ -126,7 +126,7 @@ TEST(MdBackends, SameGpuGhostsEqualMpiGhostsBitForBit) {
 TEST(MdBackends, SleepingWaitsOfACrowdedNodeChangeNoBit) {
   MPSFW_REQUIRE_GPU();
   const md::MdConfig c = md_config(
-      {"md.cells_x=8", "md.cells_y=8", "md.cells_z=8", "run.steps=100", "run.thermo_every=0"});
+      {"md.cells_x=8", "md.cells_y=8", "md.cells_z=8", "run.steps=100", "run.diag_every=0"});
   int node_size = 1;
   const int node_rank = testing_support::node_rank_and_size(MPI_COMM_WORLD, &node_size);
   DeviceBinding device = bind_device(Backend::Cuda, node_rank, node_size, CudaGate::without_mps());

@@ -82,7 +82,7 @@ Params lattice_params() {
                                    "md.skin=0.25",
                                    "md.rebuild_every=9",
                                    "run.steps=17",
-                                   "run.thermo_every=3",
+                                   "run.diag_every=3",
                                    "run.output_every=5",
                                    "run.backend=host",
                                    "run.progress_seconds=2.5",
@@ -240,7 +240,7 @@ TEST_F(MdIoTest, CheckpointReadsBackAsTheSameAtomsOnEveryRank) {
   EXPECT_EQ(r.thermostat_until, 30);
   EXPECT_EQ(r.target_temperature, 1.125);
   EXPECT_EQ(r.steps, 17);
-  EXPECT_EQ(r.thermo_every, 3);
+  EXPECT_EQ(r.diag_every, 3);
   EXPECT_EQ(r.output_every, 5);
   EXPECT_EQ(r.backend, Backend::Host);
   EXPECT_EQ(r.progress_seconds, 2.5);

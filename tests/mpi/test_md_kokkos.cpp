@@ -40,7 +40,7 @@ using testing_support::world_rank;
 // 18x3x3 FCC cells, long along x so that up to 8 ranks fit along it; ghosts
 // wrap through every face, edge and corner (as in test_md_ranks).
 const std::vector<std::string> kSmall = {"md.cells_x=18", "md.cells_y=3", "md.cells_z=3",
-                                         "run.thermo_every=0"};
+                                         "run.diag_every=0"};
 
 std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more) {
   base.insert(base.end(), more.begin(), more.end());

@@ -42,7 +42,7 @@ using testing_support::world_rank;
 // just under half the box along y and z, so ghosts wrap through every face,
 // edge and corner at every rank count; 8 ranks fit along x with a skin of 1.2.
 const std::vector<std::string> kSmall = {"md.cells_x=18", "md.cells_y=3", "md.cells_z=3",
-                                         "run.thermo_every=0"};
+                                         "run.diag_every=0"};
 // 14x4x4 FCC cells (896 atoms): in.lj's liquid (rho 0.8442, T0 1.44).
 const std::vector<std::string> kLiquid = {"md.cells_x=14", "md.cells_y=4", "md.cells_z=4"};
 
@@ -160,7 +160,7 @@ TEST_P(MdPhysics, AKickIsInTheVelocitiesThatAnyReadOrLaterPassSees) {
 
 // dt = 0.005, 1000 steps: total energy within 1e-4, momentum zero.
 TEST_P(MdPhysics, TotalEnergyDriftsLessThan1e4AndMomentumStaysZero) {
-  const md::MdConfig config = md_config(with(kLiquid, {"run.steps=1000", "run.thermo_every=50"}));
+  const md::MdConfig config = md_config(with(kLiquid, {"run.steps=1000", "run.diag_every=50"}));
   auto solver = make_md_solver(config, MPI_COMM_WORLD, GetParam());
   mpsfw::run_time_loop(*solver, nullptr);
   ASSERT_EQ(solver->thermo().size(), 21u);
@@ -173,7 +173,7 @@ TEST_P(MdPhysics, TotalEnergyDriftsLessThan1e4AndMomentumStaysZero) {
 // (t = 0.5) the bound is 1e-12 for positions, well above that growth, and
 // 1e-13 relative for the total energy.
 TEST_P(MdPhysics, TrajectoryMatchesOneRankWithinRoundOffGrowth) {
-  expect_ranks_match_one_rank(md_config(with(kLiquid, {"run.steps=100", "run.thermo_every=100"})),
+  expect_ranks_match_one_rank(md_config(with(kLiquid, {"run.steps=100", "run.diag_every=100"})),
                               GetParam());
 }
 

@@ -42,7 +42,7 @@ TEST(MdRanks, SkinAndRebuildIntervalDoNotChangeTheTrajectory) {
   std::vector<std::map<std::int64_t, testing_support::GatheredAtom>> runs;
   md::MdConfig config;
   for (const char* variant : {"md.skin=0", "md.rebuild_every=1", "md.skin=0.3"}) {
-    config = md_config(liquid({"run.steps=100", "run.thermo_every=0", variant}));
+    config = md_config(liquid({"run.steps=100", "run.diag_every=0", variant}));
     auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Host);
     mpsfw::run_time_loop(*solver, nullptr);
     runs.push_back(gather_atoms(*solver, MPI_COMM_WORLD));
@@ -66,7 +66,7 @@ TEST(MdRanks, SkinAndRebuildIntervalDoNotChangeTheTrajectory) {
 // energy stays put.
 TEST(MdRanks, RescalingThermostatHoldsTheTargetThenLetsGo) {
   const md::MdConfig config = md_config(
-      liquid({"run.steps=200", "run.thermo_every=10", "md.thermostat=rescale",
+      liquid({"run.steps=200", "run.diag_every=10", "md.thermostat=rescale",
               "md.thermostat_every=10", "md.thermostat_until=100", "md.target_temperature=0.5"}));
   auto solver = make_md_solver(config, MPI_COMM_WORLD, Backend::Host);
   mpsfw::run_time_loop(*solver, nullptr);

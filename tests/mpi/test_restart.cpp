@@ -340,7 +340,7 @@ void run_md(const Params& p, MPI_Comm comm) {
 TEST(MdRestart, RunOfNoStepsCheckpointsTheInitialState) {
   const std::string dir = shared_folder("md-zero");
   const std::vector<std::string> problem = {"md.cells_x=6", "md.cells_y=6", "md.cells_z=6",
-                                            "run.thermo_every=0"};
+                                            "run.diag_every=0"};
   const auto params = [&](std::vector<std::string> extra) {
     for (const std::string& p : problem) extra.push_back(p);
     return md::md_params_from_overrides(extra);
@@ -368,7 +368,7 @@ TEST(MdRestart, RunOfNoStepsCheckpointsTheInitialState) {
 TEST(MdRestart, ResumesBitForBitOnTheSameRanksAndCloseOnOthers) {
   const std::string dir = shared_folder("md");
   const std::vector<std::string> problem = {"md.cells_x=6", "md.cells_y=6", "md.cells_z=6",
-                                            "run.thermo_every=0", "md.rebuild_every=7"};
+                                            "run.diag_every=0", "md.rebuild_every=7"};
   const auto params = [&](std::vector<std::string> extra) {
     for (const std::string& p : problem) extra.push_back(p);
     return md::md_params_from_overrides(extra);
