@@ -9,7 +9,10 @@
 //           the pushed planes' tiles first (stored into next too), the last
 //           of them marking a counter (no neighbour to wait for here), then
 //           the rest of the block
-//   step    a full solver step on one rank (inner + shell + sync), as runs see it
+//   step    a full solver step on one rank (inner + shell + sync), as runs see it:
+//           runs of --steps steps (500), long enough that a run's fixed costs
+//           (the middle step's guard, the last step's diagnostics: a pass over
+//           the field each) stay below half a percent
 // Each figure is the median of --repeats timings taken with CUDA events. With
 // --sweep the one-cell update (heat_update.cuh: the solver's where its pair
 // update does not apply) is timed at every shape of heat_update_shapes.cu;
@@ -23,8 +26,8 @@
 // update (each launch followed by a fence) and its solver step instead: copy,
 // kernel and step lines only (pushes and boundary first are timed for the
 // native CUDA backend only).
-//   heat_bandwidth [--n 512] [--repeats 20] [--sweep] [--variants] [--block NXxNYxNZ]
-//                  [--backend cuda|kokkos]
+//   heat_bandwidth [--n 512] [--repeats 20] [--steps 500] [--sweep] [--variants]
+//                  [--block NXxNYxNZ] [--backend cuda|kokkos]
 #include <cuda_runtime.h>
 #include <mpi.h>
 
@@ -79,7 +82,7 @@ std::string first_difference(const std::vector<double>& a, const std::vector<dou
 }
 
 int run(int argc, char** argv) {
-  int n = 512, repeats = 20;
+  int n = 512, repeats = 20, steps = 500;
   bool sweep = false, variants = false;
   Backend backend = Backend::Cuda;
   Int3 block{0, 0, 0};
@@ -89,6 +92,8 @@ int run(int argc, char** argv) {
       n = std::atoi(argv[++i]);
     } else if (a == "--repeats" && i + 1 < argc) {
       repeats = std::atoi(argv[++i]);
+    } else if (a == "--steps" && i + 1 < argc) {
+      steps = std::max(1, std::atoi(argv[++i]));
     } else if (a == "--sweep") {
       sweep = true;
     } else if (a == "--variants") {
@@ -100,8 +105,8 @@ int run(int argc, char** argv) {
       ++i;
     } else {
       std::fprintf(stderr,
-                   "usage: heat_bandwidth [--n N] [--repeats R] [--sweep] [--variants] "
-                   "[--block NXxNYxNZ] [--backend cuda|kokkos]\n");
+                   "usage: heat_bandwidth [--n N] [--repeats R] [--steps S] [--sweep] "
+                   "[--variants] [--block NXxNYxNZ] [--backend cuda|kokkos]\n");
       return 2;
     }
   }
@@ -211,7 +216,7 @@ int run(int argc, char** argv) {
   // Full solver steps as a run takes them: inner + shell launches, the per-step
   // synchronisation, one diagnostics pass at the end of the batch.
   const auto solver_step = [&] {
-    const int batch = 50;
+    const int batch = steps;
     const heat::HeatConfig config = heat::heat_config_from(heat::heat_params_from_overrides(
         {"heat.nx=" + std::to_string(layout.n.x), "heat.ny=" + std::to_string(layout.n.y),
          "heat.nz=" + std::to_string(layout.n.z), "run.steps=" + std::to_string(batch)}));
@@ -221,8 +226,8 @@ int run(int argc, char** argv) {
                                     [&] { mpsfw::run_time_loop(solver, nullptr); }) /
         batch;
     const double step_bw = 16.0 * cells / step_s;
-    std::printf("%-28s %10.1f %8.3f\n", "solver step (50-step runs)", step_bw * 1e-9,
-                step_bw / copy_bw);
+    const std::string label = "solver step (" + std::to_string(batch) + "-step runs)";
+    std::printf("%-28s %10.1f %8.3f\n", label.c_str(), step_bw * 1e-9, step_bw / copy_bw);
     std::printf(
         "\nheat update (%s) at %dx%dx%d fp64: %.3f of the device's copy bandwidth (kernel), "
         "%.3f (full step)\n",
