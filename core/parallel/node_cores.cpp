@@ -23,10 +23,8 @@ int node_cores(MPI_Comm node) {
   return CPU_COUNT(&all);
 }
 
-// Heat keeps CUDA's spinning waits on a crowded node: sleeping ones (blocking
-// sync, the host two steps ahead at most) lost much of its throughput; MD,
-// which waits for its GPU and the other ranks every step, sleeps
-// (docs/performance.md).
+// On a crowded node GPU ranks wait sleeping (wait_policy.hpp): a rank that
+// spins holds a core a rank it waits for needs.
 std::string crowding_note(int ranks, int cores, Backend memory) {
   const std::string counts = "this node's " + std::to_string(ranks) + " ranks ";
   if (ranks > cores) {
@@ -34,8 +32,8 @@ std::string crowding_note(int ranks, int cores, Backend memory) {
         counts + "outnumber the " + std::to_string(cores) + " cores they may run on: ";
     if (memory == Backend::Host) return text + "each rank runs one OpenMP thread";
     return text +
-           "the ranks take turns on the cores while they wait for their GPU (MD's waits sleep, "
-           "heat's spin); expect less than one rank per core gives (docs/performance.md, issue 18)";
+           "the ranks take turns on the cores while they wait for their GPU (their waits "
+           "sleep); expect less than one rank per core gives (docs/performance.md)";
   }
   if (ranks == cores && memory != Backend::Host) {
     return counts + "take all " + std::to_string(cores) +

@@ -1,5 +1,7 @@
 #include "node_max.hpp"
 
+#include <sys/resource.h>
+
 #include <cmath>
 #include <cstring>
 #include <exception>
@@ -39,6 +41,23 @@ void wait_until(const Done& done, bool sleep) {
   }
 }
 
+// The largest `value` over `comm` through MPI; NaN if any is (MPI_MAX need
+// not keep a NaN: a flag for it travels beside the value).
+double max_through_mpi(double value, MPI_Comm comm, bool sleep) {
+  const double mine[2] = {std::isnan(value) ? 1.0 : 0.0, std::isnan(value) ? 0.0 : value};
+  double all[2] = {0, 0};
+  MPI_Request request;
+  MPSFW_MPI_CHECK(MPI_Iallreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, comm, &request));
+  wait_until(
+      [&] {
+        int done = 0;
+        MPSFW_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+        return done != 0;
+      },
+      sleep);
+  return all[0] > 0 ? NAN : all[1];
+}
+
 }  // namespace
 
 // The node's words, in rank 0's share of the window; the value slots follow.
@@ -47,6 +66,16 @@ struct NodeMax::Shared {
   alignas(64) std::uint64_t arrived;    // arrivals over all calls
   alignas(64) double result;
 };
+
+// Whether this process may create a file of `bytes` (a shared window is one):
+// a file-size limit below it fails the window's creation on one rank while
+// the node's others wait in it for ever.
+bool can_back_window(MPI_Aint bytes) {
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_FSIZE, &limit) != 0) return true;
+  const MPI_Aint margin = 1 << 20;  // the MPI library's own bookkeeping in the file
+  return limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= static_cast<rlim_t>(bytes + margin);
+}
 
 NodeMax::NodeMax(MPI_Comm comm, MPI_Comm node) {
   if (node == MPI_COMM_NULL) {
@@ -69,6 +98,14 @@ NodeMax::NodeMax(MPI_Comm comm, MPI_Comm node) {
       node_rank_ == 0
           ? static_cast<MPI_Aint>(sizeof(Shared) + sizeof(double) * kSlotDoubles * 2 * node_size_)
           : 0;
+  // Every rank of `comm` agrees first whether every node can have its window;
+  // where one cannot, all of them reduce through MPI instead.
+  int can = can_back_window(bytes) ? 1 : 0, all_can = 0;
+  MPSFW_MPI_CHECK(MPI_Allreduce(&can, &all_can, 1, MPI_INT, MPI_MIN, comm));
+  if (all_can == 0) {
+    MPSFW_MPI_CHECK(MPI_Comm_dup(comm, &whole_));
+    return;
+  }
   void* mine = nullptr;
   MPSFW_MPI_CHECK(MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, node_, &mine, &window_));
   MPI_Aint size = 0;
@@ -86,6 +123,7 @@ NodeMax::~NodeMax() {
   // unwinds this one (the job is ending; the others may never come).
   if (std::uncaught_exceptions() > 0) return;
   if (window_ != MPI_WIN_NULL) MPI_Win_free(&window_);
+  if (whole_ != MPI_COMM_NULL) MPI_Comm_free(&whole_);
   if (leaders_ != MPI_COMM_NULL) MPI_Comm_free(&leaders_);
   if (node_ != MPI_COMM_NULL) MPI_Comm_free(&node_);
 }
@@ -103,6 +141,7 @@ double NodeMax::largest_of(std::uint64_t call) const {
 }
 
 double NodeMax::max(double value) {
+  if (whole_ != MPI_COMM_NULL) return max_through_mpi(value, whole_, waits_sleep());
   const std::uint64_t call = ++calls_;
   const bool sleep = waits_sleep();
   *slot(call, node_rank_) = value;
@@ -129,21 +168,7 @@ double NodeMax::max(double value) {
       [&] { return __atomic_load_n(&shared_->arrived, __ATOMIC_ACQUIRE) >= call * everyone; },
       sleep);
   double largest = largest_of(call);
-  if (leaders_size_ > 1) {
-    // MPI_MAX need not keep a NaN: a flag for it travels beside the value.
-    const double mine[2] = {std::isnan(largest) ? 1.0 : 0.0, std::isnan(largest) ? 0.0 : largest};
-    double all[2] = {0, 0};
-    MPI_Request request;
-    MPSFW_MPI_CHECK(MPI_Iallreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, leaders_, &request));
-    wait_until(
-        [&] {
-          int done = 0;
-          MPSFW_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
-          return done != 0;
-        },
-        sleep);
-    largest = all[0] > 0 ? NAN : all[1];
-  }
+  if (leaders_size_ > 1) largest = max_through_mpi(largest, leaders_, sleep);
   shared_->result = largest;
   __atomic_store_n(&shared_->published, call, __ATOMIC_RELEASE);
   return largest;

@@ -7,7 +7,9 @@
 // all-reduce takes log2(ranks) rounds, each needing both ranks of a pair on a
 // core, so where ranks outnumber cores a round stalls until the scheduler
 // runs both (docs/performance.md). Its waits spin or sleep as the process's
-// wait policy says (wait_policy.hpp).
+// wait policy says (wait_policy.hpp). Where a node cannot have the shared
+// memory (a file-size limit too small for it), every rank reduces through
+// MPI instead.
 #include <mpi.h>
 
 #include <cstdint>
@@ -36,6 +38,7 @@ class NodeMax {
   double largest_of(std::uint64_t call) const;
 
   MPI_Comm node_ = MPI_COMM_NULL;
+  MPI_Comm whole_ = MPI_COMM_NULL;    // all of `comm` where a node cannot share memory
   MPI_Comm leaders_ = MPI_COMM_NULL;  // the nodes' first ranks; null elsewhere
   int leaders_size_ = 1;              // nodes (known on every rank)
   MPI_Win window_ = MPI_WIN_NULL;

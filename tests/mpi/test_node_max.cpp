@@ -7,6 +7,7 @@
 // ranks run ahead of others, still read each call's values.
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cmath>
@@ -114,6 +115,27 @@ TEST(NodeMax, ANaNOnOneRankReachesEveryRank) {
     }
   }
   MPI_Comm_free(&halves);
+}
+
+// A file-size limit too small for the shared window on one rank (the
+// failure that hung the node's other ranks inside the window's creation):
+// every rank reduces through MPI instead, with the same results.
+TEST(NodeMax, AFileSizeLimitOnOneRankFallsBackToMpi) {
+  struct rlimit before {};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &before), 0);
+  struct rlimit small = before;
+  small.rlim_cur = 4096;
+  if (world_rank() == 0) {
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  }
+  {
+    NodeMax max(MPI_COMM_WORLD);
+    if (world_rank() == 0) {
+      ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &before), 0);
+    }
+    expect_max_of_every_call(max, 200);
+    EXPECT_TRUE(std::isnan(max.max(world_rank() == 0 ? NAN : 1.0)));
+  }
 }
 
 }  // namespace
