@@ -6,7 +6,9 @@
 # within each repeat so that drift hits them alike. Prints cell-updates/s
 # (median of REPEATS) and the fraction of one rank of the same tree.
 #   bench/heat_ab.sh OUT "BASE.tar [OTHER.tar ...]" [SIZE=256] [RANKS="1 16 32"]
-# Environment: STEPS (1000), REPEATS (3), BUILD_ROOT (where the builds go: a
+# Environment: STEPS (20000: long enough that a run's fixed costs, the middle
+# step's guard and the last diagnostics, stay near 1 % at 32 ranks on one GPU),
+# REPEATS (3), BUILD_ROOT (where the builds go: a
 # temporary folder), SET (extra "--set key=value" arguments for every run,
 # e.g. "--set run.halo=mpi" for the MPI halo path), BACKENDS ("cuda"; with
 # KOKKOS_PREFIX, bench_lib.sh, e.g. "cuda kokkos": every tree runs each, a
@@ -20,7 +22,7 @@ ranks=${4:-1 16 32}
 backends=${BACKENDS:-cuda}
 # A run's column in the table: the tree, and the backend unless only cuda runs.
 column_of() { if [ "$backends" = cuda ]; then echo "$1"; else echo "$1-$2"; fi; }
-steps=${STEPS:-1000}
+steps=${STEPS:-20000}
 repeats=${REPEATS:-3}
 read -r -a extra <<<"${SET:-}"
 source "$root/bench/bench_lib.sh"
