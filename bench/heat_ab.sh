@@ -7,7 +7,8 @@
 # (median of REPEATS) and the fraction of one rank of the same tree.
 #   bench/heat_ab.sh OUT "BASE.tar [OTHER.tar ...]" [SIZE=256] [RANKS="1 16 32"]
 # Environment: STEPS (20000: long enough that a run's fixed costs, the middle
-# step's guard and the last diagnostics, stay near 1 % at 32 ranks on one GPU),
+# step's guard and the last diagnostics, hardly weigh at 32 ranks on one GPU;
+# docs/performance.md),
 # REPEATS (3), BUILD_ROOT (where the builds go: a
 # temporary folder), SET (extra "--set key=value" arguments for every run,
 # e.g. "--set run.halo=mpi" for the MPI halo path), BACKENDS ("cuda"; with

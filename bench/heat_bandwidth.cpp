@@ -12,7 +12,7 @@
 //   step    a full solver step on one rank (inner + shell + sync), as runs see it:
 //           runs of --steps steps (500), long enough that a run's fixed costs
 //           (the middle step's guard, the last step's diagnostics: a pass over
-//           the field each) stay below half a percent
+//           the field each) hardly weigh on a step
 // Each figure is the median of --repeats timings taken with CUDA events. With
 // --sweep the one-cell update (heat_update.cuh: the solver's where its pair
 // update does not apply) is timed at every shape of heat_update_shapes.cu;

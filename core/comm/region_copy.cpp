@@ -1,5 +1,7 @@
 #include "region_copy.hpp"
 
+#include <utility>
+
 #include "core/base/error.hpp"
 
 namespace mpsfw {
@@ -86,12 +88,9 @@ RegionCopyList pack_copies(const double* field, const FieldLayout& layout, const
 
 RegionCopyList unpack_copies(double* field, const FieldLayout& layout, const PackedBoxes& boxes,
                              const double* buffer) {
-  RegionCopyList copies;
-  for (int b = 0; b < boxes.count; ++b) {
-    // The buffer is only read.
-    copies.add({dense_region(const_cast<double*>(buffer) + boxes.offset[b], boxes.box[b]),
-                field_region(field, layout, boxes.box[b]), boxes.box[b].size()});
-  }
+  // The packing copies run the other way; the buffer is only read.
+  RegionCopyList copies = pack_copies(field, layout, boxes, const_cast<double*>(buffer));
+  for (int n = 0; n < copies.count; ++n) std::swap(copies.item[n].src, copies.item[n].dst);
   return copies;
 }
 
