@@ -71,7 +71,9 @@ interrupt() {
   check_clean "$name"
 }
 
-probe_rank="^$solver $slow .*--report $TMPDIR/mpsfw-advise-"
+# A probe's run reports into advise's work folder; the short run that reads the
+# input's size (its report beside that folder) ends at once and must not match.
+probe_rank="^$solver $slow .*--report $TMPDIR/mpsfw-advise-[^/ ]*/"
 interrupt advise_int INT 130 "$probe_rank" \
   "$python" "$advise" "$slow" --solver "$solver" --gpus 0 --steps 500000000 --max-ranks-per-gpu 1
 interrupt advise_term TERM 143 "$probe_rank" \
