@@ -127,10 +127,10 @@ int run(int argc, char** argv) {
   {
     heat::HeatSolver solver(whole, MPI_COMM_WORLD, device, mpi_is_cuda_aware());
     coupled = cell_steps / median_loop_seconds(&solver, repeats);
-    const HaloExchange& h = solver.halo();
-    halo_path = std::to_string(face_count(h.direct_faces())) + " faces device to device, " +
-                std::to_string(face_count(h.mpi_faces())) + " through MPI" +
-                (h.fallback_reason().empty() ? "" : " (fell back: " + h.fallback_reason() + ")");
+    const HaloRoutes& h = solver.halo().routes();
+    halo_path = std::to_string(face_count(h.direct)) + " faces device to device, " +
+                std::to_string(face_count(h.mpi)) + " through MPI" +
+                (h.fallback.empty() ? "" : " (fell back: " + h.fallback + ")");
   }
   if (me == 0) {
     std::printf("heat_ceiling: %d^3 fp64, %d steps, %d ranks on %s, MPS %s, run.halo=%s\n", n,

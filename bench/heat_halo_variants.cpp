@@ -1,7 +1,7 @@
 // heat_halo_variants: the orderings of a heat step with same-GPU neighbours
 // that production does not run, beside the one it does, in one job
 // (`mpirun -np N`, all ranks on one GPU, under MPS or not, as launched):
-//   boundary-first  production (HeatSolver, HaloExchange::plan()): one launch
+//   boundary-first  production (HeatSolver, FieldHalos' pushes): one launch
 //                   computes the pushed planes first, writes them into the
 //                   neighbours' halos, then the rest, and runs the handshake
 //   push-last       the same pushes from one whole-block launch (the planes
@@ -36,7 +36,6 @@
 #include "core/device/peer_memory.hpp"
 #include "core/driver/time_loop.hpp"
 #include "core/grid/overlap_boxes.hpp"
-#include "solvers/heat/halo_exchange.hpp"
 #include "solvers/heat/heat_config.hpp"
 #include "solvers/heat/heat_initial.hpp"
 #include "solvers/heat/heat_kernels.hpp"
@@ -120,19 +119,19 @@ Outcome run_production(const heat::HeatConfig& c, const DeviceBinding& device) {
 // handshake kernel (or barrier).
 Outcome run_push_last(const heat::HeatConfig& c, const DeviceBinding& device) {
   Block b(c, device);
-  HaloExchange halo(b.decomposition, b.layout, device.backend, mpi_is_cuda_aware());
-  halo.connect_direct_peers(c.halo, c.halo_sync, device_location(device),
-                            {b.u.data(), b.next.data()}, true);
+  FieldHalos halo(b.decomposition, b.layout, HaloShape{}, device.backend, mpi_is_cuda_aware());
+  halo.add_field<double>({b.u.data(), b.next.data()});
+  halo.connect(c.halo, device_location(device), c.halo_sync, HaloDelivery::Push);
   static const HaloPushes none;
-  const FaceMask late = halo.plan().mpi;
+  const FaceMask late = halo.routes().mpi;
   MPI_Barrier(MPI_COMM_WORLD);
   const auto t0 = std::chrono::steady_clock::now();
   for (long s = 0; s < c.steps; ++s) {
-    const HaloPushes& pushes = halo.pushes(b.next.data());
+    const HaloPushes& pushes = halo.pushes(0, b.next.data());
     halo.start(b.u.data());
     b.kernels->update(b.u.data(), b.next.data(), b.layout, inner_box(b.layout, late), b.k,
                       late == 0 ? pushes : none);
-    halo.finish(b.u.data());
+    halo.finish();
     const ShellBoxes shell = shell_boxes(b.layout, late);
     for (int i = 0; i < shell.count; ++i) {
       b.kernels->update(b.u.data(), b.next.data(), b.layout, shell.box[i], b.k,

@@ -13,11 +13,11 @@
 #include <string>
 
 #include "bench/bench_support.hpp"
+#include "core/comm/halo_regions.hpp"
 #include "core/comm/region_copy.hpp"
 #include "core/device/cuda_check.hpp"
 #include "core/device/device.hpp"
 #include "core/device/peer_memory.hpp"
-#include "solvers/heat/halo_exchange.hpp"
 
 namespace {
 
@@ -69,8 +69,8 @@ int run(int argc, char** argv) {
               "own memcpy us", "peer memcpy us");
   const char* names[kFaces] = {"x-lo", "x-hi", "y-lo", "y-hi", "z-lo", "z-hi"};
   for (int f = 0; f < kFaces; ++f) {
-    const RegionCopy from_own = face_pull(layout, field.data(), layout, own.data(), f);
-    const RegionCopy from_peer = face_pull(layout, field.data(), layout, peer, f);
+    const RegionCopy from_own = halo_pull(field.data(), layout, own.data(), layout, face_offset(f));
+    const RegionCopy from_peer = halo_pull(field.data(), layout, peer, layout, face_offset(f));
     const std::int64_t n = from_own.size.product();
     const size_t face_bytes = static_cast<size_t>(n) * sizeof(double);
     const double own_s = bench::median_event_seconds(

@@ -1,7 +1,7 @@
 #pragma once
-// Halo exchange for the fields of a solver of one's own: several fields per
-// block, each float or double, halos `width` cells wide, faces only (7- and
-// 13-point star stencils) or faces, edges and corners (27-point stencils).
+// Halo exchange for the fields of a stencil solver: several fields per block,
+// each float or double, halos `width` cells wide, faces only (7- and 13-point
+// star stencils) or faces, edges and corners (27-point stencils).
 //
 //   FieldHalos halos(decomposition, FieldLayout(cells, 2), {2, false}, device.backend, cuda_aware);
 //   halos.add_field<double>({u0, u1});        // a field and every buffer it may be in
@@ -18,27 +18,34 @@
 // Neighbours on other GPUs or nodes exchange through MPI, one message per
 // neighbour holding every field (staged through pinned host memory unless MPI
 // is CUDA-aware). Neighbours on the same GPU or a peer GPU of the node (mapped
-// through CUDA IPC, or the injected PeerMemory in tests) are pulled straight
-// from their buffers,
-// ordered as step_ordering.hpp decides: under MPS the streams order themselves
-// through step counters in device memory (StreamSignals), otherwise (or with
-// run.halo_sync = barrier) finish_step() is a host rendezvous of the linked
-// ranks. A directly pulled field therefore needs at least two buffers that it
-// alternates between (it reads one and writes the other each step): a buffer
-// a neighbour may still be reading is never rewritten in the same step.
-//
-// Heat keeps its own tuned exchange (halo_exchange.hpp here: pushes from the
-// update kernel, one field, width 1).
+// through CUDA IPC, or the injected PeerMemory in tests) are reached device to
+// device, one of two ways (HaloDelivery):
+//   Pull  start() copies their boundary cells into this rank's halos;
+//   Push  the caller's update kernel writes its new boundary cells into
+//         their halos as it computes them (pushes(): no copy kernel at all),
+//         and may run the step's handshake in the same launch
+//         (step_handshake(), finish_step(Handshake::RunByCaller)); one-cell
+//         face halos of double fields, the first step reading buffer 0.
+// The linked ranks order their steps as step_ordering.hpp decides: under MPS
+// the streams order themselves through step counters in device memory
+// (StreamSignals), otherwise (or with run.halo_sync = barrier) finish_step()
+// is a host rendezvous of the linked ranks. A field reached device to device
+// therefore needs at least two buffers that it alternates between (it reads
+// one and writes the other each step): a buffer a neighbour may still be
+// reading is never rewritten in the same step.
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/base/backend.hpp"
+#include "core/comm/halo_pushes.hpp"
 #include "core/comm/halo_transport.hpp"
 #include "core/comm/region_copy.hpp"
+#include "core/comm/step_handshake.hpp"
 #include "core/comm/step_ordering.hpp"
 #include "core/device/peer_memory.hpp"
 #include "core/device/timers.hpp"
@@ -66,6 +73,26 @@ struct HaloShape {
   bool corners = false;  // also the 12 edges and 8 corners
 };
 
+// How halos of device-to-device neighbours are filled (see the top).
+enum class HaloDelivery { Pull, Push };
+
+// Who runs a pushing step's handshake: finish_step() in a kernel of its own,
+// or the caller, in the launch that pushes, once its pushes are written
+// (step_handshake()).
+enum class Handshake { Enqueue, RunByCaller };
+
+// Which way each neighbour's halo travels, resolved at connect(). A face
+// counts for a mask when its neighbour (offset along one axis) goes that way.
+struct HaloRoutes {
+  FaceMask mpi = 0;       // faces exchanged as MPI messages (start, then finish)
+  FaceMask direct = 0;    // faces pulled or pushed device to device
+  FaceMask peer_gpu = 0;  // of `direct`, those whose neighbour is on another GPU
+  bool direct_to_others =
+      false;  // some direct neighbour is another rank (not a periodic wrap onto this one)
+  HaloOrdering ordering = HaloOrdering::None;
+  std::string fallback;  // why device-to-device neighbours use MPI ("" when none do)
+};
+
 class FieldHalos {
  public:
   // `layout.halo` must equal `shape.width`; every block must be at least
@@ -88,40 +115,66 @@ class FieldHalos {
 
   // Collective over the decomposition's communicator, once, after every
   // buffer holds its initial values: neighbours on the same GPU or a peer GPU
-  // of the node (`where` from device_location()) switch from MPI to pulls as
-  // `mode` allows (HaloTransport; Ipc where impossible throws AgreedError on
-  // every rank), ordered as `sync` allows. Without connect() everything goes
-  // through MPI.
-  void connect(HaloTransport mode, const DeviceLocation& where, HaloSync sync = HaloSync::Auto);
+  // of the node (`where` from device_location()) switch from MPI to
+  // `delivery` as `mode` allows (HaloTransport; Ipc where impossible throws
+  // AgreedError on every rank), ordered as `sync` allows. Without connect()
+  // everything goes through MPI. Push needs width 1, faces only, double
+  // fields of at least two buffers (throws Error otherwise); it fills buffer
+  // 0's direct halos once, here.
+  void connect(HaloTransport mode, const DeviceLocation& where, HaloSync sync = HaloSync::Auto,
+               HaloDelivery delivery = HaloDelivery::Pull);
 
   // Starts the exchange of every field's halo, field f in current[f] (one of
-  // its buffers). Same-GPU halos are complete, in stream order, when start()
-  // returns; MPI halos after finish().
-  void start(const std::vector<void*>& current);
+  // its buffers). Pulled halos are complete, in stream order, when start()
+  // returns; MPI halos after finish(); pushed halos were written by the
+  // neighbours' previous step.
+  void start(const std::vector<void*>& current) { start(current.data(), current.size()); }
   template <class... T>
   void start(T*... current) {
-    start(std::vector<void*>{static_cast<void*>(current)...});
+    void* const buffers[] = {static_cast<void*>(current)...};
+    start(buffers, sizeof...(T));
   }
   void finish();
-  // After the step's last write to any field (ordering with same-GPU
-  // neighbours; nothing without them).
-  void finish_step();
+
+  // Push: where the update writing buffer `next` of field `field` puts the
+  // new values of its boundary planes (empty when nothing is pushed).
+  const HaloPushes& pushes(int field, const void* next) const;
+  // Push under GPU-side waits: the step's handshake as data, for a caller
+  // that runs it in its pushing launch once its pushes are written (empty
+  // otherwise).
+  StepHandshake step_handshake() const;
+
+  // After the step's last write to any field: ordering with the
+  // device-to-device neighbours (nothing without them). Under GPU-side waits
+  // a pulling step's handshake is the next start()'s; a pushing step's is
+  // enqueued here unless the caller ran it (Handshake::RunByCaller).
+  void finish_step(Handshake handshake = Handshake::Enqueue);
+  // After connect(): how long a GPU-side wait for a neighbour may take
+  // before the job ends naming it (run.peer_wait_seconds), and the step every
+  // rank has finished now, for that message.
+  void set_peer_wait(const PeerWait& wait);
   // Collective over the GPU's ranks: nobody reads this rank's buffers after.
   void quiesce();
 
-  // Phases "halo post", "halo pack", "halo pull", "halo wait", "halo unpack",
-  // "halo sync", as HaloExchange.
+  // Where the time goes: "halo post" (MPI receives and sends posted), "halo
+  // pack" (packed and, when staged, copied to the host: waits for the
+  // device), "halo pull", "halo wait" (MPI completion: waits for the
+  // neighbours), "halo unpack" and "halo sync" (finish_step, quiesce).
   void set_timers(PhaseTimers* timers);
 
-  // Neighbours (of up to 26 directions) reached through MPI and by pulls.
+  // Neighbours (of up to 26 directions) reached through MPI and device to device.
   int mpi_neighbors() const;
-  int pulled_neighbors() const;
+  int direct_neighbors() const;
+  const HaloRoutes& routes() const;
+  bool staged_through_host() const;
   // How halos travel, for the report: "MPI, host memory", "MPI, staged
   // through pinned host memory", "... ; same-GPU pulls (CUDA IPC, GPU-side
   // waits)", and why pulls fell back to MPI when they did.
   std::string path() const;
 
  private:
+  void start(void* const* current, size_t count);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -1,6 +1,6 @@
 #pragma once
-// The one MPI neighbour-message engine of the grid exchanges (heat's
-// HaloExchange and FieldHalos). A round:
+// The one MPI neighbour-message engine of the grid halo (FieldHalos) and the
+// particle exchange. A round:
 //   post_receives()       every receive posted first
 //   (the caller packs every outgoing message into send_buffer())
 //   send()                staged to pinned host memory where MPI takes no

@@ -1,6 +1,6 @@
 #pragma once
 // The peer-link protocol, written once for every device-to-device exchange:
-// heat's pushes (DirectPeers), FieldHalos' pulls and MD's ghost pushes
+// the grid halo's pulls and pushes (FieldHalos) and the particles' ghost pushes
 // (core/particles/same_gpu_ghosts.hpp). Ranks whose device memory reaches each
 // other (one GPU, or peer GPUs of a node: halo_transport.hpp's device_link) are
 // linked.

@@ -49,6 +49,15 @@ MPSFW_HD Int3 face_offset(int face) {
 }
 // The neighbour across `face`.
 MPSFW_HD int face_neighbour(int face) { return neighbour_index(face_offset(face)); }
+// Whether `offset` is a face's (one nonzero component), and which face.
+MPSFW_HD constexpr bool is_face_offset(Int3 offset) {
+  return (offset.x != 0) + (offset.y != 0) + (offset.z != 0) == 1;
+}
+MPSFW_HD constexpr int face_of(Int3 offset) {
+  return offset.x != 0   ? (offset.x > 0 ? XHi : XLo)
+         : offset.y != 0 ? (offset.y > 0 ? YHi : YLo)
+                         : (offset.z > 0 ? ZHi : ZLo);
+}
 
 // The offsets of the six face neighbours (`corners` false) or of all 26, in
 // neighbour order.
@@ -56,7 +65,7 @@ inline std::vector<Int3> neighbour_offsets(bool corners) {
   std::vector<Int3> offsets;
   for (int n = 0; n < kNeighbours; ++n) {
     const Int3 o = neighbour_offset(n);
-    if (corners || (o.x != 0) + (o.y != 0) + (o.z != 0) == 1) offsets.push_back(o);
+    if (corners || is_face_offset(o)) offsets.push_back(o);
   }
   return offsets;
 }

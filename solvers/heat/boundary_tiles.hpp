@@ -7,8 +7,8 @@
 #include <cstdint>
 
 #include "core/base/hd.hpp"
+#include "core/comm/halo_pushes.hpp"
 #include "core/mesh/field_layout.hpp"
-#include "halo_push.hpp"
 #include "heat_physics.hpp"
 
 namespace mpsfw::heat {

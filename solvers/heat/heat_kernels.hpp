@@ -5,10 +5,10 @@
 #include <string>
 
 #include "core/base/backend.hpp"
+#include "core/comm/halo_pushes.hpp"
 #include "core/comm/step_handshake.hpp"
 #include "core/mesh/box.hpp"
 #include "core/mesh/field_layout.hpp"
-#include "halo_push.hpp"
 #include "heat_physics.hpp"
 #include "heat_update_choice.hpp"
 

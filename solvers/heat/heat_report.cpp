@@ -8,9 +8,10 @@ namespace {
 
 // How the faces of all ranks travel, e.g. "48 of 48 faces device to device
 // (40 from the same GPU, 8 from a peer GPU; CUDA IPC, ordered by ...)".
-std::string halo_path(const HaloExchange& halo, const DeviceBinding& device, MPI_Comm comm) {
-  const int mine[3] = {face_count(halo.direct_faces()), face_count(halo.mpi_faces()),
-                       face_count(halo.plan().peer_gpu)};
+std::string halo_path(const FieldHalos& halo, const DeviceBinding& device, MPI_Comm comm) {
+  const HaloRoutes& routes = halo.routes();
+  const int mine[3] = {face_count(routes.direct), face_count(routes.mpi),
+                       face_count(routes.peer_gpu)};
   int all[3] = {0, 0, 0};
   MPSFW_MPI_CHECK(MPI_Allreduce(mine, all, 3, MPI_INT, MPI_SUM, comm));
   const std::string mpi_how =
@@ -22,7 +23,7 @@ std::string halo_path(const HaloExchange& halo, const DeviceBinding& device, MPI
   const std::string total = std::to_string(all[0] + all[1]);
   std::string text;
   if (all[0] > 0) {
-    const std::string order = describe(halo.plan().ordering);
+    const std::string order = describe(routes.ordering);
     const std::string split = all[2] == 0
                                   ? "from same-GPU neighbours ("
                                   : "(" + std::to_string(all[0] - all[2]) + " from the same GPU, " +
@@ -35,8 +36,8 @@ std::string halo_path(const HaloExchange& halo, const DeviceBinding& device, MPI
     text += (all[0] > 0 ? std::to_string(all[1]) + " of " + total + " faces " : std::string()) +
             "MPI, " + mpi_how;
   }
-  if (!halo.fallback_reason().empty()) {
-    text += " (device-to-device neighbours fell back to MPI: " + halo.fallback_reason() + ")";
+  if (!routes.fallback.empty()) {
+    text += " (device-to-device neighbours fell back to MPI: " + routes.fallback + ")";
   }
   return text;
 }
@@ -55,10 +56,9 @@ RunReport make_report(const HeatSolver& solver, const Params& params, const Devi
                            std::to_string(n.z) + (design.empty() ? "" : ", update " + design),
                        warnings);
   r.halo_path = halo_path(solver.halo(), device, comm);
-  const HaloPlan& plan = solver.halo().plan();
-  if (device.backend == Backend::Kokkos && plan.pushed != 0) {
-    r.halo_path += plan.boundary_first ? " (pushed by a Kokkos kernel, boundary first)"
-                                       : " (pushed by a Kokkos kernel after the update)";
+  if (device.backend == Backend::Kokkos && solver.halo().routes().direct != 0) {
+    r.halo_path += solver.boundary_first() ? " (pushed by a Kokkos kernel, boundary first)"
+                                           : " (pushed by a Kokkos kernel after the update)";
   }
   report_loop(solver, comm, solver.timers(), static_cast<double>(d.global_cells().product()), &r);
   r.diagnostic_columns = {"step", "time", "total_heat", "max_change"};

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "core/comm/halo_regions.hpp"
 #include "core/device/memory_preflight.hpp"
 #include "core/device/peer_memory.hpp"
 #include "core/grid/grid_state.hpp"
@@ -15,7 +16,6 @@
 #include "core/io/h5_io.hpp"
 #include "core/parallel/collective.hpp"
 #include "core/parallel/mpi_check.hpp"
-#include "face_geometry.hpp"
 #include "heat_initial.hpp"
 
 namespace mpsfw::heat {
@@ -40,7 +40,7 @@ GridGeometry geometry_of(const HeatConfig& c) {
 MemoryNeed heat_memory_need(const FieldLayout& layout, Backend memory) {
   // Two fields and one message buffer each way per face.
   std::int64_t face_cells = 0;
-  for (int f = 0; f < kFaces; ++f) face_cells += face_send_plane(layout, f).cells();
+  for (int f = 0; f < kFaces; ++f) face_cells += send_region(layout, face_offset(f)).cells();
   return {memory, (2 * layout.size() + 2 * face_cells) * std::int64_t{sizeof(double)},
           "heat's fields and halo buffers"};
 }
@@ -65,7 +65,9 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
     kernels_ = make_heat_kernels(device.backend);
     u_ = Array<double>(device.memory, static_cast<size_t>(layout_.size()));
     next_ = Array<double>(device.memory, static_cast<size_t>(layout_.size()));
-    halo_ = std::make_unique<HaloExchange>(decomposition_, layout_, device.memory, cuda_aware_mpi);
+    halo_ = std::make_unique<FieldHalos>(decomposition_, layout_, HaloShape{}, device.memory,
+                                         cuda_aware_mpi);
+    halo_->add_field<double>({u_.data(), next_.data()});
     halo_->set_timers(&timers_);
     where = device_location(device);
     const std::vector<double> initial = initial_block(config_, decomposition_, layout_);
@@ -80,13 +82,15 @@ HeatSolver::HeatSolver(const HeatConfig& config, MPI_Comm comm, const DeviceBind
   // A failure on some ranks only (a bad value in their part of u0, out of
   // memory) must stop every rank before the first collective below.
   agree_on_error(decomposition_.comm(), error);
-  halo_->connect_direct_peers(config_.halo, config_.halo_sync, where, {u_.data(), next_.data()},
-                              kernels_->has_boundary_first());
+  // The first step reads u_, the fields' buffer 0.
+  halo_->connect(config_.halo, where, config_.halo_sync, HaloDelivery::Push);
   halo_->set_peer_wait({config_.peer_wait_seconds, config_.start_step});
-  const HaloPlan& plan = halo_->plan();
-  late_faces_ = plan.mpi;
-  boundary_first_ = plan.boundary_first;
-  inner_ = inner_box(layout_, plan.pushed);
+  const HaloRoutes& routes = halo_->routes();
+  late_faces_ = routes.mpi;
+  // A rank that only wraps onto itself (periodic, one rank across) waits for
+  // nobody and keeps the whole block in the update's own blocks (pushed last).
+  boundary_first_ = kernels_->has_boundary_first() && routes.direct_to_others && routes.mpi == 0;
+  inner_ = inner_box(layout_, routes.direct);
   step_ = config_.start_step;
   diagnostics_.push_back(measure(step_));
   // After measure(), the last reader of the step before in next: settling
@@ -117,7 +121,7 @@ LoopSetup HeatSolver::loop_setup() {
 }
 
 void HeatSolver::advance() {
-  const HaloPushes& pushes = halo_->pushes(next_.data());
+  const HaloPushes& pushes = halo_->pushes(0, next_.data());
   if (boundary_first_) {
     PhaseTimers::Scope t(timers_, "update");
     kernels_->update_boundary_first(u_.data(), next_.data(), layout_, inner_, coefficients_, pushes,
@@ -142,7 +146,7 @@ void HeatSolver::update_around_exchange(const HaloPushes& pushes) {
     kernels_->update(u_.data(), next_.data(), layout_, inner_box(layout_, late_faces_),
                      coefficients_, late_faces_ == 0 ? pushes : none);
   }
-  halo_->finish(u_.data());  // halo wait, halo unpack
+  halo_->finish();  // halo wait, halo unpack
   if (late_faces_ != 0) {
     PhaseTimers::Scope t(timers_, "shell update");
     const ShellBoxes shell = shell_boxes(layout_, late_faces_);

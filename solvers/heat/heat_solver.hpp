@@ -9,10 +9,10 @@
 //   faces through MPI as well (several GPUs, or run.halo = mpi): start the
 //   exchange, update the cells that read no MPI halo, finish it, update the
 //   shell; the step's last launch pushes the same-GPU planes;
-// which of the two HaloExchange::plan() says; then the step's end with
-// same-GPU neighbours (HaloExchange::finish_step). Diagnostics are the total
-// heat and the largest change of a step; a snapshot is the field u.
-// Communication is HaloExchange's job; physics is heat_physics.hpp's; the
+// which of the two the halo's routes say (FieldHalos with push delivery);
+// then the step's end with same-GPU neighbours (FieldHalos::finish_step).
+// Diagnostics are the total heat and the largest change of a step; a
+// snapshot is the field u. Communication is FieldHalos' job; physics is heat_physics.hpp's; the
 // cadence is the time loop's; this file only orders a step's phases.
 // Phase times are host wall-clock times; on the CUDA backend launches return
 // at once: device work shows up in the phase that waits for it (the halo copy
@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "core/comm/field_halos.hpp"
 #include "core/device/device.hpp"
 #include "core/device/memory.hpp"
 #include "core/device/timers.hpp"
@@ -34,7 +35,6 @@
 #include "core/mesh/decomposition.hpp"
 #include "core/mesh/field_layout.hpp"
 #include "core/parallel/finite_agreement.hpp"
-#include "halo_exchange.hpp"
 #include "heat_config.hpp"
 #include "heat_kernels.hpp"
 
@@ -81,7 +81,9 @@ class HeatSolver final : public Steppable {
   const PhaseTimers& timers() const { return timers_; }
   const std::vector<Diagnostics>& diagnostics() const { return diagnostics_; }
   double loop_seconds() const { return loop().seconds; }
-  const HaloExchange& halo() const { return *halo_; }
+  const FieldHalos& halo() const { return *halo_; }
+  // Whether a step computes the pushed planes first (see the top).
+  bool boundary_first() const { return boundary_first_; }
   // How the backend ran its largest update without pushes (empty: one design).
   std::string update_design() const;
 
@@ -106,10 +108,12 @@ class HeatSolver final : public Steppable {
   Coefficients coefficients_;
   std::unique_ptr<HeatKernels> kernels_;
   Array<double> u_, next_;  // next_ holds the previous step after a swap
-  std::unique_ptr<HaloExchange> halo_;
+  std::unique_ptr<FieldHalos> halo_;
   FaceMask late_faces_ = 0;  // faces filled by MPI: their cells wait for finish()
-  // HaloPlan::boundary_first: a step computes the pushed planes first, then
-  // the rest, `inner` (HeatKernels::update_boundary_first).
+  // A step computes the pushed planes first, then the rest, `inner`
+  // (HeatKernels::update_boundary_first): worth it when other ranks wait for
+  // those planes and no face waits for MPI, where the backend's kernels have
+  // that launch.
   bool boundary_first_ = false;
   Box inner_;
   PhaseTimers timers_;

@@ -47,8 +47,8 @@ Outcome run_cuda(std::vector<std::string> overrides, const std::string& halo, MP
   mpsfw::run_time_loop(solver, nullptr);
   Outcome o;
   o.field = solver.gather_global();
-  const int mine[2] = {face_count(solver.halo().direct_faces()),
-                       face_count(solver.halo().mpi_faces())};
+  const int mine[2] = {face_count(solver.halo().routes().direct),
+                       face_count(solver.halo().routes().mpi)};
   int sum[2] = {0, 0};
   MPI_Allreduce(mine, sum, 2, MPI_INT, MPI_SUM, comm);
   o.direct_faces = sum[0];
@@ -58,7 +58,7 @@ Outcome run_cuda(std::vector<std::string> overrides, const std::string& halo, MP
       device_locations(comm, as_transport_allows(device_location(device), HaloTransport::Ipc)));
   o.all_linked = std::all_of(groups.begin(), groups.end(), [](int g) { return g == 0; });
   o.visible_gpus = device.visible_gpus;
-  o.order = describe(solver.halo().plan().ordering);
+  o.order = describe(solver.halo().routes().ordering);
   o.mps_enabled = device.mps_enabled;
   return o;
 }

@@ -18,10 +18,10 @@
 #include <string>
 
 #include "core/base/error.hpp"
+#include "core/comm/field_halos.hpp"
 #include "core/mesh/decomposition.hpp"
 #include "core/parallel/mpi_env.hpp"
 #include "core/parallel/stop_request.hpp"
-#include "solvers/heat/halo_exchange.hpp"
 #include "support/shared_window_memory.hpp"
 
 namespace mpsfw {
@@ -43,11 +43,10 @@ void run(const MpiEnv& env, const std::string& pid_dir, int stop_rank, long stop
   const FieldLayout layout(d.local_cells());
   const auto cells = static_cast<size_t>(layout.size());
   testing_support::SharedWindowMemory shared(env.node(), 2 * cells);
-  HaloExchange halo(d, layout, Backend::Host, false, shared);
-  halo.connect_direct_peers(HaloTransport::Auto, HaloSync::Auto, {"node", "GPU-fake", {}},
-                            {shared.base(), shared.base() + cells}, true);
-  if (env.size() > 1 &&
-      (!halo.plan().boundary_first || halo.plan().ordering != HaloOrdering::GpuWaits)) {
+  FieldHalos halo(d, layout, HaloShape{}, Backend::Host, false, shared);
+  halo.add_field<double>({shared.base(), shared.base() + cells});
+  halo.connect(HaloTransport::Auto, {"node", "GPU-fake", {}}, HaloSync::Auto, HaloDelivery::Push);
+  if (env.size() > 1 && halo.routes().ordering != HaloOrdering::GpuWaits) {
     throw Error("peer_wait_probe: the ranks do not order their steps by GPU-side waits");
   }
   halo.set_peer_wait({seconds, 0});

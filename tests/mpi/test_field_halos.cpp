@@ -63,7 +63,7 @@ void run_case(const HaloCase& c, HaloTransport transport, int steps = 1) {
       halos.finish_step();
     }
     if (transport != HaloTransport::Mpi && d.size() > 1) {
-      EXPECT_GT(halos.pulled_neighbors(), 0) << halos.path();
+      EXPECT_GT(halos.direct_neighbors(), 0) << halos.path();
       EXPECT_NE(halos.path().find("neighbours on this or a peer GPU pulled"), std::string::npos)
           << halos.path();
     }
@@ -113,6 +113,55 @@ TEST(FieldHalos, RefusesBuffersItWasNotGiven) {
   halos.add_field<double>({a.data()});
   EXPECT_THROW(halos.start(b.data()), Error);
   EXPECT_THROW(halos.start(a.data(), b.data()), Error);
+}
+
+// Push delivery carries one-cell face halos of double fields that alternate
+// between buffers; anything else is refused at connect, before anything
+// collective, with what it is.
+TEST(FieldHalos, PushRefusesWhatItCannotCarry) {
+  CartDecomposition d(MPI_COMM_WORLD, {8, 8, 8}, {0, 0, 0}, {true, true, true});
+  const auto refused = [&](FieldLayout l, HaloShape shape, bool as_float, int buffers,
+                           const std::string& says) {
+    std::vector<double> a(static_cast<size_t>(l.size())), b(a.size());
+    FieldHalos halos(d, l, shape, Backend::Host, false);
+    std::vector<void*> given = {a.data(), b.data()};
+    given.resize(static_cast<size_t>(buffers));
+    halos.add_field(as_float ? ScalarType::Float32 : ScalarType::Float64, given);
+    try {
+      halos.connect(HaloTransport::Auto, DeviceLocation{}, HaloSync::Auto, HaloDelivery::Push);
+      ADD_FAILURE() << "accepted: " << says;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  const FieldLayout one(d.local_cells(), 1), two(d.local_cells(), 2);
+  refused(two, kFaces2, false, 2, "2 cells wide");
+  refused(one, HaloShape{1, true}, false, 2, "with edges and corners");
+  refused(one, kFaces1, true, 2, "field 0 is float32 with 2 buffer(s)");
+  refused(one, kFaces1, false, 1, "field 0 is float64 with 1 buffer(s)");
+}
+
+// A pushing exchange without device-to-device neighbours (the host backend)
+// is an MPI exchange: nothing to push, no handshake, halos after finish().
+TEST(FieldHalos, PushWithoutDirectNeighboursIsMpi) {
+  CartDecomposition d(MPI_COMM_WORLD, {8, 8, 8}, {0, 0, 0}, {true, true, true});
+  const FieldLayout l(d.local_cells(), 1);
+  std::vector<double> a(static_cast<size_t>(l.size()), 0.0), b(a.size(), 2.0);
+  for (int k = 1; k <= l.n.z; ++k)
+    for (int j = 1; j <= l.n.y; ++j)
+      for (int i = 1; i <= l.n.x; ++i) a[static_cast<size_t>(l.index(i, j, k))] = 1.0;
+  FieldHalos halos(d, l, kFaces1, Backend::Host, false);
+  halos.add_field<double>({a.data(), b.data()});
+  halos.connect(HaloTransport::Auto, DeviceLocation{}, HaloSync::Auto, HaloDelivery::Push);
+  EXPECT_TRUE(halos.pushes(0, b.data()).empty());
+  EXPECT_TRUE(halos.step_handshake().empty());
+  EXPECT_EQ(halos.routes().direct, 0u);
+  EXPECT_EQ(face_count(halos.routes().mpi), 6);
+  halos.start(a.data());
+  halos.finish();
+  halos.finish_step(Handshake::RunByCaller);
+  EXPECT_EQ(a[static_cast<size_t>(l.index(0, 1, 1))], 1.0);  // every interior holds 1.0
+  EXPECT_EQ(a[static_cast<size_t>(l.index(1, 1, l.n.z + 1))], 1.0);
 }
 
 TEST(HaloRegions, SendAndHaloRegionsMatchAcrossNeighbours) {

@@ -1,4 +1,4 @@
-// Halo exchange as the heat solver runs it: each step reads buffer s%2 (its
+// FieldHalos' push delivery as the heat solver runs it: each step reads buffer s%2 (its
 // MPI faces through start/finish, its same-GPU faces pushed by the
 // neighbours' previous step, or filled at connect for the first), writes the
 // interior of the other buffer and, through pushes(), the neighbours' halos,
@@ -11,7 +11,7 @@
 // direct and MPI faces, the fallback when a rank cannot map, the error when
 // "ipc" was demanded, both orderings — the step counters of the GPU-side
 // waits live in the shared memory then, and the host runs the handshake —
-// and the plan the solver gets).
+// and the routes the solver gets).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,13 +27,13 @@
 #include <vector>
 
 #include "core/base/error.hpp"
+#include "core/comm/field_halos.hpp"
 #include "core/comm/region_copy.hpp"
 #include "core/comm/step_ordering.hpp"
 #include "core/device/device.hpp"
 #include "core/device/memory.hpp"
 #include "core/device/peer_memory.hpp"
 #include "core/mesh/decomposition.hpp"
-#include "solvers/heat/halo_exchange.hpp"
 #include "support/gpu_skip.hpp"
 #include "support/shared_window_memory.hpp"
 
@@ -86,9 +86,11 @@ void store_push(Backend space, const HaloPushes& pushes, int f, int i, int j, in
 
 // The solver's protocol over buffers[0] (coded_block, shift 0, halos as the
 // exchange left them at connect) and buffers[1] (stale): kSteps steps, every
-// halo of the buffer read checked.
-void run_steps(HaloExchange& halo, const CartDecomposition& d, const FieldLayout& layout,
-               Int3 global, bool periodic, Backend space, const std::array<double*, 2>& buffers) {
+// halo of the buffer read checked. `boundary_first`: the update runs the
+// step's handshake itself, as the solver's boundary-first launch does.
+void run_steps(FieldHalos& halo, const CartDecomposition& d, const FieldLayout& layout, Int3 global,
+               bool periodic, Backend space, const std::array<double*, 2>& buffers,
+               bool boundary_first) {
   const size_t cells = static_cast<size_t>(layout.size());
   const PackedBoxes interior = [&] {
     PackedBoxes l;
@@ -101,7 +103,7 @@ void run_steps(HaloExchange& halo, const CartDecomposition& d, const FieldLayout
     double* u = buffers[static_cast<size_t>(step % 2)];
     double* next = buffers[static_cast<size_t>((step + 1) % 2)];
     halo.start(u);
-    halo.finish(u);
+    halo.finish();
     memory::copy(host.data(), Backend::Host, u, space, cells * sizeof(double));
     check_halos(d, layout, global, periodic, host, shift_of(step));
     // The new values: the interior of `next` (not its halo: neighbours push
@@ -112,7 +114,7 @@ void run_steps(HaloExchange& halo, const CartDecomposition& d, const FieldLayout
                  pack_copies(values.data(), layout, interior, packed.data()));
     staged.copy_from_host(packed.data());
     copy_regions(space, ScalarType::Float64, unpack_copies(next, layout, interior, staged.data()));
-    const HaloPushes& pushes = halo.pushes(next);
+    const HaloPushes& pushes = halo.pushes(0, next);
     for (std::int64_t t = 0; t < pushes.cells(); ++t) {
       int i = 0, j = 0, k = 0;
       const int f = pushes.locate(t, i, j, k);
@@ -122,7 +124,7 @@ void run_steps(HaloExchange& halo, const CartDecomposition& d, const FieldLayout
     // A boundary-first update runs the step's handshake itself, once its
     // pushes are written (on the host: here).
     const StepHandshake handshake = halo.step_handshake();
-    if (space == Backend::Host && halo.plan().boundary_first && !handshake.empty()) {
+    if (space == Backend::Host && boundary_first && !handshake.empty()) {
       host_mark_and_wait(handshake);
       halo.finish_step(Handshake::RunByCaller);
     } else {
@@ -139,23 +141,24 @@ void check_exchange(Int3 global, Int3 hint, bool periodic, const ExchangeCase& s
   Array<double> other(s.space, static_cast<size_t>(layout.size()));
   field.copy_from_host(coded_block(d, layout, 0).data());
   other.copy_from_host(coded_block(d, layout, kStale).data());
-  HaloExchange halo(d, layout, s.space, mpi_is_cuda_aware());
-  halo.connect_direct_peers(s.transport, HaloSync::Auto, s.where, {field.data(), other.data()},
-                            true);
+  FieldHalos halo(d, layout, HaloShape{}, s.space, mpi_is_cuda_aware());
+  halo.add_field<double>({field.data(), other.data()});
+  halo.connect(s.transport, s.where, HaloSync::Auto, HaloDelivery::Push);
+  const HaloRoutes& routes = halo.routes();
 
   FaceMask neighbours = 0;
   for (int f = 0; f < kFaces; ++f) {
     if (d.neighbour_across(f) != MPI_PROC_NULL) neighbours |= 1u << f;
   }
-  EXPECT_EQ(halo.direct_faces() | halo.mpi_faces(), neighbours);
-  EXPECT_EQ(halo.direct_faces() & halo.mpi_faces(), 0u);
+  EXPECT_EQ(routes.direct | routes.mpi, neighbours);
+  EXPECT_EQ(routes.direct & routes.mpi, 0u);
   const bool one_gpu = s.space == Backend::Cuda && s.visible_gpus == 1;
   if (s.transport != HaloTransport::Mpi && one_gpu) {
-    EXPECT_EQ(halo.direct_faces(), neighbours) << halo.fallback_reason();
+    EXPECT_EQ(routes.direct, neighbours) << routes.fallback;
   } else if (s.transport == HaloTransport::Mpi || s.space == Backend::Host) {
-    EXPECT_EQ(halo.direct_faces(), 0u);
+    EXPECT_EQ(routes.direct, 0u);
   }
-  run_steps(halo, d, layout, global, periodic, s.space, {field.data(), other.data()});
+  run_steps(halo, d, layout, global, periodic, s.space, {field.data(), other.data()}, false);
 }
 
 void check_halos(const CartDecomposition& d, const FieldLayout& layout, Int3 global, bool periodic,
@@ -196,7 +199,7 @@ void check_halos(const CartDecomposition& d, const FieldLayout& layout, Int3 glo
 
 using Param = std::tuple<Backend, HaloTransport>;
 
-class HaloExchangeTest : public testing::TestWithParam<Param> {
+class FieldHalosPush : public testing::TestWithParam<Param> {
  protected:
   void SetUp() override {
     setup_.space = std::get<0>(GetParam());
@@ -219,28 +222,28 @@ class HaloExchangeTest : public testing::TestWithParam<Param> {
   ExchangeCase setup_;
 };
 
-TEST_P(HaloExchangeTest, EveryFaceNonPeriodicUneven) {
+TEST_P(FieldHalosPush, EveryFaceNonPeriodicUneven) {
   check_exchange({9, 7, 5}, {0, 0, 0}, false, setup_);
 }
 
-TEST_P(HaloExchangeTest, EveryFacePeriodicWrap) {
+TEST_P(FieldHalosPush, EveryFacePeriodicWrap) {
   check_exchange({6, 5, 4}, {0, 0, 0}, true, setup_);
 }
 
-TEST_P(HaloExchangeTest, PeriodicWithAllRanksInOneDimension) {
+TEST_P(FieldHalosPush, PeriodicWithAllRanksInOneDimension) {
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   check_exchange({3, 4, 2 * ranks + 1}, {1, 1, 0}, true, setup_);
 }
 
-TEST_P(HaloExchangeTest, SingleCellThickBlocks) {
+TEST_P(FieldHalosPush, SingleCellThickBlocks) {
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   check_exchange({ranks, 3, 2}, {0, 1, 1}, true, setup_);
   check_exchange({ranks, 3, 2}, {0, 1, 1}, false, setup_);
 }
 
-INSTANTIATE_TEST_SUITE_P(BackendsAndTransports, HaloExchangeTest,
+INSTANTIATE_TEST_SUITE_P(BackendsAndTransports, FieldHalosPush,
                          // Host with "ipc" is an error, tested below.
                          testing::Values(Param{Backend::Host, HaloTransport::Mpi},
                                          Param{Backend::Host, HaloTransport::Auto},
@@ -253,15 +256,15 @@ INSTANTIATE_TEST_SUITE_P(BackendsAndTransports, HaloExchangeTest,
                          });
 
 // Asking for IPC on the host backend fails on every rank, with the reason.
-TEST(HaloExchangeIpc, OnTheHostIsAnAgreedError) {
+TEST(FieldHalosPushIpc, OnTheHostIsAnAgreedError) {
   CartDecomposition d(MPI_COMM_WORLD, {8, 8, 8}, {0, 0, 0}, {false, false, false});
   const FieldLayout layout(d.local_cells());
   Array<double> a(Backend::Host, static_cast<size_t>(layout.size()));
   Array<double> b(Backend::Host, static_cast<size_t>(layout.size()));
-  HaloExchange halo(d, layout, Backend::Host, false);
+  FieldHalos halo(d, layout, HaloShape{}, Backend::Host, false);
+  halo.add_field<double>({a.data(), b.data()});
   try {
-    halo.connect_direct_peers(HaloTransport::Ipc, HaloSync::Auto, DeviceLocation{},
-                              {a.data(), b.data()}, true);
+    halo.connect(HaloTransport::Ipc, DeviceLocation{}, HaloSync::Auto, HaloDelivery::Push);
     ADD_FAILURE() << "no error";
   } catch (const AgreedError& e) {
     EXPECT_NE(std::string(e.what()).find("needs the CUDA backend"), std::string::npos) << e.what();
@@ -330,17 +333,16 @@ void check_exchange_sharing_within(MPI_Comm node, Int3 global, Int3 hint, bool p
     const CartDecomposition& d = blocks.d;
     if (d.rank() == c.refusing_rank) blocks.shared.refuse_maps();
 
-    HaloExchange halo(d, blocks.layout, Backend::Host, false, blocks.shared);
+    FieldHalos halo(d, blocks.layout, HaloShape{}, Backend::Host, false, blocks.shared);
+    halo.add_field<double>({blocks.buffer[0], blocks.buffer[1]});
     const bool refused = c.refusing_rank >= 0 && c.refusing_rank < d.size();
     if (refused && c.transport == HaloTransport::Ipc) {
-      EXPECT_THROW(halo.connect_direct_peers(c.transport, c.sync, c.where_of(d.rank()),
-                                             blocks.buffer, c.boundary_first_launch),
+      EXPECT_THROW(halo.connect(c.transport, c.where_of(d.rank()), c.sync, HaloDelivery::Push),
                    AgreedError);
       MPI_Comm_free(&node);
       return;
     }
-    halo.connect_direct_peers(c.transport, c.sync, c.where_of(d.rank()), blocks.buffer,
-                              c.boundary_first_launch);
+    halo.connect(c.transport, c.where_of(d.rank()), c.sync, HaloDelivery::Push);
 
     FaceMask same = 0, peer = 0, neighbours = 0;
     bool pushes_to_other_rank = false;
@@ -358,32 +360,36 @@ void check_exchange_sharing_within(MPI_Comm node, Int3 global, Int3 hint, bool p
       }
     }
     same |= peer;
-    const HaloPlan& plan = halo.plan();
+    const HaloRoutes& routes = halo.routes();
     if (c.transport == HaloTransport::Mpi) {
-      EXPECT_EQ(plan.pushed, 0u);
-      EXPECT_EQ(plan.ordering, HaloOrdering::None);
+      EXPECT_EQ(routes.direct, 0u);
+      EXPECT_EQ(routes.ordering, HaloOrdering::None);
     } else if (refused) {
-      EXPECT_EQ(plan.pushed, 0u) << "a refused map must send everyone back to MPI";
-      EXPECT_NE(plan.fallback.find("mapping refused by the test"), std::string::npos)
-          << plan.fallback;
+      EXPECT_EQ(routes.direct, 0u) << "a refused map must send everyone back to MPI";
+      EXPECT_NE(routes.fallback.find("mapping refused by the test"), std::string::npos)
+          << routes.fallback;
     } else {
-      EXPECT_EQ(plan.pushed, same);
-      EXPECT_EQ(plan.peer_gpu, peer);
-      EXPECT_EQ(halo.pushes(blocks.buffer[1]).faces, same);
+      EXPECT_EQ(routes.direct, same);
+      EXPECT_EQ(routes.peer_gpu, peer);
+      EXPECT_EQ(halo.pushes(0, blocks.buffer[1]).faces, same);
+      EXPECT_EQ(halo.pushes(0, blocks.buffer[0]).faces, same);
       // Host shared memory runs the GPU-side handshake on the host.
       if (same != 0) {
-        EXPECT_EQ(plan.ordering,
+        EXPECT_EQ(routes.ordering,
                   c.sync == HaloSync::Barrier ? HaloOrdering::HostBarrier : HaloOrdering::GpuWaits);
       }
-      EXPECT_EQ(plan.boundary_first,
-                c.boundary_first_launch && pushes_to_other_rank && plan.mpi == 0);
+      EXPECT_EQ(routes.direct_to_others, pushes_to_other_rank);
     }
-    EXPECT_EQ(plan.pushed | plan.mpi, neighbours);
-    EXPECT_EQ(plan.pushed & plan.mpi, 0u);
-    EXPECT_EQ(halo.mpi_faces(), plan.mpi);
-    EXPECT_EQ(halo.direct_faces(), plan.pushed);
+    EXPECT_EQ(routes.direct | routes.mpi, neighbours);
+    EXPECT_EQ(routes.direct & routes.mpi, 0u);
+    EXPECT_EQ(halo.direct_neighbors(), face_count(routes.direct));
 
-    run_steps(halo, d, blocks.layout, global, periodic, Backend::Host, blocks.buffer);
+    // As the solver decides: boundary first where the kernels have the
+    // launch, other ranks wait for the pushes and nothing for MPI.
+    const bool boundary_first =
+        c.boundary_first_launch && routes.direct_to_others && routes.mpi == 0;
+    run_steps(halo, d, blocks.layout, global, periodic, Backend::Host, blocks.buffer,
+              boundary_first);
   }
   MPI_Comm_free(&node);
 }
@@ -409,35 +415,35 @@ DeviceLocation node_by_parity(int rank) {
   return {rank % 2 == 0 ? "node-even" : "node-odd", "GPU-fake", {}};
 }
 
-TEST(HaloExchangeSharedMemory, AllRanksOnOneGpu) {
+TEST(FieldHalosPushSharedMemory, AllRanksOnOneGpu) {
   check_shared_exchange({9, 7, 5}, {0, 0, 0}, false, {HaloTransport::Auto, one_gpu});
   check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Ipc, one_gpu});
 }
 
-TEST(HaloExchangeSharedMemory, AllRanksOnOneGpuHostBarrierAsked) {
+TEST(FieldHalosPushSharedMemory, AllRanksOnOneGpuHostBarrierAsked) {
   check_shared_exchange({6, 5, 4}, {0, 0, 0}, true,
                         {HaloTransport::Auto, one_gpu, -1, HaloSync::Barrier});
 }
 
-// Kernels without the boundary-first launch (Kokkos) get a plan without it.
-TEST(HaloExchangeSharedMemory, AllRanksOnOneGpuWithoutTheBoundaryFirstLaunch) {
+// Kernels without the boundary-first launch (Kokkos): the step's handshake enqueued.
+TEST(FieldHalosPushSharedMemory, AllRanksOnOneGpuWithoutTheBoundaryFirstLaunch) {
   check_shared_exchange({9, 7, 5}, {0, 0, 0}, false,
                         {HaloTransport::Auto, one_gpu, -1, HaloSync::Auto, false});
 }
 
-TEST(HaloExchangeSharedMemory, TwoGpusMixDirectAndMpiFaces) {
+TEST(FieldHalosPushSharedMemory, TwoGpusMixDirectAndMpiFaces) {
   check_shared_exchange({9, 7, 5}, {0, 0, 0}, false, {HaloTransport::Auto, gpu_by_parity});
   check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Auto, gpu_by_parity});
 }
 
-TEST(HaloExchangeSharedMemory, PeerGpusPushEveryFace) {
+TEST(FieldHalosPushSharedMemory, PeerGpusPushEveryFace) {
   check_shared_exchange({9, 7, 5}, {0, 0, 0}, false, {HaloTransport::Auto, peer_gpus_by_parity});
   check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Ipc, peer_gpus_by_parity});
   check_shared_exchange({6, 5, 4}, {0, 0, 0}, true,
                         {HaloTransport::Auto, peer_gpus_by_parity, -1, HaloSync::Barrier});
 }
 
-TEST(HaloExchangeSharedMemory, OtherNodesGoThroughMpi) {
+TEST(FieldHalosPushSharedMemory, OtherNodesGoThroughMpi) {
   check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Auto, node_by_parity});
 }
 
@@ -446,7 +452,7 @@ TEST(HaloExchangeSharedMemory, OtherNodesGoThroughMpi) {
 // same name as every other node's: faces within a node go direct through that
 // node's window, faces across nodes through MPI (a map across nodes would read
 // another node's window: wrong halos), and every halo holds its neighbour's cells.
-TEST(HaloExchangeSharedMemory, RealNodesShareWithinTheirNodeOnly) {
+TEST(FieldHalosPushSharedMemory, RealNodesShareWithinTheirNodeOnly) {
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int length = 0;
   MPI_Get_processor_name(name, &length);
@@ -466,15 +472,15 @@ TEST(HaloExchangeSharedMemory, RealNodesShareWithinTheirNodeOnly) {
                                 {HaloTransport::Auto, where_of});
 }
 
-TEST(HaloExchangeSharedMemory, MpiModeSharesNothing) {
+TEST(FieldHalosPushSharedMemory, MpiModeSharesNothing) {
   check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Mpi, one_gpu});
 }
 
-TEST(HaloExchangeSharedMemory, OneRankCannotMapSoAllFallBack) {
+TEST(FieldHalosPushSharedMemory, OneRankCannotMapSoAllFallBack) {
   check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Auto, one_gpu, 1});
 }
 
-TEST(HaloExchangeSharedMemory, OneRankCannotMapIsAnErrorForIpc) {
+TEST(FieldHalosPushSharedMemory, OneRankCannotMapIsAnErrorForIpc) {
   check_shared_exchange({6, 5, 4}, {0, 0, 0}, true, {HaloTransport::Ipc, one_gpu, 1});
 }
 

@@ -10,10 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "core/comm/halo_pushes.hpp"
+#include "core/comm/halo_regions.hpp"
 #include "core/device/kokkos_runtime.hpp"
 #include "core/device/memory.hpp"
 #include "core/driver/time_loop.hpp"
-#include "solvers/heat/face_geometry.hpp"
 #include "solvers/heat/heat_kernels.hpp"
 #include "support/heat_runs.hpp"
 #include "support/pushed_updates.hpp"

@@ -11,9 +11,10 @@
 #include <limits>
 #include <vector>
 
+#include "core/comm/halo_pushes.hpp"
+#include "core/comm/halo_regions.hpp"
 #include "core/device/memory.hpp"
 #include "core/grid/overlap_boxes.hpp"
-#include "solvers/heat/halo_exchange.hpp"
 #include "solvers/heat/heat_kernels.hpp"
 
 namespace mpsfw::testing_support {
@@ -74,8 +75,8 @@ inline void expect_pushes_copy_the_planes(const PushedUpdate& r, const FieldLayo
   long pushed = 0;
   for (int f = 0; f < kFaces; ++f) {
     if (!((faces >> f) & 1u)) continue;
-    const Box from = face_send_plane(layout, f);
-    const Box to = face_halo_plane(layout, opposite_face(f));
+    const Box from = send_region(layout, face_offset(f));
+    const Box to = halo_region(layout, face_offset(opposite_face(f)));
     for (int k = from.lo.z; k < from.hi.z; ++k)
       for (int j = from.lo.y; j < from.hi.y; ++j)
         for (int i = from.lo.x; i < from.hi.x; ++i) {

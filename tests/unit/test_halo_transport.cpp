@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "core/base/error.hpp"
+#include "core/comm/halo_pushes.hpp"
+#include "core/comm/halo_regions.hpp"
 #include "core/comm/halo_transport.hpp"
 #include "core/comm/region_copy.hpp"
-#include "solvers/heat/halo_exchange.hpp"
-#include "solvers/heat/halo_push.hpp"
 
 namespace mpsfw {
 namespace {
@@ -111,7 +111,7 @@ std::vector<double> block(const FieldLayout& layout, Int3 offset) {
 
 void expect_halo_is_across(const std::vector<double>& f, const FieldLayout& layout, Int3 offset,
                            int face) {
-  const Box halo = face_halo_plane(layout, face);
+  const Box halo = halo_region(layout, face_offset(face));
   int checked = 0;
   for (int k = halo.lo.z; k < halo.hi.z; ++k)
     for (int j = halo.lo.y; j < halo.hi.y; ++j)
@@ -134,8 +134,9 @@ TEST(HaloTransport, PullCopiesTheNeighboursFacingPlane) {
     high_at[dim] = low_cells[dim];
     std::vector<double> a = block(low, low_at), b = block(high, high_at);
     RegionCopyList into_a, into_b;
-    into_a.add(face_pull(low, a.data(), high, b.data(), 2 * dim + 1));  // a's high face
-    into_b.add(face_pull(high, b.data(), low, a.data(), 2 * dim));      // b's low face
+    into_a.add(
+        halo_pull(a.data(), low, b.data(), high, face_offset(2 * dim + 1)));     // a's high face
+    into_b.add(halo_pull(b.data(), high, a.data(), low, face_offset(2 * dim)));  // b's low face
     copy_regions(Backend::Host, ScalarType::Float64, into_a);
     copy_regions(Backend::Host, ScalarType::Float64, into_b);
     expect_halo_is_across(a, low, low_at, 2 * dim + 1);
@@ -177,8 +178,10 @@ TEST(HaloTransport, PushWritesTheNeighboursFacingHalo) {
       for (size_t c = 0; c < x.size(); ++c) n += x[c] != y[c];
       return n;
     };
-    EXPECT_EQ(changed(a, a_before), face_halo_plane(low, 2 * dim + 1).cells()) << "dim " << dim;
-    EXPECT_EQ(changed(b, b_before), face_halo_plane(high, 2 * dim).cells()) << "dim " << dim;
+    EXPECT_EQ(changed(a, a_before), halo_region(low, face_offset(2 * dim + 1)).cells())
+        << "dim " << dim;
+    EXPECT_EQ(changed(b, b_before), halo_region(high, face_offset(2 * dim)).cells())
+        << "dim " << dim;
   }
 }
 
@@ -201,7 +204,7 @@ TEST(HaloTransport, PushesLocateEveryPlaneCellOnce) {
     ASSERT_TRUE((pushes.faces >> f) & 1u) << "t " << t;
     EXPECT_GE(f, last_face) << "faces in order";
     last_face = f;
-    const Box plane = face_send_plane(mine, f);
+    const Box plane = send_region(mine, face_offset(f));
     ASSERT_TRUE(i >= plane.lo.x && i < plane.hi.x && j >= plane.lo.y && j < plane.hi.y &&
                 k >= plane.lo.z && k < plane.hi.z)
         << "face " << f << " cell " << i << "," << j << "," << k;
@@ -215,7 +218,7 @@ TEST(HaloTransport, PushesLocateEveryPlaneCellOnce) {
 TEST(HaloTransport, PeerBoxesMustMatchInShape) {
   const FieldLayout a({4, 4, 4}), b({4, 5, 4});
   std::vector<double> f(static_cast<size_t>(b.size())), mine(static_cast<size_t>(a.size()));
-  EXPECT_THROW(face_pull(a, mine.data(), b, f.data(), 0), Error);
+  EXPECT_THROW(halo_pull(mine.data(), a, f.data(), b, face_offset(0)), Error);
 }
 
 }  // namespace

@@ -1,10 +1,10 @@
 #pragma once
-// Halo pushes: the kernel that updates a rank's block also writes the new
-// values of its boundary planes straight into the halos of its neighbours on
-// the same or a peer GPU (their buffer of the same parity, mapped through CUDA
-// IPC), so a
-// step needs no separate copy kernel (docs/performance.md: each extra kernel
-// per rank per step costs GPU time that does not overlap under MPS).
+// Halo pushes (FieldHalos' push delivery): the kernel that updates a rank's
+// block also writes the new values of its boundary planes straight into the
+// halos of its neighbours on the same or a peer GPU (their buffer of the same
+// index, mapped through CUDA IPC), so a step needs no separate copy kernel
+// (docs/performance.md: each extra kernel per rank per step costs GPU time
+// that does not overlap under MPS). One-cell face halos of double fields.
 #include <cstdint>
 
 #include "core/base/hd.hpp"
@@ -78,5 +78,10 @@ struct HaloPushes {
     return -1;
   }
 };
+
+// Where the send plane of `face` of a field laid out as `mine` lands in the
+// halo of the neighbour's field `theirs` (layout `peer`) across that face.
+HaloPushes::Target push_target(const FieldLayout& mine, int face, const FieldLayout& peer,
+                               double* theirs);
 
 }  // namespace mpsfw
