@@ -11,10 +11,12 @@
 # Environment: STEPS (default 500), REPEATS (default 3), PARTS (default "one
 # mps": the one-rank points, the MPS points), MPS_CELLS, MPS_RANKS, BACKEND
 # (md_lj.sh's; kokkos needs KOKKOS_PREFIX, bench_lib.sh), AB_WORK (where the
-# trees are unpacked and built, default a new temporary folder; an existing
-# one is built again incrementally, so a second call reuses the builds),
-# MORE_TARS (more trees, each a tarball like the base's, named by its file name
-# without .tar, taking turns with base and new: one call A/Bs several branches).
+# trees are unpacked and built, bench_lib.sh's build_trees, default a new
+# temporary folder; an existing one is built again incrementally, so a second
+# call, or heat_ab.sh's BUILD_ROOT, reuses the builds), MORE_TARS (more trees,
+# each a tarball like the base's, taking turns with it and this tree: one call
+# A/Bs several branches). A tree is named by its tarball's file name without
+# .tar, this one "new".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 base_tar=${1:-ab-base.tar}
@@ -22,21 +24,8 @@ out=${2:-${OUT:?set OUT or pass an output folder}}
 source "$root/bench/bench_lib.sh"
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=${AB_WORK:-$(mktemp -d)}
-sides=(base new)
-for tarball in "$base_tar" ${MORE_TARS:-}; do
-  side=base
-  if [ "$tarball" != "$base_tar" ]; then
-    side=$(basename "$tarball" .tar)
-    case " ${sides[*]} " in *" $side "*) echo "MORE_TARS: a second tree named '$side'" >&2; exit 2 ;; esac
-    sides+=("$side")
-  fi
-  mkdir -p "$work/$side" "$out" && tar xf "$tarball" -C "$work/$side" || exit 1
-done
-for side in "${sides[@]}"; do
-  src=$root
-  [ "$side" = new ] || src=$work/$side
-  build_gpu_solver "$src" "$work/build-$side" "$out/build-$side.log"
-done
+mkdir -p "$out"
+build_trees "$base_tar ${MORE_TARS:-}" "$work" "$out"
 # The trees take turns within each repeat, so that drift hits them alike.
 export STEPS=${STEPS:-500}
 for r in $(seq "${REPEATS:-3}"); do
