@@ -18,16 +18,10 @@
 #include "cap_policy.hpp"
 #include "core/base/error.hpp"
 #include "core/base/text_fields.hpp"
+#include "core/device/device.hpp"
 #include "core/parallel/mpi_check.hpp"
 #include "core/parallel/string_gather.hpp"
 #include "numa_placement.hpp"
-
-#if MPSFW_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#define MPSFW_CUDART_VERSION CUDART_VERSION
-#else
-#define MPSFW_CUDART_VERSION 0
-#endif
 
 namespace mpsfw::mps {
 namespace fs = std::filesystem;
@@ -256,7 +250,7 @@ void NodeSession::bring_up(const GpuPlan& plan, int local_rank) {
     return;
   }
   // Preflight: what MPS would refuse later, refused now with a clear message.
-  const int limit = max_clients_per_gpu(MPSFW_CUDART_VERSION);
+  const int limit = max_clients_per_gpu(cuda_runtime_version());
   if (busiest > limit) {
     throw Error("MPS: " + std::to_string(busiest) + " ranks would share one GPU, more than the " +
                 std::to_string(limit) + " clients an MPS server takes; use fewer ranks per node");

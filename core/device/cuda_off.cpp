@@ -15,6 +15,7 @@ namespace mpsfw {
 
 // Queries.
 int count_visible_gpus(const CudaGate&) { return 0; }
+int cuda_runtime_version() { return 0; }
 std::string gpu_identity(const DeviceBinding&) { return ""; }
 void PhaseTimers::range_push(const char*) {}
 void PhaseTimers::range_pop() {}

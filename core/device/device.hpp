@@ -57,6 +57,9 @@ int local_ranks_on_gpu(int gpu, int local_size, int gpus);
 // Visible CUDA devices; 0 when the build has no CUDA, the machine no driver, or
 // no GPU (cudaErrorInsufficientDriver, cudaErrorStubLibrary, cudaErrorNoDevice).
 int count_visible_gpus(const CudaGate& gate);
+// The CUDA runtime this build was compiled against (CUDART_VERSION, e.g.
+// 13000 for 13.0); 0 in a build without CUDA.
+int cuda_runtime_version();
 
 // `requested` Auto takes CUDA where a GPU is visible (the one place Auto is
 // resolved). Cuda without a GPU, or in a build without CUDA, throws. Kokkos

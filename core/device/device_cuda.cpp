@@ -7,6 +7,8 @@
 
 namespace mpsfw {
 
+int cuda_runtime_version() { return CUDART_VERSION; }
+
 int count_visible_gpus(const CudaGate&) {
   int count = 0;
   const cudaError_t code = cudaGetDeviceCount(&count);

@@ -48,11 +48,15 @@ class BrownianStore : public mpsfw::ListedParticleStore {
   virtual LocalSums sums(const Physics& p) const = 0;
 };
 
-// A store in the memory of `backend` (Host, or Cuda where built). Throws
-// mpsfw::Error for a backend this example has no store for.
+// A store in the memory of `backend` (Host, or Cuda where built:
+// mpsfw::make_for_backend). Throws mpsfw::Error for a backend this example
+// has no store for.
 std::unique_ptr<BrownianStore> store_for(mpsfw::Backend backend);
-#if BROWNIAN_HAVE_CUDA
+
+namespace detail {
+std::unique_ptr<BrownianStore> make_host_store();
+// brownian_store_cuda.cu, or brownian_store_cuda_off.cpp in a build without it.
 std::unique_ptr<BrownianStore> make_cuda_store();
-#endif
+}  // namespace detail
 
 }  // namespace brownian

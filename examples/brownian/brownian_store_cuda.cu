@@ -7,7 +7,7 @@
 
 namespace brownian {
 
-std::unique_ptr<BrownianStore> make_cuda_store() {
+std::unique_ptr<BrownianStore> detail::make_cuda_store() {
   return std::make_unique<BrownianArrays<mpsfw::CudaExec>>();
 }
 

@@ -1,6 +1,7 @@
 // The host store (OpenMP over particles), and the one place that picks a
 // backend's store.
 #include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/backend_factory.hpp>
 #include <mpsfw/core/particles/host_exec.hpp>
 #include <string>
 
@@ -8,20 +9,15 @@
 
 namespace brownian {
 
+std::unique_ptr<BrownianStore> detail::make_host_store() {
+  return std::make_unique<BrownianArrays<mpsfw::HostExec>>();
+}
+
 std::unique_ptr<BrownianStore> store_for(mpsfw::Backend backend) {
-  if (backend == mpsfw::Backend::Host) return std::make_unique<BrownianArrays<mpsfw::HostExec>>();
-  if (backend != mpsfw::Backend::Cuda) {
-    throw mpsfw::Error(std::string("brownian: no store for backend '") + mpsfw::to_string(backend) +
-                       "' (bind the device first: host or cuda)");
-  }
-#if BROWNIAN_HAVE_CUDA
-  return make_cuda_store();
-#else
-  throw mpsfw::Error(
-      "brownian: the bound backend is cuda, but this brownian_solver was built without its "
-      "CUDA store (BROWNIAN_ENABLE_CUDA=OFF); run with --backend host, or rebuild with "
-      "-DBROWNIAN_ENABLE_CUDA=ON against an mpsfw built with CUDA");
-#endif
+  return mpsfw::make_for_backend<BrownianStore>(
+      backend, "brownian's store", detail::make_host_store, detail::make_cuda_store,
+      mpsfw::unsupported<BrownianStore>(
+          "brownian: no store for the kokkos backend; run with --backend host or cuda"));
 }
 
 }  // namespace brownian

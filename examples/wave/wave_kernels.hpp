@@ -2,6 +2,8 @@
 // What a backend does for the wave example: the leapfrog update of a block's
 // interior and the block's diagnostics. Each launcher only loops (OpenMP) or
 // launches (CUDA) the per-cell physics of wave_physics.hpp.
+#include <memory>
+
 #include <mpsfw/core/base/backend.hpp>
 #include <mpsfw/core/mesh/field_layout.hpp>
 
@@ -15,31 +17,31 @@ struct LocalDiagnostics {
   double max_abs_u = 0;  // max |u|
 };
 
-// u_prev = leapfrog_cell(u, u_prev) for every interior cell of `layout`: on
-// entry u_prev holds u^{n-1}, on return u^{n+1}. Reads u's halo, never
-// u_prev's. Host fields; returns when done.
-void update_host(const double* u, double* u_prev, const mpsfw::FieldLayout& layout, Coefficients k);
-LocalDiagnostics diagnostics_host(const double* u, const mpsfw::FieldLayout& layout);
-
-#if WAVE_HAVE_CUDA
-// The same on device fields, launched on the default stream (returns at
-// once); the diagnostics wait for their result.
-void update_cuda(const double* u, double* u_prev, const mpsfw::FieldLayout& layout, Coefficients k);
-LocalDiagnostics diagnostics_cuda(const double* u, const mpsfw::FieldLayout& layout);
-// Waits for everything launched so far.
-void synchronize_cuda();
-#endif
-
-// One backend's launchers, chosen once per run.
-struct Kernels {
-  void (*update)(const double* u, double* u_prev, const mpsfw::FieldLayout& layout,
-                 Coefficients k) = nullptr;
-  LocalDiagnostics (*diagnostics)(const double* u, const mpsfw::FieldLayout& layout) = nullptr;
-  void (*synchronize)() = nullptr;
+// One backend's launchers, chosen once per run (kernels_for).
+class Kernels {
+ public:
+  virtual ~Kernels() = default;
+  // u_prev = leapfrog_cell(u, u_prev) for every interior cell of `layout`: on
+  // entry u_prev holds u^{n-1}, on return u^{n+1}. Reads u's halo, never
+  // u_prev's. Fields in the backend's memory; on CUDA launched on the
+  // default stream (returns at once).
+  virtual void update(const double* u, double* u_prev, const mpsfw::FieldLayout& layout,
+                      Coefficients k) = 0;
+  // Waits for its result.
+  virtual LocalDiagnostics diagnostics(const double* u, const mpsfw::FieldLayout& layout) = 0;
+  // Waits for everything launched so far.
+  virtual void synchronize() = 0;
 };
 
-// The launchers for a bound backend (Host or Cuda). Throws mpsfw::Error for
-// Cuda when this example was built without its CUDA launcher.
-Kernels kernels_for(mpsfw::Backend backend);
+// The launchers for a bound backend (Host or Cuda: mpsfw::make_for_backend).
+// Throws mpsfw::Error for Kokkos, and for Cuda when this example was built
+// without its CUDA launcher.
+std::unique_ptr<Kernels> kernels_for(mpsfw::Backend backend);
+
+namespace detail {
+std::unique_ptr<Kernels> make_host_kernels();
+// wave_kernels_cuda.cu, or wave_kernels_cuda_off.cpp in a build without it.
+std::unique_ptr<Kernels> make_cuda_kernels();
+}  // namespace detail
 
 }  // namespace wave

@@ -67,10 +67,16 @@ struct Combine {
   }
 };
 
-}  // namespace
+class CudaKernels final : public Kernels {
+ public:
+  void update(const double* u, double* u_prev, const mpsfw::FieldLayout& layout,
+              Coefficients k) override;
+  LocalDiagnostics diagnostics(const double* u, const mpsfw::FieldLayout& layout) override;
+  void synchronize() override { MPSFW_CUDA_CHECK(cudaDeviceSynchronize()); }
+};
 
-void update_cuda(const double* u, double* u_prev, const mpsfw::FieldLayout& layout,
-                 Coefficients k) {
+void CudaKernels::update(const double* u, double* u_prev, const mpsfw::FieldLayout& layout,
+                         Coefficients k) {
   const mpsfw::Int3 n = layout.n;
   if (n.product() == 0) return;
   const dim3 block(kBlockX, kBlockY, 1);
@@ -81,7 +87,7 @@ void update_cuda(const double* u, double* u_prev, const mpsfw::FieldLayout& layo
   MPSFW_CUDA_CHECK_LAUNCH();
 }
 
-LocalDiagnostics diagnostics_cuda(const double* u, const mpsfw::FieldLayout& layout) {
+LocalDiagnostics CudaKernels::diagnostics(const double* u, const mpsfw::FieldLayout& layout) {
   const thrust::counting_iterator<std::int64_t> first(0);
   // One pass over the field for both figures.
   const LocalDiagnostics r = thrust::transform_reduce(
@@ -91,6 +97,8 @@ LocalDiagnostics diagnostics_cuda(const double* u, const mpsfw::FieldLayout& lay
   return r;
 }
 
-void synchronize_cuda() { MPSFW_CUDA_CHECK(cudaDeviceSynchronize()); }
+}  // namespace
+
+std::unique_ptr<Kernels> detail::make_cuda_kernels() { return std::make_unique<CudaKernels>(); }
 
 }  // namespace wave

@@ -6,18 +6,23 @@
 #include <string>
 
 #include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/backend_factory.hpp>
 
 #include "wave_kernels.hpp"
 
 namespace wave {
 namespace {
 
-void synchronize_host() {}
+class HostKernels final : public Kernels {
+ public:
+  void update(const double* u, double* u_prev, const mpsfw::FieldLayout& layout,
+              Coefficients k) override;
+  LocalDiagnostics diagnostics(const double* u, const mpsfw::FieldLayout& layout) override;
+  void synchronize() override {}
+};
 
-}  // namespace
-
-void update_host(const double* u, double* u_prev, const mpsfw::FieldLayout& layout,
-                 Coefficients k) {
+void HostKernels::update(const double* u, double* u_prev, const mpsfw::FieldLayout& layout,
+                         Coefficients k) {
   const mpsfw::Box b = layout.interior();
   const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
 #pragma omp parallel for collapse(2) schedule(static)
@@ -31,7 +36,7 @@ void update_host(const double* u, double* u_prev, const mpsfw::FieldLayout& layo
   }
 }
 
-LocalDiagnostics diagnostics_host(const double* u, const mpsfw::FieldLayout& layout) {
+LocalDiagnostics HostKernels::diagnostics(const double* u, const mpsfw::FieldLayout& layout) {
   double sum_u2 = 0, max_abs_u = 0;
   const mpsfw::Box b = layout.interior();
 #pragma omp parallel for collapse(2) reduction(+ : sum_u2) reduction(max : max_abs_u)
@@ -48,20 +53,15 @@ LocalDiagnostics diagnostics_host(const double* u, const mpsfw::FieldLayout& lay
   return {sum_u2, max_abs_u};
 }
 
-Kernels kernels_for(mpsfw::Backend backend) {
-  if (backend == mpsfw::Backend::Host) return {update_host, diagnostics_host, synchronize_host};
-  if (backend != mpsfw::Backend::Cuda) {
-    throw mpsfw::Error(std::string("wave: no launchers for backend '") + mpsfw::to_string(backend) +
-                       "' (bind the device first: host or cuda)");
-  }
-#if WAVE_HAVE_CUDA
-  return {update_cuda, diagnostics_cuda, synchronize_cuda};
-#else
-  throw mpsfw::Error(
-      "wave: the bound backend is cuda, but this wave_solver was built without its CUDA "
-      "launcher (WAVE_ENABLE_CUDA=OFF); run with --backend host, or rebuild with "
-      "-DWAVE_ENABLE_CUDA=ON against an mpsfw built with CUDA");
-#endif
+}  // namespace
+
+std::unique_ptr<Kernels> detail::make_host_kernels() { return std::make_unique<HostKernels>(); }
+
+std::unique_ptr<Kernels> kernels_for(mpsfw::Backend backend) {
+  return mpsfw::make_for_backend<Kernels>(
+      backend, "wave's launchers", detail::make_host_kernels, detail::make_cuda_kernels,
+      mpsfw::unsupported<Kernels>(
+          "wave: no launchers for the kokkos backend; run with --backend host or cuda"));
 }
 
 }  // namespace wave

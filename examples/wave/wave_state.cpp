@@ -83,7 +83,7 @@ void WaveSolver::advance() {
   fields_.halos().finish();  // halo wait, unpack
   {
     mpsfw::PhaseTimers::Scope t(timers_, "update");
-    kernels_.update(a_.data(), b_.data(), layout_, coefficients_);
+    kernels_->update(a_.data(), b_.data(), layout_, coefficients_);
   }
   fields_.halos().finish_step();
   a_.swap(b_);
@@ -91,7 +91,7 @@ void WaveSolver::advance() {
 }
 
 Diagnostics WaveSolver::measure() const {
-  const LocalDiagnostics local = kernels_.diagnostics(a_.data(), layout_);
+  const LocalDiagnostics local = kernels_->diagnostics(a_.data(), layout_);
   double sum_u2 = 0, max_abs_u = 0;
   MPI_Comm comm = decomposition_.comm();
   MPSFW_MPI_CHECK(MPI_Allreduce(&local.sum_u2, &sum_u2, 1, MPI_DOUBLE, MPI_SUM, comm));
@@ -124,7 +124,7 @@ void WaveSolver::settle() {
   if (backend_ == mpsfw::Backend::Cuda) {
     // Launches return at once: the loop's time ends when the device is done.
     mpsfw::PhaseTimers::Scope t(timers_, "device sync");
-    kernels_.synchronize();
+    kernels_->synchronize();
   }
   fields_.halos().quiesce();  // no same-GPU neighbour reads A or B after this
 }

@@ -80,7 +80,7 @@ class WaveSolver final : public mpsfw::Steppable {
 
   WaveConfig config_;
   const mpsfw::Params* params_;
-  Kernels kernels_;
+  std::unique_ptr<Kernels> kernels_;
   mpsfw::Backend backend_;
   mpsfw::CartDecomposition decomposition_;
   mpsfw::FieldLayout layout_;
