@@ -345,7 +345,16 @@ std::optional<ParticleRecords> read_owned_particles(const std::string& file,
                                                     const Subdomain& domain, RecordLayout layout,
                                                     const ParticleInputFields& fields,
                                                     const ParticleInputRules& rules) {
-  std::optional<ParticleRecords> all = read_all_particles(file, group, layout, fields, rules);
+  // A particle outside the box would be owned by no rank: refused, never dropped.
+  ParticleInputRules checked = rules;
+  if (!checked.check_box) {
+    checked.check_box = true;
+    for (int d = 0; d < 3; ++d) {
+      checked.box[d] = domain.box[d];
+      if (checked.box_keys[d].empty()) checked.box_keys[d] = std::string("L") + kAxis[d];
+    }
+  }
+  std::optional<ParticleRecords> all = read_all_particles(file, group, layout, fields, checked);
   if (!all) return std::nullopt;
   ParticleRecords mine(layout);
   for (size_t i = 0; i < all->size(); ++i) {

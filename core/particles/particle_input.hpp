@@ -59,7 +59,10 @@ std::optional<ParticleRecords> read_all_particles(const std::string& file, const
                                                   const ParticleInputFields& fields,
                                                   const ParticleInputRules& rules);
 
-// Those of them that `domain` owns (domain.contains), in file order.
+// Those of them that `domain` owns (domain.contains), in file order. Every
+// position is checked to lie inside domain.box even where `rules` asks no
+// box check (a particle outside would be owned by no rank): outside it is an
+// InputError naming the row, with box_keys, or "Lx" where they are empty.
 std::optional<ParticleRecords> read_owned_particles(const std::string& file,
                                                     const std::string& group,
                                                     const Subdomain& domain, RecordLayout layout,

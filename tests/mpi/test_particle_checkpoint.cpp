@@ -118,5 +118,36 @@ TEST(ParticleCheckpoint, EveryRankGetsItsOwnParticlesBackOnAnyRankGrid) {
   testing_support::remove_shared_temp_dir(dir);
 }
 
+// A state holding a particle outside the box is refused, naming the row and
+// the box, on every rank grid: no rank owns it, and dropping it would lose a
+// particle without a word.
+TEST(ParticleCheckpoint, AParticleOutsideTheBoxIsAnError) {
+  const std::string dir = testing_support::make_shared_temp_dir("particle_outside");
+  const std::string path = dir + "/ck.h5";
+  CartDecomposition dec(MPI_COMM_WORLD, {6, 6, 6}, {0, 0, 0}, {true, true, true});
+  const Subdomain dom = subdomain_of(dec, kBox);
+  ParticleRecords mine = owned(dom);
+  int me = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  if (me == 0) {  // one more, beyond the high y edge
+    Toy stray = toy(0);
+    stray.x[1] = 6.5;
+    stray.id = kParticles;
+    mine.append(&stray);
+  }
+  write_particle_checkpoint(path, toy_params(), 5, 0.5, {}, "toy", mine, kFields, MPI_COMM_WORLD);
+  try {
+    read_particles(path, "toy", dom, kLayout, kFields);
+    ADD_FAILURE() << "a particle outside the box was read";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(path + ": dataset /toy/positions: row 300: y = 6.5 is outside the box "
+                               "[0, 6) (Ly = 6)"),
+              std::string::npos)
+        << what;
+  }
+  testing_support::remove_shared_temp_dir(dir);
+}
+
 }  // namespace
 }  // namespace mpsfw
