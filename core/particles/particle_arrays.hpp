@@ -30,7 +30,8 @@
 // Storage: positions 4 doubles a particle (x, y, z, unused: one 32-byte
 // sector per neighbour gathered on a GPU, and the slots same-GPU neighbours
 // push into), owned particles then ghosts; every other field component-major
-// (component c of owned particle i at c * capacity() + i). Orders are the
+// (component c of owned particle i at c * capacity() + i, and of ghost g at
+// c * capacity() + owned() + g where some field reaches ghosts). Orders are the
 // same on every backend: compaction keeps store order, sorting by cell is
 // stable, send lists and neighbour lists follow store order — so a
 // workload's sums over neighbours come out bit for bit.
@@ -67,6 +68,10 @@ struct FieldSpec {
   // moves it. Else scratch the workload rewrites after every rebuild (a
   // force): zero on a particle that arrives, undefined on one that stays.
   bool travels = true;
+  // Held by ghosts too, as the owner holds it (no periodic shift): a rebuild
+  // (ParticleExchange::exchange_ghosts) fills it, update_ghost_fields moves
+  // it again between rebuilds.
+  bool ghosts = false;
 };
 
 namespace particle_ops {
@@ -132,6 +137,7 @@ class ParticleArrays : public Base {
           spec.components == 1)
         layout_.id_offset = static_cast<std::ptrdiff_t>(layout_.bytes);
       for (int c = 0; c < spec.components; ++c) {
+        if (spec.ghosts) ghost_words_.word[ghost_words_.count++] = words_.count;
         words_.record_word[words_.count++] =
             spec.travels ? static_cast<int>(layout_.bytes / 8) + c : -1;
       }
@@ -148,7 +154,8 @@ class ParticleArrays : public Base {
   RecordLayout record_layout() const override { return layout_; }
 
   // Field `f` (declaration order) of the owned particles, component-major
-  // (as its type: Real fields as real, Integer ones as integer).
+  // (as its type: Real fields as real, Integer ones as integer), and of the
+  // ghosts after them where the field reaches ghosts.
   double* real(int f) { return reinterpret_cast<double*>(field_words(f)); }
   const double* real(int f) const { return reinterpret_cast<const double*>(field_words(f)); }
   std::int64_t* integer(int f) { return reinterpret_cast<std::int64_t*>(field_words(f)); }
@@ -171,7 +178,9 @@ class ParticleArrays : public Base {
     double per_owned = 4 * 8.0 + (neighbours + neighbours / 8 + 9) * sizeof(int) + 3 * 8.0;
     per_owned += 2 * 8.0 * words_.count;  // and a spare
     const double per_particle = 2 * 4 * 8.0 + 2 * sizeof(int) + 2 * sizeof(long) + 3 * 8.0;
-    return owned * per_owned + (owned + ghosts) * per_particle;
+    // Every field has room for the ghosts too where one reaches them.
+    const double per_ghost = ghost_words_.count > 0 ? 2 * 8.0 * words_.count : 0.0;
+    return owned * per_owned + (owned + ghosts) * per_particle + ghosts * per_ghost;
   }
 
   // Replaces every particle by `records` (owned), no ghosts.
@@ -463,6 +472,60 @@ class ParticleArrays : public Base {
         });
   }
 
+  int ghost_field_words() const override { return ghost_words_.count; }
+
+  void pack_ghost_fields(std::uint32_t lists, std::uint64_t* out) override {
+    const particle_ops::Runs r = runs(lists, nullptr);
+    const long total = r.at[r.count];
+    if (total == 0) return;
+    const int* send = sends_.data();
+    const std::uint64_t* w = words_data_.data();
+    const long cap = capacity_;
+    const GhostWords g = ghost_words_;
+    exec_.for_each(
+        total, MPSFW_LAMBDA(long p) {
+          const int k = particle_ops::run_of(r, p);
+          const long i = r.particle(send[r.from[k] + (p - r.at[k])]);
+          for (int c = 0; c < g.count; ++c) out[g.count * p + c] = w[g.word[c] * cap + i];
+        });
+    exec_.synchronize();
+  }
+
+  void unpack_ghost_fields(const std::uint64_t* in, long first, long count) override {
+    ghost_slots(first + count);
+    if (count == 0) return;
+    std::uint64_t* w = words_data_.data();
+    const long cap = capacity_, base = owned_;
+    const GhostWords g = ghost_words_;
+    exec_.for_each(
+        count, MPSFW_LAMBDA(long t) {
+          const long slot = first + t;
+          for (int c = 0; c < g.count; ++c)
+            w[g.word[c] * cap + base + slot] = in[g.count * slot + c];
+        });
+  }
+
+  void copy_ghost_fields_to_ghosts(std::uint32_t lists, const long first[kNeighbours]) override {
+    const particle_ops::Runs r = runs(lists, first);
+    long end = ghosts_;
+    for (int k = 0; k < r.count; ++k) end = std::max(end, r.to[k] + r.at[k + 1] - r.at[k]);
+    ghost_slots(end);
+    const long total = r.at[r.count];
+    if (total == 0) return;
+    const int* send = sends_.data();
+    std::uint64_t* w = words_data_.data();
+    const long cap = capacity_, base = owned_;
+    const GhostWords g = ghost_words_;
+    exec_.for_each(
+        total, MPSFW_LAMBDA(long p) {
+          const int k = particle_ops::run_of(r, p);
+          const long i = r.particle(send[r.from[k] + (p - r.at[k])]),
+                     slot = r.to[k] + (p - r.at[k]);
+          for (int c = 0; c < g.count; ++c)
+            w[g.word[c] * cap + base + slot] = w[g.word[c] * cap + i];
+        });
+  }
+
   // Device memory only: host memory is not shared with other processes.
   const void* positions_base() const override {
     return kSpace == Backend::Cuda ? static_cast<const void*>(x_.data()) : nullptr;
@@ -665,6 +728,11 @@ class ParticleArrays : public Base {
     int count = 0;
     int record_word[kMaxWords];
   };
+  // The words of the fields that reach ghosts, in declaration order.
+  struct GhostWords {
+    int count = 0;
+    int word[kMaxWords];
+  };
   std::uint64_t* field_words(int f) {
     return words_data_.data() + fields_[static_cast<size_t>(f)].first * capacity_;
   }
@@ -863,21 +931,26 @@ class ParticleArrays : public Base {
   // Room for `n` owned particles in every field (and the positions).
   void reserve_owned(long n) {
     ghost_slots_for(n, 0);
+    grow_words(n, owned_);
+  }
+  // Room for `n` particles in every field, the first `keep` of each kept.
+  void grow_words(long n, long keep) {
     if (n <= capacity_) return;
     const long cap = n + n / 4 + 16;
     Array<std::uint64_t> grown(kSpace, static_cast<size_t>(words_.count * cap));
-    for (long c = 0; c < words_.count && owned_ > 0; ++c) {
+    for (long c = 0; c < words_.count && keep > 0; ++c) {
       memory::copy(grown.data() + c * cap, kSpace, words_data_.data() + c * capacity_, kSpace,
-                   static_cast<size_t>(owned_) * sizeof(std::uint64_t));
+                   static_cast<size_t>(keep) * sizeof(std::uint64_t));
     }
     words_data_.swap(grown);
     words_spare_ = Array<std::uint64_t>(kSpace, static_cast<size_t>(words_.count * cap));
     capacity_ = cap;
   }
 
-  // Makes ghost slots 0 .. count - 1 exist.
+  // Makes ghost slots 0 .. count - 1 exist (in the fields that reach ghosts too).
   void ghost_slots(long count) {
     ghost_slots_for(owned_, count);
+    if (ghost_words_.count > 0) grow_words(owned_ + count, owned_ + ghosts_);
     ghosts_ = std::max(ghosts_, count);
   }
   void ghost_slots_for(long owned, long ghosts) {
@@ -904,8 +977,10 @@ class ParticleArrays : public Base {
   Exec exec_;
   std::vector<Field> fields_;
   Words words_;
+  GhostWords ghost_words_;
   // Every field's components, 8 bytes each, component-major: component c of
-  // owned particle i at c * capacity_ + i; the spare that moves gather into.
+  // owned particle i at c * capacity_ + i (ghost g at c * capacity_ + owned_
+  // + g); the spare that moves gather into.
   Array<std::uint64_t> words_data_, words_spare_;
   RecordLayout layout_;
   long owned_ = 0, ghosts_ = 0, capacity_ = 0;

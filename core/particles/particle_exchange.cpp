@@ -23,6 +23,7 @@ namespace {
 // lists go to the same rank where an axis has one or two ranks.
 int migrate_tag(int list) { return 100 + list; }
 int ghost_tag(int list) { return 200 + list; }
+int ghost_field_tag(int list) { return 600 + list; }
 int count_tag(int list) { return 400 + list; }
 int overflow_tag(int list) { return 500 + list; }
 
@@ -171,6 +172,10 @@ void ParticleExchange::exchange_ghosts(ParticleStore& store) {
   same_gpu_->connect(store, plan_);
   plan_positions(store);
   move_positions(store, GhostReads::Over);  // migrate waited for every rank's device work
+  if (store.ghost_field_words() > 0) {
+    plan_fields(store);
+    update_ghost_fields(store);
+  }
 }
 
 bool ParticleExchange::alone() const { return decomposition_.size() == 1; }
@@ -320,28 +325,66 @@ ParticleRecords ParticleExchange::exchange_leaving(std::uint32_t lists,
 void ParticleExchange::plan_positions(const ParticleStore& store) {
   const std::uint32_t own = own_lists();
   position_sends_ = position_receives_ = 0;
-  std::vector<Message> receives, sends;
-  std::int64_t out_at = 0;
   for (int list = 0; list < kNeighbours; ++list) {
     if (has(own, list)) continue;
+    if (!same_gpu_->pushes(list)) position_sends_ |= std::uint32_t{1} << list;
+    if (!same_gpu_->pushed_to_us(list)) position_receives_ |= std::uint32_t{1} << list;
+  }
+  plan_ghost_messages(store, &positions_, position_sends_, position_receives_, kPositionBytes,
+                      ghost_tag(0));
+}
+
+void ParticleExchange::plan_fields(const ParticleStore& store) {
+  field_lists_ = kAllLists & ~own_lists();
+  plan_ghost_messages(store, &fields_, field_lists_, field_lists_,
+                      store.ghost_field_words() * std::int64_t{sizeof(std::uint64_t)},
+                      ghost_field_tag(0));
+}
+
+void ParticleExchange::plan_ghost_messages(const ParticleStore& store,
+                                           std::unique_ptr<NeighbourMessages>* m,
+                                           std::uint32_t sends, std::uint32_t receives,
+                                           std::int64_t bytes, int first_tag) {
+  std::vector<Message> in, out;
+  std::int64_t out_at = 0;
+  for (int list = 0; list < kNeighbours; ++list) {
     const GhostTransfer& t = plan_[list];
-    if (!same_gpu_->pushes(list)) {
-      position_sends_ |= std::uint32_t{1} << list;
-      sends.push_back({t.to, ghost_tag(list), out_at, t.send_count * kPositionBytes});
-      out_at += t.send_count * kPositionBytes;
+    if (has(sends, list)) {
+      out.push_back({t.to, first_tag + list, out_at, t.send_count * bytes});
+      out_at += t.send_count * bytes;
     }
-    if (!same_gpu_->pushed_to_us(list)) {
-      position_receives_ |= std::uint32_t{1} << list;
-      receives.push_back({t.from, ghost_tag(list), t.receive_first * kPositionBytes,
-                          t.receive_count * kPositionBytes});
-    }
+    if (has(receives, list))
+      in.push_back({t.from, first_tag + list, t.receive_first * bytes, t.receive_count * bytes});
   }
-  if (positions_ == nullptr || positions_space_ != store.space()) {
-    positions_space_ = store.space();
-    positions_ = std::make_unique<NeighbourMessages>(decomposition_.comm(), positions_space_,
-                                                     cuda_aware_mpi_);
+  if (messages_space_ != store.space()) {  // a store elsewhere: every buffer anew
+    messages_space_ = store.space();
+    positions_.reset();
+    fields_.reset();
   }
-  positions_->plan(std::move(receives), std::move(sends));
+  if (*m == nullptr)
+    *m = std::make_unique<NeighbourMessages>(decomposition_.comm(), messages_space_,
+                                             cuda_aware_mpi_);
+  (*m)->plan(std::move(in), std::move(out));
+}
+
+void ParticleExchange::update_ghost_fields(ParticleStore& store) const {
+  if (store.ghost_field_words() == 0 || fields_ == nullptr) return;
+  const std::uint32_t own = own_lists();
+  if (field_lists_ != 0) {
+    send_and_receive(store, *fields_, field_lists_, field_lists_,
+                     {[&](void* out) {
+                        store.pack_ghost_fields(field_lists_, static_cast<std::uint64_t*>(out));
+                      },
+                      [&](const void* in, long slot, long count) {
+                        store.unpack_ghost_fields(static_cast<const std::uint64_t*>(in), slot,
+                                                  count);
+                      }});
+  }
+  if (own != 0) {
+    long first[kNeighbours];
+    for (int list = 0; list < kNeighbours; ++list) first[list] = plan_[list].receive_first;
+    store.copy_ghost_fields_to_ghosts(own, first);
+  }
 }
 
 void ParticleExchange::move_positions(ParticleStore& store, GhostReads reads) const {
@@ -352,35 +395,37 @@ void ParticleExchange::move_positions(ParticleStore& store, GhostReads reads) co
   long first[kNeighbours];
   for (int list = 0; list < kNeighbours; ++list) first[list] = plan_[list].receive_first;
   const bool own_copied = same_gpu_->push_all(store, reads, own, first);
-  if (!positions_->empty()) send_and_receive(store);
+  if (!positions_->empty()) {
+    send_and_receive(
+        store, *positions_, position_sends_, position_receives_,
+        {[&](void* out) { store.pack_sends(position_sends_, static_cast<double*>(out)); },
+         [&](const void* in, long slot, long count) {
+           store.unpack_ghosts(static_cast<const double*>(in), slot, count);
+         }});
+  }
   if (own != 0 && !own_copied) store.copy_sends_to_ghosts(own, first);
 }
 
-void ParticleExchange::send_and_receive(ParticleStore& store) const {
-  NeighbourMessages& m = *positions_;
+void ParticleExchange::send_and_receive(ParticleStore& store, NeighbourMessages& m,
+                                        std::uint32_t sends, std::uint32_t receives,
+                                        const GhostPayload& payload) const {
   // The receive buffer is free once the last unpack has read it: before MPI
   // writes into it (device memory) or the staged copy does (in wait).
-  if (store.space() != Backend::Host && (!m.staged() || position_sends_ == 0)) store.synchronize();
+  if (store.space() != Backend::Host && (!m.staged() || sends == 0)) store.synchronize();
   m.post_receives();
-  if (position_sends_ != 0)
-    store.pack_sends(position_sends_, static_cast<double*>(m.send_buffer()));
+  if (sends != 0) payload.pack(m.send_buffer());
   m.send();
   m.wait();
-  unpack(store, position_receives_);
-}
-
-void ParticleExchange::unpack(ParticleStore& store, std::uint32_t lists) const {
-  // Adjacent lists' slots are adjacent: one copy per run of lists.
+  // Adjacent lists' slots are adjacent: one unpack per run of lists.
   for (int list = 0; list < kNeighbours;) {
-    if (!has(lists, list)) {
+    if (!has(receives, list)) {
       ++list;
       continue;
     }
     const long first = plan_[list].receive_first;
     long count = 0;
-    for (; list < kNeighbours && has(lists, list); ++list) count += plan_[list].receive_count;
-    if (count > 0)
-      store.unpack_ghosts(static_cast<const double*>(positions_->receive_buffer()), first, count);
+    for (; list < kNeighbours && has(receives, list); ++list) count += plan_[list].receive_count;
+    if (count > 0) payload.unpack(m.receive_buffer(), first, count);
   }
 }
 
@@ -388,7 +433,7 @@ std::string ParticleExchange::ghost_path() const {
   if (alone()) return "copied within the rank (one rank: its own periodic images)";
   std::string path = same_gpu_->description();
   // Where the MPI messages of device-resident particles start from.
-  if (positions_ != nullptr && positions_space_ == Backend::Cuda)
+  if (positions_ != nullptr && messages_space_ == Backend::Cuda)
     path += " (" + positions_->path() + ")";
   return path;
 }

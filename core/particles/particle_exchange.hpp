@@ -8,11 +8,14 @@
 // shifted by the box length) and keeps who sent what as a plan, and
 // `update_ghosts` moves the same ghosts' positions forward between rebuilds
 // (one message per neighbour list, no counts, no selection; device to device
-// between ranks on one GPU, same_gpu_ghosts.hpp). Messages go through the one
+// between ranks on one GPU, same_gpu_ghosts.hpp); `update_ghost_fields` does
+// the same for the fields the store lets reach ghosts (FieldSpec::ghosts),
+// unshifted. Messages go through the one
 // neighbour-message engine (core/comm/neighbour_messages.hpp): ghost counts
 // first, then positions; a migration's counts ride with its records. The particles are a
 // ParticleStore's (particle_store.hpp), wherever it keeps them.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -64,12 +67,19 @@ class ParticleExchange {
   // naming `step` (the step that moved them) and the count.
   void migrate(ParticleStore& store, long step = 0);
   // Replaces the ghosts: every particle (or periodic image) within the ghost
-  // width of the subdomain, from the neighbours; remembers the plan.
+  // width of the subdomain, from the neighbours, with its ghost fields;
+  // remembers the plan.
   void exchange_ghosts(ParticleStore& store);
   // The plan's ghosts again, at the particles' current positions. `reads`:
   // whether every rank's reads of its ghosts queued before are known to be
   // over (SameGpuGhosts::push_all).
   void update_ghosts(ParticleStore& store, GhostReads reads = GhostReads::Over) const;
+  // The plan's ghosts' fields (those the store lets reach ghosts) again, as
+  // their owners hold them now: after a pass that rewrote them (a density,
+  // the velocities of a kick), before a pass that reads them of ghosts.
+  // Through MPI where positions go device to device too (not pushed yet),
+  // copied for a rank's own images. Nothing for a store without ghost fields.
+  void update_ghost_fields(ParticleStore& store) const;
   // Link cells of this rank's subdomain widened by the ghost width on every side.
   CellGrid cell_grid() const;
   // How ghost positions travel between rebuilds, for the run report.
@@ -94,10 +104,24 @@ class ParticleExchange {
   // The plan's positions into the ghost slots: pushed where connected,
   // through MPI otherwise, copied for a rank's own images.
   void move_positions(ParticleStore& store, GhostReads reads) const;
-  // The planned position messages: pack, send, receive, unpack.
-  void send_and_receive(ParticleStore& store) const;
-  // Receives of `lists` from the receive buffer into their ghost slots.
-  void unpack(ParticleStore& store, std::uint32_t lists) const;
+  // The ghost fields' messages of the plan: every list not sent to this
+  // rank itself.
+  void plan_fields(const ParticleStore& store);
+  // What one round of ghost messages moves: its pack of the lists sent into
+  // the send buffer and its unpack of ghost slots first .. first + count - 1
+  // from the receive buffer.
+  struct GhostPayload {
+    std::function<void(void* out)> pack;
+    std::function<void(const void* in, long first, long count)> unpack;
+  };
+  // One round of planned ghost messages in `m`: pack, send, receive, unpack.
+  void send_and_receive(ParticleStore& store, NeighbourMessages& m, std::uint32_t sends,
+                        std::uint32_t receives, const GhostPayload& payload) const;
+  // The plan's messages of the lists in `sends` and `receives`, `bytes` a
+  // ghost, into `m` (made anew, in the store's space, where that changed).
+  void plan_ghost_messages(const ParticleStore& store, std::unique_ptr<NeighbourMessages>* m,
+                           std::uint32_t sends, std::uint32_t receives, std::int64_t bytes,
+                           int first_tag);
   // The lists whose neighbour is this rank itself (its periodic images).
   std::uint32_t own_lists() const;
   // One rank in all: every ghost is one of its own periodic images.
@@ -109,10 +133,12 @@ class ParticleExchange {
   bool cuda_aware_mpi_;
   GhostTransfer plan_[kNeighbours];
   ParticleNames names_;
-  NeighbourMessages counts_and_records_;          // host memory
-  std::unique_ptr<NeighbourMessages> positions_;  // in the store's space
-  Backend positions_space_ = Backend::Host;
+  NeighbourMessages counts_and_records_;                      // host memory
+  std::unique_ptr<NeighbourMessages> positions_;              // in the store's space
+  Backend messages_space_ = Backend::Host;                    // of positions_ and fields_
   std::uint32_t position_sends_ = 0, position_receives_ = 0;  // lists through MPI
+  std::unique_ptr<NeighbourMessages> fields_;  // the ghost fields' messages, in the store's space
+  std::uint32_t field_lists_ = 0;              // lists whose fields go through MPI
   // Each list's count at the last migration, sent and received: both ends
   // of a channel know it, so they agree on the next first round's room.
   long sent_last_[kNeighbours] = {}, received_last_[kNeighbours] = {};

@@ -1,8 +1,9 @@
 #pragma once
 // What the particle exchange (particle_exchange.hpp) asks of a rank's
 // particles, wherever they live (host memory or a GPU): owned particles come
-// first, then ghosts (positions only, copies of neighbours' particles within
-// the ghost width). The exchange moves what these functions hand out and
+// first, then ghosts (copies of neighbours' particles within the ghost width:
+// their positions, and the fields a store lets reach ghosts). The exchange
+// moves what these functions hand out and
 // takes in; the store keeps the per-particle fields and does the per-particle
 // work. A particle solver's store (MD's md_store.hpp) implements this.
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "core/base/backend.hpp"
+#include "core/base/error.hpp"
 #include "core/comm/step_handshake.hpp"
 #include "ghost_lists.hpp"
 #include "link_cells.hpp"
@@ -126,6 +128,26 @@ class ParticleStore {
   // Rewrites them all from the owned particles they image in one pass, the
   // same positions as repeating those copies.
   virtual void refresh_own_images() = 0;
+
+  // Ghost fields: the per-particle fields that ghosts hold too (a velocity,
+  // a density a pair term reads of the neighbour), as 8-byte words, the same
+  // words in the same order on every rank; 0 where there are none (then the
+  // three below are never called).
+  virtual int ghost_field_words() const { return 0; }
+  // As pack_sends: the ghost fields' words of the lists' particles (as they
+  // are, no shift), particle after particle, ghost_field_words() each.
+  virtual void pack_ghost_fields(std::uint32_t /*lists*/, std::uint64_t* /*out*/) {
+    throw Error("particles: this store has no ghost fields");
+  }
+  // As unpack_ghosts: ghost slot k's words at in[ghost_field_words() * k].
+  virtual void unpack_ghost_fields(const std::uint64_t* /*in*/, long /*first*/, long /*count*/) {
+    throw Error("particles: this store has no ghost fields");
+  }
+  // As copy_sends_to_ghosts, the ghost fields of a rank's own images.
+  virtual void copy_ghost_fields_to_ghosts(std::uint32_t /*lists*/,
+                                           const long /*first*/[kNeighbours]) {
+    throw Error("particles: this store has no ghost fields");
+  }
 
   // Same-GPU ghosts (same_gpu_ghosts.hpp): the position array (owned
   // particles, then ghosts, 32 bytes each: x, y, z, unused) that other
