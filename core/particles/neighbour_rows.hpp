@@ -75,6 +75,38 @@ struct NeighbourRows {
         fixed_int(count, i), i, [&](int k) { return at(i, k); },
         [&](int j) { return fixed_point_of(x, j); }, [&](const ParticlePoint& q) { visit(q.c); });
   }
+
+  // The same walk naming each neighbour: visit(j, xj), j its index (owned
+  // particles, then ghosts), by which every field of it is read.
+  template <class Visit>
+  MPSFW_HD void walk_indexed(int i, const double* x, const Visit& visit) const {
+    struct Loaded {
+      ParticlePoint q;
+      int j;
+    };
+    walk_neighbours(
+        fixed_int(count, i), i, [&](int k) { return at(i, k); },
+        [&](int j) {
+          return Loaded{fixed_point_of(x, j), j};
+        },
+        [&](const Loaded& n) { visit(n.j, n.q.c); });
+  }
+};
+
+// Owned particle i's row of the lists, as a pair loop sees it: its index and
+// position, and each(visit) calling visit(j, xj) for every listed neighbour j
+// (an owned particle, or a ghost: j >= the owned count) in list order. i and j
+// index every field alike: a field that reaches ghosts holds j's value at j.
+struct PairRow {
+  int i;
+  ParticlePoint xi;
+  NeighbourRows rows;
+  const double* x;
+
+  template <class Visit>
+  MPSFW_HD void each(const Visit& visit) const {
+    rows.walk_indexed(i, x, visit);
+  }
 };
 
 // What a list build reads and writes: every particle binned into the link

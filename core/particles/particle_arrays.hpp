@@ -653,6 +653,20 @@ class ParticleArrays : public Base {
           for (int d = 0; d < 3; ++d) out[d * cap + i] = acc[d];
         });
   }
+  // row(r) for every owned particle's PairRow r (neighbour_rows.hpp), the
+  // rows in parallel, each walked in list order: a pair loop that reads any
+  // field of the neighbour (r.each(visit): visit(j, xj)) and writes what it
+  // likes of particle r.i (an MPSFW_LAMBDA).
+  template <class Row>
+  void for_each_row(const Row& row) {
+    const NeighbourRows rows = neighbours();
+    const double* x = x_.data();
+    exec_.for_each_walk(
+        owned_, MPSFW_LAMBDA(long l) {
+          const int i = static_cast<int>(l);
+          row(PairRow{i, fixed_point_of(x, i), rows, x});
+        });
+  }
   // The sum over owned particles i and their listed neighbours j of
   // pair(x_i, x_j) (a double): sum() over particles of list-order sums.
   template <class Pair>

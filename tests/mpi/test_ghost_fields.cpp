@@ -1,7 +1,9 @@
 // Ghost fields (FieldSpec::ghosts): after a rebuild every ghost holds, in
 // each field that reaches ghosts, what the particle it copies holds; after
 // the owners rewrite a field, update_ghost_fields brings the ghosts the new
-// values over the same plan, while positions stay as they were. Particles sit
+// values over the same plan, while positions stay as they were; a pair loop
+// (for_each_row) reads the neighbour's fields by its index, owned or ghost,
+// and sums exactly the 26 lattice neighbours' ids. Particles sit
 // on a lattice of a periodic box, so a ghost's position alone says which
 // particle it copies: its id and velocity are checked against that, on every
 // rank grid ctest runs (1 to 8 ranks; all ranks along x, where a rank is its
@@ -17,6 +19,7 @@
 
 #include "core/mesh/decomposition.hpp"
 #include "core/particles/host_exec.hpp"
+#include "core/particles/neighbour_rows.hpp"
 #include "core/particles/particle_arrays.hpp"
 #include "core/particles/particle_exchange.hpp"
 
@@ -126,6 +129,37 @@ void check_ghost_fields(const Lattice& l, Int3 hint) {
   EXPECT_EQ(check_ghosts(a, l, 1), a.ghosts());
   const std::vector<double> after(a.positions(), a.positions() + before.size());
   EXPECT_EQ(after, before);
+
+  // A pair loop over every particle's 26 lattice neighbours (all within the
+  // reach), reading their ids: their sum, and how many.
+  a.build_neighbors(ex.cell_grid(), kGhostWidth);
+  const std::int64_t* ids = a.integer(kId);
+  double* f = a.real(kForce);
+  const long cap = a.capacity();
+  a.for_each_row([=](const PairRow& row) {
+    double sum = 0, count = 0;
+    row.each([&](int j, const double*) {
+      sum += static_cast<double>(ids[j]);
+      count += 1;
+    });
+    f[row.i] = sum;
+    f[cap + row.i] = count;
+  });
+  for (long i = 0; i < a.owned(); ++i) {
+    const double* xi = a.positions() + 4 * i;
+    double want = 0;
+    for (int dz = -1; dz <= 1; ++dz)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+          if (dx == 0 && dy == 0 && dz == 0) continue;
+          const double at[3] = {xi[0] + dx * kSpacing, xi[1] + dy * kSpacing,
+                                xi[2] + dz * kSpacing};
+          want += static_cast<double>(l.id_at(at));
+        }
+    EXPECT_EQ(f[cap + i], 26) << "particle " << ids[i];
+    EXPECT_EQ(f[i], want) << "particle " << ids[i];
+    if (::testing::Test::HasFailure()) break;
+  }
 }
 
 int ranks() {
