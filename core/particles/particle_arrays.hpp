@@ -322,6 +322,7 @@ class ParticleArrays : public Base {
   }
 
   void select_sends(const GhostBands& bands, long counts[kNeighbours]) override {
+    entries_indexed_ = false;
     for (int list = 0; list < kNeighbours; ++list) {
       for (int d = 0; d < 3; ++d) send_shift_[list][d] = bands.shift[list][d];
     }
@@ -472,16 +473,18 @@ class ParticleArrays : public Base {
         });
   }
 
-  int ghost_field_words() const override { return ghost_words_.count; }
+  int ghost_field_words(std::uint32_t fields, bool summed = false) const override {
+    return selected(fields, summed).count;
+  }
 
-  void pack_ghost_fields(std::uint32_t lists, std::uint64_t* out) override {
+  void pack_ghost_fields(std::uint32_t lists, std::uint32_t fields, std::uint64_t* out) override {
     const particle_ops::Runs r = runs(lists, nullptr);
     const long total = r.at[r.count];
     if (total == 0) return;
     const int* send = sends_.data();
     const std::uint64_t* w = words_data_.data();
     const long cap = capacity_;
-    const GhostWords g = ghost_words_;
+    const GhostWords g = selected(fields, false);
     exec_.for_each(
         total, MPSFW_LAMBDA(long p) {
           const int k = particle_ops::run_of(r, p);
@@ -491,12 +494,13 @@ class ParticleArrays : public Base {
     exec_.synchronize();
   }
 
-  void unpack_ghost_fields(const std::uint64_t* in, long first, long count) override {
+  void unpack_ghost_fields(std::uint32_t fields, const std::uint64_t* in, long first,
+                           long count) override {
     ghost_slots(first + count);
     if (count == 0) return;
     std::uint64_t* w = words_data_.data();
     const long cap = capacity_, base = owned_;
-    const GhostWords g = ghost_words_;
+    const GhostWords g = selected(fields, false);
     exec_.for_each(
         count, MPSFW_LAMBDA(long t) {
           const long slot = first + t;
@@ -505,7 +509,8 @@ class ParticleArrays : public Base {
         });
   }
 
-  void copy_ghost_fields_to_ghosts(std::uint32_t lists, const long first[kNeighbours]) override {
+  void copy_ghost_fields_to_ghosts(std::uint32_t lists, std::uint32_t fields,
+                                   const long first[kNeighbours]) override {
     const particle_ops::Runs r = runs(lists, first);
     long end = ghosts_;
     for (int k = 0; k < r.count; ++k) end = std::max(end, r.to[k] + r.at[k + 1] - r.at[k]);
@@ -515,7 +520,7 @@ class ParticleArrays : public Base {
     const int* send = sends_.data();
     std::uint64_t* w = words_data_.data();
     const long cap = capacity_, base = owned_;
-    const GhostWords g = ghost_words_;
+    const GhostWords g = selected(fields, false);
     exec_.for_each(
         total, MPSFW_LAMBDA(long p) {
           const int k = particle_ops::run_of(r, p);
@@ -525,6 +530,59 @@ class ParticleArrays : public Base {
             w[g.word[c] * cap + base + slot] = w[g.word[c] * cap + i];
         });
   }
+
+  void pack_ghost_slots(std::uint32_t fields, long slots, double* out) override {
+    const long n = std::min(slots, ghosts_);
+    if (n <= 0) return;
+    const double* w = reinterpret_cast<const double*>(words_data_.data());
+    const long cap = capacity_, base = owned_;
+    const GhostWords g = selected(fields, true);
+    exec_.for_each(
+        n, MPSFW_LAMBDA(long slot) {
+          for (int c = 0; c < g.count; ++c)
+            out[g.count * slot + c] = w[g.word[c] * cap + base + slot];
+        });
+    exec_.synchronize();
+  }
+
+  void add_to_owners(std::uint32_t fields, const double* in, std::uint32_t in_lists,
+                     std::uint32_t own, const long own_first[kNeighbours]) override {
+    const long n = owned_;
+    if (n == 0 || send_start_[kNeighbours] == 0) return;
+    index_entries_by_particle();
+    const GhostWords g = selected(fields, true);
+    EntrySources from{};
+    for (int list = 0; list < kNeighbours; ++list) {
+      from.start[list] = send_start_[list];
+      if (in_lists >> list & 1u) from.how[list] = EntrySources::kIn;
+      if (own >> list & 1u) {
+        from.how[list] = EntrySources::kOwnGhost;
+        from.slot[list] = own_first[list];
+      }
+    }
+    const long* order = entry_order_.data();
+    const long* first_of = entry_start_.data();
+    const int* send = sends_.data();
+    const int particles = send_particles_;
+    double* w = reinterpret_cast<double*>(words_data_.data());
+    const long cap = capacity_, base = owned_;
+    exec_.for_each(
+        n, MPSFW_LAMBDA(long i) {
+          for (long s = first_of[i]; s < first_of[i + 1]; ++s) {
+            const long p = order[s];
+            const int list = send[p] / particles;
+            const int how = from.how[list];
+            if (how == EntrySources::kNone) continue;
+            const long ghost = base + from.slot[list] + (p - from.start[list]);
+            for (int c = 0; c < g.count; ++c) {
+              w[g.word[c] * cap + i] +=
+                  how == EntrySources::kIn ? in[g.count * p + c] : w[g.word[c] * cap + ghost];
+            }
+          }
+        });
+  }
+
+  long send_entry(int list) const override { return send_start_[list]; }
 
   // Device memory only: host memory is not shared with other processes.
   const void* positions_base() const override {
@@ -747,6 +805,49 @@ class ParticleArrays : public Base {
     int count = 0;
     int word[kMaxWords];
   };
+  // The words of the fields in `fields` (bit f: field f) that reach ghosts;
+  // a field selected by name that does not reach ghosts, or (`real_only`)
+  // is not real, is an Error.
+  GhostWords selected(std::uint32_t fields, bool real_only) const {
+    GhostWords g;
+    for (size_t f = 0; f < fields_.size(); ++f) {
+      if (!(fields >> f & 1u)) continue;
+      const FieldSpec& spec = fields_[f].spec;
+      const bool all = fields == ParticleStore::kAllGhostFields;
+      if (!spec.ghosts) {
+        if (all) continue;
+        throw Error("particles: field " + spec.name + " does not reach ghosts (FieldSpec::ghosts)");
+      }
+      if (real_only && spec.type != FieldType::Real)
+        throw Error("particles: field " + spec.name + " is not real: ghosts add nothing to it");
+      for (int c = 0; c < spec.components; ++c) g.word[g.count++] = fields_[f].first + c;
+    }
+    return g;
+  }
+  // Where add_to_owners finds each list's values: in the buffer, in this
+  // store's own ghost slots from slot[list] on, or nowhere.
+  struct EntrySources {
+    static constexpr int kNone = 0, kIn = 1, kOwnGhost = 2;
+    int how[kNeighbours];
+    long slot[kNeighbours];
+    long start[kNeighbours];  // the list's first entry
+  };
+  // Every send entry's index, grouped by particle (owned particle i's from
+  // entry_start_[i] to entry_start_[i + 1] - 1, in list order): made once
+  // per plan, for add_to_owners.
+  void index_entries_by_particle() {
+    if (entries_indexed_) return;
+    const long total = send_start_[kNeighbours];
+    scratch(&entry_key_, total);
+    scratch(&entry_order_, total);
+    scratch(&entry_start_, owned_ + 1);
+    const int* send = sends_.data();
+    const int particles = send_particles_;
+    exec_.sort_by_key(
+        total, static_cast<int>(owned_), MPSFW_LAMBDA(long p) { return send[p] % particles; },
+        entry_key_.data(), entry_order_.data(), entry_start_.data());
+    entries_indexed_ = true;
+  }
   std::uint64_t* field_words(int f) {
     return words_data_.data() + fields_[static_cast<size_t>(f)].first * capacity_;
   }
@@ -1026,6 +1127,10 @@ class ParticleArrays : public Base {
   int send_particles_ = 1;  // the owned count at select_sends (entries' stride)
   long send_start_[kNeighbours + 1] = {};
   double send_shift_[kNeighbours][3] = {};
+  // The send entries grouped by particle (index_entries_by_particle).
+  Scratch<int> entry_key_;
+  Scratch<long> entry_order_, entry_start_;
+  bool entries_indexed_ = false;
   // Per ghost slot placed by copy_sends_to_ghosts: its owned particle and list.
   Scratch<long> image_root_, image_list_;
   // Neighbour lists in rows of width_, their counts, and the build.

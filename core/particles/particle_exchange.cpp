@@ -24,6 +24,7 @@ namespace {
 int migrate_tag(int list) { return 100 + list; }
 int ghost_tag(int list) { return 200 + list; }
 int ghost_field_tag(int list) { return 600 + list; }
+int ghost_sum_tag(int list) { return 700 + list; }
 int count_tag(int list) { return 400 + list; }
 int overflow_tag(int list) { return 500 + list; }
 
@@ -172,10 +173,7 @@ void ParticleExchange::exchange_ghosts(ParticleStore& store) {
   same_gpu_->connect(store, plan_);
   plan_positions(store);
   move_positions(store, GhostReads::Over);  // migrate waited for every rank's device work
-  if (store.ghost_field_words() > 0) {
-    plan_fields(store);
-    update_ghost_fields(store);
-  }
+  update_ghost_fields(store);
 }
 
 bool ParticleExchange::alone() const { return decomposition_.size() == 1; }
@@ -334,13 +332,6 @@ void ParticleExchange::plan_positions(const ParticleStore& store) {
                       ghost_tag(0));
 }
 
-void ParticleExchange::plan_fields(const ParticleStore& store) {
-  field_lists_ = kAllLists & ~own_lists();
-  plan_ghost_messages(store, &fields_, field_lists_, field_lists_,
-                      store.ghost_field_words() * std::int64_t{sizeof(std::uint64_t)},
-                      ghost_field_tag(0));
-}
-
 void ParticleExchange::plan_ghost_messages(const ParticleStore& store,
                                            std::unique_ptr<NeighbourMessages>* m,
                                            std::uint32_t sends, std::uint32_t receives,
@@ -356,35 +347,77 @@ void ParticleExchange::plan_ghost_messages(const ParticleStore& store,
     if (has(receives, list))
       in.push_back({t.from, first_tag + list, t.receive_first * bytes, t.receive_count * bytes});
   }
+  messages_for(store, m).plan(std::move(in), std::move(out));
+}
+
+NeighbourMessages& ParticleExchange::messages_for(const ParticleStore& store,
+                                                  std::unique_ptr<NeighbourMessages>* m) {
   if (messages_space_ != store.space()) {  // a store elsewhere: every buffer anew
     messages_space_ = store.space();
     positions_.reset();
     fields_.reset();
+    sums_.reset();
   }
   if (*m == nullptr)
     *m = std::make_unique<NeighbourMessages>(decomposition_.comm(), messages_space_,
                                              cuda_aware_mpi_);
-  (*m)->plan(std::move(in), std::move(out));
+  return **m;
 }
 
-void ParticleExchange::update_ghost_fields(ParticleStore& store) const {
-  if (store.ghost_field_words() == 0 || fields_ == nullptr) return;
-  const std::uint32_t own = own_lists();
-  if (field_lists_ != 0) {
-    send_and_receive(store, *fields_, field_lists_, field_lists_,
+void ParticleExchange::first_slots(long first[kNeighbours]) const {
+  for (int list = 0; list < kNeighbours; ++list) first[list] = plan_[list].receive_first;
+}
+
+void ParticleExchange::update_ghost_fields(ParticleStore& store, std::uint32_t fields) {
+  const int words = store.ghost_field_words(fields);
+  if (words == 0) return;
+  const std::uint32_t own = own_lists(), lists = kAllLists & ~own;
+  if (lists != 0) {
+    plan_ghost_messages(store, &fields_, lists, lists, words * std::int64_t{sizeof(std::uint64_t)},
+                        ghost_field_tag(0));
+    send_and_receive(store, *fields_, lists, lists,
                      {[&](void* out) {
-                        store.pack_ghost_fields(field_lists_, static_cast<std::uint64_t*>(out));
+                        store.pack_ghost_fields(lists, fields, static_cast<std::uint64_t*>(out));
                       },
                       [&](const void* in, long slot, long count) {
-                        store.unpack_ghost_fields(static_cast<const std::uint64_t*>(in), slot,
-                                                  count);
+                        store.unpack_ghost_fields(fields, static_cast<const std::uint64_t*>(in),
+                                                  slot, count);
                       }});
   }
   if (own != 0) {
     long first[kNeighbours];
-    for (int list = 0; list < kNeighbours; ++list) first[list] = plan_[list].receive_first;
-    store.copy_ghost_fields_to_ghosts(own, first);
+    first_slots(first);
+    store.copy_ghost_fields_to_ghosts(own, fields, first);
   }
+}
+
+void ParticleExchange::add_ghosts_to_owners(ParticleStore& store, std::uint32_t fields) {
+  const int words = store.ghost_field_words(fields, true);
+  if (words == 0) return;
+  const std::uint32_t own = own_lists(), lists = kAllLists & ~own;
+  const std::int64_t bytes = words * std::int64_t{sizeof(double)};
+  // The plan backwards: each list's ghost slots go back to the rank that
+  // sent them, landing at that list's send entries.
+  std::vector<Message> in, out;
+  long slots = 0;  // the ghost slots sent back
+  for (int list = 0; list < kNeighbours; ++list) {
+    if (!has(lists, list)) continue;
+    const GhostTransfer& t = plan_[list];
+    slots = std::max(slots, t.receive_first + t.receive_count);
+    out.push_back({t.from, ghost_sum_tag(list), t.receive_first * bytes, t.receive_count * bytes});
+    in.push_back({t.to, ghost_sum_tag(list), store.send_entry(list) * bytes, t.send_count * bytes});
+  }
+  NeighbourMessages& m = messages_for(store, &sums_);
+  // The receive buffer is free once the last add has read it.
+  if (store.space() != Backend::Host) store.synchronize();
+  m.plan(std::move(in), std::move(out));
+  m.post_receives();
+  if (slots > 0) store.pack_ghost_slots(fields, slots, static_cast<double*>(m.send_buffer()));
+  m.send();
+  m.wait();
+  long first[kNeighbours];
+  first_slots(first);
+  store.add_to_owners(fields, static_cast<const double*>(m.receive_buffer()), lists, own, first);
 }
 
 void ParticleExchange::move_positions(ParticleStore& store, GhostReads reads) const {
@@ -393,7 +426,7 @@ void ParticleExchange::move_positions(ParticleStore& store, GhostReads reads) co
   // a buffer of their own, unpacked in stream order.)
   const std::uint32_t own = own_lists();
   long first[kNeighbours];
-  for (int list = 0; list < kNeighbours; ++list) first[list] = plan_[list].receive_first;
+  first_slots(first);
   const bool own_copied = same_gpu_->push_all(store, reads, own, first);
   if (!positions_->empty()) {
     send_and_receive(

@@ -10,7 +10,8 @@
 // (one message per neighbour list, no counts, no selection; device to device
 // between ranks on one GPU, same_gpu_ghosts.hpp); `update_ghost_fields` does
 // the same for the fields the store lets reach ghosts (FieldSpec::ghosts),
-// unshifted. Messages go through the one
+// unshifted, and `add_ghosts_to_owners` runs the plan backwards, adding what
+// ghosts hold to their owners (a half list's forces). Messages go through the one
 // neighbour-message engine (core/comm/neighbour_messages.hpp): ghost counts
 // first, then positions; a migration's counts ride with its records. The particles are a
 // ParticleStore's (particle_store.hpp), wherever it keeps them.
@@ -74,12 +75,19 @@ class ParticleExchange {
   // whether every rank's reads of its ghosts queued before are known to be
   // over (SameGpuGhosts::push_all).
   void update_ghosts(ParticleStore& store, GhostReads reads = GhostReads::Over) const;
-  // The plan's ghosts' fields (those the store lets reach ghosts) again, as
+  // The plan's ghosts' fields (`fields`, bit f the store's field f: those
+  // that reach ghosts, FieldSpec::ghosts; all of them by default) again, as
   // their owners hold them now: after a pass that rewrote them (a density,
   // the velocities of a kick), before a pass that reads them of ghosts.
   // Through MPI where positions go device to device too (not pushed yet),
   // copied for a rank's own images. Nothing for a store without ghost fields.
-  void update_ghost_fields(ParticleStore& store) const;
+  void update_ghost_fields(ParticleStore& store,
+                           std::uint32_t fields = ParticleStore::kAllGhostFields);
+  // Reverse: adds every ghost's values of the real `fields` to the particle
+  // it copies (its owner's, on whichever rank), each owned particle's in list
+  // order, so the same rank grid gives the same bits: the forces a half list
+  // left on ghosts. The ghosts keep their values.
+  void add_ghosts_to_owners(ParticleStore& store, std::uint32_t fields);
   // Link cells of this rank's subdomain widened by the ghost width on every side.
   CellGrid cell_grid() const;
   // How ghost positions travel between rebuilds, for the run report.
@@ -104,9 +112,6 @@ class ParticleExchange {
   // The plan's positions into the ghost slots: pushed where connected,
   // through MPI otherwise, copied for a rank's own images.
   void move_positions(ParticleStore& store, GhostReads reads) const;
-  // The ghost fields' messages of the plan: every list not sent to this
-  // rank itself.
-  void plan_fields(const ParticleStore& store);
   // What one round of ghost messages moves: its pack of the lists sent into
   // the send buffer and its unpack of ghost slots first .. first + count - 1
   // from the receive buffer.
@@ -118,10 +123,16 @@ class ParticleExchange {
   void send_and_receive(ParticleStore& store, NeighbourMessages& m, std::uint32_t sends,
                         std::uint32_t receives, const GhostPayload& payload) const;
   // The plan's messages of the lists in `sends` and `receives`, `bytes` a
-  // ghost, into `m` (made anew, in the store's space, where that changed).
+  // ghost, into `m`.
   void plan_ghost_messages(const ParticleStore& store, std::unique_ptr<NeighbourMessages>* m,
                            std::uint32_t sends, std::uint32_t receives, std::int64_t bytes,
                            int first_tag);
+  // `m` made anew, in the store's space, where there is none or the store's
+  // space changed (then every ghost message buffer is made anew).
+  NeighbourMessages& messages_for(const ParticleStore& store,
+                                  std::unique_ptr<NeighbourMessages>* m);
+  // The first ghost slot of each list.
+  void first_slots(long first[kNeighbours]) const;
   // The lists whose neighbour is this rank itself (its periodic images).
   std::uint32_t own_lists() const;
   // One rank in all: every ghost is one of its own periodic images.
@@ -137,8 +148,8 @@ class ParticleExchange {
   std::unique_ptr<NeighbourMessages> positions_;              // in the store's space
   Backend messages_space_ = Backend::Host;                    // of positions_ and fields_
   std::uint32_t position_sends_ = 0, position_receives_ = 0;  // lists through MPI
-  std::unique_ptr<NeighbourMessages> fields_;  // the ghost fields' messages, in the store's space
-  std::uint32_t field_lists_ = 0;              // lists whose fields go through MPI
+  // The ghost fields' messages, forward and back, in the store's space.
+  std::unique_ptr<NeighbourMessages> fields_, sums_;
   // Each list's count at the last migration, sent and received: both ends
   // of a channel know it, so they agree on the next first round's room.
   long sent_last_[kNeighbours] = {}, received_last_[kNeighbours] = {};

@@ -129,25 +129,50 @@ class ParticleStore {
   // same positions as repeating those copies.
   virtual void refresh_own_images() = 0;
 
-  // Ghost fields: the per-particle fields that ghosts hold too (a velocity,
-  // a density a pair term reads of the neighbour), as 8-byte words, the same
-  // words in the same order on every rank; 0 where there are none (then the
-  // three below are never called).
-  virtual int ghost_field_words() const { return 0; }
-  // As pack_sends: the ghost fields' words of the lists' particles (as they
-  // are, no shift), particle after particle, ghost_field_words() each.
-  virtual void pack_ghost_fields(std::uint32_t /*lists*/, std::uint64_t* /*out*/) {
+  // Ghost fields: the per-particle fields that ghosts hold too (a velocity
+  // or density a pair term reads of the neighbour, a force a half list adds
+  // to it), as 8-byte words, the same words in the same order on every rank.
+  // `fields` selects some of them (bit f: the store's field f; kAllGhostFields:
+  // every one); the words of the selection, 0 where there are none (then the
+  // calls below are never made). `summed`: for the reverse, where a field
+  // that is not real is an Error (every rank throws alike, before any message).
+  static constexpr std::uint32_t kAllGhostFields = ~std::uint32_t{0};
+  virtual int ghost_field_words(std::uint32_t /*fields*/, bool /*summed*/ = false) const {
+    return 0;
+  }
+  // As pack_sends: the selected fields' words of the lists' particles (as
+  // they are, no shift), particle after particle.
+  virtual void pack_ghost_fields(std::uint32_t /*lists*/, std::uint32_t /*fields*/,
+                                 std::uint64_t* /*out*/) {
     throw Error("particles: this store has no ghost fields");
   }
-  // As unpack_ghosts: ghost slot k's words at in[ghost_field_words() * k].
-  virtual void unpack_ghost_fields(const std::uint64_t* /*in*/, long /*first*/, long /*count*/) {
+  // As unpack_ghosts: ghost slot k's words at in[words * k].
+  virtual void unpack_ghost_fields(std::uint32_t /*fields*/, const std::uint64_t* /*in*/,
+                                   long /*first*/, long /*count*/) {
     throw Error("particles: this store has no ghost fields");
   }
-  // As copy_sends_to_ghosts, the ghost fields of a rank's own images.
-  virtual void copy_ghost_fields_to_ghosts(std::uint32_t /*lists*/,
+  // As copy_sends_to_ghosts, the selected fields of a rank's own images.
+  virtual void copy_ghost_fields_to_ghosts(std::uint32_t /*lists*/, std::uint32_t /*fields*/,
                                            const long /*first*/[kNeighbours]) {
     throw Error("particles: this store has no ghost fields");
   }
+  // Reverse (ghosts to their owners; real fields): ghost slots 0 .. slots - 1,
+  // the selection's words of each, slot after slot, into `out`.
+  virtual void pack_ghost_slots(std::uint32_t /*fields*/, long /*slots*/, double* /*out*/) {
+    throw Error("particles: this store has no ghost fields");
+  }
+  // Adds to every owned particle, for each send entry of it (list order),
+  // what came back for that entry: from `in` (entry p of the send lists back
+  // to back, words each) for the lists in `in_lists`, from this store's own
+  // ghost slots own_first[list] on for the lists in `own`.
+  virtual void add_to_owners(std::uint32_t /*fields*/, const double* /*in*/,
+                             std::uint32_t /*in_lists*/, std::uint32_t /*own*/,
+                             const long /*own_first*/[kNeighbours]) {
+    throw Error("particles: this store has no ghost fields");
+  }
+  // Where entry 0 of list `list` sits among the send lists' entries back to
+  // back (send_entry(kNeighbours): all of them).
+  virtual long send_entry(int /*list*/) const { return 0; }
 
   // Same-GPU ghosts (same_gpu_ghosts.hpp): the position array (owned
   // particles, then ghosts, 32 bytes each: x, y, z, unused) that other

@@ -3,7 +3,9 @@
 // the owners rewrite a field, update_ghost_fields brings the ghosts the new
 // values over the same plan, while positions stay as they were; a pair loop
 // (for_each_row) reads the neighbour's fields by its index, owned or ghost,
-// and sums exactly the 26 lattice neighbours' ids. Particles sit
+// and sums exactly the 26 lattice neighbours' ids; what a loop adds to its
+// neighbours (a half list's share of a pair) reaches them through
+// add_ghosts_to_owners wherever they are owned. Particles sit
 // on a lattice of a periodic box, so a ghost's position alone says which
 // particle it copies: its id and velocity are checked against that, on every
 // rank grid ctest runs (1 to 8 ranks; all ranks along x, where a rank is its
@@ -35,14 +37,15 @@ struct Record {
   std::int64_t id;
 };
 
-enum Fields { kVelocity = 0, kId = 1, kForce = 2 };
+enum Fields { kVelocity = 0, kId = 1, kForce = 2, kShare = 3 };
 
 using Arrays = ParticleArrays<HostExec>;
 
 Arrays make_arrays() {
   return Arrays({{"v", 3, FieldType::Real, true, true},
                  {"id", 1, FieldType::Integer, true, true},
-                 {"f", 3, FieldType::Real, false, false}});
+                 {"f", 3, FieldType::Real, false, false},
+                 {"share", 2, FieldType::Real, false, true}});
 }
 
 // Velocity component c of particle `id` in `phase`: different everywhere.
@@ -111,7 +114,8 @@ void check_ghost_fields(const Lattice& l, Int3 hint) {
   const double box[3] = {l.box(0), l.box(1), l.box(2)};
   const Subdomain dom = subdomain_of(dec, box);
   Arrays a = make_arrays();
-  EXPECT_EQ(a.ghost_field_words(), 4);
+  EXPECT_EQ(a.ghost_field_words(ParticleStore::kAllGhostFields), 6);
+  EXPECT_EQ(a.ghost_field_words(1u << kVelocity), 3);
   a.assign_records(owned_sites(l, dom, a.record_layout()));
   ParticleExchange ex(dec, dom, kGhostWidth);
   ex.exchange_ghosts(a);
@@ -145,9 +149,10 @@ void check_ghost_fields(const Lattice& l, Int3 hint) {
     f[row.i] = sum;
     f[cap + row.i] = count;
   });
+  std::vector<double> neighbour_ids(static_cast<size_t>(a.owned()));
   for (long i = 0; i < a.owned(); ++i) {
     const double* xi = a.positions() + 4 * i;
-    double want = 0;
+    double& want = neighbour_ids[static_cast<size_t>(i)];
     for (int dz = -1; dz <= 1; ++dz)
       for (int dy = -1; dy <= 1; ++dy)
         for (int dx = -1; dx <= 1; ++dx) {
@@ -160,6 +165,30 @@ void check_ghost_fields(const Lattice& l, Int3 hint) {
     EXPECT_EQ(f[i], want) << "particle " << ids[i];
     if (::testing::Test::HasFailure()) break;
   }
+
+  // Each owned particle gives every listed neighbour, owned or ghost, 1 and
+  // its id (serially: a test of where shares go, not of a parallel scatter);
+  // the ghosts' shares then go home. Every particle is listed by its 26
+  // lattice neighbours, on whichever ranks they are.
+  double* share = a.real(kShare);
+  for (long j = 0; j < a.owned() + a.ghosts(); ++j) share[j] = share[cap + j] = 0;
+  const NeighbourRows rows = a.neighbours();
+  for (int i = 0; i < static_cast<int>(a.owned()); ++i) {
+    for (int k = 0; k < rows.count[i]; ++k) {
+      const int j = rows.at(i, k);
+      share[j] += 1;
+      share[cap + j] += static_cast<double>(ids[i]);
+    }
+  }
+  ex.add_ghosts_to_owners(a, 1u << kShare);
+  for (long i = 0; i < a.owned(); ++i) {
+    EXPECT_EQ(share[i], 26) << "particle " << ids[i];
+    EXPECT_EQ(share[cap + i], neighbour_ids[static_cast<size_t>(i)]) << "particle " << ids[i];
+    if (::testing::Test::HasFailure()) break;
+  }
+  // Only real fields that reach ghosts come home.
+  EXPECT_THROW(ex.add_ghosts_to_owners(a, 1u << kId), Error);
+  EXPECT_THROW(ex.add_ghosts_to_owners(a, 1u << kForce), Error);
 }
 
 int ranks() {
@@ -180,12 +209,14 @@ TEST(GhostFields, AStoreWithoutThemHasNone) {
   const double box[3] = {6, 5, 4};
   const Subdomain dom = subdomain_of(dec, box);
   ParticleArrays<HostExec> a({{"v", 3, FieldType::Real, true, false}});
-  EXPECT_EQ(a.ghost_field_words(), 0);
+  EXPECT_EQ(a.ghost_field_words(ParticleStore::kAllGhostFields), 0);
   ParticleExchange ex(dec, dom, kGhostWidth);
   ex.exchange_ghosts(a);
   ex.update_ghost_fields(a);
   std::uint64_t word = 0;
-  EXPECT_THROW(a.ParticleStore::pack_ghost_fields(1u, &word), Error);
+  EXPECT_THROW(a.ParticleStore::pack_ghost_fields(1u, ParticleStore::kAllGhostFields, &word),
+               Error);
+  ex.add_ghosts_to_owners(a, ParticleStore::kAllGhostFields);  // nothing to add
 }
 
 }  // namespace
