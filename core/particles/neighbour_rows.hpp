@@ -93,6 +93,29 @@ struct NeighbourRows {
   }
 };
 
+// Which lists a build makes: every neighbour of every owned particle (Full:
+// each pair within a rank twice, once from each side), or each pair once
+// (Half: Newton's third law; a pair loop gives the neighbour its share too,
+// pair_shares.hpp, and ghosts' shares go home through ParticleExchange::
+// add_ghosts_to_owners).
+enum class NeighbourLists { Full, Half };
+
+// Whether a half list keeps owned particle i's neighbour j (`owned`: the
+// owned count; x: positions, 4 doubles a particle). Two owned particles: from
+// the lower index. An owned particle and a ghost: from the side where the
+// other lies above, z first, then y, then x — the rank that owns the ghost's
+// particle sees the pair the other way round and keeps it only if this one
+// does not (LAMMPS's Newton criterion; exact but where rounding the periodic
+// shift makes two coordinates tie).
+MPSFW_HD bool half_list_keeps(int i, int j, long owned, const double* x) {
+  if (j < owned) return j > i;
+  const double* a = x + 4 * static_cast<long>(i);
+  const double* b = x + 4 * static_cast<long>(j);
+  if (b[2] != a[2]) return b[2] > a[2];
+  if (b[1] != a[1]) return b[1] > a[1];
+  return b[0] > a[0];
+}
+
 // Owned particle i's row of the lists, as a pair loop sees it: its index and
 // position, and each(visit) calling visit(j, xj) for every listed neighbour j
 // (an owned particle, or a ghost: j >= the owned count) in list order. i and j

@@ -52,6 +52,7 @@
 #include "core/device/memory.hpp"
 #include "link_cells.hpp"
 #include "neighbour_rows.hpp"
+#include "pair_shares.hpp"
 #include "particle_store.hpp"
 #include "periodic_edge.hpp"
 #include "sorted_search.hpp"
@@ -473,9 +474,7 @@ class ParticleArrays : public Base {
         });
   }
 
-  int ghost_field_words(std::uint32_t fields, bool summed = false) const override {
-    return selected(fields, summed).count;
-  }
+  int ghost_field_words(std::uint32_t fields) const override { return selected(fields).count; }
 
   void pack_ghost_fields(std::uint32_t lists, std::uint32_t fields, std::uint64_t* out) override {
     const particle_ops::Runs r = runs(lists, nullptr);
@@ -484,7 +483,7 @@ class ParticleArrays : public Base {
     const int* send = sends_.data();
     const std::uint64_t* w = words_data_.data();
     const long cap = capacity_;
-    const GhostWords g = selected(fields, false);
+    const GhostWords g = selected(fields);
     exec_.for_each(
         total, MPSFW_LAMBDA(long p) {
           const int k = particle_ops::run_of(r, p);
@@ -500,7 +499,7 @@ class ParticleArrays : public Base {
     if (count == 0) return;
     std::uint64_t* w = words_data_.data();
     const long cap = capacity_, base = owned_;
-    const GhostWords g = selected(fields, false);
+    const GhostWords g = selected(fields);
     exec_.for_each(
         count, MPSFW_LAMBDA(long t) {
           const long slot = first + t;
@@ -520,7 +519,7 @@ class ParticleArrays : public Base {
     const int* send = sends_.data();
     std::uint64_t* w = words_data_.data();
     const long cap = capacity_, base = owned_;
-    const GhostWords g = selected(fields, false);
+    const GhostWords g = selected(fields);
     exec_.for_each(
         total, MPSFW_LAMBDA(long p) {
           const int k = particle_ops::run_of(r, p);
@@ -531,12 +530,12 @@ class ParticleArrays : public Base {
         });
   }
 
-  void pack_ghost_slots(std::uint32_t fields, long slots, double* out) override {
+  void pack_ghost_slots(std::uint32_t fields, long slots, std::uint64_t* out) override {
     const long n = std::min(slots, ghosts_);
     if (n <= 0) return;
-    const double* w = reinterpret_cast<const double*>(words_data_.data());
+    const std::uint64_t* w = words_data_.data();
     const long cap = capacity_, base = owned_;
-    const GhostWords g = selected(fields, true);
+    const GhostWords g = selected(fields);
     exec_.for_each(
         n, MPSFW_LAMBDA(long slot) {
           for (int c = 0; c < g.count; ++c)
@@ -545,12 +544,12 @@ class ParticleArrays : public Base {
     exec_.synchronize();
   }
 
-  void add_to_owners(std::uint32_t fields, const double* in, std::uint32_t in_lists,
+  void add_to_owners(std::uint32_t fields, const std::uint64_t* in, std::uint32_t in_lists,
                      std::uint32_t own, const long own_first[kNeighbours]) override {
     const long n = owned_;
     if (n == 0 || send_start_[kNeighbours] == 0) return;
     index_entries_by_particle();
-    const GhostWords g = selected(fields, true);
+    const GhostWords g = selected(fields);
     EntrySources from{};
     for (int list = 0; list < kNeighbours; ++list) {
       from.start[list] = send_start_[list];
@@ -564,7 +563,7 @@ class ParticleArrays : public Base {
     const long* first_of = entry_start_.data();
     const int* send = sends_.data();
     const int particles = send_particles_;
-    double* w = reinterpret_cast<double*>(words_data_.data());
+    std::uint64_t* w = words_data_.data();
     const long cap = capacity_, base = owned_;
     exec_.for_each(
         n, MPSFW_LAMBDA(long i) {
@@ -575,8 +574,10 @@ class ParticleArrays : public Base {
             if (how == EntrySources::kNone) continue;
             const long ghost = base + from.slot[list] + (p - from.start[list]);
             for (int c = 0; c < g.count; ++c) {
-              w[g.word[c] * cap + i] +=
+              std::uint64_t& to = w[g.word[c] * cap + i];
+              const std::uint64_t share =
                   how == EntrySources::kIn ? in[g.count * p + c] : w[g.word[c] * cap + ghost];
+              to = g.integer[c] ? to + share : add_as_reals(to, share);
             }
           }
         });
@@ -639,11 +640,17 @@ class ParticleArrays : public Base {
   }
   void synchronize() override { exec_.synchronize(); }
 
+  // Full lists (the default) or half lists (NeighbourLists::Half: each pair
+  // once) from the next build_neighbors on.
+  void set_neighbour_lists(NeighbourLists kind) { lists_ = kind; }
+  NeighbourLists neighbour_lists() const { return lists_; }
+
   // Bins every particle (owned and ghosts) into the link cells of `grid` and
   // lists for every owned particle the others within `reach`, visiting the
   // 27 cells around it z, y slowest and the three along x as one range;
-  // particles outside the grid count in its edge cells. Remembers the owned
-  // positions for max_displacement.
+  // particles outside the grid count in its edge cells (half lists: then
+  // keeps each pair once, half_list_keeps). Remembers the owned positions
+  // for max_displacement.
   void build_neighbors(const CellGrid& grid, double reach) override {
     const long n = owned_ + ghosts_;
     bin(grid, n);
@@ -683,6 +690,26 @@ class ParticleArrays : public Base {
     built_ = n;
     built_owned_ = owned_;
     measured_ = false;
+    if (lists_ == NeighbourLists::Half) halve_lists();
+  }
+  // Each row keeps, in order, the neighbours a half list keeps.
+  void halve_lists() {
+    int* index = rows_.data();
+    int* count = row_count_.data();
+    const long row_step = Exec::kRowsTransposed ? 1 : width_;
+    const long entry_step = Exec::kRowsTransposed ? owned_ : 1;
+    const double* x = x_.data();
+    const long owned = owned_;
+    exec_.for_each(
+        owned_, MPSFW_LAMBDA(long l) {
+          const int i = static_cast<int>(l);
+          int kept = 0;
+          for (int k = 0; k < count[i]; ++k) {
+            const int j = index[i * row_step + k * entry_step];
+            if (half_list_keeps(i, j, owned, x)) index[i * row_step + kept++ * entry_step] = j;
+          }
+          count[i] = kept;
+        });
   }
   // The lists of the last build_neighbors; throws Error when particles were
   // added or removed since.
@@ -804,25 +831,34 @@ class ParticleArrays : public Base {
   struct GhostWords {
     int count = 0;
     int word[kMaxWords];
+    bool integer[kMaxWords];  // an Integer field's (summed as int64)
   };
   // The words of the fields in `fields` (bit f: field f) that reach ghosts;
-  // a field selected by name that does not reach ghosts, or (`real_only`)
-  // is not real, is an Error.
-  GhostWords selected(std::uint32_t fields, bool real_only) const {
+  // a field selected by name that does not reach ghosts is an Error.
+  GhostWords selected(std::uint32_t fields) const {
     GhostWords g;
     for (size_t f = 0; f < fields_.size(); ++f) {
       if (!(fields >> f & 1u)) continue;
       const FieldSpec& spec = fields_[f].spec;
-      const bool all = fields == ParticleStore::kAllGhostFields;
       if (!spec.ghosts) {
-        if (all) continue;
+        if (fields == ParticleStore::kAllGhostFields) continue;
         throw Error("particles: field " + spec.name + " does not reach ghosts (FieldSpec::ghosts)");
       }
-      if (real_only && spec.type != FieldType::Real)
-        throw Error("particles: field " + spec.name + " is not real: ghosts add nothing to it");
-      for (int c = 0; c < spec.components; ++c) g.word[g.count++] = fields_[f].first + c;
+      for (int c = 0; c < spec.components; ++c) {
+        g.integer[g.count] = spec.type == FieldType::Integer;
+        g.word[g.count++] = fields_[f].first + c;
+      }
     }
     return g;
+  }
+  // a + b for words holding doubles.
+  static MPSFW_HD std::uint64_t add_as_reals(std::uint64_t a, std::uint64_t b) {
+    double x, y;
+    memcpy(&x, &a, sizeof x);
+    memcpy(&y, &b, sizeof y);
+    x += y;
+    memcpy(&a, &x, sizeof a);
+    return a;
   }
   // Where add_to_owners finds each list's values: in the buffer, in this
   // store's own ghost slots from slot[list] on, or nowhere.
@@ -1139,7 +1175,8 @@ class ParticleArrays : public Base {
   long built_ = -1, built_owned_ = -1;  // particles listed by the last build; -1: none since
   Scratch<double> built_x_;             // owned positions at the last build, 4 a particle
   bool measured_ = false;               // the last move_each measured the current positions
-  StepHandshake carried_;               // carry_rendezvous's, not run yet
+  NeighbourLists lists_ = NeighbourLists::Full;
+  StepHandshake carried_;  // carry_rendezvous's, not run yet
 };
 
 }  // namespace mpsfw

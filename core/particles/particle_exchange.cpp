@@ -392,10 +392,10 @@ void ParticleExchange::update_ghost_fields(ParticleStore& store, std::uint32_t f
 }
 
 void ParticleExchange::add_ghosts_to_owners(ParticleStore& store, std::uint32_t fields) {
-  const int words = store.ghost_field_words(fields, true);
+  const int words = store.ghost_field_words(fields);
   if (words == 0) return;
   const std::uint32_t own = own_lists(), lists = kAllLists & ~own;
-  const std::int64_t bytes = words * std::int64_t{sizeof(double)};
+  const std::int64_t bytes = words * std::int64_t{sizeof(std::uint64_t)};
   // The plan backwards: each list's ghost slots go back to the rank that
   // sent them, landing at that list's send entries.
   std::vector<Message> in, out;
@@ -412,12 +412,14 @@ void ParticleExchange::add_ghosts_to_owners(ParticleStore& store, std::uint32_t 
   if (store.space() != Backend::Host) store.synchronize();
   m.plan(std::move(in), std::move(out));
   m.post_receives();
-  if (slots > 0) store.pack_ghost_slots(fields, slots, static_cast<double*>(m.send_buffer()));
+  if (slots > 0)
+    store.pack_ghost_slots(fields, slots, static_cast<std::uint64_t*>(m.send_buffer()));
   m.send();
   m.wait();
   long first[kNeighbours];
   first_slots(first);
-  store.add_to_owners(fields, static_cast<const double*>(m.receive_buffer()), lists, own, first);
+  store.add_to_owners(fields, static_cast<const std::uint64_t*>(m.receive_buffer()), lists, own,
+                      first);
 }
 
 void ParticleExchange::move_positions(ParticleStore& store, GhostReads reads) const {

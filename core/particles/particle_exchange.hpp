@@ -83,10 +83,11 @@ class ParticleExchange {
   // copied for a rank's own images. Nothing for a store without ghost fields.
   void update_ghost_fields(ParticleStore& store,
                            std::uint32_t fields = ParticleStore::kAllGhostFields);
-  // Reverse: adds every ghost's values of the real `fields` to the particle
-  // it copies (its owner's, on whichever rank), each owned particle's in list
-  // order, so the same rank grid gives the same bits: the forces a half list
-  // left on ghosts. The ghosts keep their values.
+  // Reverse: adds every ghost's values of `fields` to the particle it copies
+  // (its owner's, on whichever rank), each owned particle's in list order,
+  // so the same rank grid gives the same bits (and Integer fields holding
+  // fixed-point sums, pair_shares.hpp, the same bits on any): the forces a
+  // half list left on ghosts. The ghosts keep their values.
   void add_ghosts_to_owners(ParticleStore& store, std::uint32_t fields);
   // Link cells of this rank's subdomain widened by the ghost width on every side.
   CellGrid cell_grid() const;

@@ -134,12 +134,9 @@ class ParticleStore {
   // to it), as 8-byte words, the same words in the same order on every rank.
   // `fields` selects some of them (bit f: the store's field f; kAllGhostFields:
   // every one); the words of the selection, 0 where there are none (then the
-  // calls below are never made). `summed`: for the reverse, where a field
-  // that is not real is an Error (every rank throws alike, before any message).
+  // calls below are never made).
   static constexpr std::uint32_t kAllGhostFields = ~std::uint32_t{0};
-  virtual int ghost_field_words(std::uint32_t /*fields*/, bool /*summed*/ = false) const {
-    return 0;
-  }
+  virtual int ghost_field_words(std::uint32_t /*fields*/) const { return 0; }
   // As pack_sends: the selected fields' words of the lists' particles (as
   // they are, no shift), particle after particle.
   virtual void pack_ghost_fields(std::uint32_t /*lists*/, std::uint32_t /*fields*/,
@@ -156,16 +153,17 @@ class ParticleStore {
                                            const long /*first*/[kNeighbours]) {
     throw Error("particles: this store has no ghost fields");
   }
-  // Reverse (ghosts to their owners; real fields): ghost slots 0 .. slots - 1,
-  // the selection's words of each, slot after slot, into `out`.
-  virtual void pack_ghost_slots(std::uint32_t /*fields*/, long /*slots*/, double* /*out*/) {
+  // Reverse (ghosts to their owners): ghost slots 0 .. slots - 1, the
+  // selection's words of each, slot after slot, into `out`.
+  virtual void pack_ghost_slots(std::uint32_t /*fields*/, long /*slots*/, std::uint64_t* /*out*/) {
     throw Error("particles: this store has no ghost fields");
   }
   // Adds to every owned particle, for each send entry of it (list order),
-  // what came back for that entry: from `in` (entry p of the send lists back
-  // to back, words each) for the lists in `in_lists`, from this store's own
-  // ghost slots own_first[list] on for the lists in `own`.
-  virtual void add_to_owners(std::uint32_t /*fields*/, const double* /*in*/,
+  // what came back for that entry (as reals, or as integers for an Integer
+  // field: fixed-point sums, exact in any order): from `in` (entry p of the
+  // send lists back to back, words each) for the lists in `in_lists`, from
+  // this store's own ghost slots own_first[list] on for the lists in `own`.
+  virtual void add_to_owners(std::uint32_t /*fields*/, const std::uint64_t* /*in*/,
                              std::uint32_t /*in_lists*/, std::uint32_t /*own*/,
                              const long /*own_first*/[kNeighbours]) {
     throw Error("particles: this store has no ghost fields");

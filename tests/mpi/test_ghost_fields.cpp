@@ -5,7 +5,9 @@
 // (for_each_row) reads the neighbour's fields by its index, owned or ghost,
 // and sums exactly the 26 lattice neighbours' ids; what a loop adds to its
 // neighbours (a half list's share of a pair) reaches them through
-// add_ghosts_to_owners wherever they are owned. Particles sit
+// add_ghosts_to_owners wherever they are owned; half lists hold every pair of
+// the system once, and their shares, added atomically in fixed point, come
+// to the same. Particles sit
 // on a lattice of a periodic box, so a ghost's position alone says which
 // particle it copies: its id and velocity are checked against that, on every
 // rank grid ctest runs (1 to 8 ranks; all ranks along x, where a rank is its
@@ -22,6 +24,7 @@
 #include "core/mesh/decomposition.hpp"
 #include "core/particles/host_exec.hpp"
 #include "core/particles/neighbour_rows.hpp"
+#include "core/particles/pair_shares.hpp"
 #include "core/particles/particle_arrays.hpp"
 #include "core/particles/particle_exchange.hpp"
 
@@ -37,7 +40,7 @@ struct Record {
   std::int64_t id;
 };
 
-enum Fields { kVelocity = 0, kId = 1, kForce = 2, kShare = 3 };
+enum Fields { kVelocity = 0, kId = 1, kForce = 2, kShare = 3, kTally = 4 };
 
 using Arrays = ParticleArrays<HostExec>;
 
@@ -45,7 +48,8 @@ Arrays make_arrays() {
   return Arrays({{"v", 3, FieldType::Real, true, true},
                  {"id", 1, FieldType::Integer, true, true},
                  {"f", 3, FieldType::Real, false, false},
-                 {"share", 2, FieldType::Real, false, true}});
+                 {"share", 2, FieldType::Real, false, true},
+                 {"tally", 2, FieldType::Integer, false, true}});
 }
 
 // Velocity component c of particle `id` in `phase`: different everywhere.
@@ -114,7 +118,7 @@ void check_ghost_fields(const Lattice& l, Int3 hint) {
   const double box[3] = {l.box(0), l.box(1), l.box(2)};
   const Subdomain dom = subdomain_of(dec, box);
   Arrays a = make_arrays();
-  EXPECT_EQ(a.ghost_field_words(ParticleStore::kAllGhostFields), 6);
+  EXPECT_EQ(a.ghost_field_words(ParticleStore::kAllGhostFields), 8);
   EXPECT_EQ(a.ghost_field_words(1u << kVelocity), 3);
   a.assign_records(owned_sites(l, dom, a.record_layout()));
   ParticleExchange ex(dec, dom, kGhostWidth);
@@ -186,9 +190,39 @@ void check_ghost_fields(const Lattice& l, Int3 hint) {
     EXPECT_EQ(share[cap + i], neighbour_ids[static_cast<size_t>(i)]) << "particle " << ids[i];
     if (::testing::Test::HasFailure()) break;
   }
-  // Only real fields that reach ghosts come home.
-  EXPECT_THROW(ex.add_ghosts_to_owners(a, 1u << kId), Error);
+  // Only fields that reach ghosts come home.
   EXPECT_THROW(ex.add_ghosts_to_owners(a, 1u << kForce), Error);
+
+  // Half lists: every pair listed once in the whole system; a parallel pair
+  // loop gives both particles their shares atomically, in fixed point, and
+  // home again every particle has all 26, exactly.
+  a.set_neighbour_lists(NeighbourLists::Half);
+  a.build_neighbors(ex.cell_grid(), kGhostWidth);
+  const NeighbourRows half = a.neighbours();
+  long pairs = 0, all_pairs = 0, particles = 0;
+  for (int i = 0; i < static_cast<int>(a.owned()); ++i) pairs += half.count[i];
+  const long owned = a.owned();
+  MPI_Allreduce(&pairs, &all_pairs, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&owned, &particles, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(all_pairs, 13 * particles);
+  std::int64_t* tally = a.integer(kTally);
+  for (long j = 0; j < a.owned() + a.ghosts(); ++j) tally[j] = tally[cap + j] = 0;
+  const FixedPoint fixed;
+  a.for_each_row([=](const PairRow& row) {
+    row.each([&](int j, const double*) {
+      atomic_add(&tally[row.i], fixed.of(1.0));
+      atomic_add(&tally[j], fixed.of(1.0));
+      atomic_add(&tally[cap + row.i], fixed.of(0.5 * static_cast<double>(ids[j])));
+      atomic_add(&tally[cap + j], fixed.of(0.5 * static_cast<double>(ids[row.i])));
+    });
+  });
+  ex.add_ghosts_to_owners(a, 1u << kTally);
+  for (long i = 0; i < a.owned(); ++i) {
+    EXPECT_EQ(fixed.value(tally[i]), 26) << "particle " << ids[i];
+    EXPECT_EQ(fixed.value(tally[cap + i]), 0.5 * neighbour_ids[static_cast<size_t>(i)])
+        << "particle " << ids[i];
+    if (::testing::Test::HasFailure()) break;
+  }
 }
 
 int ranks() {
