@@ -873,15 +873,12 @@ class ParticleArrays : public Base {
   // per plan, for add_to_owners.
   void index_entries_by_particle() {
     if (entries_indexed_) return;
-    const long total = send_start_[kNeighbours];
-    scratch(&entry_key_, total);
-    scratch(&entry_order_, total);
-    scratch(&entry_start_, owned_ + 1);
     const int* send = sends_.data();
     const int particles = send_particles_;
-    exec_.sort_by_key(
-        total, static_cast<int>(owned_), MPSFW_LAMBDA(long p) { return send[p] % particles; },
-        entry_key_.data(), entry_order_.data(), entry_start_.data());
+    sort_into(
+        send_start_[kNeighbours], static_cast<int>(owned_),
+        MPSFW_LAMBDA(long p) { return send[p] % particles; }, &entry_key_, &entry_order_,
+        &entry_start_);
     entries_indexed_ = true;
   }
   std::uint64_t* field_words(int f) {
@@ -1007,17 +1004,25 @@ class ParticleArrays : public Base {
     return r;
   }
 
+  // key_of(i) in [0, keys) of items 0 .. n - 1 into `key`, the items sorted
+  // by it stably into `order`, where each key's start into `start`.
+  template <class KeyOf>
+  void sort_into(long n, int keys, const KeyOf& key_of, Scratch<int>* key, Scratch<long>* order,
+                 Scratch<long>* start) {
+    scratch(key, n);
+    scratch(order, n);
+    scratch(start, keys + 1);
+    exec_.sort_by_key(n, keys, key_of, key->data(), order->data(), start->data());
+  }
+
   // Cell keys of particles 0 .. n - 1, sorted stably: order_ and start_.
   void bin(const CellGrid& grid, long n) {
     const int cells = grid.count[0] * grid.count[1] * grid.count[2];
-    scratch(&key_, n);
-    scratch(&order_, n);
-    scratch(&start_, cells + 1);
     const double* x = x_.data();
     const CellGrid g = grid;
-    exec_.sort_by_key(
-        n, cells, MPSFW_LAMBDA(long i) { return particle_ops::cell_of(x + 4 * i, g); }, key_.data(),
-        order_.data(), start_.data());
+    sort_into(
+        n, cells, MPSFW_LAMBDA(long i) { return particle_ops::cell_of(x + 4 * i, g); }, &key_,
+        &order_, &start_);
   }
 
   // Keeps `kept` owned particles, particle t the one that was from[t], its
