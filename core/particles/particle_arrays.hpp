@@ -39,6 +39,7 @@
 // `Base` is ListedParticleStore or a workload's store interface derived from
 // it (MD's MdStore), whose particle part this implements.
 #include <algorithm>
+#include <cassert>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -56,6 +57,7 @@
 #include "particle_store.hpp"
 #include "periodic_edge.hpp"
 #include "sorted_search.hpp"
+#include "written_field.hpp"
 
 namespace mpsfw {
 
@@ -73,6 +75,28 @@ struct FieldSpec {
   // (ParticleExchange::exchange_ghosts) fills it, update_ghost_fields moves
   // it again between rebuilds.
   bool ghosts = false;
+  // Written as /<group>/<dataset> (trajectory frames, checkpoints, and read
+  // back from inputs) with this XDMF attribute; empty: not written. A written
+  // field travels (it is part of the particle's record).
+  std::string dataset = "", attribute = "";
+};
+
+// A field of a ParticleArrays as a kernel indexes it: component c of
+// particle p at (p, c), p an owned particle or, where the field reaches
+// ghosts, a ghost (owned count + ghost slot). A debug build (no NDEBUG)
+// checks every access: an index past the particles the field holds (a
+// ghost's of a field that does not reach ghosts) stops the program there.
+template <class T>
+struct FieldView {
+  T* data = nullptr;
+  long capacity = 0;
+  long particles = 0;  // the valid p: 0 .. particles - 1
+  int components = 1;
+
+  MPSFW_HD T& operator()(long p, int c = 0) const {
+    assert(p >= 0 && p < particles && c >= 0 && c < components);
+    return data[c * capacity + p];
+  }
 };
 
 namespace particle_ops {
@@ -134,6 +158,10 @@ class ParticleArrays : public Base {
                     " components; fields may have " + std::to_string(kMaxWords) +
                     " in all, at least one each");
       }
+      if (!spec.dataset.empty() && !spec.travels) {
+        throw Error("particles: field " + spec.name + " is written (as " + spec.dataset +
+                    ") but does not travel: only a particle's record is written");
+      }
       if (spec.travels && spec.name == "id" && spec.type == FieldType::Integer &&
           spec.components == 1)
         layout_.id_offset = static_cast<std::ptrdiff_t>(layout_.bytes);
@@ -164,6 +192,21 @@ class ParticleArrays : public Base {
     return reinterpret_cast<const std::int64_t*>(field_words(f));
   }
   long capacity() const { return capacity_; }
+  // The same fields as views that know their particles (checked in a debug build).
+  FieldView<double> real_view(int f) { return view_of<double>(f); }
+  FieldView<std::int64_t> integer_view(int f) { return view_of<std::int64_t>(f); }
+  // The written fields (FieldSpec::dataset) as the trajectory, checkpoints
+  // and input reading take them: where each lies in the record.
+  std::vector<WrittenField> written_fields() const {
+    std::vector<WrittenField> out;
+    for (const Field& f : fields_) {
+      if (f.spec.dataset.empty()) continue;
+      out.push_back({f.spec.dataset, f.spec.attribute, f.spec.components,
+                     f.spec.type == FieldType::Integer,
+                     static_cast<std::size_t>(8 * words_.record_word[f.first])});
+    }
+    return out;
+  }
   // Positions, 4 doubles a particle: owned particles, then ghosts. A
   // workload that moves particles through it (rather than move_each) asks
   // anew each time: the asking tells max_displacement to measure afresh.
@@ -883,6 +926,12 @@ class ParticleArrays : public Base {
   }
   std::uint64_t* field_words(int f) {
     return words_data_.data() + fields_[static_cast<size_t>(f)].first * capacity_;
+  }
+  template <class T>
+  FieldView<T> view_of(int f) {
+    const FieldSpec& spec = fields_[static_cast<size_t>(f)].spec;
+    return {reinterpret_cast<T*>(field_words(f)), capacity_, owned_ + (spec.ghosts ? ghosts_ : 0),
+            spec.components};
   }
   const std::uint64_t* field_words(int f) const {
     return words_data_.data() + fields_[static_cast<size_t>(f)].first * capacity_;

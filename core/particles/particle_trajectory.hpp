@@ -20,17 +20,9 @@
 
 #include "core/io/h5_io.hpp"
 #include "particle_store.hpp"
+#include "written_field.hpp"
 
 namespace mpsfw {
-
-// A field of the records as a trajectory writes it.
-struct WrittenField {
-  std::string dataset;     // "velocities"
-  std::string attribute;   // the XDMF attribute: "velocity"
-  int components = 1;      // 1: a scalar, 3: a vector
-  bool integer = false;    // int64 (else float64)
-  std::size_t offset = 0;  // bytes into the record
-};
 
 struct TrajectoryFormat {
   std::string solver;               // the root attribute `solver`
