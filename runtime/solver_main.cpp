@@ -134,6 +134,7 @@ Prepared prepare(const Session& session, const WorkloadRegistry& workloads) {
     p.params->finalize();
     p.workload = spec.create();
     p.workload->configure(*p.params);
+    for (std::string& w : p.workload->input_warnings()) p.warnings.push_back(std::move(w));
     p.outputs = check_outputs(session, *p.params, *p.workload);
     const RunConfig& run = p.workload->run_config();
     // Before check_backend: a build without Kokkos names the option given.

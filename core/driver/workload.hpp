@@ -89,6 +89,10 @@ class Workload {
   // over block.comm(). By default the cells of the block: right where every
   // cell costs the same.
   virtual double work_of(const CartDecomposition& block) const;
+  // After configure, before start: what the input holds that the workload
+  // will not read (a misspelt dataset), one line each; the runtime warns of
+  // them (stderr on rank 0, and the report). By default none.
+  virtual std::vector<std::string> input_warnings() const { return {}; }
   // Output files as (path, key that set it), checked before the run starts
   // (creatable, not the input, not one another). Empty paths are skipped. By
   // default run.output_file under its resumed name (resumed_output_path) and

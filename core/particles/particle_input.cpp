@@ -340,6 +340,28 @@ std::optional<ParticleRecords> read_all_particles(const std::string& file, const
   return all;
 }
 
+std::vector<std::string> unread_particle_datasets(const std::string& file, const std::string& group,
+                                                  const ParticleInputFields& fields,
+                                                  const std::vector<std::string>& also) {
+  if (file.empty()) return {};
+  const h5::Handle f = h5::open_file_readonly(file);
+  if (!h5::has_group(f.get(), group)) return {};
+  const h5::Handle g = h5::open_group(f.get(), group);
+  std::vector<std::string> read = {"positions"};
+  for (const WrittenField& w : fields.fields) read.push_back(w.dataset);
+  std::string names;
+  for (const std::string& r : read) names += (names.empty() ? "/" : ", /") + group + "/" + r;
+  std::vector<std::string> unread;
+  for (const std::string& name : h5::member_names(g.get())) {
+    if (std::find(read.begin(), read.end(), name) != read.end() ||
+        std::find(also.begin(), also.end(), name) != also.end())
+      continue;
+    unread.push_back(file + ": /" + group + "/" + name + " is not read (" + names +
+                     " are): a misspelt name?");
+  }
+  return unread;
+}
+
 std::optional<ParticleRecords> read_owned_particles(const std::string& file,
                                                     const std::string& group,
                                                     const Subdomain& domain, RecordLayout layout,

@@ -59,6 +59,15 @@ std::optional<ParticleRecords> read_all_particles(const std::string& file, const
                                                   const ParticleInputFields& fields,
                                                   const ParticleInputRules& rules);
 
+// What /<group> of `file` holds that a reader of `fields` leaves unread (not
+// positions, not a field's dataset, not in `also`: what the solver reads
+// elsewhere), one warning line each, naming the file and what is read: a
+// misspelt dataset ("velocity" for "velocities") would otherwise go unseen.
+// None where the file or the group is absent.
+std::vector<std::string> unread_particle_datasets(const std::string& file, const std::string& group,
+                                                  const ParticleInputFields& fields,
+                                                  const std::vector<std::string>& also = {});
+
 // Those of them that `domain` owns (domain.contains), in file order. Every
 // position is checked to lie inside domain.box even where `rules` asks no
 // box check (a particle outside would be owned by no rank): outside it is an

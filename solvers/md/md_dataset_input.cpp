@@ -60,6 +60,11 @@ std::vector<AtomRecord> all_dataset_atoms(const MdConfig& c) {
           .value());
 }
 
+std::vector<std::string> unread_input_datasets(const MdConfig& c) {
+  // A checkpoint's /md/resume is read by resume_state.
+  return unread_particle_datasets(c.input_file, "md", dataset_fields(), {"resume"});
+}
+
 std::vector<AtomRecord> dataset_atoms(const MdConfig& c, const Subdomain& domain) {
   return atoms_of(read_owned_particles(input_file(c), "md", domain, atom_layout(), dataset_fields(),
                                        dataset_rules(&c))

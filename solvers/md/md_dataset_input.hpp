@@ -29,6 +29,10 @@ std::vector<AtomRecord> all_dataset_atoms(const MdConfig& c);
 // The atoms of c.input_file that `domain` owns (domain.contains(x)), in file order.
 std::vector<AtomRecord> dataset_atoms(const MdConfig& c, const Subdomain& domain);
 
+// What /md of c.input_file holds that no reader takes (md.initial = dataset):
+// a warning line each.
+std::vector<std::string> unread_input_datasets(const MdConfig& c);
+
 // N of /md/positions in `file` after checking the datasets' presence, types and
 // shapes (not their values). Throws InputError like dataset_atoms.
 long dataset_atom_count(const std::string& file);

@@ -20,6 +20,10 @@ class MdWorkload final : public Workload {
     params_ = &params;
   }
   const RunConfig& run_config() const override { return config_; }
+  std::vector<std::string> input_warnings() const override {
+    if (config_.initial != Initial::Dataset) return {};
+    return unread_input_datasets(config_);
+  }
   Int3 cells_to_split() const override { return link_cells(config_); }
   std::string split_hint() const override {
     return "an MD rank needs at least one link cell of md.cutoff + md.skin along each dimension";

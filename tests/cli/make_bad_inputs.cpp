@@ -186,8 +186,10 @@ void write_input(const std::string& path, const InputFile& f) {
 }
 
 // An MD input with atoms from datasets: 4 atoms in an 8^3 box, one of them
-// (row 2) moved to `row2_y`; `columns` positions per row (3 is right).
-void write_md_dataset_input(const std::string& path, double row2_y, std::uint64_t columns) {
+// (row 2) moved to `row2_y`; `columns` positions per row (3 is right); with
+// `stray`, a dataset of that name beside them too.
+void write_md_dataset_input(const std::string& path, double row2_y, std::uint64_t columns,
+                            const std::string& stray = "") {
   h5::Handle file = h5::create_file(path);
   h5::write_attribute(file.get(), "solver", std::string("md"));
   h5::Handle run = h5::create_group(file.get(), "run");
@@ -200,6 +202,7 @@ void write_md_dataset_input(const std::string& path, double row2_y, std::uint64_
   if (columns > 1) x[2 * columns + 1] = row2_y;
   h5::write_array(md.get(), "positions", {4, columns}, x.data());
   h5::write_array(md.get(), "velocities", {4, 3}, v.data());
+  if (!stray.empty()) h5::write_array(md.get(), stray, {4, 3}, v.data());
 }
 
 void write_text(const std::string& path, const std::string& content) {
@@ -231,6 +234,8 @@ std::vector<Case> cases() {
               [](InputFile&) {}),
       {"md_dataset_good.h5", "a valid MD input: 4 atoms from /md/positions and /md/velocities",
        [](const std::string& p) { write_md_dataset_input(p, 1.0, 3); }},
+      {"md_dataset_misspelt.h5", "MD: md_dataset_good.h5 with /md/velocity beside /md/velocities",
+       [](const std::string& p) { write_md_dataset_input(p, 1.0, 3, "velocity"); }},
       {"md_atom_outside.h5", "MD: row 2 of /md/positions has y = 8.5 in a box of 8",
        [](const std::string& p) { write_md_dataset_input(p, 8.5, 3); }},
       {"md_positions_two_columns.h5", "MD: /md/positions of shape [4][2]",
