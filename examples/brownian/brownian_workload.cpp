@@ -4,9 +4,13 @@
 #include <memory>
 #include <mpsfw/core/driver/report.hpp>
 #include <mpsfw/core/parallel/string_gather.hpp>
+#include <mpsfw/core/particles/particle_input.hpp>
+#include <string>
+#include <vector>
 
 #include "brownian_config.hpp"
 #include "brownian_state.hpp"
+#include "brownian_store.hpp"
 
 namespace brownian {
 namespace {
@@ -18,6 +22,10 @@ class BrownianWorkload final : public mpsfw::Workload {
     params_ = &params;
   }
   const mpsfw::RunConfig& run_config() const override { return config_; }
+  // A dataset of /brownian that nothing reads (a misspelt name) is warned of.
+  std::vector<std::string> input_warnings() const override {
+    return mpsfw::unread_particle_datasets(config_.input_file, "brownian", {kWrittenFields, {}});
+  }
   mpsfw::Int3 cells_to_split() const override { return link_cells(config_); }
   std::string split_hint() const override {
     return "a rank needs at least one link cell of brownian.sigma + brownian.skin along each axis";
