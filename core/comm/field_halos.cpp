@@ -152,8 +152,8 @@ struct FieldHalos::Impl {
     run_copies();
   }
 
+  // Pull delivery with linked neighbours (start() asks).
   void pull() {
-    if (!active() || delivery != HaloDelivery::Pull) return;
     // Neighbours done with the previous step have written what this step
     // pulls and pulled what this step overwrites.
     const std::uint64_t finished = steps++;
@@ -407,9 +407,9 @@ void FieldHalos::Impl::resolve_routes() {
     (n.direct ? routes.direct : routes.mpi) |= bit;
     if (n.peer_gpu) routes.peer_gpu |= bit;
   }
-  for (const Neighbor& n : neighbors) {
-    if (n.direct && n.rank != me) routes.direct_to_others = true;
-  }
+  routes.direct_to_others = std::any_of(neighbors.begin(), neighbors.end(), [&](const Neighbor& n) {
+    return n.direct && n.rank != me;
+  });
   routes.ordering = links ? links->ordering() : HaloOrdering::None;
   routes.fallback = links ? links->fallback() : std::string();
 }

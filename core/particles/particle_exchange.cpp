@@ -173,6 +173,7 @@ void ParticleExchange::exchange_ghosts(ParticleStore& store) {
   same_gpu_->connect(store, plan_);
   plan_positions(store);
   move_positions(store, GhostReads::Over);  // migrate waited for every rank's device work
+  fields_words_ = sums_words_ = 0;          // the ghost fields' messages follow the new plan
   update_ghost_fields(store);
 }
 
@@ -373,8 +374,12 @@ void ParticleExchange::update_ghost_fields(ParticleStore& store, std::uint32_t f
   if (words == 0) return;
   const std::uint32_t own = own_lists(), lists = kAllLists & ~own;
   if (lists != 0) {
-    plan_ghost_messages(store, &fields_, lists, lists, words * std::int64_t{sizeof(std::uint64_t)},
-                        ghost_field_tag(0));
+    if (fields_ == nullptr ||
+        fields_words_ != words) {  // planned anew after a rebuild, or for another size a ghost
+      plan_ghost_messages(store, &fields_, lists, lists,
+                          words * std::int64_t{sizeof(std::uint64_t)}, ghost_field_tag(0));
+      fields_words_ = words;
+    }
     send_and_receive(store, *fields_, lists, lists,
                      {[&](void* out) {
                         store.pack_ghost_fields(lists, fields, static_cast<std::uint64_t*>(out));
@@ -396,21 +401,30 @@ void ParticleExchange::add_ghosts_to_owners(ParticleStore& store, std::uint32_t 
   if (words == 0) return;
   const std::uint32_t own = own_lists(), lists = kAllLists & ~own;
   const std::int64_t bytes = words * std::int64_t{sizeof(std::uint64_t)};
-  // The plan backwards: each list's ghost slots go back to the rank that
-  // sent them, landing at that list's send entries.
-  std::vector<Message> in, out;
   long slots = 0;  // the ghost slots sent back
   for (int list = 0; list < kNeighbours; ++list) {
-    if (!has(lists, list)) continue;
-    const GhostTransfer& t = plan_[list];
-    slots = std::max(slots, t.receive_first + t.receive_count);
-    out.push_back({t.from, ghost_sum_tag(list), t.receive_first * bytes, t.receive_count * bytes});
-    in.push_back({t.to, ghost_sum_tag(list), store.send_entry(list) * bytes, t.send_count * bytes});
+    if (has(lists, list))
+      slots = std::max(slots, plan_[list].receive_first + plan_[list].receive_count);
   }
-  NeighbourMessages& m = messages_for(store, &sums_);
   // The receive buffer is free once the last add has read it.
   if (store.space() != Backend::Host) store.synchronize();
-  m.plan(std::move(in), std::move(out));
+  if (sums_ == nullptr ||
+      sums_words_ != words) {  // planned anew after a rebuild, or for another size a ghost
+    // The plan backwards: each list's ghost slots go back to the rank that
+    // sent them, landing at that list's send entries.
+    std::vector<Message> in, out;
+    for (int list = 0; list < kNeighbours; ++list) {
+      if (!has(lists, list)) continue;
+      const GhostTransfer& t = plan_[list];
+      out.push_back(
+          {t.from, ghost_sum_tag(list), t.receive_first * bytes, t.receive_count * bytes});
+      in.push_back(
+          {t.to, ghost_sum_tag(list), store.send_entry(list) * bytes, t.send_count * bytes});
+    }
+    messages_for(store, &sums_).plan(std::move(in), std::move(out));
+    sums_words_ = words;
+  }
+  NeighbourMessages& m = *sums_;
   m.post_receives();
   if (slots > 0)
     store.pack_ghost_slots(fields, slots, static_cast<std::uint64_t*>(m.send_buffer()));

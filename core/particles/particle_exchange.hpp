@@ -147,10 +147,11 @@ class ParticleExchange {
   ParticleNames names_;
   NeighbourMessages counts_and_records_;                      // host memory
   std::unique_ptr<NeighbourMessages> positions_;              // in the store's space
-  Backend messages_space_ = Backend::Host;                    // of positions_ and fields_
+  Backend messages_space_ = Backend::Host;                    // of positions_, fields_, sums_
   std::uint32_t position_sends_ = 0, position_receives_ = 0;  // lists through MPI
   // The ghost fields' messages, forward and back, in the store's space.
   std::unique_ptr<NeighbourMessages> fields_, sums_;
+  int fields_words_ = 0, sums_words_ = 0;  // the words a ghost they were planned for (0: none)
   // Each list's count at the last migration, sent and received: both ends
   // of a channel know it, so they agree on the next first round's room.
   long sent_last_[kNeighbours] = {}, received_last_[kNeighbours] = {};
