@@ -197,7 +197,7 @@ class ParticleArrays : public Base {
   FieldView<std::int64_t> integer_view(int f) { return view_of<std::int64_t>(f); }
   // The written fields (FieldSpec::dataset) as the trajectory, checkpoints
   // and input reading take them: where each lies in the record.
-  std::vector<WrittenField> written_fields() const {
+  std::vector<WrittenField> written_fields() const override {
     std::vector<WrittenField> out;
     for (const Field& f : fields_) {
       if (f.spec.dataset.empty()) continue;
@@ -228,13 +228,13 @@ class ParticleArrays : public Base {
   }
 
   // Replaces every particle by `records` (owned), no ghosts.
-  void assign_records(const ParticleRecords& records) {
+  void assign_records(const ParticleRecords& records) override {
     owned_ = 0;
     clear_ghosts();
     add_owned(records);
   }
   // The owned particles' records, in store order.
-  ParticleRecords download_records() const {
+  ParticleRecords download_records() const override {
     ParticleRecords out(layout_);
     out.resize(static_cast<std::size_t>(owned_));
     if (owned_ == 0) return out;

@@ -7,6 +7,7 @@
 // takes in; the store keeps the per-particle fields and does the per-particle
 // work. A particle solver's store (MD's md_store.hpp) implements this.
 #include <algorithm>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -17,6 +18,7 @@
 #include "core/comm/step_handshake.hpp"
 #include "ghost_lists.hpp"
 #include "link_cells.hpp"
+#include "written_field.hpp"
 
 namespace mpsfw {
 
@@ -46,6 +48,15 @@ class ParticleRecords {
   const void* record(std::size_t i) const { return bytes_.data() + i * layout_.bytes; }
   double* position(std::size_t i) { return static_cast<double*>(record(i)); }
   const double* position(std::size_t i) const { return static_cast<const double*>(record(i)); }
+  // Appends a record at `x` with id `id` (the layout has one), its other
+  // fields zero: a solver's fresh particle.
+  void append_at(const double x[3], std::int64_t id) {
+    assert(layout_.id_offset >= 0);
+    bytes_.resize(bytes_.size() + layout_.bytes);
+    unsigned char* r = bytes_.data() + bytes_.size() - layout_.bytes;
+    std::memcpy(r, x, 3 * sizeof(double));
+    std::memcpy(r + layout_.id_offset, &id, sizeof id);
+  }
   // The record's id, or -1 where the layout has none.
   std::int64_t id(std::size_t i) const {
     if (layout_.id_offset < 0) return -1;
@@ -208,6 +219,13 @@ class ParticleStore {
 // (neighbour_schedule.hpp).
 class ListedParticleStore : public ParticleStore {
  public:
+  // Replaces every particle by `records` (owned), no ghosts.
+  virtual void assign_records(const ParticleRecords& records) = 0;
+  // The owned particles' records, in store order.
+  virtual ParticleRecords download_records() const = 0;
+  // The fields written with the positions (trajectory frames, checkpoints)
+  // and read back from inputs: where each lies in the record.
+  virtual std::vector<WrittenField> written_fields() const = 0;
   // Reorders the owned particles by link cell of `grid` (x fastest, stable),
   // so that particles near in space are near in memory. Drops all ghosts.
   virtual void sort_by_cell(const CellGrid& grid) = 0;

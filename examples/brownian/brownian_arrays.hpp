@@ -16,11 +16,12 @@ class BrownianArrays final : public mpsfw::ParticleArrays<Exec, BrownianStore> {
   using Arrays = mpsfw::ParticleArrays<Exec, BrownianStore>;
 
  public:
-  // Field indices, in record order (Record: x, id); the force stays home.
+  // The fields, declared once (indices in declaration order): the id travels
+  // and is written; the force stays home.
   static constexpr int kId = 0, kF = 1;
 
   BrownianArrays()
-      : Arrays({{"id", 1, mpsfw::FieldType::Integer, true},
+      : Arrays({{"id", 1, mpsfw::FieldType::Integer, true, false, "ids", "id"},
                 {"f", 3, mpsfw::FieldType::Real, false}}) {}
 
   // F_i = sum over listed j within sigma of f_over_r(r_ij) (x_i - x_j), in list order.

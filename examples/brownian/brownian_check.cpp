@@ -17,12 +17,13 @@
 #include <cstdlib>
 #include <mpsfw/core/input/params.hpp>
 #include <mpsfw/core/input/run_config.hpp>
-#include <mpsfw/core/io/h5_io.hpp>
+#include <mpsfw/core/particles/particle_compare.hpp>
 #include <string>
 #include <vector>
 
 #include "brownian_config.hpp"
 #include "brownian_physics.hpp"
+#include "brownian_store.hpp"
 
 namespace {
 
@@ -101,44 +102,24 @@ void check_lattice() {
          "the jittered lattice lies in the box, one particle per lattice cell");
 }
 
-struct Particles {
-  std::vector<double> x;
-  std::vector<std::int64_t> id;
-  double box[3];
-};
-
-Particles read(const std::string& path) {
+int compare(const std::string& a_path, const std::string& b_path, double tolerance) {
   std::vector<std::string> warnings;
   mpsfw::Params params(mpsfw::input_schema({"brownian"}, brownian::brownian_keys()));
-  params.read_file(path, &warnings);
+  params.read_file(a_path, &warnings);
   params.finalize();
   const brownian::BrownianConfig c = brownian::brownian_config_from(params);
-  Particles p;
-  mpsfw::h5::Handle f = mpsfw::h5::open_file_readonly(path);
-  mpsfw::h5::Handle g = mpsfw::h5::open_group(f.get(), "brownian");
-  p.x = mpsfw::h5::read_all_doubles(g.get(), "positions");
-  p.id = mpsfw::h5::read_all_int64(g.get(), "ids");
-  for (int d = 0; d < 3; ++d) p.box[d] = c.box[d];
-  return p;
-}
-
-int compare(const std::string& a_path, const std::string& b_path, double tolerance) {
-  const Particles a = read(a_path), b = read(b_path);
-  if (a.id != b.id) {
-    std::printf("FAIL: %s and %s hold different particles (%zu and %zu ids)\n", a_path.c_str(),
-                b_path.c_str(), a.id.size(), b.id.size());
+  const auto store = brownian::store_for(mpsfw::Backend::Host);
+  const mpsfw::ParticleDifference diff = mpsfw::compare_particle_files(
+      a_path, b_path, "brownian", store->record_layout(), {store->written_fields(), {}}, c.box);
+  if (!diff.same_ids) {
+    std::printf("FAIL: %s and %s hold different particles (%ld and %ld)\n", a_path.c_str(),
+                b_path.c_str(), diff.particles[0], diff.particles[1]);
     return 1;
   }
-  double worst = 0;  // box lengths
-  for (std::size_t k = 0; k < a.x.size(); ++k) {
-    const int d = static_cast<int>(k % 3);
-    double dx = std::fabs(a.x[k] - b.x[k]);
-    dx = std::min(dx, a.box[d] - dx);  // the nearest periodic image
-    worst = std::max(worst, dx / a.box[d]);
-  }
-  const bool ok = worst <= tolerance;
-  std::printf("%s: %zu particles, largest position difference %.3g box lengths (bound %.3g)\n",
-              ok ? "ok" : "FAIL", a.id.size(), worst, tolerance);
+  const mpsfw::FieldDifference& x = diff.fields.front();  // the positions
+  const bool ok = x.largest <= tolerance;
+  std::printf("%s: %ld particles, largest position difference %.3g box lengths (bound %.3g)\n",
+              ok ? "ok" : "FAIL", diff.particles[0], x.largest, tolerance);
   return ok ? 0 : 1;
 }
 

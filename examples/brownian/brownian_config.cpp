@@ -1,21 +1,11 @@
 #include "brownian_config.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/number_text.hpp>
 
 namespace brownian {
-namespace {
-
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-}  // namespace
-
 std::vector<mpsfw::ParamSpec> brownian_keys() {
   using mpsfw::integer_param;
   using mpsfw::real_param;
@@ -66,9 +56,9 @@ BrownianConfig brownian_config_from(const mpsfw::Params& p) {
   c.physics.seed = static_cast<std::uint64_t>(p.integer("brownian.seed"));
   // The ghosts of one side must not reach the other side's: 3 cells a side.
   if (link_cells(c).x < 3) {
-    throw mpsfw::InputError(p.value("brownian.n").origin +
-                            ": the box side n * density^(-1/3) = " + number(c.box[0]) +
-                            " is less than 3 (sigma + skin) = " + number(3 * reach(c)) +
+    throw mpsfw::InputError(p.value("brownian.n").origin + ": the box side n * density^(-1/3) = " +
+                            mpsfw::short_number(c.box[0]) + " is less than 3 (sigma + skin) = " +
+                            mpsfw::short_number(3 * reach(c)) +
                             "; take more particles, a higher density or a smaller skin");
   }
   return c;

@@ -6,7 +6,6 @@
 #include <mpsfw/core/parallel/collective.hpp>
 #include <mpsfw/core/parallel/mpi_check.hpp>
 #include <mpsfw/core/particles/particle_checkpoint.hpp>
-#include <mpsfw/core/particles/periodic_edge.hpp>
 
 namespace brownian {
 BrownianSolver::BrownianSolver(const BrownianConfig& config, const mpsfw::Params* params,
@@ -19,6 +18,7 @@ BrownianSolver::BrownianSolver(const BrownianConfig& config, const mpsfw::Params
       domain_(mpsfw::subdomain_of(decomposition_, config.box)),
       exchange_(decomposition_, domain_, reach(config), config, device, cuda_aware_mpi,
                 {"brownian", "particle", "particles"}),
+      files_("brownian", config.box, params, decomposition_.comm()),
       lists_({reach(config), config.skin, 0}, timers_),
       step_(config.start_step) {
   std::string error;
@@ -43,19 +43,18 @@ BrownianSolver::~BrownianSolver() = default;
 
 void BrownianSolver::place_particles() {
   // A checkpoint (or any input holding /brownian/positions) starts there.
-  if (auto saved = mpsfw::read_particles(config_.input_file, "brownian", domain_, kRecordLayout,
-                                         kWrittenFields)) {
+  if (auto saved = mpsfw::read_particles(config_.input_file, "brownian", domain_,
+                                         store_->record_layout(), store_->written_fields())) {
     store_->assign_records(*saved);
     return;
   }
   // A fresh start: the lattice sites whose jittered position this rank owns.
-  mpsfw::ParticleRecords mine(kRecordLayout);
-  Record r;
+  mpsfw::ParticleRecords mine(store_->record_layout());
+  double x[3];
   for (long id = 0; id < particle_count(config_); ++id) {
-    r.id = id;
     for (int d = 0; d < 3; ++d)
-      r.x[d] = lattice_position(id, config_.n, config_.spacing, d, config_.physics.seed);
-    if (domain_.contains(r.x)) mine.append(&r);
+      x[d] = lattice_position(id, config_.n, config_.spacing, d, config_.physics.seed);
+    if (domain_.contains(x)) mine.append_at(x, id);
   }
   store_->assign_records(mine);
 }
@@ -110,32 +109,16 @@ void BrownianSolver::diagnose(std::FILE* out) {
   }
 }
 
-mpsfw::ParticleRecords BrownianSolver::records() const {
-  mpsfw::ParticleRecords r = store_->download_records();
-  for (std::size_t i = 0; i < r.size(); ++i) {
-    for (int d = 0; d < 3; ++d) r.position(i)[d] = mpsfw::wrapped(r.position(i)[d], config_.box[d]);
-  }
-  return r;
-}
-
 void BrownianSolver::open_output(const std::string& path) {
-  trajectory_ = std::make_unique<mpsfw::ParticleTrajectory>(
-      path, mpsfw::TrajectoryFormat{"brownian", "particles", kRecordLayout, kWrittenFields},
-      config_.box, decomposition_.comm());
-  write_output();
+  files_.open_output(path, *store_, step_, time());
 }
 
-void BrownianSolver::write_output() { trajectory_->write_frame(step_, time(), records()); }
+void BrownianSolver::write_output() { files_.write_output(*store_, step_, time()); }
 
-void BrownianSolver::close_output() {
-  trajectory_->close();
-  trajectory_.reset();
-}
+void BrownianSolver::close_output() { files_.close_output(); }
 
 void BrownianSolver::write_checkpoint(const std::string& path) {
-  if (params_ == nullptr) throw mpsfw::Error("brownian: a checkpoint needs the run's parameters");
-  mpsfw::write_particle_checkpoint(path, *params_, step_, time(), {}, "brownian", records(),
-                                   kWrittenFields, decomposition_.comm());
+  files_.write_checkpoint(path, *store_, step_, time());
 }
 
 void BrownianSolver::settle() {

@@ -21,7 +21,7 @@
 #include <mpsfw/core/mesh/decomposition.hpp>
 #include <mpsfw/core/particles/neighbour_schedule.hpp>
 #include <mpsfw/core/particles/particle_exchange.hpp>
-#include <mpsfw/core/particles/particle_trajectory.hpp>
+#include <mpsfw/core/particles/particle_files.hpp>
 #include <mpsfw/core/particles/subdomain.hpp>
 #include <string>
 #include <vector>
@@ -75,8 +75,6 @@ class BrownianSolver final : public mpsfw::Steppable {
  private:
   void place_particles();
   Diagnostics measure() const;  // collective
-  // This rank's particles as records, folded into the box.
-  mpsfw::ParticleRecords records() const;
   double time() const;
 
   BrownianConfig config_;
@@ -86,7 +84,7 @@ class BrownianSolver final : public mpsfw::Steppable {
   mpsfw::Subdomain domain_;
   mpsfw::ParticleExchange exchange_;
   std::unique_ptr<BrownianStore> store_;
-  std::unique_ptr<mpsfw::ParticleTrajectory> trajectory_;
+  mpsfw::ParticleFiles files_;
   mpsfw::PhaseTimers timers_;
   mpsfw::NeighbourSchedule lists_;
   std::vector<Diagnostics> diagnostics_;

@@ -1,32 +1,17 @@
 #pragma once
 // A rank's particles for the Brownian example: mpsfw's particle store (what
-// migration, ghosts and the lists' upkeep need) plus the few things the
-// example asks of them — records in and out, which the framework's arrays
-// implement, and its own physics over them (brownian_arrays.hpp), in host or
-// device memory.
-#include <cstddef>
+// migration, ghosts and the lists' upkeep need; its records, the fields
+// declared once in brownian_arrays.hpp) plus the example's own physics over
+// them, in host or device memory.
 #include <cstdint>
 #include <memory>
 #include <mpsfw/core/base/backend.hpp>
-#include <mpsfw/core/particles/link_cells.hpp>
 #include <mpsfw/core/particles/particle_store.hpp>
-#include <mpsfw/core/particles/particle_trajectory.hpp>
 #include <vector>
 
 #include "brownian_physics.hpp"
 
 namespace brownian {
-
-// A particle as it travels, is written and is read back: position, id.
-struct Record {
-  double x[3];
-  std::int64_t id;
-};
-const mpsfw::RecordLayout kRecordLayout{sizeof(Record),
-                                        static_cast<std::ptrdiff_t>(offsetof(Record, id))};
-// The fields a trajectory frame and a checkpoint hold beside the positions.
-const std::vector<mpsfw::WrittenField> kWrittenFields = {
-    {"ids", "id", 1, true, offsetof(Record, id)}};
 
 // This rank's sums, reduced over ranks by the caller.
 struct LocalSums {
@@ -37,9 +22,6 @@ struct LocalSums {
 
 class BrownianStore : public mpsfw::ListedParticleStore {
  public:
-  // The framework's (ParticleArrays).
-  virtual void assign_records(const mpsfw::ParticleRecords& records) = 0;
-  virtual mpsfw::ParticleRecords download_records() const = 0;
   // The example's: F of every owned particle from its list (ghosts current);
   // every owned particle moved one step (`step`: the step being made, the
   // noise's counter); the diagnostics' sums.

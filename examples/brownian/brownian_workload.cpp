@@ -24,7 +24,8 @@ class BrownianWorkload final : public mpsfw::Workload {
   const mpsfw::RunConfig& run_config() const override { return config_; }
   // A dataset of /brownian that nothing reads (a misspelt name) is warned of.
   std::vector<std::string> input_warnings() const override {
-    return mpsfw::unread_particle_datasets(config_.input_file, "brownian", {kWrittenFields, {}});
+    return mpsfw::unread_particle_datasets(config_.input_file, "brownian",
+                                           {store_for(mpsfw::Backend::Host)->written_fields(), {}});
   }
   mpsfw::Int3 cells_to_split() const override { return link_cells(config_); }
   std::string split_hint() const override {

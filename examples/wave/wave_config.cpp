@@ -1,11 +1,11 @@
 #include "wave_config.hpp"
 
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 #include <string>
 
 #include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/number_text.hpp>
 
 #include "wave_physics.hpp"
 
@@ -13,12 +13,6 @@ namespace wave {
 namespace {
 
 constexpr double kMaxCells1D = 1 << 20;
-
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
 
 }  // namespace
 
@@ -81,9 +75,9 @@ WaveConfig wave_config_from(const mpsfw::Params& p) {
   const double limit = max_stable_dt(c.speed, c.spacing);
   if (c.dt > limit) {
     throw mpsfw::InputError(
-        p.value("wave.dt").origin + ": dt = " + number(c.dt) +
+        p.value("wave.dt").origin + ": dt = " + mpsfw::short_number(c.dt) +
         " is unstable for leapfrog with the 4th-order Laplacian; the largest stable dt is " +
-        number(limit) + " = 2 / (c sqrt(16/3 (1/dx^2 + 1/dy^2 + 1/dz^2)))");
+        mpsfw::short_number(limit) + " = 2 / (c sqrt(16/3 (1/dx^2 + 1/dy^2 + 1/dz^2)))");
   }
   // The standing wave's exact solution holds only where the box wraps.
   if (c.initial == Initial::Mode && c.boundary != Boundary::Periodic) {

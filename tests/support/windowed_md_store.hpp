@@ -33,6 +33,12 @@ class WindowedHostStore final : public md::MdStore {
     ghosts_ = 0;
   }
   std::vector<md::AtomRecord> download() const override { return host_->download(); }
+  void assign_records(const ParticleRecords& records) override {
+    host_->assign_records(records);
+    ghosts_ = 0;
+  }
+  ParticleRecords download_records() const override { return host_->download_records(); }
+  std::vector<WrittenField> written_fields() const override { return host_->written_fields(); }
   std::vector<double> download_forces() const override { return host_->download_forces(); }
   void kick(double half_dt, const md::LjParams& p) override { host_->kick(half_dt, p); }
   void kick_drift(double half_dt, double dt, const md::LjParams& p) override {

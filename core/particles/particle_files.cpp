@@ -1,0 +1,49 @@
+#include "particle_files.hpp"
+
+#include <utility>
+
+#include "core/base/error.hpp"
+#include "particle_checkpoint.hpp"
+#include "periodic_edge.hpp"
+
+namespace mpsfw {
+
+ParticleFiles::ParticleFiles(std::string group, const double box[3], const Params* params,
+                             MPI_Comm comm)
+    : group_(std::move(group)), box_{box[0], box[1], box[2]}, params_(params), comm_(comm) {}
+
+ParticleFiles::~ParticleFiles() = default;
+
+ParticleRecords ParticleFiles::records(const ListedParticleStore& store) const {
+  ParticleRecords r = store.download_records();
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    for (int d = 0; d < 3; ++d) r.position(i)[d] = wrapped(r.position(i)[d], box_[d]);
+  }
+  return r;
+}
+
+void ParticleFiles::open_output(const std::string& path, const ListedParticleStore& store,
+                                long step, double time) {
+  trajectory_ = std::make_unique<ParticleTrajectory>(
+      path, TrajectoryFormat{group_, "particles", store.record_layout(), store.written_fields()},
+      box_, comm_);
+  write_output(store, step, time);
+}
+
+void ParticleFiles::write_output(const ListedParticleStore& store, long step, double time) {
+  trajectory_->write_frame(step, time, records(store));
+}
+
+void ParticleFiles::close_output() {
+  trajectory_->close();
+  trajectory_.reset();
+}
+
+void ParticleFiles::write_checkpoint(const std::string& path, const ListedParticleStore& store,
+                                     long step, double time) const {
+  if (params_ == nullptr) throw Error(group_ + ": a checkpoint needs the run's parameters");
+  write_particle_checkpoint(path, *params_, step, time, {}, group_, records(store),
+                            store.written_fields(), comm_);
+}
+
+}  // namespace mpsfw

@@ -1,0 +1,49 @@
+#pragma once
+// A particle solver's files: trajectory frames and checkpoints of its
+// store's records (positions folded into the periodic box, and the fields
+// the store writes) under /<group> — what a Steppable's output and
+// checkpoint hooks do, for any particle solver on ListedParticleStore.
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+
+#include "core/input/params.hpp"
+#include "particle_store.hpp"
+#include "particle_trajectory.hpp"
+
+namespace mpsfw {
+
+class ParticleFiles {
+ public:
+  // `group`: the solver's ("brownian"), also the files' `solver` attribute;
+  // `box` the periodic box the positions are folded into; `params` the
+  // run's input, which checkpoints repeat (may be null: no checkpoints).
+  ParticleFiles(std::string group, const double box[3], const Params* params, MPI_Comm comm);
+  ~ParticleFiles();
+  ParticleFiles(const ParticleFiles&) = delete;
+  ParticleFiles& operator=(const ParticleFiles&) = delete;
+
+  // Collective. open_output starts a trajectory at `path` with the store's
+  // particles as its first frame; write_output appends a frame; close_output
+  // puts the file in place (with its XDMF file).
+  void open_output(const std::string& path, const ListedParticleStore& store, long step,
+                   double time);
+  void write_output(const ListedParticleStore& store, long step, double time);
+  void close_output();
+  // Collective: a checkpoint of the store's particles at `path`.
+  void write_checkpoint(const std::string& path, const ListedParticleStore& store, long step,
+                        double time) const;
+
+  // This rank's particles as records, positions folded into the box.
+  ParticleRecords records(const ListedParticleStore& store) const;
+
+ private:
+  std::string group_;
+  double box_[3];
+  const Params* params_;
+  MPI_Comm comm_;
+  std::unique_ptr<ParticleTrajectory> trajectory_;
+};
+
+}  // namespace mpsfw
