@@ -19,11 +19,14 @@ void NeighbourSchedule::rebuild(ParticleExchange& exchange, ListedParticleStore&
     PhaseTimers::Scope t(*timers_, "ghost exchange");
     exchange.exchange_ghosts(store);
   }
-  PhaseTimers::Scope t(*timers_, "neighbour build");
-  store.build_neighbors(grid, settings_.reach);
+  {
+    PhaseTimers::Scope t(*timers_, "neighbour build");
+    store.build_neighbors(grid, settings_.reach);
+  }
   ++rebuilds_;
   steps_on_lists_ = 0;
   farthest_ = 0;
+  if (rebuilt_) rebuilt_();
 }
 
 bool NeighbourSchedule::follow_move(ParticleExchange& exchange, ListedParticleStore& store,

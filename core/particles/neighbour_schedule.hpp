@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <utility>
 
 #include "core/device/timers.hpp"
 #include "core/parallel/node_max.hpp"
@@ -45,6 +46,11 @@ class NeighbourSchedule {
   bool follow_move(ParticleExchange& exchange, ListedParticleStore& store, long step, MPI_Comm comm,
                    const std::function<void()>& use_lists);
 
+  // `rebuilt()` after every rebuild (set-up's too), on every rank, before
+  // the step's use_lists: work that follows the particles' new order and
+  // lists (a table per build, a reordered scratch field). Replaces the last.
+  void on_rebuild(std::function<void()> rebuilt) { rebuilt_ = std::move(rebuilt); }
+
   long rebuilds() const { return rebuilds_; }
   void reset_rebuilds() { rebuilds_ = 0; }
   // Steps since the last rebuild (a checkpoint keeps them for an exact resume).
@@ -58,6 +64,7 @@ class NeighbourSchedule {
 
   ListSettings settings_;
   PhaseTimers* timers_;
+  std::function<void()> rebuilt_;
   long rebuilds_ = 0, steps_on_lists_ = 0;
   std::unique_ptr<NodeMax> farthest_of_all_;  // the check's reduction over `comm`
   MPI_Comm max_comm_ = MPI_COMM_NULL;
