@@ -8,6 +8,9 @@
 # the first neighbour build drop out; the median over the repeats is printed,
 # with the median whole-loop figure of the longer runs (the two can disagree:
 # a difference of two runs is the noisier) and the last one's phase split.
+# Thermo lines come at the first and last step only (run.diag_every = 0; a
+# tree whose MD read run.thermo_every ignores it and does the same by
+# default): every tree does the same work.
 #   bench/md_lj.sh BUILD_DIR OUT_DIR [CELLS="20 40 64"] [RANKS="1 8 16"]
 # Environment: STEPS (default 1000), REPEATS (default 3), BACKEND (default
 # cuda), SET (extra "--set key=value" arguments for every run), FIRST_REPEAT
@@ -37,7 +40,7 @@ for cells in $cells_list; do
       name=md_c${cells}_r${ranks}_s${n}_k${rep}
       mpirun -np "$ranks" "$build/apps/solver" "$root/inputs/md_lj.h5" \
         --set md.cells_x="$cells" --set md.cells_y="$cells" --set md.cells_z="$cells" \
-        --set run.steps="$n" --backend "${BACKEND:-cuda}" \
+        --set run.steps="$n" --set run.diag_every=0 --backend "${BACKEND:-cuda}" \
         "${extra[@]}" "${mps[@]}" --report "$out/$name.json" > "$out/$name.log" 2>&1 ||
         { echo "$name failed:"; tail -5 "$out/$name.log"; }
     done

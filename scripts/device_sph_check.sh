@@ -6,7 +6,7 @@
 #          on the GPU at 1 rank and at 8 ranks under MPS (same-GPU ghost
 #          positions): the final checkpoints must be the same bits
 #   speed  SPH at SPH_N^3 particles (default 64: 262 144), 1 rank and 8 ranks
-#          under MPS, with h = 2 (the default) and h = 1.3 spacings, and MD
+#          under MPS, with h of SPH_H (default "2 1.3" spacings), and MD
 #          in.lj 256k on 1 rank, taking turns REPEATS times (default 3): the
 #          steady half's particle-steps/s, medians
 #   scripts/device_sph_check.sh "bits speed"
@@ -53,21 +53,23 @@ fi
 
 if has speed; then
   "$sph/sph_solver" --write-input "$out/big.h5" --set sph.n="$n" --set sph.nz="$n" \
-    --set sph.dt=0.0005 --set run.steps="$steps" --set run.diag_every=0 > /dev/null
+    --set sph.dt=0.0004 --set run.steps="$steps" --set run.diag_every=0 > /dev/null
   for r in $(seq "$repeats"); do
-    for h in 2 1.3; do
+    for h in ${SPH_H:-2 1.3}; do
       for np in 1 8; do
         mps=(--mps off); [ "$np" -gt 1 ] && mps=(--mps on)
         name=sph-h$h-np$np-r$r
         timeout 120 mpirun -np "$np" "$sph/sph_solver" "$out/big.h5" --backend cuda "${mps[@]}" \
           --set sph.h="$h" --report "$out/$name.json" > "$out/$name.log" 2>&1 ||
           echo "$name failed: exit $?"
+        echo "$name: $(grep -m1 'steady half' "$out/$name.log")"
       done
     done
     timeout 120 "$build/apps/solver" "$root/inputs/md_lj.h5" --set md.cells_x=40 \
       --set md.cells_y=40 --set md.cells_z=40 --set run.steps=1000 --set run.diag_every=0 \
       --backend cuda --mps off --report "$out/md-np1-r$r.json" > "$out/md-np1-r$r.log" 2>&1 ||
       echo "md repeat $r failed: exit $?"
+    echo "md-np1-r$r: $(grep -m1 'steady half' "$out/md-np1-r$r.log")"
   done
   python3 - "$out" <<'PY' | tee "$out/speed.txt"
 import glob, json, re, statistics, sys
@@ -81,7 +83,7 @@ print("%-14s %12s %10s %s" % ("run", "median", "/ MD 1 rank", "repeats (particle
 for name in sorted(rates):
     m = statistics.median(rates[name])
     print("%-14s %12.4g %10.3f %s" % (name, m, m / md if md else 0, " ".join("%.4g" % v for v in rates[name])))
-for h in ("2", "1.3"):
+for h in sorted({re.search(r"sph-h([0-9.]+)-", k).group(1) for k in rates if k.startswith("sph")}):
     one, eight = (statistics.median(rates.get("sph-h%s-np%d" % (h, k), [0])) for k in (1, 8))
     if one:
         print("sph h=%s: 8 ranks under MPS keep %.3f of 1 rank" % (h, eight / one))

@@ -29,6 +29,27 @@ void NeighbourSchedule::rebuild(ParticleExchange& exchange, ListedParticleStore&
   if (rebuilt_) rebuilt_();
 }
 
+void NeighbourSchedule::resume(ParticleExchange& exchange, ListedParticleStore& store,
+                               const std::vector<double>& positions, long steps_on_lists) {
+  {
+    PhaseTimers::Scope t(*timers_, "ghost exchange");
+    exchange.exchange_ghosts(store);
+  }
+  {
+    PhaseTimers::Scope t(*timers_, "neighbour build");
+    store.build_neighbors(exchange.cell_grid(), settings_.reach);
+  }
+  store.restore_owned_positions(positions);
+  {
+    PhaseTimers::Scope t(*timers_, "ghost update");
+    exchange.update_ghosts(store);
+  }
+  ++rebuilds_;
+  steps_on_lists_ = steps_on_lists;
+  farthest_ = 0;
+  if (rebuilt_) rebuilt_();
+}
+
 bool NeighbourSchedule::follow_move(ParticleExchange& exchange, ListedParticleStore& store,
                                     long step, MPI_Comm comm,
                                     const std::function<void()>& use_lists) {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "core/device/timers.hpp"
 #include "core/parallel/node_max.hpp"
@@ -35,6 +36,13 @@ class NeighbourSchedule {
   // Collective: the rebuild. `step`: the step being made (migration's errors
   // name it).
   void rebuild(ParticleExchange& exchange, ListedParticleStore& store, long step);
+  // Collective, in place of rebuild() at set-up, resuming exactly: the owned
+  // particles stand where an interrupted run last built its lists, in its
+  // order, and it had made `steps_on_lists` steps on them since; the same
+  // ghosts and lists are built, then the particles move to `positions`
+  // ([3 * i + d]), where it stopped (particle_resume.hpp).
+  void resume(ParticleExchange& exchange, ListedParticleStore& store,
+              const std::vector<double>& positions, long steps_on_lists);
   // Collective, after the particles moved one step (`step`: the step being
   // made): the ghosts' update and `use_lists()` (the step's work on the
   // lists: the forces), or the rebuild and use_lists(). Where the last steps'

@@ -840,12 +840,14 @@ class ParticleArrays : public Base {
         owned_, MPSFW_LAMBDA(long i) { return squared_distance(point_of(x, i), point_of(b, i)); }));
   }
   // Owned positions at the last build, [3 * i + d].
-  std::vector<double> download_build_positions() const { return host_xyz(built_x_.data()); }
+  std::vector<double> download_build_positions() const override {
+    return host_xyz(built_x_.data());
+  }
   // Owned positions now, [3 * i + d] (the workload's records carry them too).
   std::vector<double> download_positions() const { return host_xyz(x_.data()); }
   // Resuming exactly: the owned particles moved to `x` ([3 * i + d]), lists
   // and ghost plan kept.
-  void restore_owned_positions(const std::vector<double>& x) {
+  void restore_owned_positions(const std::vector<double>& x) override {
     if (x.size() != static_cast<size_t>(3 * owned_))
       throw Error("particles: restore_positions of a different particle count");
     std::vector<double> rows(static_cast<size_t>(4 * owned_), 0.0);

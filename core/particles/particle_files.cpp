@@ -3,14 +3,18 @@
 #include <utility>
 
 #include "core/base/error.hpp"
-#include "particle_checkpoint.hpp"
+#include "core/parallel/mpi_check.hpp"
 #include "periodic_edge.hpp"
 
 namespace mpsfw {
 
 ParticleFiles::ParticleFiles(std::string group, const double box[3], const Params* params,
-                             MPI_Comm comm)
-    : group_(std::move(group)), box_{box[0], box[1], box[2]}, params_(params), comm_(comm) {}
+                             ResumeLayout layout, MPI_Comm comm)
+    : group_(std::move(group)),
+      box_{box[0], box[1], box[2]},
+      params_(params),
+      layout_(std::move(layout)),
+      comm_(comm) {}
 
 ParticleFiles::~ParticleFiles() = default;
 
@@ -40,10 +44,29 @@ void ParticleFiles::close_output() {
 }
 
 void ParticleFiles::write_checkpoint(const std::string& path, const ListedParticleStore& store,
-                                     long step, double time) const {
+                                     const NeighbourSchedule& lists, long step, double time) const {
   if (params_ == nullptr) throw Error(group_ + ": a checkpoint needs the run's parameters");
-  write_particle_checkpoint(path, *params_, step, time, {}, group_, records(store),
-                            store.written_fields(), comm_);
+  write_resumable_checkpoint(path, *params_, step, time, {}, group_, box_, store, lists, layout_,
+                             comm_);
+}
+
+bool ParticleFiles::assign_from_input(const std::string& input, const Subdomain& domain,
+                                      ListedParticleStore& store, const ParticleInputFields& fields,
+                                      std::optional<ResumeState>* exact) const {
+  if (input.empty()) return false;
+  int rank = 0, ranks = 1;
+  MPSFW_MPI_CHECK(MPI_Comm_rank(comm_, &rank));
+  MPSFW_MPI_CHECK(MPI_Comm_size(comm_, &ranks));
+  *exact = read_resume_state(input, group_, store.record_layout(), fields, rank, ranks, layout_);
+  if (*exact) {
+    store.assign_records((*exact)->records);
+    return true;
+  }
+  auto mine = read_owned_particles(input, group_, domain, store.record_layout(), fields,
+                                   ParticleInputRules{});
+  if (!mine) return false;
+  store.assign_records(*mine);
+  return true;
 }
 
 }  // namespace mpsfw

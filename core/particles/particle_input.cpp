@@ -351,6 +351,7 @@ std::vector<std::string> unread_particle_datasets(const std::string& file, const
   for (const WrittenField& w : fields.fields) read.push_back(w.dataset);
   std::string names;
   for (const std::string& r : read) names += (names.empty() ? "/" : ", /") + group + "/" + r;
+  read.push_back("resume");  // a checkpoint's exact-resume state (particle_resume.hpp)
   std::vector<std::string> unread;
   for (const std::string& name : h5::member_names(g.get())) {
     if (std::find(read.begin(), read.end(), name) != read.end() ||

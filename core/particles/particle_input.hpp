@@ -60,7 +60,8 @@ std::optional<ParticleRecords> read_all_particles(const std::string& file, const
                                                   const ParticleInputRules& rules);
 
 // What /<group> of `file` holds that a reader of `fields` leaves unread (not
-// positions, not a field's dataset, not in `also`: what the solver reads
+// positions, not a field's dataset, not a checkpoint's /<group>/resume
+// (particle_resume.hpp), not in `also`: what the solver reads
 // elsewhere), one warning line each, naming the file and what is read: a
 // misspelt dataset ("velocity" for "velocities") would otherwise go unseen.
 // None where the file or the group is absent.

@@ -57,6 +57,13 @@ class ParticleRecords {
     std::memcpy(r, x, 3 * sizeof(double));
     std::memcpy(r + layout_.id_offset, &id, sizeof id);
   }
+  // Sets `count` doubles of record i from `offset` bytes on (a field of it,
+  // WrittenField::offset) to `values`.
+  void set_reals(std::size_t i, std::size_t offset, const double* values, int count) {
+    assert(offset + sizeof(double) * static_cast<std::size_t>(count) <= layout_.bytes);
+    std::memcpy(bytes_.data() + i * layout_.bytes + offset, values,
+                sizeof(double) * static_cast<std::size_t>(count));
+  }
   // The record's id, or -1 where the layout has none.
   std::int64_t id(std::size_t i) const {
     if (layout_.id_offset < 0) return -1;
@@ -226,6 +233,11 @@ class ListedParticleStore : public ParticleStore {
   // The fields written with the positions (trajectory frames, checkpoints)
   // and read back from inputs: where each lies in the record.
   virtual std::vector<WrittenField> written_fields() const = 0;
+  // The owned particles' positions at the last list build, [3 * i + d]
+  // (store order); and, resuming exactly, the owned particles moved to `x`
+  // ([3 * i + d]) with lists and ghost plan kept.
+  virtual std::vector<double> download_build_positions() const = 0;
+  virtual void restore_owned_positions(const std::vector<double>& x) = 0;
   // Reorders the owned particles by link cell of `grid` (x fastest, stable),
   // so that particles near in space are near in memory. Drops all ghosts.
   virtual void sort_by_cell(const CellGrid& grid) = 0;

@@ -5,7 +5,6 @@
 #include <mpsfw/core/device/peer_memory.hpp>
 #include <mpsfw/core/parallel/collective.hpp>
 #include <mpsfw/core/parallel/mpi_check.hpp>
-#include <mpsfw/core/particles/particle_checkpoint.hpp>
 
 namespace brownian {
 BrownianSolver::BrownianSolver(const BrownianConfig& config, const mpsfw::Params* params,
@@ -18,13 +17,15 @@ BrownianSolver::BrownianSolver(const BrownianConfig& config, const mpsfw::Params
       domain_(mpsfw::subdomain_of(decomposition_, config.box)),
       exchange_(decomposition_, domain_, reach(config), config, device, cuda_aware_mpi,
                 {"brownian", "particle", "particles"}),
-      files_("brownian", config.box, params, decomposition_.comm()),
+      files_("brownian", config.box, params,
+             {decomposition_.rank_grid(), mpsfw::to_string(device.backend)}, decomposition_.comm()),
       lists_({reach(config), config.skin, 0}, timers_),
       step_(config.start_step) {
   std::string error;
+  std::optional<mpsfw::ResumeState> exact;
   try {
     store_ = store_for(backend_);
-    place_particles();
+    exact = place_particles();
   } catch (const std::exception& e) {
     error = e.what();
   }
@@ -32,7 +33,11 @@ BrownianSolver::BrownianSolver(const BrownianConfig& config, const mpsfw::Params
   const long mine = store_->owned();
   MPSFW_MPI_CHECK(MPI_Allreduce(&mine, &total_, 1, MPI_LONG, MPI_SUM, decomposition_.comm()));
   // The first lists and forces are set-up, not a step: untimed.
-  lists_.rebuild(exchange_, *store_, step_);
+  if (exact) {
+    lists_.resume(exchange_, *store_, exact->positions, exact->steps_on_lists);
+  } else {
+    lists_.rebuild(exchange_, *store_, step_);
+  }
   store_->compute_forces(config_.physics);
   exchange_.set_peer_wait({config_.peer_wait_seconds, step_});
   timers_ = mpsfw::PhaseTimers();
@@ -41,12 +46,12 @@ BrownianSolver::BrownianSolver(const BrownianConfig& config, const mpsfw::Params
 
 BrownianSolver::~BrownianSolver() = default;
 
-void BrownianSolver::place_particles() {
+std::optional<mpsfw::ResumeState> BrownianSolver::place_particles() {
   // A checkpoint (or any input holding /brownian/positions) starts there.
-  if (auto saved = mpsfw::read_particles(config_.input_file, "brownian", domain_,
-                                         store_->record_layout(), store_->written_fields())) {
-    store_->assign_records(*saved);
-    return;
+  std::optional<mpsfw::ResumeState> exact;
+  if (files_.assign_from_input(config_.input_file, domain_, *store_, {store_->written_fields(), {}},
+                               &exact)) {
+    return exact;
   }
   // A fresh start: the lattice sites whose jittered position this rank owns.
   mpsfw::ParticleRecords mine(store_->record_layout());
@@ -57,6 +62,7 @@ void BrownianSolver::place_particles() {
     if (domain_.contains(x)) mine.append_at(x, id);
   }
   store_->assign_records(mine);
+  return std::nullopt;
 }
 
 mpsfw::LoopSetup BrownianSolver::loop_setup() {
@@ -118,7 +124,7 @@ void BrownianSolver::write_output() { files_.write_output(*store_, step_, time()
 void BrownianSolver::close_output() { files_.close_output(); }
 
 void BrownianSolver::write_checkpoint(const std::string& path) {
-  files_.write_checkpoint(path, *store_, step_, time());
+  files_.write_checkpoint(path, *store_, lists_, step_, time());
 }
 
 void BrownianSolver::settle() {

@@ -23,6 +23,7 @@
 #include <mpsfw/core/particles/particle_exchange.hpp>
 #include <mpsfw/core/particles/particle_files.hpp>
 #include <mpsfw/core/particles/subdomain.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,7 +74,9 @@ class BrownianSolver final : public mpsfw::Steppable {
   std::string ghost_path() const { return exchange_.ghost_path(); }
 
  private:
-  void place_particles();
+  // Assigns the particles; a checkpoint of this layout's exact-resume state
+  // (its records assigned, the lists still to resume) where the input is one.
+  std::optional<mpsfw::ResumeState> place_particles();
   Diagnostics measure() const;  // collective
   double time() const;
 

@@ -47,17 +47,6 @@ class SphArrays final : public mpsfw::ParticleArrays<Exec, SphStore> {
                 {"acceleration", 3, mpsfw::FieldType::Real, false, false},
                 {"grad_c", 3, mpsfw::FieldType::Real, false, false}}) {}
 
-  void start_vortex(double length, double speed) override {
-    const mpsfw::FieldView<double> v = this->real_view(kVelocity);
-    const double* x = std::as_const(*this).positions();
-    this->exec().for_each(
-        this->owned(), MPSFW_LAMBDA(long i) {
-          double u[3];
-          taylor_green(x[4 * i], x[4 * i + 1], length, speed, u);
-          for (int d = 0; d < 3; ++d) v(i, d) = u[d];
-        });
-  }
-
   // rho_i = m W(0) + sum over listed j of m W(r_ij).
   void compute_densities(const Physics& p) override {
     const mpsfw::FieldView<double> rho = this->real_view(kDensity);

@@ -1,5 +1,6 @@
 #include "sph_state.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <mpsfw/core/base/error.hpp>
 #include <mpsfw/core/parallel/collective.hpp>
@@ -19,13 +20,15 @@ SphSolver::SphSolver(const SphConfig& config, const mpsfw::Params* params, MPI_C
       domain_(mpsfw::subdomain_of(decomposition_, config.box)),
       exchange_(decomposition_, domain_, reach(config), config, device, cuda_aware_mpi,
                 {"sph", "particle", "particles"}),
-      files_("sph", config.box, params, decomposition_.comm()),
+      files_("sph", config.box, params,
+             {decomposition_.rank_grid(), mpsfw::to_string(device.backend)}, decomposition_.comm()),
       lists_({reach(config), config.skin, 0}, timers_),
       step_(config.start_step) {
   std::string error;
+  std::optional<mpsfw::ResumeState> exact;
   try {
     store_ = store_for(device.backend);
-    place_particles();
+    exact = place_particles();
   } catch (const std::exception& e) {
     error = e.what();
   }
@@ -33,7 +36,11 @@ SphSolver::SphSolver(const SphConfig& config, const mpsfw::Params* params, MPI_C
   const long mine = store_->owned();
   MPSFW_MPI_CHECK(MPI_Allreduce(&mine, &total_, 1, MPI_LONG, MPI_SUM, decomposition_.comm()));
   // The first lists, densities and accelerations are set-up, not a step: untimed.
-  lists_.rebuild(exchange_, *store_, step_);
+  if (exact) {
+    lists_.resume(exchange_, *store_, exact->positions, exact->steps_on_lists);
+  } else {
+    lists_.rebuild(exchange_, *store_, step_);
+  }
   pair_passes();
   exchange_.set_peer_wait({config_.peer_wait_seconds, step_});
   timers_ = mpsfw::PhaseTimers();
@@ -42,26 +49,29 @@ SphSolver::SphSolver(const SphConfig& config, const mpsfw::Params* params, MPI_C
 
 SphSolver::~SphSolver() = default;
 
-void SphSolver::place_particles() {
+std::optional<mpsfw::ResumeState> SphSolver::place_particles() {
   // A checkpoint (or any input holding /sph/positions) starts there.
-  mpsfw::ParticleInputRules rules;
-  if (!config_.input_file.empty()) {
-    if (auto saved =
-            mpsfw::read_owned_particles(config_.input_file, "sph", domain_, store_->record_layout(),
-                                        input_fields(store_->written_fields()), rules)) {
-      store_->assign_records(*saved);
-      return;
-    }
+  std::optional<mpsfw::ResumeState> exact;
+  if (files_.assign_from_input(config_.input_file, domain_, *store_,
+                               input_fields(store_->written_fields()), &exact)) {
+    return exact;
   }
-  // A fresh start: the lattice sites this rank owns, at rest, then the vortex.
+  // A fresh start: the lattice sites this rank owns, with the vortex's
+  // velocities (on the host: every backend starts from the same bits).
+  const std::vector<mpsfw::WrittenField> fields = store_->written_fields();
+  const auto velocity = std::find_if(fields.begin(), fields.end(),
+                                     [](const auto& f) { return f.dataset == "velocities"; });
   mpsfw::ParticleRecords mine(store_->record_layout());
-  double x[3];
+  double x[3], v[3];
   for (long id = 0; id < particle_count(config_); ++id) {
     lattice_position(config_, id, x);
-    if (domain_.contains(x)) mine.append_at(x, id);
+    if (!domain_.contains(x)) continue;
+    mine.append_at(x, id);
+    taylor_green(x[0], x[1], config_.length, config_.speed, v);
+    mine.set_reals(mine.size() - 1, velocity->offset, v, 3);
   }
   store_->assign_records(mine);
-  store_->start_vortex(config_.length, config_.speed);
+  return std::nullopt;
 }
 
 mpsfw::LoopSetup SphSolver::loop_setup() {
@@ -140,7 +150,7 @@ void SphSolver::write_output() { files_.write_output(*store_, step_, time()); }
 void SphSolver::close_output() { files_.close_output(); }
 
 void SphSolver::write_checkpoint(const std::string& path) {
-  files_.write_checkpoint(path, *store_, step_, time());
+  files_.write_checkpoint(path, *store_, lists_, step_, time());
 }
 
 void SphSolver::settle() {

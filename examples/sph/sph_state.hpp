@@ -25,6 +25,7 @@
 #include <mpsfw/core/particles/particle_files.hpp>
 #include <mpsfw/core/particles/particle_input.hpp>
 #include <mpsfw/core/particles/subdomain.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,7 +77,9 @@ class SphSolver final : public mpsfw::Steppable {
   std::string ghost_path() const { return exchange_.ghost_path(); }
 
  private:
-  void place_particles();
+  // Assigns the particles; a checkpoint of this layout's exact-resume state
+  // (its records assigned, the lists still to resume) where the input is one.
+  std::optional<mpsfw::ResumeState> place_particles();
   // The step's work on fresh lists: both pair passes.
   void pair_passes();
   Diagnostics measure() const;  // collective

@@ -24,12 +24,9 @@ struct LocalSums {
 
 class SphStore : public mpsfw::ListedParticleStore {
  public:
-  // The example's: every owned particle's velocity set to the Taylor-Green
-  // vortex's at its position; the two pair passes (density: positions
-  // only; accelerations: the ghosts' velocities and densities current);
-  // every owned particle moved one step (kick, then drift); the
-  // diagnostics' sums.
-  virtual void start_vortex(double length, double speed) = 0;
+  // The example's: the two pair passes (density: positions only;
+  // accelerations: the ghosts' velocities and densities current); every
+  // owned particle moved one step (kick, drift, shift); the diagnostics' sums.
   virtual void compute_densities(const Physics& p) = 0;
   virtual void compute_accelerations(const Physics& p) = 0;
   virtual void move(const Physics& p) = 0;

@@ -62,7 +62,7 @@ std::vector<AtomRecord> all_dataset_atoms(const MdConfig& c) {
 
 std::vector<std::string> unread_input_datasets(const MdConfig& c) {
   // A checkpoint's /md/resume is read by resume_state.
-  return unread_particle_datasets(c.input_file, "md", dataset_fields(), {"resume"});
+  return unread_particle_datasets(c.input_file, "md", dataset_fields());
 }
 
 std::vector<AtomRecord> dataset_atoms(const MdConfig& c, const Subdomain& domain) {

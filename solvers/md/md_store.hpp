@@ -72,9 +72,8 @@ class MdStore : public ListedParticleStore {
   // sort_by_cell, build_neighbors and max_displacement:
   // ListedParticleStore's (the lists reach cutoff + skin).
 
-  // Owned positions at the last build_neighbors, [3 * i + d] (a checkpoint
-  // keeps them, so that a resumed run rebuilds the very same lists).
-  virtual std::vector<double> download_build_positions() const = 0;
+  // download_build_positions: ListedParticleStore's (a checkpoint keeps
+  // them, so that a resumed run rebuilds the very same lists).
   // Resuming exactly: after build_neighbors at the saved build positions,
   // moves the owned atoms to `x` ([3 * i + d]), keeping lists and ghost plan;
   // `moved` is max_displacement() as the interrupted run last saw it.

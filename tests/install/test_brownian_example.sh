@@ -77,3 +77,14 @@ grep -q "completed at step $last" "$WORK/resumed.log" || { cat "$WORK/resumed.lo
 "$bin/brownian_check" compare "$WORK/straight.h5" "$WORK/resumed.h5" "$tolerance" > "$WORK/compare-resume.log" 2>&1 || {
   cat "$WORK/compare-resume.log"; fail "step $last: resumed (2 then 3 ranks) differs from one run on 1 rank by more than $tolerance of the box"; }
 echo "brownian example: stopped by SIGUSR1 at step $step, resumed on 3 ranks to $last vs 1 rank: $(cat "$WORK/compare-resume.log")"
+# On the stopped run's own layout (2 ranks) the checkpoint resumes exactly
+# (/brownian/resume: the same order, ghosts and lists, so the same force
+# sums): the same bits as one run of $last steps on 2 ranks.
+"$MPIEXEC" -n 2 "$bin/brownian_solver" "$WORK/ck.h5" --backend host --set run.steps=$last \
+  --set run.checkpoint_file="$WORK/exact.h5" > "$WORK/exact.log" 2>&1 || { cat "$WORK/exact.log"; fail "resuming ck.h5 on 2 ranks"; }
+"$MPIEXEC" -n 2 "$bin/brownian_solver" "$WORK/in.h5" --backend host --set run.steps=$last \
+  --set run.checkpoint_file="$WORK/straight2.h5" > "$WORK/straight2.log" 2>&1 || { cat "$WORK/straight2.log"; fail "the straight run to step $last on 2 ranks"; }
+"$bin/brownian_check" compare "$WORK/straight2.h5" "$WORK/exact.h5" 0 > "$WORK/compare-exact.log" 2>&1 || {
+  cat "$WORK/compare-exact.log"; fail "step $last: resumed on the same 2 ranks differs from one run on 2 ranks"; }
+grep -q "largest position difference 0 box" "$WORK/compare-exact.log" || { cat "$WORK/compare-exact.log"; fail "resumed on the same 2 ranks: not the same bits"; }
+echo "brownian example: resumed on the same 2 ranks to $last vs one run on 2 ranks: $(cat "$WORK/compare-exact.log")"

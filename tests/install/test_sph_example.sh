@@ -56,8 +56,9 @@ sys.exit(0 if worst <= 0.02 and rows[-1]["time"] >= 0.15 else 1)
 PY
 
 # Stopped by SIGUSR1 on 2 ranks with a checkpoint (exit 138), resumed on 3
-# ranks for 5 more steps, against one run on 1 rank: the resumed run rebuilds
-# its lists at the checkpoint's step, so positions agree within rounding.
+# ranks for 5 more steps, against one run on 1 rank: on another layout the
+# resumed run rebuilds its lists at the checkpoint's step (the positions
+# folded into the box), so positions agree within rounding.
 "$MPIEXEC" -n 2 "$bin/sph_solver" "$WORK/in.h5" --backend host --set run.steps=100000000 \
   --set run.checkpoint_file="$WORK/ck.h5" > "$WORK/stopped.log" 2>&1 &
 job=$!
@@ -76,3 +77,11 @@ last=$((step + 5))
 "$bin/sph_check" compare "$WORK/straight.h5" "$WORK/resumed.h5" 1e-9 > "$WORK/compare-resume.log" 2>&1 || {
   cat "$WORK/compare-resume.log"; fail "step $last: resumed (2 then 3 ranks) differs from one run on 1 rank"; }
 echo "sph example: stopped at step $step, resumed on 3 ranks to $last vs 1 rank:"; cat "$WORK/compare-resume.log"
+# On the stopped run's own layout (2 ranks) the checkpoint resumes exactly
+# (/sph/resume: the same order, ghosts and lists): the same bits as one run.
+"$MPIEXEC" -n 2 "$bin/sph_solver" "$WORK/ck.h5" --backend host --set run.steps=$last \
+  --set run.checkpoint_file="$WORK/exact.h5" > "$WORK/exact.log" 2>&1 || { cat "$WORK/exact.log"; fail "resuming ck.h5 on 2 ranks"; }
+"$bin/sph_check" compare "$WORK/straight.h5" "$WORK/exact.h5" 0 > "$WORK/compare-exact.log" 2>&1 || {
+  cat "$WORK/compare-exact.log"; fail "step $last: resumed on the same 2 ranks differs from one run"; }
+! grep -q "is not read" "$WORK/exact.log" || { cat "$WORK/exact.log"; fail "a checkpoint's /sph/resume was warned of as unread"; }
+echo "sph example: resumed on the same 2 ranks to $last vs 1 rank:"; cat "$WORK/compare-exact.log"

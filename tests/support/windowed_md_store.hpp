@@ -39,6 +39,9 @@ class WindowedHostStore final : public md::MdStore {
   }
   ParticleRecords download_records() const override { return host_->download_records(); }
   std::vector<WrittenField> written_fields() const override { return host_->written_fields(); }
+  void restore_owned_positions(const std::vector<double>& x) override {
+    host_->restore_owned_positions(x);
+  }
   std::vector<double> download_forces() const override { return host_->download_forces(); }
   void kick(double half_dt, const md::LjParams& p) override { host_->kick(half_dt, p); }
   void kick_drift(double half_dt, double dt, const md::LjParams& p) override {
