@@ -46,8 +46,8 @@ void ParticleFiles::close_output() {
 void ParticleFiles::write_checkpoint(const std::string& path, const ListedParticleStore& store,
                                      const NeighbourSchedule& lists, long step, double time) const {
   if (params_ == nullptr) throw Error(group_ + ": a checkpoint needs the run's parameters");
-  write_resumable_checkpoint(path, *params_, step, time, {}, group_, box_, store, lists, layout_,
-                             comm_);
+  write_resumable_checkpoint(path, *params_, step, time, {}, group_, box_, store.written_fields(),
+                             resume_rows_of(store, lists), layout_, comm_);
 }
 
 bool ParticleFiles::assign_from_input(const std::string& input, const Subdomain& domain,
@@ -57,7 +57,8 @@ bool ParticleFiles::assign_from_input(const std::string& input, const Subdomain&
   int rank = 0, ranks = 1;
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm_, &rank));
   MPSFW_MPI_CHECK(MPI_Comm_size(comm_, &ranks));
-  *exact = read_resume_state(input, group_, store.record_layout(), fields, rank, ranks, layout_);
+  *exact = read_resume_state(input, group_, store.record_layout(), fields, ParticleInputRules{},
+                             rank, ranks, layout_);
   if (*exact) {
     store.assign_records((*exact)->records);
     return true;

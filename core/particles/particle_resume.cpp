@@ -50,18 +50,24 @@ std::vector<T> read_rows(const std::string& file, const std::string& where, hid_
 
 }  // namespace
 
+ResumeRows resume_rows_of(const ListedParticleStore& store, const NeighbourSchedule& lists) {
+  return {store.download_records(), store.download_build_positions(), store.max_displacement(),
+          lists.steps_on_lists()};
+}
+
 void write_resumable_checkpoint(const std::string& path, const Params& params, long step,
                                 double time, const std::vector<std::string>& overrides,
                                 const std::string& group, const double box[3],
-                                const ListedParticleStore& store, const NeighbourSchedule& lists,
-                                const ResumeLayout& layout, MPI_Comm comm) {
+                                const std::vector<WrittenField>& fields,
+                                const ResumeRows& mine_rows, const ResumeLayout& layout,
+                                MPI_Comm comm) {
   int rank = 0, ranks = 1;
   MPSFW_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   MPSFW_MPI_CHECK(MPI_Comm_size(comm, &ranks));
-  const ParticleRecords held = store.download_records();
+  const ParticleRecords& held = mine_rows.records;
   const RecordLayout plain = held.layout();
   if (plain.id_offset < 0) throw Error(group + ": an exact resume needs particles with ids");
-  const std::vector<double> built = store.download_build_positions();
+  const std::vector<double>& built = mine_rows.build_positions;
   if (built.size() != 3 * held.size())
     throw Error(group + ": build positions of another particle count than the particles");
   // Each record with its tail, gathered to rank 0 in id order.
@@ -75,11 +81,10 @@ void write_resumable_checkpoint(const std::string& path, const Params& params, l
     std::memcpy(at + plain.bytes, &tail, sizeof tail);
   }
   const ParticleRecords all = gather_records(mine, comm);
-  const double moved = store.max_displacement();
   std::vector<double> moves(rank == 0 ? static_cast<size_t>(ranks) : 0);
+  double moved = mine_rows.moved;
   MPSFW_MPI_CHECK(MPI_Gather(&moved, 1, MPI_DOUBLE, moves.data(), 1, MPI_DOUBLE, 0, comm));
-  const std::vector<WrittenField> fields = store.written_fields();
-  const long steps_on_lists = lists.steps_on_lists();
+  const long steps_on_lists = mine_rows.steps_on_lists;
   write_checkpoint_file(path, params, step, time, overrides, comm, [&](const std::string& partial) {
     if (rank != 0) return;
     const size_t n = all.size();
@@ -126,7 +131,8 @@ void write_resumable_checkpoint(const std::string& path, const Params& params, l
 
 std::optional<ResumeState> read_resume_state(const std::string& file, const std::string& group,
                                              RecordLayout records,
-                                             const ParticleInputFields& fields, int rank, int ranks,
+                                             const ParticleInputFields& fields,
+                                             const ParticleInputRules& rules, int rank, int ranks,
                                              const ResumeLayout& layout) {
   const std::string where = "/" + group + "/resume";
   if (file.empty()) return std::nullopt;
@@ -143,9 +149,9 @@ std::optional<ResumeState> read_resume_state(const std::string& file, const std:
     if (!same || ran.text != layout.backend) return std::nullopt;
   }
   // The particles, checked as any input's, in file order.
-  ParticleInputRules rules;
-  rules.required = true;
-  const ParticleRecords all = *read_all_particles(file, group, records, fields, rules);
+  ParticleInputRules required = rules;
+  required.required = true;
+  const ParticleRecords all = *read_all_particles(file, group, records, fields, required);
   h5::Handle f = h5::open_file_readonly(file);
   h5::Handle g = h5::open_group(f.get(), group + "/resume");
   const size_t n = all.size();

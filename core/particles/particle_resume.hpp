@@ -40,22 +40,38 @@ struct ResumeState {
   long steps_on_lists = 0;
 };
 
-// Collective over `comm`: a checkpoint at `path` of `store`'s particles under
-// /<group> (positions folded into `box`), with /<group>/resume for `layout`;
-// `overrides` as write_checkpoint_file's. Its records need an id.
+// One rank's part of a resumable checkpoint: its owned particles in its
+// store's order (positions as held, not folded), their positions at the
+// last list build, the store's max_displacement() and the steps since.
+struct ResumeRows {
+  ParticleRecords records;
+  std::vector<double> build_positions;  // [3 * i + d]
+  double moved = 0;
+  long steps_on_lists = 0;
+};
+
+// This rank's rows as `store` and its schedule `lists` hold them.
+ResumeRows resume_rows_of(const ListedParticleStore& store, const NeighbourSchedule& lists);
+
+// Collective over `comm`: a checkpoint at `path` of every rank's `mine` under
+// /<group> (positions folded into `box`, `fields` written), with
+// /<group>/resume for `layout`; `overrides` as write_checkpoint_file's. The
+// records need an id.
 void write_resumable_checkpoint(const std::string& path, const Params& params, long step,
                                 double time, const std::vector<std::string>& overrides,
                                 const std::string& group, const double box[3],
-                                const ListedParticleStore& store, const NeighbourSchedule& lists,
+                                const std::vector<WrittenField>& fields, const ResumeRows& mine,
                                 const ResumeLayout& layout, MPI_Comm comm);
 
 // This rank's state when `file` has a /<group>/resume written on `layout`
 // with `ranks` ranks; nullopt when it has none or another layout. Every rank
-// reads the whole file (the particles checked as particle_input.hpp says);
-// InputError naming the file and dataset when /<group>/resume does not fit.
+// reads the whole file (the particles checked by `rules`, as
+// particle_input.hpp says); InputError naming the file and dataset when
+// /<group>/resume does not fit.
 std::optional<ResumeState> read_resume_state(const std::string& file, const std::string& group,
                                              RecordLayout records,
-                                             const ParticleInputFields& fields, int rank, int ranks,
+                                             const ParticleInputFields& fields,
+                                             const ParticleInputRules& rules, int rank, int ranks,
                                              const ResumeLayout& layout);
 
 }  // namespace mpsfw

@@ -32,4 +32,15 @@ inline const std::vector<WrittenField>& atom_fields() {
   return fields;
 }
 
+// Atoms as the particle layer's records, and back.
+inline ParticleRecords records_of(const std::vector<AtomRecord>& atoms) {
+  ParticleRecords r(atom_layout());
+  r.append(atoms.data(), atoms.size());
+  return r;
+}
+inline std::vector<AtomRecord> atoms_of(const ParticleRecords& records) {
+  const auto* first = static_cast<const AtomRecord*>(records.data());
+  return std::vector<AtomRecord>(first, first + records.size());
+}
+
 }  // namespace mpsfw::md

@@ -98,12 +98,6 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
     Arrays::sort_by_cell(grid);
   }
 
-  // The layer keeps no displacement of its own across a restart: it measures
-  // afresh, so `moved` adds nothing.
-  void restore_positions(const std::vector<double>& x, double /*moved*/) override {
-    this->restore_owned_positions(x);
-  }
-
   // F_i = sum over listed j within r_c of f_over_r(r_ij) (x_i - x_j).
   void compute_forces(const LjParams& p) override {
     this->sum_pairs_into(
@@ -174,16 +168,6 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
 
  private:
   mutable PendingKick pending_;
-
-  ParticleRecords records_of(const std::vector<AtomRecord>& atoms) const {
-    ParticleRecords r(this->record_layout());
-    r.append(atoms.data(), atoms.size());
-    return r;
-  }
-  static std::vector<AtomRecord> atoms_of(const ParticleRecords& r) {
-    const auto* first = static_cast<const AtomRecord*>(r.data());
-    return std::vector<AtomRecord>(first, first + r.size());
-  }
 };
 
 }  // namespace mpsfw::md

@@ -43,11 +43,6 @@ ParticleInputRules dataset_rules(const MdConfig* c) {
   return r;
 }
 
-std::vector<AtomRecord> atoms_of(const ParticleRecords& records) {
-  const auto* first = static_cast<const AtomRecord*>(records.data());
-  return std::vector<AtomRecord>(first, first + records.size());
-}
-
 }  // namespace
 
 long dataset_atom_count(const std::string& file) {
@@ -60,8 +55,13 @@ std::vector<AtomRecord> all_dataset_atoms(const MdConfig& c) {
           .value());
 }
 
+std::optional<ResumeState> md_resume_state(const MdConfig& c, int rank, int ranks,
+                                           const ResumeLayout& layout) {
+  return read_resume_state(input_file(c), "md", atom_layout(), dataset_fields(), dataset_rules(&c),
+                           rank, ranks, layout);
+}
+
 std::vector<std::string> unread_input_datasets(const MdConfig& c) {
-  // A checkpoint's /md/resume is read by resume_state.
   return unread_particle_datasets(c.input_file, "md", dataset_fields());
 }
 

@@ -11,10 +11,12 @@
 // Every rank reads the whole datasets and keeps the atoms its subdomain owns.
 // A bad file throws InputError naming the file, the dataset path and what was
 // expected (the same message on every rank, as every rank reads everything).
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "atom_record.hpp"
+#include "core/particles/particle_resume.hpp"
 #include "core/particles/subdomain.hpp"
 #include "md_config.hpp"
 
@@ -28,6 +30,13 @@ std::vector<AtomRecord> all_dataset_atoms(const MdConfig& c);
 
 // The atoms of c.input_file that `domain` owns (domain.contains(x)), in file order.
 std::vector<AtomRecord> dataset_atoms(const MdConfig& c, const Subdomain& domain);
+
+// This rank's exact-resume state where c.input_file is a checkpoint of this
+// layout (/md/resume, core/particles/particle_resume.hpp: the atoms in the
+// interrupted run's order at their build positions), its atoms validated as
+// a dataset's; nullopt for any other input.
+std::optional<ResumeState> md_resume_state(const MdConfig& c, int rank, int ranks,
+                                           const ResumeLayout& layout);
 
 // What /md of c.input_file holds that no reader takes (md.initial = dataset):
 // a warning line each.

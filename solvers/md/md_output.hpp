@@ -42,6 +42,7 @@
 #include "atom_record.hpp"
 #include "core/input/params.hpp"
 #include "core/mesh/box.hpp"
+#include "core/particles/particle_resume.hpp"
 #include "core/particles/particle_trajectory.hpp"
 #include "md_config.hpp"
 
@@ -70,26 +71,12 @@ class MdTrajectory {
   ParticleTrajectory trajectory_;
 };
 
-// One rank's part of a checkpoint: its owned atoms in its store's order
-// (positions as held, not folded), their positions at the last neighbour
-// build, the store's max_displacement() and the steps since that build.
-struct MdRankState {
-  std::vector<AtomRecord> atoms;
-  std::vector<double> build_positions;  // [3 * i + d]
-  double moved = 0;
-  long steps_on_lists = 0;
-};
-// What a run must share with the checkpoint's to resume exactly.
-struct MdRankLayout {
-  Int3 rank_grid;
-  std::string backend;  // "host" or "cuda": the backend that ran
-};
-
-// Collective over `comm`: writes `params` (the run's input), the state of
-// every rank and `layout` to `path` (via `path`.partial). Throws Error naming
-// `path` on every rank on failure.
+// Collective over `comm`: writes `params` (the run's input), every rank's
+// `mine` (its atoms in store order as AtomRecords, core/particles/
+// particle_resume.hpp) and `layout` to `path` (via `path`.partial). Throws
+// Error naming `path` on every rank on failure.
 void write_checkpoint(const std::string& path, const Params& params, const MdConfig& c, long step,
-                      double time, const MdRankState& mine, const MdRankLayout& layout,
+                      double time, const ResumeRows& mine, const ResumeLayout& layout,
                       MPI_Comm comm);
 
 }  // namespace mpsfw::md

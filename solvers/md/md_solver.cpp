@@ -12,7 +12,6 @@
 #include "md_dataset_input.hpp"
 #include "md_initial.hpp"
 #include "md_output.hpp"
-#include "md_resume_input.hpp"
 
 namespace mpsfw::md {
 
@@ -39,13 +38,13 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   }
   agree_on_error(decomposition_.comm(), error);
   preflight(device, atoms_in_box);
-  // A checkpoint of this very layout resumes exactly (md_resume_input.hpp).
-  std::optional<MdResumeState> exact;
+  // A checkpoint of this very layout resumes exactly (particle_resume.hpp).
+  std::optional<ResumeState> exact;
   try {
     if (config_.initial == Initial::Dataset) {
-      exact = resume_state(config_, decomposition_.rank(), decomposition_.size(),
-                           decomposition_.rank_grid(), to_string(device.backend));
-      atoms = exact ? exact->atoms : dataset_atoms(config_, domain_);
+      exact = md_resume_state(config_, decomposition_.rank(), decomposition_.size(),
+                              {decomposition_.rank_grid(), to_string(device.backend)});
+      atoms = exact ? atoms_of(exact->records) : dataset_atoms(config_, domain_);
     }
   } catch (const std::exception& e) {
     error = e.what();
@@ -63,7 +62,7 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   MPSFW_MPI_CHECK(MPI_Allreduce(&mine, &total_atoms_, 1, MPI_LONG, MPI_SUM, decomposition_.comm()));
   // The first lists and forces are set-up, not a step: untimed.
   if (exact) {
-    resume_lists(*exact);
+    lists_.resume(comm_, *store_, exact->positions, exact->steps_on_lists);
   } else {
     lists_.rebuild(comm_, *store_, step_);
   }
@@ -123,16 +122,6 @@ double MdSolver::time_now() const {
   return config_.start_time + static_cast<double>(step_ - config_.start_step) * config_.dt;
 }
 
-void MdSolver::resume_lists(const MdResumeState& state) {
-  // The atoms stand where the interrupted run last built its lists, in its
-  // order: the same ghosts, the same lists; then they move to where it stopped.
-  comm_.exchange_ghosts(*store_);
-  store_->build_neighbors(comm_.cell_grid(), ghost_width(config_));
-  store_->restore_positions(state.positions, state.moved);
-  comm_.update_ghosts(*store_);
-  lists_.set_steps_on_lists(state.steps_on_lists);
-}
-
 MdSolver::~MdSolver() = default;
 
 LoopSetup MdSolver::loop_setup() {
@@ -141,14 +130,10 @@ LoopSetup MdSolver::loop_setup() {
 
 void MdSolver::write_checkpoint(const std::string& path) {
   if (params_ == nullptr) throw Error("MD: a checkpoint needs the run's parameters");
-  MdRankState mine;
-  mine.atoms = store_->download();
-  mine.build_positions = store_->download_build_positions();
-  mine.moved = store_->max_displacement();
-  mine.steps_on_lists = lists_.steps_on_lists();
-  const MdRankLayout layout = {decomposition_.rank_grid(), to_string(backend_)};
-  md::write_checkpoint(path, *params_, config_, step_, time_now(), mine, layout,
-                       decomposition_.comm());
+  const ResumeRows mine = {records_of(store_->download()), store_->download_build_positions(),
+                           store_->max_displacement(), lists_.steps_on_lists()};
+  md::write_checkpoint(path, *params_, config_, step_, time_now(), mine,
+                       {decomposition_.rank_grid(), to_string(backend_)}, decomposition_.comm());
 }
 
 std::vector<AtomRecord> MdSolver::local_atoms() const {

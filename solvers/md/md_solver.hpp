@@ -27,7 +27,6 @@
 #include "core/particles/neighbour_schedule.hpp"
 #include "core/particles/particle_exchange.hpp"
 #include "md_config.hpp"
-#include "md_resume_input.hpp"
 #include "md_store.hpp"
 
 namespace mpsfw::md {
@@ -110,9 +109,6 @@ class MdSolver final : public Steppable {
   void check_motion_finite();
   std::string non_finite_message(const std::string& quantity) const;
   double time_now() const;
-  // Ghosts and lists as the checkpoint's run had them, then its positions
-  // (collective; instead of a rebuild when resuming exactly).
-  void resume_lists(const MdResumeState& state);
 
   MdConfig config_;
   const Params* params_ = nullptr;

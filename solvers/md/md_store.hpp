@@ -74,10 +74,6 @@ class MdStore : public ListedParticleStore {
 
   // download_build_positions: ListedParticleStore's (a checkpoint keeps
   // them, so that a resumed run rebuilds the very same lists).
-  // Resuming exactly: after build_neighbors at the saved build positions,
-  // moves the owned atoms to `x` ([3 * i + d]), keeping lists and ghost plan;
-  // `moved` is max_displacement() as the interrupted run last saw it.
-  virtual void restore_positions(const std::vector<double>& x, double moved) = 0;
   // Forces on owned atoms from the atoms of their lists within the cutoff;
   // throws Error if atoms were added or removed since build_neighbors.
   virtual void compute_forces(const LjParams& p) = 0;

@@ -95,8 +95,8 @@ MdConfig lattice_config() { return md_config_from(lattice_params()); }
 // A checkpoint of `atoms` as a run would write it (lists built where the atoms are).
 void write_lattice_checkpoint(const std::string& path, const CartDecomposition& decomp,
                               const std::vector<AtomRecord>& atoms, long step, double time) {
-  MdRankState mine;
-  mine.atoms = atoms;
+  ResumeRows mine;
+  mine.records = records_of(atoms);
   for (const AtomRecord& a : atoms) {
     for (int d = 0; d < 3; ++d) mine.build_positions.push_back(a.x[d]);
   }
@@ -303,7 +303,7 @@ TEST_F(MdIoTest, CheckpointIntoMissingFolderFailsOnEveryRank) {
   const std::string path = dir_ + "/no/such/folder/state.h5";
   const std::vector<AtomRecord> none;
   try {
-    write_checkpoint(path, lattice_params(), c, 0, 0.0, MdRankState{none, {}, 0, 0},
+    write_checkpoint(path, lattice_params(), c, 0, 0.0, ResumeRows{records_of(none), {}, 0, 0},
                      {{1, 1, 1}, "host"}, MPI_COMM_WORLD);
     ADD_FAILURE() << "no Error for " << path;
   } catch (const Error& e) {

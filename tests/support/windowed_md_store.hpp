@@ -106,9 +106,6 @@ class WindowedHostStore final : public md::MdStore {
   std::vector<double> download_build_positions() const override {
     return host_->download_build_positions();
   }
-  void restore_positions(const std::vector<double>& x, double moved) override {
-    host_->restore_positions(x, moved);
-  }
   void compute_forces(const md::LjParams& p) override {
     take_in_ghosts();
     host_->compute_forces(p);
