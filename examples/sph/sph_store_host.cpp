@@ -12,10 +12,8 @@ std::unique_ptr<SphStore> detail::make_host_store() {
 }
 
 std::unique_ptr<SphStore> store_for(mpsfw::Backend backend) {
-  return mpsfw::make_for_backend<SphStore>(
-      backend, "sph's store", detail::make_host_store, detail::make_cuda_store,
-      mpsfw::unsupported<SphStore>(
-          "sph: no store for the kokkos backend; run with --backend host or cuda"));
+  return mpsfw::make_for_backend<SphStore>(backend, "sph's store", detail::make_host_store,
+                                           detail::make_cuda_store, detail::make_kokkos_store);
 }
 
 }  // namespace sph

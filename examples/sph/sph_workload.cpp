@@ -74,15 +74,21 @@ class SphWorkload final : public mpsfw::Workload {
   std::unique_ptr<SphSolver> solver_;
 };
 
+std::vector<mpsfw::Backend> backends() {
+  std::vector<mpsfw::Backend> b = {mpsfw::Backend::Host};
+  if (SPH_HAVE_CUDA) b.push_back(mpsfw::Backend::Cuda);
+  if (SPH_HAVE_KOKKOS) b.push_back(mpsfw::Backend::Kokkos);
+  return b;
+}
+
 }  // namespace
 
 mpsfw::WorkloadSpec sph_spec() {
   return {"sph",
           "weakly compressible SPH, a Taylor-Green vortex in a periodic box (groups /run, /sph)",
           sph_keys, [] { return std::make_unique<SphWorkload>(); }, sph_template,
-          // The host store, and the CUDA one where it was built.
-          SPH_HAVE_CUDA ? std::vector<mpsfw::Backend>{mpsfw::Backend::Host, mpsfw::Backend::Cuda}
-                        : std::vector<mpsfw::Backend>{mpsfw::Backend::Host}};
+          // The host store, and the CUDA and Kokkos ones where they were built.
+          backends()};
 }
 
 }  // namespace sph
