@@ -9,7 +9,7 @@
 // when one is given. A bad file throws InputError naming the file, the
 // dataset, the row and what was expected — the same message on every rank, as
 // every rank reads everything. A workload's initial particles and the
-// particle checkpoints (particle_checkpoint.hpp) are read through it.
+// particle checkpoints (particle_resume.hpp) are read through it.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,8 +1,13 @@
 #pragma once
-// An exact resume for any particle solver on ListedParticleStore: beside the
-// particles (/<group>/positions, folded into the box, and the written
-// fields), a checkpoint keeps /<group>/resume — every particle's rank, its
-// slot in that rank's store, its position as the store held it and where it
+// Particles in a checkpoint, and an exact resume for any particle solver on
+// ListedParticleStore. A checkpoint is itself an input (core/input/
+// checkpoint.hpp: every key of the run's input, the root attributes step and
+// time); every rank's records are gathered to rank 0 and sorted by id:
+//   /<group>/positions   float64 [N][3], folded into the box
+//   /<group>/<dataset>   each written field, float64 or int64, [N][c] ([N])
+// Read back on any number of ranks (read_owned_particles), every rank keeps
+// the particles its subdomain owns. Beside them a checkpoint keeps /<group>/resume — every
+// particle's rank, its slot in that rank's store, its position as the store held it and where it
 // stood at the last list build, and the steps since that build. A run on the
 // same ranks, rank grid and backend takes its particles back in the same
 // order at their build positions, rebuilds the very same ghosts and lists,
