@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "core/base/error.hpp"
 #include "core/input/checkpoint.hpp"

@@ -26,7 +26,7 @@ struct SphConfig : mpsfw::RunConfig {
 std::vector<mpsfw::ParamSpec> sph_keys();
 
 // Every required key for a small valid input: a 24 x 24 x 14 lattice,
-// dt = 1e-3, 200 steps (t = 0.2, the vortex's energy down by 27 %).
+// dt = 1e-3, 200 steps (to t = 0.2).
 std::vector<std::string> sph_template();
 
 // Checks what the schema cannot (3 link cells along each axis; the time step

@@ -53,7 +53,7 @@ else
 fi
 
 # The Taylor-Green vortex to t = 0.15 on 2 ranks: the kinetic energy within 2 %
-# of exp(-4 nu k^2 t) at every diagnostics row (0.3 to 0.9 % measured).
+# of exp(-4 nu k^2 t) at every diagnostics row.
 "$MPIEXEC" -n 2 "$bin/sph_solver" "$WORK/in.h5" --backend host --set run.steps=150 \
   --report "$WORK/vortex.json" > "$WORK/vortex.log" 2>&1 || { cat "$WORK/vortex.log"; fail "the vortex run"; }
 python3 - "$WORK/vortex.json" <<'PY' || fail "the vortex's kinetic energy departs from the exact decay by more than 2 %"
