@@ -51,10 +51,10 @@ class ParticleFiles {
                          ListedParticleStore& store, const ParticleInputFields& fields,
                          std::optional<ResumeState>* exact) const;
 
+ private:
   // This rank's particles as records, positions folded into the box.
   ParticleRecords records(const ListedParticleStore& store) const;
 
- private:
   std::string group_;
   double box_[3];
   const Params* params_;
