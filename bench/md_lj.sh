@@ -8,9 +8,9 @@
 # the first neighbour build drop out; the median over the repeats is printed,
 # with the median whole-loop figure of the longer runs (the two can disagree:
 # a difference of two runs is the noisier) and the last one's phase split.
-# Thermo lines come at the first and last step only (run.diag_every = 0; a
-# tree whose MD read run.thermo_every ignores it and does the same by
-# default): every tree does the same work.
+# Thermo lines come at the first and last step only (run.diag_every = 0,
+# passed where the solver knows the key; a tree whose MD reads
+# run.thermo_every does the same by default): every tree does the same work.
 #   bench/md_lj.sh BUILD_DIR OUT_DIR [CELLS="20 40 64"] [RANKS="1 8 16"]
 # Environment: STEPS (default 1000), REPEATS (default 3), BACKEND (default
 # cuda), SET (extra "--set key=value" arguments for every run), FIRST_REPEAT
@@ -30,6 +30,8 @@ mkdir -p "$out"
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1
 read -r -a extra <<<"${SET:-}"
+diag=()
+"$build/apps/solver" --list-keys=md 2>/dev/null | grep -q "run\.diag_every" && diag=(--set run.diag_every=0)
 
 for cells in $cells_list; do
   for ranks in $ranks_list; do
@@ -40,7 +42,7 @@ for cells in $cells_list; do
       name=md_c${cells}_r${ranks}_s${n}_k${rep}
       mpirun -np "$ranks" "$build/apps/solver" "$root/inputs/md_lj.h5" \
         --set md.cells_x="$cells" --set md.cells_y="$cells" --set md.cells_z="$cells" \
-        --set run.steps="$n" --set run.diag_every=0 --backend "${BACKEND:-cuda}" \
+        --set run.steps="$n" "${diag[@]}" --backend "${BACKEND:-cuda}" \
         "${extra[@]}" "${mps[@]}" --report "$out/$name.json" > "$out/$name.log" 2>&1 ||
         { echo "$name failed:"; tail -5 "$out/$name.log"; }
     done
