@@ -122,6 +122,12 @@ struct PushTargets {
   double* at[kNeighbours];
 };
 
+// Where push_ghost_fields writes each list: the receiver's buffer at the
+// list's first ghost slot's words, null for a list not pushed.
+struct WordTargets {
+  std::uint64_t* at[kNeighbours];
+};
+
 // The run of entry p (at[0] <= p < at[count]): the last with at[k] <= p.
 MPSFW_HD int run_of(const Runs& r, long p) {
   int lo = 0, hi = r.count - 1;
@@ -551,6 +557,32 @@ class ParticleArrays : public Base {
         });
   }
 
+  void push_ghost_fields(std::uint32_t fields, void* const targets[kNeighbours],
+                         const long slots[kNeighbours]) override {
+    const GhostWords g = selected(fields);
+    particle_ops::WordTargets to{};
+    std::uint32_t lists = 0;
+    for (int list = 0; list < kNeighbours; ++list) {
+      if (targets[list] == nullptr) continue;
+      to.at[list] = static_cast<std::uint64_t*>(targets[list]) + g.count * slots[list];
+      lists |= std::uint32_t{1} << list;
+    }
+    const particle_ops::Runs r = runs(lists, nullptr);
+    const long total = r.at[r.count];
+    if (total == 0) return;
+    const int* send = sends_.data();
+    const std::uint64_t* w = words_data_.data();
+    const long cap = capacity_;
+    exec_.for_each(
+        total, MPSFW_LAMBDA(long p) {
+          const int k = particle_ops::run_of(r, p);
+          const long t = p - r.at[k];
+          const long i = r.particle(send[r.from[k] + t]);
+          std::uint64_t* out = to.at[r.list[k]] + g.count * t;
+          for (int c = 0; c < g.count; ++c) out[c] = w[g.word[c] * cap + i];
+        });
+  }
+
   void copy_ghost_fields_to_ghosts(std::uint32_t lists, std::uint32_t fields,
                                    const long first[kNeighbours]) override {
     const particle_ops::Runs r = runs(lists, first);
@@ -639,6 +671,7 @@ class ParticleArrays : public Base {
     carried_ = h;
     return true;
   }
+  void run_carried_rendezvous() override { run_carried(); }
   // One list: push_all with that target alone.
   void push_sends(int list, void* target, long slot) override {
     void* targets[kNeighbours] = {};

@@ -323,13 +323,13 @@ ParticleRecords ParticleExchange::exchange_leaving(std::uint32_t lists,
 
 void ParticleExchange::plan_positions(const ParticleStore& store) {
   const std::uint32_t own = own_lists();
-  position_sends_ = position_receives_ = 0;
+  mpi_sends_ = mpi_receives_ = 0;
   for (int list = 0; list < kNeighbours; ++list) {
     if (has(own, list)) continue;
-    if (!same_gpu_->pushes(list)) position_sends_ |= std::uint32_t{1} << list;
-    if (!same_gpu_->pushed_to_us(list)) position_receives_ |= std::uint32_t{1} << list;
+    if (!same_gpu_->pushes(list)) mpi_sends_ |= std::uint32_t{1} << list;
+    if (!same_gpu_->pushed_to_us(list)) mpi_receives_ |= std::uint32_t{1} << list;
   }
-  plan_ghost_messages(store, &positions_, position_sends_, position_receives_, kPositionBytes,
+  plan_ghost_messages(store, &positions_, mpi_sends_, mpi_receives_, kPositionBytes,
                       ghost_tag(0));
 }
 
@@ -372,23 +372,27 @@ void ParticleExchange::first_slots(long first[kNeighbours]) const {
 void ParticleExchange::update_ghost_fields(ParticleStore& store, std::uint32_t fields) {
   const int words = store.ghost_field_words(fields);
   if (words == 0) return;
-  const std::uint32_t own = own_lists(), lists = kAllLists & ~own;
-  if (lists != 0) {
+  // The lists positions take: through MPI, pushed device to device, copied
+  // for a rank's own images.
+  const std::uint32_t own = own_lists();
+  if ((mpi_sends_ | mpi_receives_) != 0) {
     if (fields_ == nullptr ||
         fields_words_ != words) {  // planned anew after a rebuild, or for another size a ghost
-      plan_ghost_messages(store, &fields_, lists, lists,
+      plan_ghost_messages(store, &fields_, mpi_sends_, mpi_receives_,
                           words * std::int64_t{sizeof(std::uint64_t)}, ghost_field_tag(0));
       fields_words_ = words;
     }
-    send_and_receive(store, *fields_, lists, lists,
+    send_and_receive(store, *fields_, mpi_sends_, mpi_receives_,
                      {[&](void* out) {
-                        store.pack_ghost_fields(lists, fields, static_cast<std::uint64_t*>(out));
+                        store.pack_ghost_fields(mpi_sends_, fields,
+                                                static_cast<std::uint64_t*>(out));
                       },
                       [&](const void* in, long slot, long count) {
                         store.unpack_ghost_fields(fields, static_cast<const std::uint64_t*>(in),
                                                   slot, count);
                       }});
   }
+  same_gpu_->push_fields(store, fields);
   if (own != 0) {
     long first[kNeighbours];
     first_slots(first);
@@ -446,8 +450,8 @@ void ParticleExchange::move_positions(ParticleStore& store, GhostReads reads) co
   const bool own_copied = same_gpu_->push_all(store, reads, own, first);
   if (!positions_->empty()) {
     send_and_receive(
-        store, *positions_, position_sends_, position_receives_,
-        {[&](void* out) { store.pack_sends(position_sends_, static_cast<double*>(out)); },
+        store, *positions_, mpi_sends_, mpi_receives_,
+        {[&](void* out) { store.pack_sends(mpi_sends_, static_cast<double*>(out)); },
          [&](const void* in, long slot, long count) {
            store.unpack_ghosts(static_cast<const double*>(in), slot, count);
          }});

@@ -79,8 +79,9 @@ class ParticleExchange {
   // that reach ghosts, FieldSpec::ghosts; all of them by default) again, as
   // their owners hold them now: after a pass that rewrote them (a density,
   // the velocities of a kick), before a pass that reads them of ghosts.
-  // Through MPI where positions go device to device too (not pushed yet),
-  // copied for a rank's own images. Nothing for a store without ghost fields.
+  // The same paths as positions: device to device between ranks whose
+  // memory reaches each other, MPI between the rest, copied for a rank's own
+  // images. Nothing for a store without ghost fields.
   void update_ghost_fields(ParticleStore& store,
                            std::uint32_t fields = ParticleStore::kAllGhostFields);
   // Reverse: adds every ghost's values of `fields` to the particle it copies
@@ -108,7 +109,7 @@ class ParticleExchange {
   // records did not fit.
   ParticleRecords exchange_leaving(std::uint32_t lists, const std::vector<ParticleRecords>& out);
   // The position messages of the plan: every list not pushed device to
-  // device and not sent to this rank itself.
+  // device and not sent to this rank itself (the ghost fields' too).
   void plan_positions(const ParticleStore& store);
   // The plan's positions into the ghost slots: pushed where connected,
   // through MPI otherwise, copied for a rank's own images.
@@ -148,7 +149,7 @@ class ParticleExchange {
   NeighbourMessages counts_and_records_;                      // host memory
   std::unique_ptr<NeighbourMessages> positions_;              // in the store's space
   Backend messages_space_ = Backend::Host;                    // of positions_, fields_, sums_
-  std::uint32_t position_sends_ = 0, position_receives_ = 0;  // lists through MPI
+  std::uint32_t mpi_sends_ = 0, mpi_receives_ = 0;  // lists through MPI
   // The ghost fields' messages, forward and back, in the store's space.
   std::unique_ptr<NeighbourMessages> fields_, sums_;
   int fields_words_ = 0, sums_words_ = 0;  // the words a ghost they were planned for (0: none)

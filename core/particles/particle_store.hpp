@@ -166,6 +166,13 @@ class ParticleStore {
                                    long /*first*/, long /*count*/) {
     throw Error("particles: this store has no ghost fields");
   }
+  // Same-GPU ghost fields (same_gpu_ghosts.hpp): as pack_ghost_fields, each
+  // list with a target (another rank's mapped receive buffer) written there,
+  // the words of its ghost slot slots[list] + t at words * (slots[list] + t).
+  virtual void push_ghost_fields(std::uint32_t /*fields*/, void* const /*targets*/[kNeighbours],
+                                 const long /*slots*/[kNeighbours]) {
+    throw Error("particles: this store has no ghost fields");
+  }
   // As copy_sends_to_ghosts, the selected fields of a rank's own images.
   virtual void copy_ghost_fields_to_ghosts(std::uint32_t /*lists*/, std::uint32_t /*fields*/,
                                            const long /*first*/[kNeighbours]) {
@@ -217,6 +224,9 @@ class ParticleStore {
   // push_sends runs it first, in a launch of its own. False where the store
   // cannot (the caller runs it apart).
   virtual bool carry_rendezvous(const StepHandshake& /*h*/) { return false; }
+  // Runs the rendezvous carry_rendezvous took, if it has not run yet: before
+  // another rendezvous of the same links.
+  virtual void run_carried_rendezvous() {}
   // Waits until the store's device work is done (nothing to wait for on the host).
   virtual void synchronize() = 0;
 };

@@ -17,7 +17,12 @@ struct TargetRecord {
   PeerMemoryHandle positions;
   long slot = 0;        // first ghost slot of the list in the receiver's array
   long generation = 0;  // of the receiver's position array (a new one: map again)
-  int ok = 0;           // 0: the receiver could not share its array (it says why)
+  // Its ghost fields' receive buffer (where the store has ghost fields), the
+  // list's first ghost slot there, and the buffer's generation.
+  PeerMemoryHandle fields;
+  long ghost_slot = 0;
+  long fields_generation = 0;
+  int ok = 0;  // 0: the receiver could not share its arrays (it says why)
 };
 
 }  // namespace
@@ -43,15 +48,23 @@ SameGpuGhosts::SameGpuGhosts(MPI_Comm comm, const std::array<int, kNeighbours>& 
   active_anywhere_ = anywhere != 0;
 }
 
-SameGpuGhosts::~SameGpuGhosts() { unmap_all(); }
+SameGpuGhosts::~SameGpuGhosts() {
+  unmap_all();
+  release_field_buffer();
+}
 
 void SameGpuGhosts::connect(ParticleStore& store, const GhostTransfer plan[kNeighbours]) {
+  long ghosts = 0;
   for (int list = 0; list < kNeighbours; ++list) {
-    target_[list] = nullptr;
+    target_[list] = field_target_[list] = nullptr;
     pushed_[list] = false;
+    receive_first_[list] = plan[list].receive_first;
+    receive_count_[list] = plan[list].receive_count;
+    ghosts = std::max(ghosts, plan[list].receive_first + plan[list].receive_count);
   }
   // Every rank takes part while any may push: the records below are collective.
   if (!active_anywhere_) return;
+  const int field_words = store.ghost_field_words(ParticleStore::kAllGhostFields);
 
   std::string error;
   TargetRecord mine;
@@ -68,6 +81,12 @@ void SameGpuGhosts::connect(ParticleStore& store, const GhostTransfer plan[kNeig
       }
       mine.positions = shared_handle_;
       mine.generation = generation;
+      if (field_words > 0) {
+        reserve_field_buffer(static_cast<std::size_t>(field_words * ghosts) *
+                             sizeof(std::uint64_t));
+        mine.fields = field_buffer_handle_;
+        mine.fields_generation = field_buffer_generation_;
+      }
       mine.ok = 1;
     } catch (const std::exception& e) {
       error = e.what();
@@ -91,6 +110,7 @@ void SameGpuGhosts::connect(ParticleStore& store, const GhostTransfer plan[kNeig
     if (!pushed_[list]) continue;
     out[list] = mine;
     out[list].slot = store.owned() + plan[list].receive_first;
+    out[list].ghost_slot = plan[list].receive_first;
   }
   records_.send();
   records_.wait();
@@ -100,8 +120,14 @@ void SameGpuGhosts::connect(ParticleStore& store, const GhostTransfer plan[kNeig
     if (!direct(plan[list].to) || !error.empty() || !in[list].ok) continue;
     try {
       peer_gpu_[list] = link_to(plan[list].to) == DeviceLink::PeerGpu;
-      target_[list] = mapping_for(plan[list].to, in[list].generation, in[list].positions, &used);
+      target_[list] = mapping_for(plan[list].to, Shared::Positions, in[list].generation,
+                                  in[list].positions, &used);
       target_slot_[list] = in[list].slot;
+      if (field_words > 0) {
+        field_target_[list] = mapping_for(plan[list].to, Shared::Fields,
+                                          in[list].fields_generation, in[list].fields, &used);
+        field_slot_[list] = in[list].ghost_slot;
+      }
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -119,7 +145,7 @@ void SameGpuGhosts::connect(ParticleStore& store, const GhostTransfer plan[kNeig
   if (failed.empty()) return;
   unmap_all();
   for (int list = 0; list < kNeighbours; ++list) {
-    target_[list] = nullptr;
+    target_[list] = field_target_[list] = nullptr;
     pushed_[list] = false;
   }
   active_ = active_anywhere_ = false;
@@ -127,20 +153,65 @@ void SameGpuGhosts::connect(ParticleStore& store, const GhostTransfer plan[kNeig
   fallback_ = failed;
 }
 
-void* SameGpuGhosts::mapping_for(int rank, long generation, const PeerMemoryHandle& handle,
-                                 std::vector<Mapping>* used) {
+void* SameGpuGhosts::mapping_for(int rank, Shared what, long generation,
+                                 const PeerMemoryHandle& handle, std::vector<Mapping>* used) {
+  const auto same = [&](const Mapping& m) {
+    return m.rank == rank && m.what == what && m.generation == generation;
+  };
   // Mapped already by this connect, or by an earlier one (then kept).
   for (const Mapping& m : *used) {
-    if (m.rank == rank && m.generation == generation) return m.mapped;
+    if (same(m)) return m.mapped;
   }
   for (const Mapping& m : mappings_) {
-    if (m.rank == rank && m.generation == generation) {
+    if (same(m)) {
       used->push_back(m);
       return m.mapped;
     }
   }
-  used->push_back({rank, generation, links_.memory().map(handle)});
+  used->push_back({rank, what, generation, links_.memory().map(handle)});
   return used->back().mapped;
+}
+
+void SameGpuGhosts::reserve_field_buffer(std::size_t bytes) {
+  if (field_buffer_ != nullptr && bytes <= field_buffer_bytes_) return;
+  release_field_buffer();
+  // Grown ahead, so that a rebuild with a few more ghosts maps nothing anew.
+  const std::size_t grown = bytes + bytes / 4 + 64 * sizeof(std::uint64_t);
+  field_buffer_ = links_.memory().allocate(grown);
+  field_buffer_bytes_ = grown;
+  ++field_buffer_generation_;
+  field_buffer_handle_ = links_.memory().share(field_buffer_);
+}
+
+void SameGpuGhosts::release_field_buffer() noexcept {
+  if (field_buffer_ == nullptr) return;
+  links_.memory().release(field_buffer_, field_buffer_bytes_);
+  field_buffer_ = nullptr;
+  field_buffer_bytes_ = 0;
+}
+
+void SameGpuGhosts::push_fields(ParticleStore& store, std::uint32_t fields) {
+  if (!active_) return;
+  // The rendezvous below follow any the store still holds.
+  if (carried_) {
+    store.run_carried_rendezvous();
+    carried_ = false;
+  }
+  links_.rendezvous(++steps_);  // the receivers have taken the fields pushed last
+  store.push_ghost_fields(fields, field_target_, field_slot_);
+  links_.rendezvous(++steps_);  // every push into this rank's buffer is done
+  // Adjacent lists' slots are adjacent: one pass per run of pushed lists.
+  const auto* in = static_cast<const std::uint64_t*>(field_buffer_);
+  for (int list = 0; list < kNeighbours;) {
+    if (!pushed_[list]) {
+      ++list;
+      continue;
+    }
+    const long first = receive_first_[list];
+    long count = 0;
+    for (; list < kNeighbours && pushed_[list]; ++list) count += receive_count_[list];
+    if (count > 0) store.unpack_ghost_fields(fields, in, first, count);
+  }
 }
 
 bool SameGpuGhosts::push_all(ParticleStore& store, GhostReads reads, std::uint32_t own,
@@ -198,7 +269,8 @@ std::string SameGpuGhosts::description() const {
     bool peer = false;
     for (int list = 0; list < kNeighbours; ++list) peer = peer || (pushes(list) && peer_gpu_[list]);
     return std::string(peer ? "on one GPU and between peer GPUs" : "on one GPU") +
-           " device to device (CUDA IPC; " + describe(links_.ordering()) + "), else MPI";
+           " device to device (CUDA IPC; " + describe(links_.ordering()) +
+           "; ghost fields too), else MPI";
   }
   if (!fallback_.empty()) return "through MPI (the same-GPU path is off: " + fallback_ + ")";
   return mode_ == HaloTransport::Mpi ? "through MPI (run.halo = mpi)" : "through MPI";

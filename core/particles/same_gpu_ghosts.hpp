@@ -14,6 +14,11 @@
 // orders them. Linking, ordering and the rendezvous are the peer-link
 // protocol's (core/comm/peer_links.hpp); what is the particles' own is where
 // each list lands, announced anew at every rebuild.
+// Ghost fields (FieldSpec::ghosts) take the same links: every rank shares a
+// receive buffer with room for its ghosts' field words, senders write their
+// lists' words straight into it, and after a rendezvous the receiver moves
+// them into its ghost slots (one pass on its own stream). A rendezvous before
+// the writes keeps them off a buffer the receiver has not emptied yet.
 // The previous step's reads of the ghosts come before any push: the caller
 // orders them (MD: every rank passed the neighbour check's all-reduce after
 // its forces), or push_all waits for them (GhostReads::MayRun: one more
@@ -21,6 +26,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -68,6 +74,11 @@ class SameGpuGhosts {
   // if they did, else the caller copies them.
   bool push_all(ParticleStore& store, GhostReads reads = GhostReads::Over, std::uint32_t own = 0,
                 const long own_first[kNeighbours] = nullptr);
+  // The ghost fields `fields` (ParticleStore::ghost_field_words) of every
+  // pushed list into their receivers' ghost slots, and those pushed to this
+  // rank into its own, between two rendezvous (nothing where no rank on this
+  // GPU pushes). Every rank of the GPU calls it at the same points.
+  void push_fields(ParticleStore& store, std::uint32_t fields);
   // How long a GPU-side wait may take, and the step every rank has finished
   // now (StreamSignals::set_peer_wait); nothing under the host barrier.
   void set_peer_wait(const PeerWait& wait);
@@ -75,13 +86,20 @@ class SameGpuGhosts {
   std::string description() const;
 
  private:
+  // A neighbour's shared array: its positions or its field receive buffer.
+  enum class Shared { Positions, Fields };
   struct Mapping {
     int rank;
+    Shared what;
     long generation;
     void* mapped;
   };
-  void* mapping_for(int rank, long generation, const PeerMemoryHandle& handle,
+  void* mapping_for(int rank, Shared what, long generation, const PeerMemoryHandle& handle,
                     std::vector<Mapping>* used);
+  // A field receive buffer of at least `bytes`, shared (a larger one: a new
+  // generation).
+  void reserve_field_buffer(std::size_t bytes);
+  void release_field_buffer() noexcept;
   void unmap_all() noexcept;
   // Each list that has a receiver, a launch each (stores without push_all).
   void push_one_by_one(ParticleStore& store) const;
@@ -107,6 +125,16 @@ class SameGpuGhosts {
   bool peer_gpu_[kNeighbours] = {};  // the list's receiver is on another GPU
   long target_slot_[kNeighbours] = {};
   bool pushed_[kNeighbours] = {};
+  // The ghost fields: this rank's receive buffer (words a ghost slot, slot
+  // after slot), where each pushed list's words go, and each list's ghost
+  // slots here.
+  void* field_buffer_ = nullptr;
+  std::size_t field_buffer_bytes_ = 0;
+  long field_buffer_generation_ = 0;
+  PeerMemoryHandle field_buffer_handle_;
+  void* field_target_[kNeighbours] = {};
+  long field_slot_[kNeighbours] = {};
+  long receive_first_[kNeighbours] = {}, receive_count_[kNeighbours] = {};
   std::uint64_t steps_ = 0;  // steps marked done
   bool carried_ = false;     // the store holds the next rendezvous ahead
 };

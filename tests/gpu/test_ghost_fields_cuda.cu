@@ -1,9 +1,13 @@
 // The ghost-field cases (support/ghost_field_cases.hpp) on the CUDA
 // backend's particle arrays: ghost fields forward and back, pair rows, half
-// lists with atomic fixed-point shares, fields in device memory. Skips
+// lists with atomic fixed-point shares, fields in device memory; and the
+// same with every rank on one GPU and ghosts (positions and fields) moving
+// device to device (run.halo = ipc: a path that cannot link fails). Skips
 // without a GPU.
 #include <gtest/gtest.h>
 
+#include "core/device/device.hpp"
+#include "core/device/peer_memory.hpp"
 #include "core/particles/cuda_exec.cuh"
 #include "support/ghost_field_cases.hpp"
 #include "support/gpu_skip.hpp"
@@ -22,6 +26,21 @@ TEST(GhostFieldsCuda, FollowTheirOwnersOnAnyRankGrid) {
 TEST(GhostFieldsCuda, FollowTheirOwnersWhereARankIsItsOwnNeighbour) {
   MPSFW_REQUIRE_GPU();
   ghost_field_case<CudaExec>({{2 * 2 * world_ranks(), 6, 6}}, {world_ranks(), 1, 1});
+}
+
+TEST(GhostFieldsCuda, FollowTheirOwnersDeviceToDeviceOnOneGpu) {
+  MPSFW_REQUIRE_GPU();
+  if (world_ranks() == 1) GTEST_SKIP() << "one rank has no neighbour to push to";
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_rank = 0, node_size = 1;
+  MPI_Comm_rank(node, &node_rank);
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);
+  const DeviceBinding device =
+      bind_device(Backend::Cuda, node_rank, node_size, CudaGate::without_mps());
+  ghost_field_case<CudaExec>({{12, 10, 8}}, {0, 0, 0}, HaloTransport::Ipc,
+                             device_location(device), peer_memory_for(device));
 }
 
 }  // namespace

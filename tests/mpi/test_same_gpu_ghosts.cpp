@@ -77,6 +77,33 @@ class WindowStore final : public ParticleStore {
     carried_ = h;
     return true;
   }
+  void run_carried_rendezvous() override { end_ghost_reads(); }
+  // Ghost fields: `field_words` words a ghost; what the sender writes is
+  // field_code(rank, list, t, c); unpack_ghost_fields keeps what it was
+  // given, by ghost slot (`unpacked`).
+  int field_words = 0;
+  std::vector<std::vector<std::uint64_t>> unpacked;
+  int ghost_field_words(std::uint32_t) const override { return field_words; }
+  void push_ghost_fields(std::uint32_t, void* const targets[kNeighbours],
+                         const long slots[kNeighbours]) override {
+    for (int list = 0; list < kNeighbours; ++list) {
+      if (targets[list] == nullptr) continue;
+      auto* out = static_cast<std::uint64_t*>(targets[list]) + field_words * slots[list];
+      for (long t = 0; t < sends[list]; ++t) {
+        for (int c = 0; c < field_words; ++c) out[field_words * t + c] = field_code(rank_, list, t, c);
+      }
+    }
+  }
+  void unpack_ghost_fields(std::uint32_t, const std::uint64_t* in, long first,
+                           long count) override {
+    if (static_cast<long>(unpacked.size()) < first + count) unpacked.resize(first + count);
+    for (long slot = first; slot < first + count; ++slot)
+      unpacked[slot].assign(in + field_words * slot, in + field_words * (slot + 1));
+  }
+  static std::uint64_t field_code(int rank, int list, long t, int c) {
+    return static_cast<std::uint64_t>(rank) * 100000 + list * 10000 + t * 10 + c;
+  }
+
   void end_ghost_reads() {
     if (carried_.empty()) return;
     host_mark_and_wait(carried_);
@@ -202,6 +229,60 @@ TEST(MdSameGpu, NeighboursPushIntoTheAnnouncedSlotsAcrossRebuilds) {
   ghosts.connect(store, plan);
   push_all(ghosts, store);
   expect_ghosts(ring, shared.base(), store.owned_count);
+  MPI_Comm_free(&node);
+}
+
+// Ghost fields take the positions' path: each sender writes its lists'
+// words into the receiver's shared buffer, and the receiver's ghost slots
+// get them in order, also after a rebuild with more ghosts (a larger buffer,
+// shared anew) and with a rendezvous carried and not run yet.
+TEST(MdSameGpu, GhostFieldsArriveInTheReceiversSlotsAcrossRebuilds) {
+  const Ring ring;
+  if (ring.size == 1) GTEST_SKIP() << "needs two ranks";
+  MPI_Comm node = node_of_every_rank();
+  SharedWindowMemory shared(node, 3 * kCapacity);
+  WindowStore store(shared.base(), ring.me);
+  store.field_words = 2;
+  store.carries = true;
+  SameGpuGhosts ghosts(MPI_COMM_WORLD, ring.neighbors(), HaloTransport::Auto, HaloSync::Auto,
+                       one_gpu(), &shared);
+  GhostTransfer plan[kNeighbours];
+  const auto expect_fields = [&](long extra) {
+    const int from[2] = {ring.right, ring.left};
+    long slot = 0;
+    for (int list = 0; list < 2; ++list) {
+      for (long t = 0; t < Ring::count(list, from[list]) + extra; ++t, ++slot) {
+        ASSERT_LT(slot, static_cast<long>(store.unpacked.size())) << "rank " << ring.me;
+        for (int c = 0; c < store.field_words; ++c) {
+          ASSERT_EQ(store.unpacked[slot][c], WindowStore::field_code(from[list], list, t, c))
+              << "rank " << ring.me << ", list " << list << ", ghost " << t << ", word " << c;
+        }
+      }
+    }
+  };
+  ring.plan(plan, store);
+  ghosts.connect(store, plan);
+  push_all(ghosts, store);  // the store carries the rendezvous ahead
+  ghosts.push_fields(store, ParticleStore::kAllGhostFields);
+  expect_fields(0);
+  const int carried = store.carried_runs;
+  EXPECT_GE(carried, 1) << "the carried rendezvous ran before the fields' own";
+
+  // A rebuild: every list 40 ghosts longer, the buffer shared anew.
+  MPI_Barrier(MPI_COMM_WORLD);
+  store.unpacked.clear();
+  for (int list = 0; list < 2; ++list) {
+    plan[list].send_count += 40;
+    store.sends[list] += 40;
+  }
+  plan[0].receive_count += 40;
+  plan[1].receive_first += 40;
+  plan[1].receive_count += 40;
+  ghosts.connect(store, plan);
+  push_all(ghosts, store);
+  ghosts.push_fields(store, ParticleStore::kAllGhostFields);
+  ghosts.push_fields(store, ParticleStore::kAllGhostFields);  // twice: the buffer is reused
+  expect_fields(40);
   MPI_Comm_free(&node);
 }
 

@@ -9,7 +9,9 @@
 // 26 lattice neighbours'; shares scattered onto neighbours come home through
 // add_ghosts_to_owners; half lists hold every pair of the system once, and
 // fixed-point shares added atomically come home exact. Fields are read on
-// the host through copies, wherever they live.
+// the host through copies, wherever they live. The exchange takes the paths
+// `halo`, `where` and `memory` allow (MPI by default; device to device
+// between ranks of one GPU where the CUDA case asks).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -142,7 +144,8 @@ long check_ghosts(Arrays& a, const Lattice& l, int phase) {
 }
 
 template <class Exec>
-void ghost_field_case(const Lattice& l, Int3 hint) {
+void ghost_field_case(const Lattice& l, Int3 hint, HaloTransport halo = HaloTransport::Mpi,
+                      const DeviceLocation& where = {}, PeerMemory* memory = nullptr) {
   using Arrays = ParticleArrays<Exec>;
   CartDecomposition dec(
       MPI_COMM_WORLD,
@@ -154,7 +157,7 @@ void ghost_field_case(const Lattice& l, Int3 hint) {
   EXPECT_EQ(a.ghost_field_words(ParticleStore::kAllGhostFields), 8);
   EXPECT_EQ(a.ghost_field_words(1u << kVelocity), 3);
   a.assign_records(owned_sites(l, dom, a.record_layout()));
-  ParticleExchange ex(dec, dom, kLatticeGhostWidth);
+  ParticleExchange ex(dec, dom, kLatticeGhostWidth, halo, HaloSync::Auto, where, memory);
   ex.exchange_ghosts(a);
   EXPECT_GT(a.ghosts(), 0);
   EXPECT_EQ(check_ghosts(a, l, 0), a.ghosts());

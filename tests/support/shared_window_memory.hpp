@@ -61,7 +61,7 @@ class SharedWindowMemory final : public PeerMemory {
     int rank;
     std::ptrdiff_t offset;
   };
-  static constexpr std::size_t kSpareBytes = 256;
+  static constexpr std::size_t kSpareBytes = 16384;
   std::size_t doubles_ = 0;
   std::size_t spare_used_ = 0;
   MPI_Win win_ = MPI_WIN_NULL;
