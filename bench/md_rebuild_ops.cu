@@ -42,8 +42,8 @@ namespace {
 using namespace mpsfw;
 using namespace mpsfw::md;
 
-std::unique_ptr<MdStore> store_named(const std::string& name) {
-  return make_md_store(parse_backend(name));
+std::unique_ptr<MdStore> store_named(const std::string& name, const PairStyle& pair) {
+  return make_md_store(parse_backend(name), pair);
 }
 
 // One store and its exchange, and what each operation took, per round.
@@ -126,7 +126,7 @@ void time_stores(const std::string& stores, const MdConfig& config,
   std::istringstream names(stores);
   for (std::string name; names >> name;) {
     Subject s{name,
-              store_named(name),
+              store_named(name, config.pair),
               std::make_unique<ParticleExchange>(decomposition, domain, reach),
               {}};
     s.store->assign(atoms);
@@ -134,7 +134,7 @@ void time_stores(const std::string& stores, const MdConfig& config,
     s.store->sort_by_cell(s.exchange->cell_grid());
     s.exchange->exchange_ghosts(*s.store);
     s.store->build_neighbors(s.exchange->cell_grid(), reach);
-    s.store->compute_forces(config.lj);
+    s.store->compute_forces();
     subjects.push_back(std::move(s));
   }
   const CellGrid grid = subjects.front().exchange->cell_grid();
@@ -144,13 +144,13 @@ void time_stores(const std::string& stores, const MdConfig& config,
     for (Subject& s : subjects) {  // the stores take turns: drift hits them alike
       MdStore& store = *s.store;
       for (int step = 0; step < 8; ++step) {  // atoms move, some leave the box
-        store.kick_drift(half_dt, config.dt, config.lj);
+        store.kick_drift(half_dt, config.dt, config.mass);
         s.exchange->update_ghosts(store);
-        store.compute_forces(config.lj);
-        store.kick(half_dt, config.lj);
+        store.compute_forces();
+        store.kick(half_dt, config.mass);
       }
       timed(s, "kick-drift + check", [&] {
-        store.kick_drift(half_dt, config.dt, config.lj);
+        store.kick_drift(half_dt, config.dt, config.mass);
         (void)store.max_displacement();
       });
       timed(s, "migrate", [&] { s.exchange->migrate(store); });
@@ -170,9 +170,9 @@ void time_stores(const std::string& stores, const MdConfig& config,
       });
       timed(s, "ghost exchange", [&] { s.exchange->exchange_ghosts(store); });
       timed(s, "list build", [&] { store.build_neighbors(grid, reach); });
-      timed(s, "forces", [&] { store.compute_forces(config.lj); });
+      timed(s, "forces", [&] { store.compute_forces(); });
       timed(s, "ghost update", [&] { s.exchange->update_ghosts(store); });
-      store.kick(half_dt, config.lj);
+      store.kick(half_dt, config.mass);
     }
   }
   if (decomposition.rank() == 0) {

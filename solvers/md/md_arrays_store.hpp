@@ -3,8 +3,11 @@
 // the atoms' velocities, forces and ids as named fields, migration, ghosts,
 // cells and neighbour lists from the layer, and here only MD's own work over
 // them — Verlet kick and drift, the thermostat's scaling, forces and sums from
-// md_physics.hpp — written once over the backend's primitives (Exec).
+// md_physics.hpp under the pair style `Style` (pair_style.hpp) — written once
+// over the backend's primitives (Exec).
 #include <cstdint>
+#include <memory>
+#include <variant>
 #include <vector>
 
 #include "core/particles/particle_arrays.hpp"
@@ -12,7 +15,7 @@
 
 namespace mpsfw::md {
 
-template <class Exec>
+template <class Exec, class Style>
 class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
   using Arrays = ParticleArrays<Exec, MdStore>;
 
@@ -20,10 +23,11 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
   // Field indices; their order makes a record an AtomRecord (x, v, id).
   static constexpr int kV = 0, kF = 1, kId = 2;
 
-  MdArraysStore()
+  explicit MdArraysStore(const Style& style)
       : Arrays({{"v", 3, FieldType::Real, true},
                 {"f", 3, FieldType::Real, false},
-                {"id", 1, FieldType::Integer, true}}) {}
+                {"id", 1, FieldType::Integer, true}}),
+        style_(style) {}
 
   void assign(const std::vector<AtomRecord>& atoms) override {
     pending_.due = false;  // the atoms it was for are gone
@@ -50,11 +54,11 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
   // it in its own pass, first and with the same arithmetic (the same bits):
   // one launch a step less. Whatever reads, moves or changes the velocities
   // before then applies it first (settle).
-  void kick(double half_dt, const LjParams& p) override {
+  void kick(double half_dt, double mass) override {
     settle();
-    pending_ = {true, half_dt, p};
+    pending_ = {true, half_dt, mass};
   }
-  void kick_drift(double half_dt, double dt, const LjParams& p) override {
+  void kick_drift(double half_dt, double dt, double mass) override {
     double* v = this->real(kV);
     const double* f = this->real(kF);
     const long cap = this->capacity();
@@ -64,8 +68,8 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
     this->move_each_ending_ghost_reads(MPSFW_LAMBDA(long i, double* x) {
       for (int d = 0; d < 3; ++d) {
         double vi = v[d * cap + i];
-        if (before.due) vi = kicked(vi, f[d * cap + i], before.half_dt, before.p);
-        vi = kicked(vi, f[d * cap + i], half_dt, p);
+        if (before.due) vi = kicked(vi, f[d * cap + i], before.half_dt, before.mass);
+        vi = kicked(vi, f[d * cap + i], half_dt, mass);
         v[d * cap + i] = vi;
         x[d] = drifted(x[d], vi, dt);
       }
@@ -99,7 +103,8 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
   }
 
   // F_i = sum over listed j within r_c of f_over_r(r_ij) (x_i - x_j).
-  void compute_forces(const LjParams& p) override {
+  void compute_forces() override {
+    const Style p = style_;
     this->sum_pairs_into(
         kF, MPSFW_LAMBDA(const double* xi, const double* xj, double* fi) {
           with_pair_in_cutoff(xi, xj, p, [&](const double* dx, double, const PairTerm& t) {
@@ -110,7 +115,8 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
 
   // Each pair's energy and virial are split half to each atom, so sums over
   // owned atoms count every pair once even across ranks.
-  ForceSums pair_sums(const LjParams& p) const override {
+  ForceSums pair_sums() const override {
+    const Style p = style_;
     ForceSums sums;
     sums.potential = this->pair_sum(MPSFW_LAMBDA(const double* xi, const double* xj) {
       double e = 0;
@@ -128,17 +134,17 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
     return sums;
   }
 
-  MotionSums motion(const LjParams& p) const override {
+  MotionSums motion(double mass) const override {
     settle();
     const double* v = this->real(kV);
     const long cap = this->capacity();
     MotionSums m;
     m.kinetic = this->exec().sum(
         this->owned(),
-        MPSFW_LAMBDA(long i) { return kinetic_energy(v[i], v[cap + i], v[2 * cap + i], p); });
+        MPSFW_LAMBDA(long i) { return kinetic_energy(v[i], v[cap + i], v[2 * cap + i], mass); });
     for (int d = 0; d < 3; ++d) {
       m.momentum[d] = this->exec().sum(
-          this->owned(), MPSFW_LAMBDA(long i) { return p.mass * v[d * cap + i]; });
+          this->owned(), MPSFW_LAMBDA(long i) { return mass * v[d * cap + i]; });
     }
     return m;
   }
@@ -146,7 +152,7 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
   struct PendingKick {
     bool due = false;
     double half_dt = 0;
-    LjParams p;
+    double mass = 1;
   };
   // The deferred kick, applied now (logically const: the velocities are
   // already what it makes them). Public, with PendingKick, only because nvcc's
@@ -162,12 +168,23 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
     this->exec().for_each(
         this->owned(), MPSFW_LAMBDA(long i) {
           for (int d = 0; d < 3; ++d)
-            v[d * cap + i] = kicked(v[d * cap + i], f[d * cap + i], k.half_dt, k.p);
+            v[d * cap + i] = kicked(v[d * cap + i], f[d * cap + i], k.half_dt, k.mass);
         });
   }
 
  private:
+  Style style_;
   mutable PendingKick pending_;
 };
+
+// The store for the style `pair` holds, on the backend of Exec.
+template <class Exec>
+std::unique_ptr<MdStore> make_arrays_store(const PairStyle& pair) {
+  return std::visit(
+      [](const auto& style) -> std::unique_ptr<MdStore> {
+        return std::make_unique<MdArraysStore<Exec, std::decay_t<decltype(style)>>>(style);
+      },
+      pair);
+}
 
 }  // namespace mpsfw::md

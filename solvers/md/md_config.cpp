@@ -11,7 +11,7 @@ namespace mpsfw::md {
 
 std::vector<ParamSpec> md_keys() {
   const double inf = std::numeric_limits<double>::infinity();
-  return {
+  std::vector<ParamSpec> keys = {
       text_param("md", "initial", true, "", {"fcc", "dataset"},
                  "fcc lattice, or datasets /md/positions and /md/velocities"),
       integer_param("md", "cells_x", false, "0", 0, 1 << 12,
@@ -25,11 +25,7 @@ std::vector<ParamSpec> md_keys() {
       real_param("md", "box_x", false, "0", 0, false, "box length along x (dataset input)"),
       real_param("md", "box_y", false, "0", 0, false, "box length along y (dataset input)"),
       real_param("md", "box_z", false, "0", 0, false, "box length along z (dataset input)"),
-      real_param("md", "epsilon", false, "1", 0, true, "LJ well depth"),
-      real_param("md", "sigma", false, "1", 0, true, "LJ length"),
       real_param("md", "mass", false, "1", 0, true, "atom mass"),
-      real_param("md", "cutoff", false, "2.5", 0, true,
-                 "LJ cutoff (length units), energy shifted to 0 there"),
       real_param("md", "dt", false, "0.005", 0, true, "time step"),
       real_param("md", "skin", false, "0.3", 0, false,
                  "neighbour lists reach cutoff + skin; rebuilt when an atom moved skin/2"),
@@ -43,6 +39,8 @@ std::vector<ParamSpec> md_keys() {
       real_param("md", "target_temperature", false, "0", 0, false,
                  "thermostat target; 0: md.temperature"),
   };
+  for (ParamSpec& k : pair_style_keys()) keys.push_back(std::move(k));
+  return keys;
 }
 
 std::vector<ParamSpec> md_schema() { return input_schema({"md"}, md_keys()); }
@@ -70,11 +68,8 @@ MdConfig md_config_from(const Params& p) {
   c.density = p.real("md.density");
   c.temperature = p.real("md.temperature");
   c.seed = static_cast<long>(p.integer("md.seed"));
-  c.lj.epsilon = p.real("md.epsilon");
-  c.lj.sigma = p.real("md.sigma");
-  c.lj.mass = p.real("md.mass");
-  c.lj.cutoff = p.real("md.cutoff");
-  c.lj = with_energy_shift(c.lj);
+  c.pair = pair_style_from(p);
+  c.mass = p.real("md.mass");
   c.dt = p.real("md.dt");
   c.skin = p.real("md.skin");
   c.rebuild_every = p.integer("md.rebuild_every");
@@ -106,27 +101,28 @@ MdConfig md_config_from(const Params& p) {
       }
     }
   }
+  const double cutoff = cutoff_of(c.pair);
   for (int d = 0; d < 3; ++d) {
     // Minimum image: a pair must not see two images of the same atom.
-    if (c.lj.cutoff > 0.5 * c.box[d]) {
-      throw InputError(p.value("md.cutoff").origin + ": md.cutoff = " + short_number(c.lj.cutoff) +
+    if (cutoff > 0.5 * c.box[d]) {
+      throw InputError(p.value("md.cutoff").origin + ": md.cutoff = " + short_number(cutoff) +
                        " is more than half the box along " + axis[d] + " (" +
                        short_number(c.box[d]) + "); use a larger box or a shorter cutoff");
     }
   }
   for (int d = 0; d < 3; ++d) {
     // A subdomain is at least one link cell of cutoff + skin thick.
-    if (c.lj.cutoff + c.skin > c.box[d]) {
+    if (cutoff + c.skin > c.box[d]) {
       throw InputError(p.value("md.skin").origin + ": md.skin = " + short_number(c.skin) +
-                       " with md.cutoff = " + short_number(c.lj.cutoff) + " reaches " +
-                       short_number(c.lj.cutoff + c.skin) + ", more than the box along " + axis[d] +
+                       " with md.cutoff = " + short_number(cutoff) + " reaches " +
+                       short_number(cutoff + c.skin) + ", more than the box along " + axis[d] +
                        " (" + short_number(c.box[d]) + "); use a smaller skin");
     }
   }
   return c;
 }
 
-double ghost_width(const MdConfig& c) { return c.lj.cutoff + c.skin; }
+double ghost_width(const MdConfig& c) { return cutoff_of(c.pair) + c.skin; }
 
 Int3 link_cells(const MdConfig& c) {
   Int3 n;

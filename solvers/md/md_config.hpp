@@ -7,7 +7,7 @@
 #include "core/input/params.hpp"
 #include "core/input/run_config.hpp"
 #include "core/mesh/box.hpp"
-#include "md_physics.hpp"
+#include "pair_style.hpp"
 
 namespace mpsfw::md {
 
@@ -23,7 +23,8 @@ struct MdConfig : RunConfig {
   double temperature = 1.44;  // initial temperature (FCC velocities), k_B = 1
   long seed = 1;
   double box[3] = {0, 0, 0};  // box lengths (FCC: from density and cells)
-  LjParams lj;                // with the energy shift applied
+  PairStyle pair;             // md.pair_style and its keys
+  double mass = 1;
   double dt = 0.005;
   double skin = 0.3;        // neighbour lists reach cutoff + skin
   long rebuild_every = 20;  // the longest run of steps on one neighbour list

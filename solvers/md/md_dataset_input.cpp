@@ -20,7 +20,7 @@ const std::string& input_file(const MdConfig& c) {
 ParticleInputFields dataset_fields() { return {atom_fields(), {"ids"}}; }
 
 // Presence, types and shapes; with a configuration, the values too: inside
-// md.box_*, and no two atoms closer than kMinSeparationSigma * md.sigma.
+// md.box_*, and no two atoms closer than the pair style allows.
 ParticleInputRules dataset_rules(const MdConfig* c) {
   ParticleInputRules r;
   r.noun = "atom";
@@ -34,12 +34,10 @@ ParticleInputRules dataset_rules(const MdConfig* c) {
     r.box[d] = c->box[d];
     r.box_keys[d] = keys[d];
   }
-  r.least_separation = kMinSeparationSigma * c->lj.sigma;
-  const std::string sigmas = exact_number(kMinSeparationSigma) + " sigma";
-  r.least_text = sigmas + " = " + exact_number(r.least_separation) +
-                 " (md.sigma = " + exact_number(c->lj.sigma) + ")";
-  r.why = "expected every two atoms (and periodic images) at least " + sigmas +
-          " apart: overlapping atoms make the Lennard-Jones force blow up";
+  const ClosestApproach closest = closest_approach(c->pair);
+  r.least_separation = closest.distance;
+  r.least_text = closest.text;
+  r.why = closest.why;
   return r;
 }
 

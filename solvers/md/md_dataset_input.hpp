@@ -4,10 +4,8 @@
 //                   as float64), every atom inside the box: 0 <= x < md.box_x ...
 //   /md/velocities  [N][3] numbers, finite
 //   /md/ids         [N] integers >= 0, all different (optional; default 0..N-1)
-// and no two atoms (periodic images included) closer than
-// kMinSeparationSigma * md.sigma: at 0.5 sigma the Lennard-Jones force is
-// already about 4e5 epsilon/sigma, so such a file is a mistake (two atoms at one
-// position), not a state to integrate. Checked with a cell list: O(N).
+// and no two atoms (periodic images included) closer than the pair style
+// allows (closest_approach: LJ 0.5 sigma). Checked with a cell list: O(N).
 // Every rank reads the whole datasets and keeps the atoms its subdomain owns.
 // A bad file throws InputError naming the file, the dataset path and what was
 // expected (the same message on every rank, as every rank reads everything).
@@ -21,9 +19,6 @@
 #include "md_config.hpp"
 
 namespace mpsfw::md {
-
-// The closest two atoms of a dataset input may be, in units of md.sigma.
-inline constexpr double kMinSeparationSigma = 0.5;
 
 // All N atoms of c.input_file, validated against c.box, in file order.
 std::vector<AtomRecord> all_dataset_atoms(const MdConfig& c);

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/parallel/mpi_check.hpp"
+#include "md_physics.hpp"
 
 namespace mpsfw::md {
 namespace {
@@ -76,7 +77,7 @@ std::vector<AtomRecord> fcc_atoms(const MdConfig& c, const Subdomain& domain, MP
   double kinetic = 0;
   for (AtomRecord& r : atoms) {
     for (int d = 0; d < 3; ++d) r.v[d] -= total[d] / static_cast<double>(n);
-    kinetic += kinetic_energy(r.v[0], r.v[1], r.v[2], c.lj);
+    kinetic += kinetic_energy(r.v[0], r.v[1], r.v[2], c.mass);
   }
   double kinetic_total = 0;
   MPSFW_MPI_CHECK(MPI_Allreduce(&kinetic, &kinetic_total, 1, MPI_DOUBLE, MPI_SUM, comm));

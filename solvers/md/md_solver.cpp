@@ -31,7 +31,7 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   std::vector<AtomRecord> atoms;
   long atoms_in_box = 0;
   try {
-    store_ = make_md_store(device.backend);
+    store_ = make_md_store(device.backend, config_.pair);
     atoms_in_box = input_atom_count(config_);
   } catch (const std::exception& e) {
     error = e.what();
@@ -66,7 +66,7 @@ MdSolver::MdSolver(const MdConfig& config, MPI_Comm comm, const DeviceBinding& d
   } else {
     lists_.rebuild(comm_, *store_, step_);
   }
-  store_->compute_forces(config_.lj);
+  store_->compute_forces();
   comm_.set_peer_wait({config_.peer_wait_seconds, step_});
   timers_ = PhaseTimers();
   lists_.reset_rebuilds();
@@ -148,15 +148,15 @@ void MdSolver::advance() {
   const double dt = config_.dt;
   {
     PhaseTimers::Scope t(timers_, "integrate");
-    store_->kick_drift(0.5 * dt, dt, config_.lj);
+    store_->kick_drift(0.5 * dt, dt, config_.mass);
   }
   lists_.follow_move(comm_, *store_, step_ + 1, decomposition_.comm(), [&] {  // the step being made
     PhaseTimers::Scope t(timers_, "force");
-    store_->compute_forces(config_.lj);
+    store_->compute_forces();
   });
   {
     PhaseTimers::Scope t(timers_, "integrate");
-    store_->kick(0.5 * dt, config_.lj);
+    store_->kick(0.5 * dt, config_.mass);
   }
   ++step_;
   const bool thermostat_on = config_.thermostat == Thermostat::Rescale &&
@@ -170,8 +170,8 @@ void MdSolver::advance() {
 }
 
 Thermo MdSolver::measure() {
-  const MotionSums m = store_->motion(config_.lj);
-  const ForceSums f = store_->pair_sums(config_.lj);
+  const MotionSums m = store_->motion(config_.mass);
+  const ForceSums f = store_->pair_sums();
   double local[7] = {m.kinetic,
                      f.potential,
                      f.virial,
@@ -212,7 +212,7 @@ Thermo MdSolver::measure() {
 // Cheaper than measure() (no pair pass): a non-finite force reaches the
 // velocities at the next kick, so the kinetic energy shows it.
 void MdSolver::check_motion_finite() {
-  const double kinetic = store_->motion(config_.lj).kinetic;
+  const double kinetic = store_->motion(config_.mass).kinetic;
   double sum = 0;
   MPSFW_MPI_CHECK(MPI_Allreduce(&kinetic, &sum, 1, MPI_DOUBLE, MPI_SUM, decomposition_.comm()));
   if (!std::isfinite(sum)) throw AgreedError(non_finite_message("kinetic energy"));

@@ -44,13 +44,13 @@ class MdStore : public ListedParticleStore {
   virtual std::vector<double> download_forces() const = 0;
 
   // v += half_dt F/m on owned atoms.
-  virtual void kick(double half_dt, const LjParams& p) = 0;
+  virtual void kick(double half_dt, double mass) = 0;
   // The first half of a velocity-Verlet step in one pass over the owned
   // atoms: v += half_dt F/m, then x += dt v. Positions are not folded into
   // the box: an atom that crossed the periodic edge is folded when it
   // migrates (ParticleExchange::migrate), so which neighbour it goes to follows from
   // the side it left by.
-  virtual void kick_drift(double half_dt, double dt, const LjParams& p) = 0;
+  virtual void kick_drift(double half_dt, double dt, double mass) = 0;
   // v *= factor (thermostat).
   virtual void scale_velocities(double factor) = 0;
 
@@ -74,25 +74,26 @@ class MdStore : public ListedParticleStore {
 
   // download_build_positions: ListedParticleStore's (a checkpoint keeps
   // them, so that a resumed run rebuilds the very same lists).
-  // Forces on owned atoms from the atoms of their lists within the cutoff;
-  // throws Error if atoms were added or removed since build_neighbors.
-  virtual void compute_forces(const LjParams& p) = 0;
+  // Forces on owned atoms from the atoms of their lists within the cutoff,
+  // under the store's pair style; throws Error if atoms were added or
+  // removed since build_neighbors.
+  virtual void compute_forces() = 0;
   // Sums of the pair energy and virial over owned atoms at the current
   // positions (the same pairs as compute_forces).
-  virtual ForceSums pair_sums(const LjParams& p) const = 0;
-  virtual MotionSums motion(const LjParams& p) const = 0;
+  virtual ForceSums pair_sums() const = 0;
+  virtual MotionSums motion(double mass) const = 0;
 };
 
 // The store of a bound backend (Host, Cuda or Kokkos; Auto throws: bind_device
-// resolves it).
-std::unique_ptr<MdStore> make_md_store(Backend backend);
+// resolves it) whose forces follow `pair`.
+std::unique_ptr<MdStore> make_md_store(Backend backend, const PairStyle& pair);
 
 namespace detail {
-std::unique_ptr<MdStore> make_host_md_store();
+std::unique_ptr<MdStore> make_host_md_store(const PairStyle& pair);
 // md_store_cuda.cu; md_store_cuda_off.cpp without CUDA.
-std::unique_ptr<MdStore> make_cuda_md_store();
+std::unique_ptr<MdStore> make_cuda_md_store(const PairStyle& pair);
 // md_store_kokkos.cpp; md_store_kokkos_off.cpp without Kokkos.
-std::unique_ptr<MdStore> make_kokkos_md_store();
+std::unique_ptr<MdStore> make_kokkos_md_store(const PairStyle& pair);
 }  // namespace detail
 
 }  // namespace mpsfw::md

@@ -6,8 +6,8 @@
 
 namespace mpsfw::md::detail {
 
-std::unique_ptr<MdStore> make_cuda_md_store() {
-  return std::make_unique<MdArraysStore<CudaExec>>();
+std::unique_ptr<MdStore> make_cuda_md_store(const PairStyle& pair) {
+  return make_arrays_store<CudaExec>(pair);
 }
 
 }  // namespace mpsfw::md::detail

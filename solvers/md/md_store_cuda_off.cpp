@@ -4,7 +4,7 @@
 
 namespace mpsfw::md::detail {
 
-std::unique_ptr<MdStore> make_cuda_md_store() {
+std::unique_ptr<MdStore> make_cuda_md_store(const PairStyle&) {
   throw_built_without_cuda("md on the CUDA backend");
 }
 

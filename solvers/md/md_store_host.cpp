@@ -5,8 +5,8 @@
 
 namespace mpsfw::md::detail {
 
-std::unique_ptr<MdStore> make_host_md_store() {
-  return std::make_unique<MdArraysStore<HostExec>>();
+std::unique_ptr<MdStore> make_host_md_store(const PairStyle& pair) {
+  return make_arrays_store<HostExec>(pair);
 }
 
 }  // namespace mpsfw::md::detail

@@ -6,8 +6,8 @@
 
 namespace mpsfw::md::detail {
 
-std::unique_ptr<MdStore> make_kokkos_md_store() {
-  return std::make_unique<MdArraysStore<KokkosExec>>();
+std::unique_ptr<MdStore> make_kokkos_md_store(const PairStyle& pair) {
+  return make_arrays_store<KokkosExec>(pair);
 }
 
 }  // namespace mpsfw::md::detail

@@ -5,7 +5,7 @@
 
 namespace mpsfw::md::detail {
 
-std::unique_ptr<MdStore> make_kokkos_md_store() {
+std::unique_ptr<MdStore> make_kokkos_md_store(const PairStyle&) {
   throw_built_without_kokkos("md on the Kokkos backend");
 }
 

@@ -33,7 +33,7 @@ class MdWorkload final : public Workload {
   std::vector<MemoryNeed> memory_needs(const CartDecomposition& block,
                                        Backend memory) const override {
     return md_memory_needs(config_, subdomain_of(block, config_.box), input_atom_count(config_),
-                           *make_md_store(Backend::Host), memory);
+                           *make_md_store(Backend::Host, config_.pair), memory);
   }
   // A lattice fills the box evenly: its atoms go as the link cells. A
   // dataset's (or a checkpoint's) are counted in the block's sub-box.

@@ -45,20 +45,20 @@ void rebuild(md::MdStore& s, ParticleExchange& ex, double reach, long step) {
 
 void run(const System& sys, md::MdStore& s, long steps) {
   ParticleExchange ex(sys.dec, sys.dom, sys.width);
-  const md::LjParams& p = sys.c.lj;
+  const double mass = sys.c.mass;
   const double dt = sys.c.dt;
   s.assign(sys.atoms);
   rebuild(s, ex, sys.width, 0);
-  s.compute_forces(p);
+  s.compute_forces();
   for (long step = 1; step <= steps; ++step) {
-    s.kick_drift(0.5 * dt, dt, p);
+    s.kick_drift(0.5 * dt, dt, mass);
     if (step % 5 == 0) {
       rebuild(s, ex, sys.width, step);
     } else {
       ex.update_ghosts(s);
     }
-    s.compute_forces(p);
-    s.kick(0.5 * dt, p);
+    s.compute_forces();
+    s.kick(0.5 * dt, mass);
   }
 }
 
@@ -69,8 +69,8 @@ long differing_bits(const void* a, const void* b, std::size_t bytes) {
 TEST(ParticleArraysCuda, MdStepsEqualTheHostsBitForBit) {
   MPSFW_REQUIRE_GPU();
   const System sys;
-  auto host = md::detail::make_host_md_store();
-  auto cuda = md::detail::make_cuda_md_store();
+  auto host = md::detail::make_host_md_store(sys.c.pair);
+  auto cuda = md::detail::make_cuda_md_store(sys.c.pair);
   // 42: two steps past a rebuild, so atoms have moved since.
   run(sys, *host, 42);
   run(sys, *cuda, 42);
@@ -85,18 +85,18 @@ TEST(ParticleArraysCuda, MdStepsEqualTheHostsBitForBit) {
   EXPECT_EQ(host->max_displacement(), cuda->max_displacement());
   EXPECT_GT(host->max_displacement(), 0.0);
   EXPECT_EQ(host->ghosts(), cuda->ghosts());
-  const md::ForceSums hs = host->pair_sums(sys.c.lj), gs = cuda->pair_sums(sys.c.lj);
+  const md::ForceSums hs = host->pair_sums(), gs = cuda->pair_sums();
   EXPECT_NEAR(hs.potential, gs.potential, 1e-12 * std::abs(hs.potential));
   EXPECT_NEAR(hs.virial, gs.virial, 1e-12 * std::abs(hs.virial));
-  const md::MotionSums hm = host->motion(sys.c.lj), gm = cuda->motion(sys.c.lj);
+  const md::MotionSums hm = host->motion(sys.c.mass), gm = cuda->motion(sys.c.mass);
   EXPECT_NEAR(hm.kinetic, gm.kinetic, 1e-12 * hm.kinetic);
 }
 
 TEST(ParticleArraysCuda, LeavingRecordsAndPackedSendsEqualTheHosts) {
   MPSFW_REQUIRE_GPU();
   const System sys;
-  auto host = md::detail::make_host_md_store();
-  auto cuda = md::detail::make_cuda_md_store();
+  auto host = md::detail::make_host_md_store(sys.c.pair);
+  auto cuda = md::detail::make_cuda_md_store(sys.c.pair);
   // A band of the box leaves; what stays and what left, in store order.
   const double lo[3] = {0, 0, 0}, hi[3] = {sys.c.box[0], sys.c.box[1], 0.6 * sys.c.box[2]};
   std::vector<md::AtomRecord> left[2];
@@ -157,7 +157,7 @@ TEST(ParticleArraysCuda, PairsAHairInsideTheReachAreListedAsOnTheHost) {
       testing_support::md_config({"md.cells_x=10", "md.cells_y=10", "md.cells_z=10"});
   const CartDecomposition dec{MPI_COMM_SELF, md::link_cells(cfg), {0, 0, 0}, {true, true, true}};
   const Subdomain dom = subdomain_of(dec, cfg.box);
-  const double rc = cfg.lj.cutoff;
+  const double rc = md::cutoff_of(cfg.pair);
   const double hairs[] = {1e-3, 1e-5, 1e-7, 1e-8, 1e-9, 1e-10, 1e-12, 1e-14, 1e-16, 0.0};
   const double spacing = cfg.box[0] / 3;  // 3 x 3 x 3 pairs, each > 2 reach from the others
   std::vector<md::AtomRecord> atoms;
@@ -184,8 +184,8 @@ TEST(ParticleArraysCuda, PairsAHairInsideTheReachAreListedAsOnTheHost) {
     }
   }
   std::vector<double> forces[2];
-  auto host = md::detail::make_host_md_store();
-  auto cuda = md::detail::make_cuda_md_store();
+  auto host = md::detail::make_host_md_store(cfg.pair);
+  auto cuda = md::detail::make_cuda_md_store(cfg.pair);
   md::MdStore* stores[2] = {host.get(), cuda.get()};
   for (int s = 0; s < 2; ++s) {
     ParticleExchange ex(dec, dom, md::ghost_width(cfg));
@@ -194,7 +194,7 @@ TEST(ParticleArraysCuda, PairsAHairInsideTheReachAreListedAsOnTheHost) {
     stores[s]->sort_by_cell(ex.cell_grid());
     ex.exchange_ghosts(*stores[s]);
     stores[s]->build_neighbors(ex.cell_grid(), rc);
-    stores[s]->compute_forces(cfg.lj);
+    stores[s]->compute_forces();
     forces[s] = stores[s]->download_forces();
   }
   ASSERT_EQ(forces[0].size(), 3 * atoms.size());

@@ -227,11 +227,13 @@ TEST_F(MdIoTest, CheckpointReadsBackAsTheSameAtomsOnEveryRank) {
   EXPECT_EQ(r.input_file, path);
   EXPECT_EQ(r.initial, Initial::Dataset);
   for (int d = 0; d < 3; ++d) EXPECT_TRUE(same_bits(r.box[d], c.box[d])) << "box " << d;
-  EXPECT_EQ(r.lj.epsilon, c.lj.epsilon);
-  EXPECT_EQ(r.lj.sigma, c.lj.sigma);
-  EXPECT_EQ(r.lj.mass, c.lj.mass);
-  EXPECT_EQ(r.lj.cutoff, c.lj.cutoff);
-  EXPECT_EQ(r.lj.shift, c.lj.shift);
+  const auto& rl = std::get<md::LennardJones>(r.pair);
+  const auto& cl = std::get<md::LennardJones>(c.pair);
+  EXPECT_EQ(rl.epsilon, cl.epsilon);
+  EXPECT_EQ(rl.sigma, cl.sigma);
+  EXPECT_EQ(r.mass, c.mass);
+  EXPECT_EQ(rl.cutoff, cl.cutoff);
+  EXPECT_EQ(rl.shift, cl.shift);
   EXPECT_EQ(r.dt, c.dt);
   EXPECT_EQ(r.temperature, c.temperature);
   EXPECT_EQ(r.seed, c.seed);

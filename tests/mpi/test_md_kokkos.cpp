@@ -159,7 +159,7 @@ TEST(MdKokkos, PushedSendsEqualPackedSends) {
   const int node_rank = testing_support::node_rank_and_size(MPI_COMM_WORLD, &node_size);
   const DeviceBinding device =
       bind_device(Backend::Kokkos, node_rank, node_size, CudaGate::without_mps());
-  auto store = md::make_md_store(Backend::Kokkos);
+  auto store = md::make_md_store(Backend::Kokkos, md::lennard_jones(1, 1, 2.5));
   store->assign(lattice_atoms());
   const long generation = store->positions_generation();
   store->sort_by_cell(kLatticeGrid);
@@ -273,12 +273,10 @@ TEST(MdKokkos, GhostsAndMigrationEqualHostStore) {
   int node_size = 1;
   const int node_rank = testing_support::node_rank_and_size(MPI_COMM_WORLD, &node_size);
   bind_device(Backend::Kokkos, node_rank, node_size, CudaGate::without_mps());
-  auto kokkos = md::make_md_store(Backend::Kokkos);
-  auto host = md::detail::make_host_md_store();
+  const md::LennardJones p = md::lennard_jones(1, 1, 2);
+  auto kokkos = md::make_md_store(Backend::Kokkos, p);
+  auto host = md::detail::make_host_md_store(p);
   const GhostBands bands = lattice_bands(periodic_shift);
-  md::LjParams p;
-  p.cutoff = 2;
-  p = md::with_energy_shift(p);
   long counts[kNeighbours] = {}, host_counts[kNeighbours] = {};
   long first[kNeighbours] = {};
   long total = 0;
@@ -301,7 +299,7 @@ TEST(MdKokkos, GhostsAndMigrationEqualHostStore) {
         << "list " << list;
   }
   const auto forces_match = [&](const char* what) {
-    for (md::MdStore* store : {kokkos.get(), host.get()}) store->compute_forces(p);
+    for (md::MdStore* store : {kokkos.get(), host.get()}) store->compute_forces();
     const std::vector<double> f = kokkos->download_forces(), h = host->download_forces();
     double largest = 0;
     for (double c : h) largest = std::max(largest, std::fabs(c));
@@ -317,7 +315,7 @@ TEST(MdKokkos, GhostsAndMigrationEqualHostStore) {
   forces_match("copied images");
   // The owned atoms move; their images follow.
   for (md::MdStore* store : {kokkos.get(), host.get()}) {
-    store->kick_drift(0.0025, 0.005, p);
+    store->kick_drift(0.0025, 0.005, 1.0);
     store->refresh_own_images();
   }
   forces_match("refreshed images");

@@ -170,9 +170,9 @@ void migrate_and_check(const Int3& hint) {
   const std::vector<md::AtomRecord> mine = test_atoms(dom, dec.rank(), dec.coords());
   const std::map<std::int64_t, md::AtomRecord> expected = drifted_everywhere(mine, c.box);
 
-  auto store = md::make_md_store(Backend::Host);
+  auto store = md::make_md_store(Backend::Host, c.pair);
   store->assign(mine);
-  store->kick_drift(0.5, 1.0, c.lj);  // no forces yet: x += v
+  store->kick_drift(0.5, 1.0, c.mass);  // no forces yet: x += v
   const double width = md::ghost_width(c);
   ParticleExchange comm(dec, dom, width);
   comm.migrate(*store);
@@ -244,9 +244,9 @@ TEST(MdMigration, CrowdsCrossingEveryFaceArriveWhateverTheirCount) {
     const std::string where = where_of(dec) + ", " + std::to_string(per_face) + " atoms a face";
     const std::vector<md::AtomRecord> mine = crowd_at_faces(dom, dec.rank(), per_face);
     const std::map<std::int64_t, md::AtomRecord> expected = drifted_everywhere(mine, c.box);
-    auto store = md::make_md_store(Backend::Host);
+    auto store = md::make_md_store(Backend::Host, c.pair);
     store->assign(mine);
-    store->kick_drift(0.5, 1.0, c.lj);  // no forces: x += v
+    store->kick_drift(0.5, 1.0, c.mass);  // no forces: x += v
     comm.migrate(*store);
     const std::vector<md::AtomRecord> held = store->download();
     long count = static_cast<long>(held.size()), total = 0;

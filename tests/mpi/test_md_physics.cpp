@@ -110,18 +110,18 @@ TEST_P(MdPhysics, AKickIsInTheVelocitiesThatAnyReadOrLaterPassSees) {
   const CartDecomposition dec(MPI_COMM_SELF, md::link_cells(c), {0, 0, 0}, {true, true, true});
   const Subdomain dom = subdomain_of(dec, c.box);
   ParticleExchange ex(dec, dom, md::ghost_width(c));
-  auto store = md::make_md_store(GetParam());
+  auto store = md::make_md_store(GetParam(), c.pair);
   store->assign(md::fcc_atoms(c, dom, MPI_COMM_SELF));
   PhaseTimers timers;
   NeighbourSchedule({md::ghost_width(c), c.skin, 0}, timers).rebuild(ex, *store, 0);
-  store->compute_forces(c.lj);
+  store->compute_forces();
   const std::vector<md::AtomRecord> before = store->download();
   const std::vector<double> f = store->download_forces();
   const double h = 0.5 * c.dt;
   std::vector<md::AtomRecord> want = before;
   const auto kick_want = [&] {
     for (std::size_t i = 0; i < want.size(); ++i) {
-      for (int d = 0; d < 3; ++d) want[i].v[d] = md::kicked(want[i].v[d], f[3 * i + d], h, c.lj);
+      for (int d = 0; d < 3; ++d) want[i].v[d] = md::kicked(want[i].v[d], f[3 * i + d], h, c.mass);
     }
   };
   const auto expect_want = [&](const std::vector<md::AtomRecord>& got, const char* what) {
@@ -135,12 +135,12 @@ TEST_P(MdPhysics, AKickIsInTheVelocitiesThatAnyReadOrLaterPassSees) {
     EXPECT_EQ(differ, 0) << what;
   };
   // Read back at once.
-  store->kick(h, c.lj);
+  store->kick(h, c.mass);
   kick_want();
   expect_want(store->download(), "a download right after the kick");
   // Applied by the next kick_drift before its own half kick.
-  store->kick(h, c.lj);
-  store->kick_drift(h, c.dt, c.lj);
+  store->kick(h, c.mass);
+  store->kick_drift(h, c.dt, c.mass);
   kick_want();
   kick_want();
   for (auto& a : want) {
@@ -148,7 +148,7 @@ TEST_P(MdPhysics, AKickIsInTheVelocitiesThatAnyReadOrLaterPassSees) {
   }
   expect_want(store->download(), "the kick_drift after a kick");
   // Carried by atoms that leave (everything leaves an empty band).
-  store->kick(h, c.lj);
+  store->kick(h, c.mass);
   kick_want();
   const double lo[3] = {-1, -1, -1}, hi[3] = {-0.5, -0.5, -0.5};
   std::vector<md::AtomRecord> left;

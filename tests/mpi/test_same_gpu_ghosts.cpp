@@ -466,27 +466,27 @@ TEST(MdSameGpu, PushedGhostsGiveTheForcesOfMpiGhostsAcrossRebuilds) {
   for (int run = 0; run < 3; ++run) {
     std::unique_ptr<md::MdStore> store;
     if (run > 0) {
-      store = std::make_unique<WindowedHostStore>(shared.base(), kSlots);
+      store = std::make_unique<WindowedHostStore>(shared.base(), kSlots, c.pair);
     } else {
-      store = md::make_md_store(Backend::Host);
+      store = md::make_md_store(Backend::Host, c.pair);
     }
     ParticleExchange comm(dec, dom, width, run > 0 ? HaloTransport::Auto : HaloTransport::Mpi,
                           HaloSync::Auto, where[run], &shared);
     store->assign(atoms);
     for (int rebuild = 0; rebuild < 2; ++rebuild) {
-      store->kick_drift(0.5 * c.dt, 10 * c.dt, c.lj);  // atoms cross faces
+      store->kick_drift(0.5 * c.dt, 10 * c.dt, c.mass);  // atoms cross faces
       comm.migrate(*store);
       store->sort_by_cell(comm.cell_grid());
       comm.exchange_ghosts(*store);
       store->build_neighbors(comm.cell_grid(), width);
-      store->compute_forces(c.lj);
+      store->compute_forces();
     }
-    store->kick_drift(0.5 * c.dt, c.dt, c.lj);  // a step between rebuilds
+    store->kick_drift(0.5 * c.dt, c.dt, c.mass);  // a step between rebuilds
     // The solver's neighbour check (an all-reduce after each rank's forces)
     // keeps a push from landing while its receiver still reads its ghosts.
     MPI_Barrier(MPI_COMM_WORLD);
     comm.update_ghosts(*store);
-    store->compute_forces(c.lj);
+    store->compute_forces();
     if (run == 1 && dec.size() > 1) {
       EXPECT_NE(comm.ghost_path().find("device to device"), std::string::npos) << comm.ghost_path();
     }

@@ -95,7 +95,7 @@ inline ForceCheck brute_force_check(const md::MdSolver& solver, const md::MdConf
         r[d] = periodic_delta(a.atom.x[d], b.atom.x[d], config.box[d]);
         r2 += r[d] * r[d];
       }
-      const md::PairTerm t = md::lj_pair(r2, config.lj);
+      const md::PairTerm t = std::get<md::LennardJones>(config.pair)(r2);
       for (int d = 0; d < 3; ++d) f[d] += t.f_over_r * r[d];
     }
     for (int d = 0; d < 3; ++d) {

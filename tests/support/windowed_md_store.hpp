@@ -20,7 +20,9 @@ class WindowedHostStore final : public md::MdStore {
  public:
   // `window`: this rank's part of the shared window, 3 doubles per slot,
   // `slots` slots (owned atoms and ghosts).
-  WindowedHostStore(double* window, long slots) : window_(window), slots_(slots) {}
+  // forces under `pair`.
+  WindowedHostStore(double* window, long slots, const md::PairStyle& pair)
+      : host_(md::detail::make_host_md_store(pair)), window_(window), slots_(slots) {}
 
   long owned() const override { return host_->owned(); }
   long ghosts() const override { return ghosts_; }
@@ -43,9 +45,9 @@ class WindowedHostStore final : public md::MdStore {
     host_->restore_owned_positions(x);
   }
   std::vector<double> download_forces() const override { return host_->download_forces(); }
-  void kick(double half_dt, const md::LjParams& p) override { host_->kick(half_dt, p); }
-  void kick_drift(double half_dt, double dt, const md::LjParams& p) override {
-    host_->kick_drift(half_dt, dt, p);
+  void kick(double half_dt, double mass) override { host_->kick(half_dt, mass); }
+  void kick_drift(double half_dt, double dt, double mass) override {
+    host_->kick_drift(half_dt, dt, mass);
   }
   void scale_velocities(double factor) override { host_->scale_velocities(factor); }
   void take_leaving_atoms(const double lo[3], const double hi[3],
@@ -106,12 +108,12 @@ class WindowedHostStore final : public md::MdStore {
   std::vector<double> download_build_positions() const override {
     return host_->download_build_positions();
   }
-  void compute_forces(const md::LjParams& p) override {
+  void compute_forces() override {
     take_in_ghosts();
-    host_->compute_forces(p);
+    host_->compute_forces();
   }
-  md::ForceSums pair_sums(const md::LjParams& p) const override { return host_->pair_sums(p); }
-  md::MotionSums motion(const md::LjParams& p) const override { return host_->motion(p); }
+  md::ForceSums pair_sums() const override { return host_->pair_sums(); }
+  md::MotionSums motion(double mass) const override { return host_->motion(mass); }
 
  private:
   double* ghost(long slot) { return window_ + 3 * (owned() + slot); }
@@ -124,7 +126,7 @@ class WindowedHostStore final : public md::MdStore {
   // The window's ghosts (pushed, received or copied) into the host store.
   void take_in_ghosts() { host_->unpack_ghosts(ghost(0), 0, ghosts_); }
 
-  std::unique_ptr<md::MdStore> host_ = md::detail::make_host_md_store();
+  std::unique_ptr<md::MdStore> host_;
   double* window_;
   long slots_;
   long ghosts_ = 0;

@@ -40,7 +40,7 @@ MdConfig write_input(const std::string& name, const Atoms& atoms, const double b
   c.input_file = path;
   c.initial = Initial::Dataset;
   for (int d = 0; d < 3; ++d) c.box[d] = box[d];
-  c.lj.sigma = sigma;
+  c.pair = md::lennard_jones(1, sigma, 2.5);
   return c;
 }
 
