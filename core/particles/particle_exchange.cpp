@@ -329,8 +329,7 @@ void ParticleExchange::plan_positions(const ParticleStore& store) {
     if (!same_gpu_->pushes(list)) mpi_sends_ |= std::uint32_t{1} << list;
     if (!same_gpu_->pushed_to_us(list)) mpi_receives_ |= std::uint32_t{1} << list;
   }
-  plan_ghost_messages(store, &positions_, mpi_sends_, mpi_receives_, kPositionBytes,
-                      ghost_tag(0));
+  plan_ghost_messages(store, &positions_, mpi_sends_, mpi_receives_, kPositionBytes, ghost_tag(0));
 }
 
 void ParticleExchange::plan_ghost_messages(const ParticleStore& store,
@@ -382,15 +381,14 @@ void ParticleExchange::update_ghost_fields(ParticleStore& store, std::uint32_t f
                           words * std::int64_t{sizeof(std::uint64_t)}, ghost_field_tag(0));
       fields_words_ = words;
     }
-    send_and_receive(store, *fields_, mpi_sends_, mpi_receives_,
-                     {[&](void* out) {
-                        store.pack_ghost_fields(mpi_sends_, fields,
-                                                static_cast<std::uint64_t*>(out));
-                      },
-                      [&](const void* in, long slot, long count) {
-                        store.unpack_ghost_fields(fields, static_cast<const std::uint64_t*>(in),
-                                                  slot, count);
-                      }});
+    send_and_receive(
+        store, *fields_, mpi_sends_, mpi_receives_,
+        {[&](void* out) {
+           store.pack_ghost_fields(mpi_sends_, fields, static_cast<std::uint64_t*>(out));
+         },
+         [&](const void* in, long slot, long count) {
+           store.unpack_ghost_fields(fields, static_cast<const std::uint64_t*>(in), slot, count);
+         }});
   }
   same_gpu_->push_fields(store, fields);
   if (own != 0) {
@@ -449,12 +447,11 @@ void ParticleExchange::move_positions(ParticleStore& store, GhostReads reads) co
   first_slots(first);
   const bool own_copied = same_gpu_->push_all(store, reads, own, first);
   if (!positions_->empty()) {
-    send_and_receive(
-        store, *positions_, mpi_sends_, mpi_receives_,
-        {[&](void* out) { store.pack_sends(mpi_sends_, static_cast<double*>(out)); },
-         [&](const void* in, long slot, long count) {
-           store.unpack_ghosts(static_cast<const double*>(in), slot, count);
-         }});
+    send_and_receive(store, *positions_, mpi_sends_, mpi_receives_,
+                     {[&](void* out) { store.pack_sends(mpi_sends_, static_cast<double*>(out)); },
+                      [&](const void* in, long slot, long count) {
+                        store.unpack_ghosts(static_cast<const double*>(in), slot, count);
+                      }});
   }
   if (own != 0 && !own_copied) store.copy_sends_to_ghosts(own, first);
 }

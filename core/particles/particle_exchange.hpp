@@ -146,9 +146,9 @@ class ParticleExchange {
   bool cuda_aware_mpi_;
   GhostTransfer plan_[kNeighbours];
   ParticleNames names_;
-  NeighbourMessages counts_and_records_;                      // host memory
-  std::unique_ptr<NeighbourMessages> positions_;              // in the store's space
-  Backend messages_space_ = Backend::Host;                    // of positions_, fields_, sums_
+  NeighbourMessages counts_and_records_;            // host memory
+  std::unique_ptr<NeighbourMessages> positions_;    // in the store's space
+  Backend messages_space_ = Backend::Host;          // of positions_, fields_, sums_
   std::uint32_t mpi_sends_ = 0, mpi_receives_ = 0;  // lists through MPI
   // The ghost fields' messages, forward and back, in the store's space.
   std::unique_ptr<NeighbourMessages> fields_, sums_;

@@ -124,8 +124,8 @@ void SameGpuGhosts::connect(ParticleStore& store, const GhostTransfer plan[kNeig
                                   in[list].positions, &used);
       target_slot_[list] = in[list].slot;
       if (field_words > 0) {
-        field_target_[list] = mapping_for(plan[list].to, Shared::Fields,
-                                          in[list].fields_generation, in[list].fields, &used);
+        field_target_[list] = mapping_for(plan[list].to, Shared::Fields, in[list].fields_generation,
+                                          in[list].fields, &used);
         field_slot_[list] = in[list].ghost_slot;
       }
     } catch (const std::exception& e) {

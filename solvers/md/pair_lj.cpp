@@ -14,7 +14,8 @@ ClosestApproach closest_approach(const LennardJones& u) {
   ClosestApproach c;
   c.distance = kMinSeparationSigma * u.sigma;
   const std::string sigmas = exact_number(kMinSeparationSigma) + " sigma";
-  c.text = sigmas + " = " + exact_number(c.distance) + " (md.sigma = " + exact_number(u.sigma) + ")";
+  c.text =
+      sigmas + " = " + exact_number(c.distance) + " (md.sigma = " + exact_number(u.sigma) + ")";
   c.why = "expected every two atoms (and periodic images) at least " + sigmas +
           " apart: overlapping atoms make the Lennard-Jones force blow up";
   return c;

@@ -12,10 +12,10 @@ namespace mpsfw::md {
 
 struct LennardJones {
   static constexpr const char* kName = "lj";  // md.pair_style's value
-  double epsilon = 1;   // well depth, energy unit
-  double sigma = 1;     // zero-crossing distance, length unit
-  double cutoff = 2.5;  // r_c, in length units (not in sigma)
-  double shift = 0;     // U(r_c) before shifting
+  double epsilon = 1;                         // well depth, energy unit
+  double sigma = 1;                           // zero-crossing distance, length unit
+  double cutoff = 2.5;                        // r_c, in length units (not in sigma)
+  double shift = 0;                           // U(r_c) before shifting
 
   // U(r), unshifted, for r^2 = r2.
   MPSFW_HD double unshifted(double r2) const {

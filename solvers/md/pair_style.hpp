@@ -5,8 +5,8 @@
 //   double cutoff;                                 r_c, length units
 //   MPSFW_HD PairTerm operator()(double r2) const; the pair at r^2 = r2 < r_c^2
 //                                                  (pair_term.hpp)
-// and its input keys and closest approach (pair_lj.hpp); every backend's force, energy and virial loops run it
-// (MdArraysStore<Exec, Style>). A new style is a file pair (pair_lj.hpp and
+// and its input keys and closest approach (pair_lj.hpp); every backend's force, energy and virial
+// loops run it (MdArraysStore<Exec, Style>). A new style is a file pair (pair_lj.hpp and
 // pair_lj.cpp are the first) plus its name below: the variant's alternative
 // and a line in pair_style.cpp.
 #include <string>

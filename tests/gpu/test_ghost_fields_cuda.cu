@@ -39,8 +39,8 @@ TEST(GhostFieldsCuda, FollowTheirOwnersDeviceToDeviceOnOneGpu) {
   MPI_Comm_free(&node);
   const DeviceBinding device =
       bind_device(Backend::Cuda, node_rank, node_size, CudaGate::without_mps());
-  ghost_field_case<CudaExec>({{12, 10, 8}}, {0, 0, 0}, HaloTransport::Ipc,
-                             device_location(device), peer_memory_for(device));
+  ghost_field_case<CudaExec>({{12, 10, 8}}, {0, 0, 0}, HaloTransport::Ipc, device_location(device),
+                             peer_memory_for(device));
 }
 
 }  // namespace

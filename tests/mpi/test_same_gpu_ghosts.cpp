@@ -90,7 +90,8 @@ class WindowStore final : public ParticleStore {
       if (targets[list] == nullptr) continue;
       auto* out = static_cast<std::uint64_t*>(targets[list]) + field_words * slots[list];
       for (long t = 0; t < sends[list]; ++t) {
-        for (int c = 0; c < field_words; ++c) out[field_words * t + c] = field_code(rank_, list, t, c);
+        for (int c = 0; c < field_words; ++c)
+          out[field_words * t + c] = field_code(rank_, list, t, c);
       }
     }
   }
