@@ -51,6 +51,7 @@
 #include "core/base/error.hpp"
 #include "core/base/hd.hpp"
 #include "core/device/memory.hpp"
+#include "field_spec.hpp"
 #include "link_cells.hpp"
 #include "neighbour_rows.hpp"
 #include "pair_shares.hpp"
@@ -60,26 +61,6 @@
 #include "written_field.hpp"
 
 namespace mpsfw {
-
-enum class FieldType { Real, Integer };  // double or int64 components
-
-struct FieldSpec {
-  std::string name;
-  int components = 1;
-  FieldType type = FieldType::Real;
-  // Kept with its particle: migration carries it and a rebuild's reordering
-  // moves it. Else scratch the workload rewrites after every rebuild (a
-  // force): zero on a particle that arrives, undefined on one that stays.
-  bool travels = true;
-  // Held by ghosts too, as the owner holds it (no periodic shift): a rebuild
-  // (ParticleExchange::exchange_ghosts) fills it, update_ghost_fields moves
-  // it again between rebuilds.
-  bool ghosts = false;
-  // Written as /<group>/<dataset> (trajectory frames, checkpoints, and read
-  // back from inputs) with this XDMF attribute; empty: not written. A written
-  // field travels (it is part of the particle's record).
-  std::string dataset = "", attribute = "";
-};
 
 // A field of a ParticleArrays as a kernel indexes it: component c of
 // particle p at (p, c), p an owned particle or, where the field reaches
@@ -157,26 +138,21 @@ class ParticleArrays : public Base {
   // The fields beyond the position, in record order; an Integer field named
   // "id" with one component is the records' id.
   explicit ParticleArrays(std::vector<FieldSpec> fields) {
-    layout_.bytes = 3 * sizeof(double);
-    for (FieldSpec& spec : fields) {
+    DeclaredRecord record = declared_record(fields);
+    layout_ = record.layout;
+    written_ = std::move(record.written);
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+      FieldSpec& spec = fields[f];
       if (spec.components < 1 || words_.count + spec.components > kMaxWords) {
         throw Error("particles: field " + spec.name + " has " + std::to_string(spec.components) +
                     " components; fields may have " + std::to_string(kMaxWords) +
                     " in all, at least one each");
       }
-      if (!spec.dataset.empty() && !spec.travels) {
-        throw Error("particles: field " + spec.name + " is written (as " + spec.dataset +
-                    ") but does not travel: only a particle's record is written");
-      }
-      if (spec.travels && spec.name == "id" && spec.type == FieldType::Integer &&
-          spec.components == 1)
-        layout_.id_offset = static_cast<std::ptrdiff_t>(layout_.bytes);
       for (int c = 0; c < spec.components; ++c) {
         if (spec.ghosts) ghost_words_.word[ghost_words_.count++] = words_.count;
         words_.record_word[words_.count++] =
-            spec.travels ? static_cast<int>(layout_.bytes / 8) + c : -1;
+            record.offset[f] >= 0 ? static_cast<int>(record.offset[f] / 8) + c : -1;
       }
-      if (spec.travels) layout_.bytes += 8 * static_cast<std::size_t>(spec.components);
       const int first = words_.count - spec.components;
       fields_.push_back(Field{std::move(spec), first});
     }
@@ -203,16 +179,7 @@ class ParticleArrays : public Base {
   FieldView<std::int64_t> integer_view(int f) { return view_of<std::int64_t>(f); }
   // The written fields (FieldSpec::dataset) as the trajectory, checkpoints
   // and input reading take them: where each lies in the record.
-  std::vector<WrittenField> written_fields() const override {
-    std::vector<WrittenField> out;
-    for (const Field& f : fields_) {
-      if (f.spec.dataset.empty()) continue;
-      out.push_back({f.spec.dataset, f.spec.attribute, f.spec.components,
-                     f.spec.type == FieldType::Integer,
-                     static_cast<std::size_t>(8 * words_.record_word[f.first])});
-    }
-    return out;
-  }
+  std::vector<WrittenField> written_fields() const override { return written_; }
   // Positions, 4 doubles a particle: owned particles, then ghosts. A
   // workload that moves particles through it (rather than move_each) asks
   // anew each time: the asking tells max_displacement to measure afresh.
@@ -1223,6 +1190,7 @@ class ParticleArrays : public Base {
   // + g); the spare that moves gather into.
   Array<std::uint64_t> words_data_, words_spare_;
   RecordLayout layout_;
+  std::vector<WrittenField> written_;  // the declaration's written fields
   long owned_ = 0, ghosts_ = 0, capacity_ = 0;
   Array<double> x_;  // 4 per particle, owned then ghosts
   long generation_ = 0;

@@ -4,14 +4,26 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/particles/field_spec.hpp"
 #include "core/particles/particle_store.hpp"
 #include "core/particles/particle_trajectory.hpp"
 
 namespace mpsfw::md {
 
-// An owned atom: everything a rank needs to take it over.
-// As the particle exchange moves it (core/particles/particle_store.hpp): the
-// position first.
+// MD's per-atom fields, declared once (core/particles/field_spec.hpp): the
+// store's arrays, the record that migrates, the files' datasets. The
+// indices follow the list.
+enum AtomField { kVelocityField = 0, kForceField = 1, kIdField = 2 };
+inline const std::vector<FieldSpec>& atom_field_specs() {
+  static const std::vector<FieldSpec> specs = {
+      {"v", 3, FieldType::Real, true, false, "velocities", "velocity"},
+      {"f", 3, FieldType::Real, false},
+      {"id", 1, FieldType::Integer, true, false, "ids", "id"}};
+  return specs;
+}
+
+// An owned atom as the declaration's record (position first), for MD's host
+// code; tests/unit/test_md_atom_record.cpp checks that the two agree.
 struct AtomRecord {
   double x[3];
   double v[3];
@@ -21,14 +33,13 @@ static_assert(offsetof(AtomRecord, x) == 0 && sizeof(AtomRecord) % 8 == 0,
               "a particle record starts with its position");
 
 // The layout the particle layer sees, and how files hold an atom's fields
-// beside the positions: velocities, then ids.
+// beside the positions: both from the declaration.
 inline RecordLayout atom_layout() {
-  return {sizeof(AtomRecord), static_cast<std::ptrdiff_t>(offsetof(AtomRecord, id))};
+  static const RecordLayout layout = declared_record(atom_field_specs()).layout;
+  return layout;
 }
 inline const std::vector<WrittenField>& atom_fields() {
-  static const std::vector<WrittenField> fields = {
-      {"velocities", "velocity", 3, false, offsetof(AtomRecord, v)},
-      {"ids", "id", 1, true, offsetof(AtomRecord, id)}};
+  static const std::vector<WrittenField> fields = declared_record(atom_field_specs()).written;
   return fields;
 }
 

@@ -20,14 +20,10 @@ class MdArraysStore final : public ParticleArrays<Exec, MdStore> {
   using Arrays = ParticleArrays<Exec, MdStore>;
 
  public:
-  // Field indices; their order makes a record an AtomRecord (x, v, id).
-  static constexpr int kV = 0, kF = 1, kId = 2;
+  // The declaration's field indices (atom_record.hpp).
+  static constexpr int kV = kVelocityField, kF = kForceField, kId = kIdField;
 
-  explicit MdArraysStore(const Style& style)
-      : Arrays({{"v", 3, FieldType::Real, true},
-                {"f", 3, FieldType::Real, false},
-                {"id", 1, FieldType::Integer, true}}),
-        style_(style) {}
+  explicit MdArraysStore(const Style& style) : Arrays(atom_field_specs()), style_(style) {}
 
   void assign(const std::vector<AtomRecord>& atoms) override {
     pending_.due = false;  // the atoms it was for are gone
