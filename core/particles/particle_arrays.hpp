@@ -492,20 +492,16 @@ class ParticleArrays : public Base {
 
   int ghost_field_words(std::uint32_t fields) const override { return selected(fields).count; }
 
+  // The lists back to back: each pushed into `out` at its place among them.
   void pack_ghost_fields(std::uint32_t lists, std::uint32_t fields, std::uint64_t* out) override {
     const particle_ops::Runs r = runs(lists, nullptr);
-    const long total = r.at[r.count];
-    if (total == 0) return;
-    const int* send = sends_.data();
-    const std::uint64_t* w = words_data_.data();
-    const long cap = capacity_;
-    const GhostWords g = selected(fields);
-    exec_.for_each(
-        total, MPSFW_LAMBDA(long p) {
-          const int k = particle_ops::run_of(r, p);
-          const long i = r.particle(send[r.from[k] + (p - r.at[k])]);
-          for (int c = 0; c < g.count; ++c) out[g.count * p + c] = w[g.word[c] * cap + i];
-        });
+    void* targets[kNeighbours] = {};
+    long slots[kNeighbours] = {};
+    for (int k = 0; k < r.count; ++k) {
+      targets[r.list[k]] = out;
+      slots[r.list[k]] = r.at[k];
+    }
+    push_ghost_fields(fields, targets, slots);
     exec_.synchronize();
   }
 

@@ -11,6 +11,7 @@
 #include "core/particles/cuda_exec.cuh"
 #include "support/ghost_field_cases.hpp"
 #include "support/gpu_skip.hpp"
+#include "support/heat_runs.hpp"
 
 namespace mpsfw {
 namespace {
@@ -31,12 +32,8 @@ TEST(GhostFieldsCuda, FollowTheirOwnersWhereARankIsItsOwnNeighbour) {
 TEST(GhostFieldsCuda, FollowTheirOwnersDeviceToDeviceOnOneGpu) {
   MPSFW_REQUIRE_GPU();
   if (world_ranks() == 1) GTEST_SKIP() << "one rank has no neighbour to push to";
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int node_rank = 0, node_size = 1;
-  MPI_Comm_rank(node, &node_rank);
-  MPI_Comm_size(node, &node_size);
-  MPI_Comm_free(&node);
+  int node_size = 1;
+  const int node_rank = testing_support::node_rank_and_size(MPI_COMM_WORLD, &node_size);
   const DeviceBinding device =
       bind_device(Backend::Cuda, node_rank, node_size, CudaGate::without_mps());
   ghost_field_case<CudaExec>({{12, 10, 8}}, {0, 0, 0}, HaloTransport::Ipc, device_location(device),
