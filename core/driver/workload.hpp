@@ -136,6 +136,16 @@ struct WorkloadSpec {
   std::vector<Backend> backends = {Backend::Host, Backend::Cuda, Backend::Kokkos};
 };
 
+// The host, and CUDA and Kokkos where a solver built their kernels (a
+// solver's <PREFIX>_HAVE_CUDA and <PREFIX>_HAVE_KOKKOS: mpsfw_backend_sources):
+// a WorkloadSpec's backends.
+inline std::vector<Backend> backends_built(bool cuda, bool kokkos) {
+  std::vector<Backend> b = {Backend::Host};
+  if (cuda) b.push_back(Backend::Cuda);
+  if (kokkos) b.push_back(Backend::Kokkos);
+  return b;
+}
+
 // Throws InputError naming `origin` (where run.backend was set), the workload
 // and its backends when `requested` (not auto) is not one of spec.backends.
 void check_backend(const WorkloadSpec& spec, Backend requested, const std::string& origin);

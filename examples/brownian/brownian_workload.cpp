@@ -82,9 +82,7 @@ mpsfw::WorkloadSpec brownian_spec() {
           "(groups /run, /brownian)",
           brownian_keys, [] { return std::make_unique<BrownianWorkload>(); }, brownian_template,
           // The host store, and the CUDA one where it was built.
-          BROWNIAN_HAVE_CUDA
-              ? std::vector<mpsfw::Backend>{mpsfw::Backend::Host, mpsfw::Backend::Cuda}
-              : std::vector<mpsfw::Backend>{mpsfw::Backend::Host}};
+          mpsfw::backends_built(BROWNIAN_HAVE_CUDA, false)};
 }
 
 }  // namespace brownian

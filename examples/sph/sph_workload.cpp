@@ -74,13 +74,6 @@ class SphWorkload final : public mpsfw::Workload {
   std::unique_ptr<SphSolver> solver_;
 };
 
-std::vector<mpsfw::Backend> backends() {
-  std::vector<mpsfw::Backend> b = {mpsfw::Backend::Host};
-  if (SPH_HAVE_CUDA) b.push_back(mpsfw::Backend::Cuda);
-  if (SPH_HAVE_KOKKOS) b.push_back(mpsfw::Backend::Kokkos);
-  return b;
-}
-
 }  // namespace
 
 mpsfw::WorkloadSpec sph_spec() {
@@ -88,7 +81,7 @@ mpsfw::WorkloadSpec sph_spec() {
           "weakly compressible SPH, a Taylor-Green vortex in a periodic box (groups /run, /sph)",
           sph_keys, [] { return std::make_unique<SphWorkload>(); }, sph_template,
           // The host store, and the CUDA and Kokkos ones where they were built.
-          backends()};
+          mpsfw::backends_built(SPH_HAVE_CUDA, SPH_HAVE_KOKKOS)};
 }
 
 }  // namespace sph

@@ -1,7 +1,8 @@
 #pragma once
 // What a backend does for the wave example: the leapfrog update of a block's
-// interior and the block's diagnostics. Each launcher only loops (OpenMP) or
-// launches (CUDA) the per-cell physics of wave_physics.hpp.
+// interior and the block's diagnostics, written once over the framework's
+// grid loops (wave_kernels_exec.hpp) around the per-cell physics of
+// wave_physics.hpp.
 #include <memory>
 
 #include <mpsfw/core/base/backend.hpp>
@@ -23,8 +24,7 @@ class Kernels {
   virtual ~Kernels() = default;
   // u_prev = leapfrog_cell(u, u_prev) for every interior cell of `layout`: on
   // entry u_prev holds u^{n-1}, on return u^{n+1}. Reads u's halo, never
-  // u_prev's. Fields in the backend's memory; on CUDA launched on the
-  // default stream (returns at once).
+  // u_prev's. Fields in the backend's memory; on a GPU it returns at once.
   virtual void update(const double* u, double* u_prev, const mpsfw::FieldLayout& layout,
                       Coefficients k) = 0;
   // Waits for its result.
@@ -33,15 +33,16 @@ class Kernels {
   virtual void synchronize() = 0;
 };
 
-// The launchers for a bound backend (Host or Cuda: mpsfw::make_for_backend).
-// Throws mpsfw::Error for Kokkos, and for Cuda when this example was built
-// without its CUDA launcher.
+// The launchers for a bound backend (mpsfw::make_for_backend). Throws
+// mpsfw::Error for a backend this example was built without.
 std::unique_ptr<Kernels> kernels_for(mpsfw::Backend backend);
 
 namespace detail {
 std::unique_ptr<Kernels> make_host_kernels();
 // wave_kernels_cuda.cu, or wave_kernels_cuda_off.cpp in a build without it.
 std::unique_ptr<Kernels> make_cuda_kernels();
+// wave_kernels_kokkos.cpp, or wave_kernels_kokkos_off.cpp.
+std::unique_ptr<Kernels> make_kokkos_kernels();
 }  // namespace detail
 
 }  // namespace wave

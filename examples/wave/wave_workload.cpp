@@ -75,10 +75,10 @@ class WaveWorkload final : public mpsfw::Workload {
 mpsfw::WorkloadSpec wave_spec() {
   return {"wave",
           "3D scalar wave equation, 4th order in space, leapfrog in time (groups /run, /wave)",
-          wave_keys, [] { return std::make_unique<WaveWorkload>(); }, wave_template,
-          // The host launcher, and the CUDA one where it was built.
-          WAVE_HAVE_CUDA ? std::vector<mpsfw::Backend>{mpsfw::Backend::Host, mpsfw::Backend::Cuda}
-                         : std::vector<mpsfw::Backend>{mpsfw::Backend::Host}};
+          wave_keys,
+          [] { return std::make_unique<WaveWorkload>(); },
+          wave_template,
+          mpsfw::backends_built(WAVE_HAVE_CUDA, WAVE_HAVE_KOKKOS)};
 }
 
 }  // namespace wave

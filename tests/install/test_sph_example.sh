@@ -42,7 +42,7 @@ for np in 1 4; do
 done
 echo "sph example: 1 rank vs 4 ranks after 20 steps:"; cat "$WORK/compare.log"
 # The Kokkos store (where mpsfw has the Kokkos backend): the same bits as the host's.
-if grep -q "sph: the Kokkos store is built" "$WORK/configure.log"; then
+if grep -q "sph_model: built for --backend kokkos" "$WORK/configure.log"; then
   "$MPIEXEC" -n 2 "$bin/sph_solver" "$WORK/in.h5" --backend kokkos \
     --set run.checkpoint_file="$WORK/kokkos2.h5" > "$WORK/kokkos2.log" 2>&1 || { cat "$WORK/kokkos2.log"; fail "sph_solver --backend kokkos at 2 ranks"; }
   "$bin/sph_check" compare "$WORK/end1.h5" "$WORK/kokkos2.h5" 0 > "$WORK/compare-kokkos.log" 2>&1 || {
