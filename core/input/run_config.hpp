@@ -18,6 +18,14 @@ struct RunConfig {
   // fresh run starts at 0.
   long start_step = 0;
   double start_time = 0;
+  // The time at `step` of steps `dt` long: the saved state's time plus the
+  // steps since, or step * dt where the saved state's time is that of a run
+  // from time 0 at this dt (the bits of a run that never stopped). Every
+  // solver's clock: a resume with another dt goes on from the saved time.
+  double time_at(long step, double dt) const {
+    if (start_time == static_cast<double>(start_step) * dt) return static_cast<double>(step) * dt;
+    return start_time + static_cast<double>(step - start_step) * dt;
+  }
   long steps = 0;               // the run's last step
   std::string checkpoint_file;  // "" = none
   long checkpoint_every = 0;    // steps; 0: at the end and on a stop signal only

@@ -81,9 +81,7 @@ void BrownianSolver::advance() {
   ++step_;
 }
 
-double BrownianSolver::time() const {
-  return config_.start_time + static_cast<double>(step_ - config_.start_step) * config_.physics.dt;
-}
+double BrownianSolver::time() const { return config_.time_at(step_, config_.physics.dt); }
 
 Diagnostics BrownianSolver::measure() const {
   const LocalSums local = store_->sums(config_.physics);

@@ -94,9 +94,7 @@ void SphSolver::advance() {
   ++step_;
 }
 
-double SphSolver::time() const {
-  return config_.start_time + static_cast<double>(step_ - config_.start_step) * config_.physics.dt;
-}
+double SphSolver::time() const { return config_.time_at(step_, config_.physics.dt); }
 
 Diagnostics SphSolver::measure() const {
   const LocalSums local = store_->sums(config_.physics);

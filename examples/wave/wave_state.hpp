@@ -76,7 +76,7 @@ class WaveSolver final : public mpsfw::Steppable {
 
  private:
   Diagnostics measure() const;  // collective
-  double time() const { return static_cast<double>(step_) * config_.dt; }
+  double time() const { return config_.time_at(step_, config_.dt); }
 
   WaveConfig config_;
   const mpsfw::Params* params_;

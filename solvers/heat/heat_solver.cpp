@@ -165,7 +165,7 @@ Diagnostics HeatSolver::measure(long step) const {
   MPSFW_MPI_CHECK(MPI_Allreduce(&local.max_change, &max_change, 1, MPI_DOUBLE, MPI_MAX, comm));
   if (!std::isfinite(total) || !std::isfinite(max_change)) stop_non_finite(step, local);
   const double cell_volume = config_.spacing[0] * config_.spacing[1] * config_.spacing[2];
-  return {step, step * config_.dt, total * cell_volume, max_change};
+  return {step, config_.time_at(step, config_.dt), total * cell_volume, max_change};
 }
 
 // Every rank saw the same non-finite sums: name the first rank whose own
@@ -181,8 +181,8 @@ void HeatSolver::stop_non_finite(long step, const LocalDiagnostics& local) const
 
 void HeatSolver::write_checkpoint(const std::string& path) {
   if (params_ == nullptr) throw Error("heat: a checkpoint needs the run's parameters");
-  write_grid_checkpoint(path, *params_, step_, step_ * config_.dt, {"heat.initial=dataset"},
-                        decomposition_,
+  write_grid_checkpoint(path, *params_, step_, config_.time_at(step_, config_.dt),
+                        {"heat.initial=dataset"}, decomposition_,
                         {{"/heat/u0", [&] { return interior_on_host(u_, layout_); }},
                          {"/heat/u_previous", [&] { return interior_on_host(next_, layout_); }}});
 }
@@ -202,7 +202,7 @@ void HeatSolver::open_output(const std::string& path) {
 
 void HeatSolver::write_output() {
   const std::vector<double> block = local_interior();
-  output_->write(step_, step_ * config_.dt, block.data());
+  output_->write(step_, config_.time_at(step_, config_.dt), block.data());
 }
 
 void HeatSolver::close_output() {

@@ -115,12 +115,7 @@ void MdSolver::preflight(const DeviceBinding& device, long atoms_in_box) const {
   }
 }
 
-double MdSolver::time_now() const {
-  // A checkpoint of a run from time 0 resumes with the same times, bit for bit.
-  if (config_.start_time == static_cast<double>(config_.start_step) * config_.dt)
-    return static_cast<double>(step_) * config_.dt;
-  return config_.start_time + static_cast<double>(step_ - config_.start_step) * config_.dt;
-}
+double MdSolver::time_now() const { return config_.time_at(step_, config_.dt); }
 
 MdSolver::~MdSolver() = default;
 
