@@ -132,8 +132,9 @@ struct WorkloadSpec {
   std::function<std::vector<std::string>()> input_template;
   // The backends the workload has kernels for: the runtime refuses another
   // `run.backend` before the run (naming these), and `auto` takes the host
-  // where a GPU is visible but the workload has no cuda backend.
-  std::vector<Backend> backends = {Backend::Host, Backend::Cuda, Backend::Kokkos};
+  // where a GPU is visible but the workload has no cuda backend. The host
+  // unless the workload names more (backends_built).
+  std::vector<Backend> backends = {Backend::Host};
 };
 
 // The host, and CUDA and Kokkos where a solver built their kernels (a

@@ -64,8 +64,9 @@ class HeatWorkload final : public Workload {
 }  // namespace
 
 WorkloadSpec workload_spec() {
-  return {"heat", "3D heat equation, explicit FTCS on a cell grid (groups /run, /heat)", heat_keys,
-          [] { return std::make_unique<HeatWorkload>(); }, heat_template};
+  return {"heat",        "3D heat equation, explicit FTCS on a cell grid (groups /run, /heat)",
+          heat_keys,     [] { return std::make_unique<HeatWorkload>(); },
+          heat_template, backends_built(true, true)};
 }
 
 }  // namespace mpsfw::heat

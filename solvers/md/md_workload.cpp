@@ -82,7 +82,10 @@ WorkloadSpec workload_spec() {
   return {"md",
           "Lennard-Jones molecular dynamics, velocity Verlet with neighbour lists "
           "(groups /run, /md)",
-          md_keys, [] { return std::make_unique<MdWorkload>(); }, md_template};
+          md_keys,
+          [] { return std::make_unique<MdWorkload>(); },
+          md_template,
+          backends_built(true, true)};
 }
 
 }  // namespace mpsfw::md

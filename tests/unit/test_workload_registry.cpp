@@ -138,8 +138,14 @@ TEST(WorkloadRegistry, AWorkloadIsRefusedABackendItHasNot) {
   }
   // auto takes the host where the workload has no CUDA kernels, else stays auto.
   EXPECT_EQ(backend_to_bind(host_only, Backend::Auto), Backend::Host);
-  EXPECT_EQ(backend_to_bind(toy("beta"), Backend::Auto), Backend::Auto);
-  EXPECT_EQ(backend_to_bind(toy("beta"), Backend::Kokkos), Backend::Kokkos);
+  WorkloadSpec every = toy("beta");
+  every.backends = backends_built(true, true);
+  EXPECT_EQ(backend_to_bind(every, Backend::Auto), Backend::Auto);
+  EXPECT_EQ(backend_to_bind(every, Backend::Kokkos), Backend::Kokkos);
+  // A workload that names no backends has the host's only: a GPU backend is
+  // refused before the device is bound, not after.
+  EXPECT_THROW(check_backend(toy("gamma"), Backend::Cuda, "--backend cuda"), InputError);
+  EXPECT_EQ(backend_to_bind(toy("gamma"), Backend::Auto), Backend::Host);
 }
 
 TEST(BuiltinWorkloads, HeatAndMdAreRegisteredWithTheirKeys) {
