@@ -27,41 +27,46 @@ macro(mpsfw_enable_cuda option)
   endif()
 endmacro()
 
-# A solver's backend sources, after mpsfw_enable_cuda(<PREFIX>_ENABLE_CUDA):
-#   mpsfw_backend_sources(<target> <PREFIX> CUDA <file.cu> <stand-in.cpp>
-#                         [KOKKOS <file.cpp> <stand-in.cpp>])
-# adds the CUDA file where <PREFIX>_ENABLE_CUDA is on and the Kokkos file where
-# mpsfw has the Kokkos backend (compiled as CUDA with a CUDA Kokkos, linked to
-# mpsfw::mpsfw_kokkos), each one's stand-in (a maker that says why there is
-# none) otherwise, and defines <PREFIX>_HAVE_CUDA and <PREFIX>_HAVE_KOKKOS
-# (1 or 0) for the target and its users.
-function(mpsfw_backend_sources target prefix)
-  cmake_parse_arguments(ARG "" "" "CUDA;KOKKOS" ${ARGN})
-  list(GET ARG_CUDA 0 _cuda_on)
-  list(GET ARG_CUDA 1 _cuda_off)
+# A solver's parts written once over the backends' primitives
+# (<mpsfw/core/particles/backend_part.hpp>), after mpsfw_enable_cuda(<PREFIX>_ENABLE_CUDA):
+#   mpsfw_backend_parts(<target> <PREFIX> <source>...)
+# compiles each source once per backend the build has: the host; CUDA where
+# <PREFIX>_ENABLE_CUDA is on; Kokkos where mpsfw has the Kokkos backend
+# (compiled as CUDA with a CUDA Kokkos, linked to mpsfw::mpsfw_kokkos). It
+# defines <PREFIX>_HAVE_CUDA and <PREFIX>_HAVE_KOKKOS (1 or 0) for the target
+# and its users: what mpsfw::make_part and mpsfw::backends_built are given.
+function(mpsfw_backend_parts target prefix)
+  set(_backend_names none host cuda kokkos)
+  set(_backends 1)
+  set(_have_cuda 0)
+  set(_have_kokkos 0)
   if(${prefix}_ENABLE_CUDA)
-    target_sources(${target} PRIVATE ${_cuda_on})
-    target_compile_definitions(${target} PUBLIC ${prefix}_HAVE_CUDA=1)
-  else()
-    target_sources(${target} PRIVATE ${_cuda_off})
-    target_compile_definitions(${target} PUBLIC ${prefix}_HAVE_CUDA=0)
+    list(APPEND _backends 2)
+    set(_have_cuda 1)
   endif()
-  if(NOT ARG_KOKKOS)
-    target_compile_definitions(${target} PUBLIC ${prefix}_HAVE_KOKKOS=0)
-    return()
-  endif()
-  list(GET ARG_KOKKOS 0 _kokkos_on)
-  list(GET ARG_KOKKOS 1 _kokkos_off)
   if(mpsfw_KOKKOS)
-    target_sources(${target} PRIVATE ${_kokkos_on})
-    if(Kokkos_ENABLE_CUDA)
-      set_source_files_properties(${_kokkos_on} PROPERTIES LANGUAGE CUDA)
-    endif()
+    list(APPEND _backends 3)
+    set(_have_kokkos 1)
     target_link_libraries(${target} PRIVATE mpsfw::mpsfw_kokkos)
-    target_compile_definitions(${target} PUBLIC ${prefix}_HAVE_KOKKOS=1)
     message(STATUS "${target}: built for --backend kokkos")
-  else()
-    target_sources(${target} PRIVATE ${_kokkos_off})
-    target_compile_definitions(${target} PUBLIC ${prefix}_HAVE_KOKKOS=0)
   endif()
+  target_compile_definitions(${target} PUBLIC ${prefix}_HAVE_CUDA=${_have_cuda}
+                                              ${prefix}_HAVE_KOKKOS=${_have_kokkos})
+  foreach(_source ${ARGN})
+    get_filename_component(_path ${_source} ABSOLUTE)
+    get_filename_component(_name ${_source} NAME_WE)
+    foreach(_backend ${_backends})
+      list(GET _backend_names ${_backend} _label)
+      set(_part ${CMAKE_CURRENT_BINARY_DIR}/${target}_parts/${_name}_${_label}.cpp)
+      if(_backend EQUAL 2)
+        set(_part ${CMAKE_CURRENT_BINARY_DIR}/${target}_parts/${_name}_${_label}.cu)
+      endif()
+      file(CONFIGURE OUTPUT ${_part} CONTENT
+           "// ${_source} for the ${_label} backend (mpsfw_backend_parts)\n#define MPSFW_PART_BACKEND ${_backend}\n#include \"${_path}\"\n")
+      target_sources(${target} PRIVATE ${_part})
+      if(_backend EQUAL 3 AND Kokkos_ENABLE_CUDA)
+        set_source_files_properties(${_part} PROPERTIES LANGUAGE CUDA)
+      endif()
+    endforeach()
+  endforeach()
 endfunction()

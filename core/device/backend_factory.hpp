@@ -1,12 +1,23 @@
 #pragma once
 // One choice of implementation per bound backend, for every backend-specific
-// part a solver has (heat's kernels, MD's atom store, a user's launchers):
+// part a solver has (heat's kernels, MD's atom store, a user's launchers).
+//
+// A part written once over the backends' primitives (a class template
+// Impl<Exec> deriving from the interface T; Exec: HostExec, CudaExec,
+// KokkosExec) is built for every backend its build has from ONE source,
+// compiled once per backend (CMake's mpsfw_backend_parts, which also defines
+// <PREFIX>_HAVE_CUDA and <PREFIX>_HAVE_KOKKOS), holding one line:
+//   MPSFW_BACKEND_PART(sph::SphArrays, sph::SphStore)   (backend_part.hpp)
+// and made for the bound backend, in any other source (one that does not
+// include backend_part.hpp), with
+//   make_part<SphArrays, SphStore, SPH_HAVE_CUDA, SPH_HAVE_KOKKOS>(backend, "sph's store")
+// A backend the build lacks is refused there, naming it.
+//
+// Parts with a separate implementation per backend pass one maker each:
 //   return make_for_backend<HeatKernels>(backend, "heat kernels",
 //       make_host_heat_kernels, make_cuda_heat_kernels, make_kokkos_heat_kernels);
-// Each maker is a callable returning std::unique_ptr<T>; a build without a
-// backend gives a maker that throws (backend.hpp: a *_cuda_off.cpp unit in
-// place of the CUDA one), and a part with no implementation for a backend
-// passes unsupported<T>(why).
+// Each maker is a callable returning std::unique_ptr<T>; a part with no
+// implementation for a backend passes unsupported<T>(why).
 #include <memory>
 #include <string>
 
@@ -31,6 +42,45 @@ std::unique_ptr<T> make_for_backend(Backend backend, const std::string& what, Ho
       return cuda();
     case Backend::Kokkos:
       return kokkos();
+    case Backend::Auto:
+      break;
+  }
+  throw Error(what + ": backend 'auto' is not bound (bind_device resolves it)");
+}
+
+// The backends' primitives (core/particles/*_exec): named here only.
+class HostExec;
+class CudaExec;
+class KokkosExec;
+
+// Impl<Exec> as a T: defined where MPSFW_BACKEND_PART instantiates it, in
+// the part's source compiled for Exec's backend; declared only here, so that
+// a source calling make_part instantiates no backend's part itself.
+template <class Exec, template <class> class Impl, class T>
+std::unique_ptr<T> make_part_on();
+
+template <template <class> class Impl, class T, bool HaveCuda, bool HaveKokkos>
+std::unique_ptr<T> make_part(Backend backend, const std::string& what) {
+  const auto not_built = [&](const char* name) -> std::unique_ptr<T> {
+    throw Error(what + ": the bound backend is " + name + ", but this program was built without " +
+                "its " + name + " part; run with --backend host, or rebuild against an mpsfw " +
+                "built with " + name);
+  };
+  switch (backend) {
+    case Backend::Host:
+      return make_part_on<HostExec, Impl, T>();
+    case Backend::Cuda:
+      if constexpr (HaveCuda) {
+        return make_part_on<CudaExec, Impl, T>();
+      } else {
+        return not_built("cuda");
+      }
+    case Backend::Kokkos:
+      if constexpr (HaveKokkos) {
+        return make_part_on<KokkosExec, Impl, T>();
+      } else {
+        return not_built("kokkos");
+      }
     case Backend::Auto:
       break;
   }

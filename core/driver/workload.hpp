@@ -138,7 +138,7 @@ struct WorkloadSpec {
 };
 
 // The host, and CUDA and Kokkos where a solver built their kernels (a
-// solver's <PREFIX>_HAVE_CUDA and <PREFIX>_HAVE_KOKKOS: mpsfw_backend_sources):
+// solver's <PREFIX>_HAVE_CUDA and <PREFIX>_HAVE_KOKKOS: mpsfw_backend_parts):
 // a WorkloadSpec's backends.
 inline std::vector<Backend> backends_built(bool cuda, bool kokkos) {
   std::vector<Backend> b = {Backend::Host};

@@ -2,11 +2,17 @@
 
 #include <cmath>
 #include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/backend_factory.hpp>
 #include <mpsfw/core/device/peer_memory.hpp>
 #include <mpsfw/core/parallel/collective.hpp>
 #include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace brownian {
+
+std::unique_ptr<BrownianStore> store_for(mpsfw::Backend backend) {
+  return mpsfw::make_part<BrownianArrays, BrownianStore, BROWNIAN_HAVE_CUDA, BROWNIAN_HAVE_KOKKOS>(
+      backend, "brownian's store");
+}
 BrownianSolver::BrownianSolver(const BrownianConfig& config, const mpsfw::Params* params,
                                MPI_Comm comm, const mpsfw::DeviceBinding& device,
                                bool cuda_aware_mpi)

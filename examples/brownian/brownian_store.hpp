@@ -30,15 +30,13 @@ class BrownianStore : public mpsfw::ListedParticleStore {
   virtual LocalSums sums(const Physics& p) const = 0;
 };
 
-// A store in the memory of `backend` (Host, or Cuda where built:
-// mpsfw::make_for_backend). Throws mpsfw::Error for a backend this example
-// has no store for.
-std::unique_ptr<BrownianStore> store_for(mpsfw::Backend backend);
+// The store, written once over a backend's primitives (brownian_arrays.hpp).
+template <class Exec>
+class BrownianArrays;
 
-namespace detail {
-std::unique_ptr<BrownianStore> make_host_store();
-// brownian_store_cuda.cu, or brownian_store_cuda_off.cpp in a build without it.
-std::unique_ptr<BrownianStore> make_cuda_store();
-}  // namespace detail
+// A store in the memory of `backend` (Host; Cuda and Kokkos where built;
+// brownian_state.cpp). Throws mpsfw::Error for a backend this example was
+// built without.
+std::unique_ptr<BrownianStore> store_for(mpsfw::Backend backend);
 
 }  // namespace brownian

@@ -82,7 +82,7 @@ mpsfw::WorkloadSpec brownian_spec() {
           "(groups /run, /brownian)",
           brownian_keys, [] { return std::make_unique<BrownianWorkload>(); }, brownian_template,
           // The host store, and the CUDA one where it was built.
-          mpsfw::backends_built(BROWNIAN_HAVE_CUDA, false)};
+          mpsfw::backends_built(BROWNIAN_HAVE_CUDA, BROWNIAN_HAVE_KOKKOS)};
 }
 
 }  // namespace brownian

@@ -3,10 +3,16 @@
 #include <algorithm>
 #include <cmath>
 #include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/backend_factory.hpp>
 #include <mpsfw/core/parallel/collective.hpp>
 #include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace sph {
+
+std::unique_ptr<SphStore> store_for(mpsfw::Backend backend) {
+  return mpsfw::make_part<SphArrays, SphStore, SPH_HAVE_CUDA, SPH_HAVE_KOKKOS>(backend,
+                                                                               "sph's store");
+}
 
 mpsfw::ParticleInputFields input_fields(const std::vector<mpsfw::WrittenField>& written) {
   return {written, {"densities"}};

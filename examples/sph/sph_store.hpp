@@ -33,15 +33,12 @@ class SphStore : public mpsfw::ListedParticleStore {
   virtual LocalSums sums(const Physics& p) = 0;
 };
 
-// A store in the memory of `backend` (Host; Cuda and Kokkos where built).
-std::unique_ptr<SphStore> store_for(mpsfw::Backend backend);
+// The store, written once over a backend's primitives (sph_arrays.hpp).
+template <class Exec>
+class SphArrays;
 
-namespace detail {
-std::unique_ptr<SphStore> make_host_store();
-// sph_store_cuda.cu, or sph_store_cuda_off.cpp in a build without it.
-std::unique_ptr<SphStore> make_cuda_store();
-// sph_store_kokkos.cpp, or sph_store_kokkos_off.cpp in a build without it.
-std::unique_ptr<SphStore> make_kokkos_store();
-}  // namespace detail
+// A store in the memory of `backend` (Host; Cuda and Kokkos where built;
+// sph_state.cpp).
+std::unique_ptr<SphStore> store_for(mpsfw::Backend backend);
 
 }  // namespace sph

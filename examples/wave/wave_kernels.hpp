@@ -1,7 +1,7 @@
 #pragma once
 // What a backend does for the wave example: the leapfrog update of a block's
 // interior and the block's diagnostics, written once over the framework's
-// grid loops (wave_kernels_exec.hpp) around the per-cell physics of
+// grid loops (wave_kernels.cpp) around the per-cell physics of
 // wave_physics.hpp.
 #include <memory>
 
@@ -33,16 +33,12 @@ class Kernels {
   virtual void synchronize() = 0;
 };
 
-// The launchers for a bound backend (mpsfw::make_for_backend). Throws
-// mpsfw::Error for a backend this example was built without.
-std::unique_ptr<Kernels> kernels_for(mpsfw::Backend backend);
+// The launchers, written once over a backend's primitives (wave_kernels.cpp).
+template <class Exec>
+class ExecKernels;
 
-namespace detail {
-std::unique_ptr<Kernels> make_host_kernels();
-// wave_kernels_cuda.cu, or wave_kernels_cuda_off.cpp in a build without it.
-std::unique_ptr<Kernels> make_cuda_kernels();
-// wave_kernels_kokkos.cpp, or wave_kernels_kokkos_off.cpp.
-std::unique_ptr<Kernels> make_kokkos_kernels();
-}  // namespace detail
+// The launchers for a bound backend (wave_state.cpp). Throws mpsfw::Error
+// for a backend this example was built without.
+std::unique_ptr<Kernels> kernels_for(mpsfw::Backend backend);
 
 }  // namespace wave

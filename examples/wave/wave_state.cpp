@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/backend_factory.hpp>
 #include <mpsfw/core/device/peer_memory.hpp>
 #include <mpsfw/core/grid/grid_state.hpp>
 #include <mpsfw/core/parallel/collective.hpp>
@@ -35,6 +36,11 @@ mpsfw::GridGeometry geometry_of(const WaveConfig& c) {
 }
 
 }  // namespace
+
+std::unique_ptr<Kernels> kernels_for(mpsfw::Backend backend) {
+  return mpsfw::make_part<ExecKernels, Kernels, WAVE_HAVE_CUDA, WAVE_HAVE_KOKKOS>(
+      backend, "wave's launchers");
+}
 
 WaveSolver::WaveSolver(const WaveConfig& config, const mpsfw::Params* params, MPI_Comm comm,
                        const mpsfw::DeviceBinding& device, bool cuda_aware_mpi)

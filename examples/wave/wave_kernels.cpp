@@ -1,13 +1,14 @@
-#pragma once
 // The wave example's launchers written once, over the framework's grid loops
 // (mpsfw/core/grid/grid_loops.hpp) on a backend's primitives (Exec: the host's
-// OpenMP, CUDA, Kokkos): each backend's file only names its Exec.
+// OpenMP, CUDA, Kokkos). CMake's mpsfw_backend_parts compiles this file once
+// per backend the build has.
+#include "wave_kernels.hpp"
+
 #include <cmath>
 #include <cstdint>
 
 #include <mpsfw/core/grid/grid_loops.hpp>
-
-#include "wave_kernels.hpp"
+#include <mpsfw/core/particles/backend_part.hpp>
 
 namespace wave {
 
@@ -38,3 +39,5 @@ class ExecKernels final : public Kernels {
 };
 
 }  // namespace wave
+
+MPSFW_BACKEND_PART(wave::ExecKernels, wave::Kernels)

@@ -1,0 +1,7 @@
+// The store on every backend the build has: mpsfw_backend_parts compiles this
+// file once per backend, each time over that backend's primitives.
+#include <mpsfw/core/particles/backend_part.hpp>
+
+#include "sph_arrays.hpp"
+
+MPSFW_BACKEND_PART(sph::SphArrays, sph::SphStore)
