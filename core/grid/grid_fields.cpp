@@ -15,14 +15,34 @@ GridFields::GridFields(const CartDecomposition& decomposition, FieldLayout layou
 GridFields::~GridFields() = default;
 
 void GridFields::add(const std::string& name, Array<double>* field, Halo halo) {
+  declare({name, field, halo, false});
+}
+
+void GridFields::add_scratch(const std::string& name, Array<double>* field) {
+  declare({name, field, Halo::None, true});
+}
+
+void GridFields::declare(const Field& field) {
+  const std::string& name = field.name;
   if (halos_ != nullptr) throw Error("GridFields: field '" + name + "' added after connect_halos");
-  if (field == nullptr || field->size() != static_cast<size_t>(layout_.size())) {
+  if (field.array == nullptr || field.array->size() != static_cast<size_t>(layout_.size())) {
     throw Error("GridFields: field '" + name + "' is not an array of the declared layout");
   }
   for (const Field& f : fields_) {
     if (f.name == name) throw Error("GridFields: field '" + name + "' is declared twice");
+    if (f.array == field.array) {
+      throw Error("GridFields: fields '" + f.name + "' and '" + name + "' are the same array");
+    }
   }
-  fields_.push_back({name, field, halo});
+  fields_.push_back(field);
+}
+
+std::vector<const GridFields::Field*> GridFields::state() const {
+  std::vector<const Field*> out;
+  for (const Field& f : fields_) {
+    if (!f.scratch) out.push_back(&f);
+  }
+  return out;
 }
 
 void GridFields::connect_halos(const HaloSetup& setup) {
@@ -65,31 +85,27 @@ const FieldHalos& GridFields::halos() const { return const_cast<GridFields*>(thi
 
 std::vector<std::string> GridFields::names() const {
   std::vector<std::string> out;
-  for (const Field& f : fields_) out.push_back(f.name);
+  for (const Field* f : state()) out.push_back(f->name);
   return out;
 }
 
 bool GridFields::restore(const std::string& input, double fill) {
+  const std::vector<const Field*> fields = state();
   std::vector<const Field*> missing;
-  for (const Field& f : fields_) {
-    if (!has_grid_dataset(input, dataset_of(f))) missing.push_back(&f);
+  for (const Field* f : fields) {
+    if (!has_grid_dataset(input, dataset_of(*f))) missing.push_back(f);
   }
-  if (missing.size() == fields_.size()) return false;
+  if (missing.size() == fields.size()) return false;
   if (!missing.empty()) {
+    std::string all;
+    for (const Field* f : fields) all += (all.empty() ? "" : ", ") + dataset_of(*f);
     throw InputError(input + ": dataset " + dataset_of(*missing.front()) + " is missing: a " +
-                     group_ + " state holds every field (" +
-                     [&] {
-                       std::string all;
-                       for (const Field& f : fields_)
-                         all += (all.empty() ? "" : ", ") + dataset_of(f);
-                       return all;
-                     }() +
-                     ")");
+                     group_ + " state holds every field (" + all + ")");
   }
-  for (const Field& f : fields_) {
+  for (const Field* f : fields) {
     const std::vector<double> block =
-        read_grid_block(input, dataset_of(f), decomposition_, layout_, fill);
-    f.array->copy_from_host(block.data());
+        read_grid_block(input, dataset_of(*f), decomposition_, layout_, fill);
+    f->array->copy_from_host(block.data());
   }
   return true;
 }
@@ -105,7 +121,7 @@ void GridFields::write_output(long step, double time) {
   if (!output_) throw Error("GridFields: write_output before open_output");
   std::vector<std::vector<double>> blocks;
   std::vector<const double*> pointers;
-  for (const Field& f : fields_) blocks.push_back(interior_on_host(*f.array, layout_));
+  for (const Field* f : state()) blocks.push_back(interior_on_host(*f->array, layout_));
   for (const std::vector<double>& b : blocks) pointers.push_back(b.data());
   output_->write(step, time, pointers);
 }
@@ -119,8 +135,8 @@ void GridFields::close_output() {
 void GridFields::write_checkpoint(const std::string& path, const Params& params, long step,
                                   double time, const std::vector<std::string>& overrides) const {
   std::vector<SavedField> saved;
-  for (const Field& f : fields_) {
-    saved.push_back({dataset_of(f), [this, &f] { return interior_on_host(*f.array, layout_); }});
+  for (const Field* f : state()) {
+    saved.push_back({dataset_of(*f), [this, f] { return interior_on_host(*f->array, layout_); }});
   }
   write_grid_checkpoint(path, params, step, time, overrides, decomposition_, saved);
 }

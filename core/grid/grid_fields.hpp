@@ -2,12 +2,16 @@
 // A grid workload's fields, declared once: each a name, the array that holds
 // its current value (an Array keeps its identity when its contents are
 // swapped with another's, as a leapfrog's two levels are) and whether its
-// halo is exchanged. From that one declaration come the halo exchange
+// halo is exchanged. A field is state (add) or scratch (add_scratch): state
+// is written, saved and restored; scratch is an array state is computed into
+// and swapped with (explicit Euler's next level), never written, saved or
+// required of an input. From that one declaration come the halo exchange
 // (FieldHalos over the layout's halo width), the snapshots (FieldOutput, one
 // dataset and one XDMF attribute per field), the checkpoint (every field as
 // dataset /<group>/<name>) and the restart (an input that holds those
 // datasets, a checkpoint, starts from them on any rank count):
-//   fields_.add("u", &a_, Halo::Exchanged);  fields_.add("u_prev", &b_);
+//   fields_.add("u", &a_, Halo::Exchanged);  fields_.add("u_prev", &b_);   (leapfrog)
+//   fields_.add("u", &a_, Halo::Exchanged);  fields_.add_scratch("u_next", &c_);   (Euler)
 //   if (!fields_.restore(config.input_file)) { ...initial condition... }
 //   fields_.connect_halos({space, cuda_aware, run.halo, where, run.halo_sync});
 //   each step: fields_.start_halos(); halos().finish(); ...; halos().finish_step()
@@ -54,12 +58,16 @@ class GridFields {
   // with Halo::Exchanged its halo is exchanged (start_halos), `layout.halo`
   // cells wide. Before connect_halos.
   void add(const std::string& name, Array<double>* field, Halo halo = Halo::None);
+  // `field` is scratch: an array a state field may be swapped into (its halo
+  // then follows it), never written, saved or required. Before connect_halos.
+  void add_scratch(const std::string& name, Array<double>* field);
+  // The state fields' names, in declaration order (a snapshot's fields).
   std::vector<std::string> names() const;
 
   // Collective, once, after every field holds its initial values: the
   // exchange of the exchanged fields' halos. A field may be in any declared
   // array's memory when its halo is exchanged (arrays swap contents), so
-  // every declared array is a buffer it may be in.
+  // every declared array (scratch too) is a buffer it may be in.
   void connect_halos(const HaloSetup& setup);
   // Starts the exchange of every exchanged field's halo, from the array that
   // holds it now; halos() finishes it (finish, finish_step, quiesce).
@@ -67,13 +75,14 @@ class GridFields {
   FieldHalos& halos();
   const FieldHalos& halos() const;
 
-  // Collective: when `input` holds every field's dataset (/<group>/<name>,
-  // the whole grid), each rank's block of each into its field, halo cells
-  // set to `fill`, and true; false when it holds none of them (a fresh
-  // start). Some but not all is an InputError naming the missing one.
+  // Collective: when `input` holds every state field's dataset
+  // (/<group>/<name>, the whole grid), each rank's block of each into its
+  // field, halo cells set to `fill`, and true; false when it holds none of
+  // them (a fresh start). Some but not all is an InputError naming the
+  // missing one.
   bool restore(const std::string& input, double fill = 0);
 
-  // Collective: snapshots of every field (FieldOutput): the file at `path`
+  // Collective: snapshots of every state field (FieldOutput): the file at `path`
   // and its first frame, a frame, the commit.
   void open_output(const std::string& path, const GridGeometry& geometry, const std::string& solver,
                    long step, double time);
@@ -81,7 +90,7 @@ class GridFields {
   void close_output();
 
   // Collective: a checkpoint at `path` holding `params` (with `overrides`)
-  // and every field (write_grid_checkpoint).
+  // and every state field (write_grid_checkpoint).
   void write_checkpoint(const std::string& path, const Params& params, long step, double time,
                         const std::vector<std::string>& overrides = {}) const;
 
@@ -90,7 +99,10 @@ class GridFields {
     std::string name;
     Array<double>* array;
     Halo halo;
+    bool scratch;
   };
+  void declare(const Field& field);
+  std::vector<const Field*> state() const;
   std::string dataset_of(const Field& f) const { return "/" + group_ + "/" + f.name; }
 
   const CartDecomposition& decomposition_;

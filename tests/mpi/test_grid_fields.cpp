@@ -2,7 +2,9 @@
 // and the restart. A checkpoint written on all ranks restores on one rank and
 // on all, every cell in place and the halo at its fill value; an input with
 // none of the datasets is a fresh start; one with some is an InputError
-// naming the missing dataset; a snapshot holds every declared field.
+// naming the missing dataset; a snapshot holds every declared state field;
+// a scratch field is in none of them, and a state field swapped into it
+// keeps its halo exchange.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -13,6 +15,7 @@
 #include "core/base/error.hpp"
 #include "core/device/memory.hpp"
 #include "core/grid/grid_fields.hpp"
+#include "core/grid/grid_state.hpp"
 #include "core/input/run_config.hpp"
 #include "core/io/field_output.hpp"
 #include "core/io/h5_io.hpp"
@@ -198,6 +201,51 @@ TEST(GridFields, ADeclaredHaloIsExchangedInWhicheverArrayHoldsIt) {
   fields.halos().finish_step();
   EXPECT_EQ(wrong_face_halos(u, d, layout, 2), 0) << "u after the swap holds code(2)";
   fields.halos().quiesce();
+}
+
+// Explicit Euler's next level: u (state, exchanged) is computed into the
+// scratch array and swapped with it. The checkpoint and the snapshot hold u
+// only, a checkpoint restores without the scratch's dataset, and after the
+// swap u's halo is exchanged in the scratch's array.
+TEST(GridFields, AScratchFieldIsNeverWrittenOrRequiredAndTakesTheHaloWhenSwapped) {
+  const std::string dir = testing_support::make_shared_temp_dir("grid_fields_scratch");
+  CartDecomposition d{MPI_COMM_WORLD, kCells, {}, {false, false, false}};
+  const FieldLayout layout{d.local_cells()};
+  Array<double> u = coded(d, layout, 1), next = coded(d, layout, 2);
+  GridFields fields{d, layout, "toy"};
+  fields.add("u", &u, GridFields::Halo::Exchanged);
+  fields.add_scratch("u_next", &next);
+  EXPECT_EQ(fields.names(), std::vector<std::string>{"u"});
+  fields.write_checkpoint(dir + "/ck.h5", checkpoint_params(), 3, 0.25);
+  fields.open_output(dir + "/out.h5", GridGeometry{}, "toy", 0, 0.0);
+  fields.close_output();
+  int me = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  if (me == 0) {
+    EXPECT_TRUE(has_grid_dataset(dir + "/ck.h5", "/toy/u"));
+    EXPECT_FALSE(has_grid_dataset(dir + "/ck.h5", "/toy/u_next")) << "a scratch field was saved";
+    h5::Handle f = h5::open_file_readonly(dir + "/out.h5");
+    EXPECT_TRUE(h5::has_group(f.get(), "/u"));
+    EXPECT_FALSE(h5::has_group(f.get(), "/u_next")) << "a scratch field was written";
+  }
+  {
+    Array<double> u2(Backend::Host, static_cast<size_t>(layout.size()));
+    Array<double> scratch(Backend::Host, static_cast<size_t>(layout.size()));
+    GridFields again{d, layout, "toy"};
+    again.add("u", &u2);
+    again.add_scratch("u_next", &scratch);
+    ASSERT_TRUE(again.restore(dir + "/ck.h5", 7.0)) << "the scratch's dataset was required";
+    EXPECT_EQ(wrong_cells(u2, d, layout, 1, 7.0), 0);
+  }
+  fields.connect_halos({});
+  u.swap(next);
+  fields.start_halos();
+  fields.halos().finish();
+  fields.halos().finish_step();
+  EXPECT_EQ(wrong_face_halos(u, d, layout, 2), 0) << "u, swapped into the scratch array";
+  fields.halos().quiesce();
+  MPI_Barrier(MPI_COMM_WORLD);
+  testing_support::remove_shared_temp_dir(dir);
 }
 
 }  // namespace
