@@ -8,6 +8,7 @@
 // compiled once per backend (CMake's mpsfw_backend_parts, which also defines
 // <PREFIX>_HAVE_CUDA and <PREFIX>_HAVE_KOKKOS), holding one line:
 //   MPSFW_BACKEND_PART(sph::SphArrays, sph::SphStore)   (backend_part.hpp)
+// (MPSFW_BACKEND_PART_WITH(Impl, T, A) for a part made from an argument A)
 // and made for the bound backend, in any other source (one that does not
 // include backend_part.hpp), with
 //   make_part<SphArrays, SphStore, SPH_HAVE_CUDA, SPH_HAVE_KOKKOS>(backend, "sph's store")
@@ -53,14 +54,19 @@ class HostExec;
 class CudaExec;
 class KokkosExec;
 
-// Impl<Exec> as a T: defined where MPSFW_BACKEND_PART instantiates it, in
+// Impl<Exec> as a T, made with no argument or with one (its parameters, as
+// Impl<Exec>(const A&)): defined where MPSFW_BACKEND_PART instantiates it, in
 // the part's source compiled for Exec's backend; declared only here, so that
 // a source calling make_part instantiates no backend's part itself.
 template <class Exec, template <class> class Impl, class T>
 std::unique_ptr<T> make_part_on();
+template <class Exec, template <class> class Impl, class T, class A>
+std::unique_ptr<T> make_part_on(const A& argument);
 
-template <template <class> class Impl, class T, bool HaveCuda, bool HaveKokkos>
-std::unique_ptr<T> make_part(Backend backend, const std::string& what) {
+// make_part<Impl, T, HAVE_CUDA, HAVE_KOKKOS>(backend, what[, argument]).
+template <template <class> class Impl, class T, bool HaveCuda, bool HaveKokkos, class... A>
+std::unique_ptr<T> make_part(Backend backend, const std::string& what, const A&... argument) {
+  static_assert(sizeof...(A) <= 1, "a backend part is made with one argument at most");
   const auto not_built = [&](const char* name) -> std::unique_ptr<T> {
     throw Error(what + ": the bound backend is " + name + ", but this program was built without " +
                 "its " + name + " part; run with --backend host, or rebuild against an mpsfw " +
@@ -68,16 +74,16 @@ std::unique_ptr<T> make_part(Backend backend, const std::string& what) {
   };
   switch (backend) {
     case Backend::Host:
-      return make_part_on<HostExec, Impl, T>();
+      return make_part_on<HostExec, Impl, T, A...>(argument...);
     case Backend::Cuda:
       if constexpr (HaveCuda) {
-        return make_part_on<CudaExec, Impl, T>();
+        return make_part_on<CudaExec, Impl, T, A...>(argument...);
       } else {
         return not_built("cuda");
       }
     case Backend::Kokkos:
       if constexpr (HaveKokkos) {
-        return make_part_on<KokkosExec, Impl, T>();
+        return make_part_on<KokkosExec, Impl, T, A...>(argument...);
       } else {
         return not_built("kokkos");
       }

@@ -11,7 +11,8 @@
 //       the host's bit for bit;
 //   (d) the configuration rejects an unstable dt, naming the key's origin and
 //       the limit;
-//   (e) the whole solver (WaveSolver: rank grid, FieldHalos, time loop) on
+//   (e) the whole solver (mpsfw::GridSolver over wave_model: rank grid,
+//       halos, time loop) on
 //       all of MPI_COMM_WORLD's ranks gives the reference's bits, periodic
 //       and dirichlet, on every backend there is.
 // (a)-(d) run on rank 0; run (e) at several rank counts with mpirun. Prints
@@ -37,9 +38,8 @@
 
 #include "wave_config.hpp"
 #include "wave_initial.hpp"
-#include "wave_kernels.hpp"
+#include "wave_model.hpp"
 #include "wave_physics.hpp"
-#include "wave_state.hpp"
 
 namespace {
 
@@ -80,21 +80,21 @@ void fill_periodic_halo(std::vector<double>& f, const FieldLayout& layout) {
 std::vector<double> reference_run(
     const wave::WaveConfig& c, Backend space,
     const std::function<void(long, const std::vector<double>&)>& after_step = {}) {
-  const std::unique_ptr<wave::Kernels> kernels = wave::kernels_for(space);
+  const wave::Coefficients k = wave::leapfrog_coefficients(c.speed, c.dt, c.spacing);
+  const std::unique_ptr<mpsfw::GridKernels> kernels = wave::kernels_for(space, k);
   const FieldLayout layout(c.cells, 2);
   const wave::InitialState initial = wave::initial_state(c, {0, 0, 0}, layout);
   const size_t size = static_cast<size_t>(layout.size());
   Array<double> a(space, size), b(space, size);
   a.copy_from_host(initial.u.data());
   b.copy_from_host(initial.u_prev.data());
-  const wave::Coefficients k = wave::leapfrog_coefficients(c.speed, c.dt, c.spacing);
   std::vector<double> host = initial.u;
   for (long s = 1; s <= c.steps; ++s) {
     if (c.boundary == wave::Boundary::Periodic) {
       fill_periodic_halo(host, layout);
       a.copy_from_host(host.data());
     }
-    kernels->update(a.data(), b.data(), layout, k);
+    kernels->update({layout, {a.data(), b.data()}});
     a.swap(b);
     a.copy_to_host(host.data());
     if (after_step) after_step(s, host);
@@ -213,8 +213,8 @@ LaplacianError laplacian_error(Backend space, const Poly& px, const Poly& py, co
   Array<double> field(space, size), result(space, size);
   field.copy_from_host(u.data());
   result.copy_from_host(twice.data());
-  wave::kernels_for(space)->update(field.data(), result.data(), layout,
-                                   wave::laplacian_coefficients(spacing));
+  wave::kernels_for(space, wave::laplacian_coefficients(spacing))
+      ->update({layout, {field.data(), result.data()}});
   result.copy_to_host(twice.data());
 
   LaplacianError e;
@@ -348,10 +348,11 @@ void check_solver(const mpsfw::MpiEnv& mpi, wave::WaveConfig c, Int3 grid, Backe
   const std::vector<double> reference = reference_run(c, Backend::Host);
   const FieldLayout whole(c.cells, 2);
 
-  wave::WaveSolver solver(c, nullptr, mpi.world(), device,
-                          space == Backend::Cuda && mpsfw::mpi_is_cuda_aware());
+  mpsfw::GridSolver solver(
+      wave::wave_model(c), c, nullptr,
+      {mpi.world(), device, "", space == Backend::Cuda && mpsfw::mpi_is_cuda_aware()});
   mpsfw::run_time_loop(solver, nullptr);
-  const std::vector<double> mine = solver.local_u();
+  const std::vector<double> mine = solver.local_field("u");
   const mpsfw::CartDecomposition& d = solver.decomposition();
   const Int3 n = d.local_cells(), off = d.offset();
   const int h = whole.halo;

@@ -1,43 +1,52 @@
-// The wave example's launchers written once, over the framework's grid loops
+// The wave example's kernels written once, over the framework's grid loops
 // (mpsfw/core/grid/grid_loops.hpp) on a backend's primitives (Exec: the host's
 // OpenMP, CUDA, Kokkos). CMake's mpsfw_backend_parts compiles this file once
 // per backend the build has.
-#include "wave_kernels.hpp"
-
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include <mpsfw/core/grid/grid_loops.hpp>
 #include <mpsfw/core/particles/backend_part.hpp>
 
+#include "wave_model.hpp"
+
 namespace wave {
 
 template <class Exec>
-class ExecKernels final : public Kernels {
+class WaveKernels final : public mpsfw::GridKernels {
  public:
-  // u_prev is read and written at the same cell only, by the same thread:
-  // the in-place update needs no second output buffer.
-  void update(const double* u, double* u_prev, const mpsfw::FieldLayout& layout,
-              Coefficients k) override {
-    const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
+  explicit WaveKernels(const Coefficients& k) : k_(k) {}
+
+  // u^{n-1} is read and written at the same cell only, by the same thread:
+  // u^{n+1} overwrites it in place.
+  void update(const mpsfw::GridArrays& a) override {
+    const double* u = a.field[kU];
+    double* u_prev = a.field[kUPrev];
+    const std::int64_t sy = a.layout.stride_y(), sz = a.layout.stride_z();
+    const Coefficients k = k_;
     mpsfw::for_each_cell(
-        exec_, layout, layout.interior(), MPSFW_LAMBDA(std::int64_t c, int, int, int) {
+        exec_, a.layout, a.layout.interior(), MPSFW_LAMBDA(std::int64_t c, int, int, int) {
           u_prev[c] = leapfrog_cell(u, u_prev, c, sy, sz, k);
         });
   }
-  LocalDiagnostics diagnostics(const double* u, const mpsfw::FieldLayout& layout) override {
-    const mpsfw::Box interior = layout.interior();
-    return {mpsfw::sum_over_cells(
-                exec_, layout, interior, MPSFW_LAMBDA(std::int64_t c) { return u[c] * u[c]; }),
-            mpsfw::max_over_cells(
-                exec_, layout, interior, MPSFW_LAMBDA(std::int64_t c) { return std::fabs(u[c]); })};
+  // The model's diagnostics: sum of u^2, max |u|.
+  std::vector<double> diagnostics(const mpsfw::GridArrays& a) override {
+    const double* u = a.field[kU];
+    const mpsfw::Box interior = a.layout.interior();
+    return {
+        mpsfw::sum_over_cells(
+            exec_, a.layout, interior, MPSFW_LAMBDA(std::int64_t c) { return u[c] * u[c]; }),
+        mpsfw::max_over_cells(
+            exec_, a.layout, interior, MPSFW_LAMBDA(std::int64_t c) { return std::fabs(u[c]); })};
   }
   void synchronize() override { exec_.synchronize(); }
 
  private:
   Exec exec_;
+  Coefficients k_;
 };
 
 }  // namespace wave
 
-MPSFW_BACKEND_PART(wave::ExecKernels, wave::Kernels)
+MPSFW_BACKEND_PART_WITH(wave::WaveKernels, mpsfw::GridKernels, wave::Coefficients)

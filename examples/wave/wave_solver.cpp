@@ -3,7 +3,7 @@
 #include <mpsfw/core/driver/workload.hpp>
 #include <mpsfw/runtime/solver_main.hpp>
 
-#include "wave_workload.hpp"
+#include "wave_model.hpp"
 
 int main(int argc, char** argv) {
   mpsfw::WorkloadRegistry workloads;

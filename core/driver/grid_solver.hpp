@@ -1,0 +1,161 @@
+#pragma once
+// A stencil solver of one's own, with the framework owning everything but its
+// physics. The solver describes its grid once (GridModel: cells, periodic
+// axes, halo width, its fields with their roles, the swaps that end a step,
+// its diagnostics, its initial values) and supplies its kernels (GridKernels:
+// the interior update and the block's diagnostics, written once over the
+// backends' primitives and built per backend with MPSFW_BACKEND_PART).
+// GridSolver then steps it on the time loop, in the framework's order:
+//   start the exchanged fields' halos -> finish them -> update -> finish the
+//   step's exchange (ordering with same-GPU neighbours) -> the swaps
+// with the diagnostics reduced over ranks and guarded (one not finite stops
+// every rank), snapshots, checkpoints and restart of the state fields
+// (GridFields), the memory preflight and the device's settle.
+// grid_workload.hpp makes a Workload of it: banner, report, memory needs.
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/device/memory.hpp"
+#include "core/device/timers.hpp"
+#include "core/grid/grid_fields.hpp"
+#include "core/input/params.hpp"
+#include "core/input/run_config.hpp"
+#include "core/io/field_output.hpp"
+#include "core/mesh/decomposition.hpp"
+#include "core/mesh/field_layout.hpp"
+#include "time_loop.hpp"
+#include "workload.hpp"
+
+namespace mpsfw {
+
+// The fields as a step sees them: the memory each declared field is in now
+// (declaration order: the kernels name them by index) and the block's layout.
+struct GridArrays {
+  FieldLayout layout;
+  std::vector<double*> field;
+};
+
+// A grid solver's work on the bound backend.
+class GridKernels {
+ public:
+  virtual ~GridKernels() = default;
+  // The step's new values of the interior cells, the exchanged fields'
+  // halos current. On a GPU it returns at once.
+  virtual void update(const GridArrays& arrays) = 0;
+  // This rank's share of each diagnostic (GridModel::diagnostics' order)
+  // over its interior; waits for its result.
+  virtual std::vector<double> diagnostics(const GridArrays& arrays) = 0;
+  // Waits for everything launched so far.
+  virtual void synchronize() = 0;
+};
+
+// A field: state (snapshots, checkpoints, restart) or scratch (an array
+// state is computed into and swapped with: never written or required).
+struct GridFieldSpec {
+  std::string name;
+  bool scratch = false;
+  GridFields::Halo halo = GridFields::Halo::None;
+};
+
+// A diagnostic: the sum or the largest of the ranks' shares, times `scale`
+// (a cell volume). A sum over a field also guards it: a value not finite
+// makes the sum not finite, which stops the run.
+struct GridDiagnostic {
+  enum class Reduce { Sum, Max };
+  std::string name;
+  Reduce reduce = Reduce::Sum;
+  double scale = 1;
+};
+
+struct GridModel {
+  std::string group;  // the input group ("wave"): datasets /<group>/<field>
+  Int3 cells;
+  std::array<bool, 3> periodic{};
+  int halo_width = 1;
+  bool corners = false;   // edges and corners exchanged too (27-point stencils)
+  GridGeometry geometry;  // cell spacing and origin, for the snapshots
+  double dt = 0;          // the time a step advances
+  std::vector<GridFieldSpec> fields;
+  // Fields whose arrays swap contents after each step, by name.
+  std::vector<std::pair<std::string, std::string>> swaps;
+  std::vector<GridDiagnostic> diagnostics;
+  // The state fields' first values (declaration order, scratch skipped) for
+  // the block of `layout.n` cells whose first cell is global cell `offset`,
+  // on the host, laid out as `layout` (halo cells 0: a wall's value;
+  // periodic halos are filled by the first exchange). Not called when the
+  // input holds the state (a checkpoint).
+  std::function<std::vector<std::vector<double>>(Int3 offset, const FieldLayout& layout)> initial;
+  // The kernels on a bound backend (make_part).
+  std::function<std::unique_ptr<GridKernels>(Backend)> kernels;
+  // The input keys of cells along x, y, z: a weak-scaling study multiplies
+  // them (empty: the workload gives no weak scaling).
+  std::vector<std::string> cell_keys;
+};
+
+// What a rank with `layout` allocates for `model` in `memory`: every field,
+// and a send and a receive buffer per face of each exchanged field.
+MemoryNeed grid_memory_need(const GridModel& model, const FieldLayout& layout, Backend memory);
+
+class GridSolver final : public Steppable {
+ public:
+  // Collective over context.world: splits the grid, checks the memory,
+  // allocates the fields in the bound device's memory, sets the state from
+  // the input where it holds every state field's dataset (a checkpoint) or
+  // from model.initial, connects the halos. A failure on any rank throws
+  // AgreedError on every rank. `params` (the input a checkpoint repeats;
+  // nullptr: a run without checkpoints) outlives it.
+  GridSolver(GridModel model, const RunConfig& run, const Params* params,
+             const RunContext& context);
+  ~GridSolver();
+  GridSolver(const GridSolver&) = delete;
+  GridSolver& operator=(const GridSolver&) = delete;
+
+  LoopSetup loop_setup() override;
+  long step() const override { return step_; }
+  void advance() override;
+  void diagnose(std::FILE* out) override;
+  void check() override { measure(); }
+  void open_output(const std::string& path) override;
+  void write_output() override;
+  void close_output() override;
+  void write_checkpoint(const std::string& path) override;
+  void settle() override;
+
+  const GridModel& model() const { return model_; }
+  const CartDecomposition& decomposition() const { return decomposition_; }
+  const PhaseTimers& timers() const { return timers_; }
+  std::string halo_path() const { return fields_.halos().path(); }
+  // Every diagnose(): step, time, then the model's diagnostics.
+  const std::vector<std::vector<double>>& diagnostics() const { return diagnostics_; }
+  // This rank's interior cells of field `name`, x fastest, on the host.
+  std::vector<double> local_field(const std::string& name) const;
+
+ private:
+  GridArrays arrays();
+  std::vector<double> measure();  // collective
+  double time() const { return run_.time_at(step_, model_.dt); }
+  int index_of(const std::string& name) const;
+
+  GridModel model_;
+  RunConfig run_;
+  const Params* params_;
+  Backend backend_;
+  CartDecomposition decomposition_;
+  FieldLayout layout_;
+  std::unique_ptr<GridKernels> kernels_;
+  std::vector<Array<double>> arrays_;  // one per field, declaration order
+  std::vector<std::pair<int, int>> swaps_;
+  // Declared after the arrays: destroyed (its halos too) before them.
+  GridFields fields_;
+  PhaseTimers timers_;
+  std::vector<std::vector<double>> diagnostics_;
+  long step_ = 0;
+};
+
+}  // namespace mpsfw
