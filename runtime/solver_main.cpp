@@ -355,4 +355,10 @@ int solver_main(int argc, char** argv, const WorkloadRegistry& workloads,
   return session.run([&] { return run_workload(session, workloads, program); });
 }
 
+int solver_main(int argc, char** argv, WorkloadSpec spec, const std::string& program) {
+  WorkloadRegistry workloads;
+  workloads.add(std::move(spec));
+  return solver_main(argc, argv, workloads, program);
+}
+
 }  // namespace mpsfw

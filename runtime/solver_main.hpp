@@ -20,5 +20,7 @@ namespace mpsfw {
 
 int solver_main(int argc, char** argv, const WorkloadRegistry& workloads,
                 const std::string& program = "solver");
+// The program of one workload: return solver_main(argc, argv, spec, "wave_solver").
+int solver_main(int argc, char** argv, WorkloadSpec spec, const std::string& program);
 
 }  // namespace mpsfw

@@ -12,6 +12,29 @@
 
 namespace mpsfw {
 
+GridDiagnostic sum_of(std::string name, std::string field, double scale) {
+  return {std::move(name), GridDiagnostic::Reduce::Sum, scale, std::move(field),
+          GridDiagnostic::Of::Value};
+}
+
+GridDiagnostic sum_of_squares(std::string name, std::string field, double scale) {
+  return {std::move(name), GridDiagnostic::Reduce::Sum, scale, std::move(field),
+          GridDiagnostic::Of::Square};
+}
+
+GridDiagnostic max_abs_of(std::string name, std::string field) {
+  return {std::move(name), GridDiagnostic::Reduce::Max, 1, std::move(field),
+          GridDiagnostic::Of::Abs};
+}
+
+GridDiagnostic sum_by_kernels(std::string name, double scale) {
+  return {std::move(name), GridDiagnostic::Reduce::Sum, scale, "", GridDiagnostic::Of::Kernels};
+}
+
+GridDiagnostic max_by_kernels(std::string name) {
+  return {std::move(name), GridDiagnostic::Reduce::Max, 1, "", GridDiagnostic::Of::Kernels};
+}
+
 MemoryNeed grid_memory_need(const GridModel& model, const FieldLayout& layout, Backend memory) {
   const Int3 n = layout.n;
   const std::int64_t faces =
@@ -39,7 +62,14 @@ GridSolver::GridSolver(GridModel model, const RunConfig& run, const Params* para
   // cannot have it.
   const MemoryNeed need = grid_memory_need(model_, layout_, device.memory);
   preflight_memory(decomposition_.comm(), need.space, gpu_identity(device), need.bytes, need.what);
-  for (const auto& [a, b] : model_.swaps) swaps_.emplace_back(index_of(a), index_of(b));
+  for (const auto& [a, b] : model_.swaps) {
+    swaps_.emplace_back(index_of(a, "the step's swap"), index_of(b, "the step's swap"));
+  }
+  for (const GridDiagnostic& g : model_.diagnostics) {
+    reductions_.push_back(
+        {g.of == GridDiagnostic::Of::Kernels ? -1 : index_of(g.field, "diagnostic " + g.name),
+         g.of});
+  }
   std::string error;
   try {
     kernels_ = model_.kernels(backend_);
@@ -86,15 +116,15 @@ GridSolver::GridSolver(GridModel model, const RunConfig& run, const Params* para
 
 GridSolver::~GridSolver() = default;
 
-int GridSolver::index_of(const std::string& name) const {
+int GridSolver::index_of(const std::string& name, const std::string& user) const {
   for (std::size_t f = 0; f < model_.fields.size(); ++f) {
     if (model_.fields[f].name == name) return static_cast<int>(f);
   }
-  throw Error(model_.group + ": the step swaps field '" + name + "', which is not declared");
+  throw Error(model_.group + ": " + user + " names field '" + name + "', which is not declared");
 }
 
 GridArrays GridSolver::arrays() {
-  GridArrays a{layout_, {}};
+  GridArrays a{layout_, {}, reductions_};
   for (Array<double>& f : arrays_) a.field.push_back(f.data());
   return a;
 }

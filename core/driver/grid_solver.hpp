@@ -13,6 +13,7 @@
 // (GridFields), the memory preflight and the device's settle.
 // grid_workload.hpp makes a Workload of it: banner, report, memory needs.
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -21,9 +22,11 @@
 #include <utility>
 #include <vector>
 
+#include "core/base/error.hpp"
 #include "core/device/memory.hpp"
 #include "core/device/timers.hpp"
 #include "core/grid/grid_fields.hpp"
+#include "core/grid/grid_loops.hpp"
 #include "core/input/params.hpp"
 #include "core/input/run_config.hpp"
 #include "core/io/field_output.hpp"
@@ -34,11 +37,39 @@
 
 namespace mpsfw {
 
+// A diagnostic: the sum or the largest of the ranks' shares, times `scale`
+// (a cell volume). Each rank's share is the kernels' own (Of::Kernels), or
+// the framework's over one field's interior cells: the sum of its values or
+// of their squares, the largest |value| (sum_of, sum_of_squares,
+// max_abs_of). A sum over a field also guards it: a value not finite makes
+// the sum not finite, which stops the run.
+struct GridDiagnostic {
+  enum class Reduce { Sum, Max };
+  enum class Of { Kernels, Value, Square, Abs };
+  std::string name;
+  Reduce reduce = Reduce::Sum;
+  double scale = 1;
+  std::string field;  // for every Of but Kernels
+  Of of = Of::Kernels;
+};
+GridDiagnostic sum_of(std::string name, std::string field, double scale = 1);
+GridDiagnostic sum_of_squares(std::string name, std::string field, double scale = 1);
+GridDiagnostic max_abs_of(std::string name, std::string field);
+// The kernels' own shares (GridKernels::diagnostics computes them).
+GridDiagnostic sum_by_kernels(std::string name, double scale = 1);
+GridDiagnostic max_by_kernels(std::string name);
+
 // The fields as a step sees them: the memory each declared field is in now
-// (declaration order: the kernels name them by index) and the block's layout.
+// (declaration order: the kernels name them by index), the block's layout,
+// and the diagnostics the framework computes over fields (by field index).
 struct GridArrays {
+  struct Reduction {
+    int field = -1;  // -1: the kernels' own
+    GridDiagnostic::Of of = GridDiagnostic::Of::Kernels;
+  };
   FieldLayout layout;
   std::vector<double*> field;
+  std::vector<Reduction> reductions;
 };
 
 // A grid solver's work on the bound backend.
@@ -49,10 +80,45 @@ class GridKernels {
   // halos current. On a GPU it returns at once.
   virtual void update(const GridArrays& arrays) = 0;
   // This rank's share of each diagnostic (GridModel::diagnostics' order)
-  // over its interior; waits for its result.
+  // over its interior; waits for its result. GridKernelsOn computes those
+  // over fields; kernels with diagnostics of their own override it.
   virtual std::vector<double> diagnostics(const GridArrays& arrays) = 0;
   // Waits for everything launched so far.
   virtual void synchronize() = 0;
+};
+
+// Kernels written over a backend's primitives (Exec: HostExec, CudaExec,
+// KokkosExec) hold them as `exec`, wait on them, and compute the
+// diagnostics over fields.
+template <class Exec>
+class GridKernelsOn : public GridKernels {
+ public:
+  void synchronize() override { exec.synchronize(); }
+  std::vector<double> diagnostics(const GridArrays& a) override {
+    using Of = GridDiagnostic::Of;
+    std::vector<double> out;
+    const Box in = a.layout.interior();
+    for (const GridArrays::Reduction& r : a.reductions) {
+      if (r.of == Of::Kernels) {
+        throw Error("a diagnostic of the kernels' own, but the kernels compute none");
+      }
+      const double* f = a.field[static_cast<std::size_t>(r.field)];
+      if (r.of == Of::Value) {
+        out.push_back(sum_over_cells(
+            exec, a.layout, in, MPSFW_LAMBDA(std::int64_t c) { return f[c]; }));
+      } else if (r.of == Of::Square) {
+        out.push_back(sum_over_cells(
+            exec, a.layout, in, MPSFW_LAMBDA(std::int64_t c) { return f[c] * f[c]; }));
+      } else {
+        out.push_back(max_over_cells(
+            exec, a.layout, in, MPSFW_LAMBDA(std::int64_t c) { return std::fabs(f[c]); }));
+      }
+    }
+    return out;
+  }
+
+ protected:
+  Exec exec;
 };
 
 // A field: state (snapshots, checkpoints, restart) or scratch (an array
@@ -61,16 +127,6 @@ struct GridFieldSpec {
   std::string name;
   bool scratch = false;
   GridFields::Halo halo = GridFields::Halo::None;
-};
-
-// A diagnostic: the sum or the largest of the ranks' shares, times `scale`
-// (a cell volume). A sum over a field also guards it: a value not finite
-// makes the sum not finite, which stops the run.
-struct GridDiagnostic {
-  enum class Reduce { Sum, Max };
-  std::string name;
-  Reduce reduce = Reduce::Sum;
-  double scale = 1;
 };
 
 struct GridModel {
@@ -138,9 +194,11 @@ class GridSolver final : public Steppable {
 
  private:
   GridArrays arrays();
+  std::vector<GridArrays::Reduction> reductions_;
   std::vector<double> measure();  // collective
   double time() const { return run_.time_at(step_, model_.dt); }
-  int index_of(const std::string& name) const;
+  // The index of field `name`; Error naming `user` where none is declared.
+  int index_of(const std::string& name, const std::string& user) const;
 
   GridModel model_;
   RunConfig run_;

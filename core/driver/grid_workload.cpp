@@ -77,9 +77,12 @@ class GridWorkload final : public Workload {
 
 WorkloadSpec grid_workload(GridSolverSpec spec) {
   auto model = spec.model;
-  return {spec.name,           spec.summary,
-          spec.keys,           [model] { return std::make_unique<GridWorkload>(model); },
-          spec.input_template, spec.backends};
+  return {spec.name,
+          spec.summary,
+          [keys = spec.keys] { return keys; },
+          [model] { return std::make_unique<GridWorkload>(model); },
+          [lines = spec.input_template] { return lines; },
+          spec.backends};
 }
 
 }  // namespace mpsfw

@@ -7,7 +7,7 @@
 // banner, and the report (the job, the loop's phases and throughput in
 // cell-updates/s, the halo path, the diagnostics as columns):
 //   registry.add(mpsfw::grid_workload({"wave", "3D scalar wave equation ...",
-//       wave_keys, wave_template, wave_model_of_params,
+//       wave_keys(), wave_template(), wave_model_of_params,
 //       mpsfw::backends_built(WAVE_HAVE_CUDA, WAVE_HAVE_KOKKOS)}));
 #include <functional>
 #include <string>
@@ -20,10 +20,10 @@
 namespace mpsfw {
 
 struct GridSolverSpec {
-  std::string name;     // the input's `solver` attribute
-  std::string summary;  // one line for --help
-  std::function<std::vector<ParamSpec>()> keys;
-  std::function<std::vector<std::string>()> input_template;
+  std::string name;                         // the input's `solver` attribute
+  std::string summary;                      // one line for --help
+  std::vector<ParamSpec> keys;              // its own keys (not /run's, not /mps)
+  std::vector<std::string> input_template;  // "group.key=value" for every required key
   // The model of finalized parameters; checks what the schema cannot and
   // throws InputError naming the key.
   std::function<GridModel(const Params&)> model;

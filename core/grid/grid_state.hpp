@@ -47,6 +47,21 @@ std::vector<double> read_grid_block(const std::string& file, const std::string& 
                                     const CartDecomposition& d, const FieldLayout& layout,
                                     double fill);
 
+// A block of `layout` on the host (an initial state) whose interior cells
+// hold value(g), g the global cell (`offset` is the block's first), and whose
+// halo cells hold 0.
+template <class F>
+std::vector<double> block_of(const FieldLayout& layout, Int3 offset, F value) {
+  std::vector<double> block(static_cast<std::size_t>(layout.size()), 0.0);
+  const int h = layout.halo;
+  for (int k = 0; k < layout.n.z; ++k)
+    for (int j = 0; j < layout.n.y; ++j)
+      for (int i = 0; i < layout.n.x; ++i)
+        block[static_cast<std::size_t>(layout.index(i + h, j + h, k + h))] =
+            value(Int3{offset.x + i, offset.y + j, offset.z + k});
+  return block;
+}
+
 // This rank's interior cells of `field` (laid out as `layout`, wherever it
 // lives), x fastest, on the host.
 std::vector<double> interior_on_host(const Array<double>& field, const FieldLayout& layout);

@@ -14,7 +14,7 @@
 namespace wave {
 
 template <class Exec>
-class WaveKernels final : public mpsfw::GridKernels {
+class WaveKernels final : public mpsfw::GridKernelsOn<Exec> {
  public:
   explicit WaveKernels(const Coefficients& k) : k_(k) {}
 
@@ -26,24 +26,13 @@ class WaveKernels final : public mpsfw::GridKernels {
     const std::int64_t sy = a.layout.stride_y(), sz = a.layout.stride_z();
     const Coefficients k = k_;
     mpsfw::for_each_cell(
-        exec_, a.layout, a.layout.interior(), MPSFW_LAMBDA(std::int64_t c, int, int, int) {
+        exec, a.layout, a.layout.interior(), MPSFW_LAMBDA(std::int64_t c, int, int, int) {
           u_prev[c] = leapfrog_cell(u, u_prev, c, sy, sz, k);
         });
   }
-  // The model's diagnostics: sum of u^2, max |u|.
-  std::vector<double> diagnostics(const mpsfw::GridArrays& a) override {
-    const double* u = a.field[kU];
-    const mpsfw::Box interior = a.layout.interior();
-    return {
-        mpsfw::sum_over_cells(
-            exec_, a.layout, interior, MPSFW_LAMBDA(std::int64_t c) { return u[c] * u[c]; }),
-        mpsfw::max_over_cells(
-            exec_, a.layout, interior, MPSFW_LAMBDA(std::int64_t c) { return std::fabs(u[c]); })};
-  }
-  void synchronize() override { exec_.synchronize(); }
 
  private:
-  Exec exec_;
+  using mpsfw::GridKernelsOn<Exec>::exec;
   Coefficients k_;
 };
 

@@ -19,7 +19,6 @@ std::unique_ptr<mpsfw::GridKernels> kernels_for(mpsfw::Backend backend, const Co
 }
 
 mpsfw::GridModel wave_model(const WaveConfig& c) {
-  using Reduce = mpsfw::GridDiagnostic::Reduce;
   mpsfw::GridModel m;
   m.group = "wave";
   m.cells = c.cells;
@@ -34,7 +33,8 @@ mpsfw::GridModel wave_model(const WaveConfig& c) {
   m.fields = {{"u", false, mpsfw::GridFields::Halo::Exchanged}, {"u_prev"}};
   m.swaps = {{"u", "u_prev"}};
   const double cell_volume = c.spacing[0] * c.spacing[1] * c.spacing[2];
-  m.diagnostics = {{"sum_u2", Reduce::Sum, cell_volume}, {"max_abs_u", Reduce::Max}};
+  m.diagnostics = {mpsfw::sum_of_squares("sum_u2", "u", cell_volume),
+                   mpsfw::max_abs_of("max_abs_u", "u")};
   m.initial = [c](mpsfw::Int3 offset, const mpsfw::FieldLayout& layout) {
     InitialState s = initial_state(c, offset, layout);
     return std::vector<std::vector<double>>{std::move(s.u), std::move(s.u_prev)};
@@ -49,7 +49,7 @@ mpsfw::GridModel wave_model(const WaveConfig& c) {
 mpsfw::WorkloadSpec wave_spec() {
   return mpsfw::grid_workload(
       {"wave", "3D scalar wave equation, 4th order in space, leapfrog in time (groups /run, /wave)",
-       wave_keys, wave_template,
+       wave_keys(), wave_template(),
        [](const mpsfw::Params& p) { return wave_model(wave_config_from(p)); },
        mpsfw::backends_built(WAVE_HAVE_CUDA, WAVE_HAVE_KOKKOS)});
 }

@@ -55,24 +55,12 @@ for np in 1 4; do
 done
 echo "brownian example: 1 rank vs 4 ranks after 40 steps: $(cat "$WORK/compare.log")"
 
-# The time loop's stops and checkpoints, with no code of the example's own for
-# them: SIGUSR1 to mpirun stops 2 ranks at a step N with a checkpoint (exit
-# 138), which resumes on 3 ranks to step N+7 (every rank reading the particles
+# The time loop's stops and checkpoints (install_lib.sh): 2 ranks stopped at
+# a step N with a checkpoint, which resumes on 3 ranks to step N+7 (every rank reading the particles
 # its subdomain owns); the result agrees with one run of N+7 steps on 1 rank
 # within the same bound.
-"$MPIEXEC" -n 2 "$bin/brownian_solver" "$WORK/in.h5" --backend host --set run.steps=100000000 \
-  --set run.checkpoint_file="$WORK/ck.h5" --report "$WORK/stopped.json" > "$WORK/stopped.log" 2>&1 &
-job=$!
-# Once the run has begun (its banner; up to 30 s on a loaded machine), some steps later.
-for _ in $(seq 300); do grep -q "^mpsfw: brownian" "$WORK/stopped.log" && break; sleep 0.1; done
-sleep 2
-kill -USR1 "$job"
-rc=0; wait "$job" || rc=$?
-[ "$rc" -eq 138 ] || { cat "$WORK/stopped.log"; fail "brownian stopped by SIGUSR1: exit $rc, expected 138"; }
-step=$(sed -n 's/^mpsfw: stopped by SIGUSR1 at step \([0-9]*\); checkpoint .* resumes it$/\1/p' "$WORK/stopped.log")
-[ -n "$step" ] || { cat "$WORK/stopped.log"; fail "no 'stopped by SIGUSR1 at step N; checkpoint ... resumes it' line"; }
-grep -q '"how": "stopped"' "$WORK/stopped.json" || fail "stopped.json does not say the run stopped"
-[ -s "$WORK/ck.h5" ] && [ ! -e "$WORK/ck.h5.partial" ] || fail "no complete checkpoint ck.h5"
+stop_at_a_checkpoint "$bin/brownian_solver" "$WORK/in.h5" brownian
+step=$STOP_STEP
 "$bin/brownian_solver" --describe "$WORK/ck.h5" > "$WORK/ck.describe" 2>&1 || { cat "$WORK/ck.describe"; fail "--describe ck.h5"; }
 for line in "attribute /step (64-bit integer) = $step" 'attribute /solver (string) = "brownian"' \
             "dataset /brownian/positions [512][3]" "dataset /brownian/ids [512]"; do

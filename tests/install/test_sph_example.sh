@@ -69,16 +69,8 @@ PY
 # ranks for 5 more steps, against one run on 1 rank: on another layout the
 # resumed run rebuilds its lists at the checkpoint's step (the positions
 # folded into the box), so positions agree within rounding.
-"$MPIEXEC" -n 2 "$bin/sph_solver" "$WORK/in.h5" --backend host --set run.steps=100000000 \
-  --set run.checkpoint_file="$WORK/ck.h5" > "$WORK/stopped.log" 2>&1 &
-job=$!
-for _ in $(seq 300); do grep -q "^mpsfw: sph" "$WORK/stopped.log" && break; sleep 0.1; done
-sleep 2
-kill -USR1 "$job"
-rc=0; wait "$job" || rc=$?
-[ "$rc" -eq 138 ] || { cat "$WORK/stopped.log"; fail "sph stopped by SIGUSR1: exit $rc, expected 138"; }
-step=$(sed -n 's/^mpsfw: stopped by SIGUSR1 at step \([0-9]*\); checkpoint .* resumes it$/\1/p' "$WORK/stopped.log")
-[ -n "$step" ] || { cat "$WORK/stopped.log"; fail "no 'stopped by SIGUSR1 at step N' line"; }
+stop_at_a_checkpoint "$bin/sph_solver" "$WORK/in.h5" sph
+step=$STOP_STEP
 last=$((step + 5))
 "$MPIEXEC" -n 3 "$bin/sph_solver" "$WORK/ck.h5" --backend host --set run.steps=$last \
   --set run.checkpoint_file="$WORK/resumed.h5" > "$WORK/resumed.log" 2>&1 || { cat "$WORK/resumed.log"; fail "resuming ck.h5 on 3 ranks"; }

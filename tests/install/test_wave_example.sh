@@ -53,43 +53,15 @@ for field in u u_prev; do
 done
 echo "wave example: ok (1 rank == 4 ranks bit for bit, fields u and u_prev)"
 
-# The time loop's stops and checkpoints, with no code of the example's own for
-# them: SIGUSR1 to mpirun (Slurm's --signal=B:USR1) stops 2 ranks at a step N
-# with a checkpoint (exit 138), which resumes on 3 ranks to step N+7; its u
-# and u_prev at N+7 equal those of one run of N+7 steps on 1 rank, bit for bit.
-"$MPIEXEC" -n 2 "$WORK/wave/wave_solver" "$WORK/in.h5" --backend host --set run.steps=100000000 \
-  --set run.checkpoint_file="$WORK/ck.h5" --report "$WORK/stopped.json" > "$WORK/stopped.log" 2>&1 &
-job=$!
-# Once the run has begun (its banner; up to 30 s on a loaded machine), some steps later.
-for _ in $(seq 300); do grep -q "^mpsfw: wave" "$WORK/stopped.log" && break; sleep 0.1; done
-sleep 2
-kill -USR1 "$job"
-rc=0; wait "$job" || rc=$?
-[ "$rc" -eq 138 ] || { cat "$WORK/stopped.log"; fail "wave stopped by SIGUSR1: exit $rc, expected 138"; }
-step=$(sed -n 's/^mpsfw: stopped by SIGUSR1 at step \([0-9]*\); checkpoint .* resumes it$/\1/p' "$WORK/stopped.log")
-[ -n "$step" ] || { cat "$WORK/stopped.log"; fail "no 'stopped by SIGUSR1 at step N; checkpoint ... resumes it' line"; }
-grep -q '"how": "stopped"' "$WORK/stopped.json" || fail "stopped.json does not say the run stopped"
-[ -s "$WORK/ck.h5" ] && [ ! -e "$WORK/ck.h5.partial" ] || fail "no complete checkpoint ck.h5"
-# The checkpoint as the wave's own program lists it (--describe: every
-# registered workload's program has it).
+# The time loop's stops and checkpoints (install_lib.sh), then the checkpoint
+# as the wave's own program lists it (--describe: every registered
+# workload's program has it).
+check_stop_resume "$WORK/wave/wave_solver" "$WORK/in.h5" wave u u_prev
 "$WORK/wave/wave_solver" --describe "$WORK/ck.h5" > "$WORK/ck.describe" 2>&1 || { cat "$WORK/ck.describe"; fail "--describe ck.h5"; }
-for line in "attribute /step (64-bit integer) = $step" 'attribute /solver (string) = "wave"' \
+for line in "attribute /step (64-bit integer) = $STOP_STEP" 'attribute /solver (string) = "wave"' \
             "dataset /wave/u [16][20][24]" "dataset /wave/u_prev [16][20][24]"; do
   grep -qF "$line" "$WORK/ck.describe" || { cat "$WORK/ck.describe"; fail "--describe ck.h5 has no line '$line'"; }
 done
-last=$((step + 7))
-"$MPIEXEC" -n 3 "$WORK/wave/wave_solver" "$WORK/ck.h5" --backend host --set run.steps=$last --set run.output_every=0 \
-  --output "$WORK/resumed.h5" > "$WORK/resumed.log" 2>&1 || { cat "$WORK/resumed.log"; fail "resuming ck.h5 on 3 ranks"; }
-grep -q "steps $step..$last on 3 ranks" "$WORK/resumed.log" || { cat "$WORK/resumed.log"; fail "the resumed banner names no steps $step..$last"; }
-resumed=$(printf '%s/resumed.from%08d.h5' "$WORK" "$step")
-"$MPIEXEC" -n 1 "$WORK/wave/wave_solver" "$WORK/in.h5" --backend host --set run.steps=$last --set run.output_every=0 \
-  --output "$WORK/straight.h5" > "$WORK/straight.log" 2>&1 || { cat "$WORK/straight.log"; fail "the straight run to step $last"; }
-for field in u u_prev; do
-  dataset=$(printf '/%s/%08d' "$field" "$last")
-  h5diff "$WORK/straight.h5" "$resumed" "$dataset" "$dataset" > "$WORK/h5diff-resume.log" 2>&1 || {
-    head -20 "$WORK/h5diff-resume.log"; fail "$field at step $last: resumed (2 then 3 ranks) differs from one run on 1 rank"; }
-done
-echo "wave example: stopped by SIGUSR1 at step $step, resumed on 3 ranks to $last == 1 rank bit for bit"
 
 # The ranks-per-GPU sweep drives a solver of one's own as it drives heat and
 # MD: the keys weak scaling multiplies are the ones wave's report names

@@ -7,6 +7,7 @@
 //   - its checkpoint holds the state and not the scratch, and a run resumed
 //     from it on all ranks ends where one run of all its steps ends;
 //   - a diagnostic that is no longer finite stops every rank naming it;
+//   - the framework's diagnostics over a field equal the kernels' sums;
 //   - a swap of an undeclared field is refused; the memory need counts every
 //     field and the exchanged field's halo buffers;
 //   - the workload derives the banner, the weak-scaling keys and the split
@@ -25,6 +26,7 @@
 #include "core/driver/grid_workload.hpp"
 #include "core/grid/grid_state.hpp"
 #include "core/mesh/decomposition.hpp"
+#include "core/particles/host_exec.hpp"
 #include "support/mpi_temp_dir.hpp"
 
 namespace mpsfw {
@@ -82,8 +84,7 @@ GridModel toy_model(double poison = 0) {
   m.periodic = {true, true, false};
   m.fields = {{"u", false, GridFields::Halo::Exchanged}, {"u_next", true}};
   m.swaps = {{"u", "u_next"}};
-  m.diagnostics = {{"sum_u", GridDiagnostic::Reduce::Sum, 2.0},
-                   {"max_abs_u", GridDiagnostic::Reduce::Max}};
+  m.diagnostics = {sum_by_kernels("sum_u", 2.0), max_by_kernels("max_abs_u")};
   m.dt = 0.5;
   m.initial = [](Int3 offset, const FieldLayout& layout) {
     std::vector<double> u(static_cast<std::size_t>(layout.size()), 0.0);
@@ -222,6 +223,35 @@ TEST(GridSolver, ACheckpointHoldsTheStateAndResumesToTheSameBits) {
   testing_support::remove_shared_temp_dir(dir);
 }
 
+// The same update on the framework's host primitives, its diagnostics the
+// framework's own over field u.
+class ToyKernelsOnHost final : public GridKernelsOn<HostExec> {
+ public:
+  void update(const GridArrays& a) override { ToyKernels().update(a); }
+};
+
+TEST(GridSolver, TheFrameworksDiagnosticsOverAFieldAreTheKernelsSums) {
+  GridModel custom = toy_model(), builtin = toy_model();
+  builtin.diagnostics = {sum_of("sum_u", "u", 2.0), max_abs_of("max_abs_u", "u"),
+                         sum_of_squares("sum_u2", "u")};
+  builtin.kernels = [](Backend) { return std::make_unique<ToyKernelsOnHost>(); };
+  GridSolver a(custom, run_of(3), nullptr, host_context());
+  GridSolver b(builtin, run_of(3), nullptr, host_context());
+  run_time_loop(a, nullptr);
+  run_time_loop(b, nullptr);
+  const std::vector<double>&ra = a.diagnostics().back(), &rb = b.diagnostics().back();
+  ASSERT_EQ(rb.size(), 5u);
+  EXPECT_NEAR(rb[2], ra[2], 1e-12 * std::fabs(ra[2]));
+  EXPECT_EQ(rb[3], ra[3]);
+  double sum2 = 0;
+  for (double v : reference(3)) sum2 += v * v;
+  EXPECT_NEAR(rb[4], sum2, 1e-12 * sum2);
+  EXPECT_EQ(cells_differing(b, reference(3)), 0);
+  GridModel wrong = builtin;
+  wrong.diagnostics = {sum_of("sum_w", "w")};
+  EXPECT_THROW(GridSolver(wrong, run_of(1), nullptr, host_context()), Error);
+}
+
 TEST(GridSolver, ADiagnosticNoLongerFiniteStopsEveryRankNamingIt) {
   GridSolver solver(toy_model(std::nan("")), run_of(5), nullptr, host_context());
   solver.advance();
@@ -242,7 +272,8 @@ TEST(GridSolver, ASwapOfAnUndeclaredFieldIsRefused) {
     GridSolver solver(m, run_of(1), nullptr, host_context());
     ADD_FAILURE() << "a swap of an undeclared field was accepted";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("field 'v', which is not declared"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("the step's swap names field 'v', which is not declared"),
+              std::string::npos)
         << e.what();
   }
 }
@@ -257,9 +288,9 @@ TEST(GridSolver, TheMemoryNeedCountsEveryFieldAndTheHaloBuffers) {
 }
 
 TEST(GridWorkload, TheBannerTheReportAndTheHintsComeFromTheModel) {
-  const WorkloadSpec spec = grid_workload({"toy", "a toy", [] { return std::vector<ParamSpec>{}; },
-                                           [] { return std::vector<std::string>{}; },
-                                           [](const Params&) { return toy_model(); }});
+  const WorkloadSpec spec = grid_workload(
+      {"toy", "a toy", {}, {"run.steps=3"}, [](const Params&) { return toy_model(); }});
+  EXPECT_EQ(spec.input_template(), std::vector<std::string>{"run.steps=3"});
   EXPECT_EQ(spec.backends, std::vector<Backend>{Backend::Host});
   Params params(input_schema({"toy"}, {}));
   for (const char* o : {"solver=toy", "run.steps=3"}) params.apply_override(o);
