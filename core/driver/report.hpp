@@ -17,6 +17,10 @@
 
 namespace mpsfw {
 
+// The phase that times opening and committing the output file: outside the
+// loop's time (the report gives it no share of the loop).
+inline constexpr const char kOutputFilesPhase[] = "output files";
+
 class CartDecomposition;
 struct DeviceBinding;
 

@@ -31,7 +31,7 @@ void run_time_loop(Steppable& state, std::FILE* progress) {
   state.begin(out);
   const bool output = !run.output_file.empty();
   if (output) {
-    PhaseTimers::Scope t(timers, "output");
+    PhaseTimers::Scope t(timers, kOutputFilesPhase);
     state.open_output(resumed_output_path(run.output_file, state.step()));
   }
   const auto t0 = std::chrono::steady_clock::now();
@@ -118,7 +118,7 @@ void run_time_loop(Steppable& state, std::FILE* progress) {
   record.checkpoint = checkpoints.last();
   if (output) {
     const auto io = poll.unwatched();
-    PhaseTimers::Scope t(timers, "output");
+    PhaseTimers::Scope t(timers, kOutputFilesPhase);
     state.close_output();
   }
   if (!run.timeline_file.empty()) {

@@ -17,7 +17,7 @@ std::string command_line_usage(const std::string& program) {
          "  --set-file DECK.txt     --set lines from a file (key=value a line, # comments);\n"
          "                          --set on the command line wins\n"
          "  --backend auto|cuda|host|kokkos  where to compute (default: the input's run.backend)\n"
-         "  --halo auto|mpi|ipc|same-gpu  halos (heat) and ghost atoms (md) between ranks on one\n"
+         "  --halo auto|mpi|ipc|same-gpu  grid halos and ghost particles between ranks on one\n"
          "                          GPU or peer GPUs copied device to device (CUDA IPC) or\n"
          "                          sent through MPI\n"
          "                          (run.halo, auto)\n"

@@ -23,8 +23,8 @@ std::vector<ParamSpec> run_schema() {
                  "every rank's timed phases over the run's second half, as a Chrome trace "
                  "(JSON for Perfetto or chrome://tracing: who waits for whom); empty: none"),
       integer_param("run", "diag_every", false, "0", 0, inf,
-                    "steps between the workload's diagnostics (MD: its thermo lines); 0: at the "
-                    "first and last step only"),
+                    "steps between the workload's diagnostics (its rows in the report; MD's thermo "
+                    "lines); 0: at the first and last step only"),
       integer_param("run", "check_every", false, "0", 0, inf,
                     "steps between checks that the state is still finite, beyond the "
                     "diagnostics, which always check; 0: with those only"),

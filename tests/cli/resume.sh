@@ -81,7 +81,7 @@ case "$case_name" in
       --set md.cells_z=4
     ;;
   zero_steps)
-    # Its one snapshot is timed (phase "output"), outside the loop.
+    # Its one snapshot is timed (phase "output files"), outside the loop.
     solve "$INPUTS/heat_default.h5" --set run.steps=0 --report r.json --output o.h5
     [ -s r.json ] || problem "no report r.json"
     grep -q "% loop" out || problem "no phase table"
