@@ -26,6 +26,7 @@ foreach(_dir core mps runtime solvers)
 endforeach()
 
 install(EXPORT mpsfwTargets NAMESPACE mpsfw:: DESTINATION ${MPSFW_INSTALL_CMAKEDIR})
+set(_mpsfw_docdir ${CMAKE_INSTALL_DATADIR}/doc/mpsfw)  # (the config names it too)
 set(_mpsfw_shared OFF)
 if(BUILD_SHARED_LIBS)
   set(_mpsfw_shared ON)
@@ -45,7 +46,6 @@ install(FILES ${PROJECT_BINARY_DIR}/mpsfwConfig.cmake ${PROJECT_BINARY_DIR}/mpsf
 # links are rewritten from the source tree's layout to that one: the guides'
 # ../x becomes x, and every other page's docs/x (after any ../) becomes x.
 # docs/archive (the performance journal) stays in the source tree.
-set(_mpsfw_docdir ${CMAKE_INSTALL_DATADIR}/doc/mpsfw)
 file(GLOB _mpsfw_guides CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/*.md)
 file(GLOB_RECURSE _mpsfw_pages CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/slurm/*.md
      ${PROJECT_SOURCE_DIR}/examples/*.md)

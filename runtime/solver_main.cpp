@@ -286,8 +286,9 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
 
 }  // namespace
 
-int solver_main(int argc, char** argv, const WorkloadRegistry& workloads,
-                const std::string& program) {
+int solver_main_with_docs(int argc, char** argv, const WorkloadRegistry& workloads,
+                          const std::string& program, const std::string& package_docs) {
+  note_package_docs(package_docs);
   // Outputs report a full disk or a file-size limit (EFBIG instead of being
   // killed by SIGXFSZ) as one error; HDF5 prints no error stack of its own.
   std::signal(SIGXFSZ, SIG_IGN);
@@ -353,12 +354,6 @@ int solver_main(int argc, char** argv, const WorkloadRegistry& workloads,
   }
   Session session(argc, argv, program);
   return session.run([&] { return run_workload(session, workloads, program); });
-}
-
-int solver_main(int argc, char** argv, WorkloadSpec spec, const std::string& program) {
-  WorkloadRegistry workloads;
-  workloads.add(std::move(spec));
-  return solver_main(argc, argv, workloads, program);
 }
 
 }  // namespace mpsfw

@@ -13,12 +13,25 @@ namespace mpsfw {
 
 const char* version() { return MPSFW_VERSION; }
 
+namespace {
+std::string& package_docs() {
+  static std::string folder;
+  return folder;
+}
+}  // namespace
+
+void note_package_docs(const std::string& folder) { package_docs() = folder; }
+
 std::string docs_location() {
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     const std::filesystem::path installed = exe.parent_path().parent_path() / MPSFW_INSTALLED_DOCS;
     if (std::filesystem::exists(installed / "input-format.md", ec)) return installed.string();
+  }
+  const std::filesystem::path package = package_docs();
+  if (!package.empty() && std::filesystem::exists(package / "input-format.md", ec)) {
+    return package.string();
   }
   return MPSFW_SOURCE_DOCS;
 }

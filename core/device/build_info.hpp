@@ -13,7 +13,11 @@ const char* build_revision();  // `git describe` when the build ran; "unknown" o
 std::string build_description(const std::string& program);
 // Where the documentation is: <prefix>/share/doc/mpsfw beside an installed
 // program (found from the program's own path, wherever it was installed),
-// else the source tree's docs/.
+// else the installed package's a program built against it was told of
+// (note_package_docs), else the source tree's docs/.
 std::string docs_location();
+// The documentation folder of the installed package a program was built
+// against ("" for none): solver_main passes the package's MPSFW_PACKAGE_DOCS.
+void note_package_docs(const std::string& folder);
 
 }  // namespace mpsfw

@@ -18,6 +18,12 @@ cmake -S "$repo/examples/wave" -B "$WORK/wave" -DCMAKE_PREFIX_PATH="$WORK/prefix
       > "$WORK/configure.log" 2>&1 || { cat "$WORK/configure.log"; fail "configure examples/wave with find_package(mpsfw)"; }
 cmake --build "$WORK/wave" -j 2 > "$WORK/build.log" 2>&1 || { tail -40 "$WORK/build.log"; fail "build examples/wave"; }
 
+# Its --help names the installed package's documentation, never the build
+# machine's source tree (the program lives outside the prefix).
+help=$("$WORK/wave/wave_solver" --help 2>&1) || true
+grep -qF "described in $WORK/prefix/share/doc/mpsfw/input-format.md" <<<"$help" ||
+  { echo "$help" | tail -4; fail "wave_solver --help does not name the installed documentation"; }
+
 for np in 1 4; do
   "$MPIEXEC" -n "$np" "$WORK/wave/wave_check" > "$WORK/check$np.log" 2>&1 || { cat "$WORK/check$np.log"; fail "wave_check at $np ranks"; }
 done
