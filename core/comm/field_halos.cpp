@@ -423,7 +423,7 @@ void FieldHalos::Impl::take_peers() {
       for (const Field& f : fields) n.theirs.push_back(f.buffers);
       continue;
     }
-    n.their_layout = FieldLayout(p->cells, layout.halo);
+    n.their_layout = FieldLayout(p->cells, layout.halo, layout.flat_axes());
     size_t b = 0;
     for (const Field& f : fields) {
       n.theirs.emplace_back(p->buffers.begin() + static_cast<std::ptrdiff_t>(b),

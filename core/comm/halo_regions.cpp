@@ -5,9 +5,9 @@
 namespace mpsfw {
 
 static Box region(const FieldLayout& layout, Int3 dir, bool halo) {
-  const int w = layout.halo;
   Box b = layout.interior();
   for (int d = 0; d < 3; ++d) {
+    const int w = layout.h[d];
     if (dir[d] < 0) {
       b.lo[d] = halo ? 0 : w;
       b.hi[d] = b.lo[d] + w;

@@ -1,5 +1,6 @@
 #include "grid_solver.hpp"
 
+#include <array>
 #include <cmath>
 #include <utility>
 
@@ -35,10 +36,27 @@ GridDiagnostic max_by_kernels(std::string name) {
   return {std::move(name), GridDiagnostic::Reduce::Max, 1, "", GridDiagnostic::Of::Kernels};
 }
 
+FieldLayout grid_layout(const GridModel& model, Int3 cells) {
+  const Int3 g = model.cells;
+  return FieldLayout(cells, model.halo_width, {g.x == 1, g.y == 1, g.z == 1});
+}
+
+namespace {
+
+// The periodic axes that exchange: a flat axis wraps onto the cell itself.
+std::array<bool, 3> exchanged_axes(const GridModel& m) {
+  return {m.periodic[0] && m.cells.x > 1, m.periodic[1] && m.cells.y > 1,
+          m.periodic[2] && m.cells.z > 1};
+}
+
+}  // namespace
+
 MemoryNeed grid_memory_need(const GridModel& model, const FieldLayout& layout, Backend memory) {
   const Int3 n = layout.n;
-  const std::int64_t faces =
-      2 * (std::int64_t{n.y} * n.z + std::int64_t{n.x} * n.z + std::int64_t{n.x} * n.y);
+  const std::int64_t area[3] = {std::int64_t{n.y} * n.z, std::int64_t{n.x} * n.z,
+                                std::int64_t{n.x} * n.y};
+  std::int64_t faces = 0;
+  for (int d = 0; d < 3; ++d) faces += layout.flat(d) ? 0 : 2 * area[d];
   std::int64_t exchanged = 0;
   for (const GridFieldSpec& f : model.fields) exchanged += f.halo == GridFields::Halo::Exchanged;
   const std::int64_t doubles = static_cast<std::int64_t>(model.fields.size()) * layout.size() +
@@ -53,9 +71,9 @@ GridSolver::GridSolver(GridModel model, const RunConfig& run, const Params* para
       run_(run),
       params_(params),
       backend_(context.device.backend),
-      decomposition_(context.world, model_.cells, run.rank_grid_hint, model_.periodic,
+      decomposition_(context.world, model_.cells, run.rank_grid_hint, exchanged_axes(model_),
                      kStridedFaceCost),
-      layout_(decomposition_.local_cells(), model_.halo_width),
+      layout_(grid_layout(model_, decomposition_.local_cells())),
       fields_(decomposition_, layout_, model_.group) {
   const DeviceBinding& device = context.device;
   // Refused before anything is allocated when the ranks sharing the memory

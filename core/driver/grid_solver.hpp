@@ -131,6 +131,8 @@ struct GridFieldSpec {
 
 struct GridModel {
   std::string group;  // the input group ("wave"): datasets /<group>/<field>
+  // One cell along an axis makes it flat: no halo, no exchange, and the
+  // kernels' neighbour_stride 0 there (a 2D grid: cells.z = 1).
   Int3 cells;
   std::array<bool, 3> periodic{};
   int halo_width = 1;
@@ -153,6 +155,11 @@ struct GridModel {
   // them (empty: the workload gives no weak scaling).
   std::vector<std::string> cell_keys;
 };
+
+// The layout of a block of `cells` of `model`: its halo width, and flat
+// (no halo, no exchange) along every axis where the whole grid has one cell
+// (a 2D grid's z).
+FieldLayout grid_layout(const GridModel& model, Int3 cells);
 
 // What a rank with `layout` allocates for `model` in `memory`: every field,
 // and a send and a receive buffer per face of each exchanged field.

@@ -34,7 +34,7 @@ class GridWorkload final : public Workload {
   }
   std::vector<MemoryNeed> memory_needs(const CartDecomposition& block,
                                        Backend memory) const override {
-    return {grid_memory_need(model_, FieldLayout(block.local_cells(), model_.halo_width), memory)};
+    return {grid_memory_need(model_, grid_layout(model_, block.local_cells()), memory)};
   }
 
   void start(const RunContext& context) override {

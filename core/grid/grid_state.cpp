@@ -84,7 +84,7 @@ std::vector<double> read_grid_block(const std::string& file, const std::string& 
                    block.data());
   }
   std::vector<double> field(static_cast<size_t>(layout.size()), fill);
-  const int h = layout.halo;
+  const Int3 h = layout.h;
   size_t t = 0;
   for (int k = 0; k < n.z; ++k)
     for (int j = 0; j < n.y; ++j)
@@ -96,7 +96,7 @@ std::vector<double> read_grid_block(const std::string& file, const std::string& 
                            std::to_string(off.y + j) + "][" + std::to_string(off.x + i) +
                            "] ([z][y][x])");
         }
-        field[static_cast<size_t>(layout.index(i + h, j + h, k + h))] = v;
+        field[static_cast<size_t>(layout.index(i + h.x, j + h.y, k + h.z))] = v;
       }
   return field;
 }

@@ -53,11 +53,11 @@ std::vector<double> read_grid_block(const std::string& file, const std::string& 
 template <class F>
 std::vector<double> block_of(const FieldLayout& layout, Int3 offset, F value) {
   std::vector<double> block(static_cast<std::size_t>(layout.size()), 0.0);
-  const int h = layout.halo;
+  const Int3 h = layout.h;
   for (int k = 0; k < layout.n.z; ++k)
     for (int j = 0; j < layout.n.y; ++j)
       for (int i = 0; i < layout.n.x; ++i)
-        block[static_cast<std::size_t>(layout.index(i + h, j + h, k + h))] =
+        block[static_cast<std::size_t>(layout.index(i + h.x, j + h.y, k + h.z))] =
             value(Int3{offset.x + i, offset.y + j, offset.z + k});
   return block;
 }

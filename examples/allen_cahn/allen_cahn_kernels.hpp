@@ -35,7 +35,7 @@ class Kernels final : public mpsfw::GridKernelsOn<Exec> {
   void update(const mpsfw::GridArrays& a) override {
     const double* phi = a.field[kPhi];
     double* next = a.field[kPhiNext];
-    const std::int64_t sy = a.layout.stride_y(), sz = a.layout.stride_z();
+    const std::int64_t sy = a.layout.neighbour_stride(1), sz = a.layout.neighbour_stride(2);
     const Coefficients k = k_;
     mpsfw::for_each_cell(
         exec, a.layout, a.layout.interior(),

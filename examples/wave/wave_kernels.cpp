@@ -23,7 +23,7 @@ class WaveKernels final : public mpsfw::GridKernelsOn<Exec> {
   void update(const mpsfw::GridArrays& a) override {
     const double* u = a.field[kU];
     double* u_prev = a.field[kUPrev];
-    const std::int64_t sy = a.layout.stride_y(), sz = a.layout.stride_z();
+    const std::int64_t sy = a.layout.neighbour_stride(1), sz = a.layout.neighbour_stride(2);
     const Coefficients k = k_;
     mpsfw::for_each_cell(
         exec, a.layout, a.layout.interior(), MPSFW_LAMBDA(std::int64_t c, int, int, int) {

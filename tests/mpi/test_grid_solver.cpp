@@ -56,7 +56,8 @@ class ToyKernels final : public GridKernels {
       for (int j = in.lo.y; j < in.hi.y; ++j)
         for (int i = in.lo.x; i < in.hi.x; ++i) {
           const std::int64_t c = a.layout.index(i, j, k);
-          next[c] = updated(u, c, a.layout.stride_y(), a.layout.stride_z()) + poison_;
+          next[c] =
+              updated(u, c, a.layout.neighbour_stride(1), a.layout.neighbour_stride(2)) + poison_;
         }
   }
   std::vector<double> diagnostics(const GridArrays& a) override {
@@ -77,10 +78,10 @@ class ToyKernels final : public GridKernels {
   double poison_;
 };
 
-GridModel toy_model(double poison = 0) {
+GridModel toy_model(double poison = 0, Int3 cells = kCells) {
   GridModel m;
   m.group = "toy";
-  m.cells = kCells;
+  m.cells = cells;
   m.periodic = {true, true, false};
   m.fields = {{"u", false, GridFields::Halo::Exchanged}, {"u_next", true}};
   m.swaps = {{"u", "u_next"}};
@@ -113,25 +114,26 @@ std::vector<double> interior_of(const std::vector<double>& f, const FieldLayout&
   return out;
 }
 
-// One block of the whole box, the periodic halo and the zero walls by hand:
-// u after `steps` steps, x fastest (interior only).
-std::vector<double> reference(long steps) {
-  const FieldLayout whole(kCells, 1);
-  std::vector<double> u = toy_model().initial({0, 0, 0}, whole)[0], next = u;
+// One block of the whole box (flat along z where it has one cell), the
+// periodic halo and the zero walls by hand: u after `steps` steps, x fastest
+// (interior only).
+std::vector<double> reference(long steps, Int3 cells = kCells) {
+  const FieldLayout whole(cells, 1, {0, 0, cells.z == 1});
+  std::vector<double> u = toy_model(0, cells).initial({0, 0, 0}, whole)[0], next = u;
   const auto wrap = [](int i, int n) { return 1 + ((i - 1) % n + n) % n; };
+  const Box in = whole.interior();
   for (long s = 0; s < steps; ++s) {
-    for (int k = 1; k <= kCells.z; ++k)  // periodic x and y; z walls stay 0
-      for (int j = 0; j < kCells.y + 2; ++j)
-        for (int i = 0; i < kCells.x + 2; ++i)
+    for (int k = in.lo.z; k < in.hi.z; ++k)  // periodic x and y; z walls stay 0
+      for (int j = 0; j < cells.y + 2; ++j)
+        for (int i = 0; i < cells.x + 2; ++i)
           u[static_cast<std::size_t>(whole.index(i, j, k))] =
-              u[static_cast<std::size_t>(whole.index(wrap(i, kCells.x), wrap(j, kCells.y), k))];
-    const Box in = whole.interior();
+              u[static_cast<std::size_t>(whole.index(wrap(i, cells.x), wrap(j, cells.y), k))];
     for (int k = in.lo.z; k < in.hi.z; ++k)
       for (int j = in.lo.y; j < in.hi.y; ++j)
         for (int i = in.lo.x; i < in.hi.x; ++i) {
           const std::int64_t c = whole.index(i, j, k);
           next[static_cast<std::size_t>(c)] =
-              updated(u.data(), c, whole.stride_y(), whole.stride_z());
+              updated(u.data(), c, whole.neighbour_stride(1), whole.neighbour_stride(2));
         }
     u.swap(next);
   }
@@ -150,7 +152,8 @@ RunConfig run_of(long steps, Int3 grid = {}) {
 }
 
 // Cells of this rank's u that differ from the reference's, summed over ranks.
-long cells_differing(const GridSolver& solver, const std::vector<double>& whole) {
+long cells_differing(const GridSolver& solver, const std::vector<double>& whole,
+                     Int3 cells = kCells) {
   const std::vector<double> mine = solver.local_field("u");
   const CartDecomposition& d = solver.decomposition();
   const Int3 n = d.local_cells(), o = d.offset();
@@ -160,7 +163,7 @@ long cells_differing(const GridSolver& solver, const std::vector<double>& whole)
     for (int j = 0; j < n.y; ++j)
       for (int i = 0; i < n.x; ++i, ++t) {
         const double want = whole[static_cast<std::size_t>(
-            ((o.z + k) * kCells.y + (o.y + j)) * kCells.x + (o.x + i))];
+            ((o.z + k) * cells.y + (o.y + j)) * cells.x + (o.x + i))];
         differ += std::memcmp(&want, &mine[t], sizeof want) != 0;
       }
   long total = 0;
@@ -194,6 +197,26 @@ TEST(GridSolver, AnyRankGridGivesOneBlocksBits) {
     EXPECT_EQ(last[1], 3.0);                                  // 6 steps of dt 0.5
     EXPECT_NEAR(last[2], 2.0 * sum, 1e-12 * std::fabs(sum));  // scaled by 2
     EXPECT_EQ(last[3], max);
+  }
+}
+
+// A 2D grid (one cell along z): no halo planes along z, nothing exchanged
+// across it, and neighbour_stride(2) 0, so the 3D stencil's z term is 0:
+// every rank grid gives one 2D block's bits.
+TEST(GridSolver, A2DGridHasNoHaloAlongItsFlatAxisAndGivesOneBlocksBits) {
+  const Int3 cells{9, 8, 1};
+  const FieldLayout flat = grid_layout(toy_model(0, cells), cells);
+  EXPECT_EQ(flat.h.z, 0);
+  EXPECT_EQ(flat.neighbour_stride(2), 0);
+  EXPECT_EQ(flat.size(), flat.first + flat.stride_z());  // one plane, not three
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::vector<double> whole = reference(6, cells);
+  for (const Int3 grid : {Int3{}, Int3{size, 1, 1}, Int3{1, size, 1}}) {
+    GridSolver solver(toy_model(0, cells), run_of(6, grid), nullptr, host_context());
+    run_time_loop(solver, nullptr);
+    EXPECT_EQ(cells_differing(solver, whole, cells), 0)
+        << "rank grid " << grid.x << "x" << grid.y << "x" << grid.z;
   }
 }
 
