@@ -63,27 +63,40 @@ std::unique_ptr<T> make_part_on();
 template <class Exec, template <class> class Impl, class T, class A>
 std::unique_ptr<T> make_part_on(const A& argument);
 
-// make_part<Impl, T, HAVE_CUDA, HAVE_KOKKOS>(backend, what[, argument]).
-template <template <class> class Impl, class T, bool HaveCuda, bool HaveKokkos, class... A>
-std::unique_ptr<T> make_part(Backend backend, const std::string& what, const A&... argument) {
-  static_assert(sizeof...(A) <= 1, "a backend part is made with one argument at most");
-  const auto not_built = [&](const char* name) -> std::unique_ptr<T> {
+// A backend's primitives as a value, for make_on_backend's callable.
+template <class Exec>
+struct ExecTag {
+  using type = Exec;
+};
+
+// make(ExecTag<Exec>{}) for the bound backend's Exec, where the build has
+// that backend (HaveCuda, HaveKokkos: a part's <PREFIX>_HAVE_*); a backend it
+// lacks is refused by name. `make` is a generic lambda naming a function
+// template that a part's source instantiates (declared only where this is
+// called, so nothing is instantiated here for a backend this source was not
+// compiled for):
+//   make_on_backend<MD_HAVE_CUDA, MD_HAVE_KOKKOS>(backend, "md store", [&](auto exec) {
+//     return make_arrays_store<typename decltype(exec)::type>(pair); });
+template <bool HaveCuda, bool HaveKokkos, class F>
+auto make_on_backend(Backend backend, const std::string& what, const F& make)
+    -> decltype(make(ExecTag<HostExec>{})) {
+  const auto not_built = [&](const char* name) -> decltype(make(ExecTag<HostExec>{})) {
     throw Error(what + ": the bound backend is " + name + ", but this program was built without " +
                 "its " + name + " part; run with --backend host, or rebuild against an mpsfw " +
                 "built with " + name);
   };
   switch (backend) {
     case Backend::Host:
-      return make_part_on<HostExec, Impl, T, A...>(argument...);
+      return make(ExecTag<HostExec>{});
     case Backend::Cuda:
       if constexpr (HaveCuda) {
-        return make_part_on<CudaExec, Impl, T, A...>(argument...);
+        return make(ExecTag<CudaExec>{});
       } else {
         return not_built("cuda");
       }
     case Backend::Kokkos:
       if constexpr (HaveKokkos) {
-        return make_part_on<KokkosExec, Impl, T, A...>(argument...);
+        return make(ExecTag<KokkosExec>{});
       } else {
         return not_built("kokkos");
       }
@@ -91,6 +104,15 @@ std::unique_ptr<T> make_part(Backend backend, const std::string& what, const A&.
       break;
   }
   throw Error(what + ": backend 'auto' is not bound (bind_device resolves it)");
+}
+
+// make_part<Impl, T, HAVE_CUDA, HAVE_KOKKOS>(backend, what[, argument]).
+template <template <class> class Impl, class T, bool HaveCuda, bool HaveKokkos, class... A>
+std::unique_ptr<T> make_part(Backend backend, const std::string& what, const A&... argument) {
+  static_assert(sizeof...(A) <= 1, "a backend part is made with one argument at most");
+  return make_on_backend<HaveCuda, HaveKokkos>(backend, what, [&](auto exec) {
+    return make_part_on<typename decltype(exec)::type, Impl, T, A...>(argument...);
+  });
 }
 
 }  // namespace mpsfw

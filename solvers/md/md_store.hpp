@@ -88,12 +88,9 @@ class MdStore : public ListedParticleStore {
 // resolves it) whose forces follow `pair`.
 std::unique_ptr<MdStore> make_md_store(Backend backend, const PairStyle& pair);
 
-namespace detail {
-std::unique_ptr<MdStore> make_host_md_store(const PairStyle& pair);
-// md_store_cuda.cu; md_store_cuda_off.cpp without CUDA.
-std::unique_ptr<MdStore> make_cuda_md_store(const PairStyle& pair);
-// md_store_kokkos.cpp; md_store_kokkos_off.cpp without Kokkos.
-std::unique_ptr<MdStore> make_kokkos_md_store(const PairStyle& pair);
-}  // namespace detail
+// The store for the style `pair` holds, on the backend of Exec
+// (md_arrays_store.hpp; built for every backend by md_store_parts.cpp).
+template <class Exec>
+std::unique_ptr<MdStore> make_arrays_store(const PairStyle& pair);
 
 }  // namespace mpsfw::md

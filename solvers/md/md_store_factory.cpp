@@ -4,10 +4,9 @@
 namespace mpsfw::md {
 
 std::unique_ptr<MdStore> make_md_store(Backend backend, const PairStyle& pair) {
-  return make_for_backend<MdStore>(
-      backend, "md store", [&] { return detail::make_host_md_store(pair); },
-      [&] { return detail::make_cuda_md_store(pair); },
-      [&] { return detail::make_kokkos_md_store(pair); });
+  return make_on_backend<MD_HAVE_CUDA, MD_HAVE_KOKKOS>(backend, "md store", [&](auto exec) {
+    return make_arrays_store<typename decltype(exec)::type>(pair);
+  });
 }
 
 }  // namespace mpsfw::md

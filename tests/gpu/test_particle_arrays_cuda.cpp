@@ -69,8 +69,8 @@ long differing_bits(const void* a, const void* b, std::size_t bytes) {
 TEST(ParticleArraysCuda, MdStepsEqualTheHostsBitForBit) {
   MPSFW_REQUIRE_GPU();
   const System sys;
-  auto host = md::detail::make_host_md_store(sys.c.pair);
-  auto cuda = md::detail::make_cuda_md_store(sys.c.pair);
+  auto host = md::make_md_store(Backend::Host, sys.c.pair);
+  auto cuda = md::make_md_store(Backend::Cuda, sys.c.pair);
   // 42: two steps past a rebuild, so atoms have moved since.
   run(sys, *host, 42);
   run(sys, *cuda, 42);
@@ -95,8 +95,8 @@ TEST(ParticleArraysCuda, MdStepsEqualTheHostsBitForBit) {
 TEST(ParticleArraysCuda, LeavingRecordsAndPackedSendsEqualTheHosts) {
   MPSFW_REQUIRE_GPU();
   const System sys;
-  auto host = md::detail::make_host_md_store(sys.c.pair);
-  auto cuda = md::detail::make_cuda_md_store(sys.c.pair);
+  auto host = md::make_md_store(Backend::Host, sys.c.pair);
+  auto cuda = md::make_md_store(Backend::Cuda, sys.c.pair);
   // A band of the box leaves; what stays and what left, in store order.
   const double lo[3] = {0, 0, 0}, hi[3] = {sys.c.box[0], sys.c.box[1], 0.6 * sys.c.box[2]};
   std::vector<md::AtomRecord> left[2];
@@ -184,8 +184,8 @@ TEST(ParticleArraysCuda, PairsAHairInsideTheReachAreListedAsOnTheHost) {
     }
   }
   std::vector<double> forces[2];
-  auto host = md::detail::make_host_md_store(cfg.pair);
-  auto cuda = md::detail::make_cuda_md_store(cfg.pair);
+  auto host = md::make_md_store(Backend::Host, cfg.pair);
+  auto cuda = md::make_md_store(Backend::Cuda, cfg.pair);
   md::MdStore* stores[2] = {host.get(), cuda.get()};
   for (int s = 0; s < 2; ++s) {
     ParticleExchange ex(dec, dom, md::ghost_width(cfg));

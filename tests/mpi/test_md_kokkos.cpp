@@ -275,7 +275,7 @@ TEST(MdKokkos, GhostsAndMigrationEqualHostStore) {
   bind_device(Backend::Kokkos, node_rank, node_size, CudaGate::without_mps());
   const md::LennardJones p = md::lennard_jones(1, 1, 2);
   auto kokkos = md::make_md_store(Backend::Kokkos, p);
-  auto host = md::detail::make_host_md_store(p);
+  auto host = md::make_md_store(Backend::Host, p);
   const GhostBands bands = lattice_bands(periodic_shift);
   long counts[kNeighbours] = {}, host_counts[kNeighbours] = {};
   long first[kNeighbours] = {};

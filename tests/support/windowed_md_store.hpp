@@ -22,7 +22,7 @@ class WindowedHostStore final : public md::MdStore {
   // `slots` slots (owned atoms and ghosts).
   // forces under `pair`.
   WindowedHostStore(double* window, long slots, const md::PairStyle& pair)
-      : host_(md::detail::make_host_md_store(pair)), window_(window), slots_(slots) {}
+      : host_(md::make_md_store(Backend::Host, pair)), window_(window), slots_(slots) {}
 
   long owned() const override { return host_->owned(); }
   long ghosts() const override { return ghosts_; }
