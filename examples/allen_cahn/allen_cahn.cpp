@@ -7,6 +7,7 @@
 #include <mpsfw/core/device/backend_factory.hpp>
 #include <mpsfw/core/driver/grid_workload.hpp>
 #include <mpsfw/core/grid/grid_state.hpp>
+#include <mpsfw/core/input/grid_keys.hpp>
 #include <mpsfw/runtime/solver_main.hpp>
 #include <vector>
 
@@ -14,17 +15,16 @@
 
 namespace allen_cahn {
 
-using mpsfw::integer_param, mpsfw::real_param;
-const std::vector<mpsfw::ParamSpec> keys = {
-    integer_param("ac", "nx", true, "", 1, 1 << 20, "cells along x"),
-    integer_param("ac", "ny", true, "", 1, 1 << 20, "cells along y"),
-    integer_param("ac", "nz", true, "", 1, 1 << 20, "cells along z (1: a 2D run)"),
-    real_param("ac", "h", false, "1", 0, true, "cell spacing, m"),
-    real_param("ac", "epsilon", false, "1", 0, true, "interface width eps, m"),
-    real_param("ac", "mobility", false, "1", 0, true, "M, 1/s"),
-    real_param("ac", "dt", true, "", 0, true, "time step, s"),
-    real_param("ac", "mean", false, "0", -1, false, "the initial phi's mean", 1),
-    real_param("ac", "noise", false, "0.1", 0, false, "amplitude of its noise", 1)};
+std::vector<mpsfw::ParamSpec> keys() {
+  using mpsfw::real_param;
+  return mpsfw::cell_keys(
+      "ac", {real_param("ac", "h", false, "1", 0, true, "cell spacing, m"),
+             real_param("ac", "epsilon", false, "1", 0, true, "interface width eps, m"),
+             real_param("ac", "mobility", false, "1", 0, true, "M, 1/s"),
+             real_param("ac", "dt", true, "", 0, true, "time step, s"),
+             real_param("ac", "mean", false, "0", -1, false, "the initial phi's mean", 1),
+             real_param("ac", "noise", false, "0.1", 0, false, "amplitude of its noise", 1)});
+}
 
 // A number in [-1, 1) from the global cell g (the same field on any rank count).
 double noise_at(mpsfw::Int3 g) {
@@ -33,8 +33,7 @@ double noise_at(mpsfw::Int3 g) {
 }
 
 mpsfw::GridModel model_of(const mpsfw::Params& p) {
-  const mpsfw::Int3 n{static_cast<int>(p.integer("ac.nx")), static_cast<int>(p.integer("ac.ny")),
-                      static_cast<int>(p.integer("ac.nz"))};
+  const mpsfw::Int3 n = mpsfw::cells_of(p, "ac");
   const double h = p.real("ac.h"), eps = p.real("ac.epsilon"), dt = p.real("ac.dt");
   const double dt_m = dt * p.real("ac.mobility"), w = dt_m * eps * eps / (h * h);
   const double limit = dt / (2 * (n.z > 1 ? 3 : 2) * w + 2 * dt_m);
@@ -58,11 +57,11 @@ mpsfw::GridModel model_of(const mpsfw::Params& p) {
     return std::vector<std::vector<double>>{
         mpsfw::block_of(layout, offset, [&](mpsfw::Int3 g) { return mean + noise * noise_at(g); })};
   };
-  m.kernels = [k = Coefficients{w, w, n.z > 1 ? w : 0, dt_m}](mpsfw::Backend b) {
+  m.kernels = [k = Coefficients{w, dt_m}](mpsfw::Backend b) {
     return mpsfw::make_part<Kernels, mpsfw::GridKernels, AC_HAVE_CUDA, AC_HAVE_KOKKOS>(
         b, "allen_cahn's kernels", k);
   };
-  m.cell_keys = {"ac.nx", "ac.ny", "ac.nz"};
+  m.cell_keys = mpsfw::cell_key_names("ac");
   return m;
 }
 
@@ -74,7 +73,7 @@ int main(int argc, char** argv) {
       mpsfw::grid_workload(
           {"allen_cahn",
            "Allen-Cahn phase field, explicit Euler, periodic 2D or 3D (groups /ac)",
-           allen_cahn::keys,
+           allen_cahn::keys(),
            {"run.steps=100", "ac.nx=64", "ac.ny=64", "ac.nz=1", "ac.dt=0.05"},
            allen_cahn::model_of,
            mpsfw::backends_built(AC_HAVE_CUDA, AC_HAVE_KOKKOS)}),

@@ -1,8 +1,6 @@
 #pragma once
-// Allen-Cahn phase field on a periodic box, 2D (nz = 1) or 3D:
-//   dphi/dt = M (eps^2 lap(phi) - (phi^3 - phi))
-// 7-point Laplacian, explicit Euler into a scratch level swapped with phi;
-// the kernels written once over the framework's grid loops.
+// Allen-Cahn, dphi/dt = M (eps^2 lap(phi) - (phi^3 - phi)), periodic, 2D or
+// 3D: 7-point Laplacian, explicit Euler into a scratch level, written once.
 #include <cmath>
 #include <mpsfw/core/driver/grid_solver.hpp>
 #include <mpsfw/core/grid/grid_loops.hpp>
@@ -11,21 +9,20 @@
 namespace allen_cahn {
 
 struct Coefficients {
-  double wx = 0, wy = 0, wz = 0;  // dt M eps^2 / h^2 per axis
-  double dt_m = 0;                // dt M
+  double w = 0, dt_m = 0;  // dt M eps^2 / h^2, dt M
 };
 
 enum Field { kPhi, kPhiNext };  // the model's declaration order
 
-// phi at the next step at cell c (y, z strides sy, sz); the terms in one fixed
-// order, so every backend and rank count give the same bits.
+// phi's next value at cell c (neighbour strides sy, sz: 0 along a flat axis),
+// the terms in one fixed order: the same bits on every backend and rank count.
 MPSFW_HD double next_phi(const double* phi, std::int64_t c, std::int64_t sy, std::int64_t sz,
                          Coefficients k) {
   const double p = phi[c];
-  const double lap = (k.wx * ((phi[c - 1] - 2.0 * p) + phi[c + 1]) +
-                      k.wy * ((phi[c - sy] - 2.0 * p) + phi[c + sy])) +
-                     k.wz * ((phi[c - sz] - 2.0 * p) + phi[c + sz]);
-  return p + (lap - k.dt_m * ((p * p - 1.0) * p));
+  const double lap =
+      (((phi[c - 1] - 2.0 * p) + phi[c + 1]) + ((phi[c - sy] - 2.0 * p) + phi[c + sy])) +
+      ((phi[c - sz] - 2.0 * p) + phi[c + sz]);
+  return p + (k.w * lap - k.dt_m * ((p * p - 1.0) * p));
 }
 
 template <class Exec>

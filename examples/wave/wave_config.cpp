@@ -1,43 +1,35 @@
 #include "wave_config.hpp"
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <string>
 
 #include <mpsfw/core/base/error.hpp>
 #include <mpsfw/core/base/number_text.hpp>
+#include <mpsfw/core/input/grid_keys.hpp>
 
 #include "wave_physics.hpp"
 
 namespace wave {
-namespace {
-
-constexpr double kMaxCells1D = 1 << 20;
-
-}  // namespace
 
 std::vector<mpsfw::ParamSpec> wave_keys() {
-  using mpsfw::integer_param;
   using mpsfw::real_param;
   using mpsfw::text_param;
   const double inf = std::numeric_limits<double>::infinity();
-  return {
-      integer_param("wave", "nx", true, "", 1, kMaxCells1D, "cells along x"),
-      integer_param("wave", "ny", true, "", 1, kMaxCells1D, "cells along y"),
-      integer_param("wave", "nz", true, "", 1, kMaxCells1D, "cells along z"),
-      real_param("wave", "dx", true, "", 0, true, "cell spacing along x, m"),
-      real_param("wave", "dy", true, "", 0, true, "cell spacing along y, m"),
-      real_param("wave", "dz", true, "", 0, true, "cell spacing along z, m"),
-      real_param("wave", "speed", false, "1", 0, true, "wave speed c, m/s"),
-      real_param("wave", "dt", true, "", 0, true, "time step, s"),
-      text_param("wave", "boundary", true, "", {"periodic", "dirichlet"},
-                 "periodic box, or u = 0 beyond the walls"),
-      text_param("wave", "initial", true, "", {"mode", "gaussian"},
-                 "standing wave of a periodic box, or a gaussian pulse at rest"),
-      real_param("wave", "amplitude", false, "1", -inf, false, "peak of the initial u"),
-      real_param("wave", "width", false, "0", 0, false,
-                 "gaussian width, m; 0: a tenth of the shortest side"),
-  };
+  return mpsfw::cell_keys(
+      "wave",
+      mpsfw::spacing_keys(
+          "wave",
+          {real_param("wave", "speed", false, "1", 0, true, "wave speed c, m/s"),
+           real_param("wave", "dt", true, "", 0, true, "time step, s"),
+           text_param("wave", "boundary", true, "", {"periodic", "dirichlet"},
+                      "periodic box, or u = 0 beyond the walls"),
+           text_param("wave", "initial", true, "", {"mode", "gaussian"},
+                      "standing wave of a periodic box, or a gaussian pulse at rest"),
+           real_param("wave", "amplitude", false, "1", -inf, false, "peak of the initial u"),
+           real_param("wave", "width", false, "0", 0, false,
+                      "gaussian width, m; 0: a tenth of the shortest side")}));
 }
 
 std::vector<std::string> wave_template() {
@@ -53,11 +45,9 @@ double box_length(const WaveConfig& config, int dim) {
 WaveConfig wave_config_from(const mpsfw::Params& p) {
   WaveConfig c;
   static_cast<mpsfw::RunConfig&>(c) = mpsfw::run_config_from(p);
-  c.cells = {static_cast<int>(p.integer("wave.nx")), static_cast<int>(p.integer("wave.ny")),
-             static_cast<int>(p.integer("wave.nz"))};
-  c.spacing[0] = p.real("wave.dx");
-  c.spacing[1] = p.real("wave.dy");
-  c.spacing[2] = p.real("wave.dz");
+  c.cells = mpsfw::cells_of(p, "wave");
+  const std::array<double, 3> spacing = mpsfw::spacing_of(p, "wave");
+  for (int d = 0; d < 3; ++d) c.spacing[d] = spacing[static_cast<std::size_t>(d)];
   c.speed = p.real("wave.speed");
   c.dt = p.real("wave.dt");
   c.boundary = p.text("wave.boundary") == "periodic" ? Boundary::Periodic : Boundary::Dirichlet;

@@ -5,6 +5,7 @@
 
 #include <mpsfw/core/device/backend_factory.hpp>
 #include <mpsfw/core/driver/grid_workload.hpp>
+#include <mpsfw/core/input/grid_keys.hpp>
 
 #include "wave_initial.hpp"
 
@@ -42,7 +43,7 @@ mpsfw::GridModel wave_model(const WaveConfig& c) {
   m.kernels = [k = leapfrog_coefficients(c.speed, c.dt, c.spacing)](mpsfw::Backend b) {
     return kernels_for(b, k);
   };
-  m.cell_keys = {"wave.nx", "wave.ny", "wave.nz"};
+  m.cell_keys = mpsfw::cell_key_names("wave");
   return m;
 }
 
