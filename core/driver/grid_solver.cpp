@@ -83,8 +83,10 @@ GridSolver::GridSolver(GridModel model, const RunConfig& run, const Params* para
   for (const auto& [a, b] : model_.swaps) {
     swaps_.emplace_back(index_of(a, "the step's swap"), index_of(b, "the step's swap"));
   }
+  current_.layout = layout_;
+  current_.field.resize(model_.fields.size());
   for (const GridDiagnostic& g : model_.diagnostics) {
-    reductions_.push_back(
+    current_.reductions.push_back(
         {g.of == GridDiagnostic::Of::Kernels ? -1 : index_of(g.field, "diagnostic " + g.name),
          g.of});
   }
@@ -141,10 +143,9 @@ int GridSolver::index_of(const std::string& name, const std::string& user) const
   throw Error(model_.group + ": " + user + " names field '" + name + "', which is not declared");
 }
 
-GridArrays GridSolver::arrays() {
-  GridArrays a{layout_, {}, reductions_};
-  for (Array<double>& f : arrays_) a.field.push_back(f.data());
-  return a;
+const GridArrays& GridSolver::arrays() {
+  for (std::size_t f = 0; f < arrays_.size(); ++f) current_.field[f] = arrays_[f].data();
+  return current_;
 }
 
 LoopSetup GridSolver::loop_setup() {
@@ -197,10 +198,8 @@ std::vector<double> GridSolver::measure() {
 void GridSolver::diagnose(std::FILE*) { diagnostics_.push_back(measure()); }
 
 std::vector<double> GridSolver::local_field(const std::string& name) const {
-  for (std::size_t f = 0; f < model_.fields.size(); ++f) {
-    if (model_.fields[f].name == name) return interior_on_host(arrays_[f], layout_);
-  }
-  throw Error(model_.group + ": no field '" + name + "'");
+  return interior_on_host(arrays_[static_cast<std::size_t>(index_of(name, "local_field"))],
+                          layout_);
 }
 
 void GridSolver::open_output(const std::string& path) {

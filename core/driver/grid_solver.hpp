@@ -200,8 +200,8 @@ class GridSolver final : public Steppable {
   std::vector<double> local_field(const std::string& name) const;
 
  private:
-  GridArrays arrays();
-  std::vector<GridArrays::Reduction> reductions_;
+  // The fields as the kernels see them now (after the last swaps).
+  const GridArrays& arrays();
   std::vector<double> measure();  // collective
   double time() const { return run_.time_at(step_, model_.dt); }
   // The index of field `name`; Error naming `user` where none is declared.
@@ -216,6 +216,7 @@ class GridSolver final : public Steppable {
   std::unique_ptr<GridKernels> kernels_;
   std::vector<Array<double>> arrays_;  // one per field, declaration order
   std::vector<std::pair<int, int>> swaps_;
+  GridArrays current_;  // arrays(): the layout, the reductions, a pointer a field
   // Declared after the arrays: destroyed (its halos too) before them.
   GridFields fields_;
   PhaseTimers timers_;

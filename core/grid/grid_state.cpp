@@ -83,22 +83,19 @@ std::vector<double> read_grid_block(const std::string& file, const std::string& 
                     static_cast<std::uint64_t>(n.x)},
                    block.data());
   }
-  std::vector<double> field(static_cast<size_t>(layout.size()), fill);
-  const Int3 h = layout.h;
-  size_t t = 0;
-  for (int k = 0; k < n.z; ++k)
-    for (int j = 0; j < n.y; ++j)
-      for (int i = 0; i < n.x; ++i) {
-        const double v = block[t++];
+  return block_of(
+      layout, off,
+      [&](Int3 g) {
+        const double v = block[static_cast<size_t>(
+            (std::int64_t{g.z - off.z} * n.y + (g.y - off.y)) * n.x + (g.x - off.x))];
         if (!std::isfinite(v)) {
           throw InputError(file + ": dataset " + dataset + ": expected finite values, got " +
-                           std::to_string(v) + " at [" + std::to_string(off.z + k) + "][" +
-                           std::to_string(off.y + j) + "][" + std::to_string(off.x + i) +
-                           "] ([z][y][x])");
+                           std::to_string(v) + " at [" + std::to_string(g.z) + "][" +
+                           std::to_string(g.y) + "][" + std::to_string(g.x) + "] ([z][y][x])");
         }
-        field[static_cast<size_t>(layout.index(i + h.x, j + h.y, k + h.z))] = v;
-      }
-  return field;
+        return v;
+      },
+      fill);
 }
 
 std::vector<double> interior_on_host(const Array<double>& field, const FieldLayout& layout) {

@@ -49,10 +49,10 @@ std::vector<double> read_grid_block(const std::string& file, const std::string& 
 
 // A block of `layout` on the host (an initial state) whose interior cells
 // hold value(g), g the global cell (`offset` is the block's first), and whose
-// halo cells hold 0.
+// halo cells hold `fill`.
 template <class F>
-std::vector<double> block_of(const FieldLayout& layout, Int3 offset, F value) {
-  std::vector<double> block(static_cast<std::size_t>(layout.size()), 0.0);
+std::vector<double> block_of(const FieldLayout& layout, Int3 offset, F value, double fill = 0) {
+  std::vector<double> block(static_cast<std::size_t>(layout.size()), fill);
   const Int3 h = layout.h;
   for (int k = 0; k < layout.n.z; ++k)
     for (int j = 0; j < layout.n.y; ++j)
