@@ -511,10 +511,17 @@ void write_block_datasets(const std::string& path, MPI_Comm comm, bool collectiv
     // The datasets and a little for their headers and attributes.
     const std::uint64_t bytes = datasets.size() * (slab.dataset_cells() * sizeof(double) + 4096);
     agree_on_error(comm, rank == 0 ? error_of([&] { reserve_space(w, bytes); }) : "");
+    // MPI-IO gets the ranks without their Cartesian topology: the OMPIO of
+    // Open MPI releases still in use groups a Cartesian communicator's writers
+    // by their coordinates and now and then leaves a stretch of the dataset
+    // unwritten (3 ranks split along z lose cells); a plain communicator of the
+    // same ranks in the same order writes it all.
+    MPI_Comm plain = MPI_COMM_NULL;
+    MPSFW_MPI_CHECK(MPI_Comm_split(comm, 0, rank, &plain));
     const std::string error = error_of([&] {
       const QuietErrors quiet;
       Handle fapl = w.own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "creating a property list");
-      w.check(H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL), "selecting MPI-IO");
+      w.check(H5Pset_fapl_mpio(fapl.get(), plain, MPI_INFO_NULL), "selecting MPI-IO");
       Handle file = w.own(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl.get()), H5Fclose,
                           "opening '" + path + "' with MPI-IO");
       Handle dxpl = w.own(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "creating a property list");
@@ -526,6 +533,7 @@ void write_block_datasets(const std::string& path, MPI_Comm comm, bool collectiv
       }
       w.check(file.close(), "closing '" + path + "'");
     });
+    MPSFW_MPI_CHECK(MPI_Comm_free(&plain));
 #else
     const std::string error =
         context +
