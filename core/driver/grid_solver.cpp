@@ -8,6 +8,7 @@
 #include "core/device/memory_preflight.hpp"
 #include "core/device/peer_memory.hpp"
 #include "core/grid/grid_state.hpp"
+#include "core/grid/overlap_boxes.hpp"
 #include "core/parallel/collective.hpp"
 #include "core/parallel/mpi_check.hpp"
 
@@ -34,6 +35,21 @@ GridDiagnostic sum_by_kernels(std::string name, double scale) {
 
 GridDiagnostic max_by_kernels(std::string name) {
   return {std::move(name), GridDiagnostic::Reduce::Max, 1, "", GridDiagnostic::Of::Kernels};
+}
+
+GridFieldSpec exchanged_field(std::string name) {
+  return {std::move(name), GridFields::Role::State, GridFields::Halo::Exchanged};
+}
+GridFieldSpec state_field(std::string name) { return {std::move(name)}; }
+GridFieldSpec scratch_field(std::string name) {
+  return {std::move(name), GridFields::Role::Scratch};
+}
+GridFieldSpec derived_field(std::string name) {
+  return {std::move(name), GridFields::Role::Derived};
+}
+
+void GridKernels::derive(const GridArrays&, const Box&) {
+  throw Error("the model declares derived fields, but its kernels compute none (derive)");
 }
 
 FieldLayout grid_layout(const GridModel& model, Int3 cells) {
@@ -80,9 +96,18 @@ GridSolver::GridSolver(GridModel model, const RunConfig& run, const Params* para
   // cannot have it.
   const MemoryNeed need = grid_memory_need(model_, layout_, device.memory);
   preflight_memory(decomposition_.comm(), need.space, gpu_identity(device), need.bytes, need.what);
+  using Role = GridFields::Role;
   for (const auto& [a, b] : model_.swaps) {
     swaps_.emplace_back(index_of(a, "the step's swap"), index_of(b, "the step's swap"));
+    for (const int f : {swaps_.back().first, swaps_.back().second}) {
+      if (model_.fields[static_cast<std::size_t>(f)].role == Role::Derived) {
+        throw Error(model_.group + ": the step's swap names derived field '" +
+                    model_.fields[static_cast<std::size_t>(f)].name +
+                    "' (derived fields are computed for snapshots, never stepped)");
+      }
+    }
   }
+  for (const GridFieldSpec& f : model_.fields) derived_ = derived_ || f.role == Role::Derived;
   current_.layout = layout_;
   current_.field.resize(model_.fields.size());
   for (const GridDiagnostic& g : model_.diagnostics) {
@@ -98,8 +123,10 @@ GridSolver::GridSolver(GridModel model, const RunConfig& run, const Params* para
       arrays_.emplace_back(device.memory, size);
     for (std::size_t f = 0; f < model_.fields.size(); ++f) {
       const GridFieldSpec& spec = model_.fields[f];
-      if (spec.scratch) {
+      if (spec.role == Role::Scratch) {
         fields_.add_scratch(spec.name, &arrays_[f]);
+      } else if (spec.role == Role::Derived) {
+        fields_.add_derived(spec.name, &arrays_[f]);
       } else {
         fields_.add(spec.name, &arrays_[f], spec.halo);
       }
@@ -112,7 +139,7 @@ GridSolver::GridSolver(GridModel model, const RunConfig& run, const Params* para
           model_.initial(decomposition_.offset(), layout_);
       std::size_t next = 0;
       for (std::size_t f = 0; f < model_.fields.size(); ++f) {
-        if (model_.fields[f].scratch) continue;
+        if (model_.fields[f].role != Role::State) continue;
         if (next >= initial.size() || initial[next].size() != size) {
           throw Error(model_.group +
                       ": the initial values hold no block of the layout's size "
@@ -153,11 +180,19 @@ LoopSetup GridSolver::loop_setup() {
 }
 
 void GridSolver::advance() {
-  fields_.start_halos();     // times its own phases (halo post, pack, pull)
-  fields_.halos().finish();  // halo wait, unpack
+  fields_.start_halos();  // times its own phases (halo post, pack, pull)
+  // The faces whose halos travel by MPI arrive at finish(); the rest (pulled
+  // device to device, or none) are current once start() returns.
+  const FaceMask late = fields_.halos().routes().mpi;
   {
     PhaseTimers::Scope t(timers_, "update");
-    kernels_->update(arrays());
+    kernels_->update(arrays(), inner_box(layout_, late));
+  }
+  fields_.halos().finish();  // halo wait, unpack
+  if (late != 0) {
+    PhaseTimers::Scope t(timers_, "shell update");
+    const ShellBoxes shell = shell_boxes(layout_, late);
+    for (int b = 0; b < shell.count; ++b) kernels_->update(arrays(), shell.box[b]);
   }
   fields_.halos().finish_step();
   for (const auto& [a, b] : swaps_) arrays_[a].swap(arrays_[b]);
@@ -202,11 +237,21 @@ std::vector<double> GridSolver::local_field(const std::string& name) const {
                           layout_);
 }
 
+void GridSolver::derive() {
+  if (!derived_) return;
+  fields_.exchange_halos();
+  kernels_->derive(arrays(), layout_.interior());
+}
+
 void GridSolver::open_output(const std::string& path) {
+  derive();
   fields_.open_output(path, model_.geometry, model_.group, step_, time());
 }
 
-void GridSolver::write_output() { fields_.write_output(step_, time()); }
+void GridSolver::write_output() {
+  derive();
+  fields_.write_output(step_, time());
+}
 
 void GridSolver::close_output() { fields_.close_output(); }
 

@@ -6,8 +6,9 @@
 // the interior update and the block's diagnostics, written once over the
 // backends' primitives and built per backend with MPSFW_BACKEND_PART).
 // GridSolver then steps it on the time loop, in the framework's order:
-//   start the exchanged fields' halos -> finish them -> update -> finish the
-//   step's exchange (ordering with same-GPU neighbours) -> the swaps
+//   start the exchanged fields' halos -> update the cells away from the
+//   halos that travel by MPI -> finish the halos -> update the shell -> finish
+//   the step's exchange (ordering with same-GPU neighbours) -> the swaps
 // with the diagnostics reduced over ranks and guarded (one not finite stops
 // every rank), snapshots, checkpoints and restart of the state fields
 // (GridFields), the memory preflight and the device's settle.
@@ -76,13 +77,20 @@ struct GridArrays {
 class GridKernels {
  public:
   virtual ~GridKernels() = default;
-  // The step's new values of the interior cells, the exchanged fields'
-  // halos current. On a GPU it returns at once.
-  virtual void update(const GridArrays& arrays) = 0;
+  // The step's new values of `cells`, a box of the interior: the framework
+  // updates the cells whose stencil reads no halo that travels by MPI while
+  // those halos travel, then the rest of the interior, box by box (the whole
+  // interior at once where no halo does). The halos a box's stencil reads are
+  // current. On a GPU it returns at once.
+  virtual void update(const GridArrays& arrays, const Box& cells) = 0;
   // This rank's share of each diagnostic (GridModel::diagnostics' order)
   // over its interior; waits for its result. GridKernelsOn computes those
   // over fields; kernels with diagnostics of their own override it.
   virtual std::vector<double> diagnostics(const GridArrays& arrays) = 0;
+  // The derived fields' values over `cells` (the interior) from the state,
+  // the exchanged fields' halos current; before each snapshot. Models with
+  // derived fields override it.
+  virtual void derive(const GridArrays& arrays, const Box& cells);
   // Waits for everything launched so far.
   virtual void synchronize() = 0;
 };
@@ -121,13 +129,24 @@ class GridKernelsOn : public GridKernels {
   Exec exec;
 };
 
-// A field: state (snapshots, checkpoints, restart) or scratch (an array
-// state is computed into and swapped with: never written or required).
+// A field and its role, one line each:
+//   exchanged_field("u")   state whose halo is exchanged each step
+//   state_field("u_prev")  state read at its own cell only (no halo exchanged)
+//   scratch_field("next")  an array state is computed into and swapped with:
+//                          never written, saved or required
+//   derived_field("e")     computed from the state by the kernels' derive()
+//                          for each snapshot (the exchanged halos current),
+//                          written there only
+// State is what snapshots, checkpoints and a restart hold.
 struct GridFieldSpec {
   std::string name;
-  bool scratch = false;
+  GridFields::Role role = GridFields::Role::State;
   GridFields::Halo halo = GridFields::Halo::None;
 };
+GridFieldSpec exchanged_field(std::string name);
+GridFieldSpec state_field(std::string name);
+GridFieldSpec scratch_field(std::string name);
+GridFieldSpec derived_field(std::string name);
 
 struct GridModel {
   std::string group;  // the input group ("wave"): datasets /<group>/<field>
@@ -143,7 +162,7 @@ struct GridModel {
   // Fields whose arrays swap contents after each step, by name.
   std::vector<std::pair<std::string, std::string>> swaps;
   std::vector<GridDiagnostic> diagnostics;
-  // The state fields' first values (declaration order, scratch skipped) for
+  // The state fields' first values (declaration order, others skipped) for
   // the block of `layout.n` cells whose first cell is global cell `offset`,
   // on the host, laid out as `layout` (halo cells 0: a wall's value;
   // periodic halos are filled by the first exchange). Not called when the
@@ -202,6 +221,8 @@ class GridSolver final : public Steppable {
  private:
   // The fields as the kernels see them now (after the last swaps).
   const GridArrays& arrays();
+  // Collective: the derived fields from the state, for a snapshot.
+  void derive();
   std::vector<double> measure();  // collective
   double time() const { return run_.time_at(step_, model_.dt); }
   // The index of field `name`; Error naming `user` where none is declared.
@@ -216,7 +237,8 @@ class GridSolver final : public Steppable {
   std::unique_ptr<GridKernels> kernels_;
   std::vector<Array<double>> arrays_;  // one per field, declaration order
   std::vector<std::pair<int, int>> swaps_;
-  GridArrays current_;  // arrays(): the layout, the reductions, a pointer a field
+  bool derived_ = false;  // the model declares derived fields
+  GridArrays current_;    // arrays(): the layout, the reductions, a pointer a field
   // Declared after the arrays: destroyed (its halos too) before them.
   GridFields fields_;
   PhaseTimers timers_;

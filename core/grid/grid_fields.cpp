@@ -15,11 +15,15 @@ GridFields::GridFields(const CartDecomposition& decomposition, FieldLayout layou
 GridFields::~GridFields() = default;
 
 void GridFields::add(const std::string& name, Array<double>* field, Halo halo) {
-  declare({name, field, halo, false});
+  declare({name, field, halo, Role::State});
 }
 
 void GridFields::add_scratch(const std::string& name, Array<double>* field) {
-  declare({name, field, Halo::None, true});
+  declare({name, field, Halo::None, Role::Scratch});
+}
+
+void GridFields::add_derived(const std::string& name, Array<double>* field) {
+  declare({name, field, Halo::None, Role::Derived});
 }
 
 void GridFields::declare(const Field& field) {
@@ -37,10 +41,10 @@ void GridFields::declare(const Field& field) {
   fields_.push_back(field);
 }
 
-std::vector<const GridFields::Field*> GridFields::state() const {
+std::vector<const GridFields::Field*> GridFields::of_role(Role role, bool derived) const {
   std::vector<const Field*> out;
   for (const Field& f : fields_) {
-    if (!f.scratch) out.push_back(&f);
+    if (f.role == role || (derived && f.role == Role::Derived)) out.push_back(&f);
   }
   return out;
 }
@@ -55,8 +59,10 @@ void GridFields::connect_halos(const HaloSetup& setup) {
     halos_ = std::make_unique<FieldHalos>(decomposition_, layout_,
                                           HaloShape{layout_.halo, setup.corners}, setup.space,
                                           setup.cuda_aware_mpi, memory);
-    std::vector<double*> buffers;
-    for (const Field& f : fields_) buffers.push_back(f.array->data());
+    std::vector<double*> buffers;  // a derived field is never swapped with another
+    for (const Field& f : fields_) {
+      if (f.role != Role::Derived) buffers.push_back(f.array->data());
+    }
     for (const Field& f : fields_) {
       if (f.halo == Halo::Exchanged) halos_->add_field<double>(buffers);
     }
@@ -76,6 +82,12 @@ void GridFields::start_halos() {
   halos().start(current);
 }
 
+void GridFields::exchange_halos() {
+  start_halos();
+  halos().finish();
+  halos().finish_step();
+}
+
 FieldHalos& GridFields::halos() {
   if (halos_ == nullptr) throw Error("GridFields: halos before connect_halos");
   return *halos_;
@@ -85,7 +97,7 @@ const FieldHalos& GridFields::halos() const { return const_cast<GridFields*>(thi
 
 std::vector<std::string> GridFields::names() const {
   std::vector<std::string> out;
-  for (const Field* f : state()) out.push_back(f->name);
+  for (const Field* f : written()) out.push_back(f->name);
   return out;
 }
 
@@ -121,7 +133,7 @@ void GridFields::write_output(long step, double time) {
   if (!output_) throw Error("GridFields: write_output before open_output");
   std::vector<std::vector<double>> blocks;
   std::vector<const double*> pointers;
-  for (const Field* f : state()) blocks.push_back(interior_on_host(*f->array, layout_));
+  for (const Field* f : written()) blocks.push_back(interior_on_host(*f->array, layout_));
   for (const std::vector<double>& b : blocks) pointers.push_back(b.data());
   output_->write(step, time, pointers);
 }

@@ -2,10 +2,12 @@
 // A grid workload's fields, declared once: each a name, the array that holds
 // its current value (an Array keeps its identity when its contents are
 // swapped with another's, as a leapfrog's two levels are) and whether its
-// halo is exchanged. A field is state (add) or scratch (add_scratch): state
-// is written, saved and restored; scratch is an array state is computed into
-// and swapped with (explicit Euler's next level), never written, saved or
-// required of an input. From that one declaration come the halo exchange
+// halo is exchanged. A field is state (add), scratch (add_scratch) or
+// derived (add_derived): state is written, saved and restored; scratch is an
+// array state is computed into and swapped with (explicit Euler's next
+// level), never written, saved or required of an input; a derived field is
+// computed from the state for each snapshot and written there only. From
+// that one declaration come the halo exchange
 // (FieldHalos over the layout's halo width), the snapshots (FieldOutput, one
 // dataset and one XDMF attribute per field), the checkpoint (every field as
 // dataset /<group>/<name>) and the restart (an input that holds those
@@ -35,6 +37,7 @@ namespace mpsfw {
 class GridFields {
  public:
   enum class Halo { None, Exchanged };
+  enum class Role { State, Scratch, Derived };
   // How the exchanged fields' halos travel (FieldHalos::connect).
   struct HaloSetup {
     Backend space = Backend::Host;  // where the arrays live
@@ -61,7 +64,11 @@ class GridFields {
   // `field` is scratch: an array a state field may be swapped into (its halo
   // then follows it), never written, saved or required. Before connect_halos.
   void add_scratch(const std::string& name, Array<double>* field);
-  // The state fields' names, in declaration order (a snapshot's fields).
+  // `field` is derived: the caller computes it from the state before each
+  // snapshot, which writes it; never saved or required. Before connect_halos.
+  void add_derived(const std::string& name, Array<double>* field);
+  // A snapshot's fields: the state and derived fields' names, in
+  // declaration order.
   std::vector<std::string> names() const;
 
   // Collective, once, after every field holds its initial values: the
@@ -74,6 +81,9 @@ class GridFields {
   void start_halos();
   FieldHalos& halos();
   const FieldHalos& halos() const;
+  // Collective: a whole exchange between steps (start, finish, finish_step),
+  // for what reads the halos outside a step (derived fields).
+  void exchange_halos();
 
   // Collective: when `input` holds every state field's dataset
   // (/<group>/<name>, the whole grid), each rank's block of each into its
@@ -82,7 +92,7 @@ class GridFields {
   // missing one.
   bool restore(const std::string& input, double fill = 0);
 
-  // Collective: snapshots of every state field (FieldOutput): the file at `path`
+  // Collective: snapshots of every state and derived field (FieldOutput): the file at `path`
   // and its first frame, a frame, the commit.
   void open_output(const std::string& path, const GridGeometry& geometry, const std::string& solver,
                    long step, double time);
@@ -99,10 +109,13 @@ class GridFields {
     std::string name;
     Array<double>* array;
     Halo halo;
-    bool scratch;
+    Role role;
   };
   void declare(const Field& field);
-  std::vector<const Field*> state() const;
+  // The fields of role `role`, and the derived ones too when `derived`.
+  std::vector<const Field*> of_role(Role role, bool derived = false) const;
+  std::vector<const Field*> state() const { return of_role(Role::State); }
+  std::vector<const Field*> written() const { return of_role(Role::State, true); }
   std::string dataset_of(const Field& f) const { return "/" + group_ + "/" + f.name; }
 
   const CartDecomposition& decomposition_;

@@ -3,8 +3,9 @@
 // exchange: the inner box, whose stencil reads no exchanged halo cell (updated
 // while the exchange is in flight), and the shell, the rest of the interior
 // (updated once the halos are in). The interior of a layout with a halo h
-// cells wide is [h, n + h) along each axis; a stencil that reaches r cells
-// (by default the layout's halo) takes r cells off each exchanged face.
+// cells wide is [h, n + h) along each axis (h = 0 along a flat one); a
+// stencil that reaches r cells (by default the layout's halo) takes r cells
+// off each exchanged face.
 #include "core/base/hd.hpp"
 #include "core/mesh/box.hpp"
 #include "core/mesh/field_layout.hpp"
@@ -14,9 +15,9 @@ namespace mpsfw {
 // Cells whose stencil, reaching `reach` cells, reads no halo cell of an
 // exchanged face. Possibly empty.
 MPSFW_HD Box inner_box(const FieldLayout& layout, FaceMask exchanged, int reach) {
-  const int h = layout.halo;
   Box b;
   for (int d = 0; d < 3; ++d) {
+    const int h = layout.h[d];  // 0 along a flat axis
     const int lo_cut = (exchanged >> (2 * d)) & 1u;
     const int hi_cut = (exchanged >> (2 * d + 1)) & 1u;
     // Clamped into the interior, so that the shell slabs never leave it
@@ -42,17 +43,17 @@ struct ShellBoxes {
 
 MPSFW_HD ShellBoxes shell_boxes(const FieldLayout& layout, FaceMask exchanged, int reach) {
   const Box in = inner_box(layout, exchanged, reach);
-  const int h = layout.halo;
-  const Int3 end{layout.n.x + h, layout.n.y + h, layout.n.z + h};  // past the interior
+  const Box all = layout.interior();
+  const Int3 lo = all.lo, end = all.hi;
   ShellBoxes s;
   const auto add = [&s](Box b) {
     if (!b.empty()) s.box[s.count++] = b;
   };
-  add({{h, h, h}, {in.lo.x, end.y, end.z}});
-  add({{in.hi.x, h, h}, {end.x, end.y, end.z}});
-  add({{in.lo.x, h, h}, {in.hi.x, in.lo.y, end.z}});
-  add({{in.lo.x, in.hi.y, h}, {in.hi.x, end.y, end.z}});
-  add({{in.lo.x, in.lo.y, h}, {in.hi.x, in.hi.y, in.lo.z}});
+  add({{lo.x, lo.y, lo.z}, {in.lo.x, end.y, end.z}});
+  add({{in.hi.x, lo.y, lo.z}, {end.x, end.y, end.z}});
+  add({{in.lo.x, lo.y, lo.z}, {in.hi.x, in.lo.y, end.z}});
+  add({{in.lo.x, in.hi.y, lo.z}, {in.hi.x, end.y, end.z}});
+  add({{in.lo.x, in.lo.y, lo.z}, {in.hi.x, in.hi.y, in.lo.z}});
   add({{in.lo.x, in.lo.y, in.hi.z}, {in.hi.x, in.hi.y, end.z}});
   return s;
 }

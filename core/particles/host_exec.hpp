@@ -8,6 +8,7 @@
 
 #include "core/base/backend.hpp"
 #include "core/comm/step_handshake.hpp"
+#include "core/mesh/box.hpp"
 #include "neighbour_rows.hpp"
 
 namespace mpsfw {
@@ -23,6 +24,16 @@ class HostExec {
   void for_each(long n, const F& f) const {
 #pragma omp parallel for schedule(static)
     for (long i = 0; i < n; ++i) f(i);
+  }
+
+  // f(j, k) for every row j of every plane k of a box: the grid loops' nest
+  // (a row's cells then run in order, vectorised, with no index arithmetic).
+  template <class F>
+  void for_each_row(const Box& box, const F& f) const {
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int k = box.lo.z; k < box.hi.z; ++k) {
+      for (int j = box.lo.y; j < box.hi.y; ++j) f(j, k);
+    }
   }
 
   // for_each for bodies that walk neighbour lists (a GPU launches them in

@@ -48,7 +48,7 @@ mpsfw::GridModel model_of(const mpsfw::Params& p) {
   m.periodic = {true, true, true};
   m.geometry.spacing = {h, h, h};
   m.dt = dt;
-  m.fields = {{"phi", false, mpsfw::GridFields::Halo::Exchanged}, {"phi_next", true}};
+  m.fields = {mpsfw::exchanged_field("phi"), mpsfw::scratch_field("phi_next")};
   m.swaps = {{"phi", "phi_next"}};
   m.diagnostics = {mpsfw::sum_of("phi_integral", "phi", h * h * (n.z > 1 ? h : 1)),
                    mpsfw::max_abs_of("max_abs_phi", "phi")};

@@ -29,13 +29,13 @@ template <class Exec>
 class Kernels final : public mpsfw::GridKernelsOn<Exec> {
  public:
   explicit Kernels(const Coefficients& k) : k_(k) {}
-  void update(const mpsfw::GridArrays& a) override {
+  void update(const mpsfw::GridArrays& a, const mpsfw::Box& cells) override {
     const double* phi = a.field[kPhi];
     double* next = a.field[kPhiNext];
     const std::int64_t sy = a.layout.neighbour_stride(1), sz = a.layout.neighbour_stride(2);
     const Coefficients k = k_;
     mpsfw::for_each_cell(
-        exec, a.layout, a.layout.interior(),
+        exec, a.layout, cells,
         MPSFW_LAMBDA(std::int64_t c, int, int, int) { next[c] = next_phi(phi, c, sy, sz, k); });
   }
 

@@ -20,13 +20,13 @@ class WaveKernels final : public mpsfw::GridKernelsOn<Exec> {
 
   // u^{n-1} is read and written at the same cell only, by the same thread:
   // u^{n+1} overwrites it in place.
-  void update(const mpsfw::GridArrays& a) override {
+  void update(const mpsfw::GridArrays& a, const mpsfw::Box& cells) override {
     const double* u = a.field[kU];
     double* u_prev = a.field[kUPrev];
     const std::int64_t sy = a.layout.neighbour_stride(1), sz = a.layout.neighbour_stride(2);
     const Coefficients k = k_;
     mpsfw::for_each_cell(
-        exec, a.layout, a.layout.interior(), MPSFW_LAMBDA(std::int64_t c, int, int, int) {
+        exec, a.layout, cells, MPSFW_LAMBDA(std::int64_t c, int, int, int) {
           u_prev[c] = leapfrog_cell(u, u_prev, c, sy, sz, k);
         });
   }

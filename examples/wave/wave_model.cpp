@@ -31,7 +31,7 @@ mpsfw::GridModel wave_model(const WaveConfig& c) {
     m.geometry.origin[static_cast<std::size_t>(d)] = cell_centre(0, c.spacing[d]);
   }
   m.dt = c.dt;
-  m.fields = {{"u", false, mpsfw::GridFields::Halo::Exchanged}, {"u_prev"}};
+  m.fields = {mpsfw::exchanged_field("u"), mpsfw::state_field("u_prev")};
   m.swaps = {{"u", "u_prev"}};
   const double cell_volume = c.spacing[0] * c.spacing[1] * c.spacing[2];
   m.diagnostics = {mpsfw::sum_of_squares("sum_u2", "u", cell_volume),

@@ -1,9 +1,12 @@
-// Host backend: OpenMP loops over the shared per-cell physics.
+// Host backend: the framework's grid loops (OpenMP over rows) over the shared
+// per-cell physics.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
 #include "core/base/error.hpp"
+#include "core/grid/grid_loops.hpp"
+#include "core/particles/host_exec.hpp"
 #include "heat_kernels.hpp"
 
 namespace mpsfw::heat {
@@ -49,17 +52,9 @@ class HostHeatKernels final : public HeatKernels {
  private:
   static void update_box(const double* u, double* next, const FieldLayout& layout, const Box& box,
                          Coefficients k) {
-    if (box.empty()) return;
     const std::int64_t sy = layout.stride_y(), sz = layout.stride_z();
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int kz = box.lo.z; kz < box.hi.z; ++kz) {
-      for (int j = box.lo.y; j < box.hi.y; ++j) {
-        const std::int64_t row = layout.index(0, j, kz);
-        for (int i = box.lo.x; i < box.hi.x; ++i) {
-          next[row + i] = updated_cell(u, row + i, sy, sz, k);
-        }
-      }
-    }
+    for_each_cell(HostExec{}, layout, box,
+                  [=](std::int64_t c, int, int, int) { next[c] = updated_cell(u, c, sy, sz, k); });
   }
 
   // Each pushed plane cell's new value into the neighbour's halo and, when

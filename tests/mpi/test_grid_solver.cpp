@@ -48,8 +48,7 @@ double updated(const double* u, std::int64_t c, std::int64_t sy, std::int64_t sz
 class ToyKernels final : public GridKernels {
  public:
   explicit ToyKernels(double poison = 0) : poison_(poison) {}
-  void update(const GridArrays& a) override {
-    const Box in = a.layout.interior();
+  void update(const GridArrays& a, const Box& in) override {
     const double* u = a.field[kU];
     double* next = a.field[kNext];
     for (int k = in.lo.z; k < in.hi.z; ++k)
@@ -83,7 +82,7 @@ GridModel toy_model(double poison = 0, Int3 cells = kCells) {
   m.group = "toy";
   m.cells = cells;
   m.periodic = {true, true, false};
-  m.fields = {{"u", false, GridFields::Halo::Exchanged}, {"u_next", true}};
+  m.fields = {exchanged_field("u"), scratch_field("u_next")};
   m.swaps = {{"u", "u_next"}};
   m.diagnostics = {sum_by_kernels("sum_u", 2.0), max_by_kernels("max_abs_u")};
   m.dt = 0.5;
@@ -179,6 +178,59 @@ std::vector<Int3> rank_grids() {
   return {Int3{}, Int3{size, 1, 1}, Int3{1, 1, size}};
 }
 
+// The toy's kernels, recording the box each update is given.
+class BoxRecorder final : public GridKernels {
+ public:
+  explicit BoxRecorder(std::vector<Box>* boxes) : boxes_(boxes) {}
+  void update(const GridArrays& a, const Box& cells) override {
+    boxes_->push_back(cells);
+    ToyKernels().update(a, cells);
+  }
+  std::vector<double> diagnostics(const GridArrays& a) override {
+    return ToyKernels().diagnostics(a);
+  }
+  void synchronize() override {}
+
+ private:
+  std::vector<Box>* boxes_;
+};
+
+// A step updates every interior cell once, in boxes around the exchange: the
+// cells away from the halos that travel by MPI while they travel, the rest
+// after (on the host every neighbour's halo travels by MPI).
+TEST(GridSolver, AStepUpdatesTheInteriorOnceAroundTheExchange) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (const Int3 grid : rank_grids()) {
+    std::vector<Box> boxes;
+    GridModel model = toy_model();
+    model.kernels = [&boxes](Backend) { return std::make_unique<BoxRecorder>(&boxes); };
+    GridSolver solver(model, run_of(1, grid), nullptr, host_context());
+    run_time_loop(solver, nullptr);
+    EXPECT_EQ(cells_differing(solver, reference(1)), 0);
+    const FieldLayout layout = grid_layout(model, solver.decomposition().local_cells());
+    std::vector<int> hits(static_cast<std::size_t>(layout.size()), 0);
+    for (const Box& b : boxes)
+      for (int k = b.lo.z; k < b.hi.z; ++k)
+        for (int j = b.lo.y; j < b.hi.y; ++j)
+          for (int i = b.lo.x; i < b.hi.x; ++i)
+            ++hits[static_cast<std::size_t>(layout.index(i, j, k))];
+    const Box in = layout.interior();
+    long wrong = 0;
+    for (int k = 0; k < in.hi.z + layout.h.z; ++k)
+      for (int j = 0; j < in.hi.y + layout.h.y; ++j)
+        for (int i = 0; i < in.hi.x + layout.h.x; ++i) {
+          const bool inside = i >= in.lo.x && i < in.hi.x && j >= in.lo.y && j < in.hi.y &&
+                              k >= in.lo.z && k < in.hi.z;
+          wrong += hits[static_cast<std::size_t>(layout.index(i, j, k))] != (inside ? 1 : 0);
+        }
+    EXPECT_EQ(wrong, 0) << "cells updated other than once (interior) or never (halo)";
+    if (size > 1) {
+      EXPECT_GT(boxes.size(), 1u) << "no overlap of the MPI halos";
+    }
+  }
+}
+
 TEST(GridSolver, AnyRankGridGivesOneBlocksBits) {
   const std::vector<double> whole = reference(6);
   double sum = 0, max = 0;
@@ -250,7 +302,7 @@ TEST(GridSolver, ACheckpointHoldsTheStateAndResumesToTheSameBits) {
 // framework's own over field u.
 class ToyKernelsOnHost final : public GridKernelsOn<HostExec> {
  public:
-  void update(const GridArrays& a) override { ToyKernels().update(a); }
+  void update(const GridArrays& a, const Box& cells) override { ToyKernels().update(a, cells); }
 };
 
 TEST(GridSolver, TheFrameworksDiagnosticsOverAFieldAreTheKernelsSums) {
@@ -299,6 +351,95 @@ TEST(GridSolver, ASwapOfAnUndeclaredFieldIsRefused) {
               std::string::npos)
         << e.what();
   }
+}
+
+// The toy with a derived field: du/dx's central difference (it reads the
+// neighbours across x, the periodic axis, so u's halo must be current when
+// it is computed), index 2.
+class GradientKernels final : public GridKernels {
+ public:
+  void update(const GridArrays& a, const Box& cells) override { toy_.update(a, cells); }
+  std::vector<double> diagnostics(const GridArrays& a) override { return toy_.diagnostics(a); }
+  void derive(const GridArrays& a, const Box& in) override {
+    const double* u = a.field[kU];
+    double* g = a.field[2];
+    for (int k = in.lo.z; k < in.hi.z; ++k)
+      for (int j = in.lo.y; j < in.hi.y; ++j)
+        for (int i = in.lo.x; i < in.hi.x; ++i) {
+          const std::int64_t c = a.layout.index(i, j, k);
+          g[c] = u[c + 1] - u[c - 1];
+        }
+  }
+  void synchronize() override {}
+
+ private:
+  ToyKernels toy_;
+};
+
+// A derived field is computed from the state, its halos current, for each
+// snapshot, written there beside the state and never in a checkpoint; on any
+// rank grid its values are the whole grid's. Kernels that compute none stop
+// the run naming derive; a swap that names a derived field is refused.
+TEST(GridSolver, ADerivedFieldIsComputedForEachSnapshotFromCurrentHalos) {
+  const std::string dir = testing_support::make_shared_temp_dir("grid_solver_derived");
+  GridModel model = toy_model();
+  model.fields.push_back(derived_field("du_dx"));
+  model.kernels = [](Backend) { return std::make_unique<GradientKernels>(); };
+  const std::vector<double> whole = reference(3);
+  const Int3 n = kCells;
+  Params params(input_schema({"toy"}, {}));
+  for (const char* o : {"solver=toy", "run.steps=3"}) params.apply_override(o);
+  params.finalize();
+  for (const Int3 grid : rank_grids()) {
+    RunConfig run = run_of(3, grid);
+    // A file of its own each time: a file replaced and read again in one
+    // process may be taken for the one HDF5 still knows by its inode.
+    const std::string out = dir + "/out" + std::to_string(grid.x) + std::to_string(grid.z) + ".h5";
+    run.output_file = out;
+    GridSolver solver(model, run, &params, host_context());
+    run_time_loop(solver, nullptr);
+    solver.write_checkpoint(dir + "/ck.h5");
+    const CartDecomposition& d = solver.decomposition();
+    const FieldLayout layout = grid_layout(model, d.local_cells());
+    const std::vector<double> g = read_grid_block(out, "/du_dx/00000003", d, layout, 0);
+    const Box in = layout.interior();
+    const Int3 o = d.offset();
+    long wrong = 0;
+    for (int k = in.lo.z; k < in.hi.z; ++k)
+      for (int j = in.lo.y; j < in.hi.y; ++j)
+        for (int i = in.lo.x; i < in.hi.x; ++i) {
+          const int x = o.x + i - in.lo.x, y = o.y + j - in.lo.y, z = o.z + k - in.lo.z;
+          const auto at = [&](int xx) {
+            return whole[static_cast<std::size_t>((z * n.y + y) * n.x + (xx + n.x) % n.x)];
+          };
+          const double want = at(x + 1) - at(x - 1);
+          wrong += std::memcmp(&want, &g[static_cast<std::size_t>(layout.index(i, j, k))],
+                               sizeof want) != 0;
+        }
+    long total = 0;
+    MPI_Allreduce(&wrong, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_EQ(total, 0) << "rank grid " << grid.x << "x" << grid.y << "x" << grid.z;
+    EXPECT_TRUE(has_grid_dataset(out, "/u/00000003"));
+    EXPECT_FALSE(has_grid_dataset(dir + "/ck.h5", "/toy/du_dx")) << "a derived field was saved";
+    EXPECT_TRUE(has_grid_dataset(dir + "/ck.h5", "/toy/u"));
+  }
+  GridModel none = model;
+  none.kernels = [](Backend) { return std::make_unique<ToyKernels>(); };
+  RunConfig run = run_of(1);
+  run.output_file = dir + "/none.h5";
+  GridSolver solver(none, run, nullptr, host_context());
+  try {
+    run_time_loop(solver, nullptr);
+    ADD_FAILURE() << "kernels without derive() ran a model with a derived field";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("its kernels compute none (derive)"), std::string::npos)
+        << e.what();
+  }
+  GridModel swapped = model;
+  swapped.swaps = {{"u", "du_dx"}};
+  EXPECT_THROW(GridSolver(swapped, run_of(1), nullptr, host_context()), Error);
+  MPI_Barrier(MPI_COMM_WORLD);
+  testing_support::remove_shared_temp_dir(dir);
 }
 
 TEST(GridSolver, TheMemoryNeedCountsEveryFieldAndTheHaloBuffers) {

@@ -90,6 +90,33 @@ TEST(ShellBoxes, InnerPlusShellCoverTheInteriorOnce) {
   }
 }
 
+// A flat axis (a 2D grid's z: one cell, no halo) is never cut: the inner box
+// and the shell cover the plane's interior once, at k = 0.
+TEST(ShellBoxes, AFlatAxisKeepsItsOneCell) {
+  for (int h = 1; h <= 2; ++h) {
+    const FieldLayout layout({6, 5, 1}, h, {0, 0, 1});
+    const FaceMask xy = 0x0f;  // x and y faces exchanged
+    const Box in = inner_box(layout, xy);
+    EXPECT_TRUE(in.lo == (Int3{2 * h, 2 * h, 0}) && in.hi == (Int3{6, 5, 1})) << "halo " << h;
+    std::vector<int> hits(static_cast<size_t>(layout.size()), 0);
+    const auto mark = [&](const Box& b) {
+      for (int k = b.lo.z; k < b.hi.z; ++k)
+        for (int j = b.lo.y; j < b.hi.y; ++j)
+          for (int i = b.lo.x; i < b.hi.x; ++i) ++hits[static_cast<size_t>(layout.index(i, j, k))];
+    };
+    mark(in);
+    const ShellBoxes shell = shell_boxes(layout, xy);
+    for (int b = 0; b < shell.count; ++b) mark(shell.box[b]);
+    const Box all = layout.interior();
+    for (int j = 0; j < 5 + 2 * h; ++j)
+      for (int i = 0; i < 6 + 2 * h; ++i) {
+        const bool interior = i >= all.lo.x && i < all.hi.x && j >= all.lo.y && j < all.hi.y;
+        EXPECT_EQ(hits[static_cast<size_t>(layout.index(i, j, 0))], interior ? 1 : 0)
+            << "halo " << h << " cell " << i << "," << j;
+      }
+  }
+}
+
 // Without a reach, the stencil reaches as far as the halo is wide.
 TEST(ShellBoxes, ReachDefaultsToTheHaloWidth) {
   for (int h = 1; h <= 3; ++h) {

@@ -1,7 +1,8 @@
 // The grid loops (core/grid/grid_loops.hpp) on the host backend: a loop over
 // a box visits each of its cells once, with the coordinates its index names,
 // and no other cell (the interior, a face, an empty box); the reductions
-// give a serial loop's sum, maximum and count, the same bits twice.
+// give a serial loop's sum, maximum and count, the same bits twice; a box
+// beyond 32-bit numbering is walked in slabs.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -81,6 +82,27 @@ TEST(GridLoops, ReductionsAreTheSerialOnes) {
   EXPECT_EQ(count_over_cells(HostExec{}, kLayout, b, not_finite), 0);
   u[static_cast<size_t>(kLayout.index(3, 4, 2))] = std::numeric_limits<double>::quiet_NaN();
   EXPECT_EQ(count_over_cells(HostExec{}, kLayout, b, not_finite), 1);
+}
+
+// A box of more cells than a loop's 32-bit numbers reach is walked in z
+// slabs that cover it once, each under kMaxLoopCells; a plane that large
+// alone is refused.
+TEST(GridLoops, BigBoxesWalkInSlabsThatCoverThem) {
+  const Box big{{0, 0, 3}, {1 << 10, 1 << 10, 3 + 4096}};  // 2^32 cells
+  const int depth = slab_depth(big);
+  EXPECT_EQ(depth, 2047);
+  int next = big.lo.z;
+  for (int z = big.lo.z; z < big.hi.z; z += depth) {
+    const Box slab = z_slab(big, z, depth);
+    EXPECT_EQ(slab.lo.z, next);
+    EXPECT_LT(slab.cells(), kMaxLoopCells);
+    EXPECT_EQ(slab.size().x, big.size().x);
+    next = slab.hi.z;
+  }
+  EXPECT_EQ(next, big.hi.z);
+  const Box small{{2, 2, 2}, {7, 6, 5}};
+  EXPECT_EQ(slab_depth(small), 3);
+  EXPECT_THROW(slab_depth(Box{{0, 0, 0}, {1 << 16, 1 << 15, 1}}), Error);
 }
 
 }  // namespace
