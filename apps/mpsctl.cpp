@@ -1,7 +1,8 @@
 // mpsctl: MPS for job scripts and prologs, with the same code the solver uses
 // in-process (mps/session_dir.hpp).
 //   mpsctl start   [--gpus all|0,1] [--ranks-per-gpu K] [--atp auto|N] [--policy double|even]
-//                  [--pinned-mem 8G] [--dir ROOT] [--job NAME] [--timeout S]
+//                  [--pinned-mem 8G] [--dir ROOT] [--job NAME] [--timeout S] [--owner USER]
+//   mpsctl env     [--dir ROOT] [--job NAME]
 //   mpsctl stop    [--dir ROOT] [--job NAME | --session DIR] [--force]
 //   mpsctl status  [--dir ROOT]
 //   mpsctl cleanup [--dir ROOT] [--all] [--force]
@@ -10,9 +11,12 @@
 // them (CUDA_VISIBLE_DEVICES applied, MIG instances as GPUs of their own),
 // without touching CUDA.
 // `start` prints `export MPSFW_MPS_SESSION=DIR`: solvers started with it reuse
-// the daemons and never stop them; `stop` does. stop and cleanup remove only
+// the daemons and never stop them; `stop` does. A prolog running as root
+// starts it with --owner (the folder becomes the job user's), and a task
+// prolog's `mpsctl env` prints the lines that put a task on it. stop and cleanup remove only
 // what remove_session (mps/session_dir.hpp) proves to be a session of this host.
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,7 +26,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/base/error.hpp"
@@ -43,7 +49,8 @@ using namespace mpsfw::mps;
 const char* kUsage =
     "usage: mpsctl start   [--gpus all|I,J..] [--ranks-per-gpu K] [--atp auto|N]\n"
     "                      [--policy double|even] [--pinned-mem 8G] [--dir ROOT] [--job NAME]\n"
-    "                      [--timeout S]\n"
+    "                      [--timeout S] [--owner USER]\n"
+    "       mpsctl env     [--dir ROOT] [--job NAME]\n"
     "       mpsctl stop    [--dir ROOT] [--job NAME | --session DIR] [--force]\n"
     "       mpsctl status  [--dir ROOT]\n"
     "       mpsctl cleanup [--dir ROOT] [--all] [--force]\n"
@@ -68,10 +75,16 @@ const char* kUsage =
     "gpus lists the GPUs ranks started here would use, one line each:\n"
     "'gpu INDEX UUID bus PCI', a MIG instance's then 'MIG PROFILE of GPU-UUID'\n"
     "(CUDA_VISIBLE_DEVICES applied; no CUDA call).\n"
-    "One start per job name at a time (a lock beside the session folder).\n";
+    "One start per job name at a time (a lock beside the session folder).\n"
+    "--owner: the session folder (and all in it) becomes USER's (a name or a\n"
+    "uid), for a prolog that runs as root for a job's user.\n"
+    "env prints the export lines a task of the job needs (a Slurm TaskProlog's\n"
+    "output): MPSFW_MPS_SESSION, and with one GPU CUDA_MPS_PIPE_DIRECTORY and\n"
+    "CUDA_MPS_LOG_DIRECTORY for any CUDA program; nothing when the job has no\n"
+    "session here.\n";
 
 struct Options {
-  std::string command, gpus = "all", dir, job, session;
+  std::string command, gpus = "all", dir, job, session, owner;
   int ranks_per_gpu = 2;
   bool all = false, force = false;
   MpsConfig config;
@@ -87,6 +100,8 @@ std::vector<ParamSpec> mpsctl_schema() {
   schema.push_back(
       text_param("mpsctl", "job", false, "", {}, "session name; empty: $SLURM_JOB_ID or mpsctl"));
   schema.push_back(text_param("mpsctl", "session", false, "", {}, "a session folder to stop"));
+  schema.push_back(
+      text_param("mpsctl", "owner", false, "", {}, "the user the session folder is given to"));
   return schema;
 }
 
@@ -101,6 +116,7 @@ Options parse(const std::vector<std::string>& args) {
       {"--dir", "mps.directory"},
       {"--job", "mpsctl.job"},
       {"--session", "mpsctl.session"},
+      {"--owner", "mpsctl.owner"},
       {"--timeout", "mps.timeout_seconds"}};
   Options o;
   o.command = args[0];
@@ -124,6 +140,7 @@ Options parse(const std::vector<std::string>& args) {
   o.ranks_per_gpu = static_cast<int>(params.integer("mpsctl.ranks_per_gpu"));
   o.job = params.text("mpsctl.job");
   o.session = params.text("mpsctl.session");
+  o.owner = params.text("mpsctl.owner");
   if (o.job.empty()) {
     const char* slurm = std::getenv("SLURM_JOB_ID");
     o.job = slurm && *slurm ? slurm : "mpsctl";
@@ -162,7 +179,35 @@ void lock_job(const std::string& dir, const std::string& job) {
   }
 }
 
+// The uid and gid of `user`, a name or a number; InputError when unknown.
+std::pair<uid_t, gid_t> user_ids(const std::string& user) {
+  const passwd* pw = getpwnam(user.c_str());
+  if (pw == nullptr && !user.empty() &&
+      std::all_of(user.begin(), user.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    pw = getpwuid(static_cast<uid_t>(std::stoul(user)));
+  }
+  if (pw == nullptr) throw InputError("--owner " + user + ": no such user on this node");
+  return {pw->pw_uid, pw->pw_gid};
+}
+
+// `dir` and everything in it become the user's (links themselves, not what
+// they point to).
+void give_to(const std::string& dir, std::pair<uid_t, gid_t> ids) {
+  const auto chown_one = [&](const std::string& path) {
+    if (::lchown(path.c_str(), ids.first, ids.second) != 0) {
+      throw Error("mpsctl start --owner: cannot give " + path + " to uid " +
+                  std::to_string(ids.first) + " (" + std::strerror(errno) + ")");
+    }
+  };
+  chown_one(dir);
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    chown_one(entry.path().string());
+  }
+}
+
 int start(const Options& o) {
+  const std::pair<uid_t, gid_t> owner =
+      o.owner.empty() ? std::make_pair(getuid(), getgid()) : user_ids(o.owner);
   const std::vector<GpuInfo> visible = visible_gpus();
   if (visible.empty()) {
     throw Error("mpsctl start" + (o.gpus == "all" ? std::string() : " --gpus " + o.gpus) +
@@ -203,6 +248,7 @@ int start(const Options& o) {
     throw Error(e.what() + also);
   }
   write_ready(dir, record);
+  if (!o.owner.empty()) give_to(dir, owner);
   for (const SessionGpu& g : record.gpus) {
     std::fprintf(stderr, "mpsctl: GPU %d %s: daemon %ld, cap %d%%, pinned limit %s, pipe %s\n",
                  g.index, g.uuid.c_str(), g.daemon_pid, g.cap,
@@ -351,6 +397,19 @@ int cleanup(const Options& o) {
 }
 
 // The GPUs this process's ranks would use, as bring-up sees them.
+// The export lines a task of the job needs; none without a session here.
+int env(const Options& o) {
+  const std::string dir = NodeSession::session_dir(o.dir, o.job);
+  SessionRecord record;
+  if (!read_ready(dir, &record)) return 0;
+  std::printf("export MPSFW_MPS_SESSION=%s\n", dir.c_str());
+  if (record.gpus.size() == 1) {
+    std::printf("export CUDA_MPS_PIPE_DIRECTORY=%s\nexport CUDA_MPS_LOG_DIRECTORY=%s\n",
+                record.gpus[0].pipe_dir.c_str(), record.gpus[0].log_dir.c_str());
+  }
+  return 0;
+}
+
 int gpus() {
   const std::vector<GpuInfo> visible = visible_gpus();
   for (size_t i = 0; i < visible.size(); ++i) {
@@ -372,6 +431,7 @@ int main(int argc, char** argv) {
     if (o.command == "status") return status(o);
     if (o.command == "cleanup") return cleanup(o);
     if (o.command == "gpus") return gpus();
+    if (o.command == "env") return env(o);
     if (o.command == "--help" || o.command == "-h") {
       std::fputs(kUsage, stdout);
       return 0;

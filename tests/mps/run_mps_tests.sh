@@ -144,6 +144,7 @@ add_case mpsctl_stop_live_clients 1
 add_case mpsctl_cleanup_older_session 1
 add_case mpsctl_pinned_limit 2
 add_case mpsctl_lock_symlink 1
+add_case site_prolog_epilog 1
 
 if [ "$LIST" = 1 ]; then
   for c in "${CASES[@]}"; do echo "$c ${C_NP[$c]}${C_OFF[$c]:+ ${C_OFF[$c]}}"; done
@@ -1917,6 +1918,43 @@ case_mpsctl_lock_symlink() {
   expect_text "$ERR" "cannot open the lock file $ROOT/mpsfw-lock-J-$(this_host)" "symbolic link"
   expect_eq "the file the link points to" "$(cat "$W/precious")" precious
   expect_eq "daemons spawned" "$(spawned_pids | grep -c .)" 0
+}
+
+# The site scripts (slurm/mps_prolog.sh, mps_task_prolog.sh, mps_epilog.sh)
+# with the environment Slurm gives them: a job that does not ask gets nothing;
+# one with gres/mps gets a session its user owns (the prolog runs as root),
+# its tasks the export lines, and its epilog leaves nothing; a node without a
+# GPU is not drained (exit 0, the reason in the log).
+case_site_prolog_epilog() {
+  make_gpus 1
+  [ -x "$MPSCTL" ] || { problem "no mpsctl to run (--mpsctl PATH)"; return; }
+  local slurm=$here/../../slurm user=65534 session
+  local -a job=(env SLURM_JOB_ID=J SLURM_JOB_UID=$user "MPSFW_MPSCTL=$MPSCTL" "MPSFW_MPS_ROOT=$ROOT")
+  local -a asks=("${job[@]}" CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25)
+  run_logged prolog "${job[@]}" timeout -k 5 "$RUN_TIMEOUT" "$slurm/mps_prolog.sh"
+  expect_rc_zero
+  expect_eq "daemons for a job that did not ask" "$(spawned_pids | grep -c .)" 0
+  run_logged prolog "${asks[@]}" timeout -k 5 "$RUN_TIMEOUT" "$slurm/mps_prolog.sh"
+  expect_rc_zero
+  session=$(session_folders)
+  [ -n "$session" ] || { problem "no session for a job with gres/mps: $(cat "$ERR")"; return; }
+  expect_eq "the session folder's owner" "$(stat -c %u "$session")" "$user"
+  expect_eq "the owner of its pipe folder" "$(stat -c %u "$session/gpu0/pipe")" "$user"
+  run_logged task_prolog "${job[@]}" timeout -k 5 "$RUN_TIMEOUT" "$slurm/mps_task_prolog.sh"
+  expect_rc_zero
+  expect_text "$OUT" "export MPSFW_MPS_SESSION=$session" \
+    "export CUDA_MPS_PIPE_DIRECTORY=$session/gpu0/pipe" "export CUDA_MPS_LOG_DIRECTORY=$session/gpu0/log"
+  run_logged epilog "${job[@]}" timeout -k 5 "$RUN_TIMEOUT" "$slurm/mps_epilog.sh"
+  expect_rc_zero
+  expect_quit_by_session
+  expect_clean_after 10
+  run_logged task_prolog "${job[@]}" timeout -k 5 "$RUN_TIMEOUT" "$slurm/mps_task_prolog.sh"
+  expect_eq "a task prolog's lines without a session" "$(cat "$OUT")" ""
+  rm -rf "$W/proc" && mkdir -p "$W/proc"
+  run_logged prolog "${asks[@]}" timeout -k 5 "$RUN_TIMEOUT" "$slurm/mps_prolog.sh"
+  expect_rc_zero
+  expect_text "$ERR" "job J: no node-level MPS" "no GPU is visible on this node"
+  [ -z "$(session_folders)" ] || problem "a session on a node without a GPU"
 }
 
 # shellcheck source=../support/show_file.sh
