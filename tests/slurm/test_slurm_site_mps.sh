@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The site scripts (slurm/mps_prolog.sh, mps_task_prolog.sh, mps_epilog.sh) as
+# Slurm runs them, on a real one-node Slurm with the MPS double (no GPU here):
+# a job with --gres=mps gets daemons in a session folder its user owns and its
+# tasks the export lines; the epilog leaves nothing; a job that does not ask
+# gets nothing. The cluster's Prolog, TaskProlog and Epilog are small wrappers
+# that give the scripts the double and the fake GPU, as a site sets
+# MPSFW_MPSCTL and PATH at the scripts' top.
+#   tests/slurm/test_slurm_site_mps.sh REPO BUILD_DIR WORKDIR PYTHON
+set -uo pipefail
+repo=$1 build=$2 work=$3 python=$4
+rm -rf "$work" && mkdir -p "$work"
+work=$(cd "$work" && pwd)
+cluster=$work/cluster
+failures=0 passes=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+pass() { echo "PASS: $*"; passes=$((passes + 1)); }
+[ -x "$build/apps/mpsctl" ] || { echo "SKIP: $build/apps/mpsctl not built"; exit 77; }
+
+mkdir -p "$work/bin" "$work/proc/0000:01:00.0" "$work/root" "$work/hooks"
+chmod 1777 "$work/root"
+printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$python" "$repo/tests/mps/fake-nvidia-cuda-mps-control" \
+  > "$work/bin/nvidia-cuda-mps-control"
+chmod +x "$work/bin/nvidia-cuda-mps-control"
+printf 'GPU UUID: \t GPU-5105e000-0000-4000-8000-000000000000\n' > "$work/proc/0000:01:00.0/information"
+record=$work/record
+for hook in prolog task_prolog epilog; do
+  cat > "$work/hooks/$hook.sh" <<HOOK
+#!/bin/bash
+export PATH=$work/bin:/usr/bin:/bin MPSFW_MPS_CONTROL=$work/bin/nvidia-cuda-mps-control
+export MPSFW_NVIDIA_PROC_ROOT=$work/proc MPSFW_MPSCTL=$build/apps/mpsctl MPSFW_MPS_ROOT=$work/root
+export FAKE_MPS_RECORD=$record
+env | grep -E '^(SLURM_JOB_|CUDA_)' | sort > $work/hooks/$hook.env
+exec $repo/slurm/mps_$hook.sh
+HOOK
+  chmod +x "$work/hooks/$hook.sh"
+done
+
+"$repo/tests/slurm/cluster.sh" up "$cluster" || { echo "0 passed, 1 failed"; exit 1; }
+trap '"$repo/tests/slurm/cluster.sh" down "$cluster" >/dev/null' EXIT
+export SLURM_CONF=$cluster/slurm.conf
+printf 'Prolog=%s\nTaskProlog=%s\nEpilog=%s\n' "$work/hooks/prolog.sh" \
+  "$work/hooks/task_prolog.sh" "$work/hooks/epilog.sh" >> "$SLURM_CONF"
+scontrol reconfigure || fail "scontrol reconfigure"
+sleep 2
+cd "$work" || exit 1
+
+sessions() { find "$work/root" -mindepth 1 -maxdepth 1 -name 'mpsfw-mps-*' 2>/dev/null; }
+# What a task of a job sees, and the session folder's owner while it runs.
+task='echo "session=${MPSFW_MPS_SESSION:-} pipe=${CUDA_MPS_PIPE_DIRECTORY:-}";
+      [ -n "${MPSFW_MPS_SESSION:-}" ] && stat -c "owner=%U" "$MPSFW_MPS_SESSION"; true'
+
+# 1. A job that asks (--gres=mps:25).
+timeout 60 srun -n 1 --gres=mps:25 bash -c "$task" > asks.out 2>&1 || fail "srun --gres=mps:25: $(tail -3 asks.out)"
+session=$(sed -n 's/^session=\([^ ]*\) .*/\1/p' asks.out)
+if [[ $session == "$work/root/mpsfw-mps-"* ]] && grep -q "pipe=$session/gpu0/pipe" asks.out &&
+   grep -q "^owner=$(id -un)$" asks.out; then
+  pass "--gres=mps:25: the task is on the job's session ($session), its user's, pipe exported"
+else
+  fail "--gres=mps:25: the task saw: $(cat asks.out); the prolog's environment: $(cat "$work/hooks/prolog.env" 2>/dev/null | tr '\n' ' ')"
+fi
+for _ in $(seq 1 100); do [ -z "$(sessions)" ] && break; sleep 0.1; done
+if [ -z "$(sessions)" ] && grep -q " daemon-exit .*reason=quit" "$record" 2>/dev/null; then
+  pass "the epilog stopped the job's daemon ('quit') and removed its folder"
+else
+  fail "after the job: folders $(sessions | tr '\n' ' '); daemon exits: $(grep -c daemon-exit "$record" 2>/dev/null)"
+fi
+
+# 2. A job that does not ask.
+spawned=$(grep -c " daemon-spawn " "$record" 2>/dev/null)
+timeout 60 srun -n 1 bash -c "$task" > plain.out 2>&1 || fail "srun: $(tail -3 plain.out)"
+if grep -q "^session= pipe=$" plain.out && [ "$(grep -c " daemon-spawn " "$record")" = "$spawned" ]; then
+  pass "a job without --gres=mps: no daemon, nothing exported"
+else
+  fail "a job without --gres=mps saw: $(cat plain.out)"
+fi
+
+echo "$passes passed, $failures failed"
+[ "$failures" -eq 0 ]
