@@ -14,8 +14,8 @@ install(TARGETS ${_mpsfw_exported} EXPORT mpsfwTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # Installed under names that cannot clash on a shared PATH (a module system
 # puts many packages' bin/ together): mpsfw-solver, mpsfw-mkinput,
-# mpsfw-mpsctl. In the build tree they keep their short names.
-foreach(_program solver mkinput mpsctl)
+# mpsfw-mpsctl, mpsfw-run. In the build tree they keep their short names.
+foreach(_program solver mkinput mpsctl run)
   install(PROGRAMS $<TARGET_FILE:${_program}> DESTINATION ${CMAKE_INSTALL_BINDIR}
           RENAME mpsfw-${_program})
 endforeach()

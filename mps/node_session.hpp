@@ -140,6 +140,11 @@ class NodeSession {
   std::string fault_report(const std::string& error) const;
 
   const MpsStatus& status() const { return status_; }
+  // What went wrong in before_mpi's bring-up ("" if nothing), for a caller
+  // without MPI (mpsfw-run); after_mpi throws it.
+  const std::string& bring_up_error() const { return pending_error_; }
+  // Whether before_mpi left bring-up for after_mpi (it needs MPI).
+  bool waits_for_mpi() const { return !ready_ && !brought_up_before_mpi_; }
   // For mpsfw::Session's steps (MPI_Init, binding, releasing the device).
   void add_seconds(MpsStep step, double seconds) {
     status_.seconds[static_cast<size_t>(step)] += seconds;

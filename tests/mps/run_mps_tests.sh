@@ -13,6 +13,7 @@
 #   --probe PATH       the mps_session_probe executable (required to run cases)
 #   --mpsctl PATH      the mpsctl executable (the mpsctl_* cases; without it they fail)
 #   --solver PATH      the solver executable (the dry_run* cases; without it they fail)
+#   --runner PATH      mpsfw-run (the mpsfw_run* cases; without it they fail)
 #   --python PATH      python3 for the double (default: /usr/bin/python3, else python3)
 #   --double PATH      the double (default: fake-nvidia-cuda-mps-control beside this script)
 #   --mpiexec PATH     MPI launcher (default: mpiexec); --np-flag FLAG (default: -n)
@@ -35,6 +36,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 PROBE=""
 MPSCTL=""
 SOLVER=""
+RUNNER=""
 PYTHON=""
 DOUBLE=$here/fake-nvidia-cuda-mps-control
 MPIEXEC=mpiexec
@@ -52,6 +54,7 @@ while [ $# -gt 0 ]; do
     --probe) PROBE=$2; shift 2 ;;
     --mpsctl) MPSCTL=$2; shift 2 ;;
     --solver) SOLVER=$2; shift 2 ;;
+    --runner) RUNNER=$2; shift 2 ;;
     --python) PYTHON=$2; shift 2 ;;
     --double) DOUBLE=$2; shift 2 ;;
     --mpiexec) MPIEXEC=$2; shift 2 ;;
@@ -145,6 +148,9 @@ add_case mpsctl_cleanup_older_session 1
 add_case mpsctl_pinned_limit 2
 add_case mpsctl_lock_symlink 1
 add_case site_prolog_epilog 1
+add_case mpsfw_run_clients 2
+add_case mpsfw_run_not_clients 2
+add_case mpsfw_run_killed 2
 
 if [ "$LIST" = 1 ]; then
   for c in "${CASES[@]}"; do echo "$c ${C_NP[$c]}${C_OFF[$c]:+ ${C_OFF[$c]}}"; done
@@ -1955,6 +1961,62 @@ case_site_prolog_epilog() {
   expect_rc_zero
   expect_text "$ERR" "job J: no node-level MPS" "no GPU is visible on this node"
   [ -z "$(session_folders)" ] || problem "a session on a node without a GPU"
+}
+
+# mpsfw-run (apps/run.cpp) around programs that are not mpsfw's, as run_probe
+# runs the probe (its processes are what nothing_left looks for).
+run_wrapped() {
+  [ -x "$RUNNER" ] || { problem "no mpsfw-run to run (--runner PATH)"; RC=2; return; }
+  PROBE=$RUNNER run_probe "$@"
+}
+# A program that becomes a client of its GPU's server, as a CUDA program does
+# under MPS (the double lists the PIDs of <pipe>/fake_clients), from a child
+# process, then ends with code $1.
+make_client_program() {
+  cat >"$W/client.sh" <<'SH'
+#!/bin/sh
+echo "start_server -uid $(id -u)" | "$MPSFW_MPS_CONTROL" > /dev/null
+sh -c 'echo $$ >> "$CUDA_MPS_PIPE_DIRECTORY/fake_clients"; sleep 1.5'
+exit "$1"
+SH
+  chmod +x "$W/client.sh"
+}
+
+# Two ranks of a program that is a client (its child is): started daemon,
+# verified clients 2 of 2, the report, the program's exit code, nothing left.
+case_mpsfw_run_clients() {
+  make_gpus 1
+  make_client_program
+  local PROBE=$RUNNER
+  run_wrapped 2 -- --mps on --report "$W/run.json" -- "$W/client.sh" 0
+  expect_rc_zero
+  expect_text "$ERR" "mpsfw-run: 2 rank(s) on this node, MPS started" "verified clients 2 of 2"
+  expect_text "$W/run.json" '"verified_clients": 2' '"client": "yes"'
+  expect_eq "daemons spawned" "$(spawned_pids | grep -c .)" 1
+  expect_clean_after 10
+}
+
+# A program that never touches the GPU: each rank named "not a client", its
+# exit code passed on, nothing left.
+case_mpsfw_run_not_clients() {
+  make_gpus 1
+  local PROBE=$RUNNER
+  run_wrapped 2 -- --mps on -- sh -c 'sleep 0.5; exit 3'
+  expect_eq "the exit code" "$RC" 3
+  expect_text "$ERR" "verified clients 0 of 2" "local rank 0 (pid" "local rank 1 (pid" \
+    "exit 3) was not a client of its GPU's MPS server"
+  expect_clean_after 10
+}
+
+# A program killed by a signal: 128 + 9, and the daemons and folders go.
+case_mpsfw_run_killed() {
+  make_gpus 1
+  local PROBE=$RUNNER
+  run_wrapped 2 -- --mps on -- sh -c 'sleep 0.5; kill -9 $$'
+  expect_eq "the exit code" "$RC" 137
+  expect_clean_after 10
+  [ -z "$(find "$ROOT" -mindepth 1 -maxdepth 1 -name 'mpsfw-run-*')" ] ||
+    problem "the roll-call folder was left: $(ls "$ROOT")"
 }
 
 # shellcheck source=../support/show_file.sh

@@ -1,0 +1,97 @@
+#include "node_roll_call.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "core/base/error.hpp"
+#include "process.hpp"
+#include "session_dir.hpp"
+
+namespace mpsfw::mps {
+
+namespace {
+
+bool read_line(const std::string& path, std::string* line) {
+  std::ifstream in(path);
+  return static_cast<bool>(std::getline(in, *line));
+}
+
+// Written under another name, then renamed: a reader sees all of it or none.
+void write_whole(const std::string& path, const std::string& text) {
+  const std::string partial = path + ".partial";
+  {
+    std::ofstream out(partial);
+    out << text << "\n";
+    if (!out) throw Error("mpsfw-run: cannot write " + partial);
+  }
+  if (std::rename(partial.c_str(), path.c_str()) != 0) {
+    throw Error("mpsfw-run: cannot rename " + partial + " to " + path);
+  }
+}
+
+}  // namespace
+
+NodeRollCall::NodeRollCall(const std::string& root, const std::string& job, int local_rank,
+                           int local_size)
+    : dir_(root + "/mpsfw-run-" + session_name(job).substr(std::string("mpsfw-mps-").size())),
+      local_rank_(local_rank),
+      local_size_(local_size) {
+  if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) {
+    throw Error("mpsfw-run: cannot create " + dir_);
+  }
+}
+
+std::string NodeRollCall::file(int rank, const char* what) const {
+  return dir_ + "/rank" + std::to_string(rank) + "." + what;
+}
+
+void NodeRollCall::arrive() { write_whole(file(local_rank_, "pid"), std::to_string(getpid())); }
+
+void NodeRollCall::depart(const RankEnd& end) {
+  std::ostringstream line;
+  line << "exit " << end.exit_code << " client " << end.client << " pid " << end.pid;
+  write_whole(file(local_rank_, "done"), line.str());
+}
+
+std::vector<RankEnd> NodeRollCall::wait_for_all(double arrive_seconds) const {
+  std::vector<RankEnd> ends;
+  const auto start = std::chrono::steady_clock::now();
+  for (int r = 0; r < local_size_; ++r) {
+    RankEnd end;
+    end.local_rank = r;
+    for (;;) {
+      std::string line;
+      if (read_line(file(r, "done"), &line)) {
+        std::istringstream in(line);
+        std::string word;
+        in >> word >> end.exit_code >> word >> end.client >> word >> end.pid;
+        break;
+      }
+      std::string pid;
+      const bool arrived = read_line(file(r, "pid"), &pid);
+      const double waited =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if ((arrived && !process_alive(std::stol(pid))) || (!arrived && waited > arrive_seconds)) {
+        break;  // killed, or never came: exit_code stays -1
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ends.push_back(end);
+  }
+  return ends;
+}
+
+void NodeRollCall::remove() const {
+  for (int r = 0; r < local_size_; ++r) {
+    for (const char* what : {"pid", "done"}) std::remove(file(r, what).c_str());
+  }
+  ::rmdir(dir_.c_str());  // only if empty: nothing of anyone else's goes
+}
+
+}  // namespace mpsfw::mps

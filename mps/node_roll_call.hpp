@@ -1,0 +1,42 @@
+#pragma once
+// The ranks of one node of one job, known to each other through a folder
+// instead of MPI (mpsfw-run wraps programs that call MPI_Init themselves):
+// each rank says it is here, and when its program has ended how it ended;
+// the node's first rank waits for all of them before it lets MPS go.
+//   <root>/mpsfw-run-<job>-<host>/rank<k>.pid    the wrapper's PID
+//   <root>/mpsfw-run-<job>-<host>/rank<k>.done   "exit <code> client <yes|no|unknown> pid <pid>"
+#include <string>
+#include <vector>
+
+namespace mpsfw::mps {
+
+struct RankEnd {
+  int local_rank = 0;
+  long pid = -1;       // the program's
+  int exit_code = -1;  // -1: its wrapper died before saying (killed)
+  std::string client;  // "yes", "no", "unknown", or "" when it never said
+};
+
+class NodeRollCall {
+ public:
+  // The folder of job `job` under `root` (created if absent, mode 0700).
+  NodeRollCall(const std::string& root, const std::string& job, int local_rank, int local_size);
+  const std::string& dir() const { return dir_; }
+  // This wrapper is here (rank<k>.pid).
+  void arrive();
+  // This rank's program has ended.
+  void depart(const RankEnd& end);
+  // Every local rank's end, waiting while a rank's wrapper lives without
+  // having said; a rank that has not arrived within `arrive_seconds`, or
+  // whose wrapper died without saying, counts as killed (exit_code -1).
+  std::vector<RankEnd> wait_for_all(double arrive_seconds) const;
+  // Removes the folder and the files it made (the node's first rank, last).
+  void remove() const;
+
+ private:
+  std::string file(int rank, const char* what) const;
+  std::string dir_;
+  int local_rank_, local_size_;
+};
+
+}  // namespace mpsfw::mps
