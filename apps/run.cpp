@@ -11,8 +11,8 @@
 // (node_roll_call.hpp). The node's first rank waits for every rank's end,
 // prints the summary (verified clients N of N; a rank not a client is named)
 // and writes --report; the daemons it started stop when it exits (its
-// watchdog, also when it is killed). Each wrapper exits with its program's
-// code (128 + the signal that ended it).
+// watchdog, also when it is killed; the folder goes with the last wrapper). Each wrapper exits
+// with its program's code (128 + the signal that ended it).
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -213,6 +213,7 @@ int run(const Options& o) {
   NodeRollCall roll(NodeSession::default_root(config), launcher.job.empty() ? "run" : launcher.job,
                     launcher.local_rank, launcher.local_size);
   roll.arrive();
+  if (launcher.local_rank == 0) roll.remove_when_all_gone(config.timeout_seconds);
   end.exit_code = run_program(o.program, &end.pid, [&](long child) {
     if (watched && !client) client = tree_is_client(control, child);
   });

@@ -1,10 +1,13 @@
 #include "node_roll_call.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -85,6 +88,40 @@ std::vector<RankEnd> NodeRollCall::wait_for_all(double arrive_seconds) const {
     ends.push_back(end);
   }
   return ends;
+}
+
+void NodeRollCall::remove_when_all_gone(double arrive_seconds) const {
+  int ends[2];
+  if (::pipe(ends) != 0) throw Error("mpsfw-run: pipe failed");
+  const pid_t child = ::fork();
+  if (child < 0) throw Error("mpsfw-run: fork failed");
+  if (child == 0) {
+    ::setsid();
+    // Nothing of the wrapper's held open: not the launcher's output pipes
+    // (it waits for them to close), not the MPS watchdog's pipe (its end of
+    // file is what stops the daemons).
+    const int null = ::open("/dev/null", O_RDWR);
+    for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
+    std::vector<int> open;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+      open.push_back(std::atoi(e.path().filename().c_str()));
+    }
+    for (int fd : open) {
+      if (fd > 2 && fd != ends[0]) ::close(fd);
+    }
+    char byte;
+    while (::read(ends[0], &byte, 1) > 0) {
+    }                                         // end of file: this rank's wrapper has ended
+    if (::access(dir_.c_str(), F_OK) == 0) {  // else it removed the folder itself
+      wait_for_all(arrive_seconds);
+      remove();
+    }
+    ::_exit(0);
+  }
+  ::close(ends[0]);
+  // Held by this wrapper only: not by the program it runs (closed at exec).
+  ::fcntl(ends[1], F_SETFD, FD_CLOEXEC);
 }
 
 void NodeRollCall::remove() const {

@@ -2,7 +2,8 @@
 // The ranks of one node of one job, known to each other through a folder
 // instead of MPI (mpsfw-run wraps programs that call MPI_Init themselves):
 // each rank says it is here, and when its program has ended how it ended;
-// the node's first rank waits for all of them before it lets MPS go.
+// the node's first rank waits for all of them before it lets MPS go, and the
+// folder goes with the last of them however they end.
 //   <root>/mpsfw-run-<job>-<host>/rank<k>.pid    the wrapper's PID
 //   <root>/mpsfw-run-<job>-<host>/rank<k>.done   "exit <code> client <yes|no|unknown> pid <pid>"
 #include <string>
@@ -32,6 +33,11 @@ class NodeRollCall {
   std::vector<RankEnd> wait_for_all(double arrive_seconds) const;
   // Removes the folder and the files it made (the node's first rank, last).
   void remove() const;
+  // The node's first rank, after arrive(): a process of its own session
+  // (which a launcher killing the job's processes does not reach) waits for
+  // this one to end, however it ends, then for every rank's wrapper, and
+  // removes the folder if it is still there.
+  void remove_when_all_gone(double arrive_seconds) const;
 
  private:
   std::string file(int rank, const char* what) const;

@@ -151,6 +151,8 @@ add_case site_prolog_epilog 1
 add_case mpsfw_run_clients 2
 add_case mpsfw_run_not_clients 2
 add_case mpsfw_run_killed 2
+add_case mpsfw_run_leader_killed 2
+add_case mpsfw_run_two_jobs 4
 
 if [ "$LIST" = 1 ]; then
   for c in "${CASES[@]}"; do echo "$c ${C_NP[$c]}${C_OFF[$c]:+ ${C_OFF[$c]}}"; done
@@ -2017,6 +2019,48 @@ case_mpsfw_run_killed() {
   expect_clean_after 10
   [ -z "$(find "$ROOT" -mindepth 1 -maxdepth 1 -name 'mpsfw-run-*')" ] ||
     problem "the roll-call folder was left: $(ls "$ROOT")"
+}
+
+# The node's first rank's wrapper killed while the programs run: its watchdog
+# stops the daemons, the other rank's wrapper removes the roll-call folder.
+case_mpsfw_run_leader_killed() {
+  make_gpus 1
+  local PROBE=$RUNNER
+  cat >"$W/kill_leader.sh" <<'SH'
+#!/bin/sh
+[ "${OMPI_COMM_WORLD_LOCAL_RANK:-${SLURM_LOCALID:-}}" = 0 ] && kill -9 "$PPID"
+sleep 1
+SH
+  chmod +x "$W/kill_leader.sh"
+  run_wrapped 2 -- --mps on -- "$W/kill_leader.sh"
+  expect_rc_nonzero
+  expect_clean_after 10
+  local deadline=$((SECONDS + 10))
+  while [ -n "$(find "$ROOT" -mindepth 1 -maxdepth 1 -name 'mpsfw-run-*')" ] &&
+        [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
+  [ -z "$(find "$ROOT" -mindepth 1 -maxdepth 1 -name 'mpsfw-run-*')" ] ||
+    problem "the roll-call folder was left: $(ls -R "$ROOT" | tr '\n' ' ')"
+}
+
+# Two jobs of two ranks at once on one node: a session and a roll call each,
+# both verified 2 of 2, nothing left.
+case_mpsfw_run_two_jobs() {
+  make_gpus 1
+  make_client_program
+  local PROBE=$RUNNER
+  local -a pre=()
+  [ -n "$PREFLAGS" ] && read -r -a pre <<<"$PREFLAGS"
+  local j
+  for j in 1 2; do
+    timeout -k 5 "$RUN_TIMEOUT" "$MPIEXEC" "$NP_FLAG" 2 "${pre[@]}" "$RUNNER" --dir "$ROOT" \
+      --mps on -- "$W/client.sh" 0 >"$W/job$j.out" 2>"$W/job$j.err" &
+  done
+  wait
+  for j in 1 2; do
+    expect_text "$W/job$j.err" "verified clients 2 of 2"
+  done
+  expect_eq "daemons spawned" "$(spawned_pids | grep -c .)" 2
+  expect_clean_after 10
 }
 
 # shellcheck source=../support/show_file.sh
