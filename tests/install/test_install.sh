@@ -12,7 +12,7 @@ source "$here/install_lib.sh" "$@"
 prefix=$WORK/prefix
 
 install_into "$prefix"
-for f in bin/mpsfw-solver bin/mpsfw-mkinput bin/mpsfw-mpsctl include/mpsfw/core/driver/workload.hpp include/mpsfw/runtime/session.hpp \
+for f in bin/mpsfw-solver bin/mpsfw-mkinput bin/mpsfw-mpsctl bin/mpsfw-run include/mpsfw/core/driver/workload.hpp include/mpsfw/runtime/session.hpp \
          share/doc/mpsfw/README.md share/doc/mpsfw/input-format.md share/doc/mpsfw/framework.md \
          include/mpsfw/runtime/solver_main.hpp lib/cmake/mpsfw/mpsfwConfig.cmake \
          lib/cmake/mpsfw/mpsfwConfigVersion.cmake share/doc/mpsfw/LICENSE; do
@@ -24,7 +24,7 @@ cmake -S "$here/consumer" -B "$WORK/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
       -DCMAKE_BUILD_TYPE=Release > "$WORK/configure.log" 2>&1 || { cat "$WORK/configure.log"; fail "configure with find_package(mpsfw)"; }
 cmake --build "$WORK/consumer" -j 2 > "$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; fail "build against the installed mpsfw"; }
 
-for short in solver mkinput mpsctl; do
+for short in solver mkinput mpsctl run; do
   [ ! -e "$prefix/bin/$short" ] || fail "bin/$short installed: a short name that clashes on a shared PATH"
 done
 # --help says where the installed docs are.
@@ -32,6 +32,10 @@ help=$("$prefix/bin/mpsfw-solver" --help)
 grep -qF "$prefix/share/doc/mpsfw" <<<"$help" ||
   fail "mpsfw-solver --help does not name $prefix/share/doc/mpsfw"
 "$prefix/bin/mpsfw-mkinput" "$WORK/heat.h5" --set heat.nx=12 --set heat.ny=12 --set heat.nz=12 > /dev/null
+# The installed wrapper runs any program and passes its exit code on.
+out=$("$MPIEXEC" -n 2 "$prefix/bin/mpsfw-run" --mps off -- sh -c 'exit 0' 2>&1) ||
+  { echo "$out"; fail "the installed mpsfw-run --mps off at 2 ranks"; }
+grep -q "^mpsfw-run: 2 rank(s) on this node, MPS off" <<<"$out" || { echo "$out"; fail "no mpsfw-run summary"; }
 for np in 1 2; do
   # The built-in workloads come along: the heat input runs in the consumer's program.
   out=$("$MPIEXEC" -n "$np" "$WORK/consumer/ranks_solver" "$WORK/heat.h5" --backend host \
