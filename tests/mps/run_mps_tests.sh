@@ -424,9 +424,12 @@ probe_pids() {
   done
 }
 session_folders() { find "$ROOT" -mindepth 1 -maxdepth 1 -name 'mpsfw-mps-*' 2>/dev/null; }
-# nothing_left: no session folder, no daemon of the case (but KEEP_ALIVE), no probe.
+# mpsfw-run's roll-call folders (node_roll_call.hpp).
+roll_call_folders() { find "$ROOT" -mindepth 1 -maxdepth 1 -name 'mpsfw-run-*' 2>/dev/null; }
+# nothing_left: no session or roll-call folder, no daemon of the case (but
+# KEEP_ALIVE), no probe.
 nothing_left() {
-  [ -z "$(session_folders)" ] || return 1
+  [ -z "$(session_folders)" ] && [ -z "$(roll_call_folders)" ] || return 1
   local p
   for p in $(spawned_pids); do
     in_list "$p" "${KEEP_ALIVE[@]}" && continue
@@ -440,6 +443,8 @@ expect_clean_after() {
   while ! nothing_left && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
   nothing_left && return 0
   [ -z "$(session_folders)" ] || problem "session folder(s) left after $1 s: $(session_folders | tr '\n' ' ')"
+  [ -z "$(roll_call_folders)" ] ||
+    problem "mpsfw-run roll-call folder(s) left after $1 s: $(roll_call_folders | tr '\n' ' ')"
   local p
   for p in $(spawned_pids); do
     in_list "$p" "${KEEP_ALIVE[@]}" && continue
@@ -1966,10 +1971,11 @@ case_site_prolog_epilog() {
 }
 
 # mpsfw-run (apps/run.cpp) around programs that are not mpsfw's, as run_probe
-# runs the probe (its processes are what nothing_left looks for).
+# runs the probe; a case sets `local PROBE=$RUNNER`, so that nothing_left
+# looks for the wrappers' processes.
 run_wrapped() {
   [ -x "$RUNNER" ] || { problem "no mpsfw-run to run (--runner PATH)"; RC=2; return; }
-  PROBE=$RUNNER run_probe "$@"
+  run_probe "$@"
 }
 # A program that becomes a client of its GPU's server, as a CUDA program does
 # under MPS (the double lists the PIDs of <pipe>/fake_clients), from a child
@@ -2017,8 +2023,6 @@ case_mpsfw_run_killed() {
   run_wrapped 2 -- --mps on -- sh -c 'sleep 0.5; kill -9 $$'
   expect_eq "the exit code" "$RC" 137
   expect_clean_after 10
-  [ -z "$(find "$ROOT" -mindepth 1 -maxdepth 1 -name 'mpsfw-run-*')" ] ||
-    problem "the roll-call folder was left: $(ls "$ROOT")"
 }
 
 # The node's first rank's wrapper killed while the programs run: its watchdog
@@ -2035,11 +2039,6 @@ SH
   run_wrapped 2 -- --mps on -- "$W/kill_leader.sh"
   expect_rc_nonzero
   expect_clean_after 10
-  local deadline=$((SECONDS + 10))
-  while [ -n "$(find "$ROOT" -mindepth 1 -maxdepth 1 -name 'mpsfw-run-*')" ] &&
-        [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
-  [ -z "$(find "$ROOT" -mindepth 1 -maxdepth 1 -name 'mpsfw-run-*')" ] ||
-    problem "the roll-call folder was left: $(ls -R "$ROOT" | tr '\n' ' ')"
 }
 
 # Two jobs of two ranks at once on one node: a session and a roll call each,
