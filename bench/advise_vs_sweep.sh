@@ -9,9 +9,13 @@
 #   heat-weak    heat 128^3 a rank, weak scaling
 #   md-strong    in.lj 256k atoms (40^3 fcc cells), strong scaling
 #   md-weak      in.lj 16k atoms a rank (16^3 fcc cells), weak scaling
+#   command      COMMAND (any program, run through BUILD_DIR's mpsfw-run in this
+#                folder), timed by TIME or RATE (advise's --time / --rate) or its
+#                wall clock, strong scaling
 #   bench/advise_vs_sweep.sh BUILD_DIR OUT_DIR ["heat-strong heat-weak md-strong md-weak"]
 # Environment: RANKS_PER_GPU (default 1,2,4,8,16), REPEATS (the sweep's,
-# default 3), STEPS (run.steps of every input, default 200).
+# default 3), STEPS (run.steps of every input, default 200), MODES (the
+# sweep's, default all three).
 set -uo pipefail
 build=${1:?build dir}
 out=${2:?output dir}
@@ -26,6 +30,8 @@ steps=${STEPS:-200}
 
 for c in $cases; do
   weak=()
+  sets=()
+  subject=()
   case $c in
     heat-strong | heat-weak)
       size=256
@@ -33,7 +39,6 @@ for c in $cases; do
       input=$out/$c.h5
       "$solver" --write-input "$input" --force --set heat.nx=$size --set heat.ny=$size \
         --set heat.nz=$size --set run.steps="$steps" > /dev/null || exit 1
-      sets=()
       ;;
     md-strong | md-weak)
       cells=40
@@ -42,16 +47,23 @@ for c in $cases; do
       sets=(--set md.cells_x=$cells --set md.cells_y=$cells --set md.cells_z=$cells
         --set run.steps="$steps" --set run.diag_every=0)
       ;;
+    command)
+      subject=(--command "${COMMAND:?the command case needs COMMAND}" --mpsfw-run "$build/apps/run")
+      [ -n "${TIME:-}" ] && subject+=(--time "$TIME")
+      [ -n "${RATE:-}" ] && subject+=(--rate "$RATE")
+      ;;
     *) echo "unknown case $c" >&2; exit 2 ;;
   esac
+  [ ${#subject[@]} -eq 0 ] && subject=("$input" --solver "$solver" "${sets[@]}")
   scaling=strong
   [[ $c == *-weak ]] && { weak=(--weak); scaling=weak; }
   t0=$(date +%s.%N)
-  python3 "$root/scripts/advise.py" "$input" "${weak[@]}" --solver "$solver" "${sets[@]}" \
+  python3 "$root/scripts/advise.py" "${subject[@]}" "${weak[@]}" \
     --json "$out/$c.advise.json" > "$out/$c.advise.log" 2>&1 || echo "$c: advise failed ($(tail -2 "$out/$c.advise.log"))"
   t1=$(date +%s.%N)
-  python3 "$root/scripts/sweep.py" "$input" --out "$out/$c.sweep" --solver "$solver" "${sets[@]}" \
+  python3 "$root/scripts/sweep.py" "${subject[@]}" --out "$out/$c.sweep" \
     --ranks-per-gpu "${RANKS_PER_GPU:-1,2,4,8,16}" --scaling "$scaling" --repeats "${REPEATS:-3}" \
+    --modes "${MODES:-timeslice,mps,mps-caps}" \
     > "$out/$c.sweep.log" 2>&1 || echo "$c: sweep exited $? ($(tail -2 "$out/$c.sweep.log"))"
   t2=$(date +%s.%N)
   python3 - "$c" "$out/$c.advise.json" "$out/$c.sweep/sweep.csv" "$t0" "$t1" "$t2" <<'PY'

@@ -12,6 +12,8 @@ writes the same for scripts (docs/advise.md says what each field means).
   scripts/advise.py INPUT.h5 [--weak] [--gpus N] [--max-ranks-per-gpu 32]
       [--steps 50] [--tie 0.02] [--solver PATH] [--launcher mpirun|srun]
       [--set key=value ...] [--json FILE] [--timeout S]
+  scripts/advise.py --command "./app args" [--time REGEX | --rate REGEX]
+      [--mpsfw-run PATH] [--gpus N] [--max-ranks-per-gpu 32] [--tie 0.02] ...
 
 Each point runs once, 2 x STEPS steps; the run's report times its steady
 half, the last STEPS (start-up, MPS bring-up and the first steps drop out).
@@ -21,6 +23,12 @@ The probe's runs write nothing of the input's outputs: they run in a
 temporary folder with snapshots and checkpoints off. A checkpoint is probed
 from its step. SIGINT or SIGTERM ends the running run (all its processes),
 removes the folder, prints one line and exits 130 / 143.
+
+--command: any MPI+CUDA program instead of an mpsfw input. Each point runs it
+once, whole, through mpsfw-run in this folder (whatever it writes lands
+here), timed by the wall clock of its launch or by a figure it prints
+(--time, --rate: scripts/command_point.py); strong scaling; the launch lines
+run it through mpsfw-run.
 """
 import argparse
 import json
@@ -33,6 +41,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import command_point  # noqa: E402
 import run_session  # noqa: E402
 import sweep  # noqa: E402
 from advise_choice import (MPS, ONE_PER_GPU, TIME_SLICED, Measured, Node, Point,  # noqa: E402
@@ -134,8 +143,9 @@ class Probe:
         spec = point_spec(self.args, self.node, point)
         report = os.path.join(self.work, "%s-%d-%d.json" % (spec["mode"], spec["ranks"], steps))
         saved = self.args.set
-        # A checkpoint's run.steps counts from step 0: its probe goes on from its step.
-        self.args.set = saved + QUIET + ["run.steps=%d" % (self.args.saved_step + steps)]
+        if not self.args.command:
+            # A checkpoint's run.steps counts from step 0: its probe goes on from its step.
+            self.args.set = saved + QUIET + ["run.steps=%d" % (self.args.saved_step + steps)]
         try:
             rc = sweep.run_point(self.args, self.launch, spec, report)
         finally:
@@ -208,8 +218,11 @@ def launch_lines(args, node, point, ranks):
     if args.weak:
         sets += sweep.point_sets(args, point_spec(args, node, point))
     mps = ["--mps", "on", "--mps-atp", str(point.cap)] if point.arm == MPS else ["--mps", "off"]
-    words = ["mpirun", "-np", str(ranks), "--bind-to", "none", args.solver, args.input]
-    words += [w for s in sets for w in ("--set", s)] + mps
+    words = ["mpirun", "-np", str(ranks), "--bind-to", "none"]
+    if args.command:
+        words += command_point.launch_words(args, mps)
+    else:
+        words += [args.solver, args.input] + [w for s in sets for w in ("--set", s)] + mps
     per_node = ranks // max(args.nodes, 1)
     env = {"MPSFW_MPS": "on" if point.arm == MPS else "off"}
     if point.arm == MPS:
@@ -218,6 +231,11 @@ def launch_lines(args, node, point, ranks):
               "#SBATCH --cpus-per-task=%d" % max(1, node.cores // max(per_node, 1))]
     if node.gpus > 0:
         sbatch.insert(1, "#SBATCH --gpus-per-node=%d" % node.gpus)
+    if args.command:
+        # A job script of the user's with the #SBATCH lines above runs this line.
+        cpus = sbatch[-1].split("=")[1]
+        submit = " ".join(["srun", "--cpus-per-task=" + cpus] + command_point.launch_words(args, mps))
+        return " ".join(words), sbatch, {}, submit
     submit = " ".join("%s=%s" % kv for kv in env.items()) + " sbatch slurm/run.sbatch " + args.input
     if sets:
         submit += " " + " ".join("--set " + s for s in sets)
@@ -226,7 +244,7 @@ def launch_lines(args, node, point, ranks):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("input")
+    p.add_argument("input", nargs="?")
     p.add_argument("--weak", action="store_true", help="every rank the input's problem")
     p.add_argument("--gpus", type=int, default=None,
                    help="GPUs per node (default: the ones ranks would use, mpsctl gpus; 0 = host)")
@@ -240,21 +258,62 @@ def main():
     p.add_argument("--set", action="append", default=[], help="group.key=value for every run")
     p.add_argument("--json", help="write the table, choice and launch lines here")
     p.add_argument("--timeout", type=float, default=300, help="seconds one run may take")
+    command_point.add_arguments(p)
     args = p.parse_args()
     if args.steps < 1 or args.max_ranks_per_gpu < 1 or not 0 <= args.tie < 1:
         p.error("--steps and --max-ranks-per-gpu take a positive number, --tie a fraction below 1")
-    if not os.path.isfile(args.input):
+    if bool(args.input) == bool(args.command):
+        p.error("give an INPUT or a --command")
+    command_point.setup(args, sweep.ROOT, p.error)
+    if args.command and (args.weak or args.set):
+        p.error("--command: no --weak or --set (the program's problem is its own)")
+    if args.input and not os.path.isfile(args.input):
         sys.exit("advise: %s: no such input file" % args.input)
-    if not os.access(args.solver, os.X_OK):
+    if args.input and not os.access(args.solver, os.X_OK):
         sys.exit("advise: %s is not an executable solver (--solver PATH)" % args.solver)
     if os.geteuid() == 0:  # Open MPI refuses root unless told (containers, CI)
         os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
         os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    args.input = os.path.abspath(args.input)
     args.json = os.path.abspath(args.json) if args.json else None
     args.nodes = int(os.environ.get("SLURM_NNODES", "1")) if args.launcher == "srun" else 1
-    node, device = node_facts(args.gpus, args.solver)
+    node, device = node_facts(args.gpus, args.wrapper if args.command else args.solver)
     args.mps_enable = "on" if node.gpus > 0 else "auto"
+    if args.command:
+        steps, unit, scaling, name = None, command_point.unit(args), "strong", args.program[0]
+        args.size, args.weak_keys = [], []
+        print("advise: %s (a command through mpsfw-run, strong scaling, timed by %s)" % (
+            args.command, command_point.measure_name(args)))
+        probed = "one whole run a point"
+    else:
+        steps, unit, scaling, name = solver_facts(args)
+        probed = "%d steps a point, the last %d timed" % (2 * args.steps, args.steps)
+    gib = 1024.0 ** 3
+    print("node: %s, %d cores%s; probe: %s" % (
+        "%d GPU(s)%s%s" % (node.gpus, " (%s)" % device if device else "",
+                           ", %.1f GiB each" % (node.gpu_bytes / gib) if node.gpu_bytes else "")
+        if node.gpus else "no GPU (host backend)", node.cores,
+        ", %.1f GiB host memory" % (node.host_bytes / gib) if node.host_bytes else "", probed), flush=True)
+
+    started = time.time()
+    probe = Probe(args, node)
+    finished = False
+    try:
+        if not args.command:  # a command runs where the user is, as they would run it
+            os.chdir(probe.work)  # whatever a run writes by a relative path lands here
+        table = probe.table()
+        finished = True
+    finally:
+        # A failed run's log is kept for the user, unless no table will name it.
+        if not (finished and probe.failed):
+            shutil.rmtree(probe.work, ignore_errors=True)
+    return report(args, node, device, (name, unit, scaling, steps), table, probe, time.time() - started)
+
+
+def solver_facts(args):
+    """(steps the run will take, throughput unit, scaling, solver) of the input, from
+    the solver: the input checked as a run checks it, its weak-scaling keys
+    and size set on args."""
+    args.input = os.path.abspath(args.input)
     args.saved_step = sweep.saved_step(args, who="advise")
     base = sweep.input_report(args, sweep.launcher(args), who="advise")
     weak = base.get("weak_scaling", {})
@@ -265,33 +324,21 @@ def main():
     args.size = ([int(base["parameters"][k]) for k in args.weak_keys] if args.weak_keys
                  else base["global_cells"])
     steps = steps_left(args)
-    unit = base.get("throughput_unit", "cell-updates/s")
     scaling = "weak" if args.weak else "strong"
     print("advise: %s (%s, %s scaling, run.steps %d)" % (args.input, base.get("solver", "?"), scaling, steps))
-    gib = 1024.0 ** 3
-    print("node: %s, %d cores%s; probe: %d steps a point, the last %d timed" % (
-        "%d GPU(s)%s%s" % (node.gpus, " (%s)" % device if device else "",
-                           ", %.1f GiB each" % (node.gpu_bytes / gib) if node.gpu_bytes else "")
-        if node.gpus else "no GPU (host backend)", node.cores,
-        ", %.1f GiB host memory" % (node.host_bytes / gib) if node.host_bytes else "",
-        2 * args.steps, args.steps), flush=True)
+    return steps, base.get("throughput_unit", "cell-updates/s"), scaling, base.get("solver", "")
 
-    started = time.time()
-    probe = Probe(args, node)
-    finished = False
-    try:
-        os.chdir(probe.work)  # whatever a run writes by a relative path lands here
-        table = probe.table()
-        finished = True
-    finally:
-        # A failed run's log is kept for the user, unless no table will name it.
-        if not (finished and probe.failed):
-            shutil.rmtree(probe.work, ignore_errors=True)
-    took = time.time() - started
+
+def report(args, node, device, study, table, probe, took):
+    """Prints the table, the choice and its launch lines (and writes --json);
+    the exit code. study: (solver or program, throughput unit, scaling, the
+    run's steps: None for a command)."""
+    name, unit, scaling, steps = study
     choice = choose(table, args.tie)
     one = next((m for m in table if m.point.arm == ONE_PER_GPU and m.ran), None)
 
-    print("  %-18s %6s %14s %11s %10s" % ("point", "ranks", unit, "efficiency", "step [s]"))
+    print("  %-18s %6s %14s %11s %10s" % ("point", "ranks", unit, "efficiency",
+                                          "run [s]" if args.command else "step [s]"))
     rows = []
     for i, m in enumerate(table):
         ranks = m.point.ranks_per_gpu * max(node.gpus, 1)
@@ -308,11 +355,12 @@ def main():
                      "efficiency": eff if m.ran and one else None,
                      "seconds_per_step": m.seconds_per_step if m.ran else None,
                      "run_seconds": m.run_seconds, "why": m.why})
-    result = {"input": args.input, "solver": base.get("solver", ""), "scaling": scaling,
+    result = {"input": args.input, "command": args.command, "solver": name, "scaling": scaling,
               "throughput_unit": unit, "run_steps": steps,
               "node": {"gpus": node.gpus, "device": device, "cores": node.cores,
                        "host_bytes": node.host_bytes, "gpu_bytes": node.gpu_bytes},
-              "probe": {"steps": 2 * args.steps, "timed_steps": args.steps, "runs": probe.runs,
+              "probe": {"steps": None if args.command else 2 * args.steps,
+                        "timed_steps": None if args.command else args.steps, "runs": probe.runs,
                         "seconds": took},
               "table": rows, "choice": None}
     rc = 0
@@ -322,12 +370,14 @@ def main():
     else:
         m = table[choice.index]
         ranks = m.point.ranks_per_gpu * max(node.gpus, 1)
-        f = forecast(steps, m.seconds_per_step, max(node.gpus, 1))
+        # A command's probe ran it whole: its run is the forecast.
+        f = forecast(steps or 1, m.seconds_per_step, max(node.gpus, 1))
         print("choice: %s, %d ranks: %s (efficiency %.2f of 1 rank per GPU)" % (
             describe(m.point), ranks, choice.why, choice.efficiency))
-        print("  run.steps %d: about %.4g s, %.4g GPU-hours" % (steps, f.seconds, f.gpu_hours))
+        print("  %s: about %.4g s, %.4g GPU-hours" % ("a run" if args.command else "run.steps %d" % steps,
+                                                     f.seconds, f.gpu_hours))
         mpirun, sbatch, env, submit = launch_lines(args, node, m.point, ranks)
-        print("launch:\n  %s\nSlurm (slurm/run.sbatch):" % mpirun)
+        print("launch:\n  %s\nSlurm (%s):" % (mpirun, "your job script" if args.command else "slurm/run.sbatch"))
         for line in sbatch:
             print("  " + line)
         print("  " + submit)

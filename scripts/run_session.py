@@ -14,6 +14,7 @@ import sys
 import time
 
 TIMED_OUT = 124  # a run ended by --timeout (timeout(1)'s exit code)
+NO_FIGURE = -1  # a --command that ran but printed no --time / --rate figure
 # From SIGTERM (mpirun passes it to its ranks, the solver stops at its next
 # step) to SIGKILL of whatever is left.
 GRACE_SECONDS = 3.0
@@ -93,6 +94,8 @@ def run(cmd, timeout=None, capture_output=False, **popen_args):
 
 def exit_text(rc, timeout):
     """A failed run's exit as the scripts print it."""
+    if rc == NO_FIGURE:
+        return "exit 0 but no figure of its speed in its output"
     return "timed out after %g s (--timeout)" % timeout if rc == TIMED_OUT else "exit %d" % rc
 
 

@@ -9,7 +9,13 @@ sharing mode) and writes a Markdown summary.
   scripts/sweep.py INPUT.h5 --out DIR [--ranks-per-gpu 1,2,4,8,16]
       [--modes timeslice,mps,mps-caps] [--scaling strong,weak] [--repeats 3]
       [--gpus N] [--nodes N] [--launcher mpirun|srun] [--solver PATH] [--set key=value ...]
+  scripts/sweep.py --command "./app args" --out DIR [--time REGEX | --rate REGEX]
+      [--mpsfw-run PATH] [--ranks-per-gpu ...] [--modes ...] [--repeats N] ...
   scripts/sweep.py --plot-only --out DIR     (plots and summary again from DIR/sweep.csv)
+
+--command: any MPI+CUDA program instead of an mpsfw input, launched through
+mpsfw-run in this folder and timed by its wall clock or by a figure it prints
+(scripts/command_point.py); strong scaling only (its problem is its own).
 
 --baseline DIR (a finished sweep of the same points on fewer GPUs, e.g. --gpus 1)
 adds to the summary each point's speed-up over it and that speed-up per added
@@ -33,15 +39,15 @@ or --set list is refused. A checkpoint input runs from its saved step.
 import argparse
 import csv
 import json
-import math
 import os
 import shutil
 import re
 import statistics
 import subprocess
 import sys
-import zlib
+import time
 
+import command_point
 import run_session
 
 MODES = {
@@ -70,13 +76,14 @@ def rank_grid(ranks):
     return sorted(dims)
 
 
-def mpsctl_of(solver):
-    """The mpsctl beside `solver` (a build's apps/, an install's bin/), else
-    on PATH; None without one."""
-    near = os.path.join(os.path.dirname(os.path.abspath(solver)), "mpsctl") if solver else ""
-    if near and os.access(near, os.X_OK):
-        return near
-    return shutil.which("mpsctl")
+def mpsctl_of(program):
+    """The mpsctl beside `program` (the solver or mpsfw-run: a build's apps/mpsctl,
+    an install's bin/mpsfw-mpsctl), else on PATH; None without one."""
+    for name in ("mpsctl", "mpsfw-mpsctl"):
+        near = os.path.join(os.path.dirname(os.path.abspath(program)), name) if program else ""
+        if near and os.access(near, os.X_OK):
+            return near
+    return shutil.which("mpsfw-mpsctl") or shutil.which("mpsctl")
 
 
 def gpus_here(solver=None):
@@ -106,8 +113,11 @@ def gpus_here(solver=None):
 
 def title_note(gpus, device, backend):
     if not gpus:
-        return "host backend: no GPU on this machine, MPS modes skipped (they cannot be active)"
-    return "%d GPU(s) per node%s, %s backend" % (gpus, " (%s)" % device if device else "", backend)
+        return "%s: no GPU on this machine, MPS modes skipped (they cannot be active)" % (
+            "a command" if backend == "command" else "host backend")
+    return "%d GPU(s) per node%s, %s" % (gpus, " (%s)" % device if device else "",
+                                         "a command through mpsfw-run" if backend == "command"
+                                         else backend + " backend")
 
 
 def read_sweep(out_dir):
@@ -229,24 +239,39 @@ def point_sets(args, point):
 
 
 def run_point(args, launcher_cmd, point, report):
+    """Runs a point: the solver on the input, or the --command through mpsfw-run
+    (its record written from its output); 0, or the failed run's code."""
     ranks, mode = point["ranks"], point["mode"]
-    # The sweep's own values last: they win over the user's --set of the same key.
-    sets = [w for s in args.set + point_sets(args, point) for w in ("--set", s)]
     mps = list(MODES[mode])
     if mode != "timeslice":
         mps = ["--mps", args.mps_enable] + mps
-    cmd = launcher_cmd(ranks) + [args.solver, args.input] + sets + mps + ["--report", report + ".tmp"]
+    if args.command:
+        cmd = launcher_cmd(ranks) + command_point.wrapped(args, mps, report + ".run")
+    else:
+        # The sweep's own values last: they win over the user's --set of the same key.
+        sets = [w for s in args.set + point_sets(args, point) for w in ("--set", s)]
+        cmd = launcher_cmd(ranks) + [args.solver, args.input] + sets + mps + ["--report", report + ".tmp"]
     log = report[:-5] + ".log"
     rc = None
     try:
         with open(log, "w") as out:
+            started = time.monotonic()
             try:
                 rc = run_session.run(cmd, stdout=out, stderr=subprocess.STDOUT,
                                      timeout=args.timeout).returncode
             except subprocess.TimeoutExpired:
                 rc = run_session.TIMED_OUT
                 out.write("\nended after --timeout %g s, with every process it started\n" % args.timeout)
+        if rc == 0 and args.command:
+            why = command_point.write_record(args, ranks, log, time.monotonic() - started,
+                                             report + ".run", report + ".tmp")
+            if why:
+                rc = run_session.NO_FIGURE
+                with open(log, "a") as out:
+                    out.write("\nsweep: %s\n" % why)
     finally:
+        if os.path.exists(report + ".run"):
+            os.remove(report + ".run")
         if rc != 0 and os.path.exists(report + ".tmp"):  # an ended run's: never trusted
             os.remove(report + ".tmp")
     if rc != 0:
@@ -502,7 +527,7 @@ def main():
     p.add_argument("--baseline", help="a finished sweep on fewer GPUs: the summary adds the speed-up over it")
     p.add_argument("--ranks-per-gpu", default="1,2,4,8,16")
     p.add_argument("--modes", default=",".join(MODES))
-    p.add_argument("--scaling", default="strong,weak")
+    p.add_argument("--scaling", default=None, help="strong,weak (default; a --command: strong)")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--gpus", type=int, default=None,
                    help="GPUs per node (default: the ones ranks would use, mpsctl gpus; 0 = host; "
@@ -516,16 +541,22 @@ def main():
     p.add_argument("--solver", default=os.path.join(ROOT, "build", "default", "apps", "solver"))
     p.add_argument("--set", action="append", default=[], help="group.key=value for every run")
     p.add_argument("--timeout", type=float, default=600, help="seconds one run may take")
+    command_point.add_arguments(p)
     args = p.parse_args()
     if args.plot_only:
         return plot_only(args.out, args.baseline)
-    if not args.input:
-        p.error("INPUT is required (except with --plot-only)")
+    if bool(args.input) == bool(args.command):
+        p.error("give an INPUT or a --command (except with --plot-only)")
+    command_point.setup(args, ROOT, p.error)
+    if args.scaling is None:
+        args.scaling = "strong" if args.command else "strong,weak"
+    if args.command and args.scaling != "strong":
+        p.error("--command: strong scaling only (the program's problem is its own to grow)")
     if os.geteuid() == 0:  # Open MPI refuses root unless told (containers, CI)
         os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
         os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    args.input = os.path.abspath(args.input)
-    gpus, device = gpus_here(args.solver)
+    args.input = os.path.abspath(args.input) if args.input else None
+    gpus, device = gpus_here(args.wrapper if args.command else args.solver)
     if args.gpus is not None:
         if 0 < args.gpus < gpus and "CUDA_VISIBLE_DEVICES" not in os.environ:
             # Fewer GPUs than the node has: the runs see only the first ones.
@@ -549,9 +580,13 @@ def main():
     per_node = max(gpus, 1)
     launcher_cmd = launcher(args)
     os.makedirs(os.path.join(args.out, "runs"), exist_ok=True)
-    args.solver_kind, args.weak_keys, grid, revision, input_hash = input_size(args, launcher_cmd)
+    if args.command:
+        args.weak_keys, grid, revision, input_hash = [], [], "", command_point.fingerprint(args)
+        print("sweep: %s through mpsfw-run, timed by %s" % (args.command, command_point.measure_name(args)))
+    else:
+        _, args.weak_keys, grid, revision, input_hash = input_size(args, launcher_cmd)
     stamp = os.path.join(args.out, "provenance.json")
-    mine = {"input": args.input, "input_fnv1a64": input_hash, "git_revision": revision,
+    mine = {"input": args.input or args.command, "input_fnv1a64": input_hash, "git_revision": revision,
             "set": args.set, "gpus": gpus, "device": device}
     if os.path.exists(stamp):
         with open(stamp) as f:

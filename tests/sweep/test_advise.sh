@@ -4,10 +4,13 @@
 # and the points with more ranks than the job's cores, chooses, and
 # prints a launch line that runs; --json holds the same; --weak launches the
 # grown problem; a point that fails is marked, its log kept, and another is
-# chosen; bad input is refused with the solver's error.
-#   tests/sweep/test_advise.sh PYTHON ADVISE_PY SOLVER MKINPUT WORKDIR
+# chosen; bad input is refused with the solver's error. --command (any
+# program, through mpsfw-run): timed by the figure it prints or the wall
+# clock, a launch line that runs, a point without a figure or with a failed
+# exit marked, its MPS arm on the double not verified and never chosen.
+#   tests/sweep/test_advise.sh PYTHON ADVISE_PY SOLVER MKINPUT WORKDIR MPSFW_RUN
 set -uo pipefail
-python=$1 advise=$2 solver=$3 mkinput=$4 work=$5
+python=$1 advise=$2 solver=$3 mkinput=$4 work=$5 wrapper=$6
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -18,6 +21,14 @@ cores=$("$python" -c "import os; print(len(os.sched_getaffinity(0)))")
 
 "$mkinput" in.h5 --set heat.nx=32 --set heat.ny=24 --set heat.nz=16 --set run.steps=30 >/dev/null ||
   { echo "FAIL: mkinput"; exit 1; }
+# A program that is not ours: it prints the time its work would take on
+# OMPI_COMM_WORLD_SIZE ranks (4 s on one), and fails when asked to.
+cat > app.sh <<'APP'
+#!/bin/sh
+[ "${1:-}" = fail ] && exit 3
+awk -v n="${OMPI_COMM_WORLD_SIZE:-1}" 'BEGIN { printf "elapsed %g s\n", 4 / n }'
+APP
+chmod +x app.sh
 advise() { "$python" "$advise" "$@" --solver "$solver" --gpus 0 --steps 3; }
 
 # One core: 1 rank per "GPU" (the node) runs, 2 ranks are skipped, 1 is chosen.
@@ -93,6 +104,22 @@ if [ "$cores" -ge 2 ]; then
   [ "${up:-0}" -ge 1 ] || fail "the MPS arm started no daemon on the double"
   [ "${up:-0}" = "${quit:-0}" ] || fail "$up daemons came up, $quit quit"
   [ -z "$(ls -A "$work/mps-root")" ] || fail "a session folder was left: $(ls "$work/mps-root")"
+  # Any program through mpsfw-run on the double: its MPS point is not
+  # verified (the program is not a client), marked so and never chosen;
+  # the daemons its runs started quit.
+  : > "$work/record"
+  PATH=$work/fake/bin:$PATH MPSFW_NVIDIA_PROC_ROOT=$work/fake/proc FAKE_MPS_RECORD=$work/record \
+    TMPDIR=$work/mps-root "$python" "$advise" --command "./app.sh" --time 'elapsed ([0-9.]+)' \
+    --mpsfw-run "$wrapper" --max-ranks-per-gpu 2 --json cmd_double.json > cmd_double.log 2>&1 ||
+    fail "advise --command on the MPS double exited $? ($(tail -3 cmd_double.log))"
+  grep -q "^node: 1 GPU(s)" cmd_double.log || fail "advise --command did not find the fake GPU (mpsctl beside mpsfw-run)"
+  grep -q "2 MPS .*MPS not active: NOT active .*0 of 2 clients verified" cmd_double.log ||
+    fail "the command's MPS point on the double is not marked unverified: $(grep MPS cmd_double.log)"
+  [ "$(json cmd_double.json 'r["choice"]["arm"]')" != MPS ] || fail "an unverified MPS point of a command was chosen"
+  up=$(grep -c "daemon-up" "$work/record" 2>/dev/null)
+  quit=$(grep -c "daemon-exit .*reason=quit" "$work/record" 2>/dev/null)
+  [ "${up:-0}" -ge 1 ] && [ "${up:-0}" = "${quit:-0}" ] || fail "command on the double: $up daemons up, $quit quit"
+  [ -z "$(ls -A "$work/mps-root")" ] || fail "a folder was left: $(ls "$work/mps-root")"
 else
   echo "note: the MPS double's arm needs 2 cores (this job has $cores): not run"
 fi
@@ -115,6 +142,36 @@ advise in.h5 --set heat.nx=0 > bad.log 2>&1 && fail "advise accepted heat.nx=0"
 grep -q "heat.nx" bad.log || fail "the error does not name heat.nx: $(tail -2 bad.log)"
 advise missing.h5 > missing.log 2>&1 && fail "advise accepted a missing input"
 grep -q "missing.h5: no such input file" missing.log || fail "no clear error for a missing input"
+
+# --command on the host: the figure it prints is its speed (runs per hour), the
+# launch line runs it through mpsfw-run as printed.
+cmd() { "$python" "$advise" --command "$@" --mpsfw-run "$wrapper" --gpus 0; }
+cmd "./app.sh" --time 'elapsed ([0-9.]+)' --json cmd.json > cmd.log 2>&1 ||
+  fail "advise --command exited $? ($(tail -3 cmd.log))"
+[ "$(json cmd.json 'r["table"][0]["throughput"]')" = 900.0 ] || fail "1 rank: not 3600 / 4 s runs/h"
+[ "$(json cmd.json 'r["throughput_unit"]')" = runs/h ] || fail "a --time command's unit is not runs/h"
+if [ "$cores" -ge 2 ]; then
+  [ "$(json cmd.json 'r["choice"]["point"]')" = "2 time-sliced" ] || fail "the faster 2-rank point was not chosen"
+  line=$(json cmd.json 'r["choice"]["launch"]["mpirun"]')
+  [ "$line" = "mpirun -np 2 --bind-to none $wrapper --mps off -- ./app.sh" ] || fail "command launch line: $line"
+  # shellcheck disable=SC2086  # the printed line, word by word
+  $line > cmd_launched.log 2>&1 && grep -q "elapsed 2 s" cmd_launched.log ||
+    fail "the printed command line did not run ($(tail -2 cmd_launched.log))"
+  grep -q "srun --cpus-per-task=1 $wrapper --mps off -- ./app.sh" cmd.log || fail "no srun line for the command"
+fi
+# The wall clock when no figure is named.
+cmd "sleep 0.3" --max-ranks-per-gpu 1 --json wall.json > wall.log 2>&1 || fail "advise --command (wall clock) exited $?"
+[ "$(json wall.json 'r["table"][0]["seconds_per_step"] >= 0.3')" = True ] || fail "the wall clock of sleep 0.3 is under 0.3 s"
+# A run without the figure, or that fails, is marked; none ran: exit 1.
+cmd "./app.sh" --time 'nothing ([0-9]+)' --max-ranks-per-gpu 1 > nofig.log 2>&1 && fail "advise chose without a figure"
+grep -q "1/GPU .*failed (exit 0 but no figure of its speed in its output)" nofig.log || fail "no-figure point not marked"
+cmd "./app.sh fail" --max-ranks-per-gpu 1 > cmdfail.log 2>&1 && fail "advise chose a failing command"
+grep -q "1/GPU .*failed (exit 3)" cmdfail.log || fail "the command's exit code is not named: $(grep 1/GPU cmdfail.log)"
+# Usage errors name the option.
+cmd "./app.sh" --time 'elapsed [0-9]+' > nogroup.log 2>&1 && fail "--time without a group accepted"
+grep -q "put a group" nogroup.log || fail "--time without a group: no clear error"
+"$python" "$advise" in.h5 --command ./app.sh > both.log 2>&1 && fail "an input and a --command accepted together"
+grep -q "give an INPUT or a --command" both.log || fail "input and --command: no clear error"
 
 [ "$failures" -gt 0 ] && exit 1
 if [ "$cores" -lt 2 ]; then

@@ -5,9 +5,11 @@
 # (or the same input with other --set values) in the same folder is refused,
 # --plot-only redraws from the CSV alone, figures are consistent (cells x
 # steps / loop time), and a failing point is marked and fails the sweep.
-#   tests/sweep/test_sweep.sh PYTHON SWEEP_PY SOLVER MKINPUT WORKDIR
+# --command (any program through mpsfw-run): a row per run with the figure it
+# prints as runs per hour, strong scaling only.
+#   tests/sweep/test_sweep.sh PYTHON SWEEP_PY SOLVER MKINPUT WORKDIR MPSFW_RUN
 set -uo pipefail
-python=$1 sweep=$2 solver=$3 mkinput=$4 work=$5
+python=$1 sweep=$2 solver=$3 mkinput=$4 work=$5 wrapper=$6
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -179,6 +181,19 @@ grep -q "1 of 2 points FAILED" ninth.log || fail "the sweep does not say a point
 grep -q '^strong,2,2,timeslice,1,.*FAILED (exit' out_fail/sweep.csv || fail "no FAILED row in sweep.csv"
 grep -q '^strong,1,1,timeslice,1,host,' out_fail/sweep.csv || fail "the 1-rank point is missing"
 grep -q "Failed points (1)" out_fail/summary.md || fail "summary.md does not list the failed point"
+
+# Any program: the time it prints on OMPI_COMM_WORLD_SIZE ranks (4 s on one)
+# becomes runs per hour, a row a run.
+printf '#!/bin/sh\nawk -v n="${OMPI_COMM_WORLD_SIZE:-1}" %s\n' \
+  "'BEGIN { printf \"elapsed %g s\\n\", 4 / n }'" > app.sh && chmod +x app.sh
+"$python" "$sweep" --command ./app.sh --time 'elapsed ([0-9.]+)' --mpsfw-run "$wrapper" --out out_cmd \
+  --gpus 0 --ranks-per-gpu 1,2 --repeats 1 > cmd.log 2>&1 || fail "sweep --command exited $? ($(tail -3 cmd.log))"
+grep -q '^strong,1,1,timeslice,1,command,,900\.0,4\.0,' out_cmd/sweep.csv || fail "1 rank: not 900 runs/h from 4 s"
+grep -q '^strong,2,2,timeslice,1,command,,1800\.0,2\.0,' out_cmd/sweep.csv || fail "2 ranks: not 1800 runs/h from 2 s"
+grep -q "a command" out_cmd/summary.md || fail "the summary does not say it swept a command"
+"$python" "$sweep" --command ./app.sh --mpsfw-run "$wrapper" --out out_cmd_weak --scaling weak --gpus 0 \
+  > cmd_weak.log 2>&1 && fail "a weak sweep of a command ran"
+grep -q "strong scaling only" cmd_weak.log || fail "a weak sweep of a command: no clear error"
 
 if [ "$failures" -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
 [ "$failures" -eq 0 ]
