@@ -99,7 +99,9 @@ volatile std::sig_atomic_t g_signal = 0;
 void remember(int sig) { g_signal = sig; }
 
 // Runs the program with this process's environment; forwards signals to it;
-// `watch` is called every half second while it runs. Returns its exit code.
+// `watch` is called while it runs: every 0.1 s over its first seconds (a
+// short program is a client for well under a second), then every 0.5 s.
+// Returns its exit code.
 template <class Watch>
 int run_program(const std::vector<std::string>& program, long* pid, const Watch& watch) {
   struct sigaction action {};
@@ -117,7 +119,8 @@ int run_program(const std::vector<std::string>& program, long* pid, const Watch&
     _exit(127);
   }
   *pid = child;
-  auto next_watch = std::chrono::steady_clock::now();
+  const auto started = std::chrono::steady_clock::now();
+  auto next_watch = started;
   int status = 0;
   while (waitpid(child, &status, WNOHANG) == 0) {
     if (g_signal != 0) {
@@ -126,7 +129,9 @@ int run_program(const std::vector<std::string>& program, long* pid, const Watch&
     }
     if (std::chrono::steady_clock::now() >= next_watch) {
       watch(child);
-      next_watch = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+      const auto now = std::chrono::steady_clock::now();
+      next_watch =
+          now + std::chrono::milliseconds(now - started < std::chrono::seconds(10) ? 100 : 500);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
