@@ -46,6 +46,10 @@ if [ "$profile" = test ]; then
   [ -x /usr/sbin/munged ] || optional+=(munge)
   # The style check (tests/style) formats with Debian 12's clang-format.
   command -v clang-format >/dev/null || optional+=(clang-format)
+  # ParaView's XDMF readers for the test that opens the outputs as users do
+  # (tests/cli/viewers.sh: pvbatch under xvfb).
+  command -v pvbatch >/dev/null || optional+=(paraview python3-paraview)
+  command -v xvfb-run >/dev/null || optional+=(xvfb xauth)
   # h5py for the test that feeds the solver a file written the way Python users do;
   # matplotlib for the ranks-per-GPU sweep's plots (scripts/sweep.py). The
   # tests use the system's python3 (a version manager's shim may lack them).

@@ -72,6 +72,12 @@ std::string xdmf_grid_start(const std::string& name, double time) {
          "        <Time Value=\"" + exact_number(time) + "\"/>\n";
 }
 
+std::string xdmf_collection_start(const std::string& name, double time) {
+  return "      <Grid Name=\"" + xml_escape(name) +
+         "\" GridType=\"Collection\" CollectionType=\"Spatial\">\n" + "        <Time Value=\"" +
+         exact_number(time) + "\"/>\n";
+}
+
 std::string xdmf_attribute(const std::string& name, const std::string& type,
                            const std::string& data_item) {
   return "        <Attribute Name=\"" + xml_escape(name) + "\" AttributeType=\"" + type +

@@ -42,6 +42,8 @@ std::string xdmf_path_of(const std::string& h5_path);
 // points: `center` Node) and an HDF5 dataset as a DataItem.
 std::string xdmf_temporal_collection(const std::string& name, const std::string& grids);
 std::string xdmf_grid_start(const std::string& name, double time);
+// A spatial collection at one time (grids side by side; closed like a grid).
+std::string xdmf_collection_start(const std::string& name, double time);
 std::string xdmf_attribute(const std::string& name, const std::string& type,
                            const std::string& data_item);
 std::string xdmf_hdf_item(const std::string& dimensions, const std::string& number_type,

@@ -37,19 +37,59 @@ std::string data_item(const std::string& file, const std::string& group, const s
                        group + "/" + (f != nullptr ? f->dataset : "positions"));
 }
 
-// A temporal collection of point clouds: one Polyvertex grid per frame with
-// the positions as XYZ geometry and each written field on the points.
+// The dataset of vertex numbers 0..n-1 every frame's Polyvertex topology
+// reads its first n of: without it, XDMF 3 readers (ParaView's default for
+// .xmf) make the points but no cells, and show nothing.
+const char* const kVertices = "/vertices";
+
+std::string vertex_item(const std::string& h5_basename, std::uint64_t n, std::uint64_t written) {
+  const std::string all = xdmf_hdf_item(std::to_string(written), "Int", h5_basename, kVertices);
+  if (n == written) return all;
+  return "<DataItem ItemType=\"HyperSlab\" Dimensions=\"" + std::to_string(n) +
+         "\" Type=\"HyperSlab\">\n            <DataItem Dimensions=\"3 1\" Format=\"XML\">0 1 " +
+         std::to_string(n) + "</DataItem>\n          " + all + "\n          </DataItem>";
+}
+
+// The periodic box [0, L) as twelve edges, so that viewers draw its outline.
+std::string box_outline(const double box[3]) {
+  std::string corners;
+  for (int c = 0; c < 8; ++c) {
+    for (int d = 0; d < 3; ++d)
+      corners += (c || d ? " " : "") + exact_number(c >> d & 1 ? box[d] : 0.0);
+  }
+  return "        <Grid Name=\"box\" GridType=\"Uniform\">\n"
+         "          <Topology TopologyType=\"Polyline\" NumberOfElements=\"12\" "
+         "NodesPerElement=\"2\">\n"
+         "            <DataItem Dimensions=\"12 2\" NumberType=\"Int\" Format=\"XML\">"
+         "0 1 2 3 4 5 6 7 0 2 1 3 4 6 5 7 0 4 1 5 2 6 3 7</DataItem>\n"
+         "          </Topology>\n"
+         "          <Geometry GeometryType=\"XYZ\">\n"
+         "            <DataItem Dimensions=\"8 3\" NumberType=\"Float\" Precision=\"8\" "
+         "Format=\"XML\">" +
+         corners +
+         "</DataItem>\n"
+         "          </Geometry>\n"
+         "        </Grid>\n";
+}
+
+// A temporal collection of frames, each the point cloud (a Polyvertex grid
+// with the positions as XYZ geometry and each written field on the points)
+// and the box's outline.
 std::string render_xdmf(const std::string& h5_basename, const std::string& name,
                         const std::vector<WrittenField>& fields,
-                        const std::vector<FrameInfo>& frames) {
+                        const std::vector<FrameInfo>& frames, const double box[3],
+                        std::uint64_t vertices) {
   std::ostringstream x;
   for (size_t k = 0; k < frames.size(); ++k) {
     const FrameInfo& f = frames[k];
     const std::string group = trajectory_frame_group(static_cast<long>(k));
     const std::string n = std::to_string(f.particles);
-    x << xdmf_grid_start("step " + std::to_string(f.step), f.time)
+    x << xdmf_collection_start("step " + std::to_string(f.step), f.time) << "        <Grid Name=\""
+      << xml_escape(name) << "\" GridType=\"Uniform\">\n"
       << "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n
-      << "\" NodesPerElement=\"1\"/>\n"
+      << "\" NodesPerElement=\"1\">\n"
+      << "        " << vertex_item(h5_basename, f.particles, vertices) << "\n"
+      << "        </Topology>\n"
       << "        <Geometry GeometryType=\"XYZ\">\n"
       << "          " << data_item(h5_basename, group, n, nullptr) << "\n"
       << "        </Geometry>\n";
@@ -57,7 +97,7 @@ std::string render_xdmf(const std::string& h5_basename, const std::string& name,
       x << xdmf_attribute(w.attribute, w.components == 3 ? "Vector" : "Scalar",
                           data_item(h5_basename, group, n, &w));
     }
-    x << "      </Grid>\n";
+    x << "        </Grid>\n" << box_outline(box) << "      </Grid>\n";
   }
   return xdmf_temporal_collection(name, x.str());
 }
@@ -186,13 +226,24 @@ struct ParticleTrajectory::Impl {
     {
       h5::Handle file = h5::open_file_readwrite(partial);
       h5::write_attribute(file.get(), "frames", static_cast<std::int64_t>(frames.size()));
+      std::vector<std::int64_t> numbers(most_particles());
+      std::iota(numbers.begin(), numbers.end(), std::int64_t{0});
+      if (!numbers.empty())
+        h5::write_array(file.get(), kVertices, {numbers.size()}, numbers.data());
       h5::close_file(file, partial);
     }
     // The trajectory and its XDMF file go into place together, or neither.
-    write_partial_text_file(xdmf, render_xdmf(std::filesystem::path(path).filename().string(),
-                                              format.count, format.fields, frames));
+    write_partial_text_file(
+        xdmf, render_xdmf(std::filesystem::path(path).filename().string(), format.count,
+                          format.fields, frames, box, most_particles()));
     move_group_into_place({path, xdmf});
     renamed = true;
+  }
+
+  std::uint64_t most_particles() const {
+    std::uint64_t n = 0;
+    for (const FrameInfo& f : frames) n = std::max(n, f.particles);
+    return n;
   }
 
   const std::string path, partial, xdmf;

@@ -398,6 +398,9 @@ TEST_F(MdIoTest, TrajectoryHoldsEveryFrameSortedByIdAndAnXdmfFile) {
     }
     EXPECT_EQ(wrong, 0) << "values of this rank's atoms differ in the file";
   }
+  std::vector<hsize_t> vertex_dims;
+  EXPECT_EQ(read_dataset<std::int64_t>(file, "vertices", H5T_NATIVE_INT64, &vertex_dims),
+            iota_ids(static_cast<size_t>(total)));
   H5Fclose(file);
   // Each rank checked its own atoms; together they are all of them.
   EXPECT_EQ(all_ids(atoms), iota_ids(static_cast<size_t>(total)));
@@ -411,7 +414,13 @@ TEST_F(MdIoTest, TrajectoryHoldsEveryFrameSortedByIdAndAnXdmfFile) {
   EXPECT_EQ(count_of(text, "TopologyType=\"Polyvertex\" NumberOfElements=\"480\""),
             static_cast<size_t>(frames))
       << text;
-  EXPECT_EQ(count_of(text, "<Geometry GeometryType=\"XYZ\">"), static_cast<size_t>(frames));
+  // Each frame: the atoms' geometry and the box outline's.
+  EXPECT_EQ(count_of(text, "<Geometry GeometryType=\"XYZ\">"), 2 * static_cast<size_t>(frames));
+  // Every frame's cells are the vertex numbers of one dataset (XDMF 3 readers
+  // make no cells without them), the box a closed outline of 12 edges.
+  EXPECT_EQ(count_of(text, ">traj.h5:/vertices<"), static_cast<size_t>(frames)) << text;
+  EXPECT_EQ(count_of(text, "TopologyType=\"Polyline\" NumberOfElements=\"12\""),
+            static_cast<size_t>(frames));
   EXPECT_EQ(count_of(text, "<Time Value="), static_cast<size_t>(frames));
   for (int k = 0; k < frames; ++k) {
     const std::string group = trajectory_frame_group(k);
