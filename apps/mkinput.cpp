@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/base/error.hpp"
+#include "core/base/paths.hpp"
 #include "core/device/build_info.hpp"
 #include "core/input/command_line.hpp"
 #include "core/input/params.hpp"
@@ -22,18 +23,27 @@ namespace {
 
 using namespace mpsfw;
 
-const char* kUsage =
-    "usage: mkinput OUT.h5 [--force] [--set group.key=value ...] [--u0 ramp|random:SEED]   "
-    "(heat)\n"
-    "       mkinput OUT.h5 [--force] --set solver=NAME [--set group.key=value ...]\n"
-    "       mkinput --describe FILE.h5 [--as-set]\n"
-    "       mkinput --help | --version\n"
-    "--force replaces an existing OUT.h5 (else it is refused)\n"
-    "--set-file DECK.txt: --set lines from a file (key=value a line, # comments); --set wins\n"
-    "--describe --as-set prints FILE.h5 as such a deck\n"
-    "--u0 (heat) stores a dataset /heat/u0 and sets heat.initial=dataset:\n"
-    "  ramp         u0 = (i + 2j + 3k) / (nx + 2ny + 3nz) at cell (i, j, k)\n"
-    "  random:SEED  uniform values in [0, 1) from a 64-bit LCG seeded with SEED\n";
+// The usage text, naming the program as it was called (mpsfw-mkinput when installed).
+std::string usage(const std::string& p) {
+  const std::string pad(p.size(), ' ');
+  return "usage: " + p +
+         " OUT.h5 [--force] [--set group.key=value ...] [--u0 ramp|random:SEED]   (heat)\n"
+         "       " +
+         p +
+         " OUT.h5 [--force] --set solver=NAME [--set group.key=value ...]\n"
+         "       " +
+         p +
+         " --describe FILE.h5 [--as-set]\n"
+         "       " +
+         p +
+         " --help | --version\n"
+         "--force replaces an existing OUT.h5 (else it is refused)\n"
+         "--set-file DECK.txt: --set lines from a file (key=value a line, # comments); --set wins\n"
+         "--describe --as-set prints FILE.h5 as such a deck\n"
+         "--u0 (heat) stores a dataset /heat/u0 and sets heat.initial=dataset:\n"
+         "  ramp         u0 = (i + 2j + 3k) / (nx + 2ny + 3nz) at cell (i, j, k)\n"
+         "  random:SEED  uniform values in [0, 1) from a 64-bit LCG seeded with SEED\n";
+}
 
 std::vector<double> make_u0(const std::string& kind, Int3 n) {
   std::vector<double> u(static_cast<size_t>(n.product()));
@@ -57,11 +67,12 @@ std::vector<double> make_u0(const std::string& kind, Int3 n) {
   throw InputError("--u0: expected ramp or random:SEED, got '" + kind + "'");
 }
 
-int run(const std::vector<std::string>& args) {
+int run(const std::string& program, const std::vector<std::string>& args) {
+  const std::string usage_text = usage(program);
   if ((args.size() == 2 || args.size() == 3) && args[0] == "--describe") {
     const bool as_set = args.size() == 3 && args[2] == "--as-set";
     if (args.size() == 3 && !as_set)
-      throw InputError("unexpected argument '" + args[2] + "'\n" + kUsage);
+      throw UsageError("unexpected argument '" + args[2] + "'\n" + usage_text);
     std::fputs((as_set ? describe_input_as_deck(args[1]) : describe_input_file(args[1])).c_str(),
                stdout);
     return 0;
@@ -81,18 +92,18 @@ int run(const std::vector<std::string>& args) {
     } else if (args[i] == "--force") {
       force = true;
     } else if (args[i] == "--help" || args[i] == "-h") {
-      std::fputs(kUsage, stdout);
+      std::fputs(usage_text.c_str(), stdout);
       return 0;
     } else if (args[i] == "--version") {
-      std::fputs(build_description("mkinput").c_str(), stdout);
+      std::fputs(build_description(program).c_str(), stdout);
       return 0;
     } else if (args[i][0] != '-' && out.empty()) {
       out = args[i];
     } else {
-      throw InputError("unexpected argument '" + args[i] + "'\n" + kUsage);
+      throw UsageError("unexpected argument '" + args[i] + "'\n" + usage_text);
     }
   }
-  if (out.empty()) throw InputError(std::string("no output file given\n") + kUsage);
+  if (out.empty()) throw UsageError("no output file given\n" + usage_text);
   settings.sets.insert(settings.sets.begin(), deck.sets.begin(), deck.sets.end());
   settings.origins.insert(settings.origins.begin(), deck.origins.begin(), deck.origins.end());
 
@@ -120,10 +131,14 @@ int run(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const std::string program = program_name(argv[0], "mkinput");
   try {
-    return run(std::vector<std::string>(argv + 1, argv + argc));
+    return run(program, std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
+    return kUsageExitCode;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "mkinput: error: %s\n", e.what());
+    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
     return 1;
   }
 }

@@ -17,6 +17,7 @@ namespace mpsfw {
 struct Session::Start {
   CommandLine command_line;
   std::string error;
+  bool usage = false;  // the error is the command line's (exit 2)
   std::unique_ptr<InputAttributes> input;
   mps::MpsConfig mps;
 };
@@ -44,12 +45,18 @@ Session::Start Session::prepare(CommandLine command_line, std::string error) {
 Session::Start Session::parse(int argc, char** argv, const std::string& program) {
   CommandLine command_line;
   std::string error;
+  bool usage = false;
   try {
     command_line = parse_command_line(std::vector<std::string>(argv + 1, argv + argc), program);
+  } catch (const UsageError& e) {
+    error = e.what();
+    usage = true;
   } catch (const std::exception& e) {
     error = e.what();
   }
-  return prepare(std::move(command_line), std::move(error));
+  Start s = prepare(std::move(command_line), std::move(error));
+  s.usage = usage;
+  return s;
 }
 
 Session::Session(int& argc, char**& argv, const std::string& program)
@@ -71,6 +78,7 @@ Session::Session(int& argc, char**& argv, Start start)
     : command_line_(std::move(start.command_line)),
       command_text_(joined(argc, argv)),
       early_error_(std::move(start.error)),
+      usage_error_(start.usage),
       input_(std::move(start.input)),
       node_session_(mps::NodeSession::before_mpi(start.mps, mps::detect_launcher())),
       mpi_init_start_(std::chrono::steady_clock::now()),
@@ -98,12 +106,12 @@ int Session::run(const std::function<int()>& body) {
     return code;
   } catch (const ReportedError&) {
     end_ = End::Abandoned;
-    return 1;
+    return usage_error_ ? kUsageExitCode : 1;
   } catch (const AgreedError& e) {
     // Every rank has the same message: print it once, end normally.
     if (env_.rank() == 0) std::fprintf(stderr, "mpsfw: error: %s\n", e.what());
     end_ = End::Abandoned;
-    return 1;
+    return usage_error_ ? kUsageExitCode : 1;
   } catch (const std::exception& e) {
     // One rank failed on its own: end every rank now rather than leave them
     // waiting. The node leader's watchdog stops the MPS daemons. Under MPS a GPU

@@ -97,6 +97,7 @@ class Session {
   CommandLine command_line_;
   std::string command_text_;
   std::string early_error_;
+  bool usage_error_ = false;  // early_error_ is the command line's
   std::unique_ptr<InputAttributes> input_;
   mps::NodeSession node_session_;
   std::chrono::steady_clock::time_point mpi_init_start_;  // mps::MpsStep::MpiInit

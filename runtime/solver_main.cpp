@@ -287,7 +287,9 @@ int run_workload(Session& session, const WorkloadRegistry& workloads, const std:
 }  // namespace
 
 int solver_main_with_docs(int argc, char** argv, const WorkloadRegistry& workloads,
-                          const std::string& program, const std::string& package_docs) {
+                          const std::string& default_name, const std::string& package_docs) {
+  // Help, version and errors name the program as it was called.
+  const std::string program = program_name(argc > 0 ? argv[0] : nullptr, default_name);
   note_package_docs(package_docs);
   // Outputs report a full disk or a file-size limit (EFBIG instead of being
   // killed by SIGXFSZ) as one error; HDF5 prints no error stack of its own.

@@ -18,6 +18,15 @@ class InputError : public Error {
   using Error::Error;
 };
 
+// A command line that does not parse (an unknown option, a missing value, a
+// wrong combination): the programs exit 2 for it, as getopt's do, and 1 for
+// a bad input.
+class UsageError : public InputError {
+ public:
+  using InputError::InputError;
+};
+inline constexpr int kUsageExitCode = 2;
+
 // Thrown on every rank at once when all ranks agreed on a failure (see
 // collective.hpp): the caller prints the message once and exits, no abort needed.
 class AgreedError : public Error {

@@ -41,6 +41,12 @@ fs::path resolved(const std::string& path) {
 
 }  // namespace
 
+std::string program_name(const char* argv0, const std::string& fallback) {
+  const std::string called = argv0 != nullptr ? argv0 : "";
+  const std::string name = called.substr(called.find_last_of('/') + 1);
+  return name.empty() ? fallback : name;
+}
+
 std::string not_regular_kind(const std::string& path) {
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);

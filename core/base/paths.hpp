@@ -23,6 +23,11 @@ void check_regular_or_absent(const std::string& path, const std::string& origin)
 // is: "a folder", "a FIFO (named pipe)", "a character device", ...
 std::string not_regular_kind(const std::string& path);
 
+// The name a program was called by (argv[0] without its folder), for its
+// help and errors: mpsfw-solver when installed, solver in the build tree;
+// `fallback` when argv[0] is empty.
+std::string program_name(const char* argv0, const std::string& fallback);
+
 // True when both paths name one file: both exist and are the same file (also
 // through links), or they are the same path once made absolute and resolved
 // ("./a.h5" and "a.h5").

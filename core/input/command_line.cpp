@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/base/error.hpp"
+#include "core/base/nearest_names.hpp"
 #include "core/base/paths.hpp"
 #include "core/device/build_info.hpp"
 #include "core/device/kokkos_options.hpp"
@@ -71,7 +72,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
   const auto value_of = [&](size_t& i, const std::string& flag) -> std::string {
     const std::string& a = args[i];
     if (a.size() > flag.size() && a[flag.size()] == '=') return a.substr(flag.size() + 1);
-    if (i + 1 >= args.size()) throw InputError(flag + " needs a value\n" + usage);
+    if (i + 1 >= args.size()) throw UsageError(flag + " needs a value\n" + usage);
     return args[++i];
   };
   const auto is = [](const std::string& a, const std::string& flag) {
@@ -100,7 +101,11 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
       read_deck(o.decks.back(), &deck, &deck_origins);
     } else if (a == "--list-keys" || a.rfind("--list-keys=", 0) == 0) {
       o.list_keys = true;
-      if (a != "--list-keys") o.list_keys_of = a.substr(std::string("--list-keys=").size());
+      if (a != "--list-keys") {
+        o.list_keys_of = a.substr(std::string("--list-keys=").size());
+      } else if (i + 1 < args.size() && !args[i + 1].empty() && args[i + 1][0] != '-') {
+        o.list_keys_of = args[++i];  // --list-keys md, as --list-keys=md
+      }
     } else if (a == "--as-set") {
       o.as_set = true;
     } else if (a == "--force") {
@@ -114,45 +119,50 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
       o.kokkos_options.push_back(a);
       o.kokkos_help = o.kokkos_help || is_kokkos_help(a);
     } else if (!a.empty() && a[0] == '-') {
-      throw InputError("unknown option '" + a + "'\n" + usage);
+      static const std::vector<std::string> kKnown = {
+          "--set",       "--set-file", "--backend",  "--halo",        "--mps",      "--mps-atp",
+          "--output",    "--report",   "--timeline", "--write-input", "--describe", "--as-set",
+          "--list-keys", "--dry-run",  "--force",    "--help",        "--version"};
+      throw UsageError("unknown option '" + a + "'" +
+                       did_you_mean(a.substr(0, a.find('=')), kKnown) + "\n" + usage);
     } else if (o.input.empty()) {
       o.input = a;
     } else {
-      throw InputError("more than one input file ('" + o.input + "', '" + a + "')\n" + usage);
+      throw UsageError("more than one input file ('" + o.input + "', '" + a + "')\n" + usage);
     }
   }
   if (!o.write_input.empty() && !o.input.empty()) {
-    throw InputError("--write-input writes an input; it takes no input file ('" + o.input + "')\n" +
+    throw UsageError("--write-input writes an input; it takes no input file ('" + o.input + "')\n" +
                      usage);
   }
   o.overrides.insert(o.overrides.begin(), deck.begin(), deck.end());
   o.origins.insert(o.origins.begin(), deck_origins.begin(), deck_origins.end());
   if (o.as_set && o.describe.empty()) {
-    throw InputError("--as-set is for --describe (it prints the input as a deck)\n" + usage);
+    throw UsageError("--as-set is for --describe (it prints the input as a deck)\n" + usage);
   }
   if (o.force && o.write_input.empty()) {
-    throw InputError("--force is for --write-input (it replaces an existing file)\n" + usage);
+    throw UsageError("--force is for --write-input (it replaces an existing file)\n" + usage);
   }
   const bool runs_nothing = !o.write_input.empty() || !o.describe.empty() || o.list_keys;
   if (o.dry_run && runs_nothing) {
-    throw InputError(
+    throw UsageError(
         "--dry-run checks a run; --write-input, --describe and --list-keys run "
         "nothing\n" +
         usage);
   }
   if (!o.kokkos_options.empty() && !o.kokkos_help && runs_nothing) {
-    throw InputError(o.kokkos_options[0] +
+    throw UsageError(o.kokkos_options[0] +
                      " is for Kokkos in a run; --write-input, --describe and --list-keys run "
                      "nothing\n" +
                      usage);
   }
   if (!o.describe.empty() && (!o.input.empty() || !o.write_input.empty())) {
-    throw InputError("--describe lists one file; it takes no input file or --write-input\n" +
+    throw UsageError("--describe lists one file; it takes no input file or --write-input\n" +
                      usage);
   }
   if (o.input.empty() && o.write_input.empty() && o.describe.empty() && !o.list_keys && !o.help &&
       !o.version && !o.kokkos_help) {
-    throw InputError("no input file given\n" + usage);
+    throw UsageError("no input file given\n" + usage);
   }
   return o;
 }

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/base/error.hpp"
+#include "core/base/nearest_names.hpp"
 #include "core/base/number_text.hpp"
 #include "core/io/input_file.hpp"
 
@@ -125,7 +126,14 @@ void Params::read(const InputAttributes& input, std::vector<std::string>* warnin
       const std::string where =
           input.file + ": attribute " + (group.empty() ? "" : "/" + group) + "/" + attr;
       if (it == schema_.end()) {
-        if (warnings) warnings->push_back(where + " is not a known key and is ignored");
+        if (warnings) {
+          std::vector<std::string> keys;
+          for (const ParamSpec& spec : schema_) {
+            if (spec.group == group) keys.push_back(spec.key);
+          }
+          warnings->push_back(where + " is not a known key and is ignored" +
+                              did_you_mean(attr, keys));
+        }
         continue;
       }
       ParamValue v;
@@ -198,9 +206,16 @@ void Params::apply_override(const std::string& assignment, const std::string& gi
   const auto it = std::find_if(schema_.begin(), schema_.end(),
                                [&](const ParamSpec& s) { return s.name() == name; });
   if (it == schema_.end()) {
-    std::vector<std::string> known;
-    for (const ParamSpec& s : schema_) known.push_back(s.name());
-    throw InputError(origin + ": unknown key '" + name + "'; known keys: " + join(known, ", "));
+    // The near names, then the group's keys, rather than every key there is.
+    std::vector<std::string> known, in_group;
+    const std::string group = name.substr(0, name.find('.'));
+    for (const ParamSpec& s : schema_) {
+      known.push_back(s.name());
+      if (name.find('.') != std::string::npos && s.group == group) in_group.push_back(s.name());
+    }
+    throw InputError(origin + ": unknown key '" + name + "'" + did_you_mean(name, known) +
+                     (in_group.empty() ? "; --list-keys lists every key"
+                                       : "; the keys of /" + group + ": " + join(in_group, ", ")));
   }
   set_from_text(*it, assignment.substr(eq + 1), origin);
 }

@@ -49,6 +49,7 @@ done
 # The cases. add_case NAME NP EXPECT ARGS [PATTERN...]
 #   NP      ranks (0: the solver alone, without mpiexec, as an MPI singleton)
 #   EXPECT  fail: exit non-zero with exactly one "mpsfw: error:" line
+#           usage: the same with exit 2 (a command line that does not parse)
 #           warn: exit 0, the run summary, and each PATTERN on stderr
 #           ok:   exit 0 and the run summary
 #   ARGS    solver arguments split on spaces; @D@ is the folder with the files
@@ -178,7 +179,9 @@ add_case no_rank_grid_fits 2 fail "@D@/good.h5 --set heat.nx=1 --set heat.ny=1 -
 
 # --set overrides.
 add_case set_unknown_key 2 fail "@D@/good.h5 --set heat.nxx=3" \
-  "--set heat.nxx=3: unknown key 'heat.nxx'; known keys: solver, step, time, run.steps," "heat.nx,"
+  "--set heat.nxx=3: unknown key 'heat.nxx' (did you mean 'heat.nx'?); the keys of /heat: heat.nx," "heat.dt,"
+add_case set_unknown_group 1 fail "@D@/good.h5 --set nothing.at_all=3" \
+  "--set nothing.at_all=3: unknown key 'nothing.at_all'; --list-keys lists every key"
 add_case set_malformed_integer 2 fail "@D@/good.h5 --set heat.nx=abc" \
   "--set heat.nx=abc: $range_nx, got 'abc'"
 add_case set_malformed_real 1 fail "@D@/good.h5 --set heat.dt=0.1s" \
@@ -240,11 +243,13 @@ add_case md_positions_wrong_shape 2 fail "@D@/md_positions_two_columns.h5" \
   "md_positions_two_columns.h5: dataset /md/positions: expected shape [N][3], got [4][2]"
 
 # The command line itself.
-add_case unknown_option 2 fail "@D@/good.h5 --bogus" \
+add_case unknown_option 2 usage "@D@/good.h5 --bogus" \
   "unknown option '--bogus'" "usage: mpirun -np N solver INPUT.h5"
-add_case no_input_file 2 fail "" \
+add_case misspelt_option 1 usage "@D@/good.h5 --ouptut x.h5" \
+  "unknown option '--ouptut' (did you mean '--output'?)"
+add_case no_input_file 2 usage "" \
   "no input file given" "usage: mpirun -np N solver INPUT.h5"
-add_case two_input_files 1 fail "@D@/good.h5 @D@/good.h5" \
+add_case two_input_files 1 usage "@D@/good.h5 @D@/good.h5" \
   "more than one input file"
 add_case backend_option_unknown 2 fail "@D@/good.h5 --backend gpu" \
   "--backend gpu: expected one of auto|host|cuda" 'got "gpu"'
@@ -259,7 +264,7 @@ add_case halo_sync_unknown 2 fail "@D@/good.h5 --set run.halo_sync=spin" \
 # kokkos; a typo of the prefix is still unknown; the two that choose the device
 # and the host threads are the binding's, refused by name; on another backend or
 # without Kokkos an option for it is an error, never silently nothing.
-add_case kokkos_option_typo 2 fail "@D@/good.h5 --backend kokkos --kokos-disable-warnings" \
+add_case kokkos_option_typo 2 usage "@D@/good.h5 --backend kokkos --kokos-disable-warnings" \
   "unknown option '--kokos-disable-warnings'" "usage: mpirun -np N solver INPUT.h5"
 add_case kokkos_device_id_refused 2 fail "@D@/good.h5 --backend kokkos --kokkos-device-id=0" \
   "--kokkos-device-id=0: mpsfw sets Kokkos's device from its binding" "CUDA_VISIBLE_DEVICES"
@@ -373,8 +378,9 @@ run_case() {
   local -a problems=()
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
     problems+=("still running after ${CASE_TIMEOUT} s and killed (exit $rc): a rank hangs?")
-  elif [ "$expect" = fail ]; then
+  elif [ "$expect" = fail ] || [ "$expect" = usage ]; then
     [ "$rc" -ne 0 ] || problems+=("exit code 0, expected a failure")
+    [ "$expect" != usage ] || [ "$rc" -eq 2 ] || problems+=("exit code $rc, expected 2 (a usage error)")
     local n
     n=$(count_lines "$err" '^mpsfw: error: ')
     [ "$n" -eq 1 ] || problems+=("$n lines 'mpsfw: error: ...' on stderr, expected exactly 1")

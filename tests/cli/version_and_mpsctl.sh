@@ -162,6 +162,25 @@ grep -qF "$work/bad.deck:2: expected group.key=value, got 'no equals sign'" <<<"
   fail "a bad deck line: '$out' does not name the file and line"
 out=$("$solver" "$work/in.h5" --force 2>&1) && fail "solver accepted --force without --write-input"
 grep -q "\-\-force is for --write-input" <<<"$out" || fail "solver --force alone: '$out'"
+
+# The programs speak of themselves by the name they were called by (an
+# installed mpsfw-solver is not "solver"); a usage error exits 2, a bad input 1.
+ln -sf "$solver" "$work/mpsfw-solver" && ln -sf "$mkinput" "$work/mpsfw-mkinput"
+"$work/mpsfw-solver" --help | grep -q "^usage: mpirun -np N mpsfw-solver INPUT.h5" ||
+  fail "mpsfw-solver --help does not name mpsfw-solver"
+"$work/mpsfw-solver" --version | grep -q "^mpsfw-solver" || fail "mpsfw-solver --version: $("$work/mpsfw-solver" --version | head -1)"
+"$work/mpsfw-mkinput" --help | grep -q "^usage: mpsfw-mkinput OUT.h5" || fail "mpsfw-mkinput --help does not name mpsfw-mkinput"
+out=$("$work/mpsfw-mkinput" 2>&1)
+[ $? -eq 2 ] || fail "mkinput without an output file: exit not 2"
+grep -q "^mpsfw-mkinput: error: no output file given" <<<"$out" || fail "mkinput's usage error: '$out'"
+out=$("$solver" --write-input "$work/x.h5" --bogus 2>&1)
+[ $? -eq 2 ] || fail "solver --bogus: exit not 2 (a usage error)"
+out=$("$solver" --write-input "$work/x.h5" --set heat.nx=0 2>&1)
+[ $? -eq 1 ] || fail "solver --set heat.nx=0: exit not 1 (a bad input)"
+# --list-keys NAME with a space lists that solver's keys only.
+keys=$("$solver" --list-keys md 2>&1) || fail "--list-keys md exited $?"
+grep -q "md.cutoff" <<<"$keys" && ! grep -q "heat.nx" <<<"$keys" ||
+  fail "--list-keys md (a space) did not list md's keys alone"
 rm -rf "$work"
 
 if [ "$failures" -eq 0 ]; then echo "version and mpsctl options: ok"; fi

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/base/error.hpp"
+#include "core/base/nearest_names.hpp"
 #include "core/input/params.hpp"
 #include "core/io/h5_io.hpp"
 
@@ -140,6 +141,27 @@ TEST(Params, BadOverridesAreErrorsNamingTheOption) {
             std::string::npos);
   EXPECT_NE(error_of([&] { p.apply_override("grid.n"); }).find("expected group.key=value"),
             std::string::npos);
+}
+
+TEST(Params, AnUnknownKeyNamesTheNearOnesNotEveryKey) {
+  Params p(schema());
+  const std::string typo = error_of([&] { p.apply_override("grid.nn=1"); });
+  EXPECT_NE(typo.find("unknown key 'grid.nn' (did you mean 'grid.n'?); the keys of /grid: "),
+            std::string::npos)
+      << typo;
+  const std::string far = error_of([&] { p.apply_override("other.zzzzzz=1"); });
+  EXPECT_NE(far.find("unknown key 'other.zzzzzz'; --list-keys lists every key"), std::string::npos)
+      << far;
+  EXPECT_EQ(far.find("did you mean"), std::string::npos) << far;
+}
+
+TEST(NearestNames, CloseNamesFirstAndNothingFar) {
+  const std::vector<std::string> keys = {"heat.nx", "heat.ny", "heat.dt", "run.steps"};
+  EXPECT_EQ(nearest_names("heat.nxx", keys), (std::vector<std::string>{"heat.nx"}));
+  EXPECT_EQ(nearest_names("run.setps", keys), (std::vector<std::string>{"run.steps"}));  // a swap
+  EXPECT_TRUE(nearest_names("md.cutoff", keys).empty());
+  EXPECT_EQ(did_you_mean("heat.n", keys), " (did you mean 'heat.nx' or 'heat.ny'?)");
+  EXPECT_EQ(did_you_mean("zzz", keys), "");
 }
 
 TEST(Params, RangeAndChoiceAreChecked) {
