@@ -95,6 +95,10 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
+// How long the node's first rank, its own program failed, waits for the
+// others' ends before it reports and exits.
+constexpr double kFailedGraceSeconds = 3.0;
+
 volatile std::sig_atomic_t g_signal = 0;
 void remember(int sig) { g_signal = sig; }
 
@@ -147,7 +151,11 @@ std::string summary(const MpsStatus& s, const std::vector<RankEnd>& ends, int* v
   std::string named;
   for (const RankEnd& e : ends) {
     *verified += e.client == "yes";
-    if (e.exit_code < 0) {
+    if (e.exit_code == kStillRunning) {
+      named += "\nmpsfw-run: local rank " + std::to_string(e.local_rank) +
+               " was still running when the first rank's program had failed or the job was "
+               "stopped";
+    } else if (e.exit_code < 0) {
       named += "\nmpsfw-run: local rank " + std::to_string(e.local_rank) +
                " ended without a word (its wrapper was killed)";
     } else if (watched && e.client != "yes") {
@@ -225,7 +233,16 @@ int run(const Options& o) {
   end.client = !watched ? "off" : client ? "yes" : "no";
   roll.depart(end);
   if (launcher.local_rank == 0) {
-    const std::vector<RankEnd> ends = roll.wait_for_all(config.timeout_seconds);
+    // The other ranks' programs may wait forever on a failed one (blocked in
+    // MPI): a failure here, or a stop signal, ends the wait after a grace, so
+    // that the launcher sees this rank fail and ends the job.
+    const auto ended = std::chrono::steady_clock::now();
+    const auto give_up = [&] {
+      const double waited =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - ended).count();
+      return g_signal != 0 || (end.exit_code != 0 && waited > kFailedGraceSeconds);
+    };
+    const std::vector<RankEnd> ends = roll.wait_for_all(config.timeout_seconds, give_up);
     int verified = 0;
     std::fprintf(stderr, "%s\n", summary(s, ends, &verified).c_str());
     if (!o.report.empty()) write_report(o.report, s, ends, verified, bring_up);

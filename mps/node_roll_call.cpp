@@ -62,7 +62,8 @@ void NodeRollCall::depart(const RankEnd& end) {
   write_whole(file(local_rank_, "done"), line.str());
 }
 
-std::vector<RankEnd> NodeRollCall::wait_for_all(double arrive_seconds) const {
+std::vector<RankEnd> NodeRollCall::wait_for_all(double arrive_seconds,
+                                                const std::function<bool()>& give_up) const {
   std::vector<RankEnd> ends;
   const auto start = std::chrono::steady_clock::now();
   for (int r = 0; r < local_size_; ++r) {
@@ -81,7 +82,11 @@ std::vector<RankEnd> NodeRollCall::wait_for_all(double arrive_seconds) const {
       const double waited =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if ((arrived && !process_alive(std::stol(pid))) || (!arrived && waited > arrive_seconds)) {
-        break;  // killed, or never came: exit_code stays -1
+        break;  // killed, or never came: exit_code stays kKilled
+      }
+      if (give_up && give_up()) {
+        end.exit_code = kStillRunning;
+        break;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }

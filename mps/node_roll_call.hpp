@@ -6,15 +6,19 @@
 // folder goes with the last of them however they end.
 //   <root>/mpsfw-run-<job>-<host>/rank<k>.pid    the wrapper's PID
 //   <root>/mpsfw-run-<job>-<host>/rank<k>.done   "exit <code> client <yes|no|unknown> pid <pid>"
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace mpsfw::mps {
 
+inline constexpr int kKilled = -1;        // its wrapper died before saying
+inline constexpr int kStillRunning = -2;  // not ended when the wait gave up
+
 struct RankEnd {
   int local_rank = 0;
   long pid = -1;       // the program's
-  int exit_code = -1;  // -1: its wrapper died before saying (killed)
+  int exit_code = -1;  // kKilled or kStillRunning when it has not said
   std::string client;  // "yes", "no", "unknown", or "" when it never said
 };
 
@@ -29,8 +33,11 @@ class NodeRollCall {
   void depart(const RankEnd& end);
   // Every local rank's end, waiting while a rank's wrapper lives without
   // having said; a rank that has not arrived within `arrive_seconds`, or
-  // whose wrapper died without saying, counts as killed (exit_code -1).
-  std::vector<RankEnd> wait_for_all(double arrive_seconds) const;
+  // whose wrapper died without saying, counts as kKilled. `give_up`, asked
+  // between looks, ends the wait: the ranks that have not said count as
+  // kStillRunning (a job whose ranks wait forever on a dead one).
+  std::vector<RankEnd> wait_for_all(double arrive_seconds,
+                                    const std::function<bool()>& give_up = nullptr) const;
   // Removes the folder and the files it made (the node's first rank, last).
   void remove() const;
   // The node's first rank, after arrive(): a process of its own session

@@ -152,6 +152,7 @@ add_case mpsfw_run_clients 2
 add_case mpsfw_run_not_clients 2
 add_case mpsfw_run_killed 2
 add_case mpsfw_run_leader_killed 2
+add_case mpsfw_run_leader_program_killed 2
 add_case mpsfw_run_two_jobs 4
 
 if [ "$LIST" = 1 ]; then
@@ -2038,6 +2039,27 @@ SH
   chmod +x "$W/kill_leader.sh"
   run_wrapped 2 -- --mps on -- "$W/kill_leader.sh"
   expect_rc_nonzero
+  expect_clean_after 10
+}
+
+# The node's first rank's program SIGKILLed while the other rank's waits for
+# it forever (as ranks blocked in MPI on a dead one do): the first rank's
+# wrapper does not wait for that rank, it reports it still running and exits
+# 137, so the launcher ends the job at once; nothing left.
+case_mpsfw_run_leader_program_killed() {
+  make_gpus 1
+  local PROBE=$RUNNER
+  cat >"$W/leader_dies.sh" <<'SH'
+#!/bin/sh
+[ "${OMPI_COMM_WORLD_LOCAL_RANK:-${SLURM_LOCALID:-}}" = 0 ] && { sleep 0.5; kill -9 $$; }
+exec sleep 100
+SH
+  chmod +x "$W/leader_dies.sh"
+  local started=$SECONDS
+  run_wrapped 2 -- --mps on -- "$W/leader_dies.sh"
+  expect_eq "the exit code" "$RC" 137
+  [ $((SECONDS - started)) -lt 30 ] || problem "the job took $((SECONDS - started)) s: the first rank waited for a rank that never ends"
+  expect_text "$ERR" "local rank 1 was still running when the first rank's program had failed"
   expect_clean_after 10
 }
 
