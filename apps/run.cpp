@@ -78,8 +78,8 @@ Options parse(int argc, char** argv) {
                       : arg == "--dir"     ? "mps.directory"
                       : arg == "--report"  ? ""
                                            : nullptr;
-    if (key == nullptr) throw InputError("unknown option '" + arg + "'\n" + kUsage);
-    if (a + 1 >= argc) throw InputError(arg + " needs a value\n" + kUsage);
+    if (key == nullptr) throw UsageError("unknown option '" + arg + "'\n" + kUsage);
+    if (a + 1 >= argc) throw UsageError(arg + " needs a value\n" + kUsage);
     const std::string value = argv[++a];
     if (*key == '\0') {
       o.report = value;
@@ -88,7 +88,7 @@ Options parse(int argc, char** argv) {
     }
   }
   for (++a; a < argc; ++a) o.program.push_back(argv[a]);
-  if (o.program.empty()) throw InputError(std::string("no program after --\n") + kUsage);
+  if (o.program.empty()) throw UsageError(std::string("no program after --\n") + kUsage);
   params.finalize();
   o.config = mps_config_from(params);
   o.config.plan_only = o.dry_run;
@@ -256,6 +256,9 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   try {
     return run(parse(argc, argv));
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "mpsfw-run: error: %s\n", e.what());
+    return kUsageExitCode;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mpsfw-run: error: %s\n", e.what());
     return 1;

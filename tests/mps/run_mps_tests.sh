@@ -2015,6 +2015,11 @@ case_mpsfw_run_not_clients() {
   expect_text "$ERR" "verified clients 0 of 2" "local rank 0 (pid" "local rank 1 (pid" \
     "exit 3) was not a client of its GPU's MPS server"
   expect_clean_after 10
+  # Its own command line: a usage error exits 2, a bad value 1, nothing run.
+  "$RUNNER" --bogus -- true 2>/dev/null
+  expect_eq "mpsfw-run --bogus: the exit code" "$?" 2
+  "$RUNNER" --mps-atp 300 -- true 2>/dev/null
+  expect_eq "mpsfw-run --mps-atp 300: the exit code" "$?" 1
 }
 
 # A program killed by a signal: 128 + 9, and the daemons and folders go.
