@@ -57,9 +57,16 @@ std::string NodeRollCall::file(int rank, const char* what) const {
 void NodeRollCall::arrive() { write_whole(file(local_rank_, "pid"), std::to_string(getpid())); }
 
 void NodeRollCall::depart(const RankEnd& end) {
+  // The folder is gone when the node's first rank gave up waiting (its
+  // program failed) and reported this rank as still running: nothing to say.
   std::ostringstream line;
   line << "exit " << end.exit_code << " client " << end.client << " pid " << end.pid;
-  write_whole(file(local_rank_, "done"), line.str());
+  try {
+    write_whole(file(local_rank_, "done"), line.str());
+  } catch (const Error&) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(dir_, ec)) throw;
+  }
 }
 
 std::vector<RankEnd> NodeRollCall::wait_for_all(double arrive_seconds,
