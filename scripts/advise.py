@@ -265,6 +265,7 @@ def main():
     if bool(args.input) == bool(args.command):
         p.error("give an INPUT or a --command")
     command_point.setup(args, sweep.ROOT, p.error)
+    sweep.check_launcher(args, p.error)
     if args.command and (args.weak or args.set):
         p.error("--command: no --weak or --set (the program's problem is its own)")
     if args.input and not os.path.isfile(args.input):
@@ -334,6 +335,7 @@ def report(args, node, device, study, table, probe, took):
     the exit code. study: (solver or program, throughput unit, scaling, the
     run's steps: None for a command)."""
     name, unit, scaling, steps = study
+    host = node.gpus == 0  # no GPU to share: points are rank counts, costs node-hours
     choice = choose(table, args.tie)
     one = next((m for m in table if m.point.arm == ONE_PER_GPU and m.ran), None)
 
@@ -345,11 +347,11 @@ def report(args, node, device, study, table, probe, took):
         eff = m.throughput / one.throughput if (m.ran and one) else 0
         mark = "  <- chosen" if i == choice.index else ""
         if m.ran:
-            print("  %-18s %6d %14.4g %11.2f %10.4g%s" % (describe(m.point), ranks, m.throughput, eff,
+            print("  %-18s %6d %14.4g %11.2f %10.4g%s" % (describe(m.point, host), ranks, m.throughput, eff,
                                                         m.seconds_per_step, mark))
         else:
-            print("  %-18s %6d  %s" % (describe(m.point), ranks, m.why))
-        rows.append({"point": describe(m.point), "arm": m.point.arm, "ranks_per_gpu": m.point.ranks_per_gpu,
+            print("  %-18s %6d  %s" % (describe(m.point, host), ranks, m.why))
+        rows.append({"point": describe(m.point, host), "arm": m.point.arm, "ranks_per_gpu": m.point.ranks_per_gpu,
                      "cap": m.point.cap, "ranks": ranks, "ran": m.ran,
                      "throughput": m.throughput if m.ran else None,
                      "efficiency": eff if m.ran and one else None,
@@ -373,18 +375,19 @@ def report(args, node, device, study, table, probe, took):
         # A command's probe ran it whole: its run is the forecast.
         f = forecast(steps or 1, m.seconds_per_step, max(node.gpus, 1))
         print("choice: %s, %d ranks: %s (efficiency %.2f of 1 rank per GPU)" % (
-            describe(m.point), ranks, choice.why, choice.efficiency))
-        print("  %s: about %.4g s, %.4g GPU-hours" % ("a run" if args.command else "run.steps %d" % steps,
-                                                     f.seconds, f.gpu_hours))
+            describe(m.point, host), ranks, choice.why, choice.efficiency))
+        print("  %s: about %.4g s, %.4g %s" % ("a run" if args.command else "run.steps %d" % steps,
+                                              f.seconds, f.gpu_hours, "node-hours" if host else "GPU-hours"))
         mpirun, sbatch, env, submit = launch_lines(args, node, m.point, ranks)
         print("launch:\n  %s\nSlurm (%s):" % (mpirun, "your job script" if args.command else "slurm/run.sbatch"))
         for line in sbatch:
             print("  " + line)
         print("  " + submit)
-        result["choice"] = {"index": choice.index, "point": describe(m.point), "arm": m.point.arm,
+        result["choice"] = {"index": choice.index, "point": describe(m.point, host), "arm": m.point.arm,
                             "ranks_per_gpu": m.point.ranks_per_gpu, "cap": m.point.cap, "ranks": ranks,
                             "why": choice.why, "efficiency": choice.efficiency,
-                            "forecast": {"seconds": f.seconds, "gpu_hours": f.gpu_hours},
+                            "forecast": {"seconds": f.seconds, "gpu_hours": None if host else f.gpu_hours,
+                                         "node_hours": f.gpu_hours if host else None},
                             "launch": {"mpirun": mpirun, "sbatch": sbatch, "env": env, "submit": submit}}
     print("probe: %d runs, %.1f s" % (probe.runs, took))
     if args.json:

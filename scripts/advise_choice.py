@@ -19,8 +19,11 @@ class Point:
     cap: int = 0  # MPS active thread percentage; 0: none (or not known yet)
 
 
-def describe(p):
-    """"1/GPU", "8 time-sliced", "8 MPS 25%"."""
+def describe(p, host=False):
+    """"1/GPU", "8 time-sliced", "8 MPS 25%"; on the host (no GPU to share)
+    "1 rank", "8 ranks" (and the MPS arm, never run there, "8 MPS")."""
+    if host and p.arm != MPS:
+        return "%d rank%s" % (p.ranks_per_gpu, "" if p.ranks_per_gpu == 1 else "s")
     if p.arm == ONE_PER_GPU:
         return "1/GPU"
     text = "%d %s" % (p.ranks_per_gpu, p.arm)

@@ -507,6 +507,14 @@ def summary(rows, out_dir, title_note, plots, gpus=0, baseline=None):
         f.write("\n".join(lines))
 
 
+def check_launcher(args, error):
+    """--launcher srun needs an allocation to start ranks in: say so, rather
+    than fail later on the input."""
+    if args.launcher == "srun" and "SLURM_JOB_ID" not in os.environ:
+        error("--launcher srun starts ranks inside a Slurm allocation (salloc, or a job script); "
+              "SLURM_JOB_ID is not set here (use --launcher mpirun outside Slurm)")
+
+
 def launcher(args):
     """The command that starts n ranks: srun (args.nodes, args.srun_mpi) or mpirun."""
     if args.launcher == "srun":
@@ -548,6 +556,7 @@ def main():
     if bool(args.input) == bool(args.command):
         p.error("give an INPUT or a --command (except with --plot-only)")
     command_point.setup(args, ROOT, p.error)
+    check_launcher(args, p.error)
     if args.scaling is None:
         args.scaling = "strong" if args.command else "strong,weak"
     if args.command and args.scaling != "strong":

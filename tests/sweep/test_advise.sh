@@ -34,9 +34,13 @@ advise() { "$python" "$advise" "$@" --solver "$solver" --gpus 0 --steps 3; }
 # One core: 1 rank per "GPU" (the node) runs, 2 ranks are skipped, 1 is chosen.
 taskset -c 0 "$python" "$advise" in.h5 --solver "$solver" --gpus 0 --steps 3 --json one.json \
   > one.log 2>&1 || fail "advise on one core exited $? ($(tail -3 one.log))"
-grep -q "2 time-sliced .*skipped: 2 ranks on 1 cores" one.log || fail "2 ranks on one core were not skipped"
+grep -q "2 ranks .*skipped: 2 ranks on 1 cores" one.log || fail "2 ranks on one core were not skipped"
 grep -q "skipped: no GPU, MPS cannot be active" one.log || fail "the MPS arm was not skipped without a GPU"
-[ "$(json one.json 'r["choice"]["point"]')" = "1/GPU" ] || fail "one core: the choice is not 1 rank"
+[ "$(json one.json 'r["choice"]["point"]')" = "1 rank" ] || fail "one core: the choice is not 1 rank"
+# On the host there is no GPU to share: rank counts and node-hours, not
+# time-slicing and GPU-hours.
+grep -q "GPU-hours\|time-sliced" one.log && fail "advise on the host speaks of GPU-hours or time-slicing"
+grep -q "node-hours" one.log || fail "advise on the host gives no node-hours"
 [ "$(json one.json 'r["run_steps"]')" = 30 ] || fail "run_steps is not the input's 30"
 [ "$(json one.json 'r["choice"]["forecast"]["seconds"] > 0')" = True ] || fail "no forecast"
 
@@ -70,11 +74,11 @@ json weak.json 'r["choice"]["launch"]["mpirun"]' | grep -q -- "$grown" ||
 advise in.h5 --set run.px=1 --set run.py=1 --set run.pz=1 --max-ranks-per-gpu 2 --json failed.json \
   > failed.log 2>&1 || fail "advise with a failing point exited $? ($(tail -3 failed.log))"
 if [ "$cores" -ge 2 ]; then
-  grep -q "2 time-sliced .*failed (exit [0-9]*)" failed.log || fail "the failing point is not marked"
+  grep -q "2 ranks .*failed (exit [0-9]*)" failed.log || fail "the failing point is not marked"
   log=$(grep -o "log /[^ ]*\.log" failed.log | head -1 | cut -c5-)
   [ -s "$log" ] || fail "the failing point's log was not kept ($log)"
 fi
-[ "$(json failed.json 'r["choice"]["point"]')" = "1/GPU" ] || fail "a failed point was chosen"
+[ "$(json failed.json 'r["choice"]["point"]')" = "1 rank" ] || fail "a failed point was chosen"
 
 # On the MPS test double (tests/mps: a fake GPU in a fake /proc, the double
 # first on PATH; no CUDA process ever connects to it): the MPS arm runs with
@@ -132,7 +136,7 @@ fi
 advise ck.h5 --set run.steps=40 --max-ranks-per-gpu 1 --json ck.json > ck.log 2>&1 ||
   fail "advise on a checkpoint exited $? ($(tail -3 ck.log))"
 [ "$(json ck.json 'r["run_steps"]')" = 30 ] || fail "checkpoint: run_steps is not 40 - 10"
-[ "$(json ck.json 'r["choice"]["point"]')" = "1/GPU" ] || fail "checkpoint: its one point did not run"
+[ "$(json ck.json 'r["choice"]["point"]')" = "1 rank" ] || fail "checkpoint: its one point did not run"
 advise ck.h5 --weak > ck_weak.log 2>&1 && fail "advise --weak accepted a heat checkpoint"
 grep -q "ck.h5 cannot be weak-scaled: weak scaling multiplies heat.nx/ny/nz, which heat.initial = dataset cannot grow" \
   ck_weak.log || fail "advise --weak on a checkpoint gives no reason: $(tail -2 ck_weak.log)"
@@ -151,7 +155,7 @@ cmd "./app.sh" --time 'elapsed ([0-9.]+)' --json cmd.json > cmd.log 2>&1 ||
 [ "$(json cmd.json 'r["table"][0]["throughput"]')" = 900.0 ] || fail "1 rank: not 3600 / 4 s runs/h"
 [ "$(json cmd.json 'r["throughput_unit"]')" = runs/h ] || fail "a --time command's unit is not runs/h"
 if [ "$cores" -ge 2 ]; then
-  [ "$(json cmd.json 'r["choice"]["point"]')" = "2 time-sliced" ] || fail "the faster 2-rank point was not chosen"
+  [ "$(json cmd.json 'r["choice"]["point"]')" = "2 ranks" ] || fail "the faster 2-rank point was not chosen"
   line=$(json cmd.json 'r["choice"]["launch"]["mpirun"]')
   [ "$line" = "mpirun -np 2 --bind-to none $wrapper --mps off -- ./app.sh" ] || fail "command launch line: $line"
   # shellcheck disable=SC2086  # the printed line, word by word
@@ -164,13 +168,17 @@ cmd "sleep 0.3" --max-ranks-per-gpu 1 --json wall.json > wall.log 2>&1 || fail "
 [ "$(json wall.json 'r["table"][0]["seconds_per_step"] >= 0.3')" = True ] || fail "the wall clock of sleep 0.3 is under 0.3 s"
 # A run without the figure, or that fails, is marked; none ran: exit 1.
 cmd "./app.sh" --time 'nothing ([0-9]+)' --max-ranks-per-gpu 1 > nofig.log 2>&1 && fail "advise chose without a figure"
-grep -q "1/GPU .*failed (exit 0 but no figure of its speed in its output)" nofig.log || fail "no-figure point not marked"
+grep -q "1 rank .*failed (exit 0 but no figure of its speed in its output)" nofig.log || fail "no-figure point not marked"
 cmd "./app.sh fail" --max-ranks-per-gpu 1 > cmdfail.log 2>&1 && fail "advise chose a failing command"
-grep -q "1/GPU .*failed (exit 3)" cmdfail.log || fail "the command's exit code is not named: $(grep 1/GPU cmdfail.log)"
+grep -q "1 rank .*failed (exit 3)" cmdfail.log || fail "the command's exit code is not named: $(grep "1 rank" cmdfail.log)"
 # Usage errors name the option.
 cmd "./app.sh" --time 'elapsed [0-9]+' > nogroup.log 2>&1 && fail "--time without a group accepted"
 grep -q "put a group" nogroup.log || fail "--time without a group: no clear error"
 "$python" "$advise" in.h5 --command ./app.sh > both.log 2>&1 && fail "an input and a --command accepted together"
+# --launcher srun outside an allocation: said so, not blamed on the input.
+env -u SLURM_JOB_ID "$python" "$advise" in.h5 --solver "$solver" --launcher srun > srun.log 2>&1 &&
+  fail "advise --launcher srun ran outside Slurm"
+grep -q "starts ranks inside a Slurm allocation" srun.log || fail "--launcher srun outside Slurm: $(tail -1 srun.log)"
 grep -q "give an INPUT or a --command" both.log || fail "input and --command: no clear error"
 
 [ "$failures" -gt 0 ] && exit 1

@@ -89,7 +89,7 @@ interrupt sweep_int INT 130 "^$solver $slow .*--report out/runs/" \
   --timeout 3 > advise_timeout.out 2>&1
 rc=$?
 [ "$rc" -ne 0 ] || fail "advise: a probe whose only point timed out exited 0"
-grep -q "1/GPU .*failed (timed out after 3 s (--timeout))" advise_timeout.out ||
+grep -q "1 rank .*failed (timed out after 3 s (--timeout))" advise_timeout.out ||
   fail "advise: the timed-out point is not marked: $(tail -3 advise_timeout.out)"
 grep -q Traceback advise_timeout.out && fail "advise --timeout: a traceback"
 check_clean advise_timeout
