@@ -74,8 +74,8 @@ for c, r in sorted({(c, r) for c, r, _, _ in runs}):
         print("%9s %5d  incomplete" % ("c%d" % c, r))
         continue
     warm = statistics.median(warm_figures)
-    phases = ", ".join("%s %.3f (%.0f%%)" % (name, p["avg"], 100 * p["avg"] / long_["loop_seconds"])
-                       for name, p in long_["phases"].items())
+    phases = ", ".join("%s %.3f (%.0f%%)" % (p["name"], p["avg"], 100 * p["avg"] / long_["loop_seconds"])
+                       for p in long_["phases"].values())
     print("%9d %5d %16.4g %14.4g %10.3f  %s  [MPS: %s]  [%s; loops %s]" % (
         atoms, r, warm, statistics.median(loop_figures), long_["loop_seconds"], phases, long_["mps"],
         " ".join("%.4g" % w for w in warm_figures), " ".join("%.4g" % w for w in loop_figures)))

@@ -60,7 +60,7 @@ def runs(mode):
         except (OSError, ValueError):
             continue
         states.append(m.get("state", "?"))
-        for key, value in re.findall(r"(\w+) ([0-9.]+)", m.get("seconds", "")):
+        for key, value in m.get("seconds", {}).items():
             steps.setdefault(key, []).append(float(value))
     return walls, steps, states
 

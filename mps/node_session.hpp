@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/device/device.hpp"
+#include "core/driver/mps_rank_record.hpp"
 #include "gpu_inventory.hpp"
 #include "gpu_plan.hpp"
 #include "launcher.hpp"
@@ -101,6 +102,7 @@ struct MpsStatus {
   std::vector<long> daemon_pids, server_pids;  // known on the leader
   int verified = 0, expected = 0;              // ranks of this node
   std::vector<std::string> per_rank;           // on the leader: one line per local rank
+  std::vector<MpsRankRecord> rank_records;     // the same as numbers and flags
   std::array<double, kMpsSteps> seconds{};     // this rank's, by MpsStep
 };
 

@@ -83,6 +83,10 @@ void NodeSession::verify_clients(MPI_Comm node, const DeviceBinding& device) {
            << ", MPS attribute " << x[2] << ", " << (client ? "in" : "NOT in")
            << " the server's client list" << elsewhere;
       status_.per_rank.push_back(line.str());
+      status_.rank_records.push_back({r, x[0], gpus_[g].uuid, gpus_[g].mig, static_cast<int>(x[4]),
+                                      gpus_[g].pinned, static_cast<int>(x[3]), want > 0 ? want : 0,
+                                      static_cast<int>(x[2]), client && elsewhere.empty(),
+                                      ok[static_cast<size_t>(r)] == 1});
       if (!ok[static_cast<size_t>(r)]) reasons += (reasons.empty() ? "" : "; ") + line.str();
     }
   }

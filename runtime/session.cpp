@@ -186,19 +186,15 @@ void Session::add_mps_to_report(RunReport* report) const {
   report->mps_daemon_pids = m.daemon_pids;
   report->mps_server_pids = m.server_pids;
   report->mps_per_rank = m.per_rank;
+  report->mps_ranks = m.rank_records;
   // Each step's slowest rank: the seconds an MPS job's start and end cost.
   std::array<double, mps::kMpsSteps> slowest{};
   MPSFW_MPI_CHECK(MPI_Allreduce(m.seconds.data(), slowest.data(), static_cast<int>(mps::kMpsSteps),
                                 MPI_DOUBLE, MPI_MAX, env_.world()));
-  std::string seconds;
   for (size_t i = 0; i < mps::kMpsSteps; ++i) {
     if (slowest[i] <= 0) continue;
-    char value[32];
-    std::snprintf(value, sizeof value, " %.3f", slowest[i]);
-    seconds += (seconds.empty() ? "" : ", ") +
-               std::string(mps::to_string(static_cast<mps::MpsStep>(i))) + value;
+    report->mps_seconds.emplace_back(mps::to_string(static_cast<mps::MpsStep>(i)), slowest[i]);
   }
-  d.emplace_back("seconds", seconds);
 }
 
 Session::~Session() {

@@ -101,11 +101,9 @@ def steps_left(args):
 
 
 def cap_of(report):
-    """The cap every rank ran at (its verification line), 0 without MPS."""
-    for line in report.get("mps_details", {}).get("per_rank", []):
-        m = re.search(r", cap (\d+)%", line)
-        if m:
-            return int(m.group(1))
+    """The cap the ranks ran at (their MPS check), 0 without MPS."""
+    for rank in report.get("mps_details", {}).get("per_rank", []):
+        return int(rank.get("cap", 0))
     return 0
 
 

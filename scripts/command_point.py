@@ -108,10 +108,11 @@ def mps_details(run):
         state = WATCHED[state] if ranks > 0 and verified == ranks else "NOT active"
         if state == "NOT active":
             reason = "%d of %d ranks' programs never in their GPU server's client list" % (ranks - verified, ranks)
-    cap = ", cap %d%%" % mps.get("cap", 0) if mps.get("state") in WATCHED else ""
-    per_rank = ["local rank %d: pid %d, exit %d, client %s%s" % (
-        e.get("local_rank", -1), e.get("pid", 0), e.get("exit", -1), e.get("client", "?"), cap)
-        for e in run.get("per_rank", [])]
+    watched = mps.get("state") in WATCHED
+    # As a solver's run.json gives it (mps_details.per_rank), with what mpsfw-run knows.
+    per_rank = [{"local_rank": e.get("local_rank", -1), "pid": e.get("pid", 0), "exit": e.get("exit", -1),
+                 "cap": mps.get("cap", 0) if watched else 0, "in_client_list": e.get("client") == "yes",
+                 "verified": watched and e.get("client") == "yes"} for e in run.get("per_rank", [])]
     return {"state": state, "reason": reason, "verified_clients": verified,
             "expected_clients": ranks if mps.get("state") in WATCHED else 0, "per_rank": per_rank}
 

@@ -247,10 +247,7 @@ print("  cpu_placement (rank 0): %s" % details.get("cpu_placement"))
 on_node = 0
 rows = details.get("per_rank", [])
 for row in rows:
-    m = re.match(r"local rank (\d+) \(pid (\d+)\): GPU (\S+?),", row)
-    if not m:
-        continue
-    rank, pid, gpu = int(m.group(1)), int(m.group(2)), m.group(3)
+    rank, pid, gpu = row["local_rank"], row["pid"], row["gpu"]
     mine, local = allowed.get(pid, set()), near.get(gpu, set())
     inside = bool(mine) and bool(local) and mine <= local
     on_node += inside

@@ -289,7 +289,7 @@ def point_row(point, report):
     verified, expected = int(m.get("verified_clients", "0") or 0), int(m.get("expected_clients", "0") or 0)
     asked = point["mode"] != "timeslice"
     got = state.startswith("active") and expected > 0 and verified == expected
-    sms = [l.split(" SMs")[0].split(", ")[-1] for l in m.get("per_rank", []) if " SMs" in l]
+    sms = [str(rank["sms"]) for rank in m.get("per_rank", []) if "sms" in rank]
     return {
         "scaling": point["scaling"], "ranks_per_gpu": point["rpg"], "ranks": point["ranks"],
         "mode": point["mode"], "repeat": point["repeat"], "backend": r["backend"],

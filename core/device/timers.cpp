@@ -1,6 +1,7 @@
 #include "timers.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "core/base/text_fields.hpp"
 #include "core/parallel/mpi_check.hpp"
@@ -82,9 +83,13 @@ std::vector<PhaseStats> PhaseTimers::reduce(MPI_Comm comm) const {
   MPSFW_MPI_CHECK(MPI_Allreduce(mine.data(), sums.data(), n, MPI_DOUBLE, MPI_SUM, comm));
   int ranks = 1;
   MPSFW_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  std::vector<double> every(names.size() * static_cast<size_t>(ranks));
+  MPSFW_MPI_CHECK(MPI_Allgather(mine.data(), n, MPI_DOUBLE, every.data(), n, MPI_DOUBLE, comm));
   std::vector<PhaseStats> out;
   for (size_t i = 0; i < names.size(); ++i) {
-    out.push_back({names[i], mins[i], sums[i] / ranks, maxs[i]});
+    std::vector<double> per_rank(static_cast<size_t>(ranks));
+    for (size_t r = 0; r < per_rank.size(); ++r) per_rank[r] = every[r * names.size() + i];
+    out.push_back({names[i], mins[i], sums[i] / ranks, maxs[i], std::move(per_rank)});
   }
   return out;
 }

@@ -12,6 +12,7 @@ namespace mpsfw {
 struct PhaseStats {
   std::string name;
   double min = 0, avg = 0, max = 0;  // seconds, over ranks
+  std::vector<double> per_rank;      // seconds, in rank order
 };
 
 class PhaseTimers {
@@ -21,7 +22,8 @@ class PhaseTimers {
   double seconds(const std::string& phase) const;
 
   // Collective over `comm`: each phase any rank timed, with its least,
-  // mean and most seconds over the ranks (0 s where a rank never timed it).
+  // mean and most seconds over the ranks and each rank's (0 s where a rank
+  // never timed it).
   std::vector<PhaseStats> reduce(MPI_Comm comm) const;
 
   // A timeline from now on: each Scope's phase, start and end (seconds since

@@ -103,6 +103,15 @@ RunReport start_job_report(const std::string& solver, const Params& params,
   r.global_cells = d.global_cells();
   r.device_per_rank = gather_strings(d.comm(), "rank " + std::to_string(d.rank()) + " on " + host +
                                                    ": " + device_text(device) + detail);
+  const std::vector<std::string> hosts = gather_strings(d.comm(), host);
+  const std::vector<std::string> names = gather_strings(d.comm(), device.name);
+  const int mine[3] = {device.gpu, device.multiprocessors, device.mps_enabled};
+  std::vector<int> all(3 * hosts.size());
+  MPSFW_MPI_CHECK(MPI_Gather(mine, 3, MPI_INT, all.data(), 3, MPI_INT, 0, d.comm()));
+  for (size_t k = 0; k < hosts.size(); ++k) {
+    r.devices.push_back(
+        {static_cast<int>(k), hosts[k], names[k], all[3 * k], all[3 * k + 1], all[3 * k + 2]});
+  }
   return r;
 }
 
@@ -219,6 +228,13 @@ std::string report_json(const RunReport& r) {
   j.begin_array("global_cells");
   j.element(r.global_cells.x).element(r.global_cells.y).element(r.global_cells.z).end_array();
   j.begin_array("devices");
+  for (const DeviceRecord& d : r.devices) {
+    j.begin_object().value("rank", d.rank).value("host", d.host).value("name", d.name);
+    j.value("gpu", d.gpu).value("multiprocessors", d.multiprocessors);
+    j.value("mps_enabled", d.mps_enabled).end_object();
+  }
+  j.end_array();
+  j.begin_array("devices_text");
   for (const std::string& d : r.device_per_rank) j.element(d);
   j.end_array();
   j.value("steps", static_cast<std::int64_t>(r.steps)).value("loop_seconds", r.loop_seconds);
@@ -234,9 +250,16 @@ std::string report_json(const RunReport& r) {
   j.begin_object("weak_scaling").begin_array("keys");
   for (const std::string& k : r.weak_scaling_keys) j.element(k);
   j.end_array().value("refusal", r.weak_scaling_refusal).end_object();
+  // Keys scripts can name (halo_wait); the name as printed beside them.
   j.begin_object("phases");
   for (const PhaseStats& p : r.phases) {
-    j.begin_object(p.name).value("min", p.min).value("avg", p.avg).value("max", p.max).end_object();
+    std::string key = p.name;
+    std::replace(key.begin(), key.end(), ' ', '_');
+    j.begin_object(key).value("name", p.name);
+    j.value("min", p.min).value("avg", p.avg).value("max", p.max);
+    j.begin_array("per_rank");
+    for (double s : p.per_rank) j.element(s);
+    j.end_array().end_object();
   }
   j.end_object();
   j.begin_object("memory_bytes_per_rank");
@@ -254,7 +277,19 @@ std::string report_json(const RunReport& r) {
   j.begin_array("server_pids");
   for (long p : r.mps_server_pids) j.element(static_cast<std::int64_t>(p));
   j.end_array();
+  j.begin_object("seconds");
+  for (const auto& [step, s] : r.mps_seconds) j.value(step, s);
+  j.end_object();
   j.begin_array("per_rank");
+  for (const MpsRankRecord& m : r.mps_ranks) {
+    j.begin_object().value("local_rank", m.local_rank).value("pid", std::int64_t{m.pid});
+    j.value("gpu", m.gpu).value("mig", m.mig).value("cap", m.cap).value("pinned_limit", m.pinned);
+    j.value("sms", m.sms).value("expected_sms", m.expected_sms);
+    j.value("mps_attribute", m.mps_attribute).value("in_client_list", m.in_client_list);
+    j.value("verified", m.verified).end_object();
+  }
+  j.end_array();
+  j.begin_array("per_rank_text");
   for (const std::string& line : r.mps_per_rank) j.element(line);
   j.end_array();
   j.end_object();

@@ -11,6 +11,7 @@
 
 #include "core/base/backend.hpp"
 #include "core/device/timers.hpp"
+#include "core/driver/mps_rank_record.hpp"
 #include "core/input/params.hpp"
 #include "core/mesh/box.hpp"
 #include "core/parallel/string_gather.hpp"
@@ -38,7 +39,17 @@ struct ReportParameter {
 
 // run.json's layout version (docs/run-report.md): raised when a key changes
 // meaning or type, not when one is added.
-inline constexpr int kRunReportSchemaVersion = 1;
+inline constexpr int kRunReportSchemaVersion = 2;
+
+// One rank's device as run.json gives it to scripts (`devices`).
+struct DeviceRecord {
+  int rank = 0;
+  std::string host;
+  std::string name;         // "NVIDIA H200", or "host (8 OpenMP threads)"
+  int gpu = -1;             // CUDA device ordinal; -1 on the host backend
+  int multiprocessors = 0;  // SMs the rank may use (an MPS cap lowers it)
+  int mps_enabled = -1;     // cudaDevAttrMpsEnabled: 1, 0; -1 on the host
+};
 
 struct RunReport {
   std::string solver, input_file, version;
@@ -50,6 +61,7 @@ struct RunReport {
   int ranks = 1;
   Int3 rank_grid, global_cells;
   std::vector<std::string> device_per_rank;  // "rank 0 on node1: cuda:0 NVIDIA H200"
+  std::vector<DeviceRecord> devices;         // the same as fields (rank 0)
   long steps = 0;
   // How the run ended: "completed" (reached run.steps) or "stopped" (by
   // `stop_signal`, e.g. "SIGTERM", or at the wall limit `wall_limit`, e.g.
@@ -89,6 +101,8 @@ struct RunReport {
   std::string job_id;
   std::string command_line;
   std::vector<std::string> mps_per_rank;  // node 0's ranks: cap, SMs, client or not
+  std::vector<MpsRankRecord> mps_ranks;   // the same as fields
+  std::vector<std::pair<std::string, double>> mps_seconds;  // each MPS step's slowest rank
 };
 
 // What every solver's report starts with: solver name, version, build, input

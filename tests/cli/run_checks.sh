@@ -145,7 +145,26 @@ if len(r.get("devices", [])) != 4:
     problems.append("devices lists %d ranks, expected 4" % len(r.get("devices", [])))
 # The layout of docs/run-report.md: version, job facts, numbers as numbers.
 import re
-want("schema_version", 1)
+want("schema_version", 2)
+# Every value a script reads is a number or an object; the prose stands beside it.
+devices = r.get("devices", [])
+if [d.get("rank") for d in devices] != [0, 1, 2, 3] or not all(
+        isinstance(d.get("host"), str) and isinstance(d.get("gpu"), int) and
+        isinstance(d.get("multiprocessors"), int) for d in devices):
+    problems.append("devices %r: expected objects with rank, host, gpu, multiprocessors" % devices[:1])
+if len(r.get("devices_text", [])) != 4:
+    problems.append("devices_text lists %d ranks, expected 4" % len(r.get("devices_text", [])))
+for key, p in r.get("phases", {}).items():
+    if " " in key or not isinstance(p.get("name"), str) or len(p.get("per_rank", [])) != 4 or \
+            abs(max(p["per_rank"]) - p.get("max", -1)) > 1e-12:
+        problems.append("phases[%r] %r: expected a key without spaces, its name, 4 per_rank "
+                        "seconds whose largest is max" % (key, p))
+if "halo_wait" not in r.get("phases", {}):
+    problems.append("no phases['halo_wait'] (keys: %r)" % list(r.get("phases", {})))
+if not isinstance(r.get("mps_details", {}).get("seconds"), dict) or not all(
+        isinstance(v, float) for v in r["mps_details"]["seconds"].values()):
+    problems.append("mps_details.seconds %r: expected an object of numbers"
+                    % r.get("mps_details", {}).get("seconds"))
 types = {"timestamp": str, "job_id": str, "command_line": str, "hosts": list, "git_revision": str,
          "loop_seconds": float, "updates_per_second": float, "parameters": dict, "mps_details": dict}
 for key, kind in types.items():

@@ -194,7 +194,7 @@ TEST(MpsPolicy, StatesReadAsTheReportSaysThem) {
   EXPECT_STREQ(to_string(MpsState::NotActive), "NOT active");
 }
 
-// mps_details.seconds is "name value, ...": one distinct word per step.
+// mps_details.seconds is an object keyed by step: one distinct word per step.
 TEST(MpsPolicy, StepsHaveDistinctOneWordNames) {
   std::vector<std::string> names;
   for (size_t i = 0; i < kMpsSteps; ++i) {
