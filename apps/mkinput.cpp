@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/base/paths.hpp"
-#include "core/device/build_info.hpp"
-#include "core/input/command_line.hpp"
-#include "core/input/params.hpp"
-#include "runtime/input_writer.hpp"
-#include "solvers/builtin_workloads.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/paths.hpp>
+#include <mpsfw/core/device/build_info.hpp>
+#include <mpsfw/core/input/command_line.hpp>
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/runtime/input_writer.hpp>
+#include <mpsfw/solvers/builtin_workloads.hpp>
 
 namespace {
 

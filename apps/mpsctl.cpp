@@ -31,15 +31,15 @@
 #include <utility>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/device/build_info.hpp"
-#include "core/input/params.hpp"
-#include "mps/cap_policy.hpp"
-#include "mps/control.hpp"
-#include "mps/gpu_inventory.hpp"
-#include "mps/mps_config.hpp"
-#include "mps/node_session.hpp"
-#include "mps/session_dir.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/build_info.hpp>
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/mps/cap_policy.hpp>
+#include <mpsfw/mps/control.hpp>
+#include <mpsfw/mps/gpu_inventory.hpp>
+#include <mpsfw/mps/mps_config.hpp>
+#include <mpsfw/mps/node_session.hpp>
+#include <mpsfw/mps/session_dir.hpp>
 
 namespace {
 

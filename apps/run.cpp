@@ -26,15 +26,15 @@
 #include <thread>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/base/json_writer.hpp"
-#include "core/input/params.hpp"
-#include "mps/client_watch.hpp"
-#include "mps/control.hpp"
-#include "mps/launcher.hpp"
-#include "mps/mps_config.hpp"
-#include "mps/node_roll_call.hpp"
-#include "mps/node_session.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/json_writer.hpp>
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/mps/client_watch.hpp>
+#include <mpsfw/mps/control.hpp>
+#include <mpsfw/mps/launcher.hpp>
+#include <mpsfw/mps/mps_config.hpp>
+#include <mpsfw/mps/node_roll_call.hpp>
+#include <mpsfw/mps/node_session.hpp>
 
 namespace {
 

@@ -3,8 +3,8 @@
 //   mpirun -np N solver input.h5 [--set k=v ...] [--backend ...] [--output F] [--report F]
 // Errors in the input stop every rank with one message and exit code 1;
 // errors during the run abort the whole job (no rank left hanging).
-#include "runtime/solver_main.hpp"
-#include "solvers/builtin_workloads.hpp"
+#include <mpsfw/runtime/solver_main.hpp>
+#include <mpsfw/solvers/builtin_workloads.hpp>
 
 int main(int argc, char** argv) {
   return mpsfw::solver_main(argc, argv, mpsfw::builtin_workloads());

@@ -8,7 +8,7 @@
 #include <exception>
 #include <vector>
 
-#include "core/device/cuda_check.hpp"
+#include <mpsfw/core/device/cuda_check.hpp>
 
 namespace mpsfw::bench {
 

@@ -3,7 +3,7 @@
 // data, and a main() that reports a failure and stops every rank.
 #include <functional>
 
-#include "core/device/memory.hpp"
+#include <mpsfw/core/device/memory.hpp>
 
 namespace mpsfw::bench {
 

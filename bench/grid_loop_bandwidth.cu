@@ -17,11 +17,11 @@
 #include <cstring>
 
 #include "bench/bench_support.hpp"
-#include "core/device/cuda_check.hpp"
-#include "core/grid/grid_loops.hpp"
-#include "core/particles/cuda_exec.cuh"
 #include "examples/wave/wave_physics.hpp"
-#include "solvers/heat/heat_physics.hpp"
+#include <mpsfw/core/device/cuda_check.hpp>
+#include <mpsfw/core/grid/grid_loops.hpp>
+#include <mpsfw/core/particles/cuda_exec.cuh>
+#include <mpsfw/solvers/heat/heat_physics.hpp>
 
 namespace {
 

@@ -42,14 +42,14 @@
 #include "bench/bench_support.hpp"
 #include "bench/heat_update_shapes.hpp"
 #include "bench/heat_update_variants.hpp"
-#include "core/comm/halo_pushes.hpp"
-#include "core/device/cuda_check.hpp"
-#include "core/device/device.hpp"
-#include "core/driver/time_loop.hpp"
-#include "core/grid/overlap_boxes.hpp"
-#include "solvers/heat/heat_config.hpp"
-#include "solvers/heat/heat_kernels.hpp"
-#include "solvers/heat/heat_solver.hpp"
+#include <mpsfw/core/comm/halo_pushes.hpp>
+#include <mpsfw/core/device/cuda_check.hpp>
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/driver/time_loop.hpp>
+#include <mpsfw/core/grid/overlap_boxes.hpp>
+#include <mpsfw/solvers/heat/heat_config.hpp>
+#include <mpsfw/solvers/heat/heat_kernels.hpp>
+#include <mpsfw/solvers/heat/heat_solver.hpp>
 
 namespace {
 

@@ -23,11 +23,11 @@
 #include <vector>
 
 #include "bench/bench_support.hpp"
-#include "core/device/device.hpp"
-#include "core/driver/time_loop.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "solvers/heat/heat_config.hpp"
-#include "solvers/heat/heat_solver.hpp"
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/driver/time_loop.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/solvers/heat/heat_config.hpp>
+#include <mpsfw/solvers/heat/heat_solver.hpp>
 
 namespace {
 

@@ -29,17 +29,17 @@
 #include <vector>
 
 #include "bench/bench_support.hpp"
-#include "core/base/error.hpp"
-#include "core/comm/field_halos.hpp"
-#include "core/comm/region_copy.hpp"
-#include "core/device/device.hpp"
-#include "core/device/peer_memory.hpp"
-#include "core/driver/time_loop.hpp"
-#include "core/grid/overlap_boxes.hpp"
-#include "solvers/heat/heat_config.hpp"
-#include "solvers/heat/heat_initial.hpp"
-#include "solvers/heat/heat_kernels.hpp"
-#include "solvers/heat/heat_solver.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/comm/field_halos.hpp>
+#include <mpsfw/core/comm/region_copy.hpp>
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/device/peer_memory.hpp>
+#include <mpsfw/core/driver/time_loop.hpp>
+#include <mpsfw/core/grid/overlap_boxes.hpp>
+#include <mpsfw/solvers/heat/heat_config.hpp>
+#include <mpsfw/solvers/heat/heat_initial.hpp>
+#include <mpsfw/solvers/heat/heat_kernels.hpp>
+#include <mpsfw/solvers/heat/heat_solver.hpp>
 
 namespace {
 

@@ -32,11 +32,11 @@
 #include <string>
 #include <vector>
 
-#include "core/device/device.hpp"
-#include "core/mesh/field_layout.hpp"
-#include "solvers/heat/heat_columns_kokkos.hpp"
-#include "solvers/heat/heat_kernels.hpp"
-#include "solvers/heat/heat_physics.hpp"
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
+#include <mpsfw/solvers/heat/heat_columns_kokkos.hpp>
+#include <mpsfw/solvers/heat/heat_kernels.hpp>
+#include <mpsfw/solvers/heat/heat_physics.hpp>
 
 namespace {
 

@@ -2,8 +2,8 @@
 #include <string>
 
 #include "bench/heat_update_shapes.hpp"
-#include "core/base/error.hpp"
-#include "solvers/heat/heat_update.cuh"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/solvers/heat/heat_update.cuh>
 
 namespace mpsfw::bench {
 namespace {

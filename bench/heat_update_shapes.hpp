@@ -4,9 +4,9 @@
 // kernel (solvers/heat/heat_update.cuh) at more shapes.
 #include <vector>
 
-#include "core/mesh/box.hpp"
-#include "core/mesh/field_layout.hpp"
-#include "solvers/heat/heat_physics.hpp"
+#include <mpsfw/core/mesh/box.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
+#include <mpsfw/solvers/heat/heat_physics.hpp>
 
 namespace mpsfw::bench {
 

@@ -5,10 +5,10 @@
 #include <string>
 
 #include "bench/heat_update_variants.hpp"
-#include "core/base/error.hpp"
-#include "core/device/cuda_check.hpp"
-#include "solvers/heat/heat_update.cuh"
-#include "solvers/heat/heat_update_pairs.cuh"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/cuda_check.hpp>
+#include <mpsfw/solvers/heat/heat_update.cuh>
+#include <mpsfw/solvers/heat/heat_update_pairs.cuh>
 
 namespace mpsfw::bench {
 namespace {

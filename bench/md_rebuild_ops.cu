@@ -25,17 +25,17 @@
 #include "bench/bench_support.hpp"
 #include "bench/md_rebuild_ops_kokkos.hpp"
 #include "bench/primitive_timing.hpp"
-#include "core/base/error.hpp"
-#include "core/device/device.hpp"
-#include "core/device/memory.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/particles/cuda_exec.cuh"
-#include "core/particles/ghost_lists.hpp"
-#include "core/particles/particle_exchange.hpp"
-#include "core/particles/subdomain.hpp"
-#include "solvers/md/md_config.hpp"
-#include "solvers/md/md_initial.hpp"
-#include "solvers/md/md_store.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/particles/cuda_exec.cuh>
+#include <mpsfw/core/particles/ghost_lists.hpp>
+#include <mpsfw/core/particles/particle_exchange.hpp>
+#include <mpsfw/core/particles/subdomain.hpp>
+#include <mpsfw/solvers/md/md_config.hpp>
+#include <mpsfw/solvers/md/md_initial.hpp>
+#include <mpsfw/solvers/md/md_store.hpp>
 
 namespace {
 

@@ -1,7 +1,7 @@
 #include "bench/md_rebuild_ops_kokkos.hpp"
 
 #include "bench/primitive_timing.hpp"
-#include "core/particles/kokkos_exec.hpp"
+#include <mpsfw/core/particles/kokkos_exec.hpp>
 
 namespace mpsfw::bench {
 

@@ -1,5 +1,5 @@
 #include "bench/md_rebuild_ops_kokkos.hpp"
-#include "core/base/error.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw::bench {
 

@@ -13,11 +13,11 @@
 #include <string>
 
 #include "bench/bench_support.hpp"
-#include "core/comm/halo_regions.hpp"
-#include "core/comm/region_copy.hpp"
-#include "core/device/cuda_check.hpp"
-#include "core/device/device.hpp"
-#include "core/device/peer_memory.hpp"
+#include <mpsfw/core/comm/halo_regions.hpp>
+#include <mpsfw/core/comm/region_copy.hpp>
+#include <mpsfw/core/device/cuda_check.hpp>
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/device/peer_memory.hpp>
 
 namespace {
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "bench/bench_support.hpp"
-#include "core/base/hd.hpp"
-#include "core/device/memory.hpp"
+#include <mpsfw/core/base/hd.hpp>
+#include <mpsfw/core/device/memory.hpp>
 
 namespace mpsfw::bench {
 

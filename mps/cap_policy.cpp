@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <limits>
 
-#include "core/base/error.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw::mps {
 

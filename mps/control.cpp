@@ -14,7 +14,7 @@
 #include <sstream>
 #include <thread>
 
-#include "core/base/error.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw::mps {
 namespace {

@@ -7,9 +7,9 @@
 #include <optional>
 #include <sstream>
 
-#include "core/base/error.hpp"
 #include "nvml_inventory.hpp"
 #include "process.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw::mps {
 namespace {

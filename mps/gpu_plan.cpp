@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "core/base/error.hpp"
-#include "core/device/device.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/device.hpp>
 
 namespace mpsfw::mps {
 

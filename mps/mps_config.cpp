@@ -3,7 +3,7 @@
 #include <cctype>
 #include <cstdlib>
 
-#include "core/base/error.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw::mps {
 

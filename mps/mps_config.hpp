@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "cap_policy.hpp"
-#include "core/input/params.hpp"
-#include "core/io/input_file.hpp"
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/io/input_file.hpp>
 
 namespace mpsfw::mps {
 

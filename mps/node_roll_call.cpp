@@ -12,9 +12,9 @@
 #include <sstream>
 #include <thread>
 
-#include "core/base/error.hpp"
 #include "process.hpp"
 #include "session_dir.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw::mps {
 

@@ -16,12 +16,12 @@
 #include <thread>
 
 #include "cap_policy.hpp"
-#include "core/base/error.hpp"
-#include "core/base/text_fields.hpp"
-#include "core/device/device.hpp"
-#include "core/parallel/mpi_check.hpp"
-#include "core/parallel/string_gather.hpp"
 #include "numa_placement.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/text_fields.hpp>
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
+#include <mpsfw/core/parallel/string_gather.hpp>
 
 namespace mpsfw::mps {
 namespace fs = std::filesystem;

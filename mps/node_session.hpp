@@ -27,14 +27,14 @@
 #include <string>
 #include <vector>
 
-#include "core/device/device.hpp"
-#include "core/driver/mps_rank_record.hpp"
 #include "gpu_inventory.hpp"
 #include "gpu_plan.hpp"
 #include "launcher.hpp"
 #include "mps_config.hpp"
 #include "session_dir.hpp"
 #include "watchdog.hpp"
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/driver/mps_rank_record.hpp>
 
 namespace mpsfw::mps {
 

@@ -14,10 +14,10 @@
 
 #include "cap_policy.hpp"
 #include "control.hpp"
-#include "core/parallel/collective.hpp"
-#include "core/parallel/mpi_check.hpp"
 #include "fault_report.hpp"
 #include "node_session.hpp"
+#include <mpsfw/core/parallel/collective.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace mpsfw::mps {
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "core/base/error.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw::mps {
 namespace {

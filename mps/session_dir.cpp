@@ -12,10 +12,10 @@
 
 #include "cap_policy.hpp"
 #include "control.hpp"
-#include "core/base/error.hpp"
-#include "core/base/text_fields.hpp"
 #include "gpu_probe.hpp"
 #include "process.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/text_fields.hpp>
 
 namespace mpsfw::mps {
 namespace fs = std::filesystem;

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/base/wall_limit.hpp"
-#include "core/device/device.hpp"
-#include "core/device/memory_preflight.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/parallel/collective.hpp"
-#include "core/parallel/string_gather.hpp"
-#include "mps/gpu_inventory.hpp"
+#include <mpsfw/core/base/wall_limit.hpp>
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/device/memory_preflight.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
+#include <mpsfw/core/parallel/string_gather.hpp>
+#include <mpsfw/mps/gpu_inventory.hpp>
 
 namespace mpsfw {
 namespace {

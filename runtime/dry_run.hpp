@@ -7,10 +7,10 @@
 #include <cstdio>
 #include <string>
 
-#include "core/driver/workload.hpp"
-#include "core/input/run_config.hpp"
-#include "core/mesh/box.hpp"
 #include "session.hpp"
+#include <mpsfw/core/driver/workload.hpp>
+#include <mpsfw/core/input/run_config.hpp>
+#include <mpsfw/core/mesh/box.hpp>
 
 namespace mpsfw {
 

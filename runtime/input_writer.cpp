@@ -8,13 +8,13 @@
 #include <map>
 #include <sstream>
 
-#include "core/base/atomic_file.hpp"
-#include "core/base/error.hpp"
-#include "core/base/number_text.hpp"
-#include "core/input/param_attributes.hpp"
-#include "core/io/h5_io.hpp"
-#include "core/io/input_file.hpp"
-#include "mps/mps_config.hpp"
+#include <mpsfw/core/base/atomic_file.hpp>
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/number_text.hpp>
+#include <mpsfw/core/input/param_attributes.hpp>
+#include <mpsfw/core/io/h5_io.hpp>
+#include <mpsfw/core/io/input_file.hpp>
+#include <mpsfw/mps/mps_config.hpp>
 
 namespace mpsfw {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/driver/workload.hpp"
-#include "core/input/params.hpp"
+#include <mpsfw/core/driver/workload.hpp>
+#include <mpsfw/core/input/params.hpp>
 
 namespace mpsfw {
 

@@ -9,8 +9,8 @@
 #include <cstring>
 #include <string>
 
-#include "core/base/error.hpp"
-#include "core/driver/report.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/driver/report.hpp>
 
 namespace mpsfw {
 namespace {

@@ -5,11 +5,11 @@
 #include <utility>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/parallel/collective.hpp"
-#include "core/parallel/mpi_check.hpp"
-#include "core/parallel/node_cores.hpp"
-#include "mps/launcher.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
+#include <mpsfw/core/parallel/node_cores.hpp>
+#include <mpsfw/mps/launcher.hpp>
 
 namespace mpsfw {
 

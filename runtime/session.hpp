@@ -27,13 +27,13 @@
 #include <memory>
 #include <string>
 
-#include "core/device/device.hpp"
-#include "core/driver/report.hpp"
-#include "core/input/command_line.hpp"
-#include "core/io/input_file.hpp"
-#include "core/parallel/mpi_env.hpp"
-#include "mps/mps_config.hpp"
-#include "mps/node_session.hpp"
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/driver/report.hpp>
+#include <mpsfw/core/input/command_line.hpp>
+#include <mpsfw/core/io/input_file.hpp>
+#include <mpsfw/core/parallel/mpi_env.hpp>
+#include <mpsfw/mps/mps_config.hpp>
+#include <mpsfw/mps/node_session.hpp>
 
 namespace mpsfw {
 

@@ -7,23 +7,23 @@
 #include <utility>
 #include <vector>
 
-#include "core/base/atomic_file.hpp"
-#include "core/base/error.hpp"
-#include "core/base/paths.hpp"
-#include "core/base/wall_limit.hpp"
-#include "core/device/build_info.hpp"
-#include "core/device/kokkos_options.hpp"
-#include "core/device/kokkos_runtime.hpp"
-#include "core/driver/time_loop.hpp"
-#include "core/input/checkpoint.hpp"
-#include "core/io/h5_io.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/parallel/collective.hpp"
-#include "core/parallel/stop_request.hpp"
 #include "dry_run.hpp"
 #include "input_writer.hpp"
 #include "output_lock.hpp"
 #include "session.hpp"
+#include <mpsfw/core/base/atomic_file.hpp>
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/paths.hpp>
+#include <mpsfw/core/base/wall_limit.hpp>
+#include <mpsfw/core/device/build_info.hpp>
+#include <mpsfw/core/device/kokkos_options.hpp>
+#include <mpsfw/core/device/kokkos_runtime.hpp>
+#include <mpsfw/core/driver/time_loop.hpp>
+#include <mpsfw/core/input/checkpoint.hpp>
+#include <mpsfw/core/io/h5_io.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
+#include <mpsfw/core/parallel/stop_request.hpp>
 
 namespace mpsfw {
 namespace {

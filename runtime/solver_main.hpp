@@ -15,7 +15,7 @@
 #include <string>
 #include <utility>
 
-#include "core/driver/workload.hpp"
+#include <mpsfw/core/driver/workload.hpp>
 
 namespace mpsfw {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The solvers this build compiled in (every folder of solvers/), registered.
-#include "core/driver/workload.hpp"
+#include <mpsfw/core/driver/workload.hpp>
 
 namespace mpsfw {
 

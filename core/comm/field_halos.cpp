@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <array>
 
-#include "core/base/error.hpp"
-#include "core/device/memory.hpp"
-#include "core/parallel/mpi_check.hpp"
 #include "halo_regions.hpp"
 #include "neighbour_messages.hpp"
 #include "peer_links.hpp"
 #include "region_copy.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace mpsfw {
 

@@ -41,16 +41,16 @@
 #include <string>
 #include <vector>
 
-#include "core/base/backend.hpp"
-#include "core/comm/halo_pushes.hpp"
-#include "core/comm/halo_transport.hpp"
-#include "core/comm/region_copy.hpp"
-#include "core/comm/step_handshake.hpp"
-#include "core/comm/step_ordering.hpp"
-#include "core/device/peer_memory.hpp"
-#include "core/device/timers.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/mesh/field_layout.hpp"
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/comm/halo_pushes.hpp>
+#include <mpsfw/core/comm/halo_transport.hpp>
+#include <mpsfw/core/comm/region_copy.hpp>
+#include <mpsfw/core/comm/step_handshake.hpp>
+#include <mpsfw/core/comm/step_ordering.hpp>
+#include <mpsfw/core/device/peer_memory.hpp>
+#include <mpsfw/core/device/timers.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw {
 

@@ -1,7 +1,7 @@
 #include "halo_pushes.hpp"
 
-#include "core/mesh/neighbourhood.hpp"
 #include "halo_regions.hpp"
+#include <mpsfw/core/mesh/neighbourhood.hpp>
 
 namespace mpsfw {
 

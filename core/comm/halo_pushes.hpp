@@ -7,9 +7,9 @@
 // that does not overlap under MPS). One-cell face halos of double fields.
 #include <cstdint>
 
-#include "core/base/hd.hpp"
-#include "core/mesh/box.hpp"
-#include "core/mesh/field_layout.hpp"
+#include <mpsfw/core/base/hd.hpp>
+#include <mpsfw/core/mesh/box.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw {
 

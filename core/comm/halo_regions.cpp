@@ -1,6 +1,6 @@
 #include "halo_regions.hpp"
 
-#include "core/base/error.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw {
 

@@ -3,10 +3,10 @@
 // halo is `width` cells wide: the geometry below both the MPI and the
 // same-GPU halves of FieldHalos. A neighbour is named by its offset, each
 // component -1, 0 or +1 (core/mesh/neighbourhood.hpp).
-#include "core/comm/region_copy.hpp"
-#include "core/mesh/box.hpp"
-#include "core/mesh/field_layout.hpp"
-#include "core/mesh/neighbourhood.hpp"
+#include <mpsfw/core/comm/region_copy.hpp>
+#include <mpsfw/core/mesh/box.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
+#include <mpsfw/core/mesh/neighbourhood.hpp>
 
 namespace mpsfw {
 

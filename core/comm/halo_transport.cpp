@@ -5,8 +5,8 @@
 #include <map>
 #include <utility>
 
-#include "core/base/error.hpp"
-#include "core/parallel/mpi_check.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace mpsfw {
 

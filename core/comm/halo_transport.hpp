@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "core/device/peer_memory.hpp"
-#include "core/input/halo_choices.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/mesh/field_layout.hpp"
+#include <mpsfw/core/device/peer_memory.hpp>
+#include <mpsfw/core/input/halo_choices.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw {
 

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "core/base/backend.hpp"
-#include "core/device/memory.hpp"
-#include "core/device/timers.hpp"
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/core/device/timers.hpp>
 
 namespace mpsfw {
 

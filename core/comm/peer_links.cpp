@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/base/error.hpp"
-#include "core/device/memory.hpp"
-#include "core/parallel/collective.hpp"
-#include "core/parallel/mpi_check.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace mpsfw {
 namespace {

@@ -25,13 +25,13 @@
 #include <string>
 #include <vector>
 
-#include "core/base/backend.hpp"
-#include "core/device/peer_memory.hpp"
-#include "core/mesh/box.hpp"
 #include "halo_transport.hpp"
 #include "step_handshake.hpp"
 #include "step_ordering.hpp"
 #include "stream_signals.hpp"
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/device/peer_memory.hpp>
+#include <mpsfw/core/mesh/box.hpp>
 
 namespace mpsfw {
 

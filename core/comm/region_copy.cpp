@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "core/base/error.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw {
 

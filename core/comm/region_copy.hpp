@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/base/backend.hpp"
-#include "core/mesh/box.hpp"
-#include "core/mesh/field_layout.hpp"
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/mesh/box.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw {
 

@@ -1,7 +1,7 @@
 #include <algorithm>
 
-#include "core/device/cuda_check.hpp"
 #include "region_copy.hpp"
+#include <mpsfw/core/device/cuda_check.hpp>
 
 namespace mpsfw::detail {
 namespace {

@@ -18,10 +18,10 @@
 #include <cstdio>
 #include <string>
 
-#include "core/base/error.hpp"
-#include "core/base/hd.hpp"
-#include "core/base/poll_backoff.hpp"
-#include "core/input/halo_choices.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/hd.hpp>
+#include <mpsfw/core/base/poll_backoff.hpp>
+#include <mpsfw/core/input/halo_choices.hpp>
 
 namespace mpsfw {
 

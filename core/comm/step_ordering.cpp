@@ -1,8 +1,8 @@
 #include "step_ordering.hpp"
 
-#include "core/base/error.hpp"
-#include "core/parallel/mpi_check.hpp"
 #include "stream_signals.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace mpsfw {
 

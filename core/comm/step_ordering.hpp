@@ -19,9 +19,9 @@
 
 #include <string>
 
-#include "core/base/backend.hpp"
-#include "core/input/halo_choices.hpp"
-#include "core/mesh/field_layout.hpp"
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/input/halo_choices.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "core/base/error.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw {
 

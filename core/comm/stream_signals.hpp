@@ -30,9 +30,9 @@
 #include <string>
 #include <vector>
 
-#include "core/device/peer_memory.hpp"
-#include "core/parallel/abort_watch.hpp"
 #include "step_handshake.hpp"
+#include <mpsfw/core/device/peer_memory.hpp>
+#include <mpsfw/core/parallel/abort_watch.hpp>
 
 namespace mpsfw {
 

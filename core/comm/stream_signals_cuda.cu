@@ -3,9 +3,9 @@
 // only with CUDA).
 #include <new>
 
-#include "core/device/cuda_check.hpp"
 #include "step_handshake.hpp"
 #include "stream_signals.hpp"
+#include <mpsfw/core/device/cuda_check.hpp>
 
 namespace mpsfw {
 

@@ -22,8 +22,8 @@
 #include <memory>
 #include <string>
 
-#include "core/base/backend.hpp"
-#include "core/base/error.hpp"
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw {
 

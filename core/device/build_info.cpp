@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <string>
 
-#include "core/base/backend.hpp"
 #include "kokkos_runtime.hpp"
+#include <mpsfw/core/base/backend.hpp>
 
 namespace mpsfw {
 

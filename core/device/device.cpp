@@ -10,10 +10,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/base/error.hpp"
-#include "core/parallel/wait_policy.hpp"
 #include "kokkos_options.hpp"
 #include "kokkos_runtime.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/parallel/wait_policy.hpp>
 
 namespace mpsfw {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/base/backend.hpp"
+#include <mpsfw/core/base/backend.hpp>
 
 namespace mpsfw {
 

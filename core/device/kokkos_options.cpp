@@ -1,6 +1,6 @@
 #include "kokkos_options.hpp"
 
-#include "core/base/error.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw {
 namespace {

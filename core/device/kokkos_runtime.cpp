@@ -2,7 +2,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "core/base/error.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw {
 namespace {

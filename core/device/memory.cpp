@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "core/base/error.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw {
 namespace memory {

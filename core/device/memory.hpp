@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "core/base/backend.hpp"
+#include <mpsfw/core/base/backend.hpp>
 
 namespace mpsfw {
 namespace memory {

@@ -5,12 +5,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/base/error.hpp"
-#include "core/base/number_text.hpp"
-#include "core/parallel/collective.hpp"
-#include "core/parallel/mpi_check.hpp"
 #include "memory.hpp"
 #include "peer_memory.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/number_text.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace mpsfw {
 

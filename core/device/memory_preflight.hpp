@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/base/backend.hpp"
+#include <mpsfw/core/base/backend.hpp>
 
 namespace mpsfw {
 

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
-#include "core/base/error.hpp"
-#include "core/base/text_fields.hpp"
-#include "core/parallel/mpi_check.hpp"
-#include "core/parallel/string_gather.hpp"
 #include "memory.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/text_fields.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
+#include <mpsfw/core/parallel/string_gather.hpp>
 
 namespace mpsfw {
 

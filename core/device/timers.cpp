@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <utility>
 
-#include "core/base/text_fields.hpp"
-#include "core/parallel/mpi_check.hpp"
-#include "core/parallel/string_gather.hpp"
+#include <mpsfw/core/base/text_fields.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
+#include <mpsfw/core/parallel/string_gather.hpp>
 
 namespace mpsfw {
 

@@ -4,13 +4,13 @@
 #include <cmath>
 #include <utility>
 
-#include "core/base/error.hpp"
-#include "core/device/memory_preflight.hpp"
-#include "core/device/peer_memory.hpp"
-#include "core/grid/grid_state.hpp"
-#include "core/grid/overlap_boxes.hpp"
-#include "core/parallel/collective.hpp"
-#include "core/parallel/mpi_check.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/memory_preflight.hpp>
+#include <mpsfw/core/device/peer_memory.hpp>
+#include <mpsfw/core/grid/grid_state.hpp>
+#include <mpsfw/core/grid/overlap_boxes.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace mpsfw {
 

@@ -23,18 +23,18 @@
 #include <utility>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/device/memory.hpp"
-#include "core/device/timers.hpp"
-#include "core/grid/grid_fields.hpp"
-#include "core/grid/grid_loops.hpp"
-#include "core/input/params.hpp"
-#include "core/input/run_config.hpp"
-#include "core/io/field_output.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/mesh/field_layout.hpp"
 #include "time_loop.hpp"
 #include "workload.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/core/device/timers.hpp>
+#include <mpsfw/core/grid/grid_fields.hpp>
+#include <mpsfw/core/grid/grid_loops.hpp>
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/input/run_config.hpp>
+#include <mpsfw/core/io/field_output.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw {
 

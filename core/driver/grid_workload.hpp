@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "core/input/params.hpp"
 #include "grid_solver.hpp"
 #include "workload.hpp"
+#include <mpsfw/core/input/params.hpp>
 
 namespace mpsfw {
 

@@ -9,15 +9,15 @@
 #include <ctime>
 #include <fstream>
 
-#include "core/base/error.hpp"
-#include "core/base/json_writer.hpp"
-#include "core/base/number_text.hpp"
-#include "core/device/build_info.hpp"
-#include "core/device/device.hpp"
-#include "core/device/kokkos_runtime.hpp"
-#include "core/device/memory.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/parallel/mpi_check.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/json_writer.hpp>
+#include <mpsfw/core/base/number_text.hpp>
+#include <mpsfw/core/device/build_info.hpp>
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/device/kokkos_runtime.hpp>
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace mpsfw {
 namespace {

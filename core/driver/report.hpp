@@ -9,12 +9,12 @@
 #include <utility>
 #include <vector>
 
-#include "core/base/backend.hpp"
-#include "core/device/timers.hpp"
-#include "core/driver/mps_rank_record.hpp"
-#include "core/input/params.hpp"
-#include "core/mesh/box.hpp"
-#include "core/parallel/string_gather.hpp"
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/device/timers.hpp>
+#include <mpsfw/core/driver/mps_rank_record.hpp>
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/mesh/box.hpp>
+#include <mpsfw/core/parallel/string_gather.hpp>
 
 namespace mpsfw {
 

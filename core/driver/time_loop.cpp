@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <chrono>
 
-#include "core/base/error.hpp"
-#include "core/input/checkpoint.hpp"
-#include "core/parallel/mpi_check.hpp"
-#include "core/parallel/stop_request.hpp"
 #include "progress.hpp"
 #include "timeline.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/input/checkpoint.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
+#include <mpsfw/core/parallel/stop_request.hpp>
 
 namespace mpsfw {
 namespace {

@@ -20,10 +20,10 @@
 #include <cstdio>
 #include <string>
 
-#include "core/device/timers.hpp"
-#include "core/input/params.hpp"
-#include "core/input/run_config.hpp"
 #include "report.hpp"
+#include <mpsfw/core/device/timers.hpp>
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/input/run_config.hpp>
 
 namespace mpsfw {
 

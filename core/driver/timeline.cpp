@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <vector>
 
-#include "core/base/atomic_file.hpp"
-#include "core/base/json_writer.hpp"
-#include "core/parallel/collective.hpp"
-#include "core/parallel/mpi_check.hpp"
-#include "core/parallel/string_gather.hpp"
+#include <mpsfw/core/base/atomic_file.hpp>
+#include <mpsfw/core/base/json_writer.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
+#include <mpsfw/core/parallel/string_gather.hpp>
 
 namespace mpsfw {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <string>
 
-#include "core/device/timers.hpp"
+#include <mpsfw/core/device/timers.hpp>
 
 namespace mpsfw {
 

@@ -1,8 +1,8 @@
 #include "workload.hpp"
 
-#include "core/base/error.hpp"
-#include "core/input/checkpoint.hpp"
-#include "core/io/xdmf_writer.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/input/checkpoint.hpp>
+#include <mpsfw/core/io/xdmf_writer.hpp>
 
 namespace mpsfw {
 

@@ -17,13 +17,13 @@
 #include <utility>
 #include <vector>
 
-#include "core/device/device.hpp"
-#include "core/input/params.hpp"
-#include "core/input/run_config.hpp"
-#include "core/mesh/box.hpp"
-#include "core/mesh/decomposition.hpp"
 #include "report.hpp"
 #include "time_loop.hpp"
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/input/run_config.hpp>
+#include <mpsfw/core/mesh/box.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
 
 namespace mpsfw {
 

@@ -2,9 +2,9 @@
 
 #include <utility>
 
-#include "core/base/error.hpp"
-#include "core/parallel/collective.hpp"
 #include "grid_state.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
 
 namespace mpsfw {
 

@@ -25,12 +25,12 @@
 #include <string>
 #include <vector>
 
-#include "core/comm/field_halos.hpp"
-#include "core/device/memory.hpp"
-#include "core/input/params.hpp"
-#include "core/io/field_output.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/mesh/field_layout.hpp"
+#include <mpsfw/core/comm/field_halos.hpp>
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/io/field_output.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw {
 

@@ -19,10 +19,10 @@
 #include <string>
 #include <type_traits>
 
-#include "core/base/error.hpp"
-#include "core/base/hd.hpp"
-#include "core/mesh/box.hpp"
-#include "core/mesh/field_layout.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/hd.hpp>
+#include <mpsfw/core/mesh/box.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw {
 

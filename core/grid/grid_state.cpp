@@ -3,13 +3,13 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/base/error.hpp"
-#include "core/comm/region_copy.hpp"
-#include "core/input/checkpoint.hpp"
-#include "core/io/field_output.hpp"
-#include "core/io/h5_io.hpp"
-#include "core/parallel/collective.hpp"
-#include "core/parallel/mpi_check.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/comm/region_copy.hpp>
+#include <mpsfw/core/input/checkpoint.hpp>
+#include <mpsfw/core/io/field_output.hpp>
+#include <mpsfw/core/io/h5_io.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace mpsfw {
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "core/device/memory.hpp"
-#include "core/input/params.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/mesh/field_layout.hpp"
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw {
 

@@ -6,9 +6,9 @@
 // cells wide is [h, n + h) along each axis (h = 0 along a flat one); a
 // stencil that reaches r cells (by default the layout's halo) takes r cells
 // off each exchanged face.
-#include "core/base/hd.hpp"
-#include "core/mesh/box.hpp"
-#include "core/mesh/field_layout.hpp"
+#include <mpsfw/core/base/hd.hpp>
+#include <mpsfw/core/mesh/box.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw {
 

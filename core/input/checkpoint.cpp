@@ -9,13 +9,13 @@
 #include <utility>
 #include <vector>
 
-#include "core/base/atomic_file.hpp"
-#include "core/base/error.hpp"
-#include "core/base/number_text.hpp"
-#include "core/io/h5_io.hpp"
-#include "core/parallel/collective.hpp"
-#include "core/parallel/mpi_check.hpp"
 #include "param_attributes.hpp"
+#include <mpsfw/core/base/atomic_file.hpp>
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/number_text.hpp>
+#include <mpsfw/core/io/h5_io.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace mpsfw {
 namespace {

@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "core/parallel/stop_request.hpp"
 #include "params.hpp"
 #include "run_config.hpp"
+#include <mpsfw/core/parallel/stop_request.hpp>
 
 namespace mpsfw {
 

@@ -3,11 +3,11 @@
 #include <fstream>
 #include <utility>
 
-#include "core/base/error.hpp"
-#include "core/base/nearest_names.hpp"
-#include "core/base/paths.hpp"
-#include "core/device/build_info.hpp"
-#include "core/device/kokkos_options.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/nearest_names.hpp>
+#include <mpsfw/core/base/paths.hpp>
+#include <mpsfw/core/device/build_info.hpp>
+#include <mpsfw/core/device/kokkos_options.hpp>
 
 namespace mpsfw {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/mesh/box.hpp"
 #include "params.hpp"
+#include <mpsfw/core/mesh/box.hpp>
 
 namespace mpsfw {
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "core/base/error.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw {
 

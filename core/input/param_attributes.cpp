@@ -3,7 +3,7 @@
 #include <map>
 #include <string>
 
-#include "core/io/h5_io.hpp"
+#include <mpsfw/core/io/h5_io.hpp>
 
 namespace mpsfw {
 

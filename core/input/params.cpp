@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <set>
 
-#include "core/base/error.hpp"
-#include "core/base/nearest_names.hpp"
-#include "core/base/number_text.hpp"
-#include "core/io/input_file.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/nearest_names.hpp>
+#include <mpsfw/core/base/number_text.hpp>
+#include <mpsfw/core/io/input_file.hpp>
 
 namespace mpsfw {
 namespace {

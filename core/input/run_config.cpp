@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "core/base/error.hpp"
-#include "core/base/number_text.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/number_text.hpp>
 
 namespace mpsfw {
 

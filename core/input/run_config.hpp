@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "core/base/backend.hpp"
-#include "core/base/wall_limit.hpp"
-#include "core/mesh/box.hpp"
 #include "halo_choices.hpp"
 #include "params.hpp"
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/base/wall_limit.hpp>
+#include <mpsfw/core/mesh/box.hpp>
 
 namespace mpsfw {
 

@@ -11,12 +11,12 @@
 #include <utility>
 #include <vector>
 
-#include "core/base/atomic_file.hpp"
-#include "core/base/error.hpp"
-#include "core/base/paths.hpp"
-#include "core/parallel/collective.hpp"
 #include "h5_io.hpp"
 #include "xdmf_writer.hpp"
+#include <mpsfw/core/base/atomic_file.hpp>
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/paths.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
 
 #ifndef MPSFW_HDF5_PARALLEL
 #error "MPSFW_HDF5_PARALLEL must be defined to 0 or 1 by the build"

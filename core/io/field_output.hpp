@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "core/mesh/decomposition.hpp"
+#include <mpsfw/core/mesh/decomposition.hpp>
 
 namespace mpsfw {
 

@@ -11,11 +11,11 @@
 #include <cstring>
 #include <filesystem>
 
-#include "core/base/error.hpp"
-#include "core/base/number_text.hpp"
-#include "core/base/paths.hpp"
-#include "core/parallel/collective.hpp"
-#include "core/parallel/mpi_check.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/number_text.hpp>
+#include <mpsfw/core/base/paths.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 #ifndef MPSFW_HDF5_PARALLEL
 #error "MPSFW_HDF5_PARALLEL must be defined to 0 or 1 by the build"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/mesh/box.hpp"
+#include <mpsfw/core/mesh/box.hpp>
 
 namespace mpsfw::h5 {
 

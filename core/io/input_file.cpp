@@ -1,6 +1,6 @@
 #include "input_file.hpp"
 
-#include "core/base/error.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw {
 

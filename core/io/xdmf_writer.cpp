@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "core/base/number_text.hpp"
+#include <mpsfw/core/base/number_text.hpp>
 
 namespace mpsfw {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/base/number_text.hpp"  // exact_number, as XML wants it
-#include "core/mesh/box.hpp"
+#include <mpsfw/core/base/number_text.hpp>  // exact_number, as XML wants it
+#include <mpsfw/core/mesh/box.hpp>
 
 namespace mpsfw {
 

@@ -2,7 +2,7 @@
 // Integer 3-vectors and half-open index boxes, usable in kernels.
 #include <cstdint>
 
-#include "core/base/hd.hpp"
+#include <mpsfw/core/base/hd.hpp>
 
 namespace mpsfw {
 

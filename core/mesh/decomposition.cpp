@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "core/base/error.hpp"
-#include "core/parallel/mpi_check.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace mpsfw {
 

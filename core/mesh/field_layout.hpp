@@ -13,7 +13,7 @@
 #include <cstdint>
 
 #include "box.hpp"
-#include "core/base/hd.hpp"
+#include <mpsfw/core/base/hd.hpp>
 
 namespace mpsfw {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "box.hpp"
-#include "core/base/hd.hpp"
+#include <mpsfw/core/base/hd.hpp>
 
 namespace mpsfw {
 

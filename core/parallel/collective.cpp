@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "core/base/error.hpp"
 #include "mpi_check.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw {
 

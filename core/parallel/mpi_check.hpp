@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/base/error.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw {
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/base/backend.hpp"
+#include <mpsfw/core/base/backend.hpp>
 
 namespace mpsfw {
 

@@ -7,9 +7,9 @@
 #include <exception>
 #include <thread>
 
-#include "core/base/poll_backoff.hpp"
 #include "mpi_check.hpp"
 #include "wait_policy.hpp"
+#include <mpsfw/core/base/poll_backoff.hpp>
 
 namespace mpsfw {
 namespace {

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "abort_watch.hpp"
-#include "core/base/wall_limit.hpp"
+#include <mpsfw/core/base/wall_limit.hpp>
 
 namespace mpsfw {
 

@@ -7,7 +7,7 @@
 // builds Impl<PartExec> as a T for make_part (core/device/backend_factory.hpp).
 #include <memory>
 
-#include "core/device/backend_factory.hpp"
+#include <mpsfw/core/device/backend_factory.hpp>
 
 #if !defined(MPSFW_PART_BACKEND)
 #error "a backend part is compiled through mpsfw_backend_parts (CMake), once per backend"

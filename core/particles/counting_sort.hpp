@@ -7,7 +7,7 @@
 // (each costs a wait of its own where MPS clients share the GPU: docs/performance.md).
 #include <algorithm>
 
-#include "core/base/hd.hpp"
+#include <mpsfw/core/base/hd.hpp>
 
 namespace mpsfw {
 

@@ -17,14 +17,14 @@
 #include <cub/device/device_scan.cuh>
 #include <string>
 
-#include "core/base/backend.hpp"
-#include "core/base/error.hpp"
-#include "core/comm/step_handshake.hpp"
-#include "core/device/cuda_check.hpp"
-#include "core/device/memory.hpp"
 #include "counting_sort.hpp"
 #include "neighbour_rows.hpp"
 #include "word_landing.hpp"
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/comm/step_handshake.hpp>
+#include <mpsfw/core/device/cuda_check.hpp>
+#include <mpsfw/core/device/memory.hpp>
 
 namespace mpsfw {
 namespace cuda_exec {

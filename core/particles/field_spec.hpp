@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "core/base/error.hpp"
 #include "particle_store.hpp"
 #include "written_field.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw {
 

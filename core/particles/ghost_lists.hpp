@@ -8,8 +8,8 @@
 // ghost_list_mask, so the lists and the ghosts' order agree bit for bit.
 #include <cstdint>
 
-#include "core/base/hd.hpp"
-#include "core/mesh/neighbourhood.hpp"
+#include <mpsfw/core/base/hd.hpp>
+#include <mpsfw/core/mesh/neighbourhood.hpp>
 
 namespace mpsfw {
 

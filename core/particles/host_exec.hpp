@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/base/backend.hpp"
-#include "core/comm/step_handshake.hpp"
-#include "core/mesh/box.hpp"
 #include "neighbour_rows.hpp"
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/comm/step_handshake.hpp>
+#include <mpsfw/core/mesh/box.hpp>
 
 namespace mpsfw {
 

@@ -10,13 +10,13 @@
 #include <memory>
 #include <type_traits>
 
-#include "core/base/backend.hpp"
-#include "core/base/hd.hpp"
-#include "core/comm/step_handshake.hpp"
-#include "core/device/kokkos_launch.hpp"
-#include "core/device/memory.hpp"
 #include "counting_sort.hpp"
 #include "neighbour_rows.hpp"
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/base/hd.hpp>
+#include <mpsfw/core/comm/step_handshake.hpp>
+#include <mpsfw/core/device/kokkos_launch.hpp>
+#include <mpsfw/core/device/memory.hpp>
 #if defined(KOKKOS_ENABLE_CUDA)
 #include "word_landing.hpp"
 #endif

@@ -3,7 +3,7 @@
 // neighbours lie in its own or the 26 adjacent cells.
 #include <cmath>
 
-#include "core/base/hd.hpp"
+#include <mpsfw/core/base/hd.hpp>
 
 namespace mpsfw {
 

@@ -1,9 +1,9 @@
 #pragma once
 // Neighbour lists as the particle layer builds them (ParticleArrays::
 // build_neighbors), and the walk over one particle's list that pair loops use.
-#include "core/base/hd.hpp"
 #include "link_cells.hpp"
 #include "neighbour_walk.hpp"
+#include <mpsfw/core/base/hd.hpp>
 
 namespace mpsfw {
 

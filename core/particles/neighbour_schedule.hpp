@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/device/timers.hpp"
-#include "core/parallel/node_max.hpp"
 #include "particle_exchange.hpp"
 #include "particle_store.hpp"
+#include <mpsfw/core/device/timers.hpp>
+#include <mpsfw/core/parallel/node_max.hpp>
 
 namespace mpsfw {
 

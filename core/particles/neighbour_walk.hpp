@@ -5,7 +5,7 @@
 // the list's, so the sums equal a plain loop's bit for bit (every backend sums
 // its pairs in list order). Every pair loop walks its lists with it
 // (NeighbourRows::walk, and MD's tuned CUDA force kernel).
-#include "core/base/hd.hpp"
+#include <mpsfw/core/base/hd.hpp>
 
 #if defined(__CUDA_ARCH__)  // the device pass (host compilers warn of the pragma)
 #define MPSFW_UNROLL _Pragma("unroll")

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/base/hd.hpp"
+#include <mpsfw/core/base/hd.hpp>
 
 namespace mpsfw {
 

@@ -48,9 +48,6 @@
 #include <utility>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/base/hd.hpp"
-#include "core/device/memory.hpp"
 #include "field_spec.hpp"
 #include "link_cells.hpp"
 #include "neighbour_rows.hpp"
@@ -59,6 +56,9 @@
 #include "periodic_edge.hpp"
 #include "sorted_search.hpp"
 #include "written_field.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/hd.hpp>
+#include <mpsfw/core/device/memory.hpp>
 
 namespace mpsfw {
 

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <numeric>
 
-#include "core/base/error.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw {
 namespace {

@@ -22,15 +22,15 @@
 #include <utility>
 #include <vector>
 
-#include "core/comm/halo_transport.hpp"
-#include "core/comm/neighbour_messages.hpp"
-#include "core/device/peer_memory.hpp"
-#include "core/input/run_config.hpp"
-#include "core/mesh/decomposition.hpp"
 #include "link_cells.hpp"
 #include "particle_store.hpp"
 #include "same_gpu_ghosts.hpp"
 #include "subdomain.hpp"
+#include <mpsfw/core/comm/halo_transport.hpp>
+#include <mpsfw/core/comm/neighbour_messages.hpp>
+#include <mpsfw/core/device/peer_memory.hpp>
+#include <mpsfw/core/input/run_config.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
 
 namespace mpsfw {
 

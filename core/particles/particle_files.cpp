@@ -2,9 +2,9 @@
 
 #include <utility>
 
-#include "core/base/error.hpp"
-#include "core/parallel/mpi_check.hpp"
 #include "periodic_edge.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace mpsfw {
 

@@ -10,12 +10,12 @@
 #include <optional>
 #include <string>
 
-#include "core/input/params.hpp"
 #include "neighbour_schedule.hpp"
 #include "particle_resume.hpp"
 #include "particle_store.hpp"
 #include "particle_trajectory.hpp"
 #include "subdomain.hpp"
+#include <mpsfw/core/input/params.hpp>
 
 namespace mpsfw {
 

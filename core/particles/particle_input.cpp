@@ -6,9 +6,9 @@
 #include <cstring>
 #include <utility>
 
-#include "core/base/error.hpp"
-#include "core/base/number_text.hpp"
-#include "core/io/h5_io.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/number_text.hpp>
+#include <mpsfw/core/io/h5_io.hpp>
 
 namespace mpsfw {
 namespace {

@@ -4,12 +4,12 @@
 #include <cstring>
 #include <type_traits>
 
-#include "core/base/error.hpp"
-#include "core/input/checkpoint.hpp"
-#include "core/io/h5_io.hpp"
-#include "core/parallel/mpi_check.hpp"
 #include "particle_trajectory.hpp"
 #include "periodic_edge.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/input/checkpoint.hpp>
+#include <mpsfw/core/io/h5_io.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace mpsfw {
 namespace {

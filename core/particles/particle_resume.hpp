@@ -23,12 +23,12 @@
 #include <string>
 #include <vector>
 
-#include "core/input/params.hpp"
-#include "core/mesh/box.hpp"
 #include "neighbour_schedule.hpp"
 #include "particle_exchange.hpp"
 #include "particle_input.hpp"
 #include "particle_store.hpp"
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/mesh/box.hpp>
 
 namespace mpsfw {
 

@@ -13,12 +13,12 @@
 #include <cstring>
 #include <vector>
 
-#include "core/base/backend.hpp"
-#include "core/base/error.hpp"
-#include "core/comm/step_handshake.hpp"
 #include "ghost_lists.hpp"
 #include "link_cells.hpp"
 #include "written_field.hpp"
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/comm/step_handshake.hpp>
 
 namespace mpsfw {
 

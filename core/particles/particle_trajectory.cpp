@@ -11,12 +11,12 @@
 #include <sstream>
 #include <utility>
 
-#include "core/base/atomic_file.hpp"
-#include "core/base/error.hpp"
-#include "core/base/number_text.hpp"
-#include "core/io/xdmf_writer.hpp"
-#include "core/parallel/collective.hpp"
-#include "core/parallel/mpi_check.hpp"
+#include <mpsfw/core/base/atomic_file.hpp>
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/number_text.hpp>
+#include <mpsfw/core/io/xdmf_writer.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace mpsfw {
 namespace {

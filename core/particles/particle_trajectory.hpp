@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "core/io/h5_io.hpp"
 #include "particle_store.hpp"
 #include "written_field.hpp"
+#include <mpsfw/core/io/h5_io.hpp>
 
 namespace mpsfw {
 

@@ -2,7 +2,7 @@
 // Crossing the periodic box's edge, the same on the host and on a GPU.
 #include <cmath>
 
-#include "core/base/hd.hpp"
+#include <mpsfw/core/base/hd.hpp>
 
 namespace mpsfw {
 

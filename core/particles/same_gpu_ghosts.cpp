@@ -5,9 +5,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/parallel/collective.hpp"
-#include "core/parallel/mpi_check.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace mpsfw {
 namespace {

@@ -32,12 +32,12 @@
 #include <string>
 #include <vector>
 
-#include "core/comm/halo_transport.hpp"
-#include "core/comm/neighbour_messages.hpp"
-#include "core/comm/peer_links.hpp"
-#include "core/comm/step_ordering.hpp"
-#include "core/device/peer_memory.hpp"
 #include "particle_store.hpp"
+#include <mpsfw/core/comm/halo_transport.hpp>
+#include <mpsfw/core/comm/neighbour_messages.hpp>
+#include <mpsfw/core/comm/peer_links.hpp>
+#include <mpsfw/core/comm/step_ordering.hpp>
+#include <mpsfw/core/device/peer_memory.hpp>
 
 namespace mpsfw {
 

@@ -1,7 +1,7 @@
 #pragma once
 // A binary search a device thread can run (the particle layer's and its
 // backends' kernels: hole filling, the cells' starts after a sort).
-#include "core/base/hd.hpp"
+#include <mpsfw/core/base/hd.hpp>
 
 namespace mpsfw {
 

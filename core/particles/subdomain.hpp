@@ -2,8 +2,8 @@
 // A rank's part of the periodic box: whole link cells of the Cartesian
 // decomposition, so neighbours compute shared faces from the same integers and
 // agree bit for bit on who owns a particle.
-#include "core/mesh/decomposition.hpp"
 #include "periodic_edge.hpp"
+#include <mpsfw/core/mesh/decomposition.hpp>
 
 namespace mpsfw {
 

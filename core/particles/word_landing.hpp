@@ -6,10 +6,10 @@
 
 #include <cstring>
 
-#include "core/base/backend.hpp"
-#include "core/device/cuda_check.hpp"
-#include "core/device/memory.hpp"
-#include "core/parallel/wait_policy.hpp"
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/device/cuda_check.hpp>
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/core/parallel/wait_policy.hpp>
 
 namespace mpsfw {
 

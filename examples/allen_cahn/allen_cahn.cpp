@@ -2,6 +2,9 @@
 // (allen_cahn_solver IN.h5 [--set key=value ...] [--backend host|cuda|kokkos]):
 // its keys (group /ac), the grid model mpsfw steps, and main.
 #include <cmath>
+#include <vector>
+
+#include "allen_cahn_kernels.hpp"
 #include <mpsfw/core/base/error.hpp>
 #include <mpsfw/core/base/number_text.hpp>
 #include <mpsfw/core/device/backend_factory.hpp>
@@ -9,9 +12,6 @@
 #include <mpsfw/core/grid/grid_state.hpp>
 #include <mpsfw/core/input/grid_keys.hpp>
 #include <mpsfw/runtime/solver_main.hpp>
-#include <vector>
-
-#include "allen_cahn_kernels.hpp"
 
 namespace allen_cahn {
 

@@ -2,9 +2,10 @@
 // Allen-Cahn, dphi/dt = M (eps^2 lap(phi) - (phi^3 - phi)), periodic, 2D or
 // 3D: 7-point Laplacian, explicit Euler into a scratch level, written once.
 #include <cmath>
+#include <vector>
+
 #include <mpsfw/core/driver/grid_solver.hpp>
 #include <mpsfw/core/grid/grid_loops.hpp>
-#include <vector>
 
 namespace allen_cahn {
 

@@ -5,9 +5,9 @@
 // CudaExec): the force loop, the move and the sums, each a for_each over
 // owned particles calling brownian_physics.hpp.
 #include <cmath>
-#include <mpsfw/core/particles/particle_arrays.hpp>
 
 #include "brownian_store.hpp"
+#include <mpsfw/core/particles/particle_arrays.hpp>
 
 namespace brownian {
 

@@ -15,15 +15,15 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <mpsfw/core/input/params.hpp>
-#include <mpsfw/core/input/run_config.hpp>
-#include <mpsfw/core/particles/particle_compare.hpp>
 #include <string>
 #include <vector>
 
 #include "brownian_config.hpp"
 #include "brownian_physics.hpp"
 #include "brownian_store.hpp"
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/input/run_config.hpp>
+#include <mpsfw/core/particles/particle_compare.hpp>
 
 namespace {
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+
 #include <mpsfw/core/base/error.hpp>
 #include <mpsfw/core/base/number_text.hpp>
 

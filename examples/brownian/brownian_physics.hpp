@@ -9,6 +9,7 @@
 // epsilon's, time in gamma sigma^2 / epsilon's.
 #include <cmath>
 #include <cstdint>
+
 #include <mpsfw/core/base/hd.hpp>
 
 namespace brownian {

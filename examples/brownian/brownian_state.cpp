@@ -1,6 +1,7 @@
 #include "brownian_state.hpp"
 
 #include <cmath>
+
 #include <mpsfw/core/base/error.hpp>
 #include <mpsfw/core/device/backend_factory.hpp>
 #include <mpsfw/core/device/peer_memory.hpp>

@@ -14,6 +14,12 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "brownian_config.hpp"
+#include "brownian_store.hpp"
 #include <mpsfw/core/device/device.hpp>
 #include <mpsfw/core/device/timers.hpp>
 #include <mpsfw/core/driver/time_loop.hpp>
@@ -23,12 +29,6 @@
 #include <mpsfw/core/particles/particle_exchange.hpp>
 #include <mpsfw/core/particles/particle_files.hpp>
 #include <mpsfw/core/particles/subdomain.hpp>
-#include <optional>
-#include <string>
-#include <vector>
-
-#include "brownian_config.hpp"
-#include "brownian_store.hpp"
 
 namespace brownian {
 

@@ -5,11 +5,11 @@
 // them, in host or device memory.
 #include <cstdint>
 #include <memory>
-#include <mpsfw/core/base/backend.hpp>
-#include <mpsfw/core/particles/particle_store.hpp>
 #include <vector>
 
 #include "brownian_physics.hpp"
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/particles/particle_store.hpp>
 
 namespace brownian {
 

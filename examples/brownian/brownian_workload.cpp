@@ -2,15 +2,15 @@
 
 #include <cstdio>
 #include <memory>
-#include <mpsfw/core/driver/report.hpp>
-#include <mpsfw/core/parallel/string_gather.hpp>
-#include <mpsfw/core/particles/particle_input.hpp>
 #include <string>
 #include <vector>
 
 #include "brownian_config.hpp"
 #include "brownian_state.hpp"
 #include "brownian_store.hpp"
+#include <mpsfw/core/driver/report.hpp>
+#include <mpsfw/core/parallel/string_gather.hpp>
+#include <mpsfw/core/particles/particle_input.hpp>
 
 namespace brownian {
 namespace {

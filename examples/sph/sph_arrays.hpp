@@ -7,11 +7,11 @@
 // same bits in any order, so the run is the same bits on any rank count.
 #include <cmath>
 #include <cstdint>
-#include <mpsfw/core/particles/pair_shares.hpp>
-#include <mpsfw/core/particles/particle_arrays.hpp>
 #include <utility>
 
 #include "sph_store.hpp"
+#include <mpsfw/core/particles/pair_shares.hpp>
+#include <mpsfw/core/particles/particle_arrays.hpp>
 
 namespace sph {
 

@@ -9,8 +9,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <mpsfw/core/input/params.hpp>
-#include <mpsfw/core/particles/particle_compare.hpp>
 #include <string>
 #include <vector>
 
@@ -18,6 +16,8 @@
 #include "sph_physics.hpp"
 #include "sph_state.hpp"
 #include "sph_store.hpp"
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/particles/particle_compare.hpp>
 
 namespace {
 

@@ -1,6 +1,7 @@
 #include "sph_config.hpp"
 
 #include <cmath>
+
 #include <mpsfw/core/base/error.hpp>
 #include <mpsfw/core/base/number_text.hpp>
 

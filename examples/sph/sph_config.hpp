@@ -1,13 +1,13 @@
 #pragma once
 // The SPH example's configuration: its keys (group /sph) and the validated
 // values a run uses.
-#include <mpsfw/core/input/params.hpp>
-#include <mpsfw/core/input/run_config.hpp>
-#include <mpsfw/core/mesh/box.hpp>
 #include <string>
 #include <vector>
 
 #include "sph_physics.hpp"
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/input/run_config.hpp>
+#include <mpsfw/core/mesh/box.hpp>
 
 namespace sph {
 

@@ -16,6 +16,7 @@
 //   u =  U sin(k x) cos(k y),  v = -U cos(k x) sin(k y),  w = 0,  k = 2 pi / L,
 // whose kinetic energy decays as exp(-4 nu k^2 t).
 #include <cmath>
+
 #include <mpsfw/core/base/hd.hpp>
 
 namespace sph {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+
 #include <mpsfw/core/base/error.hpp>
 #include <mpsfw/core/device/backend_factory.hpp>
 #include <mpsfw/core/parallel/collective.hpp>

@@ -15,6 +15,12 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sph_config.hpp"
+#include "sph_store.hpp"
 #include <mpsfw/core/device/device.hpp>
 #include <mpsfw/core/device/timers.hpp>
 #include <mpsfw/core/driver/time_loop.hpp>
@@ -25,12 +31,6 @@
 #include <mpsfw/core/particles/particle_files.hpp>
 #include <mpsfw/core/particles/particle_input.hpp>
 #include <mpsfw/core/particles/subdomain.hpp>
-#include <optional>
-#include <string>
-#include <vector>
-
-#include "sph_config.hpp"
-#include "sph_store.hpp"
 
 namespace sph {
 

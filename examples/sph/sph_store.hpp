@@ -5,12 +5,12 @@
 // layout, the trajectory's and checkpoints' datasets and what an input is
 // read for), and its physics over them, in host or device memory.
 #include <memory>
-#include <mpsfw/core/base/backend.hpp>
-#include <mpsfw/core/particles/particle_store.hpp>
-#include <mpsfw/core/particles/written_field.hpp>
 #include <vector>
 
 #include "sph_physics.hpp"
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/particles/particle_store.hpp>
+#include <mpsfw/core/particles/written_field.hpp>
 
 namespace sph {
 

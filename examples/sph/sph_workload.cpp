@@ -2,14 +2,14 @@
 
 #include <cstdio>
 #include <memory>
-#include <mpsfw/core/driver/report.hpp>
-#include <mpsfw/core/particles/particle_input.hpp>
 #include <string>
 #include <vector>
 
 #include "sph_config.hpp"
 #include "sph_state.hpp"
 #include "sph_store.hpp"
+#include <mpsfw/core/driver/report.hpp>
+#include <mpsfw/core/particles/particle_input.hpp>
 
 namespace sph {
 namespace {

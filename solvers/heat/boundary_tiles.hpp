@@ -6,10 +6,10 @@
 // backend whose step runs the planes first walks them this way.
 #include <cstdint>
 
-#include "core/base/hd.hpp"
-#include "core/comm/halo_pushes.hpp"
-#include "core/mesh/field_layout.hpp"
 #include "heat_physics.hpp"
+#include <mpsfw/core/base/hd.hpp>
+#include <mpsfw/core/comm/halo_pushes.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw::heat {
 

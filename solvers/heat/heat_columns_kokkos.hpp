@@ -13,10 +13,10 @@
 #include <cstdint>
 #include <string>
 
-#include "core/base/error.hpp"
-#include "core/mesh/box.hpp"
-#include "core/mesh/field_layout.hpp"
 #include "heat_physics.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/mesh/box.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw::heat {
 

@@ -2,10 +2,10 @@
 
 #include <cstdio>
 
-#include "core/base/error.hpp"
-#include "core/base/number_text.hpp"
-#include "core/grid/grid_state.hpp"
-#include "core/io/h5_io.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/number_text.hpp>
+#include <mpsfw/core/grid/grid_state.hpp>
+#include <mpsfw/core/io/h5_io.hpp>
 
 namespace mpsfw::heat {
 namespace {

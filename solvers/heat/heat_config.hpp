@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "core/input/params.hpp"
-#include "core/input/run_config.hpp"
-#include "core/mesh/box.hpp"
 #include "heat_physics.hpp"
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/input/run_config.hpp>
+#include <mpsfw/core/mesh/box.hpp>
 
 namespace mpsfw::heat {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "core/grid/grid_state.hpp"
+#include <mpsfw/core/grid/grid_state.hpp>
 
 namespace mpsfw::heat {
 

@@ -3,9 +3,9 @@
 // holds the Dirichlet wall value, or is filled by the first exchange).
 #include <vector>
 
-#include "core/mesh/decomposition.hpp"
-#include "core/mesh/field_layout.hpp"
 #include "heat_config.hpp"
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw::heat {
 

@@ -4,13 +4,13 @@
 #include <memory>
 #include <string>
 
-#include "core/base/backend.hpp"
-#include "core/comm/halo_pushes.hpp"
-#include "core/comm/step_handshake.hpp"
-#include "core/mesh/box.hpp"
-#include "core/mesh/field_layout.hpp"
 #include "heat_physics.hpp"
 #include "heat_update_choice.hpp"
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/comm/halo_pushes.hpp>
+#include <mpsfw/core/comm/step_handshake.hpp>
+#include <mpsfw/core/mesh/box.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw::heat {
 

@@ -10,11 +10,11 @@
 #include <cstdint>
 
 #include "boundary_tiles.hpp"
-#include "core/base/error.hpp"
-#include "core/device/cuda_check.hpp"
 #include "heat_kernels.hpp"
 #include "heat_update.cuh"
 #include "heat_update_choice.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/cuda_check.hpp>
 
 namespace mpsfw::heat {
 namespace {

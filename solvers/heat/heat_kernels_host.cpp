@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/base/error.hpp"
-#include "core/grid/grid_loops.hpp"
-#include "core/particles/host_exec.hpp"
 #include "heat_kernels.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/grid/grid_loops.hpp>
+#include <mpsfw/core/particles/host_exec.hpp>
 
 namespace mpsfw::heat {
 namespace detail {

@@ -6,10 +6,10 @@
 #include <type_traits>
 
 #include "boundary_tiles.hpp"
-#include "core/base/error.hpp"
-#include "core/device/kokkos_launch.hpp"
 #include "heat_columns_kokkos.hpp"
 #include "heat_kernels.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/kokkos_launch.hpp>
 
 namespace mpsfw::heat {
 namespace detail {

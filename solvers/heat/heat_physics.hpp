@@ -16,7 +16,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/base/hd.hpp"
+#include <mpsfw/core/base/hd.hpp>
 
 namespace mpsfw::heat {
 

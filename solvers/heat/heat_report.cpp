@@ -1,6 +1,6 @@
 #include "heat_report.hpp"
 
-#include "core/parallel/mpi_check.hpp"
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace mpsfw::heat {
 

@@ -3,10 +3,10 @@
 #include <string>
 #include <vector>
 
-#include "core/device/device.hpp"
-#include "core/driver/report.hpp"
-#include "core/input/params.hpp"
 #include "heat_solver.hpp"
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/driver/report.hpp>
+#include <mpsfw/core/input/params.hpp>
 
 namespace mpsfw::heat {
 

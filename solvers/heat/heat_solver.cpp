@@ -6,17 +6,17 @@
 #include <string>
 #include <utility>
 
-#include "core/comm/halo_regions.hpp"
-#include "core/device/memory_preflight.hpp"
-#include "core/device/peer_memory.hpp"
-#include "core/grid/grid_state.hpp"
-#include "core/grid/overlap_boxes.hpp"
-#include "core/input/checkpoint.hpp"
-#include "core/io/field_output.hpp"
-#include "core/io/h5_io.hpp"
-#include "core/parallel/collective.hpp"
-#include "core/parallel/mpi_check.hpp"
 #include "heat_initial.hpp"
+#include <mpsfw/core/comm/halo_regions.hpp>
+#include <mpsfw/core/device/memory_preflight.hpp>
+#include <mpsfw/core/device/peer_memory.hpp>
+#include <mpsfw/core/grid/grid_state.hpp>
+#include <mpsfw/core/grid/overlap_boxes.hpp>
+#include <mpsfw/core/input/checkpoint.hpp>
+#include <mpsfw/core/io/field_output.hpp>
+#include <mpsfw/core/io/h5_io.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace mpsfw::heat {
 namespace {

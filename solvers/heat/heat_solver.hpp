@@ -24,19 +24,19 @@
 #include <string>
 #include <vector>
 
-#include "core/comm/field_halos.hpp"
-#include "core/device/device.hpp"
-#include "core/device/memory.hpp"
-#include "core/device/timers.hpp"
-#include "core/driver/time_loop.hpp"
-#include "core/driver/workload.hpp"
-#include "core/input/params.hpp"
-#include "core/io/field_output.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/mesh/field_layout.hpp"
-#include "core/parallel/finite_agreement.hpp"
 #include "heat_config.hpp"
 #include "heat_kernels.hpp"
+#include <mpsfw/core/comm/field_halos.hpp>
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/core/device/timers.hpp>
+#include <mpsfw/core/driver/time_loop.hpp>
+#include <mpsfw/core/driver/workload.hpp>
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/io/field_output.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
+#include <mpsfw/core/parallel/finite_agreement.hpp>
 
 namespace mpsfw::heat {
 

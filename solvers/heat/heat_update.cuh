@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <string>
 
-#include "core/device/cuda_check.hpp"
-#include "core/mesh/box.hpp"
-#include "core/mesh/field_layout.hpp"
 #include "heat_physics.hpp"
+#include <mpsfw/core/device/cuda_check.hpp>
+#include <mpsfw/core/mesh/box.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw::heat::gpu {
 

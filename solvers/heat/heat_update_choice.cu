@@ -5,10 +5,10 @@
 #include <limits>
 #include <vector>
 
-#include "core/device/cuda_check.hpp"
 #include "heat_update.cuh"
 #include "heat_update_choice.hpp"
 #include "heat_update_pairs.cuh"
+#include <mpsfw/core/device/cuda_check.hpp>
 
 namespace mpsfw::heat::gpu {
 namespace {

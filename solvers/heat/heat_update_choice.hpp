@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/mesh/box.hpp"
-#include "core/mesh/field_layout.hpp"
 #include "heat_physics.hpp"
+#include <mpsfw/core/mesh/box.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw::heat {
 

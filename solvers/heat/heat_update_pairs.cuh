@@ -7,12 +7,12 @@
 #include <cstdint>
 #include <string>
 
-#include "core/base/error.hpp"
-#include "core/device/cuda_check.hpp"
-#include "core/mesh/box.hpp"
-#include "core/mesh/field_layout.hpp"
 #include "heat_physics.hpp"
 #include "heat_update.cuh"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/cuda_check.hpp>
+#include <mpsfw/core/mesh/box.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw::heat::gpu {
 

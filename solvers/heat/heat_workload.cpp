@@ -4,10 +4,10 @@
 #include <memory>
 #include <string>
 
-#include "core/mesh/field_layout.hpp"
 #include "heat_config.hpp"
 #include "heat_report.hpp"
 #include "heat_solver.hpp"
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw::heat {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 // The heat solver as a workload of mpsfw's runtime (core/driver/workload.hpp).
-#include "core/driver/workload.hpp"
+#include <mpsfw/core/driver/workload.hpp>
 
 namespace mpsfw::heat {
 

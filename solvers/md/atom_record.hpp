@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/particles/field_spec.hpp"
-#include "core/particles/particle_store.hpp"
-#include "core/particles/particle_trajectory.hpp"
+#include <mpsfw/core/particles/field_spec.hpp>
+#include <mpsfw/core/particles/particle_store.hpp>
+#include <mpsfw/core/particles/particle_trajectory.hpp>
 
 namespace mpsfw::md {
 

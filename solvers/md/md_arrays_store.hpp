@@ -10,8 +10,8 @@
 #include <variant>
 #include <vector>
 
-#include "core/particles/particle_arrays.hpp"
 #include "md_store.hpp"
+#include <mpsfw/core/particles/particle_arrays.hpp>
 
 namespace mpsfw::md {
 

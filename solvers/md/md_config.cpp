@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <limits>
 
-#include "core/base/error.hpp"
-#include "core/base/number_text.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/number_text.hpp>
 
 namespace mpsfw::md {
 

@@ -1,8 +1,8 @@
 #include "md_dataset_input.hpp"
 
-#include "core/base/error.hpp"
-#include "core/base/number_text.hpp"
-#include "core/particles/particle_input.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/number_text.hpp>
+#include <mpsfw/core/particles/particle_input.hpp>
 
 namespace mpsfw::md {
 namespace {

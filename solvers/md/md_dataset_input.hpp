@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "atom_record.hpp"
-#include "core/particles/particle_resume.hpp"
-#include "core/particles/subdomain.hpp"
 #include "md_config.hpp"
+#include <mpsfw/core/particles/particle_resume.hpp>
+#include <mpsfw/core/particles/subdomain.hpp>
 
 namespace mpsfw::md {
 

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/parallel/mpi_check.hpp"
 #include "md_physics.hpp"
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace mpsfw::md {
 namespace {

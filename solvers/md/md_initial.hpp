@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "atom_record.hpp"
-#include "core/particles/subdomain.hpp"
 #include "md_config.hpp"
+#include <mpsfw/core/particles/subdomain.hpp>
 
 namespace mpsfw::md {
 

@@ -12,17 +12,17 @@
 #include <functional>
 #include <sstream>
 
-#include "core/base/atomic_file.hpp"
-#include "core/base/error.hpp"
-#include "core/base/number_text.hpp"
-#include "core/input/checkpoint.hpp"
-#include "core/io/h5_io.hpp"
-#include "core/io/xdmf_writer.hpp"
-#include "core/parallel/collective.hpp"
-#include "core/parallel/mpi_check.hpp"
-#include "core/particles/particle_resume.hpp"
-#include "core/particles/particle_trajectory.hpp"
-#include "core/particles/periodic_edge.hpp"
+#include <mpsfw/core/base/atomic_file.hpp>
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/number_text.hpp>
+#include <mpsfw/core/input/checkpoint.hpp>
+#include <mpsfw/core/io/h5_io.hpp>
+#include <mpsfw/core/io/xdmf_writer.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
+#include <mpsfw/core/particles/particle_resume.hpp>
+#include <mpsfw/core/particles/particle_trajectory.hpp>
+#include <mpsfw/core/particles/periodic_edge.hpp>
 
 namespace mpsfw::md {
 namespace {

@@ -40,11 +40,11 @@
 #include <vector>
 
 #include "atom_record.hpp"
-#include "core/input/params.hpp"
-#include "core/mesh/box.hpp"
-#include "core/particles/particle_resume.hpp"
-#include "core/particles/particle_trajectory.hpp"
 #include "md_config.hpp"
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/mesh/box.hpp>
+#include <mpsfw/core/particles/particle_resume.hpp>
+#include <mpsfw/core/particles/particle_trajectory.hpp>
 
 namespace mpsfw::md {
 

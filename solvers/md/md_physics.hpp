@@ -3,9 +3,9 @@
 // shared by every backend: the pair styles (pair_style.hpp: the pair term and
 // its cutoff), the velocity-Verlet updates and the per-atom sums. No loops,
 // no launches.
-#include "core/base/hd.hpp"
 #include "pair_style.hpp"
 #include "pair_term.hpp"
+#include <mpsfw/core/base/hd.hpp>
 
 namespace mpsfw::md {
 

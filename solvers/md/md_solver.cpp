@@ -3,15 +3,15 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/base/error.hpp"
-#include "core/device/memory_preflight.hpp"
-#include "core/device/peer_memory.hpp"
-#include "core/input/checkpoint.hpp"
-#include "core/parallel/collective.hpp"
-#include "core/parallel/mpi_check.hpp"
 #include "md_dataset_input.hpp"
 #include "md_initial.hpp"
 #include "md_output.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/memory_preflight.hpp>
+#include <mpsfw/core/device/peer_memory.hpp>
+#include <mpsfw/core/input/checkpoint.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace mpsfw::md {
 

@@ -18,16 +18,16 @@
 #include <string>
 #include <vector>
 
-#include "core/device/device.hpp"
-#include "core/device/timers.hpp"
-#include "core/driver/time_loop.hpp"
-#include "core/driver/workload.hpp"
-#include "core/input/params.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/particles/neighbour_schedule.hpp"
-#include "core/particles/particle_exchange.hpp"
 #include "md_config.hpp"
 #include "md_store.hpp"
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/device/timers.hpp>
+#include <mpsfw/core/driver/time_loop.hpp>
+#include <mpsfw/core/driver/workload.hpp>
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/particles/neighbour_schedule.hpp>
+#include <mpsfw/core/particles/particle_exchange.hpp>
 
 namespace mpsfw::md {
 

@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "atom_record.hpp"
-#include "core/base/backend.hpp"
-#include "core/comm/step_handshake.hpp"
-#include "core/particles/link_cells.hpp"
-#include "core/particles/particle_store.hpp"
-#include "core/particles/periodic_edge.hpp"
 #include "md_physics.hpp"
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/comm/step_handshake.hpp>
+#include <mpsfw/core/particles/link_cells.hpp>
+#include <mpsfw/core/particles/particle_store.hpp>
+#include <mpsfw/core/particles/periodic_edge.hpp>
 
 namespace mpsfw::md {
 

@@ -1,5 +1,5 @@
-#include "core/device/backend_factory.hpp"
 #include "md_store.hpp"
+#include <mpsfw/core/device/backend_factory.hpp>
 
 namespace mpsfw::md {
 

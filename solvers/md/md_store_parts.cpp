@@ -2,8 +2,8 @@
 // compiles this file once per backend (host: OpenMP over atoms; CUDA: CUB, a
 // warp a link cell for the list build, pair loops in blocks of their own
 // size; Kokkos: the default execution space's memory).
-#include "core/particles/backend_part.hpp"
 #include "md_arrays_store.hpp"
+#include <mpsfw/core/particles/backend_part.hpp>
 
 namespace mpsfw::md {
 

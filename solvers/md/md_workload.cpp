@@ -4,11 +4,11 @@
 #include <memory>
 #include <string>
 
-#include "core/particles/subdomain.hpp"
 #include "md_config.hpp"
 #include "md_dataset_input.hpp"
 #include "md_report.hpp"
 #include "md_solver.hpp"
+#include <mpsfw/core/particles/subdomain.hpp>
 
 namespace mpsfw::md {
 namespace {

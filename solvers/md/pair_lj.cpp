@@ -1,6 +1,6 @@
 #include "pair_lj.hpp"
 
-#include "core/base/number_text.hpp"
+#include <mpsfw/core/base/number_text.hpp>
 
 namespace mpsfw::md {
 

@@ -4,9 +4,9 @@
 // - U(r_c). A pair style as pair_style.hpp describes it.
 #include <vector>
 
-#include "core/base/hd.hpp"
-#include "core/input/params.hpp"
 #include "pair_term.hpp"
+#include <mpsfw/core/base/hd.hpp>
+#include <mpsfw/core/input/params.hpp>
 
 namespace mpsfw::md {
 

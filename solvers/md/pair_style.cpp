@@ -1,6 +1,6 @@
 #include "pair_style.hpp"
 
-#include "core/base/error.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw::md {
 

@@ -13,8 +13,8 @@
 #include <variant>
 #include <vector>
 
-#include "core/input/params.hpp"
 #include "pair_lj.hpp"
+#include <mpsfw/core/input/params.hpp>
 
 namespace mpsfw::md {
 

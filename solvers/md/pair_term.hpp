@@ -4,7 +4,7 @@
 // in list order, so that they agree bit for bit.
 #include <string>
 
-#include "core/base/hd.hpp"
+#include <mpsfw/core/base/hd.hpp>
 
 namespace mpsfw::md {
 

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/io/h5_io.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/io/h5_io.hpp>
 
 namespace {
 

@@ -8,14 +8,14 @@
 
 #include <vector>
 
-#include "core/comm/field_halos.hpp"
-#include "core/device/device.hpp"
-#include "core/device/memory.hpp"
-#include "core/device/peer_memory.hpp"
-#include "core/mesh/decomposition.hpp"
 #include "support/field_halo_checks.hpp"
 #include "support/gpu_skip.hpp"
 #include "support/heat_runs.hpp"
+#include <mpsfw/core/comm/field_halos.hpp>
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/core/device/peer_memory.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
 
 namespace mpsfw {
 namespace {

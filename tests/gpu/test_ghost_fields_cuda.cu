@@ -6,12 +6,12 @@
 // without a GPU.
 #include <gtest/gtest.h>
 
-#include "core/device/device.hpp"
-#include "core/device/peer_memory.hpp"
-#include "core/particles/cuda_exec.cuh"
 #include "support/ghost_field_cases.hpp"
 #include "support/gpu_skip.hpp"
 #include "support/heat_runs.hpp"
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/device/peer_memory.hpp>
+#include <mpsfw/core/particles/cuda_exec.cuh>
 
 namespace mpsfw {
 namespace {

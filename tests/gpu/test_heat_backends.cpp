@@ -9,11 +9,11 @@
 #include <cstring>
 #include <vector>
 
-#include "core/device/memory.hpp"
-#include "solvers/heat/heat_kernels.hpp"
 #include "support/gpu_skip.hpp"
 #include "support/heat_runs.hpp"
 #include "support/pushed_updates.hpp"
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/solvers/heat/heat_kernels.hpp>
 
 namespace mpsfw {
 namespace {

@@ -13,11 +13,11 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/comm/halo_transport.hpp"
-#include "core/device/peer_memory.hpp"
-#include "core/driver/time_loop.hpp"
 #include "support/gpu_skip.hpp"
 #include "support/heat_runs.hpp"
+#include <mpsfw/core/comm/halo_transport.hpp>
+#include <mpsfw/core/device/peer_memory.hpp>
+#include <mpsfw/core/driver/time_loop.hpp>
 
 namespace mpsfw {
 namespace {

@@ -15,9 +15,9 @@
 #include <map>
 #include <string>
 
-#include "core/driver/time_loop.hpp"
 #include "support/gpu_skip.hpp"
 #include "support/md_runs.hpp"
+#include <mpsfw/core/driver/time_loop.hpp>
 
 namespace mpsfw {
 namespace {

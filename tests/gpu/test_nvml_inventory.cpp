@@ -10,9 +10,9 @@
 #include <cstring>
 #include <string>
 
-#include "mps/gpu_inventory.hpp"
-#include "mps/nvml_inventory.hpp"
 #include "support/gpu_skip.hpp"
+#include <mpsfw/mps/gpu_inventory.hpp>
+#include <mpsfw/mps/nvml_inventory.hpp>
 
 namespace mpsfw {
 namespace {

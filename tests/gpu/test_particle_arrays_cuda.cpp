@@ -16,14 +16,14 @@
 #include <memory>
 #include <vector>
 
-#include "core/device/memory.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/particles/particle_exchange.hpp"
-#include "solvers/md/md_config.hpp"
-#include "solvers/md/md_initial.hpp"
-#include "solvers/md/md_store.hpp"
 #include "support/gpu_skip.hpp"
 #include "support/md_runs.hpp"
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/particles/particle_exchange.hpp>
+#include <mpsfw/solvers/md/md_config.hpp>
+#include <mpsfw/solvers/md/md_initial.hpp>
+#include <mpsfw/solvers/md/md_store.hpp>
 
 namespace mpsfw {
 namespace {

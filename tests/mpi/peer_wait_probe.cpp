@@ -17,12 +17,12 @@
 #include <exception>
 #include <string>
 
-#include "core/base/error.hpp"
-#include "core/comm/field_halos.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/parallel/mpi_env.hpp"
-#include "core/parallel/stop_request.hpp"
 #include "support/shared_window_memory.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/comm/field_halos.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/parallel/mpi_env.hpp>
+#include <mpsfw/core/parallel/stop_request.hpp>
 
 namespace mpsfw {
 namespace {

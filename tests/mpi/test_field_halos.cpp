@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/comm/field_halos.hpp"
-#include "core/comm/halo_regions.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/mesh/field_layout.hpp"
 #include "support/field_halo_checks.hpp"
 #include "support/shared_window_memory.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/comm/field_halos.hpp>
+#include <mpsfw/core/comm/halo_regions.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw {
 namespace {

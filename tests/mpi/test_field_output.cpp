@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/io/field_output.hpp"
-#include "core/io/xdmf_writer.hpp"
-#include "core/mesh/decomposition.hpp"
 #include "support/mpi_temp_dir.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/io/field_output.hpp>
+#include <mpsfw/core/io/xdmf_writer.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
 
 namespace mpsfw {
 namespace {

@@ -8,12 +8,12 @@
 
 #include <cstdint>
 
-#include "core/base/error.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/particles/host_exec.hpp"
-#include "core/particles/particle_arrays.hpp"
-#include "core/particles/particle_exchange.hpp"
 #include "support/ghost_field_cases.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/particles/host_exec.hpp>
+#include <mpsfw/core/particles/particle_arrays.hpp>
+#include <mpsfw/core/particles/particle_exchange.hpp>
 
 namespace mpsfw {
 namespace {

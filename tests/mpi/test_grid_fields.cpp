@@ -12,15 +12,15 @@
 #include <string>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/device/memory.hpp"
-#include "core/grid/grid_fields.hpp"
-#include "core/grid/grid_state.hpp"
-#include "core/input/run_config.hpp"
-#include "core/io/field_output.hpp"
-#include "core/io/h5_io.hpp"
-#include "core/mesh/decomposition.hpp"
 #include "support/mpi_temp_dir.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/core/grid/grid_fields.hpp>
+#include <mpsfw/core/grid/grid_state.hpp>
+#include <mpsfw/core/input/run_config.hpp>
+#include <mpsfw/core/io/field_output.hpp>
+#include <mpsfw/core/io/h5_io.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
 
 namespace mpsfw {
 namespace {

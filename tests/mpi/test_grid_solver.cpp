@@ -20,14 +20,14 @@
 #include <string>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/device/device.hpp"
-#include "core/driver/grid_solver.hpp"
-#include "core/driver/grid_workload.hpp"
-#include "core/grid/grid_state.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/particles/host_exec.hpp"
 #include "support/mpi_temp_dir.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/driver/grid_solver.hpp>
+#include <mpsfw/core/driver/grid_workload.hpp>
+#include <mpsfw/core/grid/grid_state.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/particles/host_exec.hpp>
 
 namespace mpsfw {
 namespace {

@@ -26,16 +26,16 @@
 #include <tuple>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/comm/field_halos.hpp"
-#include "core/comm/region_copy.hpp"
-#include "core/comm/step_ordering.hpp"
-#include "core/device/device.hpp"
-#include "core/device/memory.hpp"
-#include "core/device/peer_memory.hpp"
-#include "core/mesh/decomposition.hpp"
 #include "support/gpu_skip.hpp"
 #include "support/shared_window_memory.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/comm/field_halos.hpp>
+#include <mpsfw/core/comm/region_copy.hpp>
+#include <mpsfw/core/comm/step_ordering.hpp>
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/core/device/peer_memory.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
 
 namespace mpsfw {
 namespace {

@@ -10,14 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "core/comm/halo_pushes.hpp"
-#include "core/comm/halo_regions.hpp"
-#include "core/device/kokkos_runtime.hpp"
-#include "core/device/memory.hpp"
-#include "core/driver/time_loop.hpp"
-#include "solvers/heat/heat_kernels.hpp"
 #include "support/heat_runs.hpp"
 #include "support/pushed_updates.hpp"
+#include <mpsfw/core/comm/halo_pushes.hpp>
+#include <mpsfw/core/comm/halo_regions.hpp>
+#include <mpsfw/core/device/kokkos_runtime.hpp>
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/core/driver/time_loop.hpp>
+#include <mpsfw/solvers/heat/heat_kernels.hpp>
 
 namespace mpsfw {
 namespace {

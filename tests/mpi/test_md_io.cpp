@@ -20,17 +20,17 @@
 #include <string>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/input/params.hpp"
-#include "core/io/h5_io.hpp"
-#include "core/io/xdmf_writer.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/particles/subdomain.hpp"
-#include "solvers/md/md_config.hpp"
-#include "solvers/md/md_dataset_input.hpp"
-#include "solvers/md/md_initial.hpp"
-#include "solvers/md/md_output.hpp"
 #include "support/mpi_temp_dir.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/io/h5_io.hpp>
+#include <mpsfw/core/io/xdmf_writer.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/particles/subdomain.hpp>
+#include <mpsfw/solvers/md/md_config.hpp>
+#include <mpsfw/solvers/md/md_dataset_input.hpp>
+#include <mpsfw/solvers/md/md_initial.hpp>
+#include <mpsfw/solvers/md/md_output.hpp>
 
 namespace mpsfw::md {
 namespace {

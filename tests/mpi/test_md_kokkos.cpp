@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
-#include "core/device/kokkos_runtime.hpp"
-#include "core/device/memory.hpp"
-#include "core/driver/time_loop.hpp"
-#include "solvers/md/md_store.hpp"
 #include "support/kokkos_stop.hpp"
 #include "support/md_runs.hpp"
+#include <mpsfw/core/device/kokkos_runtime.hpp>
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/core/driver/time_loop.hpp>
+#include <mpsfw/solvers/md/md_store.hpp>
 
 namespace mpsfw {
 namespace {

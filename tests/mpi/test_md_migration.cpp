@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "core/mesh/decomposition.hpp"
-#include "core/particles/particle_exchange.hpp"
-#include "core/particles/subdomain.hpp"
-#include "solvers/md/md_store.hpp"
 #include "support/md_runs.hpp"
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/particles/particle_exchange.hpp>
+#include <mpsfw/core/particles/subdomain.hpp>
+#include <mpsfw/solvers/md/md_store.hpp>
 
 namespace mpsfw {
 namespace {

@@ -11,16 +11,16 @@
 #include <string>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/device/timers.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/particles/host_exec.hpp"
-#include "core/particles/neighbour_schedule.hpp"
-#include "core/particles/particle_exchange.hpp"
-#include "solvers/md/md_arrays_store.hpp"
-#include "solvers/md/md_config.hpp"
-#include "solvers/md/md_initial.hpp"
 #include "support/md_runs.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/timers.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/particles/host_exec.hpp>
+#include <mpsfw/core/particles/neighbour_schedule.hpp>
+#include <mpsfw/core/particles/particle_exchange.hpp>
+#include <mpsfw/solvers/md/md_arrays_store.hpp>
+#include <mpsfw/solvers/md/md_config.hpp>
+#include <mpsfw/solvers/md/md_initial.hpp>
 
 namespace mpsfw {
 namespace {

@@ -14,18 +14,18 @@
 #include <string>
 #include <vector>
 
-#include "core/driver/time_loop.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/particles/neighbour_schedule.hpp"
-#include "core/particles/particle_exchange.hpp"
-#include "solvers/md/md_config.hpp"
-#include "solvers/md/md_initial.hpp"
-#include "solvers/md/md_physics.hpp"
-#include "solvers/md/md_solver.hpp"
-#include "solvers/md/md_store.hpp"
 #include "support/gpu_skip.hpp"
 #include "support/kokkos_stop.hpp"
 #include "support/md_runs.hpp"
+#include <mpsfw/core/driver/time_loop.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/particles/neighbour_schedule.hpp>
+#include <mpsfw/core/particles/particle_exchange.hpp>
+#include <mpsfw/solvers/md/md_config.hpp>
+#include <mpsfw/solvers/md/md_initial.hpp>
+#include <mpsfw/solvers/md/md_physics.hpp>
+#include <mpsfw/solvers/md/md_solver.hpp>
+#include <mpsfw/solvers/md/md_store.hpp>
 
 namespace mpsfw {
 namespace {

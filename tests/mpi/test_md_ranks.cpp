@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "core/driver/time_loop.hpp"
-#include "solvers/md/md_config.hpp"
-#include "solvers/md/md_solver.hpp"
 #include "support/md_runs.hpp"
+#include <mpsfw/core/driver/time_loop.hpp>
+#include <mpsfw/solvers/md/md_config.hpp>
+#include <mpsfw/solvers/md/md_solver.hpp>
 
 namespace mpsfw {
 namespace {

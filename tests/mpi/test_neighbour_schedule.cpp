@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "core/device/timers.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/particles/host_exec.hpp"
-#include "core/particles/neighbour_schedule.hpp"
-#include "core/particles/particle_arrays.hpp"
-#include "core/particles/particle_exchange.hpp"
+#include <mpsfw/core/device/timers.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/particles/host_exec.hpp>
+#include <mpsfw/core/particles/neighbour_schedule.hpp>
+#include <mpsfw/core/particles/particle_arrays.hpp>
+#include <mpsfw/core/particles/particle_exchange.hpp>
 
 namespace mpsfw {
 namespace {

@@ -13,8 +13,8 @@
 #include <cmath>
 #include <vector>
 
-#include "core/parallel/node_max.hpp"
-#include "core/parallel/wait_policy.hpp"
+#include <mpsfw/core/parallel/node_max.hpp>
+#include <mpsfw/core/parallel/wait_policy.hpp>
 
 namespace mpsfw {
 namespace {

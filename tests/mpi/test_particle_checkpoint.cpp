@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/input/run_config.hpp"
-#include "core/io/h5_io.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/particles/particle_input.hpp"
-#include "core/particles/particle_resume.hpp"
 #include "support/mpi_temp_dir.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/input/run_config.hpp>
+#include <mpsfw/core/io/h5_io.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/particles/particle_input.hpp>
+#include <mpsfw/core/particles/particle_resume.hpp>
 
 namespace mpsfw {
 namespace {

@@ -26,16 +26,16 @@
 #include <string>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/driver/time_loop.hpp"
-#include "core/input/checkpoint.hpp"
-#include "core/io/field_output.hpp"
-#include "core/io/h5_io.hpp"
-#include "core/io/input_file.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "solvers/md/md_config.hpp"
-#include "solvers/md/md_solver.hpp"
 #include "support/heat_runs.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/driver/time_loop.hpp>
+#include <mpsfw/core/input/checkpoint.hpp>
+#include <mpsfw/core/io/field_output.hpp>
+#include <mpsfw/core/io/h5_io.hpp>
+#include <mpsfw/core/io/input_file.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/solvers/md/md_config.hpp>
+#include <mpsfw/solvers/md/md_solver.hpp>
 
 namespace mpsfw {
 namespace {

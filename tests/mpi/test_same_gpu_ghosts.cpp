@@ -23,14 +23,14 @@
 #include <thread>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/particles/particle_exchange.hpp"
-#include "core/particles/same_gpu_ghosts.hpp"
-#include "solvers/md/md_initial.hpp"
 #include "support/md_runs.hpp"
 #include "support/shared_window_memory.hpp"
 #include "support/windowed_md_store.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/particles/particle_exchange.hpp>
+#include <mpsfw/core/particles/same_gpu_ghosts.hpp>
+#include <mpsfw/solvers/md/md_initial.hpp>
 
 namespace mpsfw {
 namespace {

@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "core/base/backend.hpp"
-#include "core/base/error.hpp"
-#include "core/comm/step_handshake.hpp"
-#include "core/comm/stream_signals.hpp"
-#include "core/device/memory.hpp"
 #include "support/gpu_skip.hpp"
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/comm/step_handshake.hpp>
+#include <mpsfw/core/comm/stream_signals.hpp>
+#include <mpsfw/core/device/memory.hpp>
 
 namespace mpsfw {
 namespace {

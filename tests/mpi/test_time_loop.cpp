@@ -25,15 +25,15 @@
 #include <thread>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/base/wall_limit.hpp"
-#include "core/driver/time_loop.hpp"
-#include "core/input/checkpoint.hpp"
-#include "core/input/params.hpp"
-#include "core/input/run_config.hpp"
-#include "core/io/h5_io.hpp"
-#include "core/parallel/stop_request.hpp"
 #include "support/mpi_temp_dir.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/wall_limit.hpp>
+#include <mpsfw/core/driver/time_loop.hpp>
+#include <mpsfw/core/input/checkpoint.hpp>
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/input/run_config.hpp>
+#include <mpsfw/core/io/h5_io.hpp>
+#include <mpsfw/core/parallel/stop_request.hpp>
 
 namespace mpsfw {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/device/timers.hpp"
+#include <mpsfw/core/device/timers.hpp>
 
 namespace mpsfw {
 namespace {

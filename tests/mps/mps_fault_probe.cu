@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/device/cuda_check.hpp"
-#include "core/device/device.hpp"
-#include "core/parallel/collective.hpp"
-#include "runtime/session.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/cuda_check.hpp>
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
+#include <mpsfw/runtime/session.hpp>
 
 namespace {
 

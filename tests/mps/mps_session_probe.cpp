@@ -45,15 +45,15 @@
 #include <thread>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/base/text_fields.hpp"
-#include "core/parallel/collective.hpp"
-#include "core/parallel/mpi_check.hpp"
-#include "mps/control.hpp"
-#include "mps/launcher.hpp"
-#include "mps/mps_config.hpp"
-#include "mps/node_session.hpp"
-#include "runtime/session.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/text_fields.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
+#include <mpsfw/mps/control.hpp>
+#include <mpsfw/mps/launcher.hpp>
+#include <mpsfw/mps/mps_config.hpp>
+#include <mpsfw/mps/node_session.hpp>
+#include <mpsfw/runtime/session.hpp>
 
 namespace {
 

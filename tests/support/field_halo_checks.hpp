@@ -5,9 +5,9 @@
 // untouched.
 #include <string>
 
-#include "core/comm/field_halos.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/mesh/field_layout.hpp"
+#include <mpsfw/core/comm/field_halos.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw::testing_support {
 

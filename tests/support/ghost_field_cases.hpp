@@ -19,12 +19,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/device/memory.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/particles/neighbour_rows.hpp"
-#include "core/particles/pair_shares.hpp"
-#include "core/particles/particle_arrays.hpp"
-#include "core/particles/particle_exchange.hpp"
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/particles/neighbour_rows.hpp>
+#include <mpsfw/core/particles/pair_shares.hpp>
+#include <mpsfw/core/particles/particle_arrays.hpp>
+#include <mpsfw/core/particles/particle_exchange.hpp>
 
 namespace mpsfw::testing_support {
 

@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/device/device.hpp"
+#include <mpsfw/core/device/device.hpp>
 
 namespace mpsfw::testing_support {
 

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "core/device/device.hpp"
-#include "core/driver/time_loop.hpp"
-#include "solvers/heat/heat_config.hpp"
-#include "solvers/heat/heat_solver.hpp"
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/driver/time_loop.hpp>
+#include <mpsfw/solvers/heat/heat_config.hpp>
+#include <mpsfw/solvers/heat/heat_solver.hpp>
 
 namespace mpsfw::testing_support {
 

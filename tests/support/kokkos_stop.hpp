@@ -4,7 +4,7 @@
 // finalises it after the last test.
 #include <gtest/gtest.h>
 
-#include "core/device/kokkos_runtime.hpp"
+#include <mpsfw/core/device/kokkos_runtime.hpp>
 
 namespace mpsfw::testing_support {
 

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "core/device/device.hpp"
-#include "core/driver/time_loop.hpp"
 #include "heat_runs.hpp"
-#include "solvers/md/md_config.hpp"
-#include "solvers/md/md_solver.hpp"
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/driver/time_loop.hpp>
+#include <mpsfw/solvers/md/md_config.hpp>
+#include <mpsfw/solvers/md/md_solver.hpp>
 
 namespace mpsfw::testing_support {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/input/command_line.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/input/command_line.hpp>
 
 namespace mpsfw::test {
 

@@ -11,11 +11,11 @@
 #include <limits>
 #include <vector>
 
-#include "core/comm/halo_pushes.hpp"
-#include "core/comm/halo_regions.hpp"
-#include "core/device/memory.hpp"
-#include "core/grid/overlap_boxes.hpp"
-#include "solvers/heat/heat_kernels.hpp"
+#include <mpsfw/core/comm/halo_pushes.hpp>
+#include <mpsfw/core/comm/halo_regions.hpp>
+#include <mpsfw/core/device/memory.hpp>
+#include <mpsfw/core/grid/overlap_boxes.hpp>
+#include <mpsfw/solvers/heat/heat_kernels.hpp>
 
 namespace mpsfw::testing_support {
 

@@ -8,8 +8,8 @@
 #include <cstddef>
 #include <cstring>
 
-#include "core/base/error.hpp"
-#include "core/device/peer_memory.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/peer_memory.hpp>
 
 namespace mpsfw::testing_support {
 

@@ -11,8 +11,8 @@
 #include <memory>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "solvers/md/md_store.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/solvers/md/md_store.hpp>
 
 namespace mpsfw::testing_support {
 

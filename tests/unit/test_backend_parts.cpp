@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "core/base/error.hpp"
-#include "core/device/backend_factory.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/backend_factory.hpp>
 
 namespace mpsfw {
 namespace {

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/io/h5_io.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/parallel/mpi_check.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/io/h5_io.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/parallel/mpi_check.hpp>
 
 namespace mpsfw {
 namespace {

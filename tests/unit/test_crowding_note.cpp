@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "core/parallel/node_cores.hpp"
+#include <mpsfw/core/parallel/node_cores.hpp>
 
 namespace mpsfw {
 namespace {

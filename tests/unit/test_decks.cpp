@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/input/command_line.hpp"
 #include "support/parse_error.hpp"
+#include <mpsfw/core/input/command_line.hpp>
 
 namespace mpsfw {
 namespace {

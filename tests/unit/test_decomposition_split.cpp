@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "core/grid/overlap_boxes.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/mesh/field_layout.hpp"
+#include <mpsfw/core/grid/overlap_boxes.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw {
 namespace {

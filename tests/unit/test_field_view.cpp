@@ -15,9 +15,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/particles/host_exec.hpp"
-#include "core/particles/particle_arrays.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/particles/host_exec.hpp>
+#include <mpsfw/core/particles/particle_arrays.hpp>
 
 namespace mpsfw {
 namespace {

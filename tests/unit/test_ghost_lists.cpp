@@ -10,7 +10,7 @@
 #include <random>
 #include <set>
 
-#include "core/particles/ghost_lists.hpp"
+#include <mpsfw/core/particles/ghost_lists.hpp>
 
 namespace mpsfw {
 namespace {

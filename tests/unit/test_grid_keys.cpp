@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/input/grid_keys.hpp"
-#include "core/input/run_config.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/input/grid_keys.hpp>
+#include <mpsfw/core/input/run_config.hpp>
 
 namespace mpsfw {
 namespace {

@@ -10,8 +10,8 @@
 #include <limits>
 #include <vector>
 
-#include "core/grid/grid_loops.hpp"
-#include "core/particles/host_exec.hpp"
+#include <mpsfw/core/grid/grid_loops.hpp>
+#include <mpsfw/core/particles/host_exec.hpp>
 
 namespace mpsfw {
 namespace {

@@ -8,11 +8,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/comm/halo_pushes.hpp"
-#include "core/comm/halo_regions.hpp"
-#include "core/comm/halo_transport.hpp"
-#include "core/comm/region_copy.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/comm/halo_pushes.hpp>
+#include <mpsfw/core/comm/halo_regions.hpp>
+#include <mpsfw/core/comm/halo_transport.hpp>
+#include <mpsfw/core/comm/region_copy.hpp>
 
 namespace mpsfw {
 namespace {

@@ -8,8 +8,8 @@
 
 #include <cstdint>
 
-#include "core/base/error.hpp"
 #include "support/pushed_updates.hpp"
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw {
 namespace {

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/mesh/field_layout.hpp"
-#include "solvers/heat/heat_columns_kokkos.hpp"
-#include "solvers/heat/heat_physics.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
+#include <mpsfw/solvers/heat/heat_columns_kokkos.hpp>
+#include <mpsfw/solvers/heat/heat_physics.hpp>
 
 namespace mpsfw {
 namespace {

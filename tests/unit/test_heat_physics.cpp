@@ -6,8 +6,8 @@
 #include <cmath>
 #include <vector>
 
-#include "core/mesh/field_layout.hpp"
-#include "solvers/heat/heat_physics.hpp"
+#include <mpsfw/core/mesh/field_layout.hpp>
+#include <mpsfw/solvers/heat/heat_physics.hpp>
 
 namespace mpsfw::heat {
 namespace {

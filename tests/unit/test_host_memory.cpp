@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "core/device/memory_preflight.hpp"
+#include <mpsfw/core/device/memory_preflight.hpp>
 
 namespace mpsfw {
 namespace {

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "core/base/backend.hpp"
-#include "core/base/error.hpp"
-#include "core/device/kokkos_options.hpp"
-#include "core/input/command_line.hpp"
 #include "support/parse_error.hpp"
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/kokkos_options.hpp>
+#include <mpsfw/core/input/command_line.hpp>
 
 namespace mpsfw {
 namespace {

@@ -7,8 +7,8 @@
 
 #include <cstddef>
 
-#include "solvers/md/atom_record.hpp"
-#include "solvers/md/md_store.hpp"
+#include <mpsfw/solvers/md/atom_record.hpp>
+#include <mpsfw/solvers/md/md_store.hpp>
 
 namespace mpsfw::md {
 namespace {

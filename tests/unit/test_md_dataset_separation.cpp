@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/io/h5_io.hpp"
-#include "solvers/md/md_dataset_input.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/io/h5_io.hpp>
+#include <mpsfw/solvers/md/md_dataset_input.hpp>
 
 namespace mpsfw::md {
 namespace {

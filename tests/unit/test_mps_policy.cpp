@@ -14,18 +14,18 @@
 #include <string>
 #include <vector>
 
-#include "core/base/error.hpp"
-#include "core/device/device.hpp"
-#include "mps/cap_policy.hpp"
-#include "mps/fault_report.hpp"
-#include "mps/gpu_inventory.hpp"
-#include "mps/gpu_plan.hpp"
-#include "mps/launcher.hpp"
-#include "mps/mps_config.hpp"
-#include "mps/node_session.hpp"
-#include "mps/numa_placement.hpp"
-#include "mps/nvml_inventory.hpp"
-#include "mps/session_dir.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/mps/cap_policy.hpp>
+#include <mpsfw/mps/fault_report.hpp>
+#include <mpsfw/mps/gpu_inventory.hpp>
+#include <mpsfw/mps/gpu_plan.hpp>
+#include <mpsfw/mps/launcher.hpp>
+#include <mpsfw/mps/mps_config.hpp>
+#include <mpsfw/mps/node_session.hpp>
+#include <mpsfw/mps/numa_placement.hpp>
+#include <mpsfw/mps/nvml_inventory.hpp>
+#include <mpsfw/mps/session_dir.hpp>
 
 namespace mpsfw::mps {
 namespace {

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "mps/control.hpp"
+#include <mpsfw/mps/control.hpp>
 
 namespace mpsfw::mps {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "core/particles/neighbour_walk.hpp"
+#include <mpsfw/core/particles/neighbour_walk.hpp>
 
 namespace mpsfw {
 namespace {

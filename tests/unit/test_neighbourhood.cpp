@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "core/mesh/neighbourhood.hpp"
+#include <mpsfw/core/mesh/neighbourhood.hpp>
 
 namespace mpsfw {
 namespace {

@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/base/json_writer.hpp"
-#include "core/base/number_text.hpp"
+#include <mpsfw/core/base/json_writer.hpp>
+#include <mpsfw/core/base/number_text.hpp>
 
 namespace mpsfw {
 namespace {

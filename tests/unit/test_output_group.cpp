@@ -9,8 +9,8 @@
 #include <sstream>
 #include <string>
 
-#include "core/base/atomic_file.hpp"
-#include "core/base/error.hpp"
+#include <mpsfw/core/base/atomic_file.hpp>
+#include <mpsfw/core/base/error.hpp>
 
 namespace mpsfw {
 namespace {

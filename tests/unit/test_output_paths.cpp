@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "core/base/atomic_file.hpp"
-#include "core/base/error.hpp"
-#include "core/base/paths.hpp"
-#include "core/input/checkpoint.hpp"
-#include "core/io/h5_io.hpp"
+#include <mpsfw/core/base/atomic_file.hpp>
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/paths.hpp>
+#include <mpsfw/core/input/checkpoint.hpp>
+#include <mpsfw/core/io/h5_io.hpp>
 
 namespace mpsfw {
 namespace {

@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <string>
 
-#include "core/base/error.hpp"
-#include "core/base/nearest_names.hpp"
-#include "core/input/params.hpp"
-#include "core/io/h5_io.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/nearest_names.hpp>
+#include <mpsfw/core/input/params.hpp>
+#include <mpsfw/core/io/h5_io.hpp>
 
 namespace mpsfw {
 namespace {

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/particles/host_exec.hpp"
-#include "core/particles/particle_arrays.hpp"
+#include <mpsfw/core/particles/host_exec.hpp>
+#include <mpsfw/core/particles/particle_arrays.hpp>
 
 namespace mpsfw {
 namespace {

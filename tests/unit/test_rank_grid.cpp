@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "core/base/error.hpp"
-#include "core/mesh/decomposition.hpp"
-#include "core/mesh/field_layout.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/mesh/field_layout.hpp>
 
 namespace mpsfw {
 namespace {

@@ -4,7 +4,7 @@
 // stopped.
 #include <gtest/gtest.h>
 
-#include "core/input/run_config.hpp"
+#include <mpsfw/core/input/run_config.hpp>
 
 namespace mpsfw {
 namespace {

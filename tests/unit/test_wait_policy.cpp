@@ -2,9 +2,9 @@
 // (apply_wait_policy): sleeping only for GPU memory on a crowded node.
 #include <gtest/gtest.h>
 
-#include "core/base/backend.hpp"
-#include "core/device/device.hpp"
-#include "core/parallel/wait_policy.hpp"
+#include <mpsfw/core/base/backend.hpp>
+#include <mpsfw/core/device/device.hpp>
+#include <mpsfw/core/parallel/wait_policy.hpp>
 
 namespace mpsfw {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "core/base/error.hpp"
-#include "core/base/wall_limit.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/base/wall_limit.hpp>
 
 namespace mpsfw {
 namespace {

@@ -8,10 +8,10 @@
 #include <memory>
 #include <string>
 
-#include "core/base/error.hpp"
-#include "core/driver/workload.hpp"
-#include "core/input/run_config.hpp"
-#include "solvers/builtin_workloads.hpp"
+#include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/driver/workload.hpp>
+#include <mpsfw/core/input/run_config.hpp>
+#include <mpsfw/solvers/builtin_workloads.hpp>
 
 namespace mpsfw {
 namespace {

@@ -7,13 +7,15 @@
 #include <array>
 #include <cstdio>
 #include <memory>
+#include <string>
+
 #include <mpsfw/core/base/error.hpp>
 #include <mpsfw/core/driver/time_loop.hpp>
 #include <mpsfw/core/driver/workload.hpp>
 #include <mpsfw/core/mesh/decomposition.hpp>
 #include <mpsfw/runtime/solver_main.hpp>
 #include <mpsfw/solvers/builtin_workloads.hpp>
-#include <string>
+#include <mpsfw/solvers/heat/heat_config.hpp>  // includes params.hpp: mpsfw's, not ours
 
 namespace {
 
