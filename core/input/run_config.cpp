@@ -60,9 +60,12 @@ std::vector<ParamSpec> run_schema() {
       real_param("run", "wall_margin", false, "10", 0, false,
                  "seconds kept free before run.wall_limit beyond the measured step, output and "
                  "checkpoint times (teardown, a first checkpoint not yet measured)"),
-      integer_param("run", "px", false, "0", 0, kMaxRanks1D, "ranks along x; 0: chosen by MPI"),
-      integer_param("run", "py", false, "0", 0, kMaxRanks1D, "ranks along y; 0: chosen by MPI"),
-      integer_param("run", "pz", false, "0", 0, kMaxRanks1D, "ranks along z; 0: chosen by MPI"),
+      integer_param("run", "px", false, "0", 0, kMaxRanks1D,
+                    "ranks along x; 0: chosen for the fewest halo cells"),
+      integer_param("run", "py", false, "0", 0, kMaxRanks1D,
+                    "ranks along y; 0: chosen for the fewest halo cells"),
+      integer_param("run", "pz", false, "0", 0, kMaxRanks1D,
+                    "ranks along z; 0: chosen for the fewest halo cells"),
       text_param("run", "cuda_aware_mpi", false, "auto", {"auto", "yes", "no"},
                  "whether MPI is given device pointers: auto (the site's MPSFW_CUDA_AWARE_MPI "
                  "where set, else what the MPI library says), yes, or no (through pinned host "
