@@ -9,6 +9,15 @@ set(MPSFW_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/mpsfw CACHE STRING
     "Where mpsfwConfig.cmake is installed, under the prefix")
 
 get_property(_mpsfw_exported GLOBAL PROPERTY MPSFW_EXPORTED_TARGETS)
+# Shared libraries carry the version: libmpsfw_core.so.0.1.0, soname
+# libmpsfw_core.so.0.1 (0.x: a minor version may change the interface).
+foreach(_target IN LISTS _mpsfw_exported)
+  get_target_property(_type ${_target} TYPE)
+  if(NOT _type STREQUAL "INTERFACE_LIBRARY")
+    set_target_properties(${_target} PROPERTIES VERSION ${PROJECT_VERSION}
+                          SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
+  endif()
+endforeach()
 install(TARGETS ${_mpsfw_exported} EXPORT mpsfwTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
@@ -26,7 +35,7 @@ foreach(_dir core mps runtime solvers)
 endforeach()
 
 install(EXPORT mpsfwTargets NAMESPACE mpsfw:: DESTINATION ${MPSFW_INSTALL_CMAKEDIR})
-set(_mpsfw_docdir ${CMAKE_INSTALL_DATADIR}/doc/mpsfw)  # (the config names it too)
+set(_mpsfw_docdir ${MPSFW_INSTALL_SHAREDIR}/docs)  # (the config names it too)
 set(_mpsfw_shared OFF)
 if(BUILD_SHARED_LIBS)
   set(_mpsfw_shared ON)
@@ -38,33 +47,23 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/mpsfwConfig.cmake.in
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/mpsfwConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/mpsfwConfig.cmake ${PROJECT_BINARY_DIR}/mpsfwConfigVersion.cmake
-              ${PROJECT_SOURCE_DIR}/cmake/MpsfwEnableCuda.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/MpsfwEnableCuda.cmake ${PROJECT_SOURCE_DIR}/cmake/MpsfwKokkosLink.cmake
         DESTINATION ${MPSFW_INSTALL_CMAKEDIR})
-# The documentation: README.md and docs/ share one folder, share/doc/mpsfw
-# (--help finds input-format.md there), with the job scripts and examples
-# the guides link to in slurm/ and examples/ beside them. So the pages'
-# links are rewritten from the source tree's layout to that one: the guides'
-# ../x becomes x, and every other page's docs/x (after any ../) becomes x.
-# docs/archive (the performance journal) stays in the source tree.
-file(GLOB _mpsfw_guides CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/*.md)
-file(GLOB_RECURSE _mpsfw_pages CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/slurm/*.md
-     ${PROJECT_SOURCE_DIR}/examples/*.md)
-foreach(_page ${PROJECT_SOURCE_DIR}/README.md ${_mpsfw_pages} ${_mpsfw_guides})
-  file(READ ${_page} _text)
-  file(RELATIVE_PATH _installed ${PROJECT_SOURCE_DIR} ${_page})
-  if(_page IN_LIST _mpsfw_guides)
-    string(REPLACE "](../" "](" _text "${_text}")
-    get_filename_component(_installed ${_page} NAME)
-  else()
-    string(REGEX REPLACE "\\]\\(((\\.\\./)*)docs/" "](\\1" _text "${_text}")
-  endif()
-  file(WRITE ${PROJECT_BINARY_DIR}/doc/${_installed} "${_text}")
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_page})
-  get_filename_component(_subdir ${_installed} DIRECTORY)
-  install(FILES ${PROJECT_BINARY_DIR}/doc/${_installed} DESTINATION ${_mpsfw_docdir}/${_subdir})
-endforeach()
-install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/CITATION.cff DESTINATION ${_mpsfw_docdir})
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${_mpsfw_docdir}
-        PATTERN archive EXCLUDE REGEX "/docs/[^/]+\\.md$" EXCLUDE)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/slurm ${PROJECT_SOURCE_DIR}/examples DESTINATION ${_mpsfw_docdir}
-        USE_SOURCE_PERMISSIONS PATTERN "*.md" EXCLUDE)
+# share/mpsfw as the repository has them: README.md, docs/ (not docs/archive,
+# the performance journal), the Python tools of scripts/ (advise, sweep and
+# what they import, timeline_summary, compare_md_checkpoints; they find the
+# installed programs), slurm/, inputs/ and examples/. share/doc/mpsfw points
+# there, where distributions look for a package's documentation.
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE
+              ${PROJECT_SOURCE_DIR}/CITATION.cff DESTINATION ${MPSFW_INSTALL_SHAREDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs DESTINATION ${MPSFW_INSTALL_SHAREDIR} PATTERN archive EXCLUDE)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/advise.py ${PROJECT_SOURCE_DIR}/scripts/sweep.py
+                 ${PROJECT_SOURCE_DIR}/scripts/timeline_summary.py
+                 ${PROJECT_SOURCE_DIR}/scripts/compare_md_checkpoints.py
+        DESTINATION ${MPSFW_INSTALL_SHAREDIR}/scripts)
+install(FILES ${PROJECT_SOURCE_DIR}/scripts/advise_choice.py ${PROJECT_SOURCE_DIR}/scripts/command_point.py
+              ${PROJECT_SOURCE_DIR}/scripts/run_session.py DESTINATION ${MPSFW_INSTALL_SHAREDIR}/scripts)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/slurm ${PROJECT_SOURCE_DIR}/inputs ${PROJECT_SOURCE_DIR}/examples
+        DESTINATION ${MPSFW_INSTALL_SHAREDIR} USE_SOURCE_PERMISSIONS)
+install(CODE "file(MAKE_DIRECTORY \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_DATADIR}/doc\")
+file(CREATE_LINK ../mpsfw \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_DATADIR}/doc/mpsfw\" SYMBOLIC)")

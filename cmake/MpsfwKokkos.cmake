@@ -3,7 +3,6 @@
 # otherwise; the differences between Kokkos installs are handled here and
 # nowhere else. Gives the interface target mpsfw_kokkos (exported with mpsfw).
 find_package(Kokkos CONFIG QUIET)
-set(MPSFW_KOKKOS_FIND_DEPENDENCY OFF)  # whether mpsfwConfig.cmake must find Kokkos again
 set(_mpsfw_kokkos_default OFF)
 if(Kokkos_FOUND)
   set(_mpsfw_kokkos_default ON)
@@ -40,33 +39,8 @@ if(Kokkos_ENABLE_CUDA AND NOT MPSFW_ENABLE_CUDA)
 endif()
 
 add_library(mpsfw_kokkos INTERFACE)
-# Debian 12's Kokkos 3.4.1 (Trilinos 13.2) exports Kokkos::kokkos with the
-# include folder /usr/lib/include, which does not exist: use the folders and
-# libraries its KokkosConfig.cmake names instead.
-set(_mpsfw_kokkos_target_usable FALSE)
-if(TARGET Kokkos::kokkos)
-  set(_mpsfw_kokkos_target_usable TRUE)
-  get_target_property(_mpsfw_kokkos_includes Kokkos::kokkos INTERFACE_INCLUDE_DIRECTORIES)
-  foreach(_dir IN LISTS _mpsfw_kokkos_includes)
-    if(NOT _dir MATCHES "^\\$<" AND NOT EXISTS "${_dir}")
-      set(_mpsfw_kokkos_target_usable FALSE)
-    endif()
-  endforeach()
-endif()
-if(_mpsfw_kokkos_target_usable)
-  target_link_libraries(mpsfw_kokkos INTERFACE Kokkos::kokkos)
-  set(MPSFW_KOKKOS_FIND_DEPENDENCY ON)
-else()
-  target_include_directories(mpsfw_kokkos SYSTEM INTERFACE ${Kokkos_INCLUDE_DIRS})
-  foreach(_lib IN LISTS Kokkos_LIBRARIES)
-    find_library(_mpsfw_kokkos_lib_${_lib} ${_lib} PATHS ${Kokkos_LIBRARY_DIRS} NO_DEFAULT_PATH)
-    if(NOT _mpsfw_kokkos_lib_${_lib})
-      message(FATAL_ERROR "mpsfw: Kokkos library ${_lib} not found in ${Kokkos_LIBRARY_DIRS}")
-    endif()
-    target_link_libraries(mpsfw_kokkos INTERFACE ${_mpsfw_kokkos_lib_${_lib}})
-  endforeach()
-  set(MPSFW_KOKKOS_FIND_DEPENDENCY OFF)
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/MpsfwKokkosLink.cmake)
+mpsfw_kokkos_link(mpsfw_kokkos BUILD_ONLY)
 set_property(GLOBAL APPEND PROPERTY MPSFW_EXPORTED_TARGETS mpsfw_kokkos)
 # A CUDA Kokkos (built with Kokkos_ENABLE_COMPILE_AS_CMAKE_LANGUAGE, as
 # scripts/build_kokkos_cuda.sh does): mpsfw's Kokkos sources compile as CUDA.

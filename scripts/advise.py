@@ -250,7 +250,7 @@ def main():
     p.add_argument("--steps", type=int, default=50,
                    help="steps a point's steady half times (each point runs twice as many)")
     p.add_argument("--tie", type=float, default=0.02, help="points within this of the fastest are level")
-    p.add_argument("--solver", default=os.path.join(sweep.ROOT, "build", "default", "apps", "solver"))
+    p.add_argument("--solver", default=sweep.default_program("solver"))
     p.add_argument("--launcher", choices=["mpirun", "srun"], default="mpirun")
     p.add_argument("--srun-mpi", default="pmix")
     p.add_argument("--set", action="append", default=[], help="group.key=value for every run")
@@ -262,7 +262,7 @@ def main():
         p.error("--steps and --max-ranks-per-gpu take a positive number, --tie a fraction below 1")
     if bool(args.input) == bool(args.command):
         p.error("give an INPUT or a --command")
-    command_point.setup(args, sweep.ROOT, p.error)
+    command_point.setup(args, sweep.default_program("run"), p.error)
     sweep.check_launcher(args, p.error)
     if args.command and (args.weak or args.set):
         p.error("--command: no --weak or --set (the program's problem is its own)")

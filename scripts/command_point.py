@@ -12,7 +12,6 @@ import json
 import os
 import re
 import shlex
-import shutil
 import zlib
 
 RUNS_PER_HOUR = "runs/h"
@@ -32,10 +31,11 @@ def add_arguments(parser):
     g.add_argument("--rate", metavar="REGEX", help="the program's speed: a rate it prints (higher is "
                                                   "better), e.g. '([0-9.]+) timesteps/s'")
     g.add_argument("--mpsfw-run", metavar="PATH", help="the wrapper (default: the build's, "
-                                                       "build/default/apps/run, else mpsfw-run on PATH)")
+                                                       "build/default/apps/run, else the installed "
+                                                       "mpsfw-run)")
 
 
-def setup(args, root, error):
+def setup(args, default_wrapper, error):
     """Checks the --command options (error(message) ends the script) and sets
     args.program (the command's words), args.wrapper (mpsfw-run's path) and
     args.metric (the compiled regex, or None: the wall clock)."""
@@ -60,11 +60,9 @@ def setup(args, root, error):
             error("--%s %r is not a regular expression: %s" % ("time" if args.time else "rate", regex, e))
         if args.metric.groups < 1:
             error("--%s %r: put a group ( ) around the number" % ("time" if args.time else "rate", regex))
-    built = os.path.join(root, "build", "default", "apps", "run")
-    args.wrapper = args.mpsfw_run or (built if os.access(built, os.X_OK) else shutil.which("mpsfw-run"))
-    if not args.wrapper or not os.access(args.wrapper, os.X_OK):
-        error("--command runs through mpsfw-run: %s is not executable (--mpsfw-run PATH)" %
-              (args.wrapper or "none on PATH or in build/default/apps"))
+    args.wrapper = args.mpsfw_run or default_wrapper
+    if not os.access(args.wrapper, os.X_OK):
+        error("--command runs through mpsfw-run: %s is not executable (--mpsfw-run PATH)" % args.wrapper)
     args.wrapper = os.path.abspath(args.wrapper)
 
 

@@ -58,6 +58,19 @@ MODES = {
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def default_program(short):
+    """A program's path: this checkout's build (build/default/apps/SHORT),
+    else the installed mpsfw-SHORT of the prefix these scripts are installed
+    in (PREFIX/share/mpsfw/scripts -> PREFIX/bin), else mpsfw-SHORT on PATH;
+    the build's path (for the error) when none is there."""
+    built = os.path.join(ROOT, "build", "default", "apps", short)
+    installed = os.path.join(ROOT, "..", "..", "bin", "mpsfw-" + short)
+    for path in (built, os.path.normpath(installed), shutil.which("mpsfw-" + short)):
+        if path and os.access(path, os.X_OK):
+            return path
+    return built
+
+
 def rank_grid(ranks):
     """A balanced px*py*pz = ranks for weak scaling, the smallest factor along x
     and the largest along z: heat cuts x last (its x faces are strided rows),
@@ -546,7 +559,7 @@ def main():
     p.add_argument("--launcher", choices=["mpirun", "srun"], default="mpirun")
     p.add_argument("--srun-mpi", default="pmix",
                    help="srun's --mpi plugin with --launcher srun (default pmix)")
-    p.add_argument("--solver", default=os.path.join(ROOT, "build", "default", "apps", "solver"))
+    p.add_argument("--solver", default=default_program("solver"))
     p.add_argument("--set", action="append", default=[], help="group.key=value for every run")
     p.add_argument("--timeout", type=float, default=600, help="seconds one run may take")
     command_point.add_arguments(p)
@@ -555,7 +568,7 @@ def main():
         return plot_only(args.out, args.baseline)
     if bool(args.input) == bool(args.command):
         p.error("give an INPUT or a --command (except with --plot-only)")
-    command_point.setup(args, ROOT, p.error)
+    command_point.setup(args, default_program("run"), p.error)
     check_launcher(args, p.error)
     if args.scaling is None:
         args.scaling = "strong" if args.command else "strong,weak"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Slurm Epilog (slurm.conf: Epilog=PREFIX/share/doc/mpsfw/slurm/mps_epilog.sh; runs
+# Slurm Epilog (slurm.conf: Epilog=PREFIX/share/mpsfw/slurm/mps_epilog.sh; runs
 # as root on each node when a job ends): stops what mps_prolog.sh started for
 # the job and removes its session folder, also when the job's processes still
 # hold the servers (they are gone or going). Nothing for other jobs; never

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Slurm Prolog (slurm.conf: Prolog=PREFIX/share/doc/mpsfw/slurm/mps_prolog.sh; runs
+# Slurm Prolog (slurm.conf: Prolog=PREFIX/share/mpsfw/slurm/mps_prolog.sh; runs
 # as root on each node of a job, before it starts): one MPS daemon per GPU of
 # the job, for jobs that ask (mps_site_lib.sh: gres/mps or the feature
 # mpsfw_mps), in a session folder the job's user owns. The job's tasks get it

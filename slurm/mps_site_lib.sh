@@ -3,13 +3,13 @@
 # asked for node-level MPS. Sourced, never run.
 #
 # Slurm runs these scripts with no search path: mpsctl is found in the prefix
-# they are installed in (PREFIX/share/doc/mpsfw/slurm -> PREFIX/bin/mpsfw-mpsctl),
+# they are installed in (PREFIX/share/mpsfw/slurm -> PREFIX/bin/mpsfw-mpsctl),
 # in the source tree's build (slurm/ -> build/default/apps/mpsctl), or where
 # MPSFW_MPSCTL says (set it in the script's first lines if neither holds).
 mps_site_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mps_site_mpsctl() {
   local c
-  for c in "${MPSFW_MPSCTL:-}" "$mps_site_here/../../../../bin/mpsfw-mpsctl" \
+  for c in "${MPSFW_MPSCTL:-}" "$mps_site_here/../../../bin/mpsfw-mpsctl" \
            "$mps_site_here/../build/default/apps/mpsctl"; do
     [ -n "$c" ] && [ -x "$c" ] && { echo "$c"; return 0; }
   done

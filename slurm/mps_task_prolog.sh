@@ -1,5 +1,5 @@
 #!/bin/bash
-# Slurm TaskProlog (slurm.conf: TaskProlog=PREFIX/share/doc/mpsfw/slurm/mps_task_prolog.sh;
+# Slurm TaskProlog (slurm.conf: TaskProlog=PREFIX/share/mpsfw/slurm/mps_task_prolog.sh;
 # runs as the job's user before each task): the export lines that put the
 # task on the job's node-level MPS (mps_prolog.sh), which Slurm adds to the
 # task's environment. Prints nothing for a job without a session here.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Every relative link in the markdown files under DIR resolves to a file or
-folder under DIR's tree: run on the installed share/doc/mpsfw, where a link
+folder under DIR's tree: run on the installed share/mpsfw, where a link
 that works in the source tree (docs/x.md, ../slurm/) may point at nothing.
 
   check_doc_links.py DIR

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The installed documentation has no broken links: `cmake --install` of this
 # build into a fresh prefix, then every relative link of every markdown page
-# under share/doc/mpsfw must name a file or folder there (the pages are
-# written in the source tree's layout and installed in another).
+# under share/mpsfw must name a file or folder there (installed in the source
+# tree's layout).
 #
 #   tests/install/test_doc_links.sh --build DIR --mpiexec PATH [--work DIR]
 here=$(cd "$(dirname "$0")" && pwd)
@@ -10,8 +10,8 @@ source "$here/install_lib.sh" "$@"
 prefix=$WORK/prefix
 
 install_into "$prefix"
-docs=$prefix/share/doc/mpsfw
-[ -e "$docs/input-format.md" ] || fail "cmake --install did not install share/doc/mpsfw/input-format.md"
-[ ! -e "$docs/archive" ] || fail "docs/archive (the performance journal) was installed"
+docs=$prefix/share/mpsfw
+[ -e "$docs/docs/input-format.md" ] || fail "cmake --install did not install share/mpsfw/docs/input-format.md"
+[ ! -e "$docs/docs/archive" ] || fail "docs/archive (the performance journal) was installed"
 python3 "$here/check_doc_links.py" "$docs" || fail "broken links in the installed documentation ($docs)"
 echo "doc links: ok ($docs)"

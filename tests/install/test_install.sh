@@ -13,11 +13,17 @@ prefix=$WORK/prefix
 
 install_into "$prefix"
 for f in bin/mpsfw-solver bin/mpsfw-mkinput bin/mpsfw-mpsctl bin/mpsfw-run include/mpsfw/core/driver/workload.hpp include/mpsfw/runtime/session.hpp \
-         share/doc/mpsfw/README.md share/doc/mpsfw/input-format.md share/doc/mpsfw/framework.md \
+         share/mpsfw/README.md share/mpsfw/docs/input-format.md share/mpsfw/docs/framework.md \
          include/mpsfw/runtime/solver_main.hpp lib/cmake/mpsfw/mpsfwConfig.cmake \
-         lib/cmake/mpsfw/mpsfwConfigVersion.cmake share/doc/mpsfw/LICENSE; do
+         lib/cmake/mpsfw/mpsfwConfigVersion.cmake share/mpsfw/LICENSE share/mpsfw/scripts/advise.py \
+         share/mpsfw/scripts/sweep.py share/mpsfw/slurm/run.sbatch share/mpsfw/inputs/heat_default.h5 \
+         share/mpsfw/examples/wave/CMakeLists.txt share/doc/mpsfw/docs/input-format.md; do
   [ -e "$prefix/$f" ] || fail "cmake --install did not install $f"
 done
+
+# The package finds the user's Kokkos again (find_dependency): nothing of this
+# machine's Kokkos libraries is written into the exported targets.
+grep -l "libkokkos" "$prefix"/lib*/cmake/mpsfw/*.cmake && fail "the installed package names this machine's Kokkos libraries"
 
 # Only the prefix: the source tree is not on any path the consumer sees.
 cmake -S "$here/consumer" -B "$WORK/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
@@ -29,8 +35,13 @@ for short in solver mkinput mpsctl run; do
 done
 # --help says where the installed docs are.
 help=$("$prefix/bin/mpsfw-solver" --help)
-grep -qF "$prefix/share/doc/mpsfw" <<<"$help" ||
-  fail "mpsfw-solver --help does not name $prefix/share/doc/mpsfw"
+grep -qF "$prefix/share/mpsfw/docs" <<<"$help" ||
+  fail "mpsfw-solver --help does not name $prefix/share/mpsfw/docs"
+# The installed tools run from the prefix: advise finds the installed solver.
+python3 "$prefix/share/mpsfw/scripts/advise.py" "$prefix/share/mpsfw/inputs/heat_default.h5" --gpus 0 \
+  --steps 2 --max-ranks-per-gpu 1 --json "$WORK/advise.json" > "$WORK/advise.log" 2>&1 ||
+  { cat "$WORK/advise.log"; fail "the installed advise.py did not run"; }
+grep -qF "$prefix/bin/mpsfw-solver" "$WORK/advise.json" || fail "the installed advise.py did not use $prefix/bin/mpsfw-solver"
 "$prefix/bin/mpsfw-mkinput" "$WORK/heat.h5" --set heat.nx=12 --set heat.ny=12 --set heat.nz=12 > /dev/null
 # The installed wrapper runs any program and passes its exit code on.
 out=$("$MPIEXEC" -n 2 "$prefix/bin/mpsfw-run" --mps off -- sh -c 'exit 0' 2>&1) ||

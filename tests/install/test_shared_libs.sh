@@ -23,12 +23,17 @@ for lib in core mps runtime heat md workloads; do
   ls "$prefix"/lib*/libmpsfw_$lib.so >/dev/null 2>&1 || fail "no shared libmpsfw_$lib.so installed"
 done
 ls "$prefix"/lib*/libmpsfw_*.a >/dev/null 2>&1 && fail "static libraries installed by a shared build"
+# Versioned as a packager expects: the file, the soname and the link.
+version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$WORK/build/CMakeCache.txt")
+core=$(ls "$prefix"/lib*/libmpsfw_core.so."$version" 2>/dev/null) || fail "no libmpsfw_core.so.$version"
+soname=$(objdump -p "$core" | sed -n 's/^ *SONAME *//p')
+[ "$soname" = "libmpsfw_core.so.${version%.*}" ] || fail "libmpsfw_core's soname is '$soname', expected libmpsfw_core.so.${version%.*}"
 
 cmake -S "$here/consumer" -B "$WORK/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
       -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DCMAKE_BUILD_TYPE=Release > "$WORK/consumer-configure.log" 2>&1 || { cat "$WORK/consumer-configure.log"; fail "configure the consumer against the shared mpsfw"; }
 cmake --build "$WORK/consumer" -j 2 > "$WORK/consumer-build.log" 2>&1 || { tail -30 "$WORK/consumer-build.log"; fail "build the consumer against the shared mpsfw"; }
 libs=$(ldd "$WORK/consumer/ranks_solver")
-grep -q "libmpsfw_core.so => $prefix" <<<"$libs" ||
+grep -q "libmpsfw_core.so.[0-9.]* => $prefix" <<<"$libs" ||
   fail "ranks_solver does not load libmpsfw_core.so from $prefix: $(ldd "$WORK/consumer/ranks_solver" | grep mpsfw)"
 "$prefix/bin/mpsfw-mkinput" "$WORK/heat.h5" --set heat.nx=12 --set heat.ny=12 --set heat.nz=12 > /dev/null ||
   fail "the installed mpsfw-mkinput (shared) did not run"

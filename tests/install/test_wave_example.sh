@@ -21,7 +21,7 @@ cmake --build "$WORK/wave" -j 2 > "$WORK/build.log" 2>&1 || { tail -40 "$WORK/bu
 # Its --help names the installed package's documentation, never the build
 # machine's source tree (the program lives outside the prefix).
 help=$("$WORK/wave/wave_solver" --help 2>&1) || true
-grep -qF "described in $WORK/prefix/share/doc/mpsfw/input-format.md" <<<"$help" ||
+grep -qF "described in $WORK/prefix/share/mpsfw/docs/input-format.md" <<<"$help" ||
   { echo "$help" | tail -4; fail "wave_solver --help does not name the installed documentation"; }
 
 for np in 1 4; do
@@ -91,7 +91,7 @@ python3 "$repo/scripts/advise.py" "$WORK/in.h5" --solver "$WORK/wave/wave_solver
 grep -q "(wave, weak scaling, run.steps 30)" "$WORK/advise.log" ||
   { cat "$WORK/advise.log"; fail "advise did not read wave's input"; }
 grown="--set wave.nx=24 --set wave.ny=20 --set wave.nz=16 --set run.px=1 --set run.py=1 --set run.pz=1"
-grep -q "^  2 time-sliced .*<- chosen" "$WORK/advise.log" &&
+grep -q "^  2 ranks .*<- chosen" "$WORK/advise.log" &&
   grown="--set wave.nx=24 --set wave.ny=20 --set wave.nz=32 --set run.px=1 --set run.py=1 --set run.pz=2"
 grep -q -- "$grown" "$WORK/advise.log" ||
   { cat "$WORK/advise.log"; fail "advise's weak launch line lacks wave's grid: $grown"; }
