@@ -85,7 +85,7 @@ add_case missing_file_np1 1 fail "@D@/does_not_exist.h5" \
 add_case missing_file_singleton 0 fail "@D@/does_not_exist.h5" \
   "does_not_exist.h5: cannot open: No such file or directory"
 add_case not_hdf5 2 fail "@D@/not_hdf5.h5" \
-  "not_hdf5.h5: cannot open: not an HDF5 file"
+  "not_hdf5.h5: not an HDF5 file but a text deck of key = value lines" "--set-file"
 add_case empty_file 1 fail "@D@/empty.h5" \
   "empty.h5: cannot open: not an HDF5 file"
 add_case directory_as_input 2 fail "@D@" \
