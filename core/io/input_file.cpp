@@ -15,8 +15,11 @@ namespace {
 void refuse_a_deck(const std::string& file) {
   if (!not_regular_kind(file).empty()) return;  // a FIFO would block the read
   std::ifstream in(file, std::ios::binary);
-  char head[8] = {};
-  if (!in.read(head, sizeof head) || std::string(head, 4) == "\x89HDF") return;
+  std::string head(4096, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  // HDF5 (its signature, or any binary file: a user block, a damaged file) is HDF5's to name.
+  if (head.size() < 8 || head.find('\0') != std::string::npos) return;
   in.clear();
   in.seekg(0);
   std::string line;
