@@ -5,17 +5,10 @@
 # walltime path of run.sbatch (stop on SIGUSR1, checkpoint, requeue, resume from
 # the newest checkpoint, the requeue bound).
 #   tests/slurm/test_slurm.sh REPO BUILD_DIR WORKDIR PYTHON
-set -uo pipefail
-repo=$1 build=$2 work=$3 python=$4
-rm -rf "$work" && mkdir -p "$work"
-work=$(cd "$work" && pwd)
-cluster=$work/cluster
-failures=0 passes=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-pass() { echo "PASS: $*"; passes=$((passes + 1)); }
+# shellcheck source=slurm_test_lib.sh
+source "$(dirname "$0")/slurm_test_lib.sh" "$@"
 
-"$repo/tests/slurm/cluster.sh" up "$cluster" || { echo "0 passed, 1 failed"; exit 1; }
-trap '"$repo/tests/slurm/cluster.sh" down "$cluster" >/dev/null' EXIT
+cluster_up
 export SLURM_CONF=$cluster/slurm.conf MPSFW_ROOT=$repo MPSFW_BUILD=$build
 cd "$work" || exit 1
 

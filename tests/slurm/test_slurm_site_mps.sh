@@ -7,14 +7,8 @@
 # that give the scripts the double and the fake GPU, as a site sets
 # MPSFW_MPSCTL and PATH at the scripts' top.
 #   tests/slurm/test_slurm_site_mps.sh REPO BUILD_DIR WORKDIR PYTHON
-set -uo pipefail
-repo=$1 build=$2 work=$3 python=$4
-rm -rf "$work" && mkdir -p "$work"
-work=$(cd "$work" && pwd)
-cluster=$work/cluster
-failures=0 passes=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-pass() { echo "PASS: $*"; passes=$((passes + 1)); }
+# shellcheck source=slurm_test_lib.sh
+source "$(dirname "$0")/slurm_test_lib.sh" "$@"
 [ -x "$build/apps/mpsctl" ] || { echo "SKIP: $build/apps/mpsctl not built"; exit 77; }
 
 mkdir -p "$work/bin" "$work/proc/0000:01:00.0" "$work/root" "$work/hooks"
@@ -36,8 +30,7 @@ HOOK
   chmod +x "$work/hooks/$hook.sh"
 done
 
-"$repo/tests/slurm/cluster.sh" up "$cluster" || { echo "0 passed, 1 failed"; exit 1; }
-trap '"$repo/tests/slurm/cluster.sh" down "$cluster" >/dev/null' EXIT
+cluster_up
 export SLURM_CONF=$cluster/slurm.conf
 printf 'Prolog=%s\nTaskProlog=%s\nEpilog=%s\n' "$work/hooks/prolog.sh" \
   "$work/hooks/task_prolog.sh" "$work/hooks/epilog.sh" >> "$SLURM_CONF"

@@ -13,21 +13,14 @@
 #    node through the node's shared memory (standing in for CUDA IPC), faces
 #    across nodes through MPI, every halo right.
 #   tests/slurm/test_slurm_two_nodes.sh REPO BUILD_DIR WORKDIR PYTHON
-set -uo pipefail
-repo=$1 build=$2 work=$3 python=$4
-rm -rf "$work" && mkdir -p "$work"
-work=$(cd "$work" && pwd)
-cluster=$work/cluster
-failures=0 passes=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-pass() { echo "PASS: $*"; passes=$((passes + 1)); }
+# shellcheck source=slurm_test_lib.sh
+source "$(dirname "$0")/slurm_test_lib.sh" "$@"
 
 if ! unshare --uts true 2>/dev/null; then
   echo "SKIP: no UTS namespaces here (unshare --uts needs root): nodes cannot be simulated"
   exit 77
 fi
-"$repo/tests/slurm/cluster.sh" up "$cluster" 2 || { echo "0 passed, 1 failed"; exit 1; }
-trap '"$repo/tests/slurm/cluster.sh" down "$cluster" >/dev/null' EXIT
+cluster_up 2
 export SLURM_CONF=$cluster/slurm.conf MPSFW_ROOT=$repo MPSFW_BUILD=$build
 cd "$work" || exit 1
 
