@@ -14,7 +14,7 @@
 #include <mpsfw/core/base/error.hpp>
 #include <mpsfw/core/base/paths.hpp>
 #include <mpsfw/core/device/build_info.hpp>
-#include <mpsfw/core/input/command_line.hpp>
+#include <mpsfw/core/input/deck.hpp>
 #include <mpsfw/core/input/params.hpp>
 #include <mpsfw/runtime/input_writer.hpp>
 #include <mpsfw/solvers/builtin_workloads.hpp>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # (Re)writes every example input listed in examples.txt with mkinput.
 #   inputs/regenerate.sh MKINPUT [OUTDIR]
-# MKINPUT: the built mkinput executable (e.g. build/apps/mkinput).
+# MKINPUT: the built mkinput executable (e.g. build/default/apps/mkinput).
 # OUTDIR:  where the files go; default: this folder (the committed examples).
 # Each line of examples.txt is "<file name> <mkinput arguments...>"; blank
 # lines and lines starting with '#' are skipped. Stops at the first failure.
@@ -28,6 +28,9 @@ if [ ! -r "$manifest" ]; then
   exit 2
 fi
 mkdir -p "$outdir"
+outdir=$(cd "$outdir" && pwd)
+# The manifest names decks relative to this folder.
+cd "$here"
 
 count=0
 line_no=0

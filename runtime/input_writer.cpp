@@ -11,6 +11,7 @@
 #include <mpsfw/core/base/atomic_file.hpp>
 #include <mpsfw/core/base/error.hpp>
 #include <mpsfw/core/base/number_text.hpp>
+#include <mpsfw/core/input/deck.hpp>
 #include <mpsfw/core/input/param_attributes.hpp>
 #include <mpsfw/core/io/h5_io.hpp>
 #include <mpsfw/core/io/input_file.hpp>
@@ -103,9 +104,19 @@ void describe_group(hid_t group, const std::string& path, std::vector<std::strin
   }
 }
 
+// A deck's settings, one a line as given: what a run reads from it.
+std::string describe_deck(const std::string& path) {
+  std::vector<std::string> sets, origins;
+  read_deck(path, &sets, &origins);
+  std::string out = "# " + path + ": a deck; its settings as --set lines (--set-file)\n";
+  for (const std::string& s : sets) out += s + "\n";
+  return out;
+}
+
 }  // namespace
 
 std::string describe_input_file(const std::string& path) {
+  if (is_deck(path)) return describe_deck(path);
   h5::Handle file = h5::open_file_readonly(path);
   h5::Handle root = h5::open_group(file.get(), "/");
   std::vector<std::string> lines;
@@ -117,6 +128,7 @@ std::string describe_input_file(const std::string& path) {
 }
 
 std::string describe_input_as_deck(const std::string& path) {
+  if (is_deck(path)) return describe_deck(path);
   const InputAttributes input = read_input_attributes(path);
   std::string out = "# " + path + " as --set lines (--set-file); the command line's --set wins\n";
   std::vector<std::string> lines;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <mpsfw/core/base/error.hpp>
+#include <mpsfw/core/input/deck.hpp>
 #include <mpsfw/core/parallel/collective.hpp>
 #include <mpsfw/core/parallel/mpi_check.hpp>
 #include <mpsfw/core/parallel/node_cores.hpp>
@@ -31,7 +32,8 @@ Session::Start Session::prepare(CommandLine command_line, std::string error) {
   if (!s.error.empty() || c.help || c.version) return s;
   if (!c.input.empty()) {
     try {
-      s.input = std::make_unique<InputAttributes>(read_input_attributes(c.input));
+      s.input = std::make_unique<InputAttributes>(
+          read_input(c.input, &s.command_line.overrides, &s.command_line.origins));
     } catch (const std::exception& e) {
       s.error = e.what();
       return s;

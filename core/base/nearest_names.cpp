@@ -30,7 +30,11 @@ std::vector<std::string> nearest_names(const std::string& name,
   const size_t limit = std::max<size_t>(1, name.size() / 3);
   std::vector<std::pair<size_t, std::string>> near;
   for (const std::string& c : candidates) {
-    const size_t d = edit_distance(name, c);
+    // A key written without its group ("nx" for "heat.nx") is as near as can be.
+    const size_t dot = c.rfind('.');
+    const bool group_left_out = name.find('.') == std::string::npos && dot != std::string::npos &&
+                                c.substr(dot + 1) == name;
+    const size_t d = group_left_out ? 0 : edit_distance(name, c);
     if (d <= limit) near.emplace_back(d, c);
   }
   std::stable_sort(near.begin(), near.end(),

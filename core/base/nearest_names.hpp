@@ -8,7 +8,8 @@ namespace mpsfw {
 
 // The candidates closest to `name` in edits (insertions, deletions,
 // substitutions, swaps of neighbours), at most `most` of them, if they are
-// within a third of its length; none when nothing is that close.
+// within a third of its length; none when nothing is that close. A name
+// without a dot matches "group.name" exactly (the group left out).
 std::vector<std::string> nearest_names(const std::string& name,
                                        const std::vector<std::string>& candidates, size_t most = 3);
 

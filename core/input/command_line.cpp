@@ -1,19 +1,20 @@
 #include "command_line.hpp"
 
-#include <fstream>
 #include <utility>
 
 #include <mpsfw/core/base/error.hpp>
 #include <mpsfw/core/base/nearest_names.hpp>
-#include <mpsfw/core/base/paths.hpp>
 #include <mpsfw/core/device/build_info.hpp>
 #include <mpsfw/core/device/kokkos_options.hpp>
+#include <mpsfw/core/input/deck.hpp>
 
 namespace mpsfw {
 
 std::string command_line_usage(const std::string& program) {
   return "usage: mpirun -np N " + program +
-         " INPUT.h5 [options]\n"
+         " INPUT [options]\n"
+         "  INPUT                   an HDF5 input (INPUT.h5) or a text deck of key = value\n"
+         "                          lines with its solver = NAME line (run.deck)\n"
          "  --set group.key=value   override a scalar of the input file (repeatable)\n"
          "  --set-file DECK.txt     --set lines from a file (key=value a line, # comments);\n"
          "                          --set on the command line wins\n"
@@ -165,44 +166,6 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const std::
     throw UsageError("no input file given\n" + usage);
   }
   return o;
-}
-
-void refuse_state_key(const std::string& assignment, const std::string& origin) {
-  const std::string key = assignment.substr(0, assignment.find('='));
-  if (key != "step" && key != "time") return;
-  throw InputError(origin + ": '" + key + "' is the " + key +
-                   " of a checkpoint's saved state, not a setting; a resumed run goes on from "
-                   "it up to run.steps (set run.steps to run further)");
-}
-
-void read_deck(const std::string& path, std::vector<std::string>* overrides,
-               std::vector<std::string>* origins) {
-  // Checked before opening: opening a FIFO nobody writes blocks forever.
-  const std::string kind = not_regular_kind(path);
-  if (!kind.empty()) {
-    throw InputError("--set-file " + path + ": is " + kind + ", not a regular file; a deck is " +
-                     "a text file of key=value lines");
-  }
-  std::ifstream in(path);
-  if (!in) throw InputError("--set-file " + path + ": cannot be read");
-  const auto trimmed = [](const std::string& s) {
-    const size_t a = s.find_first_not_of(" \t\r"), b = s.find_last_not_of(" \t\r");
-    return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
-  };
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    const std::string text = trimmed(line);
-    if (text.empty() || text[0] == '#') continue;
-    const size_t eq = text.find('=');
-    const std::string where = path + ":" + std::to_string(number);
-    if (eq == std::string::npos || trimmed(text.substr(0, eq)).empty()) {
-      throw InputError(where + ": expected group.key=value, got '" + text + "'");
-    }
-    overrides->push_back(trimmed(text.substr(0, eq)) + "=" + trimmed(text.substr(eq + 1)));
-    origins->push_back(where);
-    refuse_state_key(overrides->back(), where);
-  }
-  if (in.bad()) throw InputError("--set-file " + path + ": reading failed");
 }
 
 }  // namespace mpsfw

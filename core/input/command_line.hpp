@@ -37,18 +37,4 @@ CommandLine parse_command_line(const std::vector<std::string>& args,
 
 std::string command_line_usage(const std::string& program = "solver");
 
-// A deck (--set-file FILE): one group.key=value a line, as --set takes it
-// (spaces around '=' allowed), blank lines and lines starting with '#'
-// skipped. Appends the overrides to `overrides` and "FILE:LINE" to
-// `origins`. Throws InputError naming the file (and the line) when it is not
-// a regular file (a FIFO would block the read forever), cannot be read, a
-// line is not key=value or sets a state key (refuse_state_key).
-void read_deck(const std::string& path, std::vector<std::string>* overrides,
-               std::vector<std::string>* origins);
-
-// The root keys `step` and `time` are a checkpoint's saved state, not
-// settings: throws InputError naming `origin` when `assignment` sets one
-// (only a checkpoint being written sets them, through Params directly).
-void refuse_state_key(const std::string& assignment, const std::string& origin);
-
 }  // namespace mpsfw

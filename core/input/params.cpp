@@ -10,6 +10,7 @@
 #include <mpsfw/core/base/error.hpp>
 #include <mpsfw/core/base/nearest_names.hpp>
 #include <mpsfw/core/base/number_text.hpp>
+#include <mpsfw/core/input/deck.hpp>
 #include <mpsfw/core/io/input_file.hpp>
 
 namespace mpsfw {
@@ -109,11 +110,14 @@ std::string ParamSpec::expected() const {
 }
 
 void Params::read_file(const std::string& file, std::vector<std::string>* warnings) {
-  read(read_input_attributes(file), warnings);
+  std::vector<std::string> settings, origins;
+  read(read_input(file, &settings, &origins), warnings);
+  for (size_t i = 0; i < settings.size(); ++i) apply_override(settings[i], origins[i]);
 }
 
 void Params::read(const InputAttributes& input, std::vector<std::string>* warnings) {
   file_ = input.file;
+  deck_ = input.deck;
   std::set<std::string> groups;
   for (const ParamSpec& s : schema_) groups.insert(s.group);
 
@@ -242,6 +246,16 @@ void Params::check_range(const ParamSpec& s, const ParamValue& v) const {
 
 void Params::finalize() {
   const std::string source = file_.empty() ? std::string("input") : file_;
+  if (deck_) {
+    // Every required key a deck lacks at once: a new deck is written in one go.
+    std::string lacking;
+    for (const ParamSpec& s : schema_) {
+      if (s.required && !has(s.name())) lacking += "\n  " + s.name() + ": " + s.expected();
+    }
+    if (!lacking.empty()) {
+      throw InputError(source + ": a deck needs a line for every required key; missing:" + lacking);
+    }
+  }
   for (const ParamSpec& s : schema_) {
     if (!has(s.name())) {
       if (s.required) {

@@ -53,8 +53,9 @@ class Params {
  public:
   explicit Params(std::vector<ParamSpec> schema) : schema_(std::move(schema)) {}
 
-  // Reads every schema key present in `file`; keys and groups the schema does
-  // not know are reported in `warnings`. Mistyped values throw InputError.
+  // Reads every schema key present in `file` (an HDF5 input, or a deck whose
+  // settings are applied as overrides); keys and groups the schema does not
+  // know are reported in `warnings`. Mistyped values throw InputError.
   void read_file(const std::string& file, std::vector<std::string>* warnings);
   // The same from attributes already read (the runtime reads the file once).
   void read(const InputAttributes& input, std::vector<std::string>* warnings);
@@ -70,7 +71,11 @@ class Params {
   const std::string& text(const std::string& name) const;
   const ParamValue& value(const std::string& name) const;
   const std::vector<ParamSpec>& schema() const { return schema_; }
+  // Where the parameters came from (an HDF5 input or a deck; "" for none).
   const std::string& file() const { return file_; }
+  // The HDF5 file that datasets are read from: "" when the parameters came
+  // from a deck or no file.
+  std::string dataset_file() const { return deck_ ? std::string() : file_; }
   // Value as text, e.g. for writing a file or printing the configuration.
   std::string as_text(const std::string& name) const;
 
@@ -81,6 +86,7 @@ class Params {
   std::vector<ParamSpec> schema_;
   std::map<std::string, ParamValue> values_;
   std::string file_;
+  bool deck_ = false;
 };
 
 // Where an attribute lives, as users see it: "/heat/nx" or "/solver".

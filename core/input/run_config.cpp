@@ -103,7 +103,7 @@ RunConfig run_config_from(const Params& p) {
   c.progress_seconds = p.real("run.progress_seconds");
   c.wall_limit = wall_limit_of(p.text("run.wall_limit"), p.value("run.wall_limit").origin);
   c.wall_margin_seconds = p.real("run.wall_margin");
-  c.input_file = p.file();
+  c.input_file = p.dataset_file();
   return c;
 }
 

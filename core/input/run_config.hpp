@@ -53,7 +53,7 @@ struct RunConfig {
   // How long a rank waits for a neighbour on its GPU before the job stops
   // naming it (PeerWait).
   double peer_wait_seconds = kDefaultPeerWaitSeconds;
-  std::string input_file;  // where the parameters came from
+  std::string input_file;  // the HDF5 input datasets are read from; "" for a deck
 };
 
 // The root keys step and time, and the keys of /run: steps, output_every,

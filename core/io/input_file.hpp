@@ -17,6 +17,9 @@ struct InputAttributes {
   // group name ("" for the root) -> attribute name -> value
   std::map<std::string, std::map<std::string, h5::Scalar>> groups;
   std::vector<std::string> members;  // top-level groups and datasets, in file order
+  // A text deck (core/input/deck.hpp): no attributes, no datasets; its
+  // settings are read as the first overrides.
+  bool deck = false;
 };
 
 // Throws InputError naming `file` when it cannot be opened or read.

@@ -96,8 +96,15 @@ HeatConfig heat_config_from(const Params& p) {
     throw InputError("heat.nx*ny*nz = " + std::to_string(c.cells.product()) +
                      " cells is more than this build supports (2^40)");
   }
+  if (c.initial == Initial::Dataset && p.dataset_file().empty()) {
+    throw InputError(p.value("heat.initial").origin +
+                     ": heat.initial = dataset reads /heat/u0 from an HDF5 input, and the "
+                     "parameters came from " +
+                     (p.file().empty() ? std::string("no file") : "the deck " + p.file()) +
+                     "; make an input with the dataset (mpsfw-mkinput --u0, or h5py)");
+  }
   if (c.initial == Initial::Dataset) {
-    check_grid_dataset(p.file(), "/heat/u0", c.cells, "heat.initial=dataset");
+    check_grid_dataset(p.dataset_file(), "/heat/u0", c.cells, "heat.initial=dataset");
   }
   return c;
 }

@@ -10,8 +10,8 @@ namespace {
 const std::string& input_file(const MdConfig& c) {
   if (c.input_file.empty()) {
     throw InputError(
-        "md.initial = dataset: no input file; the atoms come from its datasets /md/positions "
-        "and /md/velocities");
+        "md.initial = dataset reads the atoms from the datasets /md/positions and "
+        "/md/velocities of an HDF5 input, and the parameters came from a deck or no file");
   }
   return c.input_file;
 }

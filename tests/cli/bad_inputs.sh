@@ -84,10 +84,11 @@ add_case missing_file_np1 1 fail "@D@/does_not_exist.h5" \
   "does_not_exist.h5: cannot open: No such file or directory"
 add_case missing_file_singleton 0 fail "@D@/does_not_exist.h5" \
   "does_not_exist.h5: cannot open: No such file or directory"
+# A text deck named .h5 is read as the deck it is: its error names the line.
 add_case not_hdf5 2 fail "@D@/not_hdf5.h5" \
-  "not_hdf5.h5: not an HDF5 file but a text deck of key = value lines" "--set-file"
+  "not_hdf5.h5:2: unknown key 'nx' (did you mean 'heat.nx'?)"
 add_case empty_file 1 fail "@D@/empty.h5" \
-  "empty.h5: cannot open: not an HDF5 file"
+  "empty.h5: cannot open: not an HDF5 file" "or a text deck of key = value lines"
 add_case directory_as_input 2 fail "@D@" \
   "cannot open"
 
@@ -244,11 +245,11 @@ add_case md_positions_wrong_shape 2 fail "@D@/md_positions_two_columns.h5" \
 
 # The command line itself.
 add_case unknown_option 2 usage "@D@/good.h5 --bogus" \
-  "unknown option '--bogus'" "usage: mpirun -np N solver INPUT.h5"
+  "unknown option '--bogus'" "usage: mpirun -np N solver INPUT [options]"
 add_case misspelt_option 1 usage "@D@/good.h5 --ouptut x.h5" \
   "unknown option '--ouptut' (did you mean '--output'?)"
 add_case no_input_file 2 usage "" \
-  "no input file given" "usage: mpirun -np N solver INPUT.h5"
+  "no input file given" "usage: mpirun -np N solver INPUT [options]"
 add_case two_input_files 1 usage "@D@/good.h5 @D@/good.h5" \
   "more than one input file"
 add_case backend_option_unknown 2 fail "@D@/good.h5 --backend gpu" \
@@ -265,7 +266,7 @@ add_case halo_sync_unknown 2 fail "@D@/good.h5 --set run.halo_sync=spin" \
 # and the host threads are the binding's, refused by name; on another backend or
 # without Kokkos an option for it is an error, never silently nothing.
 add_case kokkos_option_typo 2 usage "@D@/good.h5 --backend kokkos --kokos-disable-warnings" \
-  "unknown option '--kokos-disable-warnings'" "usage: mpirun -np N solver INPUT.h5"
+  "unknown option '--kokos-disable-warnings'" "usage: mpirun -np N solver INPUT [options]"
 add_case kokkos_device_id_refused 2 fail "@D@/good.h5 --backend kokkos --kokkos-device-id=0" \
   "--kokkos-device-id=0: mpsfw sets Kokkos's device from its binding" "CUDA_VISIBLE_DEVICES"
 add_case kokkos_num_threads_refused 2 fail "@D@/good.h5 --backend kokkos --kokkos-num-threads=4" \

@@ -5,7 +5,7 @@
 # INPUTS_DIR/regenerate.sh, then compares `mkinput --describe` of each new file
 # with that of the committed one (same text = same attributes, types, values
 # and dataset contents). Also checks that every committed .h5 is in the
-# manifest and smaller than 200 KB. The last line is "N passed, M failed".
+# manifest and smaller than 200 KB, and every committed deck makes an example. The last line is "N passed, M failed".
 set -uo pipefail
 
 if [ $# -ne 3 ]; then
@@ -84,6 +84,16 @@ for f in "$inputs"/*.h5; do
   for name in "${names[@]}"; do [ "$name" = "$base" ] && listed=1; done
   if [ "$listed" = 0 ]; then
     echo "FAIL  $base: committed in $inputs but not listed in examples.txt"
+    failed=$((failed + 1))
+  fi
+done
+
+# Committed decks no example is made from: nothing checks them.
+for f in "$inputs"/*.deck; do
+  [ -e "$f" ] || continue
+  base=$(basename "$f")
+  if ! grep -qE -- "--set-file $base( |\$)" "$inputs/examples.txt"; then
+    echo "FAIL  $base: committed in $inputs but no example of examples.txt is made from it"
     failed=$((failed + 1))
   fi
 done

@@ -144,7 +144,7 @@ for command in "$mkinput $work/x.h5" "$solver --write-input $work/x.h5" "$solver
   out=$(timeout 20 "${cmd[@]}" --set-file "$work/fifo.deck" 2>&1)
   rc=$?
   [ "$rc" -eq 1 ] || fail "$command --set-file FIFO: exit $rc, expected 1 (124: it hung)"
-  grep -qF -- "--set-file $work/fifo.deck: is a FIFO (named pipe), not a regular file" <<<"$out" ||
+  grep -qF -- "$work/fifo.deck: is a FIFO (named pipe), not a regular file" <<<"$out" ||
     fail "$command --set-file FIFO: $out"
 done
 printf '# a deck\n\nrun.steps = 7\nheat.nx=12\n' > "$work/small.deck"
@@ -166,7 +166,7 @@ grep -q "\-\-force is for --write-input" <<<"$out" || fail "solver --force alone
 # The programs speak of themselves by the name they were called by (an
 # installed mpsfw-solver is not "solver"); a usage error exits 2, a bad input 1.
 ln -sf "$solver" "$work/mpsfw-solver" && ln -sf "$mkinput" "$work/mpsfw-mkinput"
-"$work/mpsfw-solver" --help | grep -q "^usage: mpirun -np N mpsfw-solver INPUT.h5" ||
+"$work/mpsfw-solver" --help | grep -q "^usage: mpirun -np N mpsfw-solver INPUT \[options\]" ||
   fail "mpsfw-solver --help does not name mpsfw-solver"
 "$work/mpsfw-solver" --version | grep -q "^mpsfw-solver" || fail "mpsfw-solver --version: $("$work/mpsfw-solver" --version | head -1)"
 "$work/mpsfw-mkinput" --help | grep -q "^usage: mpsfw-mkinput OUT.h5" || fail "mpsfw-mkinput --help does not name mpsfw-mkinput"

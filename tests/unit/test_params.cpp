@@ -162,6 +162,9 @@ TEST(NearestNames, CloseNamesFirstAndNothingFar) {
   EXPECT_TRUE(nearest_names("md.cutoff", keys).empty());
   EXPECT_EQ(did_you_mean("heat.n", keys), " (did you mean 'heat.nx' or 'heat.ny'?)");
   EXPECT_EQ(did_you_mean("zzz", keys), "");
+  // A key without its group, as a deck written for another code has it.
+  EXPECT_EQ(nearest_names("nx", keys), (std::vector<std::string>{"heat.nx"}));
+  EXPECT_EQ(nearest_names("steps", keys), (std::vector<std::string>{"run.steps"}));
 }
 
 TEST(Params, RangeAndChoiceAreChecked) {
