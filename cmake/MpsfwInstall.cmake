@@ -60,9 +60,11 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs DESTINATION ${MPSFW_INSTALL_SHAREDI
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/advise.py ${PROJECT_SOURCE_DIR}/scripts/sweep.py
                  ${PROJECT_SOURCE_DIR}/scripts/timeline_summary.py
                  ${PROJECT_SOURCE_DIR}/scripts/compare_md_checkpoints.py
+                 ${PROJECT_SOURCE_DIR}/scripts/speedup_gpus.py
         DESTINATION ${MPSFW_INSTALL_SHAREDIR}/scripts)
 install(FILES ${PROJECT_SOURCE_DIR}/scripts/advise_choice.py ${PROJECT_SOURCE_DIR}/scripts/command_point.py
-              ${PROJECT_SOURCE_DIR}/scripts/run_session.py DESTINATION ${MPSFW_INSTALL_SHAREDIR}/scripts)
+              ${PROJECT_SOURCE_DIR}/scripts/run_session.py ${PROJECT_SOURCE_DIR}/scripts/sweep_plot.py
+              DESTINATION ${MPSFW_INSTALL_SHAREDIR}/scripts)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/slurm ${PROJECT_SOURCE_DIR}/inputs ${PROJECT_SOURCE_DIR}/examples
         DESTINATION ${MPSFW_INSTALL_SHAREDIR} USE_SOURCE_PERMISSIONS)
 install(CODE "file(MAKE_DIRECTORY \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_DATADIR}/doc\")

@@ -147,12 +147,12 @@ def read_sweep(out_dir):
     return rows, prov
 
 
-def write_results(rows, out_dir, note, gpus=0, baseline=None):
+def write_results(rows, out_dir, note, prov, gpus=0, baseline=None):
     with open(os.path.join(out_dir, "sweep.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    plots = plot(rows, out_dir, note)
+    plots = plot(rows, out_dir, note, prov)
     summary(rows, out_dir, note, plots, gpus, baseline)
     print("wrote %s, %s and %d plot(s)" % (os.path.join(out_dir, "sweep.csv"),
                                            os.path.join(out_dir, "summary.md"), len(plots)))
@@ -166,7 +166,7 @@ def plot_only(out_dir, baseline=None):
     """Plots and summary again from a finished sweep (e.g. on a machine with matplotlib)."""
     rows, prov = read_sweep(out_dir)
     write_results(rows, out_dir, title_note(prov.get("gpus", 0), prov.get("device", ""),
-                                            rows[0]["backend"]), prov.get("gpus", 0), baseline)
+                                            rows[0]["backend"]), prov, prov.get("gpus", 0), baseline)
 
 
 def solver_errors(done):
@@ -380,76 +380,10 @@ def spread_lines(rows):
     return lines + [""]
 
 
-def plot(rows, out_dir, title_note):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
-    except ImportError:
-        print("matplotlib is not installed for %s: no plots (the CSV and summary are written; "
-              "--plot-only with an interpreter that has it draws them)" % sys.executable)
-        return []
-    med = medians(rows)
-    groups = points(rows)
-
-    def extent(key):
-        """(below, above) the median: the lowest and highest repeat of a point."""
-        values = [float(r["updates_per_second"]) for r in groups.get(key, [])]
-        return (med[key][0] - min(values), max(values) - med[key][0]) if values else (0, 0)
-    files = []
-    for scaling in sorted({k[0] for k in med}):
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
-        for mode in MODES:
-            pts = sorted((k[2], v) for k, v in med.items() if k[0] == scaling and k[1] == mode)
-            if not pts:
-                continue
-            xs = [p[0] for p in pts]
-            ys = [p[1][0] for p in pts]
-            ok = [p[1][1] for p in pts]
-            base = ys[0] if xs[0] == 1 else float("nan")
-            # Points that asked for MPS and ran without it are never drawn as MPS:
-            # hollow markers, dashed, labelled.
-            good = [(x, y) for x, y, o in zip(xs, ys, ok) if o]
-            bad = [(x, y) for x, y, o in zip(xs, ys, ok) if not o]
-            color = None
-            if good:
-                # Bars from the lowest to the highest repeat around the median.
-                bars = [extent((scaling, mode, g[0])) for g in good]
-                line = ax1.errorbar([g[0] for g in good], [g[1] for g in good],
-                                    yerr=[[b[0] for b in bars], [b[1] for b in bars]], marker="o",
-                                    capsize=3, label=mode)[0]
-                color = line.get_color()
-                ax2.plot([g[0] for g in good], [g[1] / base for g in good], marker="o", color=color,
-                         label=mode)
-            if bad:
-                ax1.plot([b[0] for b in bad], [b[1] for b in bad], linestyle=":", marker="o",
-                         markerfacecolor="none", color=color, label="%s asked, MPS NOT active" % mode)
-        unit = rows[0].get("throughput_unit", "cell-updates/s")
-        counts = sorted({k[2] for k in med if k[0] == scaling})
-        ax1.set_yscale("log")  # MPS and time-slicing differ by 10-20x: linear hides one
-        # Labels at 1, 2 and 5 of each decade: a span under a decade still reads.
-        ax1.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-        ax1.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%.3g" % v))
-        ax1.yaxis.set_minor_locator(NullLocator())
-        ax2.axhline(1.0, color="gray", linestyle="--", linewidth=1, label="1 rank per GPU")
-        ax2.set_ylim(bottom=0)  # efficiency on a linear axis from 0
-        for ax, label in ((ax1, "aggregate " + unit), (ax2, "throughput / 1 rank per GPU")):
-            ax.set_xscale("log", base=2)
-            ax.set_xticks(counts)
-            ax.set_xticklabels([str(c) for c in counts])
-            ax.xaxis.set_minor_locator(NullLocator())
-            ax.set_xlabel("ranks per GPU")
-            ax.set_ylabel(label)
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=8)
-        fig.suptitle("%s scaling, %s" % (scaling, title_note))
-        fig.tight_layout()
-        path = os.path.join(out_dir, "sweep_%s.png" % scaling)
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        files.append(path)
-    return files
+def plot(rows, out_dir, title_note, prov):
+    """sweep_<scaling>.png of each scaling kind (scripts/sweep_plot.py)."""
+    import sweep_plot  # here: advise imports this module and draws nothing
+    return sweep_plot.draw(points(rows), medians(rows), prov, out_dir, title_note)
 
 
 def baseline_lines(med, scaling, gpus, baseline):
@@ -650,7 +584,7 @@ def main():
     if not rows:
         sys.exit("sweep: no run completed (%d failed; see %s/runs/*.log)" % (len(failures), args.out))
     rows += [failed_row(pt, rc, log, rows[0], args.timeout) for pt, rc, log in failures]
-    write_results(rows, args.out, title_note(gpus, device, rows[0]["backend"]), gpus, args.baseline)
+    write_results(rows, args.out, title_note(gpus, device, rows[0]["backend"]), mine, gpus, args.baseline)
     if failures:
         sys.exit("sweep: %d of %d points FAILED (marked in sweep.csv and summary.md)" % (len(failures), len(points)))
 

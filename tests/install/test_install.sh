@@ -21,6 +21,17 @@ for f in bin/mpsfw-solver bin/mpsfw-mkinput bin/mpsfw-mpsctl bin/mpsfw-run inclu
   [ -e "$prefix/$f" ] || fail "cmake --install did not install $f"
 done
 
+# Every module an installed Python tool imports from scripts/ is installed beside it.
+for script in "$prefix"/share/mpsfw/scripts/*.py; do
+  for module in $(python3 -c 'import ast, sys
+for n in ast.walk(ast.parse(open(sys.argv[1]).read())):
+    if isinstance(n, ast.Import): print(" ".join(a.name for a in n.names))
+    elif isinstance(n, ast.ImportFrom) and n.module: print(n.module)' "$script"); do
+    [ ! -e "$here/../../scripts/$module.py" ] || [ -e "$prefix/share/mpsfw/scripts/$module.py" ] ||
+      fail "$(basename "$script") imports $module, which is not installed beside it"
+  done
+done
+
 # The package finds the user's Kokkos again (find_dependency): nothing of this
 # machine's Kokkos libraries is written into the exported targets.
 grep -l "libkokkos" "$prefix"/lib*/cmake/mpsfw/*.cmake && fail "the installed package names this machine's Kokkos libraries"
