@@ -58,6 +58,8 @@ if [ "$profile" = test ]; then
   "$py" -c 'import h5py, numpy' >/dev/null 2>&1 || optional+=(python3-h5py python3-numpy)
   "$py" -c 'import matplotlib' >/dev/null 2>&1 || optional+=(python3-matplotlib)
   "$py" -c 'import yaml' >/dev/null 2>&1 || optional+=(python3-yaml)
+  # MDAnalysis reads the MD trajectory as H5MD (tests/cli/h5md_reader.sh).
+  "$py" -c 'import MDAnalysis' >/dev/null 2>&1 || optional+=(python3-mdanalysis)
 fi
 
 if [ ${#missing[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ]; then

@@ -2,6 +2,7 @@
 
 #include <mpsfw/core/base/error.hpp>
 #include <mpsfw/core/input/checkpoint.hpp>
+#include <mpsfw/core/io/h5md_file.hpp>
 #include <mpsfw/core/io/xdmf_writer.hpp>
 
 namespace mpsfw {
@@ -30,7 +31,7 @@ std::vector<std::pair<std::string, std::string>> Workload::output_files() const 
   if (!run.output_file.empty()) {
     const std::string h5 = resumed_output_path(run.output_file, run.start_step);
     files.push_back({h5, "run.output_file"});
-    files.push_back({xdmf_path_of(h5), "run.output_file"});
+    if (!is_h5md_path(h5)) files.push_back({xdmf_path_of(h5), "run.output_file"});
   }
   files.push_back({run.checkpoint_file, "run.checkpoint_file"});
   files.push_back({run.timeline_file, "run.timeline_file"});
@@ -41,6 +42,7 @@ std::vector<std::string> Workload::closing_lines() const {
   const RunConfig& run = run_config();
   if (run.output_file.empty()) return {};
   const std::string h5 = resumed_output_path(run.output_file, run.start_step);
+  if (is_h5md_path(h5)) return {"output written to " + h5 + " (H5MD)"};
   return {"output written to " + h5 + " (and " + xdmf_path_of(h5) + ")"};
 }
 

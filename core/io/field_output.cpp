@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "h5_io.hpp"
+#include "h5md_file.hpp"
 #include "xdmf_writer.hpp"
 #include <mpsfw/core/base/atomic_file.hpp>
 #include <mpsfw/core/base/error.hpp>
@@ -173,7 +174,16 @@ FieldOutput::FieldOutput(std::string path, const CartDecomposition& decompositio
   // Only rank 0 creates the file; broadcasting the outcome makes every rank
   // throw (and none hang) when it cannot be created.
   std::string error;
-  if (impl_->rank == 0) error = error_of([&] { impl_->create_file(solver_name); });
+  if (impl_->rank == 0) {
+    error = error_of([&] {
+      if (is_h5md_path(impl_->path)) {
+        throw InputError("run.output_file = " + impl_->path +
+                         ": H5MD (.h5md) holds particle trajectories; a grid's snapshots are "
+                         "HDF5 with an XDMF file beside them: name it .h5");
+      }
+      impl_->create_file(solver_name);
+    });
+  }
   agree_on_error(decomposition.comm(), error);
 }
 

@@ -6,6 +6,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -29,6 +30,8 @@ namespace {
   throw Error("HDF5: " + what + " failed" + (reason.empty() ? "" : ": " + reason));
 }
 
+}  // namespace
+
 void check(herr_t status, const std::string& what) {
   if (status < 0) fail(what);
 }
@@ -37,6 +40,8 @@ hid_t check_id(hid_t id, const std::string& what) {
   if (id < 0) fail(what);
   return id;
 }
+
+namespace {
 
 struct Reason {
   std::string innermost;
@@ -57,12 +62,15 @@ herr_t keep_reason(unsigned /*n*/, const H5E_error2_t* entry, void* out) {
   return 0;
 }
 
-// Reproducible files: no modification times in object headers.
+}  // namespace
+
 Handle no_times_plist(hid_t cls) {
   Handle p(check_id(H5Pcreate(cls), "H5Pcreate"), H5Pclose);
   check(H5Pset_obj_track_times(p.get(), 0), "H5Pset_obj_track_times");
   return p;
 }
+
+namespace {
 
 herr_t collect_name(hid_t, const char* name, const H5A_info_t*, void* out) {
   static_cast<std::vector<std::string>*>(out)->emplace_back(name);
@@ -305,6 +313,38 @@ void write_attribute(hid_t object, const std::string& name, const std::string& v
   check(H5Tset_cset(type.get(), H5T_CSET_UTF8), "H5Tset_cset");
   const char* text = value.c_str();
   write_raw(object, name, type.get(), type.get(), &text);
+}
+
+namespace {
+void write_array_raw(hid_t object, const std::string& name, hid_t file_type, hid_t mem_type,
+                     size_t n, const void* data) {
+  if (H5Aexists(object, name.c_str()) > 0) check(H5Adelete(object, name.c_str()), "delete " + name);
+  const hsize_t dims[1] = {n};
+  Handle space(check_id(H5Screate_simple(1, dims, nullptr), "H5Screate_simple"), H5Sclose);
+  Handle attr(
+      check_id(H5Acreate2(object, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+               "create attribute " + name),
+      H5Aclose);
+  check(H5Awrite(attr.get(), mem_type, data), "write attribute " + name);
+}
+}  // namespace
+
+void write_attribute(hid_t object, const std::string& name,
+                     const std::vector<std::int64_t>& values) {
+  write_array_raw(object, name, H5T_STD_I64LE, H5T_NATIVE_INT64, values.size(), values.data());
+}
+
+void write_attribute(hid_t object, const std::string& name,
+                     const std::vector<std::string>& values) {
+  size_t width = 1;
+  for (const std::string& v : values) width = std::max(width, v.size() + 1);
+  std::vector<char> packed(width * values.size(), '\0');
+  for (size_t i = 0; i < values.size(); ++i)
+    std::copy(values[i].begin(), values[i].end(), packed.begin() + static_cast<long>(i * width));
+  Handle type(check_id(H5Tcopy(H5T_C_S1), "H5Tcopy"), H5Tclose);
+  check(H5Tset_size(type.get(), width), "H5Tset_size");
+  check(H5Tset_strpad(type.get(), H5T_STR_NULLTERM), "H5Tset_strpad");
+  write_array_raw(object, name, type.get(), type.get(), values.size(), packed.data());
 }
 
 DatasetInfo dataset_info(hid_t group, const std::string& name) {

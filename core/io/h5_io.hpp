@@ -81,6 +81,15 @@ void prepare_library();
 // (ulimit -f) is added as the likely cause.
 std::string error_reason(const std::string& path = "");
 
+// Throws Error "HDF5: <what> failed: <why>" when an HDF5 call failed: a
+// negative status, or a negative id (else returns the id).
+void check(herr_t status, const std::string& what);
+hid_t check_id(hid_t id, const std::string& what);
+
+// A property list of class `cls` (H5P_DATASET_CREATE, H5P_GROUP_CREATE, ...)
+// that records no modification times: the same data, the same file bytes.
+Handle no_times_plist(hid_t cls);
+
 // A scalar attribute as stored: its class, value and a readable type name.
 struct Scalar {
   enum class Kind { Integer, Real, Text, Other } kind = Kind::Other;
@@ -113,6 +122,10 @@ Scalar read_scalar(hid_t object, const std::string& name);
 void write_attribute(hid_t object, const std::string& name, std::int64_t value);
 void write_attribute(hid_t object, const std::string& name, double value);
 void write_attribute(hid_t object, const std::string& name, const std::string& value);
+// One-dimensional array attributes: int64, and fixed-length ASCII strings.
+void write_attribute(hid_t object, const std::string& name,
+                     const std::vector<std::int64_t>& values);
+void write_attribute(hid_t object, const std::string& name, const std::vector<std::string>& values);
 
 // Dataset shape (slowest dimension first) and float-ness, for validation.
 struct DatasetInfo {

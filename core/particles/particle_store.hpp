@@ -72,6 +72,19 @@ class ParticleRecords {
     return id;
   }
 
+  // Every record's `components` values of type T from `offset` bytes on (a
+  // field of it; positions: offset 0, 3 components), one record after another:
+  // the rows of the field's dataset.
+  template <class T>
+  std::vector<T> column(std::size_t offset, int components) const {
+    const std::size_t c = static_cast<std::size_t>(components);
+    assert(offset + sizeof(T) * c <= layout_.bytes);
+    std::vector<T> values(c * size());
+    for (std::size_t i = 0; i < size(); ++i)
+      std::memcpy(&values[c * i], bytes_.data() + i * layout_.bytes + offset, sizeof(T) * c);
+    return values;
+  }
+
   // Appends `count` records from `records` (laid out as this).
   void append(const void* records, std::size_t count = 1) {
     const auto* p = static_cast<const unsigned char*>(records);

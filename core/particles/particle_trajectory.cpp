@@ -11,9 +11,11 @@
 #include <sstream>
 #include <utility>
 
+#include "h5md_trajectory.hpp"
 #include <mpsfw/core/base/atomic_file.hpp>
 #include <mpsfw/core/base/error.hpp>
 #include <mpsfw/core/base/number_text.hpp>
+#include <mpsfw/core/io/h5md_file.hpp>
 #include <mpsfw/core/io/xdmf_writer.hpp>
 #include <mpsfw/core/parallel/collective.hpp>
 #include <mpsfw/core/parallel/mpi_check.hpp>
@@ -154,27 +156,17 @@ ParticleRecords gather_records(const ParticleRecords& local, MPI_Comm comm) {
 
 void write_particle_datasets(hid_t group, const ParticleRecords& records,
                              const std::vector<WrittenField>& fields) {
-  const size_t n = records.size();
-  const std::uint64_t rows = n;
-  std::vector<double> x(3 * n);
-  for (size_t i = 0; i < n; ++i) std::memcpy(&x[3 * i], records.position(i), 3 * sizeof(double));
-  h5::write_array(group, "positions", {rows, 3}, x.data());
+  const std::uint64_t rows = records.size();
+  h5::write_array(group, "positions", {rows, 3}, records.column<double>(0, 3).data());
   for (const WrittenField& f : fields) {
-    const size_t c = static_cast<size_t>(f.components);
     std::vector<std::uint64_t> dims = {rows};
-    if (c > 1) dims.push_back(c);
+    if (f.components > 1) dims.push_back(static_cast<std::uint64_t>(f.components));
     if (f.integer) {
-      std::vector<std::int64_t> v(c * n);
-      for (size_t i = 0; i < n; ++i) {
-        std::memcpy(&v[c * i], static_cast<const char*>(records.record(i)) + f.offset, 8 * c);
-      }
-      h5::write_array(group, f.dataset, dims, v.data());
+      h5::write_array(group, f.dataset, dims,
+                      records.column<std::int64_t>(f.offset, f.components).data());
     } else {
-      std::vector<double> v(c * n);
-      for (size_t i = 0; i < n; ++i) {
-        std::memcpy(&v[c * i], static_cast<const char*>(records.record(i)) + f.offset, 8 * c);
-      }
-      h5::write_array(group, f.dataset, dims, v.data());
+      h5::write_array(group, f.dataset, dims,
+                      records.column<double>(f.offset, f.components).data());
     }
   }
 }
@@ -184,6 +176,7 @@ struct ParticleTrajectory::Impl {
       : path(file),
         partial(partial_path(file)),
         xdmf(xdmf_path_of(file)),
+        h5md(is_h5md_path(file)),
         format(std::move(f)),
         comm(communicator) {
     std::copy(b, b + 3, box);
@@ -200,6 +193,11 @@ struct ParticleTrajectory::Impl {
 
   void create() const {
     h5::Handle file = h5::create_file(partial);
+    if (h5md) {
+      create_h5md_trajectory(file.get());
+      h5::close_file(file, partial);
+      return;
+    }
     h5::write_attribute(file.get(), "solver", format.solver);
     for (int d = 0; d < 3; ++d)
       h5::write_attribute(file.get(), std::string("box_") + kAxis[d], box[d]);
@@ -209,6 +207,12 @@ struct ParticleTrajectory::Impl {
 
   void append(long step, double time, const ParticleRecords& records) const {
     h5::Handle file = h5::open_file_readwrite(partial);
+    if (h5md) {
+      append_h5md_frame(file.get(), static_cast<long>(frames.size()), step, time, box, records,
+                        format.fields);
+      h5::close_file(file, partial);
+      return;
+    }
     const auto n = static_cast<std::int64_t>(records.size());
     if (frames.empty()) h5::write_attribute(file.get(), format.count, n);
     {
@@ -223,6 +227,11 @@ struct ParticleTrajectory::Impl {
   }
 
   void publish() {
+    if (h5md) {
+      move_into_place(partial, path);
+      renamed = true;
+      return;
+    }
     {
       h5::Handle file = h5::open_file_readwrite(partial);
       h5::write_attribute(file.get(), "frames", static_cast<std::int64_t>(frames.size()));
@@ -247,6 +256,7 @@ struct ParticleTrajectory::Impl {
   }
 
   const std::string path, partial, xdmf;
+  const bool h5md;  // H5MD (h5md_trajectory.hpp), without an XDMF file
   const TrajectoryFormat format;
   double box[3];
   const MPI_Comm comm;

@@ -3,7 +3,8 @@
 // writes alone (any HDF5, serial or parallel), sorted by id where the records
 // have one; complete or absent (written as `<path>.partial`, renamed into
 // place when closed, with an XDMF file beside it: out.h5 -> out.xmf) that
-// shows every frame as points over time in ParaView/VisIt.
+// shows every frame as points over time in ParaView/VisIt. An output named
+// *.h5md is written as H5MD instead (h5md_trajectory.hpp), with no XDMF file.
 //   /               attributes solver (string), box_x, box_y, box_z (float64),
 //                   <count> (int64: particles of the first frame), frames (int64)
 //   /frames/<k>     frame k = 0, 1, ... as 8 digits, e.g. /frames/00000002;

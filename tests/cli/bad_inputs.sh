@@ -144,6 +144,9 @@ add_case u0_wrong_shape 2 fail "@D@/u0_transposed.h5" \
   "u0_transposed.h5: dataset /heat/u0: expected shape [nz][ny][nx] = [8][10][12], got [12][10][8]"
 add_case u0_nan 2 fail "@D@/u0_nan.h5" \
   "u0_nan.h5: dataset /heat/u0: expected finite values, got nan at [7][9][11] ([z][y][x])"
+# H5MD is a particle trajectory's format: a grid's snapshots refuse it.
+add_case heat_output_h5md 2 fail "@D@/good.h5 --output @D@/f.h5md" \
+  "run.output_file = " "f.h5md: H5MD (.h5md) holds particle trajectories" "name it .h5"
 add_case output_is_input 2 fail "@D@/victim.h5 --output @D@/victim.h5" \
   "--output" "victim.h5' is the input file; choose another name"
 # Two outputs naming one file (also by another name, or an output's .xmf).

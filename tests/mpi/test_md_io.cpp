@@ -26,6 +26,7 @@
 #include <mpsfw/core/io/h5_io.hpp>
 #include <mpsfw/core/io/xdmf_writer.hpp>
 #include <mpsfw/core/mesh/decomposition.hpp>
+#include <mpsfw/core/parallel/collective.hpp>
 #include <mpsfw/core/particles/subdomain.hpp>
 #include <mpsfw/solvers/md/md_config.hpp>
 #include <mpsfw/solvers/md/md_dataset_input.hpp>
@@ -450,6 +451,50 @@ TEST_F(MdIoTest, TrajectoryNeverClosedLeavesNoFile) {
   EXPECT_FALSE(fs::exists(path));
   EXPECT_FALSE(fs::exists(path + ".partial"));
   EXPECT_FALSE(fs::exists(dir_ + "/traj.xmf"));
+}
+
+// An output named .h5md is H5MD: every element a time series of one shape,
+// ids in order, no XDMF file; a frame with other atoms is refused on every
+// rank and leaves no file.
+TEST_F(MdIoTest, TrajectoryAsH5mdKeepsOneShapeAndRefusesOtherAtoms) {
+  const MdConfig c = lattice_config();
+  const CartDecomposition decomp(MPI_COMM_WORLD, link_cells(c), {0, 0, 0}, {true, true, true});
+  const Subdomain domain = subdomain_of(decomp, c.box);
+  const std::vector<AtomRecord> atoms = fcc_atoms(c, domain, decomp.comm());
+  const auto total = static_cast<hsize_t>(fcc_atom_count(c));
+  const std::string path = dir_ + "/traj.h5md";
+  {
+    MdTrajectory trajectory(path, c, decomp.comm());
+    for (int k = 0; k < 2; ++k) trajectory.write_frame(10L * k, 0.25 * k, atoms);
+    trajectory.close();
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_FALSE(fs::exists(xdmf_path_of(path)));
+  {
+    h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    ASSERT_GE(file.get(), 0) << "cannot open " << path;
+    EXPECT_EQ(h5::dataset_info(file.get(), "/particles/trajectory/position/value").dims,
+              (std::vector<std::uint64_t>{2, total, 3}));
+    EXPECT_EQ(h5::dataset_info(file.get(), "/particles/trajectory/id/value").dims,
+              (std::vector<std::uint64_t>{2, total}));
+    EXPECT_EQ(h5::read_all_int64(file.get(), "/particles/trajectory/velocity/step"),
+              (std::vector<std::int64_t>{0, 10}));
+    const std::vector<std::int64_t> ids =
+        h5::read_all_int64(file.get(), "/particles/trajectory/id/value");
+    EXPECT_TRUE(std::is_sorted(ids.begin(), ids.begin() + static_cast<long>(total)));
+  }
+  const std::string again = dir_ + "/fewer.h5md";
+  {
+    MdTrajectory trajectory(again, c, decomp.comm());
+    trajectory.write_frame(0, 0.0, atoms);
+    std::vector<AtomRecord> fewer = atoms;
+    if (decomp.rank() == 0 && !fewer.empty()) fewer.pop_back();
+    const std::string error = error_of([&] { trajectory.write_frame(10, 0.25, fewer); });
+    EXPECT_TRUE(contains(error, "H5MD keeps the same particles in every frame")) << error;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_FALSE(fs::exists(again));
+  EXPECT_FALSE(fs::exists(again + ".partial"));
 }
 
 // The trajectory and its XDMF file are one commit: when the XDMF file cannot
