@@ -1,4 +1,5 @@
-# `cmake --install`: headers under include/mpsfw/, the libraries, the three
+# `cmake --install`: the API's headers under include/mpsfw/
+# (MpsfwPublicHeaders.cmake), the libraries, the three
 # programs, and a package (mpsfwConfig.cmake + version) exporting the
 # libraries as mpsfw::core, mpsfw::mps, mpsfw::heat, mpsfw::md,
 # mpsfw::workloads and mpsfw::runtime, so that a solver of one's own finds it
@@ -29,9 +30,13 @@ foreach(_program solver mkinput mpsctl run)
           RENAME mpsfw-${_program})
 endforeach()
 
-foreach(_dir core mps runtime solvers)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mpsfw/${_dir}
-          FILES_MATCHING PATTERN "*.hpp" PATTERN "*.cuh")
+include(${CMAKE_CURRENT_LIST_DIR}/MpsfwPublicHeaders.cmake)
+mpsfw_header_closure(_mpsfw_headers ${MPSFW_PUBLIC_HEADERS})
+foreach(_header IN LISTS _mpsfw_headers)
+  get_filename_component(_dir ${_header} DIRECTORY)
+  install(FILES ${PROJECT_SOURCE_DIR}/${_header} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mpsfw/${_dir})
+  # An include added to one of them changes what is installed.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${_header})
 endforeach()
 
 install(EXPORT mpsfwTargets NAMESPACE mpsfw:: DESTINATION ${MPSFW_INSTALL_CMAKEDIR})

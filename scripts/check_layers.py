@@ -10,7 +10,9 @@ what they link. Every include of a project header is checked, quoted or
 to the rule, 1 with one line per include that does not. Headers of the
 installed folders (core, mps, runtime, solvers) must be included as
 <mpsfw/core/...>: "core/..." would make an installed header find a user's
-own core/... first.
+own core/... first. The examples include only the API's headers
+(MPSFW_PUBLIC_HEADERS in cmake/MpsfwPublicHeaders.cmake): what they use, a
+user's solver may use, and it is installed.
 """
 import os
 import re
@@ -77,11 +79,22 @@ def violation(here, target):
     return None
 
 
+def public_headers(root):
+    """The API's headers: MPSFW_PUBLIC_HEADERS of cmake/MpsfwPublicHeaders.cmake."""
+    with open(os.path.join(root, "cmake", "MpsfwPublicHeaders.cmake"), encoding="utf-8") as f:
+        text = "\n".join(line.split("#")[0] for line in f)
+    block = re.search(r"set\(MPSFW_PUBLIC_HEADERS(.*?)\)", text, re.S)
+    if not block:
+        sys.exit("check_layers: no set(MPSFW_PUBLIC_HEADERS ...) in cmake/MpsfwPublicHeaders.cmake")
+    return set(block.group(1).split())
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(
         os.path.abspath(__file__)))
     bad = []
     checked = 0
+    api = public_headers(root)
     for top in TOP_SEES:
         for folder, _, names in os.walk(os.path.join(root, top)):
             for name in sorted(names):
@@ -103,6 +116,10 @@ def main():
                             continue
                         checked += 1
                         why = violation(here, target)
+                        if not why and top == "examples" and target.split("/")[0] in INSTALLED \
+                                and target not in api:
+                            why = ("not an API header (cmake/MpsfwPublicHeaders.cmake): a user's "
+                                   "copy of this example could not rely on it")
                         if why:
                             bad.append("%s:%d: includes %s: %s" % (here, number, target, why))
     for line in bad:

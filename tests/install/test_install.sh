@@ -20,6 +20,12 @@ for f in bin/mpsfw-solver bin/mpsfw-mkinput bin/mpsfw-mpsctl bin/mpsfw-run inclu
          share/mpsfw/examples/wave/CMakeLists.txt share/doc/mpsfw/docs/input-format.md; do
   [ -e "$prefix/$f" ] || fail "cmake --install did not install $f"
 done
+# Only the API's headers and what they include (cmake/MpsfwPublicHeaders.cmake):
+# the libraries' own parts stay out.
+for f in solvers/md/md_arrays_store.hpp mps/client_watch.hpp runtime/input_writer.hpp \
+         core/input/deck.hpp solvers/heat/heat_kernels.hpp; do
+  [ ! -e "$prefix/include/mpsfw/$f" ] || fail "cmake --install installed $f, not a header of the API"
+done
 
 # Every module an installed Python tool imports from scripts/ is installed beside it.
 for script in "$prefix"/share/mpsfw/scripts/*.py; do
