@@ -200,10 +200,9 @@ if [ "$SLURM_NODES" = 1 ]; then
 fi
 BASE_PATH=$PATH
 
-# Fake GPUs: PCI order differs from UUID order on purpose (CUDA counts by PCI bus).
-PCI_ALL=(0000:1a:00.0 0000:3b:00.0 0000:5e:00.0 0000:86:00.0)
-UUID_ALL=(GPU-d0d0d0d0-0000-4000-8000-000000000000 GPU-a1a1a1a1-0000-4000-8000-000000000001
-          GPU-c2c2c2c2-0000-4000-8000-000000000002 GPU-b3b3b3b3-0000-4000-8000-000000000003)
+# The fake GPUs and the double on PATH (fake_mps_env, fake_gpus).
+# shellcheck source=fake_gpu_lib.sh
+source "$here/fake_gpu_lib.sh"
 
 # ---------------------------------------------------------------------------
 # Helpers
@@ -225,22 +224,16 @@ setup_case() {
     exit 2
   fi
   rm -rf "$W"
-  mkdir -p "$W/bin" "$W/root" "$W/proc"
+  mkdir -p "$W/root"
   : >"$W/.mps-test-case"
-  printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$PYTHON" "$DOUBLE" >"$W/bin/nvidia-cuda-mps-control"
-  chmod +x "$W/bin/nvidia-cuda-mps-control"
-  export PATH="$W/bin:$BASE_PATH"
-  # By name too: mpirun may put its own prefix (where a real control program
-  # lives on GPU machines) in front of PATH.
-  export MPSFW_MPS_CONTROL=$W/bin/nvidia-cuda-mps-control
-  export FAKE_MPS_RECORD=$W/record
+  # PATH: the double first, then the PATH this script began with, not the last case's.
+  PATH=$BASE_PATH fake_mps_env "$W" "$PYTHON" "$DOUBLE" || exit 2
+  export "${FAKE_MPS_ENV[@]}"
   export FAKE_MPS_MAX_LIFETIME=$((RUN_TIMEOUT * 4))
-  export MPSFW_NVIDIA_PROC_ROOT=$W/proc
   export MPSFW_NVIDIA_CAPABILITIES_ROOT=$W/capabilities  # no MIG unless a case makes some
   unset MPSFW_NVIDIA_SMI
   ROOT=$W/root
-  REC=$W/record
-  : >"$REC"
+  REC=$W/record  # made empty by fake_mps_env
   problems=()
   # Open MPI's session folders in one of the case's own (short: they hold
   # sockets): cases run side by side (ctest -j) raced to create the shared
@@ -264,14 +257,8 @@ setup_case() {
 
 # make_gpus N: N fake GPUs in the /proc tree; sets UUIDS to them in CUDA order.
 make_gpus() {
-  local i
-  UUIDS=()
-  for ((i = 0; i < $1; i++)); do
-    mkdir -p "$W/proc/${PCI_ALL[$i]}"
-    printf 'Model: \t\t Fake GPU %d\nIRQ:   \t\t 255\nGPU UUID: \t %s\nBus Location: \t %s\n' \
-      "$i" "${UUID_ALL[$i]}" "${PCI_ALL[$i]}" >"$W/proc/${PCI_ALL[$i]}/information"
-    UUIDS+=("${UUID_ALL[$i]}")
-  done
+  fake_gpus "$W" "$1" || exit 2
+  UUIDS=("${FAKE_GPU_UUIDS[@]}")
 }
 
 # make_mig N: the first fake GPU split into N MIG instances (capabilities
@@ -279,7 +266,7 @@ make_gpus() {
 make_mig() {
   local i
   MIGS=()
-  printf 'Device Minor: \t 0\n' >>"$W/proc/${PCI_ALL[0]}/information"
+  printf 'Device Minor: \t 0\n' >>"$W/proc/${FAKE_GPU_ALL_PCI[0]}/information"
   {
     printf '#!/bin/sh\ncat <<EOF\n'
     printf 'GPU 0: Fake GPU 0 (UUID: %s)\n' "${UUIDS[0]}"
@@ -1074,8 +1061,8 @@ case_near_gpu_cpus() {
   make_gpus 2
   local g
   for g in 0 1; do
-    mkdir -p "$W/sys/bus/pci/devices/${PCI_ALL[$g]}"
-    echo "$g" >"$W/sys/bus/pci/devices/${PCI_ALL[$g]}/local_cpulist"
+    mkdir -p "$W/sys/bus/pci/devices/${FAKE_GPU_ALL_PCI[$g]}"
+    echo "$g" >"$W/sys/bus/pci/devices/${FAKE_GPU_ALL_PCI[$g]}/local_cpulist"
   done
   run_probe 2 MPSFW_SYSFS_ROOT="$W/sys" OMPI_MCA_hwloc_base_binding_policy=none -- --enable on
   expect_rc_zero

@@ -7,6 +7,8 @@
 #   tests/slurm/test_slurm.sh REPO BUILD_DIR WORKDIR PYTHON
 # shellcheck source=slurm_test_lib.sh
 source "$(dirname "$0")/slurm_test_lib.sh" "$@"
+# shellcheck source=../mps/fake_gpu_lib.sh
+source "$repo/tests/mps/fake_gpu_lib.sh"
 
 cluster_up
 export SLURM_CONF=$cluster/slurm.conf MPSFW_ROOT=$repo MPSFW_BUILD=$build
@@ -46,18 +48,16 @@ fi
 # 3. A site cap: --gres=mps:50 sets CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 and a
 #    site daemon answers; the session reuses it and keeps (and reports) 50%.
 probe=$build/tests/mps/mps_session_probe
-double=$repo/tests/mps/fake-nvidia-cuda-mps-control
 if [ -x "$probe" ]; then
-  mkdir -p "$work/bin" "$work/proc/0000:01:00.0" "$work/site/pipe" "$work/site/log"
-  printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$python" "$double" > "$work/bin/nvidia-cuda-mps-control"
-  chmod +x "$work/bin/nvidia-cuda-mps-control"
-  printf 'GPU UUID: \t GPU-5105e000-0000-4000-8000-000000000000\n' \
-    > "$work/proc/0000:01:00.0/information"
-  export MPSFW_MPS_CONTROL=$work/bin/nvidia-cuda-mps-control MPSFW_NVIDIA_PROC_ROOT=$work/proc
-  export CUDA_MPS_PIPE_DIRECTORY=$work/site/pipe CUDA_MPS_LOG_DIRECTORY=$work/site/log
-  "$MPSFW_MPS_CONTROL" -d </dev/null >/dev/null 2>&1
+  mkdir -p "$work/site/pipe" "$work/site/log"
+  fake_mps_env "$work" "$python" || exit 1
+  fake_gpus "$work" 1 || exit 1
+  # Given to these commands only: the jobs below must not see this site's MPS
+  # (sbatch exports the environment).
+  site=("${FAKE_MPS_ENV[@]}" "CUDA_MPS_PIPE_DIRECTORY=$work/site/pipe" "CUDA_MPS_LOG_DIRECTORY=$work/site/log")
+  env "${site[@]}" nvidia-cuda-mps-control -d </dev/null >/dev/null 2>&1
   for _ in $(seq 1 100); do [ -s "$work/site/pipe/nvidia-cuda-mps-control.pid" ] && break; sleep 0.05; done
-  timeout 60 srun --mpi=pmix -n 2 --gres=mps:50 "$probe" --enable on --dir "$work/root" \
+  env "${site[@]}" timeout 60 srun --mpi=pmix -n 2 --gres=mps:50 "$probe" --enable on --dir "$work/root" \
     > "$work/gres.out" 2>&1
   caps=$(grep -c '^PROBE .*state=reused.* cap=50 ' "$work/gres.out")
   if [ "$caps" -eq 2 ] && ! grep -q "^FINAL .*daemons stopped" "$work/gres.out"; then
@@ -70,9 +70,7 @@ if [ -x "$probe" ]; then
   else
     fail "the site daemon was stopped by the job"
   fi
-  echo quit | "$MPSFW_MPS_CONTROL" >/dev/null 2>&1
-  # The jobs below must not see this site's MPS (sbatch exports the environment).
-  unset MPSFW_MPS_CONTROL MPSFW_NVIDIA_PROC_ROOT CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+  echo quit | env "${site[@]}" nvidia-cuda-mps-control >/dev/null 2>&1
 else
   echo "SKIP: $probe not built: the --gres=mps check needs it"
 fi

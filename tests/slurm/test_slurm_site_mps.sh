@@ -9,21 +9,21 @@
 #   tests/slurm/test_slurm_site_mps.sh REPO BUILD_DIR WORKDIR PYTHON
 # shellcheck source=slurm_test_lib.sh
 source "$(dirname "$0")/slurm_test_lib.sh" "$@"
+# shellcheck source=../mps/fake_gpu_lib.sh
+source "$repo/tests/mps/fake_gpu_lib.sh"
 [ -x "$build/apps/mpsctl" ] || { echo "SKIP: $build/apps/mpsctl not built"; exit 77; }
 
-mkdir -p "$work/bin" "$work/proc/0000:01:00.0" "$work/root" "$work/hooks"
+mkdir -p "$work/root" "$work/hooks"
 chmod 1777 "$work/root"
-printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$python" "$repo/tests/mps/fake-nvidia-cuda-mps-control" \
-  > "$work/bin/nvidia-cuda-mps-control"
-chmod +x "$work/bin/nvidia-cuda-mps-control"
-printf 'GPU UUID: \t GPU-5105e000-0000-4000-8000-000000000000\n' > "$work/proc/0000:01:00.0/information"
+# The hooks' PATH is a site's short one: the double, then /usr/bin:/bin.
+PATH=/usr/bin:/bin fake_mps_env "$work" "$python" || exit 1
+fake_gpus "$work" 1 || exit 1
 record=$work/record
 for hook in prolog task_prolog epilog; do
   cat > "$work/hooks/$hook.sh" <<HOOK
 #!/bin/bash
-export PATH=$work/bin:/usr/bin:/bin MPSFW_MPS_CONTROL=$work/bin/nvidia-cuda-mps-control
-export MPSFW_NVIDIA_PROC_ROOT=$work/proc MPSFW_MPSCTL=$build/apps/mpsctl MPSFW_MPS_ROOT=$work/root
-export FAKE_MPS_RECORD=$record
+export ${FAKE_MPS_ENV[*]@Q}
+export MPSFW_MPSCTL=$build/apps/mpsctl MPSFW_MPS_ROOT=$work/root
 env | grep -E '^(SLURM_JOB_|CUDA_)' | sort > $work/hooks/$hook.env
 exec $repo/slurm/mps_$hook.sh
 HOOK

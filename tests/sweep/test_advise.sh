@@ -10,6 +10,8 @@
 # exit marked, its MPS arm on the double not verified and never chosen.
 #   tests/sweep/test_advise.sh PYTHON ADVISE_PY SOLVER MKINPUT WORKDIR MPSFW_RUN
 set -uo pipefail
+# shellcheck source=../mps/fake_gpu_lib.sh
+source "$(dirname "$0")/../mps/fake_gpu_lib.sh"
 python=$1 advise=$2 solver=$3 mkinput=$4 work=$5 wrapper=$6
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 failures=0
@@ -86,15 +88,14 @@ fi
 # with the solver's reason and never chosen, and every daemon the probe's runs
 # started has quit (each one up is one exit by quit, no session folder left).
 if [ "$cores" -ge 2 ]; then
-  double=$(cd "$(dirname "$0")/../mps" && pwd)/fake-nvidia-cuda-mps-control
-  gpu=$work/fake/proc/0000:00:06.0
-  mkdir -p "$work/fake/bin" "$gpu" "$work/mps-root"
-  printf 'Model: \t\t Fake GPU 0\nIRQ:   \t\t 255\nGPU UUID: \t %s\nBus Location: \t %s\n' \
-    GPU-d0d0d0d0-0000-4000-8000-000000000000 0000:00:06.0 > "$gpu/information"
-  ln -sf "$double" "$work/fake/bin/nvidia-cuda-mps-control"
-  PATH=$work/fake/bin:$PATH MPSFW_NVIDIA_PROC_ROOT=$work/fake/proc FAKE_MPS_RECORD=$work/record \
-    "$python" "$advise" in.h5 --solver "$solver" --steps 3 --max-ranks-per-gpu 2 \
-    --set run.backend=host --set mps.directory="$work/mps-root" --json double.json > double.log 2>&1 ||
+  # Given to advise's runs only: the checks after these run without a GPU.
+  fake_mps_env "$work/fake" || exit 1
+  fake_gpus "$work/fake" 1 || exit 1
+  record=$work/fake/record
+  mkdir -p "$work/mps-root"
+  env "${FAKE_MPS_ENV[@]}" "$python" "$advise" in.h5 --solver "$solver" --steps 3 \
+    --max-ranks-per-gpu 2 --set run.backend=host --set mps.directory="$work/mps-root" \
+    --json double.json > double.log 2>&1 ||
     fail "advise on the MPS double exited $? ($(tail -3 double.log))"
   # The GPU count is the solver's view (mpsctl gpus beside it), not --gpus.
   grep -q "^node: 1 GPU(s)" double.log || fail "advise did not find the fake GPU: $(grep node: double.log)"
@@ -103,25 +104,25 @@ if [ "$cores" -ge 2 ]; then
   [ "$(json double.json '[t["ran"] for t in r["table"] if t["arm"] == "MPS"]')" = "[False]" ] ||
     fail "double.json: the MPS point is not the one failed point"
   [ "$(json double.json 'r["choice"]["arm"]')" != MPS ] || fail "an unverified MPS point was chosen"
-  up=$(grep -c "daemon-up" "$work/record" 2>/dev/null)
-  quit=$(grep -c "daemon-exit .*reason=quit" "$work/record" 2>/dev/null)
+  up=$(grep -c "daemon-up" "$record" 2>/dev/null)
+  quit=$(grep -c "daemon-exit .*reason=quit" "$record" 2>/dev/null)
   [ "${up:-0}" -ge 1 ] || fail "the MPS arm started no daemon on the double"
   [ "${up:-0}" = "${quit:-0}" ] || fail "$up daemons came up, $quit quit"
   [ -z "$(ls -A "$work/mps-root")" ] || fail "a session folder was left: $(ls "$work/mps-root")"
   # Any program through mpsfw-run on the double: its MPS point is not
   # verified (the program is not a client), marked so and never chosen;
   # the daemons its runs started quit.
-  : > "$work/record"
-  PATH=$work/fake/bin:$PATH MPSFW_NVIDIA_PROC_ROOT=$work/fake/proc FAKE_MPS_RECORD=$work/record \
-    TMPDIR=$work/mps-root "$python" "$advise" --command "./app.sh" --time 'elapsed ([0-9.]+)' \
-    --mpsfw-run "$wrapper" --max-ranks-per-gpu 2 --json cmd_double.json > cmd_double.log 2>&1 ||
+  : > "$record"
+  env "${FAKE_MPS_ENV[@]}" TMPDIR="$work/mps-root" "$python" "$advise" --command "./app.sh" \
+    --time 'elapsed ([0-9.]+)' --mpsfw-run "$wrapper" --max-ranks-per-gpu 2 --json cmd_double.json \
+    > cmd_double.log 2>&1 ||
     fail "advise --command on the MPS double exited $? ($(tail -3 cmd_double.log))"
   grep -q "^node: 1 GPU(s)" cmd_double.log || fail "advise --command did not find the fake GPU (mpsctl beside mpsfw-run)"
   grep -q "2 MPS .*MPS not active: NOT active .*0 of 2 clients verified" cmd_double.log ||
     fail "the command's MPS point on the double is not marked unverified: $(grep MPS cmd_double.log)"
   [ "$(json cmd_double.json 'r["choice"]["arm"]')" != MPS ] || fail "an unverified MPS point of a command was chosen"
-  up=$(grep -c "daemon-up" "$work/record" 2>/dev/null)
-  quit=$(grep -c "daemon-exit .*reason=quit" "$work/record" 2>/dev/null)
+  up=$(grep -c "daemon-up" "$record" 2>/dev/null)
+  quit=$(grep -c "daemon-exit .*reason=quit" "$record" 2>/dev/null)
   [ "${up:-0}" -ge 1 ] && [ "${up:-0}" = "${quit:-0}" ] || fail "command on the double: $up daemons up, $quit quit"
   [ -z "$(ls -A "$work/mps-root")" ] || fail "a folder was left: $(ls "$work/mps-root")"
 else
