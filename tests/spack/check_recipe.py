@@ -1,9 +1,12 @@
 #!/usr/bin/python3
 """packaging/spack/packages/mpsfw/package.py parses as Python, is a CMakePackage
-and a CudaPackage with the variants kokkos and tests, and depends on every
-package the CMake build looks for. Spack itself is not run here (see
-docs/archive/performance-journal.md for what `spack spec` said where it was tried)."""
+and a CudaPackage with the variants kokkos and tests, depends on every package
+the CMake build looks for, has a release version with a url and sha256 (so
+`spack fetch` can work), passes its cuda_arch on to Kokkos, and bounds Kokkos
+to versions mpsfw's C++ standard builds with. Spack itself is not run here:
+scripts/spack_concretize.sh concretizes the recipe against a Spack checkout."""
 import ast
+import re
 import sys
 
 root = sys.argv[1]
@@ -48,7 +51,65 @@ for v, option in (("cuda", "MPSFW_ENABLE_CUDA"), ("kokkos", "MPSFW_ENABLE_KOKKOS
                   ("tests", "MPSFW_BUILD_TESTS")):
     if 'define_from_variant("%s", "%s")' % (option, v) not in text:
         problems.append("variant %s does not set %s" % (v, option))
+# A release Spack can fetch and check: a url, and a version with a sha256.
+assigned = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign)
+            for t in n.targets if isinstance(t, ast.Name)}
+if "url" not in assigned:
+    problems.append("no url: no release can be fetched")
+sha_versions = [c.args[0].value for c in calls if c.func.id == "version" and c.args
+                and isinstance(c.args[0], ast.Constant)
+                and any(k.arg == "sha256" and isinstance(k.value, ast.Constant)
+                        and re.fullmatch(r"[0-9a-f]{64}", str(k.value.value)) for k in c.keywords)]
+project = re.search(r"project\(mpsfw VERSION ([0-9.]+)", cmake_text)
+if not sha_versions:
+    problems.append("no version with a sha256 (only branches cannot be fetched as releases)")
+elif project and project.group(1) not in sha_versions:
+    problems.append("no version %s (CMake's project VERSION) with a sha256" % project.group(1))
+
+
+def text_of(node):
+    """The literal parts of a string or f-string."""
+    if isinstance(node, ast.Constant):
+        return str(node.value)
+    if isinstance(node, ast.JoinedStr):
+        return "".join(text_of(v) for v in node.values if isinstance(v, ast.Constant))
+    return ""
+
+
+# cuda_arch reaches Kokkos: a loop over CudaPackage.cuda_arch_values with
+# depends_on("kokkos cuda_arch=...", when="+kokkos +cuda cuda_arch=...").
+propagates = False
+for loop in (n for n in ast.walk(tree) if isinstance(n, ast.For)):
+    it = loop.iter
+    if not (isinstance(it, ast.Attribute) and it.attr == "cuda_arch_values"):
+        continue
+    for c in ast.walk(loop):
+        if (isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == "depends_on"
+                and c.args and text_of(c.args[0]).startswith("kokkos")
+                and "cuda_arch=" in text_of(c.args[0])):
+            when = "".join(text_of(k.value) for k in c.keywords if k.arg == "when")
+            propagates = propagates or ("+kokkos" in when and "cuda_arch=" in when)
+if not propagates:
+    problems.append("cuda_arch is not passed to kokkos (depends_on kokkos cuda_arch=X "
+                    "when +kokkos +cuda cuda_arch=X, for each of CudaPackage.cuda_arch_values)")
+
+# Every Kokkos version range is closed above, below a Kokkos the C++ standard
+# of CMakeLists.txt cannot build with (Kokkos 5 needs C++20).
+std = re.search(r"set\(CMAKE_CXX_STANDARD (\d+)\)", cmake_text)
+kokkos = [d for d in first_args("depends_on") if re.match(r"kokkos\b", d)]
+ranges = [m.group(1) for d in kokkos for m in [re.match(r"kokkos@([^\s+~]+)", d)] if m]
+if not ranges:
+    problems.append("kokkos has no version range")
+for r in ranges:
+    upper = r.split(":")[-1] if ":" in r else r
+    if not upper:
+        problems.append("kokkos@%s has no upper bound (a new major version may not build)" % r)
+    elif std and int(std.group(1)) < 20 and int(upper.split(".")[0]) >= 5:
+        problems.append("kokkos@%s allows Kokkos 5, which needs C++20 (CMake: C++%s)"
+                        % (r, std.group(1)))
 for p in problems:
     print("FAIL:", p)
-print("package.py: %d problem(s); depends on %s" % (len(problems), ", ".join(sorted(depends))))
+print("package.py: %d problem(s); depends on %s; versions with sha256: %s; kokkos@%s"
+      % (len(problems), ", ".join(sorted(depends)), ", ".join(sha_versions) or "none",
+         ", kokkos@".join(ranges) or "?"))
 sys.exit(1 if problems else 0)
