@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include <mpsfw/core/base/error.hpp>
 #include <mpsfw/core/base/number_text.hpp>
@@ -285,10 +286,13 @@ Scalar read_scalar(hid_t object, const std::string& name) {
 }
 
 namespace {
+// An attribute replaced by `data`: a scalar, or with `count`, a 1-D array of that many.
 void write_raw(hid_t object, const std::string& name, hid_t file_type, hid_t mem_type,
-               const void* data) {
+               const void* data, std::optional<hsize_t> count = std::nullopt) {
   if (H5Aexists(object, name.c_str()) > 0) check(H5Adelete(object, name.c_str()), "delete " + name);
-  Handle space(check_id(H5Screate(H5S_SCALAR), "H5Screate"), H5Sclose);
+  Handle space(check_id(count ? H5Screate_simple(1, &*count, nullptr) : H5Screate(H5S_SCALAR),
+                        "create dataspace of attribute " + name),
+               H5Sclose);
   Handle attr(
       check_id(H5Acreate2(object, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
                "create attribute " + name),
@@ -315,23 +319,9 @@ void write_attribute(hid_t object, const std::string& name, const std::string& v
   write_raw(object, name, type.get(), type.get(), &text);
 }
 
-namespace {
-void write_array_raw(hid_t object, const std::string& name, hid_t file_type, hid_t mem_type,
-                     size_t n, const void* data) {
-  if (H5Aexists(object, name.c_str()) > 0) check(H5Adelete(object, name.c_str()), "delete " + name);
-  const hsize_t dims[1] = {n};
-  Handle space(check_id(H5Screate_simple(1, dims, nullptr), "H5Screate_simple"), H5Sclose);
-  Handle attr(
-      check_id(H5Acreate2(object, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-               "create attribute " + name),
-      H5Aclose);
-  check(H5Awrite(attr.get(), mem_type, data), "write attribute " + name);
-}
-}  // namespace
-
 void write_attribute(hid_t object, const std::string& name,
                      const std::vector<std::int64_t>& values) {
-  write_array_raw(object, name, H5T_STD_I64LE, H5T_NATIVE_INT64, values.size(), values.data());
+  write_raw(object, name, H5T_STD_I64LE, H5T_NATIVE_INT64, values.data(), values.size());
 }
 
 void write_attribute(hid_t object, const std::string& name,
@@ -344,7 +334,7 @@ void write_attribute(hid_t object, const std::string& name,
   Handle type(check_id(H5Tcopy(H5T_C_S1), "H5Tcopy"), H5Tclose);
   check(H5Tset_size(type.get(), width), "H5Tset_size");
   check(H5Tset_strpad(type.get(), H5T_STR_NULLTERM), "H5Tset_strpad");
-  write_array_raw(object, name, type.get(), type.get(), values.size(), packed.data());
+  write_raw(object, name, type.get(), type.get(), packed.data(), values.size());
 }
 
 DatasetInfo dataset_info(hid_t group, const std::string& name) {
