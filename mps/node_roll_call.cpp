@@ -44,7 +44,8 @@ NodeRollCall::NodeRollCall(const std::string& root, const std::string& job, int 
                            int local_size)
     : dir_(root + "/mpsfw-run-" + session_name(job).substr(std::string("mpsfw-mps-").size())),
       local_rank_(local_rank),
-      local_size_(local_size) {
+      local_size_(local_size),
+      launcher_(::getppid()) {
   if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) {
     throw Error("mpsfw-run: cannot create " + dir_);
   }
@@ -88,7 +89,8 @@ std::vector<RankEnd> NodeRollCall::wait_for_all(double arrive_seconds,
       const bool arrived = read_line(file(r, "pid"), &pid);
       const double waited =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if ((arrived && !process_alive(std::stol(pid))) || (!arrived && waited > arrive_seconds)) {
+      if (arrived ? !process_alive(std::stol(pid))
+                  : waited > arrive_seconds || !process_alive(launcher_)) {
         break;  // killed, or never came: exit_code stays kKilled
       }
       if (give_up && give_up()) {

@@ -33,7 +33,8 @@ class NodeRollCall {
   void depart(const RankEnd& end);
   // Every local rank's end, waiting while a rank's wrapper lives without
   // having said; a rank that has not arrived within `arrive_seconds`, or
-  // whose wrapper died without saying, counts as kKilled. `give_up`, asked
+  // when the launcher that started this wrapper has gone (it starts no rank
+  // any more), or whose wrapper died without saying, counts as kKilled. `give_up`, asked
   // between looks, ends the wait: the ranks that have not said count as
   // kStillRunning (a job whose ranks wait forever on a dead one).
   std::vector<RankEnd> wait_for_all(double arrive_seconds,
@@ -50,6 +51,7 @@ class NodeRollCall {
   std::string file(int rank, const char* what) const;
   std::string dir_;
   int local_rank_, local_size_;
+  long launcher_;  // this wrapper's parent: mpirun, orted, slurmstepd
 };
 
 }  // namespace mpsfw::mps

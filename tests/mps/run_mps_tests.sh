@@ -152,6 +152,7 @@ add_case mpsfw_run_clients 2
 add_case mpsfw_run_not_clients 2
 add_case mpsfw_run_killed 2
 add_case mpsfw_run_leader_killed 2
+add_case mpsfw_run_leader_killed_first 2
 add_case mpsfw_run_leader_program_killed 2
 add_case mpsfw_run_two_jobs 4
 
@@ -2032,6 +2033,21 @@ SH
   run_wrapped 2 -- --mps on -- "$W/kill_leader.sh"
   expect_rc_nonzero
   expect_clean_after 10
+}
+
+# The same while the other rank's wrapper has not even started (a loaded node
+# starts it late; here it sleeps 3 s first): the launcher ends that rank
+# before it arrives and then exits, and the folder goes at once instead of
+# after the wait for ranks that never arrive (mps.timeout_seconds).
+case_mpsfw_run_leader_killed_first() {
+  cat >"$W/late.sh" <<'SH'
+#!/bin/sh
+[ "${OMPI_COMM_WORLD_LOCAL_RANK:-${SLURM_LOCALID:-}}" = 0 ] || sleep 3
+exec "$@"
+SH
+  chmod +x "$W/late.sh"
+  WRAP=("$W/late.sh")
+  case_mpsfw_run_leader_killed
 }
 
 # The node's first rank's program SIGKILLed while the other rank's waits for
