@@ -38,15 +38,13 @@ void append_h5md_frame(hid_t file, long frame, long step, double time, const dou
   h5::Handle group = h5::open_group(file, kParticles);
   h5::Handle box_group = h5::open_group(group.get(), "box");
   const std::uint64_t n = records.size();
-  const auto rows = [n](int components) {
-    return components == 1 ? std::vector<std::uint64_t>{n}
-                           : std::vector<std::uint64_t>{n, static_cast<std::uint64_t>(components)};
-  };
   if (frame == 0) {
     create_time_series(box_group.get(), "edges", {3, 3}, false);
-    create_time_series(group.get(), "position", rows(3), false);
-    for (const WrittenField& f : fields)
-      create_time_series(group.get(), h5md_element_of(f.dataset), rows(f.components), f.integer);
+    create_time_series(group.get(), "position", field_dims(n, 3), false);
+    for (const WrittenField& f : fields) {
+      create_time_series(group.get(), h5md_element_of(f.dataset), field_dims(n, f.components),
+                         f.integer);
+    }
   } else {
     const h5::DatasetInfo first = h5::dataset_info(group.get(), "position/value");
     if (first.dims.size() > 1 && first.dims[1] != n) {
@@ -61,14 +59,9 @@ void append_h5md_frame(hid_t file, long frame, long step, double time, const dou
   append_time_series(box_group.get(), "edges", step, time, edges);
   append_time_series(group.get(), "position", step, time, records.column<double>(0, 3).data());
   for (const WrittenField& f : fields) {
-    const std::string element = h5md_element_of(f.dataset);
-    if (f.integer) {
-      append_time_series(group.get(), element, step, time,
-                         records.column<std::int64_t>(f.offset, f.components).data());
-    } else {
-      append_time_series(group.get(), element, step, time,
-                         records.column<double>(f.offset, f.components).data());
-    }
+    with_field_column(records, f, [&](const auto& column) {
+      append_time_series(group.get(), h5md_element_of(f.dataset), step, time, column.data());
+    });
   }
 }
 

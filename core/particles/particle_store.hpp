@@ -98,6 +98,23 @@ class ParticleRecords {
   std::vector<unsigned char> bytes_;
 };
 
+// The shape of a field's dataset over `rows` records: [rows] or [rows][components].
+inline std::vector<std::uint64_t> field_dims(std::uint64_t rows, int components) {
+  if (components == 1) return {rows};
+  return {rows, static_cast<std::uint64_t>(components)};
+}
+
+// Calls `use` with field `f` of every record (ParticleRecords::column): a
+// std::vector<std::int64_t> for an integer field, else a std::vector<double>.
+template <class Use>
+void with_field_column(const ParticleRecords& records, const WrittenField& f, Use&& use) {
+  if (f.integer) {
+    use(records.column<std::int64_t>(f.offset, f.components));
+  } else {
+    use(records.column<double>(f.offset, f.components));
+  }
+}
+
 // One of the 26 ghost transfers of a rank (ghost_lists.hpp): send list `list`
 // goes to rank `to`, and what rank `from` sends the same way lands in ghost
 // slots receive_first .. receive_first + receive_count - 1.

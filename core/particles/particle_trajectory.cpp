@@ -159,15 +159,9 @@ void write_particle_datasets(hid_t group, const ParticleRecords& records,
   const std::uint64_t rows = records.size();
   h5::write_array(group, "positions", {rows, 3}, records.column<double>(0, 3).data());
   for (const WrittenField& f : fields) {
-    std::vector<std::uint64_t> dims = {rows};
-    if (f.components > 1) dims.push_back(static_cast<std::uint64_t>(f.components));
-    if (f.integer) {
-      h5::write_array(group, f.dataset, dims,
-                      records.column<std::int64_t>(f.offset, f.components).data());
-    } else {
-      h5::write_array(group, f.dataset, dims,
-                      records.column<double>(f.offset, f.components).data());
-    }
+    with_field_column(records, f, [&](const auto& column) {
+      h5::write_array(group, f.dataset, field_dims(rows, f.components), column.data());
+    });
   }
 }
 
