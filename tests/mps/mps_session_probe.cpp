@@ -32,14 +32,17 @@
 //   FINAL rank=R state=ST owner=0|1 teardown_exit=S reason=TEXT   (after teardown; S:
 //         mps_details.seconds' teardown_exit of this rank, 0 unless it stopped daemons)
 // Unset variables print as "-"; spaces in states print as "_" ("NOT_active").
+#include <execinfo.h>
 #include <mpi.h>
 #include <sched.h>
 #include <signal.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -159,6 +162,48 @@ void maybe_fail(const Options& o, MPI_Comm world) {
   throw std::runtime_error("probe: still alive after " + o.fail_mode);
 }
 
+// A rank that dies of a signal leaves on stderr what it was doing and its
+// backtrace, so a test that sees exit code 139 can tell whose code crashed
+// (this program, mpsfw, the MPI or PMIx library). Open MPI keeps a handler
+// installed before MPI_Init.
+const char* volatile g_phase = "starting";
+
+// Where the faulting code was called from, for a call through a null pointer
+// (no backtrace unwinds from address 0): the return address the call left.
+void* caller_of_fault(const ucontext_t& context) {
+#if defined(__x86_64__)
+  return *reinterpret_cast<void* const*>(context.uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+  return reinterpret_cast<void*>(context.uc_mcontext.regs[30]);
+#else
+  (void)context;
+  return nullptr;
+#endif
+}
+
+extern "C" void report_crash(int signal, siginfo_t*, void* context) {
+  const char* const what[] = {"mps_session_probe: killed by signal ", strsignal(signal), " while ",
+                              g_phase, "; called from, then backtrace:\n"};
+  for (const char* text : what) {
+    if (write(STDERR_FILENO, text, std::strlen(text)) < 0) break;
+  }
+  void* caller = caller_of_fault(*static_cast<const ucontext_t*>(context));
+  backtrace_symbols_fd(&caller, 1, STDERR_FILENO);
+  void* frames[64];
+  backtrace_symbols_fd(frames, backtrace(frames, 64), STDERR_FILENO);
+  raise(signal);  // SA_RESETHAND: the default action, so the exit status stays the signal's
+}
+
+void report_crashes() {
+  void* warm[1];
+  backtrace(warm, 1);  // loads the unwinder now, not inside the handler
+  struct sigaction action = {};
+  action.sa_sigaction = report_crash;
+  action.sa_flags = SA_RESETHAND | SA_SIGINFO;
+  for (const int signal : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT})
+    sigaction(signal, &action, nullptr);
+}
+
 // The CPUs this process may run on, as "0,1,5".
 std::string my_cpus() {
   cpu_set_t set;
@@ -209,6 +254,7 @@ int run(Session& env, const mps::LauncherInfo& launcher, const Options& o) {
   MPSFW_MPI_CHECK(MPI_Barrier(env.world()));
 
   // No device to release: the probe never created a CUDA context.
+  g_phase = "in the session's teardown";
   env.finish();
   const double exit_wait =
       session.status().seconds[static_cast<size_t>(mps::MpsStep::TeardownExit)];
@@ -246,7 +292,12 @@ int main(int argc, char** argv) {
   CommandLine command_line;
   command_line.overrides = options.overrides;
   command_line.origins = options.origins;
+  report_crashes();
   const mps::LauncherInfo launcher = mps::detect_launcher();
+  g_phase = "in the session's bring-up and MPI_Init";
   Session session(argc, argv, command_line);
-  return session.run([&] { return run(session, launcher, options); });
+  g_phase = "in the probe's run";
+  const int code = session.run([&] { return run(session, launcher, options); });
+  g_phase = "ending (MPI_Finalize in ~Session, exit)";
+  return code;
 }
