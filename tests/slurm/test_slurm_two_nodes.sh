@@ -26,9 +26,8 @@ cd "$work" || exit 1
 
 # Open MPI 4.1.4 (Debian 12's) started by srun on two nodes over TCP: now and
 # then a rank dies of SIGSEGV inside MPI_Init, its TCP BTL calling a null
-# handler (a plain MPI_Init/MPI_Barrier program crashes as often: about one
-# start in a hundred here under load; never under mpirun). Not mpsfw's: a part
-# whose failure shows that crash in LOG runs once more, and says so.
+# handler; a plain MPI program does too (tests/slurm/README.md). Not mpsfw's:
+# a part whose failure shows that crash in LOG runs once more, and says so.
 openmpi_start_crash() {
   grep -qE 'srun: error: node[0-9]+: tasks? [0-9-]+: Segmentation fault' "$@" 2>/dev/null &&
     grep -qE 'Failing at address: \(nil\)|mca_btl_tcp' "$@" 2>/dev/null
